@@ -1,0 +1,47 @@
+#pragma once
+// The interface every data set offers the batcher: random access to samples by index, each
+// converted to f32 on read. Implementations map or stream their files; none holds the whole
+// data set in memory unless it is small enough to be its own file format (CSV).
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace staticnet::runtime {
+
+// How a sample's label is stored. Classification labels are class indices in [0, num_classes);
+// regression targets are f32 tensors of target_shape().
+enum class LabelKind { class_index, regression };
+
+// The element type the file stores (reported by `staticnet data check`).
+enum class ElementType { u8, i8, i32, i64, f32, f64 };
+
+class Dataset {
+ public:
+  virtual ~Dataset() = default;
+
+  virtual std::string format_name() const = 0;  // "idx", "cifar10", "npy", "csv", "synthetic"
+  virtual std::string source() const = 0;       // file name(s), for messages
+  virtual std::int64_t size() const = 0;        // number of samples
+  virtual const std::vector<std::int64_t>& sample_shape() const = 0;  // e.g. {1, 28, 28}
+  virtual ElementType element_type() const = 0;
+  virtual LabelKind label_kind() const = 0;
+  virtual std::int64_t num_classes() const = 0;  // 0 for regression
+  virtual const std::vector<std::int64_t>& target_shape() const = 0;  // {} for class_index
+
+  // Thread-safe: may be called concurrently from producer threads.
+  // `features` has exactly product(sample_shape()) elements; values are converted, not scaled.
+  virtual void read_sample(std::int64_t index, std::span<float> features) const = 0;
+  // class_index data sets only.
+  virtual std::int32_t label(std::int64_t index) const = 0;
+  // regression data sets only; `target` has product(target_shape()) elements.
+  virtual void read_target(std::int64_t index, std::span<float> target) const = 0;
+
+  std::int64_t sample_elements() const {
+    std::int64_t n = 1;
+    for (auto d : sample_shape()) n *= d;
+    return n;
+  }
+};
+
+}  // namespace staticnet::runtime

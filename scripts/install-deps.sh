@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs the Debian packages staticnet builds with, only those that are missing.
+# Runs as root on a clean Debian 12 machine (uses sudo when not root and sudo exists).
+set -euo pipefail
+
+packages=(
+  cmake ninja-build g++ clang libclang-rt-14-dev   # compilers, build, sanitizer + libFuzzer runtimes
+  libboost-dev                                     # Boost.Hana (header-only)
+  doctest-dev                                      # unit tests
+  libcli11-dev                                     # command lines of the staticnet tool
+  nlohmann-json3-dev                               # JSON: safetensors headers, reports
+  libfmt-dev                                       # formatting in tools and reports
+  python3                                          # fixture scripts, compile-fail test driver
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if ((${#missing[@]})); then
+  sudo_cmd=()
+  if [[ $(id -u) -ne 0 ]]; then sudo_cmd=(sudo); fi
+  echo "staticnet: installing ${missing[*]}"
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi

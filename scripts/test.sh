@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds and runs every test: g++, clang++ (with short fuzz runs),
+# and clang++ under AddressSanitizer + UndefinedBehaviorSanitizer.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+./scripts/install-deps.sh
+jobs=${STATICNET_JOBS:-$(nproc)}
+presets=${STATICNET_PRESETS:-gcc clang asan}
+for preset in $presets; do
+  echo "=== staticnet tests: preset $preset"
+  cmake --preset "$preset" >/dev/null
+  cmake --build --preset "$preset" -j "$jobs"
+  ctest --preset "$preset" -j "$jobs"
+done
