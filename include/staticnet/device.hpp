@@ -1,0 +1,61 @@
+#pragma once
+// Device profiles: the memory a device has and what its runtime takes before the model gets a
+// byte. Both are properties of the device, not of the model; a budget check adds the overhead
+// to the plan's footprint.
+//
+// memory: the total nvidia-smi reports for discrete GPUs (MiB as printed, e.g. 81559 MiB on an
+//   H100 SXM 80GB, 40960 MiB on an A100-SXM4-40GB, 15360 MiB on a T4 with ECC on), and the
+//   nominal LPDDR size for Jetsons, whose CPU and GPU share one memory.
+// overhead: what is gone before the model allocates.
+//   Discrete GPUs: the CUDA context plus cuBLAS/cuDNN handles and their kernels. With CUDA's
+//   lazy module loading (default since CUDA 11.7) this is a few hundred MiB; we budget 512 MiB,
+//   the upper end of what PyTorch users report for "memory used before the first tensor" on
+//   Ampere and Hopper cards. Measuring it on the device with the generated trainer is owed.
+//   Jetsons: the same CUDA/cuDNN share plus Linux for Tegra itself, which NVIDIA's forums put
+//   at roughly 0.6-1 GiB headless. We budget 1.5 GiB on the 4 GB Nano (whose desktop alone is
+//   about 1 GiB) and 2 GiB on the larger modules. Running headless lowers it: make your own
+//   profile with sn::Device{budget, overhead} when you have measured yours.
+#include <cstddef>
+
+#include "staticnet/bytes.hpp"
+
+namespace staticnet {
+
+// A short name carried inside a Device, which must stay a structural type (a template argument
+// of assert_fits) and so cannot hold a pointer to a string literal.
+struct DeviceName {
+  char text[32]{};
+  constexpr DeviceName() = default;
+  template <std::size_t N>
+  requires(N <= 32) constexpr DeviceName(const char (&s)[N]) {
+    for (std::size_t i = 0; i < N; ++i)
+      text[i] = s[i];
+  }
+  friend constexpr bool operator==(const DeviceName&, const DeviceName&) = default;
+};
+
+struct Device {
+  Bytes memory;    // what the device has
+  Bytes overhead;  // what its runtime takes first
+  DeviceName name{};
+
+  constexpr Bytes available() const { return memory - overhead; }
+  friend constexpr bool operator==(const Device&, const Device&) = default;
+};
+
+namespace device {
+
+inline constexpr Bytes discrete_gpu_overhead = MiB(512);
+
+inline constexpr Device jetson_nano{GiB(4), MiB(1536), "Jetson Nano 4GB"};
+inline constexpr Device jetson_orin_nano{GiB(8), GiB(2), "Jetson Orin Nano 8GB"};
+inline constexpr Device jetson_agx_orin_32{GiB(32), GiB(2), "Jetson AGX Orin 32GB"};
+inline constexpr Device jetson_agx_orin_64{GiB(64), GiB(2), "Jetson AGX Orin 64GB"};
+inline constexpr Device rtx_3060{MiB(12288), discrete_gpu_overhead, "GeForce RTX 3060 12GB"};
+inline constexpr Device t4{MiB(15360), discrete_gpu_overhead, "Tesla T4 16GB"};
+inline constexpr Device a100_40gb{MiB(40960), discrete_gpu_overhead, "A100 40GB"};
+inline constexpr Device a100_80gb{MiB(81920), discrete_gpu_overhead, "A100 80GB"};
+inline constexpr Device h100_80gb{MiB(81559), discrete_gpu_overhead, "H100 80GB"};
+
+}  // namespace device
+}  // namespace staticnet

@@ -1,0 +1,51 @@
+#pragma once
+// A problem with a model or a setup, as a value. Lowering finds at most one (the first); the
+// type-level entry points turn it into a failing instantiation of a template in
+// staticnet::error whose name and arguments carry the numbers (see errors.hpp).
+#include <cstdint>
+
+#include "staticnet/layer_desc.hpp"
+#include "staticnet/setup.hpp"
+#include "staticnet/shape.hpp"
+
+namespace staticnet {
+
+enum class ErrorCode : std::uint8_t {
+  none,
+  // the setup
+  missing_input,
+  setup_option_given_twice,
+  setup_option_not_accepted,
+  input_rank_too_large,         // a: dimensions written
+  nonpositive_input_dimension,  // a: index of the dimension, b: its value
+  nonpositive_batch,            // a: batch
+  // a layer (layer, kind set)
+  option_given_twice,   // option
+  option_not_accepted,  // option
+  missing_kernel,
+  nonpositive_window_option,        // option, a: height value, b: width value
+  pool_padding_too_large,           // a: padding, b: kernel
+  nonpositive_output,               // a: the Out that was written
+  linear_needs_flat_input,          // shape_a: the input shape
+  linear_in_features_mismatch,      // a: InFeatures written, b: features arriving
+  needs_spatial_input,              // shape_a: the input shape
+  kernel_larger_than_padded_input,  // a, b: kernel h, w; c, d: padded input h, w
+  // the loss
+  cross_entropy_needs_flat_logits,         // shape_a: the model's output
+  cross_entropy_needs_class_index_target,  // shape_a: target, a: target dtype
+  mse_target_mismatch,                     // shape_a: output per sample, shape_b: target per sample
+};
+
+struct Diagnostic {
+  ErrorCode code = ErrorCode::none;
+  std::int64_t layer = -1;
+  LayerKind kind = LayerKind::Flatten;
+  OptionKind option = OptionKind::count_;
+  SetupOption setup_option = SetupOption::count_;
+  std::int64_t a = 0, b = 0, c = 0, d = 0;
+  Shape shape_a, shape_b;
+
+  constexpr bool ok() const { return code == ErrorCode::none; }
+};
+
+}  // namespace staticnet

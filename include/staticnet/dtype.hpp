@@ -1,0 +1,46 @@
+#pragma once
+// Element types. Values of an enum rather than tag types so that they can be template arguments
+// (`sn::Input<sn::f32, 3, 32, 32>`) and plain data in the plan at the same time.
+#include <cstdint>
+
+namespace staticnet {
+
+enum class DType : std::uint8_t { f32, f16, bf16, i8, i32 };
+
+inline constexpr DType f32 = DType::f32;
+inline constexpr DType f16 = DType::f16;
+inline constexpr DType bf16 = DType::bf16;
+inline constexpr DType i8 = DType::i8;
+inline constexpr DType i32 = DType::i32;  // class labels
+
+constexpr std::int64_t size_of(DType t) {
+  switch (t) {
+    case DType::f32:
+    case DType::i32:
+      return 4;
+    case DType::f16:
+    case DType::bf16:
+      return 2;
+    case DType::i8:
+      return 1;
+  }
+  return 0;
+}
+
+constexpr const char* name_of(DType t) {
+  switch (t) {
+    case DType::f32:
+      return "f32";
+    case DType::f16:
+      return "f16";
+    case DType::bf16:
+      return "bf16";
+    case DType::i8:
+      return "i8";
+    case DType::i32:
+      return "i32";
+  }
+  return "?";
+}
+
+}  // namespace staticnet

@@ -1,0 +1,236 @@
+#pragma once
+// Compile errors that read in the user's terms. C++20 string literals cannot hold numbers, so
+// the numbers travel in the name of the failing instantiation, e.g.
+//
+//   In instantiation of 'struct staticnet::error::linear_in_features_mismatch<
+//       staticnet::error::layer<7, staticnet::LayerKind::Linear>,
+//       staticnet::error::in_features_written<2048>, staticnet::error::features_arriving<8192> >'
+//   error: static assertion failed: Linear: InFeatures<N> differs from the features ...
+//
+// Layer indices count the flattened model from 0. Each template below fails on purpose when
+// instantiated; report<Diagnostic>() picks the one that matches.
+#include <cstdint>
+#include <utility>
+
+#include "staticnet/diagnostic.hpp"
+
+namespace staticnet::error {
+
+// Argument wrappers: they exist only to name the numbers in the error's text.
+template <std::int64_t Index, LayerKind Kind>
+struct layer {};
+template <OptionKind Option>
+struct option {};
+template <SetupOption Option>
+struct setup_option {};
+template <std::int64_t... Dims>
+struct shape {};
+#define STATICNET_NUMBER(name)               \
+  template <std::int64_t N>                  \
+  struct name {                              \
+    static constexpr std::int64_t value = N; \
+  };
+STATICNET_NUMBER(in_features_written)
+STATICNET_NUMBER(features_arriving)
+STATICNET_NUMBER(dimensions_written)
+STATICNET_NUMBER(dimension_index)
+STATICNET_NUMBER(dimension_value)
+STATICNET_NUMBER(batch)
+STATICNET_NUMBER(out_written)
+STATICNET_NUMBER(kernel_h)
+STATICNET_NUMBER(kernel_w)
+STATICNET_NUMBER(padded_input_h)
+STATICNET_NUMBER(padded_input_w)
+STATICNET_NUMBER(height)
+STATICNET_NUMBER(width)
+STATICNET_NUMBER(padding)
+STATICNET_NUMBER(kernel)
+STATICNET_NUMBER(required_bytes)
+STATICNET_NUMBER(budget_bytes)
+STATICNET_NUMBER(weights)
+STATICNET_NUMBER(gradients)
+STATICNET_NUMBER(optimizer_state)
+STATICNET_NUMBER(activations)
+STATICNET_NUMBER(workspace)
+STATICNET_NUMBER(inputs)
+STATICNET_NUMBER(device_overhead)
+#undef STATICNET_NUMBER
+
+template <class T>
+inline constexpr bool always_false = false;
+
+// ---- the setup -----------------------------------------------------------------------------
+
+template <class Option>
+struct missing_input {
+  static_assert(always_false<Option>,
+                "staticnet: the setup has no Input<dtype, dims...>; add e.g. "
+                "sn::Input<sn::f32, 3, 32, 32> to sn::Training<...> or sn::Inference<...>");
+};
+template <class Option>
+struct setup_option_given_twice {
+  static_assert(always_false<Option>, "staticnet: a setup option is given twice; keep one");
+};
+template <class Option>
+struct setup_option_not_accepted {
+  static_assert(always_false<Option>,
+                "staticnet: sn::Inference accepts only Input, Batch and Precision");
+};
+template <class DimensionsWritten>
+struct input_rank_too_large {
+  static_assert(DimensionsWritten::value < 4,
+                "staticnet: Input takes one sample's shape, (C, H, W) or (F): at most 3 "
+                "dimensions; the batch goes in Batch<N>");
+};
+template <class DimensionIndex, class Value>
+struct nonpositive_input_dimension {
+  static_assert(Value::value > 0, "staticnet: every Input dimension must be at least 1");
+};
+template <class Batch>
+struct nonpositive_batch {
+  static_assert(Batch::value > 0, "staticnet: Batch<N> needs N >= 1");
+};
+
+// ---- layers --------------------------------------------------------------------------------
+
+template <class Layer, class Option>
+struct option_given_twice {
+  static_assert(always_false<Layer>, "staticnet: a layer option is given twice; keep one");
+};
+template <class Layer, class Option>
+struct option_not_accepted {
+  static_assert(always_false<Layer>,
+                "staticnet: this layer does not take that option (Linear: InFeatures, NoBias; "
+                "Conv2d: Kernel, Stride, Padding, NoBias; pools: Stride, Padding)");
+};
+template <class Layer>
+struct missing_kernel {
+  static_assert(always_false<Layer>,
+                "staticnet: Conv2d needs a kernel size: sn::Kernel<K> or sn::Kernel<KH, KW>");
+};
+template <class Layer, class Option, class Height, class Width>
+struct nonpositive_window_option {
+  static_assert(always_false<Layer>,
+                "staticnet: Kernel and Stride must be at least 1, Padding at least 0");
+};
+template <class Layer, class Padding, class Kernel>
+struct pool_padding_too_large {
+  static_assert(2 * Padding::value <= Kernel::value,
+                "staticnet: a pool's padding may be at most half its window");
+};
+template <class Layer, class OutWritten>
+struct nonpositive_output {
+  static_assert(OutWritten::value > 0,
+                "staticnet: a layer must produce at least one feature or channel");
+};
+template <class Layer, class InputShape>
+struct linear_needs_flat_input {
+  static_assert(always_false<Layer>,
+                "staticnet: Linear takes (batch, features); put sn::Flatten before it");
+};
+template <class Layer, class InFeaturesWritten, class FeaturesArriving>
+struct linear_in_features_mismatch {
+  static_assert(InFeaturesWritten::value == FeaturesArriving::value,
+                "staticnet: Linear: InFeatures<N> differs from the features the previous "
+                "layer produces; fix N, or drop InFeatures to infer it");
+};
+template <class Layer, class InputShape>
+struct needs_spatial_input {
+  static_assert(always_false<Layer>,
+                "staticnet: Conv2d and pools take (batch, channels, height, width); this "
+                "input has no spatial dimensions");
+};
+template <class Layer, class KernelH, class KernelW, class PaddedH, class PaddedW>
+struct kernel_larger_than_padded_input {
+  static_assert(KernelH::value <= PaddedH::value && KernelW::value <= PaddedW::value,
+                "staticnet: the window is larger than its padded input; pad more, use a "
+                "smaller kernel, or pool less before this layer");
+};
+
+// ---- the loss -------------------------------------------------------------------------------
+
+template <class OutputShape>
+struct cross_entropy_needs_flat_logits {
+  static_assert(always_false<OutputShape>,
+                "staticnet: CrossEntropy needs logits shaped (batch, classes); end the model "
+                "with Flatten and Linear<classes>");
+};
+template <class TargetShape>
+struct cross_entropy_needs_class_index_target {
+  static_assert(always_false<TargetShape>,
+                "staticnet: CrossEntropy takes one int32 class index per sample: "
+                "sn::Target<sn::i32>");
+};
+template <class OutputPerSample, class TargetPerSample>
+struct mse_target_mismatch {
+  static_assert(always_false<OutputPerSample>,
+                "staticnet: MSE needs f32 targets shaped like one sample of the output");
+};
+
+// ---- budgets -------------------------------------------------------------------------------
+
+template <class Required, class Budget, class Weights, class Gradients, class OptimizerState,
+          class Activations, class Workspace, class Inputs, class DeviceOverhead>
+struct does_not_fit {
+  static_assert(Required::value <= Budget::value,
+                "staticnet: the training step needs more memory than the device budget; "
+                "see required_bytes, budget_bytes and the breakdown above");
+};
+
+// ---- dispatch ------------------------------------------------------------------------------
+
+namespace detail {
+template <Shape S, std::size_t... I>
+constexpr auto shape_type(std::index_sequence<I...>) -> shape<S.dims[I]...>;
+}  // namespace detail
+template <Shape S>
+using shape_of = decltype(detail::shape_type<S>(std::make_index_sequence<S.rank>{}));
+
+// Instantiates the error that describes D. Only called when D is an error.
+template <Diagnostic D>
+constexpr void report() {
+  using L = layer<D.layer, D.kind>;
+  constexpr auto code = D.code;
+  if constexpr (code == ErrorCode::missing_input) {
+    (void)sizeof(missing_input<setup_option<D.setup_option>>);
+  } else if constexpr (code == ErrorCode::setup_option_given_twice) {
+    (void)sizeof(setup_option_given_twice<setup_option<D.setup_option>>);
+  } else if constexpr (code == ErrorCode::setup_option_not_accepted) {
+    (void)sizeof(setup_option_not_accepted<setup_option<D.setup_option>>);
+  } else if constexpr (code == ErrorCode::input_rank_too_large) {
+    (void)sizeof(input_rank_too_large<dimensions_written<D.a>>);
+  } else if constexpr (code == ErrorCode::nonpositive_input_dimension) {
+    (void)sizeof(nonpositive_input_dimension<dimension_index<D.a>, dimension_value<D.b>>);
+  } else if constexpr (code == ErrorCode::nonpositive_batch) {
+    (void)sizeof(nonpositive_batch<batch<D.a>>);
+  } else if constexpr (code == ErrorCode::option_given_twice) {
+    (void)sizeof(option_given_twice<L, option<D.option>>);
+  } else if constexpr (code == ErrorCode::option_not_accepted) {
+    (void)sizeof(option_not_accepted<L, option<D.option>>);
+  } else if constexpr (code == ErrorCode::missing_kernel) {
+    (void)sizeof(missing_kernel<L>);
+  } else if constexpr (code == ErrorCode::nonpositive_window_option) {
+    (void)sizeof(nonpositive_window_option<L, option<D.option>, height<D.a>, width<D.b>>);
+  } else if constexpr (code == ErrorCode::pool_padding_too_large) {
+    (void)sizeof(pool_padding_too_large<L, padding<D.a>, kernel<D.b>>);
+  } else if constexpr (code == ErrorCode::nonpositive_output) {
+    (void)sizeof(nonpositive_output<L, out_written<D.a>>);
+  } else if constexpr (code == ErrorCode::linear_needs_flat_input) {
+    (void)sizeof(linear_needs_flat_input<L, shape_of<D.shape_a>>);
+  } else if constexpr (code == ErrorCode::linear_in_features_mismatch) {
+    (void)sizeof(linear_in_features_mismatch<L, in_features_written<D.a>, features_arriving<D.b>>);
+  } else if constexpr (code == ErrorCode::needs_spatial_input) {
+    (void)sizeof(needs_spatial_input<L, shape_of<D.shape_a>>);
+  } else if constexpr (code == ErrorCode::kernel_larger_than_padded_input) {
+    (void)sizeof(kernel_larger_than_padded_input<L, kernel_h<D.a>, kernel_w<D.b>,
+                                                 padded_input_h<D.c>, padded_input_w<D.d>>);
+  } else if constexpr (code == ErrorCode::cross_entropy_needs_flat_logits) {
+    (void)sizeof(cross_entropy_needs_flat_logits<shape_of<D.shape_a>>);
+  } else if constexpr (code == ErrorCode::cross_entropy_needs_class_index_target) {
+    (void)sizeof(cross_entropy_needs_class_index_target<shape_of<D.shape_a>>);
+  } else if constexpr (code == ErrorCode::mse_target_mismatch) {
+    (void)sizeof(mse_target_mismatch<shape_of<D.shape_a>, shape_of<D.shape_b>>);
+  }
+}
+
+}  // namespace staticnet::error

@@ -1,0 +1,204 @@
+#pragma once
+// The layers a model is made of, and their options. Options may come in any order; each may be
+// given at most once. Every layer type offers `static constexpr LayerDesc desc()`.
+//
+// What each layer saves for backward (the least its backward needs), and why:
+//   Linear     its input x: dW = dYᵀx needs x; dx = dY·W needs only W. When x is the previous
+//              layer's output, this is the same storage, not a copy.
+//   Conv2d     its input x, for the same reason (dW is a correlation of x with dY).
+//   ReLU       its output y: y > 0 exactly where x > 0, so y decides where the gradient passes.
+//              The ReLU runs in place over its input when nothing else needs that input, so a
+//              conv or linear followed by a ReLU keeps one tensor, shared with the next layer.
+//   LeakyReLU  its output y (slope 0.01 > 0 keeps the sign of x, so y decides the branch).
+//   Sigmoid    its output y: σ' = y(1 − y).
+//   Tanh       its output y: tanh' = 1 − y².
+//   MaxPool2d  a window index per output element (1 byte for windows of up to 256 positions,
+//              2 up to 65536): enough to route dY back; neither input nor output is kept.
+//   AvgPool2d  nothing: the gradient is dY spread evenly over the window, known from shapes.
+//   Flatten    nothing: a view of its input; its output is the same storage.
+#include <concepts>
+#include <cstdint>
+#include <type_traits>
+
+#include "staticnet/layer_desc.hpp"
+
+namespace staticnet {
+
+// ---- options ------------------------------------------------------------------------------
+
+template <std::int64_t N>
+struct InFeatures {
+  static constexpr OptionKind option_kind = OptionKind::in_features;
+  static constexpr void apply(LayerDesc& d) { d.in_features = N; }
+};
+
+template <std::int64_t H, std::int64_t W = H>
+struct Kernel {
+  static constexpr OptionKind option_kind = OptionKind::kernel;
+  static constexpr void apply(LayerDesc& d) {
+    d.kernel_h = H;
+    d.kernel_w = W;
+  }
+};
+
+template <std::int64_t H, std::int64_t W = H>
+struct Stride {
+  static constexpr OptionKind option_kind = OptionKind::stride;
+  static constexpr void apply(LayerDesc& d) {
+    d.stride_h = H;
+    d.stride_w = W;
+  }
+};
+
+template <std::int64_t H, std::int64_t W = H>
+struct Padding {
+  static constexpr OptionKind option_kind = OptionKind::padding;
+  static constexpr void apply(LayerDesc& d) {
+    d.pad_h = H;
+    d.pad_w = W;
+  }
+};
+
+// Linear or Conv2d without a bias term.
+struct NoBias {
+  static constexpr OptionKind option_kind = OptionKind::no_bias;
+  static constexpr void apply(LayerDesc& d) { d.bias = false; }
+};
+
+template <class T>
+concept LayerOption = requires(LayerDesc& d) {
+  { T::option_kind } -> std::convertible_to<OptionKind>;
+  T::apply(d);
+};
+
+namespace detail {
+
+constexpr unsigned option_bit(OptionKind k) {
+  return 1u << static_cast<unsigned>(k);
+}
+
+// Applies the options in order, recording the first one that is refused or repeated.
+template <unsigned Accepted, LayerOption... Options>
+constexpr LayerDesc with_options(LayerDesc d) {
+  unsigned seen = 0;
+  [[maybe_unused]] auto one = [&](OptionKind kind, auto apply) {
+    if (d.option_problem != OptionProblem::none)
+      return;
+    if ((Accepted & option_bit(kind)) == 0) {
+      d.option_problem = OptionProblem::not_accepted;
+      d.problem_option = kind;
+    } else if (seen & option_bit(kind)) {
+      d.option_problem = OptionProblem::given_twice;
+      d.problem_option = kind;
+    } else {
+      seen |= option_bit(kind);
+      apply(d);
+    }
+  };
+  (one(Options::option_kind, [](LayerDesc& x) { Options::apply(x); }), ...);
+  return d;
+}
+
+}  // namespace detail
+
+// ---- layers -------------------------------------------------------------------------------
+
+// y = x·Wᵀ + b on (batch, features) inputs. In-features are inferred from the input, like
+// PyTorch's LazyLinear; InFeatures<N> states them, and a mismatch fails the build.
+template <std::int64_t Out, LayerOption... Options>
+struct Linear {
+  static constexpr LayerDesc desc() {
+    using detail::option_bit;
+    return detail::with_options<
+        option_bit(OptionKind::in_features) | option_bit(OptionKind::no_bias), Options...>(
+        LayerDesc::of(LayerKind::Linear, Out));
+  }
+};
+
+// 2-D convolution over (batch, channels, height, width). Kernel<K> or Kernel<KH, KW> is
+// required; Stride defaults to 1 and Padding to 0 (zero padding on both sides).
+template <std::int64_t Out, LayerOption... Options>
+struct Conv2d {
+  static constexpr LayerDesc desc() {
+    using detail::option_bit;
+    LayerDesc d =
+        detail::with_options<option_bit(OptionKind::kernel) | option_bit(OptionKind::stride) |
+                                 option_bit(OptionKind::padding) | option_bit(OptionKind::no_bias),
+                             Options...>(LayerDesc::of(LayerKind::Conv2d, Out));
+    if (d.option_problem == OptionProblem::none && d.kernel_h == 0) {
+      d.option_problem = OptionProblem::missing;
+      d.problem_option = OptionKind::kernel;
+    }
+    return d;
+  }
+};
+
+namespace detail {
+template <LayerKind Kind, std::int64_t K, LayerOption... Options>
+constexpr LayerDesc pool_desc() {
+  // The stride defaults to the window, as in PyTorch.
+  LayerDesc d = LayerDesc::of(Kind);
+  d.kernel_h = d.kernel_w = d.stride_h = d.stride_w = K;
+  return with_options<option_bit(OptionKind::stride) | option_bit(OptionKind::padding), Options...>(
+      d);
+}
+}  // namespace detail
+
+// Max over K×K windows; Stride defaults to K, Padding to 0.
+template <std::int64_t K, LayerOption... Options>
+struct MaxPool2d {
+  static constexpr LayerDesc desc() {
+    return detail::pool_desc<LayerKind::MaxPool2d, K, Options...>();
+  }
+};
+
+// Mean over K×K windows (padding counts as zeros in the mean, PyTorch's default).
+template <std::int64_t K, LayerOption... Options>
+struct AvgPool2d {
+  static constexpr LayerDesc desc() {
+    return detail::pool_desc<LayerKind::AvgPool2d, K, Options...>();
+  }
+};
+
+struct ReLU {
+  static constexpr LayerDesc desc() { return LayerDesc::of(LayerKind::ReLU); }
+};
+// Negative slope 0.01, PyTorch's default.
+struct LeakyReLU {
+  static constexpr LayerDesc desc() { return LayerDesc::of(LayerKind::LeakyReLU); }
+};
+struct Sigmoid {
+  static constexpr LayerDesc desc() { return LayerDesc::of(LayerKind::Sigmoid); }
+};
+struct Tanh {
+  static constexpr LayerDesc desc() { return LayerDesc::of(LayerKind::Tanh); }
+};
+// (batch, C, H, W) -> (batch, C·H·W); a view, no copy.
+struct Flatten {
+  static constexpr LayerDesc desc() { return LayerDesc::of(LayerKind::Flatten); }
+};
+
+template <class T>
+concept Layer = requires {
+  { T::desc() } -> std::same_as<LayerDesc>;
+};
+
+template <class T>
+struct is_sequential;
+
+// Layers applied in order. Sequentials nest; the model is flattened before lowering, and layer
+// indices in plans and errors count the flattened layers from 0.
+template <class... Layers>
+struct Sequential {
+  static_assert(sizeof...(Layers) > 0, "staticnet: Sequential<> needs at least one layer");
+};
+
+template <class T>
+struct is_sequential : std::false_type {};
+template <class... L>
+struct is_sequential<Sequential<L...>> : std::true_type {};
+
+template <class T>
+concept Model = Layer<T> || is_sequential<T>::value;
+
+}  // namespace staticnet

@@ -1,0 +1,590 @@
+#pragma once
+// The memory plan of one training step (or one forward pass under sn::Inference).
+//
+// Schedule (training, L layers): steps 0..L-1 run layer i forward, step L the loss (which also
+// writes the gradient of the output), steps L+1..2L run backward from layer L-1 down to layer 0
+// (layer i at step 2L-i), step 2L+1 the optimizer update. Under Inference, steps 0..L-1 only.
+//
+// The arena is one allocation, laid out as regions in this order, each 256-byte aligned:
+//   weights | gradients | optimizer_state | inputs | workspace | activations
+// Parameters are one contiguous f32 vector (layer by layer: weight, then bias), so gradients and
+// optimizer moments share its element offsets and zeroing or updating them is one kernel each.
+// Every other buffer lives in the activation region, where buffers whose lifetimes do not overlap
+// share bytes.
+//
+// Placement (see place_activations): an online walk over the steps with best-fit holes, and for
+// models with up to 512 buffers also an offline greedy-by-size placement; the smaller wins. Both
+// put each buffer at offset 0 or at the end of another, so no byte of the region goes unused.
+#include <array>
+#include <cstddef>
+#include <cstdint>
+
+#include "staticnet/bytes.hpp"
+#include "staticnet/graph.hpp"
+#include "staticnet/lower.hpp"
+#include "staticnet/static_vector.hpp"
+
+namespace staticnet {
+
+enum class Region : std::uint8_t {
+  weights,
+  gradients,
+  optimizer_state,
+  inputs,
+  workspace,
+  activations,
+};
+inline constexpr int region_count = 6;
+
+enum class BufferRole : std::uint8_t {
+  parameters,           // all weights and biases, f32
+  gradients,            // one per parameter, f32
+  optimizer_moment1,    // SGDMomentum velocity, Adam/AdamW first moment
+  optimizer_moment2,    // Adam/AdamW second moment
+  input,                // the batch's inputs
+  labels,               // CrossEntropy: int32 class index per sample
+  targets,              // MSE: f32 targets shaped like the output
+  workspace,            // scratch of the largest kernel (Conv2d im2col of one sample)
+  activation,           // a layer's output (also the next layer's input)
+  window_index,         // MaxPool2d: the argmax position in each window
+  activation_gradient,  // gradient of a layer's output or input
+  loss,                 // per-sample loss values, read by the host after the step
+};
+
+constexpr Region region_of(BufferRole r) {
+  switch (r) {
+    case BufferRole::parameters:
+      return Region::weights;
+    case BufferRole::gradients:
+      return Region::gradients;
+    case BufferRole::optimizer_moment1:
+    case BufferRole::optimizer_moment2:
+      return Region::optimizer_state;
+    case BufferRole::input:
+    case BufferRole::labels:
+    case BufferRole::targets:
+      return Region::inputs;
+    case BufferRole::workspace:
+      return Region::workspace;
+    default:
+      return Region::activations;
+  }
+}
+
+constexpr const char* name_of(BufferRole r) {
+  switch (r) {
+    case BufferRole::parameters:
+      return "parameters";
+    case BufferRole::gradients:
+      return "gradients";
+    case BufferRole::optimizer_moment1:
+      return "optimizer_moment1";
+    case BufferRole::optimizer_moment2:
+      return "optimizer_moment2";
+    case BufferRole::input:
+      return "input";
+    case BufferRole::labels:
+      return "labels";
+    case BufferRole::targets:
+      return "targets";
+    case BufferRole::workspace:
+      return "workspace";
+    case BufferRole::activation:
+      return "activation";
+    case BufferRole::window_index:
+      return "window_index";
+    case BufferRole::activation_gradient:
+      return "activation_gradient";
+    case BufferRole::loss:
+      return "loss";
+  }
+  return "?";
+}
+
+struct Buffer {
+  BufferRole role = BufferRole::activation;
+  std::int64_t layer = -1;  // the layer that writes it, or -1
+  std::int64_t size = 0;    // bytes the buffer holds; it occupies align_up(size) in the arena
+  std::int64_t offset = 0;  // from the start of the arena, a multiple of 256
+  std::int64_t first_step = 0;
+  std::int64_t last_step = 0;
+
+  constexpr Region region() const { return region_of(role); }
+  constexpr std::int64_t occupied() const { return align_up(size); }
+  constexpr bool alive_at(std::int64_t step) const {
+    return first_step <= step && step <= last_step;
+  }
+};
+
+enum class StepKind : std::uint8_t { forward, loss, backward, update };
+
+struct Step {
+  StepKind kind = StepKind::forward;
+  std::int64_t layer = -1;
+};
+
+struct Footprint {
+  Bytes weights;
+  Bytes gradients;
+  Bytes optimizer_state;
+  Bytes activations;
+  Bytes workspace;
+  Bytes inputs;
+
+  constexpr Bytes total() const {
+    return weights + gradients + optimizer_state + activations + workspace + inputs;
+  }
+  constexpr Bytes of(Region r) const {
+    switch (r) {
+      case Region::weights:
+        return weights;
+      case Region::gradients:
+        return gradients;
+      case Region::optimizer_state:
+        return optimizer_state;
+      case Region::inputs:
+        return inputs;
+      case Region::workspace:
+        return workspace;
+      case Region::activations:
+        return activations;
+    }
+    return Bytes{};
+  }
+  friend constexpr bool operator==(const Footprint&, const Footprint&) = default;
+};
+
+inline constexpr int no_buffer = -1;
+
+struct LayerPlan {
+  LayerKind kind = LayerKind::Flatten;
+  LayerDesc options;  // kernel, stride, padding, bias as written
+  Shape input_shape;  // with the batch extent
+  Shape output_shape;
+  std::int64_t parameters = 0;
+  std::int64_t weight_offset = 0;  // element offsets into the parameter vector
+  std::int64_t bias_offset = 0;
+  std::int64_t saved_bytes = 0;  // bytes kept from forward for this layer's backward
+  std::int64_t forward_flops = 0;
+  std::int64_t backward_flops = 0;
+  std::int64_t workspace_bytes = 0;  // scratch this layer's kernels need
+  bool runs_backward = false;        // has parameters, or a layer before it does
+  bool in_place = false;             // output written over the input (elementwise, Flatten)
+  int input_buffer = no_buffer;      // indices into Plan::buffers
+  int output_buffer = no_buffer;
+  int window_index_buffer = no_buffer;
+  int output_gradient_buffer = no_buffer;  // dy, read by backward
+  int input_gradient_buffer = no_buffer;   // dx, written by backward (none for the first)
+};
+
+template <std::size_t L>
+struct Plan {
+  static constexpr std::size_t buffer_capacity = 3 * L + 9;
+  static constexpr std::size_t step_capacity = 2 * L + 2;
+
+  Mode mode = Mode::training;
+  SetupDesc setup;
+  Shape input_shape;   // with the batch extent
+  Shape output_shape;  // with the batch extent
+  std::int64_t parameter_count = 0;
+  Footprint footprint;
+  std::array<LayerPlan, L> layers{};
+  StaticVector<Buffer, buffer_capacity> buffers;
+  StaticVector<Step, step_capacity> schedule;
+  std::array<std::int64_t, region_count> region_offset{};  // start of each region in the arena
+  Diagnostic error;  // set when the model or setup is wrong (the build has failed already)
+
+  constexpr std::int64_t batch() const { return setup.batch; }
+  constexpr std::int64_t step_count() const { return static_cast<std::int64_t>(schedule.size()); }
+  constexpr std::size_t layer_count() const { return L; }
+  // Bytes of activation-region buffers alive at a step: a lower bound for footprint.activations.
+  constexpr std::int64_t live_activation_bytes(std::int64_t step) const {
+    std::int64_t sum = 0;
+    for (const Buffer& b : buffers)
+      if (b.region() == Region::activations && b.alive_at(step))
+        sum += b.occupied();
+    return sum;
+  }
+};
+
+namespace detail {
+
+// Lifetime bookkeeping while the buffers are created.
+template <std::size_t L>
+struct PlanBuilder {
+  Plan<L>& plan;
+  std::int64_t last_step;
+
+  constexpr int add(BufferRole role, std::int64_t layer, std::int64_t size, std::int64_t first) {
+    Buffer b;
+    b.role = role;
+    b.layer = layer;
+    b.size = size;
+    b.first_step = b.last_step = first;
+    return static_cast<int>(plan.buffers.push_back(b));
+  }
+  constexpr int add_persistent(BufferRole role, std::int64_t size) {
+    const int b = add(role, -1, size, 0);
+    plan.buffers[b].last_step = last_step;
+    return b;
+  }
+  // The buffer is read at `step`: keep it alive until then.
+  constexpr void use(int b, std::int64_t step) {
+    if (b != no_buffer && plan.buffers[b].last_step < step)
+      plan.buffers[b].last_step = step;
+  }
+};
+
+// Scratch a layer's kernels need: Conv2d lowers each sample to a column matrix (im2col) of
+// Cin·KH·KW rows by Ho·Wo columns, reused by forward, dW and dx (col2im).
+constexpr std::int64_t workspace_bytes(const Node& n) {
+  if (n.desc.kind != LayerKind::Conv2d)
+    return 0;
+  return n.input[1] * n.desc.kernel_h * n.desc.kernel_w * n.output[2] * n.output[3] *
+         activation_bytes_per_element;
+}
+
+// Placement of the activation region. Both strategies below put every buffer at offset 0 or at
+// the end of another buffer, so the region has no byte that no buffer covers.
+template <std::size_t L>
+using Offsets = std::array<std::int64_t, Plan<L>::buffer_capacity>;
+
+// Online: walk the steps, free buffers after their last step, place new ones in the smallest
+// free hole that fits (best fit), else at the top. O(buffers × holes). Returns the region size.
+template <std::size_t L>
+constexpr std::int64_t place_by_step(const Plan<L>& plan, Offsets<L>& offset) {
+  struct Hole {
+    std::int64_t offset = 0, size = 0;
+  };
+  constexpr std::size_t cap = Plan<L>::buffer_capacity;
+  const std::int64_t steps = plan.step_count();
+  // Buffers of the region, bucketed by first and by last step (counting sort).
+  std::array<int, cap> by_first{}, by_last{};
+  std::array<int, Plan<L>::step_capacity + 1> first_start{}, last_start{};
+  for (const Buffer& b : plan.buffers) {
+    if (b.region() != Region::activations)
+      continue;
+    ++first_start[b.first_step + 1];
+    ++last_start[b.last_step + 1];
+  }
+  for (std::int64_t s = 0; s < steps; ++s) {
+    first_start[s + 1] += first_start[s];
+    last_start[s + 1] += last_start[s];
+  }
+  {
+    auto fill_first = first_start;
+    auto fill_last = last_start;
+    for (std::size_t i = 0; i < plan.buffers.size(); ++i) {
+      const Buffer& b = plan.buffers[i];
+      if (b.region() != Region::activations)
+        continue;
+      by_first[fill_first[b.first_step]++] = static_cast<int>(i);
+      by_last[fill_last[b.last_step]++] = static_cast<int>(i);
+    }
+  }
+
+  StaticVector<Hole, cap + 1> holes;  // free space below `top`, sorted by offset, coalesced
+  std::int64_t top = 0;
+  auto release = [&](int i) {
+    Hole h{offset[i], plan.buffers[i].occupied()};
+    std::size_t at = 0;
+    while (at < holes.size() && holes[at].offset < h.offset)
+      ++at;
+    holes.insert(at, h);
+    if (at + 1 < holes.size() && holes[at].offset + holes[at].size == holes[at + 1].offset) {
+      holes[at].size += holes[at + 1].size;
+      holes.erase(at + 1);
+    }
+    if (at > 0 && holes[at - 1].offset + holes[at - 1].size == holes[at].offset) {
+      holes[at - 1].size += holes[at].size;
+      holes.erase(at);
+    }
+  };
+  auto place = [&](int i) {
+    const std::int64_t need = plan.buffers[i].occupied();
+    std::size_t best = holes.size();
+    for (std::size_t h = 0; h < holes.size(); ++h)
+      if (holes[h].size >= need && (best == holes.size() || holes[h].size < holes[best].size))
+        best = h;
+    if (best != holes.size()) {
+      offset[i] = holes[best].offset;
+      holes[best].offset += need;
+      holes[best].size -= need;
+      if (holes[best].size == 0)
+        holes.erase(best);
+      return;
+    }
+    // No hole fits: grow the region, starting in the last hole when it reaches the top.
+    if (!holes.empty() && holes.back().offset + holes.back().size == top) {
+      offset[i] = holes.back().offset;
+      top = holes.back().offset + need;
+      holes.erase(holes.size() - 1);
+      return;
+    }
+    offset[i] = top;
+    top += need;
+  };
+
+  for (std::int64_t s = 0; s < steps; ++s) {
+    if (s > 0)
+      for (int k = last_start[s - 1]; k < last_start[s]; ++k)
+        release(by_last[k]);
+    for (int k = first_start[s]; k < first_start[s + 1]; ++k)
+      place(by_first[k]);
+  }
+  return top;
+}
+
+// Offline, greedy by size (as TensorFlow Lite's arena planner): largest buffers first, each at
+// the lowest offset where it overlaps no placed buffer whose lifetime meets its own.
+// O(buffers²), so used only for models with few buffers. Returns the region size.
+template <std::size_t L>
+constexpr std::int64_t place_by_size(const Plan<L>& plan, Offsets<L>& offset) {
+  constexpr std::size_t cap = Plan<L>::buffer_capacity;
+  StaticVector<int, cap> order;  // largest first; earlier first among equals
+  for (std::size_t i = 0; i < plan.buffers.size(); ++i) {
+    const Buffer& b = plan.buffers[i];
+    if (b.region() != Region::activations)
+      continue;
+    std::size_t at = order.size();
+    while (at > 0) {
+      const Buffer& o = plan.buffers[order[at - 1]];
+      if (o.occupied() > b.occupied() ||
+          (o.occupied() == b.occupied() && o.first_step <= b.first_step))
+        break;
+      --at;
+    }
+    order.insert(at, static_cast<int>(i));
+  }
+  std::int64_t top = 0;
+  StaticVector<int, cap> conflicts;  // placed buffers alive with the current one, by offset
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    const Buffer& b = plan.buffers[order[k]];
+    conflicts.count = 0;
+    for (std::size_t j = 0; j < k; ++j) {
+      const Buffer& o = plan.buffers[order[j]];
+      if (o.first_step > b.last_step || b.first_step > o.last_step)
+        continue;
+      std::size_t at = conflicts.size();
+      while (at > 0 && offset[conflicts[at - 1]] > offset[order[j]])
+        --at;
+      conflicts.insert(at, order[j]);
+    }
+    std::int64_t candidate = 0;
+    for (int c : conflicts) {
+      if (offset[c] - candidate >= b.occupied())
+        break;
+      const std::int64_t end = offset[c] + plan.buffers[c].occupied();
+      candidate = candidate > end ? candidate : end;
+    }
+    offset[order[k]] = candidate;
+    top = top > candidate + b.occupied() ? top : candidate + b.occupied();
+  }
+  return top;
+}
+
+// Above this many buffers only the online placement runs, to keep compile times low.
+inline constexpr std::size_t offline_placement_limit = 512;
+
+// Places the activation region at `base`; keeps the smaller of the two placements.
+template <std::size_t L>
+constexpr std::int64_t place_activations(Plan<L>& plan, std::int64_t base) {
+  Offsets<L> online{};
+  std::int64_t size = place_by_step(plan, online);
+  const Offsets<L>* chosen = &online;
+  Offsets<L> offline{};
+  if (plan.buffers.size() <= offline_placement_limit) {
+    const std::int64_t offline_size = place_by_size(plan, offline);
+    if (offline_size < size) {
+      size = offline_size;
+      chosen = &offline;
+    }
+  }
+  for (std::size_t i = 0; i < plan.buffers.size(); ++i)
+    if (plan.buffers[i].region() == Region::activations)
+      plan.buffers[i].offset = base + (*chosen)[i];
+  return size;
+}
+
+}  // namespace detail
+
+// Plans a lowered graph. A graph that carries an error gives an empty plan with that error.
+template <std::size_t L>
+constexpr Plan<L> plan(const Graph<L>& g) {
+  Plan<L> p;
+  p.error = g.error;
+  p.setup = g.setup;
+  p.mode = g.setup.mode;
+  if (!g.error.ok())
+    return p;
+  p.input_shape = g.input;
+  p.output_shape = g.output;
+  p.parameter_count = g.parameter_count;
+
+  const bool training = p.mode == Mode::training;
+  const auto layers = static_cast<std::int64_t>(L);
+  const std::int64_t loss_step = layers;
+  auto backward_step = [&](std::int64_t i) { return 2 * layers - i; };
+
+  // ---- schedule
+  for (std::int64_t i = 0; i < layers; ++i)
+    p.schedule.push_back({StepKind::forward, i});
+  if (training) {
+    p.schedule.push_back({StepKind::loss, -1});
+    for (std::int64_t i = layers - 1; i >= 0; --i)
+      p.schedule.push_back({StepKind::backward, i});
+    p.schedule.push_back({StepKind::update, -1});
+  }
+  detail::PlanBuilder<L> build{p, p.step_count() - 1};
+
+  // ---- persistent buffers
+  const std::int64_t parameter_bytes = g.parameter_count * 4;
+  const std::int64_t batch = g.setup.batch;
+  build.add_persistent(BufferRole::parameters, parameter_bytes);
+  if (training) {
+    build.add_persistent(BufferRole::gradients, parameter_bytes);
+    const std::int64_t copies = optimizer_state_copies(g.setup.optimizer);
+    if (copies >= 1)
+      build.add_persistent(BufferRole::optimizer_moment1, parameter_bytes);
+    if (copies >= 2)
+      build.add_persistent(BufferRole::optimizer_moment2, parameter_bytes);
+  }
+  const int input =
+      build.add_persistent(BufferRole::input, g.input.elements() * size_of(g.setup.input_dtype));
+  if (training) {
+    if (g.setup.loss == LossKind::CrossEntropy)
+      build.add_persistent(BufferRole::labels, batch * 4);
+    else
+      build.add_persistent(BufferRole::targets, g.output.elements() * 4);
+  }
+  std::int64_t workspace = 0;
+  for (const Node& n : g.nodes)
+    workspace = workspace > detail::workspace_bytes(n) ? workspace : detail::workspace_bytes(n);
+  if (workspace > 0)
+    build.add_persistent(BufferRole::workspace, workspace);
+
+  // ---- forward: outputs, what backward keeps, parameter offsets
+  // needed_by_backward[b]: some layer's backward reads buffer b, so nothing may overwrite it.
+  std::array<bool, Plan<L>::buffer_capacity> needed_by_backward{};
+  std::int64_t parameter_offset = 0;
+  bool parameters_before = false;
+  int current = input;
+  for (std::int64_t i = 0; i < layers; ++i) {
+    const Node& n = g.nodes[i];
+    LayerPlan& lp = p.layers[i];
+    lp.kind = n.desc.kind;
+    lp.options = n.desc;
+    lp.input_shape = n.input;
+    lp.output_shape = n.output;
+    lp.parameters = n.parameters();
+    lp.weight_offset = parameter_offset;
+    lp.bias_offset = parameter_offset + n.weights;
+    parameter_offset += n.parameters();
+    lp.forward_flops = n.forward_flops;
+    lp.backward_flops = training ? n.backward_flops : 0;
+    lp.workspace_bytes = detail::workspace_bytes(n);
+    lp.runs_backward = training && (parameters_before || n.parameters() > 0);
+    parameters_before = parameters_before || n.parameters() > 0;
+
+    lp.input_buffer = current;
+    build.use(current, i);
+    const bool input_in_arena = p.buffers[current].region() == Region::activations;
+    const std::int64_t output_bytes = n.output.elements() * activation_bytes_per_element;
+    if (n.desc.kind == LayerKind::Flatten ||
+        (is_elementwise(n.desc.kind) && input_in_arena && !needed_by_backward[current])) {
+      lp.in_place = true;
+      lp.output_buffer = current;
+    } else {
+      lp.output_buffer = build.add(BufferRole::activation, i, output_bytes, i);
+    }
+    if (lp.runs_backward) {
+      const std::int64_t bwd = backward_step(i);
+      if (n.desc.kind == LayerKind::Linear || n.desc.kind == LayerKind::Conv2d) {
+        build.use(current, bwd);
+        needed_by_backward[current] = true;
+        lp.saved_bytes = p.buffers[current].size;
+      } else if (is_elementwise(n.desc.kind)) {
+        build.use(lp.output_buffer, bwd);
+        needed_by_backward[lp.output_buffer] = true;
+        lp.saved_bytes = output_bytes;
+      } else if (n.desc.kind == LayerKind::MaxPool2d) {
+        lp.window_index_buffer = build.add(BufferRole::window_index, i,
+                                           n.output.elements() * window_index_bytes(n.desc), i);
+        build.use(lp.window_index_buffer, bwd);
+        lp.saved_bytes = p.buffers[lp.window_index_buffer].size;
+      }
+    }
+    current = lp.output_buffer;
+  }
+
+  if (!training) {
+    build.use(current, build.last_step);  // the host reads the output after the pass
+  } else {
+    // ---- loss: reads the output and the labels, writes per-sample losses and d(output)
+    build.use(current, loss_step);
+    const int loss = build.add(BufferRole::loss, -1, batch * 4, loss_step);
+    build.use(loss, build.last_step);
+    int gradient = build.add(BufferRole::activation_gradient, layers - 1,
+                             g.output.elements() * activation_bytes_per_element, loss_step);
+    // ---- backward: dy -> dx, layer by layer; elementwise layers and Flatten work in place
+    for (std::int64_t i = layers - 1; i >= 0; --i) {
+      LayerPlan& lp = p.layers[i];
+      if (!lp.runs_backward)
+        break;  // no layer before this one has parameters either
+      const std::int64_t step = backward_step(i);
+      lp.output_gradient_buffer = gradient;
+      build.use(gradient, step);
+      const bool input_gradient_needed = i > 0 && p.layers[i - 1].runs_backward;
+      if (!input_gradient_needed)
+        break;
+      if (lp.in_place) {
+        lp.input_gradient_buffer = gradient;
+      } else {
+        lp.input_gradient_buffer =
+            build.add(BufferRole::activation_gradient, i,
+                      lp.input_shape.elements() * activation_bytes_per_element, step);
+      }
+      gradient = lp.input_gradient_buffer;
+    }
+  }
+
+  // ---- regions and offsets
+  std::array<std::int64_t, region_count> region_size{};
+  for (Buffer& b : p.buffers) {
+    if (b.region() == Region::activations)
+      continue;
+    b.offset = region_size[static_cast<int>(b.region())];  // relative until bases are known
+    region_size[static_cast<int>(b.region())] += b.occupied();
+  }
+  std::int64_t base = 0;
+  for (int r = 0; r < region_count - 1; ++r) {
+    p.region_offset[r] = base;
+    base += region_size[r];
+  }
+  p.region_offset[static_cast<int>(Region::activations)] = base;
+  for (Buffer& b : p.buffers)
+    if (b.region() != Region::activations)
+      b.offset += p.region_offset[static_cast<int>(b.region())];
+  region_size[static_cast<int>(Region::activations)] = detail::place_activations(p, base);
+
+  p.footprint = Footprint{.weights = Bytes{region_size[0]},
+                          .gradients = Bytes{region_size[1]},
+                          .optimizer_state = Bytes{region_size[2]},
+                          .activations = Bytes{region_size[5]},
+                          .workspace = Bytes{region_size[4]},
+                          .inputs = Bytes{region_size[3]}};
+  return p;
+}
+
+// ---- the type-level entry points -------------------------------------------------------------
+
+template <Model M, Setup S>
+inline constexpr auto plan_v = plan(lower<M, S>());
+
+// The plan of Model trained (or run) as Setup says. Evaluated once per program, at compile time.
+template <Model M, Setup S>
+constexpr const auto& plan() {
+  return plan_v<M, S>;
+}
+
+}  // namespace staticnet

@@ -1,0 +1,231 @@
+#pragma once
+// What is done with a model: sn::Training<...> (a full step: forward, loss, backward, update) or
+// sn::Inference<...> (forward only, nothing saved for backward). Options come in any order;
+// each at most once; Input is required.
+#include <concepts>
+#include <cstdint>
+
+#include "staticnet/dtype.hpp"
+#include "staticnet/shape.hpp"
+
+namespace staticnet {
+
+enum class LossKind : std::uint8_t { CrossEntropy, MSE };
+enum class OptimizerKind : std::uint8_t { SGD, SGDMomentum, Adam, AdamW };
+enum class PrecisionKind : std::uint8_t { FP32 };
+enum class Mode : std::uint8_t { training, inference };
+
+// Loss functions. CrossEntropy takes int32 class indices, one per sample, and logits shaped
+// (batch, classes). MSE takes f32 targets shaped like the output.
+struct CrossEntropy {
+  static constexpr LossKind kind = LossKind::CrossEntropy;
+};
+struct MSE {
+  static constexpr LossKind kind = LossKind::MSE;
+};
+
+// Optimizers, by the state they keep per parameter: SGD none, SGDMomentum one velocity,
+// Adam and AdamW two moments (AdamW differs only in how weight decay is applied).
+struct SGD {
+  static constexpr OptimizerKind kind = OptimizerKind::SGD;
+};
+struct SGDMomentum {
+  static constexpr OptimizerKind kind = OptimizerKind::SGDMomentum;
+};
+struct Adam {
+  static constexpr OptimizerKind kind = OptimizerKind::Adam;
+};
+struct AdamW {
+  static constexpr OptimizerKind kind = OptimizerKind::AdamW;
+};
+
+struct FP32 {
+  static constexpr PrecisionKind kind = PrecisionKind::FP32;
+};
+
+constexpr std::int64_t optimizer_state_copies(OptimizerKind k) {
+  switch (k) {
+    case OptimizerKind::SGD:
+      return 0;
+    case OptimizerKind::SGDMomentum:
+      return 1;
+    case OptimizerKind::Adam:
+    case OptimizerKind::AdamW:
+      return 2;
+  }
+  return 0;
+}
+
+constexpr const char* name_of(LossKind k) {
+  return k == LossKind::CrossEntropy ? "CrossEntropy" : "MSE";
+}
+constexpr const char* name_of(OptimizerKind k) {
+  switch (k) {
+    case OptimizerKind::SGD:
+      return "SGD";
+    case OptimizerKind::SGDMomentum:
+      return "SGDMomentum";
+    case OptimizerKind::Adam:
+      return "Adam";
+    case OptimizerKind::AdamW:
+      return "AdamW";
+  }
+  return "?";
+}
+
+// The options of a setup, as values.
+enum class SetupOption : std::uint8_t { input, batch, loss, optimizer, precision, target, count_ };
+
+constexpr const char* name_of(SetupOption k) {
+  switch (k) {
+    case SetupOption::input:
+      return "Input";
+    case SetupOption::batch:
+      return "Batch";
+    case SetupOption::loss:
+      return "Loss";
+    case SetupOption::optimizer:
+      return "Optimizer";
+    case SetupOption::precision:
+      return "Precision";
+    case SetupOption::target:
+      return "Target";
+    case SetupOption::count_:
+      break;
+  }
+  return "?";
+}
+
+enum class SetupProblem : std::uint8_t { none, missing_input, given_twice, not_accepted };
+
+struct SetupDesc {
+  Mode mode = Mode::training;
+  DType input_dtype = DType::f32;
+  Shape input;  // one sample: (C, H, W) or (F); dims as written, checked in lowering
+  std::int64_t batch = 1;
+  LossKind loss = LossKind::CrossEntropy;
+  OptimizerKind optimizer = OptimizerKind::SGD;
+  PrecisionKind precision = PrecisionKind::FP32;
+  bool has_target = false;  // Target<...> given: checked against the model's output
+  DType target_dtype = DType::f32;
+  Shape target;
+  SetupProblem problem = SetupProblem::none;
+  SetupOption problem_option = SetupOption::count_;
+  int input_rank_written = 0;  // to report Input with too many dimensions
+};
+
+// ---- options ------------------------------------------------------------------------------
+
+// One sample's shape: Input<sn::f32, 3, 32, 32> for (C, H, W), Input<sn::f32, 100> for (F).
+template <DType D, std::int64_t... Dims>
+struct Input {
+  static constexpr SetupOption option = SetupOption::input;
+  static constexpr void apply(SetupDesc& s) {
+    s.input_dtype = D;
+    s.input_rank_written = sizeof...(Dims);
+    if constexpr (sizeof...(Dims) < max_rank)
+      s.input = Shape{Dims...};
+  }
+};
+
+template <std::int64_t N>
+struct Batch {
+  static constexpr SetupOption option = SetupOption::batch;
+  static constexpr void apply(SetupDesc& s) { s.batch = N; }
+};
+
+template <class L>
+struct Loss {
+  static constexpr SetupOption option = SetupOption::loss;
+  static constexpr void apply(SetupDesc& s) { s.loss = L::kind; }
+};
+
+template <class O>
+struct Optimizer {
+  static constexpr SetupOption option = SetupOption::optimizer;
+  static constexpr void apply(SetupDesc& s) { s.optimizer = O::kind; }
+};
+
+template <class P>
+struct Precision {
+  static constexpr SetupOption option = SetupOption::precision;
+  static constexpr void apply(SetupDesc& s) { s.precision = P::kind; }
+};
+
+// The per-sample target, when stated: Target<sn::i32> for a class index (CrossEntropy),
+// Target<sn::f32, 2> for an MSE target of 2 values. Checked against the model's output.
+template <DType D, std::int64_t... Dims>
+struct Target {
+  static constexpr SetupOption option = SetupOption::target;
+  static constexpr void apply(SetupDesc& s) {
+    s.has_target = true;
+    s.target_dtype = D;
+    if constexpr (sizeof...(Dims) < max_rank)
+      s.target = Shape{Dims...};
+  }
+};
+
+template <class T>
+concept SetupOptionType = requires(SetupDesc& s) {
+  { T::option } -> std::convertible_to<SetupOption>;
+  T::apply(s);
+};
+
+namespace detail {
+template <Mode M, unsigned Accepted, SetupOptionType... Options>
+constexpr SetupDesc setup_desc() {
+  SetupDesc s;
+  s.mode = M;
+  unsigned seen = 0;
+  [[maybe_unused]] auto one = [&](SetupOption kind, auto apply) {
+    const unsigned bit = 1u << static_cast<unsigned>(kind);
+    if (s.problem != SetupProblem::none)
+      return;
+    if ((Accepted & bit) == 0) {
+      s.problem = SetupProblem::not_accepted;
+      s.problem_option = kind;
+    } else if (seen & bit) {
+      s.problem = SetupProblem::given_twice;
+      s.problem_option = kind;
+    } else {
+      seen |= bit;
+      apply(s);
+    }
+  };
+  (one(Options::option, [](SetupDesc& x) { Options::apply(x); }), ...);
+  if (s.problem == SetupProblem::none &&
+      (seen & (1u << static_cast<unsigned>(SetupOption::input))) == 0) {
+    s.problem = SetupProblem::missing_input;
+    s.problem_option = SetupOption::input;
+  }
+  return s;
+}
+constexpr unsigned all_setup_options = (1u << static_cast<unsigned>(SetupOption::count_)) - 1;
+constexpr unsigned inference_options = (1u << static_cast<unsigned>(SetupOption::input)) |
+                                       (1u << static_cast<unsigned>(SetupOption::batch)) |
+                                       (1u << static_cast<unsigned>(SetupOption::precision));
+}  // namespace detail
+
+// Defaults: Batch<1>, Loss<CrossEntropy>, Optimizer<SGD>, Precision<FP32>. Input is required.
+template <SetupOptionType... Options>
+struct Training {
+  static constexpr SetupDesc desc() {
+    return detail::setup_desc<Mode::training, detail::all_setup_options, Options...>();
+  }
+};
+
+// Forward only: the weights and the live activations of one forward pass; no gradients, no
+// optimizer state, nothing saved for backward. Accepts Input, Batch and Precision.
+template <SetupOptionType... Options>
+struct Inference {
+  static constexpr SetupDesc desc() {
+    return detail::setup_desc<Mode::inference, detail::inference_options, Options...>();
+  }
+};
+
+template <class T>
+concept Setup = requires {
+  { T::desc() } -> std::same_as<SetupDesc>;
+};
+
+}  // namespace staticnet

@@ -1,0 +1,41 @@
+#pragma once
+// A fixed-capacity vector usable in constant expressions: the plan's buffer list has a size
+// known only after planning, but a capacity known from the layer count.
+#include <array>
+#include <cstddef>
+
+namespace staticnet {
+
+template <class T, std::size_t Capacity>
+struct StaticVector {
+  std::array<T, Capacity> items{};
+  std::size_t count = 0;
+
+  constexpr std::size_t size() const { return count; }
+  constexpr bool empty() const { return count == 0; }
+  static constexpr std::size_t capacity() { return Capacity; }
+  constexpr T& operator[](std::size_t i) { return items[i]; }
+  constexpr const T& operator[](std::size_t i) const { return items[i]; }
+  constexpr T* begin() { return items.data(); }
+  constexpr T* end() { return items.data() + count; }
+  constexpr const T* begin() const { return items.data(); }
+  constexpr const T* end() const { return items.data() + count; }
+  constexpr T& back() { return items[count - 1]; }
+  constexpr std::size_t push_back(const T& t) {
+    items[count] = t;
+    return count++;
+  }
+  constexpr void insert(std::size_t at, const T& t) {
+    for (std::size_t i = count; i > at; --i)
+      items[i] = items[i - 1];
+    items[at] = t;
+    ++count;
+  }
+  constexpr void erase(std::size_t at) {
+    for (std::size_t i = at; i + 1 < count; ++i)
+      items[i] = items[i + 1];
+    --count;
+  }
+};
+
+}  // namespace staticnet
