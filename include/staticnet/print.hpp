@@ -1,0 +1,80 @@
+#pragma once
+// Readable printing of shapes, byte counts and plans, for tools and tests. Kept out of
+// staticnet.hpp so that the core headers need nothing beyond the language support library.
+#include <cstdint>
+#include <cstdio>
+#include <ostream>
+#include <string>
+
+#include "staticnet/bytes.hpp"
+#include "staticnet/plan.hpp"
+#include "staticnet/shape.hpp"
+
+namespace staticnet {
+
+// "(128, 16, 32, 32)"
+inline std::string to_string(const Shape& s) {
+  std::string out = "(";
+  for (int i = 0; i < s.rank; ++i) {
+    if (i) out += ", ";
+    out += std::to_string(s[i]);
+  }
+  return out + ")";
+}
+
+// "21,746,688 B (20.74 MiB)": the exact count first, a human scale second.
+inline std::string to_string(Bytes b) {
+  std::string digits = std::to_string(b.count < 0 ? -b.count : b.count);
+  std::string grouped;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i && (digits.size() - i) % 3 == 0) grouped += ',';
+    grouped += digits[i];
+  }
+  if (b.count < 0) grouped = "-" + grouped;
+  const double n = static_cast<double>(b.count);
+  const char* unit = "KiB";
+  double scaled = n / 1024.0;
+  if (n >= 1024.0 * 1024 * 1024) {
+    unit = "GiB";
+    scaled = n / (1024.0 * 1024 * 1024);
+  } else if (n >= 1024.0 * 1024) {
+    unit = "MiB";
+    scaled = n / (1024.0 * 1024);
+  }
+  char human[32];
+  std::snprintf(human, sizeof human, "%.2f %s", scaled, unit);
+  return grouped + " B (" + human + ")";
+}
+
+inline std::ostream& operator<<(std::ostream& os, const Shape& s) { return os << to_string(s); }
+inline std::ostream& operator<<(std::ostream& os, Bytes b) { return os << to_string(b); }
+
+// The footprint, one field a line.
+inline void print_footprint(std::ostream& os, const Footprint& f) {
+  os << "  weights          " << f.weights << "\n"
+     << "  gradients        " << f.gradients << "\n"
+     << "  optimizer_state  " << f.optimizer_state << "\n"
+     << "  activations      " << f.activations << "\n"
+     << "  workspace        " << f.workspace << "\n"
+     << "  inputs           " << f.inputs << "\n"
+     << "  total            " << f.total() << "\n";
+}
+
+// A table of the layers: index, kind, input and output shapes, parameters, bytes saved.
+template <std::size_t L>
+void print_layers(std::ostream& os, const Plan<L>& p) {
+  char line[160];
+  std::snprintf(line, sizeof line, "  %3s  %-10s %-20s %-20s %12s %14s\n", "#", "layer", "input",
+                "output", "parameters", "saved (B)");
+  os << line;
+  for (std::size_t i = 0; i < L; ++i) {
+    const LayerPlan& l = p.layers[i];
+    std::snprintf(line, sizeof line, "  %3zu  %-10s %-20s %-20s %12lld %14lld\n", i,
+                  name_of(l.kind), to_string(l.input_shape).c_str(),
+                  to_string(l.output_shape).c_str(), static_cast<long long>(l.parameters),
+                  static_cast<long long>(l.saved_bytes));
+    os << line;
+  }
+}
+
+}  // namespace staticnet
