@@ -14,7 +14,7 @@ namespace staticnet::runtime {
 enum class LabelKind { class_index, regression };
 
 // The element type the file stores (reported by `staticnet data check`).
-enum class ElementType { u8, i8, i32, i64, f32, f64 };
+enum class ElementType { u8, i8, i16, i32, i64, f32, f64 };  // i16: IDX type 0x0B
 
 class Dataset {
  public:
@@ -36,6 +36,11 @@ class Dataset {
   virtual std::int32_t label(std::int64_t index) const = 0;
   // regression data sets only; `target` has product(target_shape()) elements.
   virtual void read_target(std::int64_t index, std::span<float> target) const = 0;
+
+  // The full scan that open time skips because it reads every byte: non-finite values in float
+  // data and targets (unless allowed). Throws FormatError naming the sample and the offset.
+  // Cheap checks (headers, sizes, shapes, label ranges) already ran when the data set opened.
+  virtual void validate_all() const {}
 
   std::int64_t sample_elements() const {
     std::int64_t n = 1;

@@ -1,0 +1,38 @@
+#pragma once
+// A learnable data set of any sample shape and size, generated on the fly from (seed, index):
+// O(1) memory, and bit-identical across runs, compilers and IEEE-754 platforms because it uses
+// only its own PRNG (splitmix64) and its own Box-Muller with its own log/cos polynomials (the
+// standard distributions and libm functions differ between implementations).
+//
+// classification: label = hash(seed, index) mod K; features = mean[label] + noise * N(0, 1),
+//   where mean[k] is a fixed N(0, separation^2) vector per class.
+// regression: features ~ N(0, 1); target = W * features / sqrt(E) + noise * N(0, 1), W a fixed
+//   N(0, 1) matrix of shape (target elements, sample elements).
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "staticnet/runtime/dataset.hpp"
+
+namespace staticnet::runtime {
+
+struct SyntheticOptions {
+  std::vector<std::int64_t> sample_shape{16};
+  std::int64_t size = 1024;
+  std::uint64_t seed = 0;
+  LabelKind label_kind = LabelKind::class_index;
+  std::int64_t num_classes = 10;              // classification
+  std::vector<std::int64_t> target_shape{1};  // regression
+  double noise = 1.0;
+  double class_separation = 1.0;  // std-dev of the class means, in units of noise
+};
+
+// Throws std::invalid_argument for options that describe no data set (size < 1, a dimension
+// < 1, fewer than 2 classes, element counts that overflow).
+std::unique_ptr<Dataset> make_synthetic(const SyntheticOptions& options);
+
+// The generator's normal deviate for a key, exposed for tests of its determinism.
+double synthetic_normal(std::uint64_t seed, std::uint64_t stream, std::uint64_t a,
+                        std::uint64_t b) noexcept;
+
+}  // namespace staticnet::runtime
