@@ -1,0 +1,284 @@
+// Unit tests of the compile-time core. Every expected number is derived by hand in the comment
+// beside it, from the rules documented in layers.hpp, graph.hpp and plan.hpp.
+#include <doctest/doctest.h>
+
+#include <staticnet/staticnet.hpp>
+
+namespace sn = staticnet;
+
+namespace {
+
+// A 3-layer MLP small enough to plan by hand. Input 4 features, batch 5.
+using TinyMlp = sn::Sequential<sn::Linear<3>, sn::ReLU, sn::Linear<2>>;
+using TinyTraining = sn::Training<sn::Input<sn::f32, 4>, sn::Batch<5>>;  // CrossEntropy, SGD
+
+template <class M, class S>
+constexpr std::int64_t total_bytes() {
+  return sn::plan<M, S>().footprint.total().count;
+}
+
+}  // namespace
+
+TEST_CASE("shapes: elements, sample and batched views") {
+  constexpr sn::Shape s{128, 16, 32, 32};
+  static_assert(s.rank == 4 && s.elements() == 128 * 16 * 32 * 32);
+  static_assert(s.sample() == sn::Shape{16, 32, 32});
+  static_assert(sn::Shape{16, 32, 32}.batched(128) == s);
+  static_assert(sn::Shape{128, 10} != sn::Shape{128, 10, 1});
+  CHECK(s.elements() == 2097152);
+}
+
+TEST_CASE("byte units are exact powers of two and compare as Bytes") {
+  static_assert(sn::KiB(1).count == 1024);
+  static_assert(sn::MiB(3).count == 3 * 1024 * 1024);
+  static_assert(sn::GiB(2).count == 2147483648LL);
+  static_assert(sn::MiB(1) + sn::KiB(1) == sn::Bytes{1049600});
+  static_assert(sn::align_up(1) == 256 && sn::align_up(256) == 256 && sn::align_up(257) == 512);
+  CHECK(sn::KiB(4) < sn::MiB(1));
+}
+
+TEST_CASE("layer options come in any order, with PyTorch's defaults") {
+  constexpr auto a = sn::Conv2d<16, sn::Kernel<3>, sn::Padding<1>>::desc();
+  constexpr auto b = sn::Conv2d<16, sn::Padding<1>, sn::Kernel<3>>::desc();
+  static_assert(a.kernel_h == 3 && a.kernel_w == 3 && a.pad_h == 1 && a.pad_w == 1);
+  static_assert(a.stride_h == 1 && a.stride_w == 1 && a.bias);  // defaults
+  static_assert(b.kernel_h == a.kernel_h && b.pad_w == a.pad_w && b.stride_h == a.stride_h);
+  constexpr auto rect = sn::Conv2d<8, sn::Stride<2, 1>, sn::Kernel<5, 3>, sn::NoBias>::desc();
+  static_assert(rect.kernel_h == 5 && rect.kernel_w == 3 && rect.stride_h == 2 &&
+                rect.stride_w == 1 && !rect.bias);
+  constexpr auto pool = sn::MaxPool2d<2>::desc();
+  static_assert(pool.stride_h == 2 && pool.stride_w == 2);  // stride defaults to the window
+  constexpr auto pool3 = sn::AvgPool2d<3, sn::Stride<1>>::desc();
+  static_assert(pool3.kernel_h == 3 && pool3.stride_h == 1);
+  CHECK(a.option_problem == sn::OptionProblem::none);
+  CHECK(sn::Conv2d<4, sn::Kernel<3>, sn::Kernel<5>>::desc().option_problem ==
+        sn::OptionProblem::given_twice);
+  CHECK(sn::Linear<4, sn::Stride<2>>::desc().option_problem == sn::OptionProblem::not_accepted);
+  CHECK(sn::Conv2d<4>::desc().option_problem == sn::OptionProblem::missing);
+}
+
+TEST_CASE("setup options come in any order, with defaults") {
+  constexpr auto s = sn::Training<sn::Optimizer<sn::Adam>, sn::Input<sn::f32, 3, 8, 8>>::desc();
+  static_assert(s.batch == 1 && s.loss == sn::LossKind::CrossEntropy &&
+                s.optimizer == sn::OptimizerKind::Adam && s.precision == sn::PrecisionKind::FP32);
+  static_assert(s.input == sn::Shape{3, 8, 8} && s.mode == sn::Mode::training);
+  constexpr auto i = sn::Inference<sn::Batch<7>, sn::Input<sn::f32, 10>>::desc();
+  static_assert(i.mode == sn::Mode::inference && i.batch == 7);
+  CHECK(sn::Training<sn::Batch<2>>::desc().problem == sn::SetupProblem::missing_input);
+  CHECK(sn::Training<sn::Input<sn::f32, 1>, sn::Batch<2>, sn::Batch<3>>::desc().problem ==
+        sn::SetupProblem::given_twice);
+  CHECK(sn::Inference<sn::Input<sn::f32, 1>, sn::Loss<sn::MSE>>::desc().problem ==
+        sn::SetupProblem::not_accepted);
+}
+
+TEST_CASE("nested Sequentials flatten in order") {
+  using Nested = sn::Sequential<sn::Sequential<sn::Linear<4>, sn::ReLU>,
+                                sn::Sequential<sn::Sequential<sn::Tanh>, sn::Linear<2>>>;
+  constexpr auto layers = sn::flatten<Nested>();
+  static_assert(layers.size() == 4);
+  static_assert(layers[0].kind == sn::LayerKind::Linear && layers[0].out == 4);
+  static_assert(layers[1].kind == sn::LayerKind::ReLU && layers[2].kind == sn::LayerKind::Tanh);
+  static_assert(layers[3].kind == sn::LayerKind::Linear && layers[3].out == 2);
+  CHECK(sn::layer_count<Nested> == 4);
+}
+
+TEST_CASE("tiny MLP: shapes, parameters and FLOPs by hand") {
+  constexpr auto& p = sn::plan<TinyMlp, TinyTraining>();
+  static_assert(p.input_shape == sn::Shape{5, 4} && p.output_shape == sn::Shape{5, 2});
+  // Linear 4->3: 12 + 3; Linear 3->2: 6 + 2.
+  static_assert(p.parameter_count == 15 + 8);
+  CHECK(p.layers[0].parameters == 15);
+  CHECK(p.layers[0].weight_offset == 0);
+  CHECK(p.layers[0].bias_offset == 12);
+  CHECK(p.layers[2].weight_offset == 15);
+  CHECK(p.layers[2].bias_offset == 21);
+  // Linear 4->3, batch 5: 2·5·4·3 = 120 multiply-add FLOPs + 5·3 bias adds. It is first, so its
+  // backward computes dW (120) and db (15) but no dx.
+  CHECK(p.layers[0].forward_flops == 135);
+  CHECK(p.layers[0].backward_flops == 135);
+  // ReLU over 15 elements: 1 each way.
+  CHECK(p.layers[1].forward_flops == 15);
+  CHECK(p.layers[1].backward_flops == 15);
+  // Linear 3->2: 2·5·3·2 = 60 + 10 bias; backward dW 60 + db 10 + dx 60.
+  CHECK(p.layers[2].forward_flops == 70);
+  CHECK(p.layers[2].backward_flops == 130);
+}
+
+TEST_CASE("tiny MLP: the training footprint, byte by byte") {
+  constexpr auto& p = sn::plan<TinyMlp, TinyTraining>();
+  // 23 f32 parameters = 92 B, one 256-byte slot; gradients the same; SGD keeps no state.
+  CHECK(p.footprint.weights.count == 256);
+  CHECK(p.footprint.gradients.count == 256);
+  CHECK(p.footprint.optimizer_state.count == 0);
+  // Inputs 5·4·4 = 80 B and labels 5·4 = 20 B, one slot each.
+  CHECK(p.footprint.inputs.count == 512);
+  CHECK(p.footprint.workspace.count == 0);
+  // Steps: forward 0,1,2; loss 3; backward of layer 2 at 4, layer 1 at 5, layer 0 at 6;
+  // update 7. Activation buffers (each ≤ 256 B, one slot): Linear0's output [0,5] (the ReLU
+  // works in place; Linear2 and the ReLU's backward read it), the logits [2,3], the per-sample
+  // loss [3,7], d(logits) [3,4], Linear2's dx [4,6]. At step 3 four are alive: 1024 B.
+  CHECK(p.footprint.activations.count == 1024);
+  CHECK(p.footprint.total().count == 256 + 256 + 512 + 1024);
+  CHECK(p.layers[1].in_place);
+  CHECK(p.layers[0].saved_bytes == 80);  // its input, the batch itself
+  CHECK(p.layers[1].saved_bytes == 60);  // its output, 5·3 f32
+  CHECK(p.layers[2].saved_bytes == 60);  // its input: the same storage as the ReLU's output
+  CHECK(p.layers[2].input_buffer == p.layers[1].output_buffer);
+  CHECK(p.step_count() == 8);
+}
+
+TEST_CASE("optimizer state is 0, 1 or 2 copies of the f32 parameters") {
+  using Sgd = sn::Training<sn::Input<sn::f32, 4>, sn::Batch<5>, sn::Optimizer<sn::SGD>>;
+  using Momentum =
+      sn::Training<sn::Input<sn::f32, 4>, sn::Batch<5>, sn::Optimizer<sn::SGDMomentum>>;
+  using Adam = sn::Training<sn::Input<sn::f32, 4>, sn::Batch<5>, sn::Optimizer<sn::Adam>>;
+  using AdamW = sn::Training<sn::Input<sn::f32, 4>, sn::Batch<5>, sn::Optimizer<sn::AdamW>>;
+  CHECK(sn::plan<TinyMlp, Sgd>().footprint.optimizer_state.count == 0);
+  CHECK(sn::plan<TinyMlp, Momentum>().footprint.optimizer_state.count == 256);
+  CHECK(sn::plan<TinyMlp, Adam>().footprint.optimizer_state.count == 512);
+  CHECK(sn::plan<TinyMlp, AdamW>().footprint.optimizer_state.count == 512);
+}
+
+TEST_CASE("inference keeps nothing for backward") {
+  using Run = sn::Inference<sn::Input<sn::f32, 4>, sn::Batch<5>>;
+  constexpr auto& p = sn::plan<TinyMlp, Run>();
+  // Weights 256; no gradients or optimizer state; inputs 80 B without labels; Linear0's output
+  // [0,2] (ReLU in place, read by Linear2 at step 2) and the output [2,2]: 512 B.
+  CHECK(p.footprint.weights.count == 256);
+  CHECK(p.footprint.gradients.count == 0);
+  CHECK(p.footprint.optimizer_state.count == 0);
+  CHECK(p.footprint.inputs.count == 256);
+  CHECK(p.footprint.activations.count == 512);
+  CHECK(p.footprint.total().count == 1024);
+  CHECK(p.step_count() == 3);
+  for (const auto& l : p.layers)
+    CHECK(l.saved_bytes == 0);
+}
+
+TEST_CASE("Conv2d: shape, parameters, FLOPs and im2col workspace by hand") {
+  using Conv = sn::Sequential<sn::Conv2d<2, sn::Kernel<3>>, sn::Flatten, sn::Linear<3>>;
+  using Setup = sn::Training<sn::Input<sn::f32, 1, 5, 5>, sn::Batch<1>>;
+  constexpr auto& p = sn::plan<Conv, Setup>();
+  // 5×5, kernel 3, no padding: 3×3 out; 2 channels -> 18 outputs, each 1·3·3 = 9 MACs.
+  static_assert(p.layers[0].output_shape == sn::Shape{1, 2, 3, 3});
+  CHECK(p.layers[0].parameters == 2 * 9 + 2);
+  CHECK(p.layers[0].forward_flops == 2 * 18 * 9 + 18);
+  CHECK(p.layers[0].backward_flops == 2 * 18 * 9 + 18);  // first layer: no dx
+  // im2col of one sample: Cin·KH·KW = 9 rows × Ho·Wo = 9 columns of f32 = 324 B -> 512.
+  CHECK(p.layers[0].workspace_bytes == 324);
+  CHECK(p.footprint.workspace.count == 512);
+  static_assert(p.layers[1].output_shape == sn::Shape{1, 18});
+  CHECK(p.layers[1].in_place);  // Flatten is a view
+  CHECK(p.layers[2].parameters == 18 * 3 + 3);
+}
+
+TEST_CASE("stride and padding follow PyTorch's output formula") {
+  // floor((32 + 2·2 − 5) / 2) + 1 = 16; floor((20 + 0 − 3) / 3) + 1 = 6.
+  using M = sn::Sequential<sn::Conv2d<8, sn::Kernel<5>, sn::Stride<2>, sn::Padding<2>>,
+                           sn::MaxPool2d<3>, sn::AvgPool2d<2, sn::Stride<1>>>;
+  using S = sn::Inference<sn::Input<sn::f32, 3, 32, 20>>;
+  constexpr auto& p = sn::plan<M, S>();
+  static_assert(p.layers[0].output_shape == sn::Shape{1, 8, 16, 10});
+  // MaxPool 3 (stride 3): floor((16−3)/3)+1 = 5, floor((10−3)/3)+1 = 3.
+  static_assert(p.layers[1].output_shape == sn::Shape{1, 8, 5, 3});
+  // AvgPool 2 stride 1: 4 × 2.
+  static_assert(p.output_shape == sn::Shape{1, 8, 4, 2});
+  CHECK(p.layers[2].forward_flops == 8 * 4 * 2 * 4);
+}
+
+TEST_CASE("what each layer saves for backward") {
+  using M = sn::Sequential<sn::Conv2d<4, sn::Kernel<3>, sn::Padding<1>>, sn::MaxPool2d<2>,
+                           sn::Flatten, sn::Linear<8>, sn::Sigmoid, sn::ReLU, sn::Linear<3>>;
+  using S = sn::Training<sn::Input<sn::f32, 1, 8, 8>, sn::Batch<2>>;
+  constexpr auto& p = sn::plan<M, S>();
+  CHECK(p.layers[0].saved_bytes == 2 * 64 * 4);     // the input batch
+  CHECK(p.layers[1].saved_bytes == 2 * 4 * 4 * 4);  // a 1-byte window index per output
+  CHECK(p.layers[2].saved_bytes == 0);              // Flatten: a view
+  CHECK(p.layers[3].saved_bytes == 2 * 64 * 4);     // its input, the pool's output
+  CHECK(p.layers[4].saved_bytes == 2 * 8 * 4);      // Sigmoid: its output
+  CHECK(p.layers[4].in_place);   // Linear3 keeps its own input, so its output may be overwritten
+  CHECK(!p.layers[5].in_place);  // the Sigmoid saves its output, so the ReLU may not overwrite it
+  CHECK(p.layers[5].saved_bytes == 2 * 8 * 4);
+  CHECK(p.layers[6].input_buffer == p.layers[5].output_buffer);
+}
+
+TEST_CASE("max-pool window indices widen for windows over 256 positions") {
+  CHECK(sn::window_index_bytes(sn::MaxPool2d<16>::desc()) == 1);  // 256 positions
+  CHECK(sn::window_index_bytes(sn::MaxPool2d<17>::desc()) == 2);  // 289
+}
+
+TEST_CASE("layers before the first parameter run no backward") {
+  using M = sn::Sequential<sn::ReLU, sn::Flatten, sn::Linear<2>>;
+  using S = sn::Training<sn::Input<sn::f32, 1, 2, 2>, sn::Batch<1>>;
+  constexpr auto& p = sn::plan<M, S>();
+  CHECK(!p.layers[0].runs_backward);
+  CHECK(p.layers[0].backward_flops == 0);
+  CHECK(!p.layers[0].in_place);  // never in place over the batch itself
+  CHECK(p.layers[2].runs_backward);
+  CHECK(p.layers[2].input_gradient_buffer == sn::no_buffer);  // nobody needs d(input)
+  CHECK(p.layers[2].backward_flops == 2 * 4 * 2 + 2);         // dW + db only
+}
+
+TEST_CASE("MSE targets are planned like the output") {
+  using M = sn::Sequential<sn::Linear<2>>;
+  using S = sn::Training<sn::Input<sn::f32, 10>, sn::Batch<100>, sn::Loss<sn::MSE>,
+                         sn::Target<sn::f32, 2>>;
+  constexpr auto& p = sn::plan<M, S>();
+  // Inputs 100·10·4 = 4000 -> 4096; targets 100·2·4 = 800 -> 1024.
+  CHECK(p.footprint.inputs.count == 4096 + 1024);
+  bool has_targets = false;
+  for (const auto& b : p.buffers)
+    has_targets |= b.role == sn::BufferRole::targets;
+  CHECK(has_targets);
+}
+
+TEST_CASE("budgets: fits adds the device overhead") {
+  // TinyMlp needs 2048 B (see above).
+  static_assert(sn::fits<TinyMlp, TinyTraining>(sn::Device{sn::Bytes{2048}, sn::Bytes{0}}));
+  static_assert(!sn::fits<TinyMlp, TinyTraining>(sn::Device{sn::Bytes{2047}, sn::Bytes{0}}));
+  static_assert(!sn::fits<TinyMlp, TinyTraining>(sn::Device{sn::Bytes{2048}, sn::Bytes{1}}));
+  static_assert(sn::assert_fits<TinyMlp, TinyTraining, sn::device::jetson_nano>());
+  CHECK(sn::required_memory(sn::plan<TinyMlp, TinyTraining>(), sn::device::t4).count ==
+        2048 + 512 * 1024 * 1024);
+}
+
+TEST_CASE("max_batch: the largest batch whose step fits, by hand") {
+  // Linear 4->2, CrossEntropy, SGD. Parameters 10·4 B -> 256; gradients 256.
+  // Batch B ≤ 16: input 16·B ≤ 256 B and labels 4·B: one slot each (512); logits, per-sample
+  // loss and d(logits) are alive together at the loss step, one slot each (768): 1792 B.
+  // B = 17..32: the input needs two slots: 2048 B. B = 33: input 528 B -> 768: 2304 B.
+  using M = sn::Sequential<sn::Linear<2>>;
+  using S = sn::Training<sn::Input<sn::f32, 4>, sn::Batch<1>>;
+  static_assert(total_bytes<M, S>() == 1792);
+  static_assert(sn::max_batch<M, S>(sn::Bytes{1791}) == 0);
+  static_assert(sn::max_batch<M, S>(sn::Bytes{1792}) == 16);
+  static_assert(sn::max_batch<M, S>(sn::Bytes{2047}) == 16);
+  static_assert(sn::max_batch<M, S>(sn::Bytes{2048}) == 32);
+  static_assert(sn::max_batch<M, S>(sn::Device{sn::Bytes{2148}, sn::Bytes{100}}) == 32);
+  CHECK(sn::max_batch<M, S>(sn::Bytes{2303}) == 32);
+}
+
+TEST_CASE("device profiles state their memory") {
+  static_assert(sn::device::jetson_nano.memory == sn::GiB(4));
+  static_assert(sn::device::h100_80gb.memory == sn::MiB(81559));
+  static_assert(sn::device::a100_40gb.available() ==
+                sn::MiB(40960) - sn::device::discrete_gpu_overhead);
+  constexpr sn::Device mine{sn::GiB(2), sn::MiB(300)};
+  CHECK(mine.available() == sn::MiB(2048 - 300));
+}
+
+TEST_CASE("value-level lowering reports the first problem with its numbers") {
+  std::array<sn::LayerDesc, 2> layers{sn::LayerDesc::of(sn::LayerKind::Flatten),
+                                      sn::LayerDesc::of(sn::LayerKind::Linear, 10)};
+  layers[1].in_features = 100;
+  sn::SetupDesc setup;
+  setup.input = sn::Shape{3, 8, 8};
+  setup.batch = 4;
+  const auto g = sn::lower(layers, setup);
+  CHECK(g.error.code == sn::ErrorCode::linear_in_features_mismatch);
+  CHECK(g.error.layer == 1);
+  CHECK(g.error.a == 100);
+  CHECK(g.error.b == 192);
+  const auto p = sn::plan(g);
+  CHECK(p.buffers.size() == 0);  // an erroneous graph plans to nothing
+}
