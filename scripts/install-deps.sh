@@ -11,6 +11,7 @@ packages=(
   nlohmann-json3-dev                               # JSON: safetensors headers, reports
   libfmt-dev                                       # formatting in tools and reports
   python3                                          # fixture scripts, compile-fail test driver
+  python3-venv                                     # build/python-env for the safetensors interop tests
 )
 
 missing=()

@@ -6,6 +6,7 @@ cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh
 jobs=${STATICNET_JOBS:-$(nproc)}
 presets=${STATICNET_PRESETS:-gcc clang asan}
+./scripts/python-env.sh >/dev/null
 for preset in $presets; do
   echo "=== staticnet tests: preset $preset"
   cmake --preset "$preset" >/dev/null
