@@ -11,7 +11,8 @@ namespace {
 // A record whose pixels are (seed + i) mod 256, after the given label bytes.
 Bytes record(std::initializer_list<int> label_bytes, int seed) {
   Bytes out = bytes(label_bytes);
-  for (int i = 0; i < 3072; ++i) out.push_back(static_cast<std::byte>((seed + i) % 256));
+  for (int i = 0; i < 3072; ++i)
+    out.push_back(static_cast<std::byte>((seed + i) % 256));
   return out;
 }
 
@@ -47,8 +48,8 @@ TEST_CASE("formats: cifar100 picks fine (default) or coarse labels") {
   CHECK(fine->label(0) == 99);
   CHECK(fine->label(1) == 42);
   CHECK(sample(*fine, 0)[0] == 1);
-  auto coarse = open_cifar({memory(file, "train.bin")}, CifarVariant::cifar100, {},
-                           Cifar100Labels::coarse);
+  auto coarse =
+      open_cifar({memory(file, "train.bin")}, CifarVariant::cifar100, {}, Cifar100Labels::coarse);
   CHECK(coarse->num_classes() == 20);
   CHECK(coarse->label(0) == 19);
   CHECK(coarse->label(1) == 0);
@@ -68,8 +69,9 @@ TEST_CASE("formats: cifar malformed batches are FormatErrors at the byte") {
   }
   SUBCASE("cifar100 file read as cifar10 is caught by its size") {
     const Bytes file = record({1, 2}, 0);
-    CHECK(format_error([&] { open_cifar({memory(file, "b.bin")}, CifarVariant::cifar10); })
-              .find("b.bin: byte 3073: expected whole 3073-byte") == 0);
+    CHECK(format_error([&] {
+            open_cifar({memory(file, "b.bin")}, CifarVariant::cifar10);
+          }).find("b.bin: byte 3073: expected whole 3073-byte") == 0);
   }
   SUBCASE("cifar10 label out of range in the second file") {
     Bytes second = record({1}, 0);

@@ -13,12 +13,15 @@ namespace {
 
 Bytes idx_file(int type, std::initializer_list<std::uint32_t> dims, const Bytes& data) {
   Bytes out = bytes({0, 0, type, static_cast<int>(dims.size())});
-  for (auto d : dims) append_be32(out, d);
+  for (auto d : dims)
+    append_be32(out, d);
   append(out, data);
   return out;
 }
 
-Bytes two_labels() { return idx_file(0x08, {2}, bytes({1, 0})); }
+Bytes two_labels() {
+  return idx_file(0x08, {2}, bytes({1, 0}));
+}
 
 std::unique_ptr<Dataset> open(const Bytes& images, const Bytes& labels,
                               const DatasetOptions& options = {}) {
@@ -28,7 +31,8 @@ std::unique_ptr<Dataset> open(const Bytes& images, const Bytes& labels,
 }  // namespace
 
 TEST_CASE("formats: idx u8 images load with shape, values and labels") {
-  const auto images = idx_file(0x08, {2, 2, 3}, bytes({0, 1, 2, 3, 4, 5, 250, 251, 252, 253, 254, 255}));
+  const auto images =
+      idx_file(0x08, {2, 2, 3}, bytes({0, 1, 2, 3, 4, 5, 250, 251, 252, 253, 254, 255}));
   const auto labels = idx_file(0x08, {2}, bytes({7, 3}));
   auto dataset = open(images, labels);
   CHECK(dataset->format_name() == "idx");
@@ -65,14 +69,16 @@ TEST_CASE("formats: idx decodes every big-endian element type") {
     CHECK(sample(*d, 1) == std::vector<float>{-3});
   }
   SUBCASE("f32") {
-    auto d = open(idx_file(0x0D, {2, 1}, bytes({0x3F, 0xC0, 0, 0, 0xC1, 0x20, 0, 0})), two_labels());
+    auto d =
+        open(idx_file(0x0D, {2, 1}, bytes({0x3F, 0xC0, 0, 0, 0xC1, 0x20, 0, 0})), two_labels());
     CHECK(d->element_type() == ElementType::f32);
     CHECK(sample(*d, 0) == std::vector<float>{1.5f});
     CHECK(sample(*d, 1) == std::vector<float>{-10.0f});
   }
   SUBCASE("f64") {
-    auto d = open(idx_file(0x0E, {2, 1}, bytes({0xC0, 0x04, 0, 0, 0, 0, 0, 0,  //
-                                                0x3F, 0xD0, 0, 0, 0, 0, 0, 0})),
+    auto d = open(idx_file(0x0E, {2, 1},
+                           bytes({0xC0, 0x04, 0, 0, 0, 0, 0, 0,  //
+                                  0x3F, 0xD0, 0, 0, 0, 0, 0, 0})),
                   two_labels());
     CHECK(d->element_type() == ElementType::f64);
     CHECK(sample(*d, 0) == std::vector<float>{-2.5f});
@@ -84,8 +90,11 @@ TEST_CASE("formats: idx malformed headers are FormatErrors with the byte") {
   const auto labels = two_labels();
   const auto good_data = bytes({1, 2, 3, 4});
   SUBCASE("file shorter than the magic") {
-    CHECK(format_error([&] { open(bytes({0, 0}), labels); }) ==
-          "images.idx: byte 2: expected a 4-byte IDX magic number, found end of file after 2 bytes");
+    CHECK(
+        format_error([&] {
+          open(bytes({0, 0}), labels);
+        }) ==
+        "images.idx: byte 2: expected a 4-byte IDX magic number, found end of file after 2 bytes");
   }
   SUBCASE("wrong magic") {
     auto file = idx_file(0x08, {2, 2}, good_data);
@@ -94,8 +103,9 @@ TEST_CASE("formats: idx malformed headers are FormatErrors with the byte") {
           "images.idx: byte 0: expected IDX magic starting with two zero bytes, found 0x00 0x01");
   }
   SUBCASE("unknown type code") {
-    CHECK(format_error([&] { open(idx_file(0x0A, {2, 2}, good_data), labels); })
-              .find("images.idx: byte 2: expected an IDX type code") == 0);
+    CHECK(format_error([&] {
+            open(idx_file(0x0A, {2, 2}, good_data), labels);
+          }).find("images.idx: byte 2: expected an IDX type code") == 0);
   }
   SUBCASE("too many dimensions") {
     auto file = idx_file(0x08, {2, 2}, good_data);
@@ -109,8 +119,9 @@ TEST_CASE("formats: idx malformed headers are FormatErrors with the byte") {
           "images.idx: byte 10: expected 3 4-byte dimensions, found end of file");
   }
   SUBCASE("zero samples") {
-    CHECK(format_error([&] { open(idx_file(0x08, {0, 2}, {}), labels); }) ==
-          "images.idx: byte 4: expected at least 1 sample, found 0");
+    CHECK(format_error([&] {
+            open(idx_file(0x08, {0, 2}, {}), labels);
+          }) == "images.idx: byte 4: expected at least 1 sample, found 0");
   }
   SUBCASE("overflowing dimension product") {
     const auto file = idx_file(0x0E, {0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFFF}, good_data);
@@ -134,21 +145,26 @@ TEST_CASE("formats: idx malformed headers are FormatErrors with the byte") {
 TEST_CASE("formats: idx label files are checked against the images") {
   const auto images = idx_file(0x08, {2, 2}, bytes({1, 2, 3, 4}));
   SUBCASE("count mismatch") {
-    CHECK(format_error([&] { open(images, idx_file(0x08, {3}, bytes({0, 1, 2}))); }) ==
-          "labels.idx: byte 4: expected 2 labels (one per sample in images.idx), found 3");
+    CHECK(format_error([&] {
+            open(images, idx_file(0x08, {3}, bytes({0, 1, 2})));
+          }) == "labels.idx: byte 4: expected 2 labels (one per sample in images.idx), found 3");
   }
   SUBCASE("labels not u8") {
-    CHECK(format_error([&] { open(images, idx_file(0x09, {2}, bytes({0, 1}))); }) ==
-          "labels.idx: byte 2: expected labels of type u8 (0x08), found i8");
+    CHECK(format_error([&] {
+            open(images, idx_file(0x09, {2}, bytes({0, 1})));
+          }) == "labels.idx: byte 2: expected labels of type u8 (0x08), found i8");
   }
   SUBCASE("labels not 1-D") {
-    CHECK(format_error([&] { open(images, idx_file(0x08, {2, 1}, bytes({0, 1}))); }) ==
-          "labels.idx: byte 3: expected 1-dimensional labels, found 2 dimensions");
+    CHECK(format_error([&] {
+            open(images, idx_file(0x08, {2, 1}, bytes({0, 1})));
+          }) == "labels.idx: byte 3: expected 1-dimensional labels, found 2 dimensions");
   }
   SUBCASE("label out of the given range names value, sample and byte") {
     DatasetOptions options;
     options.num_classes = 10;
-    CHECK(format_error([&] { open(images, idx_file(0x08, {2}, bytes({3, 12})), options); }) ==
+    CHECK(format_error([&] {
+            open(images, idx_file(0x08, {2}, bytes({3, 12})), options);
+          }) ==
           "labels.idx: byte 9: expected a class label in [0, 10), found label 12 for sample 1");
   }
   SUBCASE("label in the given range") {
@@ -213,7 +229,8 @@ TEST_CASE("formats: mapped_file handles empty and missing files") {
   MappedFile moved = std::move(mapped);
   CHECK(moved.path() == empty.path());
   CHECK(format_error([&] { open_idx(empty.path(), empty.path()); }) ==
-        empty.path() + ": byte 0: expected a 4-byte IDX magic number, found end of file after 0 bytes");
+        empty.path() +
+            ": byte 0: expected a 4-byte IDX magic number, found end of file after 0 bytes");
   try {
     MappedFile::open("/nonexistent/staticnet/file.idx");
     FAIL("no IoError");

@@ -21,7 +21,8 @@ std::unique_ptr<Dataset> open_fixtures(const std::string& inputs, const std::str
 Bytes npy_file(const std::string& dict, const Bytes& data, int major = 1) {
   std::string header = dict;
   const std::size_t prefix = major == 1 ? 10 : 12;
-  while ((prefix + header.size() + 1) % 64 != 0) header += ' ';
+  while ((prefix + header.size() + 1) % 64 != 0)
+    header += ' ';
   header += '\n';
   Bytes out = bytes({0x93, 'N', 'U', 'M', 'P', 'Y', major, 0});
   const auto n = header.size();
@@ -35,11 +36,16 @@ Bytes npy_file(const std::string& dict, const Bytes& data, int major = 1) {
   return out;
 }
 
-Bytes two_f32() { return bytes({0, 0, 0xC0, 0x3F, 0, 0, 0x20, 0xC1}); }  // 1.5, -10
-Bytes labels_u1() { return npy_file("{'descr': '|u1', 'fortran_order': False, 'shape': (2,), }", bytes({1, 0})); }
+Bytes two_f32() {
+  return bytes({0, 0, 0xC0, 0x3F, 0, 0, 0x20, 0xC1});
+}  // 1.5, -10
+Bytes labels_u1() {
+  return npy_file("{'descr': '|u1', 'fortran_order': False, 'shape': (2,), }", bytes({1, 0}));
+}
 
 std::string header_error(const std::string& dict, const Bytes& data = two_f32()) {
-  return format_error([&] { open_npy(memory(npy_file(dict, data), "x.npy"), memory(labels_u1(), "y.npy")); });
+  return format_error(
+      [&] { open_npy(memory(npy_file(dict, data), "x.npy"), memory(labels_u1(), "y.npy")); });
 }
 
 }  // namespace
@@ -90,7 +96,8 @@ TEST_CASE("formats: npy fixtures load with exact values in every dtype") {
     auto v2 = open_fixtures("images_v2.npy", "labels_i8.npy");
     CHECK(v2->sample_shape() == std::vector<std::int64_t>{2, 2});
     CHECK(sample(*v2, 1) == std::vector<float>{4, 5, 6, 7});
-    CHECK(parse_npy(ByteSource::from_file(fixture("images_v3.npy")).bytes(), "v3").major_version == 3);
+    CHECK(parse_npy(ByteSource::from_file(fixture("images_v3.npy")).bytes(), "v3").major_version ==
+          3);
     auto v3 = open_fixtures("images_v3.npy", "labels_i8.npy");
     CHECK(v3->element_type() == ElementType::u8);
     CHECK(sample(*v3, 0) == std::vector<float>{0, 1, 2, 3});
@@ -118,7 +125,8 @@ TEST_CASE("formats: npy refuses big-endian, Fortran order and object arrays at t
             ": byte 44: expected C-order data (fortran_order False), found fortran_order True "
             "(save with np.ascontiguousarray)");
   CHECK(format_error([] { open_fixtures("bad_object.npy", "labels_i8.npy"); }) ==
-        fixture("bad_object.npy") + ": byte 20: expected a numeric dtype, found an object array '|O'");
+        fixture("bad_object.npy") +
+            ": byte 20: expected a numeric dtype, found an object array '|O'");
 }
 
 TEST_CASE("formats: npy validate_all finds the NaN with sample index and offset") {
@@ -139,8 +147,8 @@ TEST_CASE("formats: npy header parser is strict and reports offsets") {
   CHECK(sample(*d, 0) == std::vector<float>{1.5f});
   CHECK(sample(*d, 1) == std::vector<float>{-10.0f});
   // Version 2.0 header built by hand, double-quoted strings, no trailing comma.
-  auto v2 = npy_file("{\"descr\": \"<f4\", \"shape\": (2, 1), \"fortran_order\": False}",
-                     two_f32(), 2);
+  auto v2 =
+      npy_file("{\"descr\": \"<f4\", \"shape\": (2, 1), \"fortran_order\": False}", two_f32(), 2);
   CHECK(open_npy(memory(v2, "x.npy"), memory(labels_u1(), "y.npy"))->sample_shape() ==
         std::vector<std::int64_t>{1});
 
@@ -167,11 +175,13 @@ TEST_CASE("formats: npy header parser is strict and reports offsets") {
         "x.npy: byte 66: expected only spaces and a newline after the header dict, found 'x'");
   CHECK(header_error("{'descr': '<f4' 'fortran_order': False, 'shape': (2,)}") ==
         "x.npy: byte 26: expected ',' or '}' after a value, found '''");
-  CHECK(header_error("{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999,)}") ==
-        "x.npy: byte 61: expected a dimension that fits in 63 bits, found a longer number");
-  CHECK(header_error("{'descr': '<f8', 'fortran_order': False, 'shape': (4611686018427387904, 4)}") ==
-        "x.npy: byte 60: expected a shape whose byte size fits in 63 bits, found shape with "
-        "dimension 4611686018427387904, which overflows it");
+  CHECK(
+      header_error("{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999,)}") ==
+      "x.npy: byte 61: expected a dimension that fits in 63 bits, found a longer number");
+  CHECK(
+      header_error("{'descr': '<f8', 'fortran_order': False, 'shape': (4611686018427387904, 4)}") ==
+      "x.npy: byte 60: expected a shape whose byte size fits in 63 bits, found shape with "
+      "dimension 4611686018427387904, which overflows it");
   CHECK(header_error("{'descr': '<f4', 'fortran_order': False, 'shape': ()}", Bytes(4)) ==
         "x.npy: byte 60: expected inputs of shape (N, ...), found a scalar, shape ()");
   CHECK(header_error("{'descr': '<f4', 'fortran_order': False, 'shape': (2,0)}", {}) ==
@@ -215,14 +225,16 @@ TEST_CASE("formats: npy truncation, magic, version and size errors") {
                    memory(npy_file("{'descr': '<i4', 'fortran_order': False, 'shape': (2, 2)}",
                                    Bytes(16)),
                           "y.npy"));
-        }) == "y.npy: byte 60: expected labels of shape (N,) holding class indices, or float "
-              "regression targets, found an integer array of shape (2, 2) (for one-hot labels, "
-              "store class indices instead)");
+        }) ==
+        "y.npy: byte 60: expected labels of shape (N,) holding class indices, or float "
+        "regression targets, found an integer array of shape (2, 2) (for one-hot labels, "
+        "store class indices instead)");
   CHECK(format_error([&] {
           open_npy(memory(good, "x.npy"),
                    memory(npy_file("{'descr': '|i1', 'fortran_order': False, 'shape': (2,)}",
                                    bytes({0, 0xFF})),
                           "y.npy"));
-        }) == "y.npy: byte 129: expected a non-negative class label below 2147483647, found label "
-              "-1 for sample 1");
+        }) ==
+        "y.npy: byte 129: expected a non-negative class label below 2147483647, found label "
+        "-1 for sample 1");
 }

@@ -23,17 +23,21 @@ using Bytes = std::vector<std::byte>;
 
 inline Bytes bytes(std::initializer_list<int> values) {
   Bytes out;
-  for (int v : values) out.push_back(static_cast<std::byte>(v));
+  for (int v : values)
+    out.push_back(static_cast<std::byte>(v));
   return out;
 }
 
 inline Bytes text_bytes(const std::string& text) {
   Bytes out;
-  for (char c : text) out.push_back(static_cast<std::byte>(c));
+  for (char c : text)
+    out.push_back(static_cast<std::byte>(c));
   return out;
 }
 
-inline void append(Bytes& to, const Bytes& more) { to.insert(to.end(), more.begin(), more.end()); }
+inline void append(Bytes& to, const Bytes& more) {
+  to.insert(to.end(), more.begin(), more.end());
+}
 
 inline void append_be32(Bytes& to, std::uint32_t v) {
   append(to, bytes({int(v >> 24), int((v >> 16) & 0xFF), int((v >> 8) & 0xFF), int(v & 0xFF)}));
@@ -65,7 +69,8 @@ inline std::vector<float> sample(const staticnet::runtime::Dataset& dataset, std
 
 inline std::vector<float> target(const staticnet::runtime::Dataset& dataset, std::int64_t index) {
   std::int64_t n = 1;
-  for (auto d : dataset.target_shape()) n *= d;
+  for (auto d : dataset.target_shape())
+    n *= d;
   std::vector<float> out(static_cast<std::size_t>(n));
   dataset.read_target(index, out);
   return out;
