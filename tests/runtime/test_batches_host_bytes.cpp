@@ -1,6 +1,8 @@
 // The loader states exactly how many host bytes it holds, and holds no more as epochs go by.
 // A global operator new hook counts every allocation in the process (doctest runs test cases one
 // at a time, so while a loader runs here the only other threads are its own workers).
+// ThreadSanitizer's runtime defines operator new itself, so under TSan the hook is left out and
+// only the hand-computed sizes are checked.
 #include <doctest/doctest.h>
 
 #include <atomic>
@@ -13,10 +15,24 @@
 #include "staticnet/runtime/loader.hpp"
 #include "test_batches_dataset.hpp"
 
+#if defined(__SANITIZE_THREAD__)
+#define STATICNET_TEST_COUNTS_ALLOCATIONS 0
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define STATICNET_TEST_COUNTS_ALLOCATIONS 0
+#endif
+#endif
+#ifndef STATICNET_TEST_COUNTS_ALLOCATIONS
+#define STATICNET_TEST_COUNTS_ALLOCATIONS 1
+#endif
+
 namespace {
 std::atomic<std::size_t> g_allocations{0};
 std::atomic<std::size_t> g_allocated_bytes{0};
+constexpr bool kCountsAllocations = STATICNET_TEST_COUNTS_ALLOCATIONS != 0;
 }  // namespace
+
+#if STATICNET_TEST_COUNTS_ALLOCATIONS
 
 void* operator new(std::size_t bytes) {
   g_allocations.fetch_add(1, std::memory_order_relaxed);
@@ -40,6 +56,7 @@ void operator delete(void* p, std::size_t) noexcept {
 void operator delete[](void* p, std::size_t) noexcept {
   std::free(p);
 }
+#endif
 
 namespace sr = staticnet::runtime;
 using sr::testing::MemoryDataset;
@@ -93,8 +110,10 @@ TEST_CASE("batches: host_bytes is the exact, hand-computed sum of the loader's b
   sr::BatchLoader loader(data, config);
   const std::size_t allocated = g_allocated_bytes.load() - before;
   CHECK(loader.host_bytes() == 3488 + 1296 + 352);
-  CHECK(allocated >= loader.host_bytes());
-  CHECK(allocated < loader.host_bytes() + 2048);
+  if (kCountsAllocations) {
+    CHECK(allocated >= loader.host_bytes());
+    CHECK(allocated < loader.host_bytes() + 2048);
+  }
 }
 
 TEST_CASE("batches: no allocation per batch, sample or epoch") {
@@ -117,7 +136,8 @@ TEST_CASE("batches: no allocation per batch, sample or epoch") {
         loader.release();
       }
     }
-    CHECK(g_allocations.load() - before == 0);
+    if (kCountsAllocations)
+      CHECK(g_allocations.load() - before == 0);
     CHECK(loader.state().epoch == 60);
   }
 }
