@@ -33,27 +33,28 @@ constexpr bool kCountsAllocations = STATICNET_TEST_COUNTS_ALLOCATIONS != 0;
 }  // namespace
 
 #if STATICNET_TEST_COUNTS_ALLOCATIONS
-
-void* operator new(std::size_t bytes) {
+// noinline: inlined into a caller, g++ -O2 pairs operator new with the free() inside operator
+// delete and warns (-Wmismatched-new-delete).
+[[gnu::noinline]] void* operator new(std::size_t bytes) {
   g_allocations.fetch_add(1, std::memory_order_relaxed);
   g_allocated_bytes.fetch_add(bytes, std::memory_order_relaxed);
   if (void* p = std::malloc(bytes == 0 ? 1 : bytes))
     return p;
   throw std::bad_alloc();
 }
-void* operator new[](std::size_t bytes) {
+[[gnu::noinline]] void* operator new[](std::size_t bytes) {
   return ::operator new(bytes);
 }
-void operator delete(void* p) noexcept {
+[[gnu::noinline]] void operator delete(void* p) noexcept {
   std::free(p);
 }
-void operator delete[](void* p) noexcept {
+[[gnu::noinline]] void operator delete[](void* p) noexcept {
   std::free(p);
 }
-void operator delete(void* p, std::size_t) noexcept {
+[[gnu::noinline]] void operator delete(void* p, std::size_t) noexcept {
   std::free(p);
 }
-void operator delete[](void* p, std::size_t) noexcept {
+[[gnu::noinline]] void operator delete[](void* p, std::size_t) noexcept {
   std::free(p);
 }
 #endif

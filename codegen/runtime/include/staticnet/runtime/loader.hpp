@@ -68,6 +68,8 @@ class BatchLoader {
   void seek(LoaderState position);
 
   std::uint64_t batches_per_epoch() const { return filler_.batches_per_epoch(); }
+  // Element counts of the batch buffers (input_floats, label_count, target_floats).
+  const BatchLayout& layout() const { return filler_.layout(); }
   const LoaderConfig& config() const { return config_; }
 
   // Host bytes held: slots * slot_bytes + workers * scratch + epoch orders (see host_bytes_for).
