@@ -26,7 +26,7 @@ class Dataset {
   virtual const std::vector<std::int64_t>& sample_shape() const = 0;  // e.g. {1, 28, 28}
   virtual ElementType element_type() const = 0;
   virtual LabelKind label_kind() const = 0;
-  virtual std::int64_t num_classes() const = 0;  // 0 for regression
+  virtual std::int64_t num_classes() const = 0;                       // 0 for regression
   virtual const std::vector<std::int64_t>& target_shape() const = 0;  // {} for class_index
 
   // Thread-safe: may be called concurrently from producer threads.
@@ -44,7 +44,8 @@ class Dataset {
 
   std::int64_t sample_elements() const {
     std::int64_t n = 1;
-    for (auto d : sample_shape()) n *= d;
+    for (auto d : sample_shape())
+      n *= d;
     return n;
   }
 };
