@@ -1,0 +1,101 @@
+# One step of the install tests (see CMakeLists.txt here):
+#   cmake -DSTEP=<step> -DSOURCE_DIR=... -DWORK=... -DGENERATOR=... -DMAKE_PROGRAM=...
+#         -DCXX=... -P install_test.cmake
+# STEP is one of
+#   install         configure the staticnet source tree afresh (tests, runtime and samples off),
+#                   build and install it into WORK/prefix
+#   consumer_small  build consumer/ against WORK/prefix for a board too small: must FAIL, naming
+#                   the bytes (EXPECT holds the patterns, '|'-separated, all required)
+#   consumer_fits   the same for a board that fits: must build, and run; the run's output must
+#                   hold every pattern in EXPECT
+#   subdirectory    build subdir_consumer/ with the source tree add_subdirectory()'d; must build
+#                   and run
+cmake_minimum_required(VERSION 3.25)
+foreach(v STEP SOURCE_DIR WORK GENERATOR CXX)
+  if(NOT DEFINED ${v} OR "${${v}}" STREQUAL "")
+    message(FATAL_ERROR "install_test: -D${v}=... is required")
+  endif()
+endforeach()
+set(ENV{LC_ALL} C)
+set(here "${CMAKE_CURRENT_LIST_DIR}")
+set(prefix "${WORK}/prefix")
+
+set(generator_args -G "${GENERATOR}" "-DCMAKE_CXX_COMPILER=${CXX}")
+if(MAKE_PROGRAM)
+  list(APPEND generator_args "-DCMAKE_MAKE_PROGRAM=${MAKE_PROGRAM}")
+endif()
+
+# Runs a command; on an unexpected status prints its output and stops.
+function(run name expect_success)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  set(last_output "${out}" PARENT_SCOPE)
+  set(last_rc "${rc}" PARENT_SCOPE)
+  string(JOIN " " cmd ${ARGN})
+  message("[${name}] ${cmd}\n[${name}] exit status ${rc}")
+  if(expect_success AND NOT rc EQUAL 0)
+    message("${out}")
+    message(FATAL_ERROR "[${name}] failed")
+  endif()
+endfunction()
+
+function(expect_patterns what text)
+  string(REPLACE "|" ";" patterns "${EXPECT}")
+  set(missing "")
+  foreach(p IN LISTS patterns)
+    string(FIND "${text}" "${p}" at)
+    if(at EQUAL -1)
+      string(APPEND missing "  ${p}\n")
+    endif()
+  endforeach()
+  if(missing)
+    message("---- ${what} ----\n${text}---- end ----")
+    message(FATAL_ERROR "${what}: missing\n${missing}")
+  endif()
+endfunction()
+
+if(STEP STREQUAL "install")
+  file(REMOVE_RECURSE "${WORK}/staticnet-build" "${prefix}")
+  run(configure TRUE ${CMAKE_COMMAND} -S "${SOURCE_DIR}" -B "${WORK}/staticnet-build"
+      ${generator_args} -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=${prefix}
+      -DSTATICNET_BUILD_TESTS=OFF -DSTATICNET_BUILD_RUNTIME=OFF -DSTATICNET_BUILD_SAMPLES=OFF)
+  run(build TRUE ${CMAKE_COMMAND} --build "${WORK}/staticnet-build" --parallel 2)
+  run(install TRUE ${CMAKE_COMMAND} --install "${WORK}/staticnet-build")
+  file(GLOB_RECURSE configs "${prefix}/*/staticnetConfig.cmake")
+  if(NOT EXISTS "${prefix}/include/staticnet/staticnet.hpp" OR NOT configs)
+    message(FATAL_ERROR "install: ${prefix} lacks include/staticnet/staticnet.hpp or "
+                        "staticnetConfig.cmake")
+  endif()
+  message("installed into ${prefix}: ${configs}")
+
+elseif(STEP MATCHES "^consumer_(small|fits)$")
+  set(dir "${WORK}/${STEP}")
+  file(REMOVE_RECURSE "${dir}")
+  run(configure TRUE ${CMAKE_COMMAND} -S "${here}/consumer" -B "${dir}" ${generator_args}
+      "-DCMAKE_PREFIX_PATH=${prefix}" "-DMY_BOARD_MEMORY_MIB=${BOARD_MIB}")
+  if(STEP STREQUAL "consumer_small")
+    run(build FALSE ${CMAKE_COMMAND} --build "${dir}")
+    if(last_rc EQUAL 0)
+      message(FATAL_ERROR "the consumer built although the model does not fit ${BOARD_MIB} MiB")
+    endif()
+    expect_patterns("build output" "${last_output}")
+    message("the build failed as it should, with the numbers")
+  else()
+    run(build TRUE ${CMAKE_COMMAND} --build "${dir}")
+    run(run TRUE "${dir}/train_mlp")
+    message("${last_output}")
+    expect_patterns("train_mlp output" "${last_output}")
+  endif()
+
+elseif(STEP STREQUAL "subdirectory")
+  set(dir "${WORK}/subdirectory")
+  file(REMOVE_RECURSE "${dir}")
+  run(configure TRUE ${CMAKE_COMMAND} -S "${here}/subdir_consumer" -B "${dir}" ${generator_args}
+      "-DSTATICNET_DIR=${SOURCE_DIR}")
+  run(build TRUE ${CMAKE_COMMAND} --build "${dir}")
+  run(run TRUE "${dir}/lenet_plan")
+  message("${last_output}")
+  expect_patterns("lenet_plan output" "${last_output}")
+
+else()
+  message(FATAL_ERROR "install_test: unknown STEP ${STEP}")
+endif()
