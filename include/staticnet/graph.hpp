@@ -62,6 +62,7 @@ constexpr Diagnostic check_setup(const SetupDesc& s) {
   switch (s.problem) {
     case SetupProblem::missing_input:
       e.code = ErrorCode::missing_input;
+      e.setup_option = SetupOption::input;
       return e;
     case SetupProblem::given_twice:
       e.code = ErrorCode::setup_option_given_twice;
