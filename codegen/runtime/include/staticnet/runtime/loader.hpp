@@ -77,7 +77,9 @@ class BatchLoader {
   // The same from the configuration alone, before constructing: the batch slots
   // (slots * (batch * sample * 4 + batch * 4 or batch * target * 4)), one f32 sample of scratch per
   // worker when augmenting, and, when shuffling, two epoch orders of dataset_size int64 each
-  // (the order of the epoch being finished and of the one being started).
+  // (the order of the epoch being finished and of the one being started). Not counted: fixed
+  // bookkeeping under 2 KiB (per-channel gain tables, slot and thread records) and the threads'
+  // stacks, which the operating system maps.
   static std::size_t host_bytes_for(const LoaderConfig& config, std::int64_t dataset_size);
 
  private:
