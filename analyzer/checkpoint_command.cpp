@@ -1,0 +1,29 @@
+// `staticnet checkpoint show`: the tensors, training state and metadata of a checkpoint.
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include "commands.hpp"
+#include "staticnet/runtime/checkpoint_show.hpp"
+
+namespace staticnet::cli {
+
+void add_checkpoint_commands(CLI::App& app, Runner& run) {
+  auto* checkpoint = app.add_subcommand("checkpoint", "Inspect checkpoints");
+  checkpoint->require_subcommand(1);
+  auto* show = checkpoint->add_subcommand(
+      "show",
+      "List a checkpoint's tensors (name, dtype, shape, bytes), its training state (step, epoch, "
+      "data position) and metadata");
+  auto file = std::make_shared<std::string>();
+  show->add_option("file", *file, "A .safetensors checkpoint")->required();
+  show->callback([file, &run] {
+    run = [file] {
+      std::cout << runtime::format_checkpoint_listing(runtime::inspect_checkpoint(*file))
+                << std::flush;
+      return 0;
+    };
+  });
+}
+
+}  // namespace staticnet::cli

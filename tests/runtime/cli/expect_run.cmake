@@ -1,0 +1,36 @@
+# Runs one `staticnet` command and checks its exit status and output (cmake -P script).
+#   -DCOMMAND=<program::arg::arg...>   the command, arguments separated by "::"
+#   -DWORKDIR=<dir>                    where it runs (fixture names stay short in messages)
+#   -DEXPECT_RC=<n>                    the exit status it must have
+#   -DEXPECT_STDOUT=<re::re...>        regular expressions stdout must match, each of them
+#   -DEXPECT_STDERR=<re::re...>        the same for stderr
+#   -DEMPTY_STDOUT=ON                  stdout must be empty (errors print nothing there)
+string(REPLACE "::" ";" command "${COMMAND}")
+execute_process(COMMAND ${command} WORKING_DIRECTORY "${WORKDIR}"
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+set(problems "")
+if(NOT rc STREQUAL EXPECT_RC)
+  string(APPEND problems "exit status: expected ${EXPECT_RC}, found ${rc}\n")
+endif()
+foreach(stream IN ITEMS STDOUT STDERR)
+  if(stream STREQUAL STDOUT)
+    set(text "${out}")
+  else()
+    set(text "${err}")
+  endif()
+  if(DEFINED EXPECT_${stream})
+    string(REPLACE "::" ";" patterns "${EXPECT_${stream}}")
+    foreach(pattern IN LISTS patterns)
+      if(NOT text MATCHES "${pattern}")
+        string(APPEND problems "${stream} does not match: ${pattern}\n")
+      endif()
+    endforeach()
+  endif()
+endforeach()
+if(EMPTY_STDOUT AND NOT out STREQUAL "")
+  string(APPEND problems "stdout: expected nothing\n")
+endif()
+if(problems)
+  message(FATAL_ERROR "${problems}--- stdout:\n${out}--- stderr:\n${err}")
+endif()
+message(STATUS "ok: ${command}")
