@@ -48,18 +48,25 @@ constexpr Bytes total_for_batch(const std::array<LayerDesc, L>& layers, SetupDes
 }
 }  // namespace detail
 
+// How far max_batch looks past the bisection's answer (see below).
+inline constexpr std::int64_t max_batch_scan = 32;
+
 // The largest batch whose whole step fits in `budget` bytes (0 when even a batch of 1 does not).
-// Each candidate is planned in full, so alignment and placement are exact, not extrapolated.
-template <Model M, Setup S>
-constexpr std::int64_t max_batch(Bytes budget) {
-  constexpr auto layers = flatten<M>();
-  constexpr SetupDesc setup = S::desc();
-  (void)lower<M, S>();  // a wrong model fails here with its own error
-  if (detail::total_for_batch(layers, setup, 1) > budget)
+// Each candidate is planned in full, so the batch returned always fits, to the byte. The search
+// bisects, then scans upwards until 32 batches in a row do not fit: placement is a heuristic
+// whose 256-byte rounding can make the total dip by a few slots as the batch grows, and the scan
+// finds a larger batch that fits after such a dip.
+namespace detail {
+// max_batch over values (the search itself; see max_batch below).
+template <std::size_t L>
+constexpr std::int64_t max_batch_for(const std::array<LayerDesc, L>& layers, const SetupDesc& setup,
+                                     Bytes budget) {
+  auto fits_at = [&](std::int64_t b) { return total_for_batch(layers, setup, b) <= budget; };
+  if (!fits_at(1))
     return 0;
-  std::int64_t fits_batch = 1, too_big = 2;  // invariant: fits_batch fits, too_big is unknown
   constexpr std::int64_t ceiling = std::int64_t{1} << 40;
-  while (too_big < ceiling && detail::total_for_batch(layers, setup, too_big) <= budget) {
+  std::int64_t fits_batch = 1, too_big = 2;  // fits_batch fits; too_big is unknown yet
+  while (too_big < ceiling && fits_at(too_big)) {
     fits_batch = too_big;
     too_big *= 2;
   }
@@ -67,12 +74,22 @@ constexpr std::int64_t max_batch(Bytes budget) {
     return fits_batch;
   while (too_big - fits_batch > 1) {  // now too_big does not fit
     const std::int64_t mid = fits_batch + (too_big - fits_batch) / 2;
-    if (detail::total_for_batch(layers, setup, mid) <= budget)
+    if (fits_at(mid))
       fits_batch = mid;
     else
       too_big = mid;
   }
+  for (std::int64_t b = fits_batch + 1; b - fits_batch <= max_batch_scan && b < ceiling; ++b)
+    if (fits_at(b))
+      fits_batch = b;
   return fits_batch;
+}
+}  // namespace detail
+
+template <Model M, Setup S>
+constexpr std::int64_t max_batch(Bytes budget) {
+  (void)lower<M, S>();  // a wrong model fails here with its own error
+  return detail::max_batch_for(flatten<M>(), S::desc(), budget);
 }
 
 // The largest batch that fits on a device, after its runtime overhead.

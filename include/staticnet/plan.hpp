@@ -13,8 +13,10 @@
 // share bytes.
 //
 // Placement (see place_activations): an online walk over the steps with best-fit holes, and for
-// models with up to 512 buffers also an offline greedy-by-size placement; the smaller wins. Both
-// put each buffer at offset 0 or at the end of another, so no byte of the region goes unused.
+// models with up to 256 buffers also offline greedy placements (by size; up to 128 buffers also
+// by lifetime and by size × lifetime); the smallest wins. All put each buffer at offset 0 or at
+// the end of another, so no byte of the region goes unused.
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -338,72 +340,119 @@ constexpr std::int64_t place_by_step(const Plan<L>& plan, Offsets<L>& offset) {
 // Offline, greedy by size (as TensorFlow Lite's arena planner): largest buffers first, each at
 // the lowest offset where it overlaps no placed buffer whose lifetime meets its own.
 // O(buffers²), so used only for models with few buffers. Returns the region size.
+// The orders the offline placement can take buffers in.
+enum class PlacementOrder : std::uint8_t {
+  largest_first,        // TensorFlow Lite's greedy by size
+  longest_lived_first,  // buffers that constrain the most steps first
+  largest_area_first,   // size × lifetime, the buffer's area in the step × byte plane
+};
+
 template <std::size_t L>
-constexpr std::int64_t place_by_size(const Plan<L>& plan, Offsets<L>& offset) {
+constexpr std::int64_t place_by_size(const Plan<L>& plan, Offsets<L>& offset,
+                                     PlacementOrder how = PlacementOrder::largest_first) {
   constexpr std::size_t cap = Plan<L>::buffer_capacity;
-  StaticVector<int, cap> order;  // largest first; earlier first among equals
-  for (std::size_t i = 0; i < plan.buffers.size(); ++i) {
-    const Buffer& b = plan.buffers[i];
-    if (b.region() != Region::activations)
-      continue;
-    std::size_t at = order.size();
-    while (at > 0) {
-      const Buffer& o = plan.buffers[order[at - 1]];
-      if (o.occupied() > b.occupied() ||
-          (o.occupied() == b.occupied() && o.first_step <= b.first_step))
+  StaticVector<int, cap> order;
+  for (std::size_t i = 0; i < plan.buffers.size(); ++i)
+    if (plan.buffers[i].region() == Region::activations)
+      order.push_back(static_cast<int>(i));
+  // By the key, largest first; among equals the larger, the earlier-born, then the earlier-made
+  // (a strict total order, so the result does not depend on the sort's stability).
+  auto key = [&](const Buffer& x) -> std::int64_t {
+    const std::int64_t life = x.last_step - x.first_step + 1;
+    switch (how) {
+      case PlacementOrder::longest_lived_first:
+        return life;
+      case PlacementOrder::largest_area_first:
+        return life * x.occupied();
+      case PlacementOrder::largest_first:
         break;
-      --at;
     }
-    order.insert(at, static_cast<int>(i));
-  }
+    return x.occupied();
+  };
+  std::sort(order.begin(), order.end(), [&](int a, int b) {
+    const Buffer& x = plan.buffers[a];
+    const Buffer& y = plan.buffers[b];
+    if (key(x) != key(y))
+      return key(x) > key(y);
+    if (x.occupied() != y.occupied())
+      return x.occupied() > y.occupied();
+    if (x.first_step != y.first_step)
+      return x.first_step < y.first_step;
+    return a < b;
+  });
   std::int64_t top = 0;
-  StaticVector<int, cap> conflicts;  // placed buffers alive with the current one, by offset
-  for (std::size_t k = 0; k < order.size(); ++k) {
-    const Buffer& b = plan.buffers[order[k]];
-    conflicts.count = 0;
-    for (std::size_t j = 0; j < k; ++j) {
-      const Buffer& o = plan.buffers[order[j]];
+  StaticVector<int, cap> placed;  // sorted by offset
+  for (int i : order) {
+    const Buffer& b = plan.buffers[i];
+    // Walk the placed buffers upwards; those alive with b push the candidate past their end,
+    // until one starts far enough above it to leave room.
+    std::int64_t candidate = 0;
+    for (int c : placed) {
+      const Buffer& o = plan.buffers[c];
       if (o.first_step > b.last_step || b.first_step > o.last_step)
         continue;
-      std::size_t at = conflicts.size();
-      while (at > 0 && offset[conflicts[at - 1]] > offset[order[j]])
-        --at;
-      conflicts.insert(at, order[j]);
-    }
-    std::int64_t candidate = 0;
-    for (int c : conflicts) {
-      if (offset[c] - candidate >= b.occupied())
+      if (offset[c] >= candidate + b.occupied())
         break;
-      const std::int64_t end = offset[c] + plan.buffers[c].occupied();
+      const std::int64_t end = offset[c] + o.occupied();
       candidate = candidate > end ? candidate : end;
     }
-    offset[order[k]] = candidate;
+    offset[i] = candidate;
     top = top > candidate + b.occupied() ? top : candidate + b.occupied();
+    std::size_t at = placed.size();
+    while (at > 0 && offset[placed[at - 1]] > candidate)
+      --at;
+    placed.insert(at, i);
   }
   return top;
 }
 
-// Above this many buffers only the online placement runs, to keep compile times low.
-inline constexpr std::size_t offline_placement_limit = 512;
+// Above this many buffers only the online placement runs, to keep compile times low; above the
+// second limit only one offline order is tried.
+inline constexpr std::size_t offline_placement_limit = 256;
+inline constexpr std::size_t extra_orders_limit = 128;
 
-// Places the activation region at `base`; keeps the smaller of the two placements.
+// The most bytes of activation buffers alive at one step: no placement can do with less.
+template <std::size_t L>
+constexpr std::int64_t live_bytes_bound(const Plan<L>& plan) {
+  std::int64_t bound = 0;
+  for (std::int64_t s = 0; s < plan.step_count(); ++s) {
+    const std::int64_t live = plan.live_activation_bytes(s);
+    bound = bound > live ? bound : live;
+  }
+  return bound;
+}
+
+// Places the activation region at `base` and returns its size. Several placements are tried,
+// cheapest first, and the smallest kept; the search stops once one meets the live-bytes bound.
+// Meeting it matters beyond the bytes saved: the bound scales with the batch, so plans that meet
+// it grow linearly and monotonically with the batch, which max_batch relies on.
 template <std::size_t L>
 constexpr std::int64_t place_activations(Plan<L>& plan, std::int64_t base) {
-  Offsets<L> online{};
-  std::int64_t size = place_by_step(plan, online);
-  const Offsets<L>* chosen = &online;
-  Offsets<L> offline{};
-  if (plan.buffers.size() <= offline_placement_limit) {
-    const std::int64_t offline_size = place_by_size(plan, offline);
-    if (offline_size < size) {
-      size = offline_size;
-      chosen = &offline;
+  Offsets<L> best{};
+  std::int64_t best_size = place_by_step(plan, best);
+  const std::size_t buffers = plan.buffers.size();
+  if (buffers <= offline_placement_limit) {
+    const std::int64_t bound = buffers <= extra_orders_limit ? live_bytes_bound(plan) : 0;
+    constexpr PlacementOrder orders[] = {PlacementOrder::largest_first,
+                                         PlacementOrder::longest_lived_first,
+                                         PlacementOrder::largest_area_first};
+    for (PlacementOrder how : orders) {
+      if (best_size <= bound)
+        break;
+      Offsets<L> candidate{};
+      const std::int64_t size = place_by_size(plan, candidate, how);
+      if (size < best_size) {
+        best_size = size;
+        best = candidate;
+      }
+      if (buffers > extra_orders_limit)
+        break;
     }
   }
-  for (std::size_t i = 0; i < plan.buffers.size(); ++i)
+  for (std::size_t i = 0; i < buffers; ++i)
     if (plan.buffers[i].region() == Region::activations)
-      plan.buffers[i].offset = base + (*chosen)[i];
-  return size;
+      plan.buffers[i].offset = base + best[i];
+  return best_size;
 }
 
 }  // namespace detail

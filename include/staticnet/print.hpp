@@ -16,7 +16,8 @@ namespace staticnet {
 inline std::string to_string(const Shape& s) {
   std::string out = "(";
   for (int i = 0; i < s.rank; ++i) {
-    if (i) out += ", ";
+    if (i)
+      out += ", ";
     out += std::to_string(s[i]);
   }
   return out + ")";
@@ -27,10 +28,12 @@ inline std::string to_string(Bytes b) {
   std::string digits = std::to_string(b.count < 0 ? -b.count : b.count);
   std::string grouped;
   for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i && (digits.size() - i) % 3 == 0) grouped += ',';
+    if (i && (digits.size() - i) % 3 == 0)
+      grouped += ',';
     grouped += digits[i];
   }
-  if (b.count < 0) grouped = "-" + grouped;
+  if (b.count < 0)
+    grouped = "-" + grouped;
   const double n = static_cast<double>(b.count);
   const char* unit = "KiB";
   double scaled = n / 1024.0;
@@ -46,8 +49,12 @@ inline std::string to_string(Bytes b) {
   return grouped + " B (" + human + ")";
 }
 
-inline std::ostream& operator<<(std::ostream& os, const Shape& s) { return os << to_string(s); }
-inline std::ostream& operator<<(std::ostream& os, Bytes b) { return os << to_string(b); }
+inline std::ostream& operator<<(std::ostream& os, const Shape& s) {
+  return os << to_string(s);
+}
+inline std::ostream& operator<<(std::ostream& os, Bytes b) {
+  return os << to_string(b);
+}
 
 // The footprint, one field a line.
 inline void print_footprint(std::ostream& os, const Footprint& f) {
