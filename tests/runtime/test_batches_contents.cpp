@@ -184,8 +184,8 @@ TEST_CASE("batches: a data set or buffer that does not fit the plan is refused b
   auto config = plain_config(4, {3, 32, 32});
   CHECK_THROWS_WITH_AS(
       sr::BatchLoader(data, config),
-      "memory data set 'memory.bin' has sample shape [1, 28, 28] but the trainer was planned for "
-      "sample shape [3, 32, 32]",
+      "memory data set 'memory.bin' has sample shape (1, 28, 28) but the trainer was planned for "
+      "sample shape (3, 32, 32)",
       sr::LoaderConfigError);
 
   config.sample_shape = {1, 28, 28};
@@ -201,10 +201,10 @@ TEST_CASE("batches: a data set or buffer that does not fit the plan is refused b
   std::vector<float> short_inputs(4 * 783);
   CHECK_THROWS_WITH_AS(loader.next(short_inputs, labels),
                        "the caller's inputs buffer has 3132 elements but the planned inputs "
-                       "[4, 1, 28, 28] need 3136",
+                       "(4, 1, 28, 28) need 3136",
                        sr::LoaderConfigError);
   std::vector<std::int32_t> long_labels(5);
-  CHECK_THROWS_WITH_AS(loader.next(inputs, long_labels), doctest::Contains("labels [4] need 4"),
+  CHECK_THROWS_WITH_AS(loader.next(inputs, long_labels), doctest::Contains("labels (4,) need 4"),
                        sr::LoaderConfigError);
   loader.next(inputs, labels);  // the loader is still usable
   CHECK(loader.state() == sr::LoaderState{0, 0, 1});

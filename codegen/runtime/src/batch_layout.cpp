@@ -25,16 +25,6 @@ std::string describe(const Dataset& d) {
 
 }  // namespace
 
-std::string shape_to_string(const std::vector<std::int64_t>& shape) {
-  std::string s = "[";
-  for (std::size_t i = 0; i < shape.size(); ++i) {
-    if (i)
-      s += ", ";
-    s += std::to_string(shape[i]);
-  }
-  return s + "]";
-}
-
 BatchLayout BatchLayout::from(const LoaderConfig& config) {
   if (config.batch_size <= 0) {
     throw LoaderConfigError("batch size must be positive, found " +

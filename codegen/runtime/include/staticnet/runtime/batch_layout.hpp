@@ -9,11 +9,9 @@
 
 #include "staticnet/runtime/dataset.hpp"
 #include "staticnet/runtime/loader_config.hpp"
+#include "staticnet/runtime/validation.hpp"  // shape_to_string
 
 namespace staticnet::runtime {
-
-// "[3, 32, 32]"
-std::string shape_to_string(const std::vector<std::int64_t>& shape);
 
 struct BatchLayout {
   std::int64_t batch_size = 0;
