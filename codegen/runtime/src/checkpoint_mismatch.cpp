@@ -2,21 +2,10 @@
 #include <unordered_map>
 
 #include "staticnet/runtime/checkpoint.hpp"
+#include "staticnet/runtime/validation.hpp"  // shape_to_string
 
 namespace staticnet::runtime {
 namespace {
-
-std::string format_shape(const std::vector<std::int64_t>& shape) {
-  std::string text = "(";
-  for (std::size_t i = 0; i < shape.size(); ++i) {
-    if (i > 0)
-      text += ", ";
-    text += std::to_string(shape[i]);
-  }
-  if (shape.size() == 1)
-    text += ",";
-  return text + ")";
-}
 
 std::string render(const std::string& source, const std::vector<std::string>& problems) {
   std::string text = source + ": the checkpoint does not match what was expected (" +
@@ -47,7 +36,7 @@ std::vector<std::string> checkpoint_mismatches(const std::string& source,
     const auto it = found_by_name.find(want.name);
     if (it == found_by_name.end()) {
       problems.push_back(prefix + "expected " + std::string(dtype_name(want.dtype)) + " " +
-                         format_shape(want.shape) + ", found no such tensor");
+                         shape_to_string(want.shape) + ", found no such tensor");
       continue;
     }
     const TensorSignature& have = *it->second;
@@ -56,8 +45,8 @@ std::vector<std::string> checkpoint_mismatches(const std::string& source,
                          ", found " + std::string(dtype_name(have.dtype)));
     }
     if (have.shape != want.shape) {
-      problems.push_back(prefix + "expected shape " + format_shape(want.shape) + ", found " +
-                         format_shape(have.shape));
+      problems.push_back(prefix + "expected shape " + shape_to_string(want.shape) + ", found " +
+                         shape_to_string(have.shape));
     }
   }
   if (!expected.allow_unexpected_tensors) {
@@ -65,7 +54,7 @@ std::vector<std::string> checkpoint_mismatches(const std::string& source,
       if (wanted.contains(have.name))
         continue;
       problems.push_back(source + ": tensor " + have.name + ": expected no such tensor, found " +
-                         std::string(dtype_name(have.dtype)) + " " + format_shape(have.shape));
+                         std::string(dtype_name(have.dtype)) + " " + shape_to_string(have.shape));
     }
   }
   return problems;

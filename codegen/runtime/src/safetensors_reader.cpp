@@ -1,4 +1,5 @@
 #include "staticnet/runtime/safetensors_reader.hpp"
+#include "staticnet/runtime/validation.hpp"  // shape_to_string
 
 #include <algorithm>
 #include <limits>
@@ -62,18 +63,6 @@ std::string describe(const json& value) {
 std::string json_quoted(std::string_view name) {
   std::string text = json(std::string(name)).dump();
   return text;
-}
-
-std::string format_shape(const std::vector<std::int64_t>& shape) {
-  std::string text = "(";
-  for (std::size_t i = 0; i < shape.size(); ++i) {
-    if (i > 0)
-      text += ", ";
-    text += std::to_string(shape[i]);
-  }
-  if (shape.size() == 1)
-    text += ",";
-  return text + ")";
 }
 
 std::string format_offsets(std::uint64_t begin, std::uint64_t end) {
@@ -144,12 +133,12 @@ class HeaderValidator {
     const auto bytes = checked_mul(elements, dtype_size(info.dtype));
     if (!bytes) {
       fail(at, what + " to have a byte size that fits in 64 bits",
-           "shape " + format_shape(info.shape) + " of " + std::string(dtype_name(info.dtype)));
+           "shape " + shape_to_string(info.shape) + " of " + std::string(dtype_name(info.dtype)));
     }
     if (end - begin != *bytes) {
       fail(at,
            what + " data_offsets to span " + std::to_string(*bytes) + " bytes (shape " +
-               format_shape(info.shape) + " of " + std::string(dtype_name(info.dtype)) + ")",
+               shape_to_string(info.shape) + " of " + std::string(dtype_name(info.dtype)) + ")",
            format_offsets(begin, end) + ", " + std::to_string(end - begin) + " bytes");
     }
     return info;
@@ -209,7 +198,7 @@ class HeaderValidator {
       const auto next = checked_mul(count, static_cast<std::uint64_t>(dim));
       if (!next) {
         fail(at, what + " shape to have an element count that fits in 64 bits",
-             format_shape(shape));
+             shape_to_string(shape));
       }
       count = *next;
     }
