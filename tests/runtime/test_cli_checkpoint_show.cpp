@@ -15,6 +15,7 @@
 
 #include "staticnet/runtime/checkpoint_show.hpp"
 #include "staticnet/runtime/error.hpp"
+#include "test_checkpoint_support.hpp"  // TempDir
 
 namespace {
 
@@ -25,24 +26,7 @@ std::string fixture(const std::string& name) {
   return std::string(STATICNET_TEST_DATA_DIR) + "/cli/" + name;
 }
 
-class ScratchDir {
- public:
-  ScratchDir() {
-    std::string pattern = (fs::temp_directory_path() / "staticnet-show-XXXXXX").string();
-    REQUIRE(::mkdtemp(pattern.data()) != nullptr);
-    path_ = pattern;
-  }
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
-  ~ScratchDir() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  fs::path operator/(const std::string& name) const { return path_ / name; }
-
- private:
-  fs::path path_;
-};
+using ScratchDir = staticnet::runtime::test::TempDir;
 
 template <class T>
 std::span<const std::byte> bytes(const std::vector<T>& values) {

@@ -23,6 +23,7 @@
 #include "staticnet/runtime/checkpoint.hpp"
 #include "staticnet/runtime/loader.hpp"
 #include "staticnet/runtime/synthetic.hpp"
+#include "test_checkpoint_support.hpp"  // TempDir
 
 namespace {
 
@@ -209,24 +210,7 @@ bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
 }
 
-class ScratchDir {
- public:
-  ScratchDir() {
-    std::string pattern = (fs::temp_directory_path() / "staticnet-resume-XXXXXX").string();
-    REQUIRE(::mkdtemp(pattern.data()) != nullptr);
-    path_ = pattern;
-  }
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
-  ~ScratchDir() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  fs::path operator/(const std::string& name) const { return path_ / name; }
-
- private:
-  fs::path path_;
-};
+using ScratchDir = staticnet::runtime::test::TempDir;
 
 // The straight run: to `total` steps, with a checkpoint saved after step `save_at`.
 struct StraightRun {

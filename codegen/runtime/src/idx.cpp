@@ -1,4 +1,5 @@
 #include "staticnet/runtime/idx.hpp"
+#include "staticnet/runtime/validation.hpp"
 
 #include "array_dataset.hpp"
 #include "staticnet/runtime/checked_math.hpp"
@@ -88,17 +89,7 @@ IdxHeader parse_idx(std::span<const std::byte> bytes, const std::string& name) {
     header.dims.push_back(dim);
   }
 
-  const std::uint64_t available = bytes.size() - header.data_offset;
-  if (available < data_bytes) {
-    throw FormatError(at(bytes.size()),
-                      std::to_string(data_bytes) + " bytes of data after the " +
-                          std::to_string(header.data_offset) + "-byte header",
-                      "end of file after " + std::to_string(available) + " (truncated file)");
-  }
-  if (available > data_bytes) {
-    throw FormatError(at(header.data_offset + data_bytes), "end of file",
-                      std::to_string(available - data_bytes) + " more bytes (trailing garbage)");
-  }
+  check_data_extent(name, bytes.size(), header.data_offset, data_bytes);
   return header;
 }
 

@@ -27,6 +27,21 @@ std::string shape_to_string(std::span<const std::int64_t> shape) {
   return text + ")";
 }
 
+void check_data_extent(const std::string& file, std::uint64_t file_size, std::uint64_t data_offset,
+                       std::uint64_t data_bytes) {
+  const std::uint64_t available = file_size - data_offset;
+  if (available < data_bytes) {
+    throw FormatError(Location{file, file_size, {}, {}},
+                      std::to_string(data_bytes) + " bytes of data after the " +
+                          std::to_string(data_offset) + "-byte header",
+                      "end of file after " + std::to_string(available) + " (truncated file)");
+  }
+  if (available > data_bytes) {
+    throw FormatError(Location{file, data_offset + data_bytes, {}, {}}, "end of file",
+                      std::to_string(available - data_bytes) + " more bytes (trailing garbage)");
+  }
+}
+
 std::int64_t shape_elements(std::span<const std::int64_t> shape) noexcept {
   std::int64_t n = 1;
   for (auto d : shape)

@@ -13,6 +13,11 @@ namespace staticnet::runtime {
 // "(3, 32, 32)"
 std::string shape_to_string(std::span<const std::int64_t> shape);
 
+// A binary file whose header ends at `data_offset` must hold exactly `data_bytes` more bytes:
+// throws FormatError naming a truncated file or trailing garbage otherwise.
+void check_data_extent(const std::string& file, std::uint64_t file_size, std::uint64_t data_offset,
+                       std::uint64_t data_bytes);
+
 // Product of a shape (already known not to overflow).
 std::int64_t shape_elements(std::span<const std::int64_t> shape) noexcept;
 
