@@ -1,11 +1,13 @@
 // libFuzzer target: safetensors files (the input is the file), through SafetensorsReader::parse,
-// every tensor's bytes and, for checkpoints, the training state in the metadata.
+// every tensor's bytes and, for checkpoints, the training state in the metadata and the listing
+// `checkpoint show` prints.
 #include <cstddef>
 #include <cstdint>
 #include <string>
 
 #include "fuzz_support.hpp"
 #include "staticnet/runtime/checkpoint.hpp"
+#include "staticnet/runtime/checkpoint_show.hpp"
 #include "staticnet/runtime/safetensors_reader.hpp"
 
 using namespace staticnet::runtime;
@@ -37,13 +39,26 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     (void)checksum;
 
     // A checkpoint keeps its training state in the metadata; decoding it must fail cleanly too.
+    // `checkpoint show` reads files only (inspect_checkpoint takes a path), so its listing is
+    // built here the same way from the parsed reader, and printed.
+    CheckpointListing listing;
+    listing.source = reader.source();
+    listing.tensors = reader.tensors();
+    listing.tensor_bytes = covered;
+    listing.file_bytes = size;
+    for (const auto& [key, value] : reader.metadata()) {
+      if (!key.starts_with(checkpoint_metadata_prefix))
+        listing.metadata.emplace(key, value);
+    }
     try {
       const auto state = decode_training_state(reader.metadata(), reader.source());
       const auto again = encode_training_state(state);
       require(decode_training_state(again, reader.source()) == state,
               "the training state survives encode and decode");
+      listing.state = state;
     } catch (const FormatError&) {
     }
+    (void)format_checkpoint_listing(listing);
   } catch (const FormatError&) {
   }
   return 0;

@@ -1,8 +1,9 @@
 #pragma once
 // Shared by the data-set fuzz targets: how the first bytes of an input choose the parser's
 // options and split the rest into files, and the walk over a data set that opened (every sample,
-// label and target, then validate_all and summarize), checking on the way what the parsers
-// promise (labels in [0, num_classes), nothing non-finite once validate_all accepted the data).
+// label and target, then validate_all, summarize and data check's scan), checking on the way what
+// the parsers promise (labels in [0, num_classes), nothing non-finite once validate_all accepted
+// the data).
 //
 // A FormatError is a correct answer to any input; every other exception escapes the target and
 // libFuzzer reports it as a crash, as it does sanitizer reports and broken invariants (abort).
@@ -15,6 +16,7 @@
 #include <span>
 #include <vector>
 
+#include "staticnet/runtime/data_check.hpp"
 #include "staticnet/runtime/dataset.hpp"
 #include "staticnet/runtime/dataset_options.hpp"
 #include "staticnet/runtime/dataset_summary.hpp"
@@ -109,9 +111,10 @@ inline OptionBlock read_option_block(InputReader& in) {
 
 // summarize() keeps one counter per class, so a data set whose labels are legal but large (a
 // label of 2^31 - 2 makes num_classes 2^31 - 1, allowed by validation.hpp) costs 16 GiB there.
-// That is reported as an open finding (bench/RESULTS.md, "Fuzzing"); until summarize changes,
-// the target summarizes only data sets whose counters fit in this many classes, so that the
-// finding does not drown every other one. Everything else is still walked for every input.
+// That is reported as an open finding (bench/RESULTS.md, "Fuzzing", F2); until summarize changes,
+// the target summarizes (and runs data check's scan, which ends in summarize) only for data sets
+// whose counters fit in this many classes, so that the finding does not drown every other one.
+// Everything else is still walked for every input.
 inline constexpr std::int64_t summarize_max_classes = std::int64_t{1} << 20;
 
 // Reads everything a trainer would read from a data set that opened. FormatError from
@@ -175,6 +178,18 @@ inline void exercise_dataset(const Dataset& dataset, const DatasetOptions& optio
     const auto summary = runtime::summarize(dataset);
     require(summary.count == count, "the summary counts every sample");
     (void)runtime::to_string(summary);
+
+    // `staticnet data check`'s scan over the open data set: every sample again, then the summary.
+    try {
+      const auto check = runtime::check_dataset(dataset, options.allow_non_finite);
+      require(options.allow_non_finite || check.non_finite == 0,
+              "data check passes non-finite values only when they are allowed");
+      require(check.summary.count == count, "data check counts every sample");
+      (void)runtime::format_data_check(check);
+    } catch (const FormatError&) {
+      require(!options.allow_non_finite && !all_finite,
+              "data check fails on an open data set only for non-finite values");
+    }
   }
 }
 

@@ -5,13 +5,13 @@ at the top of each fuzz_<format>.cpp).
 
     python3 codegen/runtime/fuzz/make_corpus.py      # needs numpy (pip install numpy)
 
-Rewrites corpus/<target>/ from scratch, deterministically; the files are committed. Do not commit
-crashing inputs here until the crash is fixed (they would fail the smoke tests).
+Rewrites corpus/<target>/ deterministically, keeping the files named regression-* (inputs that
+once crashed a parser, committed once fixed; never commit one before its fix, it would fail the
+smoke tests). The files are committed.
 """
 import io
 import json
 import pathlib
-import shutil
 import struct
 
 import numpy as np
@@ -306,8 +306,10 @@ def main():
                "csv": csv_corpus(), "safetensors": safetensors_corpus()}
     for target, seeds in corpora.items():
         directory = CORPUS / target
-        shutil.rmtree(directory, ignore_errors=True)
-        directory.mkdir(parents=True)
+        directory.mkdir(parents=True, exist_ok=True)
+        for old in directory.iterdir():
+            if not old.name.startswith("regression-"):
+                old.unlink()
         for name, data in seeds.items():
             (directory / name).write_bytes(data)
         print(f"{directory.relative_to(HERE.parent.parent.parent)}: {len(seeds)} seeds, "
