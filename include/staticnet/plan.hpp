@@ -337,9 +337,6 @@ constexpr std::int64_t place_by_step(const Plan<L>& plan, Offsets<L>& offset) {
   return top;
 }
 
-// Offline, greedy by size (as TensorFlow Lite's arena planner): largest buffers first, each at
-// the lowest offset where it overlaps no placed buffer whose lifetime meets its own.
-// O(buffers²), so used only for models with few buffers. Returns the region size.
 // The orders the offline placement can take buffers in.
 enum class PlacementOrder : std::uint8_t {
   largest_first,        // TensorFlow Lite's greedy by size
@@ -347,6 +344,9 @@ enum class PlacementOrder : std::uint8_t {
   largest_area_first,   // size × lifetime, the buffer's area in the step × byte plane
 };
 
+// Offline, greedy by size (as TensorFlow Lite's arena planner): largest buffers first, each at
+// the lowest offset where it overlaps no placed buffer whose lifetime meets its own.
+// O(buffers²), so used only for models with few buffers. Returns the region size.
 template <std::size_t L>
 constexpr std::int64_t place_by_size(const Plan<L>& plan, Offsets<L>& offset,
                                      PlacementOrder how = PlacementOrder::largest_first) {

@@ -44,8 +44,8 @@ ArrayDataset::ArrayDataset(std::string format, StoredArray inputs, StoredArray l
   sample_shape_ =
       resolve_sample_shape(stored_sample, options.expect_sample_shape, false,
                            Location{inputs_.source.name(), inputs_.data_offset, {}, {}});
-  sample_bytes_ =
-      static_cast<std::uint64_t>(shape_elements(stored_sample)) * element_size(inputs_.type);
+  sample_elements_ = static_cast<std::uint64_t>(shape_elements(stored_sample));
+  sample_bytes_ = sample_elements_ * element_size(inputs_.type);
   input_base_ = inputs_.source.bytes().data() + inputs_.data_offset;
   label_base_ = labels_.source.bytes().data() + labels_.data_offset;
 
@@ -81,7 +81,7 @@ std::string ArrayDataset::source() const {
 
 void ArrayDataset::read_sample(std::int64_t index, std::span<float> features) const {
   check_sample_index(index, size_);
-  check_span_size(features.size(), shape_elements(sample_shape_), "features");
+  check_span_size(features.size(), static_cast<std::int64_t>(sample_elements_), "features");
   decode_to_f32(inputs_.type, inputs_.order,
                 input_base_ + static_cast<std::uint64_t>(index) * sample_bytes_, features);
 }
@@ -123,7 +123,7 @@ void ArrayDataset::validate_all() const {
                        static_cast<std::int64_t>(*bad % per_sample), value);
     }
   };
-  scan(inputs_, input_base_, sample_bytes_ / element_size(inputs_.type));
+  scan(inputs_, input_base_, sample_elements_);
   if (label_kind_ == LabelKind::regression)
     scan(labels_, label_base_, target_elements_);
 }

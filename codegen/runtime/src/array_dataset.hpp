@@ -52,6 +52,7 @@ class ArrayDataset final : public Dataset {
   std::int64_t size_ = 0;
   std::vector<std::int64_t> sample_shape_;
   std::vector<std::int64_t> target_shape_;
+  std::uint64_t sample_elements_ = 0;  // product of the stored sample shape
   std::uint64_t sample_bytes_ = 0;
   std::uint64_t target_elements_ = 0;
   std::uint64_t target_bytes_ = 0;

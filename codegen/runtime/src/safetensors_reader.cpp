@@ -292,10 +292,11 @@ SafetensorsReader SafetensorsReader::parse(std::span<const std::byte> file_bytes
     const std::uint64_t at =
         std::min<std::uint64_t>(error.byte > 0 ? error.byte - 1 : 0, header_length);
     fail(length_field_bytes + at, "a JSON header", parse_error_detail(error));
-  } catch (const json::out_of_range& error) {
-    // A number beyond double's range (e.g. 1e4000); nlohmann does not say where.
+  } catch (const json::exception& error) {
+    // Any other refusal by the JSON library, e.g. a number beyond double's range (1e4000);
+    // nlohmann does not say where.
     fail(length_field_bytes, "a JSON header with numbers in range",
-         std::string("a number out of range (") + error.what() + ")");
+         std::string("a header the JSON parser refuses (") + error.what() + ")");
   }
   if (!parsed.is_object())
     fail(length_field_bytes, "a JSON object header", describe(parsed));

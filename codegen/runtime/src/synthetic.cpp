@@ -3,6 +3,7 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "array_dataset.hpp"
 #include "staticnet/runtime/checked_math.hpp"
@@ -171,16 +172,21 @@ class SyntheticDataset final : public Dataset {
     const auto seed = options_.seed;
     const auto sample = static_cast<std::uint64_t>(index);
     const double scale = 1.0 / std::sqrt(static_cast<double>(elements_));
+    // Each feature is made once (features outer, targets inner); every target still sums its
+    // terms in feature order, so the values do not depend on the loop order. The sums live in a
+    // per-thread buffer that only grows, so reading a target allocates nothing in steady state.
+    thread_local std::vector<double> sums;
+    sums.assign(target.size(), 0.0);
+    for (std::int64_t j = 0; j < elements_; ++j) {
+      // The feature exactly as read_sample rounds it, so target and input agree bit for bit.
+      const auto x = static_cast<float>(
+          synthetic_normal(seed, sample_noise, sample, static_cast<std::uint64_t>(j)));
+      for (std::size_t t = 0; t < target.size(); ++t)
+        sums[t] += synthetic_normal(seed, weight, t, static_cast<std::uint64_t>(j)) * x;
+    }
     for (std::size_t t = 0; t < target.size(); ++t) {
-      double sum = 0;
-      for (std::int64_t j = 0; j < elements_; ++j) {
-        // The feature exactly as read_sample rounds it, so target and input agree bit for bit.
-        const auto x = static_cast<float>(
-            synthetic_normal(seed, sample_noise, sample, static_cast<std::uint64_t>(j)));
-        sum += synthetic_normal(seed, weight, t, static_cast<std::uint64_t>(j)) * x;
-      }
       const double noise = options_.noise * synthetic_normal(seed, target_noise, sample, t);
-      target[t] = static_cast<float>(sum * scale + noise);
+      target[t] = static_cast<float>(sums[t] * scale + noise);
     }
   }
 
