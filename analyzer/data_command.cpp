@@ -11,6 +11,7 @@
 #include "staticnet/runtime/data_check.hpp"
 #include "staticnet/runtime/open_dataset.hpp"
 #include "staticnet/runtime/progress.hpp"
+#include "staticnet/runtime/validation.hpp"  // max_num_classes
 
 namespace staticnet::cli {
 namespace {
@@ -109,7 +110,7 @@ void add_data_commands(CLI::App& app, Runner& run) {
   check
       ->add_option("--num-classes", args->num_classes,
                    "Class count: labels outside [0, N) are errors (default: max label + 1)")
-      ->check(CLI::Range(std::int64_t{1}, std::int64_t{2147483647}));
+      ->check(CLI::Range(std::int64_t{1}, runtime::max_num_classes));
   check->add_option("--label-column", args->label_column,
                     "CSV: the label's 0-based column index or header name (default: last)");
   auto* header = check->add_flag("--header", args->header, "CSV: the first line is a header");

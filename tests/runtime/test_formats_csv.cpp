@@ -90,8 +90,12 @@ TEST_CASE("formats: csv errors carry line, character column and the offending te
   CHECK(error_text("1,2,0\n1,2,0.5\n") ==
         "d.csv: line 2, column 5: expected an integer class label, found '0.5'");
   CHECK(error_text("1,2,0\n1,2,-1\n") ==
-        "d.csv: line 2, column 5: expected a non-negative class label below 2147483647, found "
+        "d.csv: line 2, column 5: expected a non-negative class label below 16777216, found "
         "label -1 for sample 1");
+  // Found by the fuzzer: a legal i32 label made summarize() allocate a counter per class (16 GiB).
+  CHECK(error_text("1,2,0\n1,2,2147483646\n") ==
+        "d.csv: line 2, column 5: expected a non-negative class label below 16777216, found "
+        "label 2147483646 for sample 1");
   DatasetOptions three;
   three.num_classes = 3;
   CHECK(error_text("1,2,0\n\n1,2,3\n", three) ==

@@ -235,6 +235,6 @@ TEST_CASE("formats: npy truncation, magic, version and size errors") {
                                    bytes({0, 0xFF})),
                           "y.npy"));
         }) ==
-        "y.npy: byte 129: expected a non-negative class label below 2147483647, found label "
+        "y.npy: byte 129: expected a non-negative class label below 16777216, found label "
         "-1 for sample 1");
 }

@@ -109,14 +109,6 @@ inline OptionBlock read_option_block(InputReader& in) {
   return block;
 }
 
-// summarize() keeps one counter per class, so a data set whose labels are legal but large (a
-// label of 2^31 - 2 makes num_classes 2^31 - 1, allowed by validation.hpp) costs 16 GiB there.
-// That is reported as an open finding (bench/RESULTS.md, "Fuzzing", F2); until summarize changes,
-// the target summarizes (and runs data check's scan, which ends in summarize) only for data sets
-// whose counters fit in this many classes, so that the finding does not drown every other one.
-// Everything else is still walked for every input.
-inline constexpr std::int64_t summarize_max_classes = std::int64_t{1} << 20;
-
 // Reads everything a trainer would read from a data set that opened. FormatError from
 // validate_all is a correct outcome (non-finite data); the caller catches it.
 inline void exercise_dataset(const Dataset& dataset, const DatasetOptions& options) {
@@ -174,7 +166,7 @@ inline void exercise_dataset(const Dataset& dataset, const DatasetOptions& optio
   if (validated && !options.allow_non_finite)
     require(all_finite, "no non-finite value once validate_all accepted the data");
 
-  if (!classes || dataset.num_classes() <= summarize_max_classes) {
+  {  // summarize and data check's scan: bounded since max_num_classes is 2^24 (finding F2)
     const auto summary = runtime::summarize(dataset);
     require(summary.count == count, "the summary counts every sample");
     (void)runtime::to_string(summary);
