@@ -25,16 +25,7 @@ TrainingState interop_state() {
 
 TEST_CASE("safetensors interop: every dtype written by Python loads with the exact values") {
   const auto reader = SafetensorsReader::open(data_dir() + "/all_dtypes.safetensors");
-  const auto expected = fixture_tensors();
-  REQUIRE(reader.tensors().size() == expected.size());
-  for (const auto& want : expected) {
-    CAPTURE(want.name);
-    const auto* info = reader.find(want.name);
-    REQUIRE(info != nullptr);
-    CHECK(info->dtype == want.dtype);
-    CHECK(info->shape == want.shape);
-    CHECK(same_bytes(reader.data(*info), want.data));
-  }
+  check_matches(reader, fixture_tensors());
   CHECK(reader.metadata().empty());
 }
 

@@ -10,18 +10,6 @@
 namespace staticnet::runtime::test {
 namespace {
 
-void check_matches(const SafetensorsReader& reader, const std::vector<ExpectedTensor>& expected) {
-  REQUIRE(reader.tensors().size() == expected.size());
-  for (const auto& want : expected) {
-    CAPTURE(want.name);
-    const auto* info = reader.find(want.name);
-    REQUIRE(info != nullptr);
-    CHECK(info->dtype == want.dtype);
-    CHECK(info->shape == want.shape);
-    CHECK(same_bytes(reader.data(*info), want.data));
-  }
-}
-
 TEST_CASE("safetensors: dtype names and sizes") {
   CHECK(supported_dtypes().size() == 10);
   for (auto dtype : supported_dtypes()) {

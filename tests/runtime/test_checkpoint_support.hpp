@@ -142,6 +142,20 @@ inline bool same_bytes(std::span<const std::byte> a, std::span<const std::byte> 
   return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size()) == 0);
 }
 
+// The reader holds exactly `expected`: names, dtypes, shapes and bytes.
+inline void check_matches(const SafetensorsReader& reader,
+                          const std::vector<ExpectedTensor>& expected) {
+  REQUIRE(reader.tensors().size() == expected.size());
+  for (const auto& want : expected) {
+    CAPTURE(want.name);
+    const auto* info = reader.find(want.name);
+    REQUIRE(info != nullptr);
+    CHECK(info->dtype == want.dtype);
+    CHECK(info->shape == want.shape);
+    CHECK(same_bytes(reader.data(*info), want.data));
+  }
+}
+
 inline std::string data_dir() {
   return std::string(STATICNET_TEST_DATA_DIR) + "/safetensors";
 }
