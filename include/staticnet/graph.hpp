@@ -125,14 +125,14 @@ constexpr Diagnostic lower_layer(std::int64_t index, bool first, const LayerDesc
     e.option = d.problem_option;
     return e;
   }
+  if ((d.kind == LayerKind::Linear || d.kind == LayerKind::Conv2d) && d.out <= 0) {
+    Diagnostic e = layer_error(ErrorCode::nonpositive_output, index, d);
+    e.a = d.out;
+    return e;
+  }
   const std::int64_t batch = in[0];
   switch (d.kind) {
     case LayerKind::Linear: {
-      if (d.out <= 0) {
-        Diagnostic e = layer_error(ErrorCode::nonpositive_output, index, d);
-        e.a = d.out;
-        return e;
-      }
       if (in.rank != 2) {
         Diagnostic e = layer_error(ErrorCode::linear_needs_flat_input, index, d);
         e.shape_a = in;
@@ -156,11 +156,6 @@ constexpr Diagnostic lower_layer(std::int64_t index, bool first, const LayerDesc
     case LayerKind::Conv2d:
     case LayerKind::MaxPool2d:
     case LayerKind::AvgPool2d: {
-      if (d.kind == LayerKind::Conv2d && d.out <= 0) {
-        Diagnostic e = layer_error(ErrorCode::nonpositive_output, index, d);
-        e.a = d.out;
-        return e;
-      }
       if (in.rank != 4) {
         Diagnostic e = layer_error(ErrorCode::needs_spatial_input, index, d);
         e.shape_a = in;

@@ -48,9 +48,6 @@ constexpr bool is_elementwise(LayerKind k) {
 constexpr bool is_pool(LayerKind k) {
   return k == LayerKind::MaxPool2d || k == LayerKind::AvgPool2d;
 }
-constexpr bool is_windowed(LayerKind k) {
-  return k == LayerKind::Conv2d || is_pool(k);
-}
 
 // The options a layer can take. Each option type names its kind so that a layer can refuse
 // options it does not accept and options given twice.
