@@ -1,4 +1,6 @@
 // The training state's encoding in safetensors "__metadata__" (string -> string).
+#include <fmt/format.h>
+
 #include <charconv>
 #include <string>
 
@@ -37,7 +39,7 @@ std::uint64_t decode_u64(const std::map<std::string, std::string>& metadata, con
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (text.empty() || error != std::errc() || end != text.data() + text.size()) {
     fail(source, "metadata \"" + key + "\" to be a decimal integer below 2^64",
-         "\"" + text.substr(0, 40) + "\"");
+         fmt::format("\"{}\"", text.substr(0, 40)));
   }
   return value;
 }

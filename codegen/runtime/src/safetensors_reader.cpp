@@ -1,6 +1,8 @@
 #include "staticnet/runtime/safetensors_reader.hpp"
 #include "staticnet/runtime/validation.hpp"  // shape_to_string
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -66,7 +68,7 @@ std::string json_quoted(std::string_view name) {
 }
 
 std::string format_offsets(std::uint64_t begin, std::uint64_t end) {
-  return "[" + std::to_string(begin) + ", " + std::to_string(end) + "]";
+  return fmt::format("[{}, {}]", begin, end);
 }
 
 std::string supported_dtype_list() {
