@@ -25,19 +25,20 @@
 //   inputs          al(4*3*32*32*4 = 49,152) + al(labels 4*4 = 16) = 49,152 + 256 = 49,408
 //   workspace       im2col of one sample: 3*3*3 x 30*30 x 4 = 97,200 (independent of the
 //                   output channels); al(97,200)                     = 97,280
-//   activations     see below                                        = 1,845,504
-//   total           29,498,880*4 + 49,408 + 97,280 + 1,845,504       = 119,987,712
+//   activations     see below                                        = 1,845,760
+//   total           29,498,880*4 + 49,408 + 97,280 + 1,845,760       = 119,987,968
 //
 // Activation region: the buffers and lifetimes of SmallNetwork, with 64 channels.
 // L = 4: forward i at step i, loss at 4, backward of layer i at 8 - i, update at 9.
 //   A0  conv/relu/flatten out  4*64*30*30*4 = 921,600 (= 3600*256)  0..7
 //   A3  logits                 4*128*4      =   2,048               3..4
 //   Lo  loss                   al(4*4 = 16) =     256               4..9
+//   Pr  predicted class        al(4*4 = 16) =     256               4..9
 //   G3  d(logits)              4*128*4      =   2,048               4..5
 //   G2  d(fc input)            4*57600*4    = 921,600               5..8
-// Live bytes: 0-2: 921,600; 3: 923,648; 4: 925,952; 5: 1,845,504; 6-7: 1,843,456;
-// 8: 921,856; 9: 256. Peak = step 5 (fc backward):
-//   A0 + Lo + G3 + G2 = 921,600 + 256 + 2,048 + 921,600 = 1,845,504.
+// Live bytes: 0-2: 921,600; 3: 923,648; 4: 926,208; 5: 1,845,760; 6-7: 1,843,712;
+// 8: 922,112; 9: 512. Peak = step 5 (fc backward):
+//   A0 + Lo + Pr + G3 + G2 = 921,600 + 256 + 256 + 2,048 + 921,600 = 1,845,760.
 #include <staticnet/staticnet.hpp>
 
 namespace staticnet::samples {

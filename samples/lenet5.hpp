@@ -30,8 +30,8 @@
 //   inputs          al(64*1*28*28*4 = 200,704) + al(labels 64*4 = 256) = 200,960
 //   workspace       largest im2col of one sample: conv1 1*5*5 x 28*28 x 4 = 78,400;
 //                   conv2 6*5*5 x 10*10 x 4 = 60,000; al(78,400) = 307 * 256 = 78,592
-//   activations     see below                                        = 2,709,760
-//   total           247,040*3 + 200,960 + 78,592 + 2,709,760         = 3,730,432
+//   activations     see below                                        = 2,710,016
+//   total           247,040*3 + 200,960 + 78,592 + 2,710,016         = 3,730,688
 //
 // Activation region. L = 12: forward i at step i, loss at 12, backward of layer i at 24 - i,
 // update at 25. Each Tanh runs in place over the conv or Linear before it (they save their
@@ -46,6 +46,7 @@
 //   A9   fc2/tanh out        64*84*4        =    21,504   9..14
 //   A11  logits              64*10*4        =     2,560  11..12
 //   Lo   loss                al(64*4)       =       256  12..25
+//   Pr   predicted class     al(64*4)       =       256  12..25
 //   G11  d(logits)           64*10*4        =     2,560  12..13
 //   G10  d(fc3 input)        64*84*4        =    21,504  13..15  (tanh backward in place)
 //   G8   d(fc2 input)        64*120*4       =    30,720  15..17
@@ -54,12 +55,12 @@
 //   G3   d(conv2 input)      64*6*14*14*4   =   301,056  21..22
 //   G2   d(pool1 input)      64*6*28*28*4   = 1,204,224  22..24  (conv1 is first: no d(input))
 // Live bytes: 0-1: 1,204,224; 2: 1,505,280; 3-4: 1,914,880; 5-6: 2,017,280; 7-8: 2,048,000;
-// 9-10: 2,069,504; 11: 2,072,064; 12: 2,074,880; 13: 2,093,824; 14: 2,091,264;
-// 15: 2,100,480; 16: 2,078,976; 17: 2,150,656; 18: 2,017,536; 19: 2,427,136; 20: 2,324,736;
-// 21: 2,216,192; 22: 2,709,760; 23: 2,408,704; 24: 1,204,480; 25: 256.
+// 9-10: 2,069,504; 11: 2,072,064; 12: 2,075,136; 13: 2,094,080; 14: 2,091,520;
+// 15: 2,100,736; 16: 2,079,232; 17: 2,150,912; 18: 2,017,792; 19: 2,427,392; 20: 2,324,992;
+// 21: 2,216,448; 22: 2,710,016; 23: 2,408,960; 24: 1,204,736; 25: 512.
 // Peak = step 22 (pool1 backward: the full-resolution d(input) G2 appears while tanh1's saved
-// output A0 still waits for step 23): A0 + Lo + G3 + G2
-//   = 1,204,224 + 256 + 301,056 + 1,204,224 = 2,709,760.
+// output A0 still waits for step 23): A0 + Lo + Pr + G3 + G2
+//   = 1,204,224 + 256 + 256 + 301,056 + 1,204,224 = 2,710,016.
 #include <staticnet/staticnet.hpp>
 
 namespace staticnet::samples {

@@ -26,8 +26,8 @@
 //   optimizer_state Adam, 2 * 87,552                                 = 175,104
 //   inputs          al(64*100*4 = 25,600) + al(labels 64*4 = 256) = 25,600 + 256 = 25,856
 //   workspace       no conv                                          = 0
-//   activations     see below                                        = 82,176
-//   total           87,552*2 + 175,104 + 25,856 + 0 + 82,176         = 458,240
+//   activations     see below                                        = 82,432
+//   total           87,552*2 + 175,104 + 25,856 + 0 + 82,432         = 458,496
 //
 // Activation region. L = 5: forward i at step i, loss at 5, backward of layer i at 10 - i,
 // update at 11. Each ReLU runs in place over the Linear before it (that Linear saves its own
@@ -36,14 +36,15 @@
 //   A2  fc2/relu2 out    64*64*4  = 16,384   2..7  (relu2 backward at 7)
 //   A4  logits           64*10*4  =  2,560   4..5
 //   Lo  loss             al(64*4) =    256   5..11
+//   Pr  predicted class  al(64*4) =    256   5..11
 //   G4  d(logits)        64*10*4  =  2,560   5..6
 //   G3  d(fc3 input)     64*64*4  = 16,384   6..8  (relu2 backward in place)
 //   G1  d(fc2 input)     64*128*4 = 32,768   8..10 (relu1 backward in place; fc1 is first,
 //                                                   so it makes no d(input))
-// Live bytes: 0-1: 32,768; 2-3: 49,152; 4: 51,712; 5: 54,528; 6: 68,352; 7: 65,792;
-// 8: 82,176; 9: 65,792; 10: 33,024; 11: 256.
+// Live bytes: 0-1: 32,768; 2-3: 49,152; 4: 51,712; 5: 54,784; 6: 68,608; 7: 66,048;
+// 8: 82,432; 9: 66,048; 10: 33,280; 11: 512.
 // Peak = step 8 (fc2 backward, which reads A0 for dW and G3, and writes G1):
-//   A0 + Lo + G3 + G1 = 32,768 + 256 + 16,384 + 32,768 = 82,176.
+//   A0 + Lo + Pr + G3 + G1 = 32,768 + 256 + 256 + 16,384 + 32,768 = 82,432.
 #include <staticnet/staticnet.hpp>
 
 namespace staticnet::samples {

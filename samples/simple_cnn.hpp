@@ -24,8 +24,8 @@
 //                                                  = 1,572,864 + 512 = 1,573,376
 //   workspace       im2col of one sample for the one conv: 3*3*3 rows x 32*32 columns x 4
 //                   = 110,592 (already a multiple of 256)           = 110,592
-//   activations     see below                                       = 19,399,168
-//   total           165,888*2 + 331,776 + 1,573,376 + 110,592 + 19,399,168 = 21,746,688
+//   activations     see below                                       = 19,399,680
+//   total           165,888*2 + 331,776 + 1,573,376 + 110,592 + 19,399,680 = 21,747,200
 //
 // Activation region. L = 5 layers: forward of layer i at step i (0..4), loss at step 5,
 // backward of layer i at step 10 - i (layer 4 at 6 ... layer 0 at 10), update at 11.
@@ -36,15 +36,17 @@
 //   A2  maxpool out = Flatten out (alias); Linear saves it    128*16*16*16*4 = 2,097,152   2..6
 //   A4  logits                                                128*10*4       =     5,120   4..5
 //   Lo  per-sample loss                                       al(128*4)      =       512   5..11
+//   Pr  predicted class per sample (int32)                    al(128*4)      =       512   5..11
 //   G4  d(logits)                                             128*10*4       =     5,120   5..6
 //   G3  d(Linear input) = d(pool out) (Flatten in place)      128*4096*4     = 2,097,152   6..8
 //   G2  d(pool input) = d(conv out) (ReLU in place)           128*16*32*32*4 = 8,388,608   8..10
-// Live bytes per step: 0-1: 8,388,608; 2-3: 11,010,048; 4: 11,015,168; 5: 11,020,800;
-// 6: 13,112,832; 7: 11,010,560; 8: 19,399,168; 9: 16,777,728; 10: 8,389,120; 11: 512.
-// Peak = step 8 (MaxPool backward): A0 + W2 + Lo + G3 + G2
-//      = 8,388,608 + 524,288 + 512 + 2,097,152 + 8,388,608 = 19,399,168.
+// Live bytes per step: 0-1: 8,388,608; 2-3: 11,010,048; 4: 11,015,168; 5: 11,021,312;
+// 6: 13,113,344; 7: 11,011,072; 8: 19,399,680; 9: 16,778,240; 10: 8,389,632; 11: 1,024.
+// Peak = step 8 (MaxPool backward): A0 + W2 + Lo + Pr + G3 + G2
+//      = 8,388,608 + 524,288 + 512 + 512 + 2,097,152 + 8,388,608 = 19,399,680.
 // Achievable: A0 at 0; G2 and A2 both at 8 MiB (never alive together), A4 and G4 just above A2;
-// G3 at 16 MiB; W2 at 18 MiB; Lo at 18.5 MiB: the region is exactly the step-8 peak. The
+// G3 at 16 MiB; W2 at 18 MiB; Lo at 18.5 MiB, Pr above it: the region is exactly the step-8
+// peak. The
 // planner's greedy-by-size placement finds this layout (see the test).
 #include <staticnet/staticnet.hpp>
 

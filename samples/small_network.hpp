@@ -26,8 +26,8 @@
 //   inputs          al(4*3*32*32*4 = 49,152) + al(labels 4*4 = 16) = 49,152 + 256 = 49,408
 //   workspace       im2col of one sample: 3*3*3 rows x 30*30 columns x 4 = 97,200
 //                   al(97,200) = 380 * 256                           = 97,280
-//   activations     see below                                        = 463,104
-//   total           7,375,104*4 + 49,408 + 97,280 + 463,104          = 30,110,208
+//   activations     see below                                        = 463,360
+//   total           7,375,104*4 + 49,408 + 97,280 + 463,360          = 30,110,464
 //
 // Activation region. L = 4: forward i at step i, loss at 4, backward of layer i at 8 - i,
 // update at 9. ReLU runs in place over the conv output (the conv saves its input, the batch)
@@ -35,12 +35,13 @@
 //   A0  conv/relu/flatten out  4*16*30*30*4 = 230,400 (= 900*256)   0..7  (relu backward at 7)
 //   A3  logits                 4*128*4      =   2,048               3..4
 //   Lo  loss                   al(4*4 = 16) =     256               4..9
+//   Pr  predicted class        al(4*4 = 16) =     256               4..9
 //   G3  d(logits)              4*128*4      =   2,048               4..5
 //   G2  d(fc input)            4*14400*4    = 230,400               5..8  (Flatten and ReLU
 //                                             backward in place; the conv is first: no d(input))
-// Live bytes: 0-2: 230,400; 3: 232,448; 4: 234,752; 5: 463,104; 6-7: 461,056; 8: 230,656;
-// 9: 256. Peak = step 5 (fc backward: reads A0 for dW and G3, writes G2):
-//   A0 + Lo + G3 + G2 = 230,400 + 256 + 2,048 + 230,400 = 463,104.
+// Live bytes: 0-2: 230,400; 3: 232,448; 4: 235,008; 5: 463,360; 6-7: 461,312; 8: 230,912;
+// 9: 512. Peak = step 5 (fc backward: reads A0 for dW and G3, writes G2):
+//   A0 + Lo + Pr + G3 + G2 = 230,400 + 256 + 256 + 2,048 + 230,400 = 463,360.
 #include <staticnet/staticnet.hpp>
 
 namespace staticnet::samples {

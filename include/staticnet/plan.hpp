@@ -51,6 +51,7 @@ enum class BufferRole : std::uint8_t {
   window_index,         // MaxPool2d: the argmax position in each window
   activation_gradient,  // gradient of a layer's output or input
   loss,                 // per-sample loss values, read by the host after the step
+  predictions,          // CrossEntropy: each sample's predicted class (int32), read by the host
 };
 
 constexpr Region region_of(BufferRole r) {
@@ -68,9 +69,14 @@ constexpr Region region_of(BufferRole r) {
       return Region::inputs;
     case BufferRole::workspace:
       return Region::workspace;
-    default:
+    case BufferRole::activation:
+    case BufferRole::window_index:
+    case BufferRole::activation_gradient:
+    case BufferRole::loss:
+    case BufferRole::predictions:
       return Region::activations;
   }
+  return Region::activations;
 }
 
 constexpr const char* name_of(BufferRole r) {
@@ -99,6 +105,8 @@ constexpr const char* name_of(BufferRole r) {
       return "activation_gradient";
     case BufferRole::loss:
       return "loss";
+    case BufferRole::predictions:
+      return "predictions";
   }
   return "?";
 }
@@ -181,7 +189,9 @@ struct LayerPlan {
 
 template <std::size_t L>
 struct Plan {
-  static constexpr std::size_t buffer_capacity = 3 * L + 9;
+  // Per layer at most an output, a window index and an input gradient; at most 7 persistent
+  // buffers; the loss, the predictions and the loss's gradient.
+  static constexpr std::size_t buffer_capacity = 3 * L + 10;
   static constexpr std::size_t step_capacity = 2 * L + 2;
 
   Mode mode = Mode::training;
@@ -569,10 +579,17 @@ constexpr Plan<L> plan(const Graph<L>& g) {
   if (!training) {
     build.use(current, build.last_step);  // the host reads the output after the pass
   } else {
-    // ---- loss: reads the output and the labels, writes per-sample losses and d(output)
+    // ---- loss: reads the output and the labels, writes per-sample losses and d(output), and
+    // under CrossEntropy each sample's predicted class: the host reads losses and predictions
+    // after the whole step (for the loss and accuracy it reports), when backward has long since
+    // reused the logits' bytes.
     build.use(current, loss_step);
     const int loss = build.add(BufferRole::loss, -1, batch * 4, loss_step);
     build.use(loss, build.last_step);
+    if (g.setup.loss == LossKind::CrossEntropy) {
+      const int predictions = build.add(BufferRole::predictions, -1, batch * 4, loss_step);
+      build.use(predictions, build.last_step);
+    }
     int gradient = build.add(BufferRole::activation_gradient, layers - 1,
                              g.output.elements() * activation_bytes_per_element, loss_step);
     // ---- backward: dy -> dx, layer by layer; elementwise layers and Flatten work in place

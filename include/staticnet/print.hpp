@@ -23,7 +23,7 @@ inline std::string to_string(const Shape& s) {
   return out + ")";
 }
 
-// "21,746,688 B (20.74 MiB)": the exact count first, a human scale second.
+// "21,747,200 B (20.74 MiB)": the exact count first, a human scale second.
 inline std::string to_string(Bytes b) {
   std::string digits = std::to_string(b.count < 0 ? -b.count : b.count);
   std::string grouped;

@@ -116,9 +116,10 @@ TEST_CASE("tiny MLP: the training footprint, byte by byte") {
   // Steps: forward 0,1,2; loss 3; backward of layer 2 at 4, layer 1 at 5, layer 0 at 6;
   // update 7. Activation buffers (each ≤ 256 B, one slot): Linear0's output [0,5] (the ReLU
   // works in place; Linear2 and the ReLU's backward read it), the logits [2,3], the per-sample
-  // loss [3,7], d(logits) [3,4], Linear2's dx [4,6]. At step 3 four are alive: 1024 B.
-  CHECK(p.footprint.activations.count == 1024);
-  CHECK(p.footprint.total().count == 256 + 256 + 512 + 1024);
+  // loss [3,7], the predicted classes [3,7], d(logits) [3,4], Linear2's dx [4,6]. At steps 3
+  // and 4 five are alive: 1280 B.
+  CHECK(p.footprint.activations.count == 1280);
+  CHECK(p.footprint.total().count == 256 + 256 + 512 + 1280);
   CHECK(p.layers[1].in_place);
   CHECK(p.layers[0].saved_bytes == 80);  // its input, the batch itself
   CHECK(p.layers[1].saved_bytes == 60);  // its output, 5·3 f32
@@ -233,29 +234,34 @@ TEST_CASE("MSE targets are planned like the output") {
 }
 
 TEST_CASE("budgets: fits adds the device overhead") {
-  // TinyMlp needs 2048 B (see above).
-  static_assert(sn::fits<TinyMlp, TinyTraining>(sn::Device{sn::Bytes{2048}, sn::Bytes{0}}));
-  static_assert(!sn::fits<TinyMlp, TinyTraining>(sn::Device{sn::Bytes{2047}, sn::Bytes{0}}));
-  static_assert(!sn::fits<TinyMlp, TinyTraining>(sn::Device{sn::Bytes{2048}, sn::Bytes{1}}));
+  // TinyMlp needs 2304 B (see above).
+  static_assert(sn::fits<TinyMlp, TinyTraining>(sn::Device{sn::Bytes{2304}, sn::Bytes{0}}));
+  static_assert(!sn::fits<TinyMlp, TinyTraining>(sn::Device{sn::Bytes{2303}, sn::Bytes{0}}));
+  static_assert(!sn::fits<TinyMlp, TinyTraining>(sn::Device{sn::Bytes{2304}, sn::Bytes{1}}));
   static_assert(sn::assert_fits<TinyMlp, TinyTraining, sn::device::jetson_nano>());
   CHECK(sn::required_memory(sn::plan<TinyMlp, TinyTraining>(), sn::device::t4).count ==
-        2048 + 512 * 1024 * 1024);
+        2304 + 512 * 1024 * 1024);
 }
 
 TEST_CASE("max_batch: the largest batch whose step fits, by hand") {
   // Linear 4->2, CrossEntropy, SGD. Parameters 10·4 B -> 256; gradients 256.
   // Batch B ≤ 16: input 16·B ≤ 256 B and labels 4·B: one slot each (512); logits, per-sample
-  // loss and d(logits) are alive together at the loss step, one slot each (768): 1792 B.
-  // B = 17..32: the input needs two slots: 2048 B. B = 33: input 528 B -> 768: 2304 B.
+  // loss, predicted classes and d(logits) are alive together at the loss step, one slot each
+  // (1024): 2048 B. B = 17..32: the input needs two slots: 2304 B. B = 33..48: input ≤ 768 B
+  // (three slots), labels 256, logits and d(logits) ≤ 384 B (two slots each), loss and
+  // predictions one each: 3072 B. B = 49..64: the input takes a fourth slot: 3328 B.
   using M = sn::Sequential<sn::Linear<2>>;
   using S = sn::Training<sn::Input<sn::f32, 4>, sn::Batch<1>>;
-  static_assert(total_bytes<M, S>() == 1792);
-  static_assert(sn::max_batch<M, S>(sn::Bytes{1791}) == 0);
-  static_assert(sn::max_batch<M, S>(sn::Bytes{1792}) == 16);
-  static_assert(sn::max_batch<M, S>(sn::Bytes{2047}) == 16);
-  static_assert(sn::max_batch<M, S>(sn::Bytes{2048}) == 32);
-  static_assert(sn::max_batch<M, S>(sn::Device{sn::Bytes{2148}, sn::Bytes{100}}) == 32);
-  CHECK(sn::max_batch<M, S>(sn::Bytes{2303}) == 32);
+  static_assert(total_bytes<M, S>() == 2048);
+  static_assert(sn::max_batch<M, S>(sn::Bytes{2047}) == 0);
+  static_assert(sn::max_batch<M, S>(sn::Bytes{2048}) == 16);
+  static_assert(sn::max_batch<M, S>(sn::Bytes{2303}) == 16);
+  static_assert(sn::max_batch<M, S>(sn::Bytes{2304}) == 32);
+  static_assert(sn::max_batch<M, S>(sn::Device{sn::Bytes{2404}, sn::Bytes{100}}) == 32);
+  CHECK(sn::max_batch<M, S>(sn::Bytes{3071}) == 32);
+  CHECK(sn::max_batch<M, S>(sn::Bytes{3072}) == 48);
+  CHECK(sn::max_batch<M, S>(sn::Bytes{3327}) == 48);
+  CHECK(sn::max_batch<M, S>(sn::Bytes{3328}) == 64);
 }
 
 TEST_CASE("device profiles state their memory") {

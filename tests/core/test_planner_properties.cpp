@@ -321,6 +321,7 @@ constexpr Verdict check_lifetimes(const sn::Plan<L>& p) {
   if (!alive(out, n))
     return {"the output is dead at the loss step", out};
   bool loss_seen = false, labels_seen = false;
+  int predictions_seen = 0;
   for (std::size_t i = 0; i < p.buffers.size(); ++i) {
     const Buffer& b = p.buffers[i];
     if (b.role == BufferRole::loss) {
@@ -329,11 +330,19 @@ constexpr Verdict check_lifetimes(const sn::Plan<L>& p) {
         return {"the per-sample loss is not alive from the loss step to the end",
                 static_cast<int64_t>(i)};
     }
+    if (b.role == BufferRole::predictions) {
+      ++predictions_seen;
+      if (b.first_step != n || b.last_step != last || b.size != p.batch() * 4)
+        return {"the predictions are not alive from the loss step to the end",
+                static_cast<int64_t>(i)};
+    }
     if (b.role == BufferRole::labels || b.role == BufferRole::targets)
       labels_seen = true;
   }
   if (!loss_seen || !labels_seen)
     return {"training without a loss or a labels/targets buffer"};
+  if (predictions_seen != (p.setup.loss == sn::LossKind::CrossEntropy ? 1 : 0))
+    return {"CrossEntropy needs exactly one predictions buffer, MSE none", predictions_seen};
   return {};
 }
 #pragma GCC diagnostic pop
@@ -353,6 +362,7 @@ constexpr Verdict check_inference_only(const sn::Plan<L>& p) {
       case BufferRole::window_index:
       case BufferRole::activation_gradient:
       case BufferRole::loss:
+      case BufferRole::predictions:
         return {"inference plan has a training-only buffer", static_cast<int64_t>(i)};
       default:
         break;

@@ -75,9 +75,9 @@ namespace simple_cnn {
 constexpr std::int64_t B = 128;
 constexpr std::int64_t params = (16 * 3 * 3 * 3 + 16) + (4096 * 10 + 10);
 constexpr std::int64_t param_bytes = round256(4 * params);
-// Peak at step 8 (MaxPool backward): A0 + W2 + Lo + G3 + G2.
-constexpr std::int64_t peak =
-    B * 16 * 32 * 32 * 4 + B * 16 * 16 * 16 + round256(B * 4) + B * 4096 * 4 + B * 16 * 32 * 32 * 4;
+// Peak at step 8 (MaxPool backward): A0 + W2 + Lo + Pr + G3 + G2.
+constexpr std::int64_t peak = B * 16 * 32 * 32 * 4 + B * 16 * 16 * 16 + round256(B * 4) +
+                              round256(B * 4) + B * 4096 * 4 + B * 16 * 32 * 32 * 4;
 constexpr Expected expected{
     .weights = param_bytes,
     .gradients = param_bytes,
@@ -104,7 +104,7 @@ TEST_CASE("samples: SimpleCNN shapes, parameters and footprint") {
                    sn::Shape{B, 4096}, sn::Shape{B, 10}},
                   {448, 0, 0, 0, 40970});
   check_footprint(plan, expected);
-  CHECK(expected.total() == 21746688);  // 20.74 MiB
+  CHECK(expected.total() == 21747200);  // 20.74 MiB
   check_peak(plan, 8, peak);
 }
 
@@ -115,11 +115,11 @@ constexpr std::int64_t B = 64;
 constexpr std::int64_t params =
     (32 * 3 * 9 + 32) + (64 * 32 * 9 + 64) + (128 * 64 * 9 + 128) + (8192 * 10 + 10);
 constexpr std::int64_t param_bytes = round256(4 * params);
-// Peak at step 14 (pool3 backward): A0 + W2 + A2 + A3 + W5 + A5 + A6 + W8 + Lo + G9 + G8.
+// Peak at step 14 (pool3 backward): A0 + W2 + A2 + A3 + W5 + A5 + A6 + W8 + Lo + Pr + G9 + G8.
 constexpr std::int64_t peak = B * 32 * 64 * 64 * 4 + B * 32 * 32 * 32 + B * 32 * 32 * 32 * 4 +
                               B * 64 * 32 * 32 * 4 + B * 64 * 16 * 16 + B * 64 * 16 * 16 * 4 +
                               B * 128 * 16 * 16 * 4 + B * 128 * 8 * 8 + round256(B * 4) +
-                              B * 8192 * 4 + B * 128 * 16 * 16 * 4;
+                              round256(B * 4) + B * 8192 * 4 + B * 128 * 16 * 16 * 4;
 // KNOWN PLANNER GAP (reported): the best of the planner's two placements leaves a hole at step
 // 14 between W8 and W2, of 1,572,864 bytes = 1.5 MiB, in bytes that G6 and G3 take at steps
 // 16-20, so its region is the peak plus that hole. The test case below shows a placement of
@@ -152,7 +152,7 @@ TEST_CASE("samples: DeepCNN shapes, parameters and footprint") {
                     sn::Shape{B, 8192}, sn::Shape{B, 10}},
                    {896, 0, 0, 18496, 0, 0, 73856, 0, 0, 0, 81930});
   check_footprint(plan, expected);
-  CHECK(peak == 85459200);
+  CHECK(peak == 85459456);
   check_peak(plan, 14, peak);
 }
 
@@ -160,7 +160,7 @@ TEST_CASE("samples: DeepCNN's activations fit in exactly the live peak (hand pla
   using namespace deep_cnn;
   // The placement derived in samples/deep_cnn.hpp's investigation, in units of 512 KiB (the
   // smallest window index, W8), for the planner's own buffers and lifetimes. Bottom to top:
-  //   A0 | W2 | A3 | W5 | A2 | A6 | W8 | G9 | A5 | G8 | Lo, with A8, A10 and G10 in G8's bytes
+  //   A0 | W2 | A3 | W5 | A2 | A6 | W8 | G9 | A5 | G8 | Lo | Pr, with A8, A10 and G10 in G8's bytes
   //   (gone before G8 comes), G6 in A6's, G5 over A6's tail and everything above it, G3 in A3's,
   //   and G2 from the end of G3 upwards.
   constexpr std::int64_t u = 512 * 1024;
@@ -169,7 +169,7 @@ TEST_CASE("samples: DeepCNN's activations fit in exactly the live peak (hand pla
     std::int64_t layer, size, offset;
   };
   using R = sn::BufferRole;
-  const std::array<Placed, 18> placed = {{
+  const std::array<Placed, 19> placed = {{
       {R::activation, 0, B * 32 * 64 * 64 * 4, 0},                     // A0
       {R::window_index, 2, B * 32 * 32 * 32, 64 * u},                  // W2
       {R::activation, 3, B * 64 * 32 * 32 * 4, 68 * u},                // A3
@@ -184,6 +184,7 @@ TEST_CASE("samples: DeepCNN's activations fit in exactly the live peak (hand pla
       {R::activation, 10, B * 10 * 4, 151 * u},                        // A10
       {R::activation_gradient, 10, B * 10 * 4, 151 * u + B * 10 * 4},  // G10
       {R::loss, -1, B * 4, 163 * u},                                   // Lo
+      {R::predictions, -1, B * 4, 163 * u + 256},                      // Pr
       {R::activation_gradient, 6, B * 64 * 16 * 16 * 4, 118 * u},      // G6
       {R::activation_gradient, 5, B * 64 * 32 * 32 * 4, 131 * u},      // G5
       {R::activation_gradient, 3, B * 32 * 32 * 32 * 4, 68 * u},       // G3
@@ -257,8 +258,9 @@ namespace mlp {
 constexpr std::int64_t B = 64;
 constexpr std::int64_t params = (100 * 128 + 128) + (128 * 64 + 64) + (64 * 10 + 10);
 constexpr std::int64_t param_bytes = round256(4 * params);
-// Peak at step 8 (fc2 backward): A0 + Lo + G3 + G1.
-constexpr std::int64_t peak = B * 128 * 4 + round256(B * 4) + B * 64 * 4 + B * 128 * 4;
+// Peak at step 8 (fc2 backward): A0 + Lo + Pr + G3 + G1.
+constexpr std::int64_t peak =
+    B * 128 * 4 + round256(B * 4) + round256(B * 4) + B * 64 * 4 + B * 128 * 4;
 constexpr Expected expected{
     .weights = param_bytes,
     .gradients = param_bytes,
@@ -282,7 +284,7 @@ TEST_CASE("samples: MLP shapes, parameters and footprint") {
       {sn::Shape{B, 128}, sn::Shape{B, 128}, sn::Shape{B, 64}, sn::Shape{B, 64}, sn::Shape{B, 10}},
       {12928, 0, 8256, 0, 650});
   check_footprint(plan, expected);
-  CHECK(expected.total() == 458240);
+  CHECK(expected.total() == 458496);
   check_peak(plan, 8, peak);
 }
 
@@ -302,8 +304,10 @@ constexpr Expected expected(std::int64_t c) {
       .optimizer_state = 2 * param_bytes,  // Adam
       .inputs = round256(B * 3 * 32 * 32 * 4) + round256(B * 4),
       .workspace = round256(3 * 3 * 3 * 30 * 30 * 4),  // does not depend on C
-      // Peak at step 5 (fc backward): A0 + Lo + G3 + G2.
-      .activations = B * c * 30 * 30 * 4 + round256(B * 4) + B * 128 * 4 + B * c * 30 * 30 * 4,
+      // Peak at step 5 (fc backward): A0 + Lo + Pr + G3 + G2 (Lo, Pr and G3 one slot each).
+      .activations =
+          B * c * 30 * 30 * 4 + round256(B * 4) + round256(B * 4) + round256(B * 128 * 4) +
+          B * c * 30 * 30 * 4,
   };
 }
 constexpr auto& small = sn::plan<ss::SmallNetwork, ss::SmallNetworkTraining>();
@@ -324,7 +328,7 @@ TEST_CASE("samples: SmallNetwork shapes, parameters and footprint") {
       {sn::Shape{B, 16, 30, 30}, sn::Shape{B, 16, 30, 30}, sn::Shape{B, 14400}, sn::Shape{B, 128}},
       {448, 0, 0, 1843328});
   check_footprint(small, expected(16));
-  CHECK(expected(16).total() == 30110208);
+  CHECK(expected(16).total() == 30110464);
   check_peak(small, 5, expected(16).activations);
 }
 
@@ -339,7 +343,7 @@ TEST_CASE("samples: LargerConvNetwork shapes, parameters and footprint") {
       {sn::Shape{B, 64, 30, 30}, sn::Shape{B, 64, 30, 30}, sn::Shape{B, 57600}, sn::Shape{B, 128}},
       {1792, 0, 0, 7372928});
   check_footprint(larger, expected(64));
-  CHECK(expected(64).total() == 119987712);
+  CHECK(expected(64).total() == 119987968);
   check_peak(larger, 5, expected(64).activations);
 }
 
@@ -350,9 +354,9 @@ constexpr std::int64_t B = 64;
 constexpr std::int64_t params =
     (6 * 1 * 25 + 6) + (16 * 6 * 25 + 16) + (400 * 120 + 120) + (120 * 84 + 84) + (84 * 10 + 10);
 constexpr std::int64_t param_bytes = round256(4 * params);
-// Peak at step 22 (pool1 backward): A0 + Lo + G3 + G2.
-constexpr std::int64_t peak =
-    B * 6 * 28 * 28 * 4 + round256(B * 4) + B * 6 * 14 * 14 * 4 + B * 6 * 28 * 28 * 4;
+// Peak at step 22 (pool1 backward): A0 + Lo + Pr + G3 + G2.
+constexpr std::int64_t peak = B * 6 * 28 * 28 * 4 + round256(B * 4) + round256(B * 4) +
+                              B * 6 * 14 * 14 * 4 + B * 6 * 28 * 28 * 4;
 constexpr Expected expected{
     .weights = param_bytes,
     .gradients = param_bytes,
@@ -379,7 +383,7 @@ TEST_CASE("samples: LeNet5 shapes, parameters and footprint") {
                     sn::Shape{B, 84}, sn::Shape{B, 10}},
                    {156, 0, 0, 2416, 0, 0, 0, 48120, 0, 10164, 0, 850});
   check_footprint(plan, expected);
-  CHECK(expected.total() == 3730432);
+  CHECK(expected.total() == 3730688);
   check_peak(plan, 22, peak);
 }
 

@@ -17,8 +17,8 @@
 //   optimizer_state  204800   (Adam: two moments)
 //   inputs          1573376   = 128*3*32*32*4 = 1572864, + labels 128*4 = 512
 //   workspace        147456   = max im2col: conv 0 3*9*32*32*4 = 110592, conv 3 16*9*16*16*4
-//   activations    21496320   (below)
-//   total          23626752;  + overhead 1048576 = required 24675328 > budget 16777216.
+//   activations    21496832   (below)
+//   total          23627264;  + overhead 1048576 = required 24675840 > budget 16777216.
 //
 // Activations, in KiB (1 KiB = 1024 B), with [first step, last step]. Training schedule for L = 8:
 // forward i at step i, loss at 8, backward of layer i at 16 - i.
@@ -30,15 +30,17 @@
 //   W5 window index of pool 5          256 [5,11]
 //   A7 logits                           5  [7, 8]
 //   LS per-sample loss                 0.5 [8,17]
+//   PR predicted classes               0.5 [8,17]
 //   G7 d(logits)                        5  [8, 9]
 //   G6 d(Flatten out) = d(A5)         1024 [9,11]  (Flatten backward in place)
 //   G5 d(ReLU 4 out) = d(A3)          4096 [11,13] (ReLU backward in place)
 //   G3 d(A2)                          2048 [13,14]
 //   G2 d(ReLU 1 out) = d(A0)          8192 [14,16]
-// Largest-first placement (the smaller of the planner's two, the step-by-step one reaches
-// 24325.5): A0 @0, G2 @8192, A3 @8192, G5 @12288, A2 @16384, G3 @18432, A5 @12288, G6 @18432,
-// W2 @20480, W5 @19456, A7 @13312, G7 @13317, LS @20992 -> top 20992.5 KiB = 21496320 B.
-// (The most alive at once is 20224.5 KiB at step 11; the placement is 768 KiB above that.)
+// Largest-first placement (the smallest the planner finds: the step-by-step walk reaches 24326,
+// longest-lived-first 23041, largest-area-first the same 20993): A0 @0, G2 @8192, A3 @8192,
+// G5 @12288, A2 @16384, G3 @18432, A5 @12288, G6 @18432, W2 @20480, W5 @19456, A7 @13312,
+// G7 @13317, LS @20992, PR @20992.5 -> top 20993 KiB = 21496832 B.
+// (The most alive at once is 20225 KiB at step 11; the placement is 768 KiB above that.)
 #include <staticnet/staticnet.hpp>
 
 namespace sn = staticnet;

@@ -8,11 +8,12 @@
 //   workspace (im2col, one sample) 3*9*32*32*4 = 110592
 //   activations, KiB [first, last step]; L = 5: forward i at i, loss 5, backward of i at 10 - i:
 //     A0 conv out, ReLU in place 8192 [0,9]   W2 window index 512 [2,8]   A2 pool out 2048 [2,6]
-//     A4 logits 5 [4,5]   loss 0.5 [5,11]   G4 d(logits) 5 [5,6]   G3 d(pool out) 2048 [6,8]
-//     G1 d(ReLU out) 8192 [8,10]
+//     A4 logits 5 [4,5]   loss 0.5 [5,11]   predictions 0.5 [5,11]   G4 d(logits) 5 [5,6]
+//     G3 d(pool out) 2048 [6,8]   G1 d(ReLU out) 8192 [8,10]
 //     largest first: A0 @0, G1 @8192, A2 @8192, G3 @16384, W2 @18432, A4 @10240, G4 @10245,
-//     loss @18944 -> 18944.5 KiB = 19399168 B (the step-by-step placement reaches 21002.5 KiB)
-//   total 21746688; + overhead 1048576 = required 22795264 > budget 16777216.
+//     loss @18944, predictions @18944.5 -> 18945 KiB = 19399680 B (the step-by-step placement
+//     reaches 21003 KiB)
+//   total 21747200; + overhead 1048576 = required 22795776 > budget 16777216.
 #include <staticnet/staticnet.hpp>
 
 namespace sn = staticnet;
