@@ -4,7 +4,7 @@
 #include <string>
 
 #include "commands.hpp"
-#include "staticnet/runtime/checkpoint_show.hpp"
+#include "staticnet/runtime/tools/checkpoint_show.hpp"
 
 namespace staticnet::cli {
 

@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "commands.hpp"
-#include "staticnet/runtime/data_check.hpp"
-#include "staticnet/runtime/open_dataset.hpp"
-#include "staticnet/runtime/progress.hpp"
+#include "staticnet/runtime/formats/open_dataset.hpp"
+#include "staticnet/runtime/tools/data_check.hpp"
+#include "staticnet/runtime/tools/progress.hpp"
 #include "staticnet/runtime/validation.hpp"  // max_num_classes
 
 namespace staticnet::cli {

@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "staticnet/runtime/loader.hpp"
-#include "staticnet/runtime/open_dataset.hpp"
+#include "staticnet/runtime/batches/loader.hpp"
+#include "staticnet/runtime/formats/open_dataset.hpp"
 
 namespace rt = staticnet::runtime;
 

@@ -305,9 +305,8 @@ constexpr Expected expected(std::int64_t c) {
       .inputs = round256(B * 3 * 32 * 32 * 4) + round256(B * 4),
       .workspace = round256(3 * 3 * 3 * 30 * 30 * 4),  // does not depend on C
       // Peak at step 5 (fc backward): A0 + Lo + Pr + G3 + G2 (Lo, Pr and G3 one slot each).
-      .activations =
-          B * c * 30 * 30 * 4 + round256(B * 4) + round256(B * 4) + round256(B * 128 * 4) +
-          B * c * 30 * 30 * 4,
+      .activations = B * c * 30 * 30 * 4 + round256(B * 4) + round256(B * 4) +
+                     round256(B * 128 * 4) + B * c * 30 * 30 * 4,
   };
 }
 constexpr auto& small = sn::plan<ss::SmallNetwork, ss::SmallNetworkTraining>();

@@ -6,9 +6,9 @@
 #include <set>
 #include <vector>
 
-#include "staticnet/runtime/augment.hpp"
-#include "staticnet/runtime/loader_config.hpp"
-#include "staticnet/runtime/normalize.hpp"
+#include "staticnet/runtime/batches/augment.hpp"
+#include "staticnet/runtime/batches/loader_config.hpp"
+#include "staticnet/runtime/batches/normalize.hpp"
 
 namespace sr = staticnet::runtime;
 

@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "staticnet/runtime/loader.hpp"
-#include "staticnet/runtime/shuffle.hpp"
+#include "staticnet/runtime/batches/loader.hpp"
+#include "staticnet/runtime/batches/shuffle.hpp"
 #include "test_batches_dataset.hpp"
 
 namespace sr = staticnet::runtime;

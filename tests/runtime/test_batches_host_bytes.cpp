@@ -12,7 +12,7 @@
 #include <new>
 #include <vector>
 
-#include "staticnet/runtime/loader.hpp"
+#include "staticnet/runtime/batches/loader.hpp"
 #include "test_batches_dataset.hpp"
 
 #if defined(__SANITIZE_THREAD__)

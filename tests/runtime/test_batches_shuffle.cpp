@@ -6,8 +6,8 @@
 #include <numeric>
 #include <vector>
 
+#include "staticnet/runtime/batches/shuffle.hpp"
 #include "staticnet/runtime/prng.hpp"
-#include "staticnet/runtime/shuffle.hpp"
 
 namespace sr = staticnet::runtime;
 

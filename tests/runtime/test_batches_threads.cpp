@@ -8,7 +8,7 @@
 #include <optional>
 #include <vector>
 
-#include "staticnet/runtime/loader.hpp"
+#include "staticnet/runtime/batches/loader.hpp"
 #include "test_batches_dataset.hpp"
 
 namespace sr = staticnet::runtime;

@@ -11,8 +11,8 @@
 
 #include <string>
 
-#include "staticnet/runtime/atomic_file.hpp"
-#include "staticnet/runtime/checkpoint.hpp"
+#include "staticnet/runtime/checkpoints/atomic_file.hpp"
+#include "staticnet/runtime/checkpoints/checkpoint.hpp"
 #include "staticnet/runtime/error.hpp"
 #include "test_checkpoint_support.hpp"
 

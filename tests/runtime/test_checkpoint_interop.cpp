@@ -5,8 +5,8 @@
 
 #include <cstdlib>
 
-#include "staticnet/runtime/checkpoint.hpp"
-#include "staticnet/runtime/safetensors.hpp"
+#include "staticnet/runtime/checkpoints/checkpoint.hpp"
+#include "staticnet/runtime/checkpoints/safetensors.hpp"
 #include "test_checkpoint_support.hpp"
 
 namespace staticnet::runtime::test {

@@ -5,8 +5,8 @@
 #include <random>
 #include <string>
 
+#include "staticnet/runtime/checkpoints/safetensors.hpp"
 #include "staticnet/runtime/error.hpp"
-#include "staticnet/runtime/safetensors.hpp"
 #include "test_checkpoint_support.hpp"
 
 namespace staticnet::runtime::test {

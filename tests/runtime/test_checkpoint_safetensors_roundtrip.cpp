@@ -4,7 +4,7 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "staticnet/runtime/safetensors.hpp"
+#include "staticnet/runtime/checkpoints/safetensors.hpp"
 #include "test_checkpoint_support.hpp"
 
 namespace staticnet::runtime::test {

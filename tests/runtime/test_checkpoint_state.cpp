@@ -6,9 +6,9 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "staticnet/runtime/checkpoint.hpp"
+#include "staticnet/runtime/checkpoints/checkpoint.hpp"
+#include "staticnet/runtime/checkpoints/safetensors.hpp"
 #include "staticnet/runtime/error.hpp"
-#include "staticnet/runtime/safetensors.hpp"
 #include "test_checkpoint_support.hpp"
 
 namespace staticnet::runtime::test {

@@ -17,8 +17,8 @@
 #include <string_view>
 #include <vector>
 
+#include "staticnet/runtime/checkpoints/safetensors.hpp"
 #include "staticnet/runtime/error.hpp"
-#include "staticnet/runtime/safetensors.hpp"
 
 namespace staticnet::runtime::test {
 

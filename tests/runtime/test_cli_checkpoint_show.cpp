@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "staticnet/runtime/checkpoint_show.hpp"
 #include "staticnet/runtime/error.hpp"
+#include "staticnet/runtime/tools/checkpoint_show.hpp"
 #include "test_checkpoint_support.hpp"  // TempDir
 
 namespace {

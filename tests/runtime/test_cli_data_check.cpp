@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "staticnet/runtime/data_check.hpp"
 #include "staticnet/runtime/error.hpp"
+#include "staticnet/runtime/tools/data_check.hpp"
 
 namespace {
 

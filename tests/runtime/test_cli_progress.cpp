@@ -7,7 +7,7 @@
 #include <sstream>
 #include <string>
 
-#include "staticnet/runtime/progress.hpp"
+#include "staticnet/runtime/tools/progress.hpp"
 
 namespace {
 

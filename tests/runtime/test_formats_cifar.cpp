@@ -1,6 +1,6 @@
 // CIFAR-10 / CIFAR-100 binary batches: records decode to their pixel bytes, batches concatenate,
 // and partial records or out-of-range labels are refused at the right byte.
-#include "staticnet/runtime/cifar.hpp"
+#include "staticnet/runtime/formats/cifar.hpp"
 #include "test_formats_support.hpp"
 
 using namespace staticnet::runtime;

@@ -2,7 +2,7 @@
 // line and character column quoting the offending text.
 #include <cmath>
 
-#include "staticnet/runtime/csv.hpp"
+#include "staticnet/runtime/formats/csv.hpp"
 #include "test_formats_support.hpp"
 
 using namespace staticnet::runtime;

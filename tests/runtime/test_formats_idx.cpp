@@ -2,8 +2,8 @@
 // every malformed file is refused with a FormatError naming the file and the byte.
 #include <cmath>
 
-#include "staticnet/runtime/idx.hpp"
-#include "staticnet/runtime/mapped_file.hpp"
+#include "staticnet/runtime/formats/idx.hpp"
+#include "staticnet/runtime/formats/mapped_file.hpp"
 #include "test_formats_support.hpp"
 
 using namespace staticnet::runtime;

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "staticnet/runtime/npy.hpp"
+#include "staticnet/runtime/formats/npy.hpp"
 #include "test_formats_support.hpp"
 
 using namespace staticnet::runtime;

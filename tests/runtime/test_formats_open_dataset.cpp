@@ -1,7 +1,7 @@
 // open_dataset tells formats apart by content, then name, then option; summarize reports shape,
 // type, label range and class balance.
-#include "staticnet/runtime/dataset_summary.hpp"
-#include "staticnet/runtime/open_dataset.hpp"
+#include "staticnet/runtime/formats/dataset_summary.hpp"
+#include "staticnet/runtime/formats/open_dataset.hpp"
 #include "test_formats_support.hpp"
 
 using namespace staticnet::runtime;

@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "staticnet/runtime/byte_source.hpp"
 #include "staticnet/runtime/dataset.hpp"
 #include "staticnet/runtime/error.hpp"
+#include "staticnet/runtime/formats/byte_source.hpp"
 
 namespace formats_test {
 

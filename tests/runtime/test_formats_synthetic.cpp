@@ -2,7 +2,7 @@
 #include <bit>
 #include <cmath>
 
-#include "staticnet/runtime/synthetic.hpp"
+#include "staticnet/runtime/formats/synthetic.hpp"
 #include "test_formats_support.hpp"
 
 using namespace staticnet::runtime;

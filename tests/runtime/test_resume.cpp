@@ -20,9 +20,9 @@
 #include <string>
 #include <vector>
 
-#include "staticnet/runtime/checkpoint.hpp"
-#include "staticnet/runtime/loader.hpp"
-#include "staticnet/runtime/synthetic.hpp"
+#include "staticnet/runtime/batches/loader.hpp"
+#include "staticnet/runtime/checkpoints/checkpoint.hpp"
+#include "staticnet/runtime/formats/synthetic.hpp"
 #include "test_checkpoint_support.hpp"  // TempDir
 
 namespace {

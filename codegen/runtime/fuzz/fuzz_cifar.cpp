@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "fuzz_support.hpp"
-#include "staticnet/runtime/byte_source.hpp"
-#include "staticnet/runtime/cifar.hpp"
+#include "staticnet/runtime/formats/byte_source.hpp"
+#include "staticnet/runtime/formats/cifar.hpp"
 
 using namespace staticnet::runtime;
 

@@ -8,8 +8,8 @@
 #include <string>
 
 #include "fuzz_support.hpp"
-#include "staticnet/runtime/byte_source.hpp"
-#include "staticnet/runtime/csv.hpp"
+#include "staticnet/runtime/formats/byte_source.hpp"
+#include "staticnet/runtime/formats/csv.hpp"
 
 using namespace staticnet::runtime;
 

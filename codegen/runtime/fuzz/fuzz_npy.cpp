@@ -5,9 +5,9 @@
 #include <cstdint>
 
 #include "fuzz_support.hpp"
-#include "staticnet/runtime/byte_source.hpp"
-#include "staticnet/runtime/npy.hpp"
-#include "staticnet/runtime/open_dataset.hpp"
+#include "staticnet/runtime/formats/byte_source.hpp"
+#include "staticnet/runtime/formats/npy.hpp"
+#include "staticnet/runtime/formats/open_dataset.hpp"
 
 using namespace staticnet::runtime;
 

@@ -6,9 +6,9 @@
 #include <string>
 
 #include "fuzz_support.hpp"
-#include "staticnet/runtime/checkpoint.hpp"
-#include "staticnet/runtime/checkpoint_show.hpp"
-#include "staticnet/runtime/safetensors_reader.hpp"
+#include "staticnet/runtime/checkpoints/checkpoint.hpp"
+#include "staticnet/runtime/checkpoints/safetensors_reader.hpp"
+#include "staticnet/runtime/tools/checkpoint_show.hpp"
 
 using namespace staticnet::runtime;
 using staticnet::fuzz::require;

@@ -16,11 +16,11 @@
 #include <span>
 #include <vector>
 
-#include "staticnet/runtime/data_check.hpp"
 #include "staticnet/runtime/dataset.hpp"
-#include "staticnet/runtime/dataset_options.hpp"
-#include "staticnet/runtime/dataset_summary.hpp"
 #include "staticnet/runtime/error.hpp"
+#include "staticnet/runtime/formats/dataset_options.hpp"
+#include "staticnet/runtime/formats/dataset_summary.hpp"
+#include "staticnet/runtime/tools/data_check.hpp"
 #include "staticnet/runtime/validation.hpp"
 
 namespace staticnet::fuzz {

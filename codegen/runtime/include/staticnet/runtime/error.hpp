@@ -33,10 +33,12 @@ class FormatError : public std::runtime_error {
   static std::string render(const Location& w, const std::string& expected,
                             const std::string& found) {
     std::string text = w.file;
-    if (w.byte_offset) text += ": byte " + std::to_string(*w.byte_offset);
+    if (w.byte_offset)
+      text += ": byte " + std::to_string(*w.byte_offset);
     if (w.line) {
       text += ": line " + std::to_string(*w.line);
-      if (w.column) text += ", column " + std::to_string(*w.column);
+      if (w.column)
+        text += ", column " + std::to_string(*w.column);
     }
     text += ": expected " + expected + ", found " + found;
     return text;

@@ -1,0 +1,141 @@
+#include "staticnet/runtime/formats/open_dataset.hpp"
+
+#include <array>
+#include <utility>
+
+#include "staticnet/runtime/error.hpp"
+#include "staticnet/runtime/formats/byte_source.hpp"
+#include "staticnet/runtime/formats/idx.hpp"
+#include "staticnet/runtime/formats/npy.hpp"
+
+namespace staticnet::runtime {
+namespace {
+
+constexpr std::array<std::pair<DatasetFormat, std::string_view>, 7> format_names = {{
+    {DatasetFormat::automatic, "auto"},
+    {DatasetFormat::idx, "idx"},
+    {DatasetFormat::cifar10, "cifar10"},
+    {DatasetFormat::cifar100, "cifar100"},
+    {DatasetFormat::npy, "npy"},
+    {DatasetFormat::csv, "csv"},
+    {DatasetFormat::synthetic, "synthetic"},
+}};
+
+std::string_view base_name(std::string_view path) {
+  const auto slash = path.find_last_of('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+bool ends_with(std::string_view text, std::string_view suffix) {
+  return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
+}
+
+bool is_cifar10_name(std::string_view name) {
+  if (name == "test_batch.bin")
+    return true;
+  constexpr std::string_view prefix = "data_batch_";
+  if (name.substr(0, prefix.size()) != prefix || !ends_with(name, ".bin"))
+    return false;
+  const auto digits = name.substr(prefix.size(), name.size() - prefix.size() - 4);
+  if (digits.empty())
+    return false;
+  for (char c : digits) {
+    if (c < '0' || c > '9')
+      return false;
+  }
+  return true;
+}
+
+void require_files(const std::vector<std::string>& paths, DatasetFormat format,
+                   std::size_t min_count, std::size_t max_count, const char* roles) {
+  if (paths.size() >= min_count && paths.size() <= max_count)
+    return;
+  throw FormatError(Location{paths.empty() ? std::string("(no files)") : paths[0], {}, {}, {}},
+                    std::string(roles) + " for format " + std::string(dataset_format_name(format)),
+                    std::to_string(paths.size()) + (paths.size() == 1 ? " file" : " files"));
+}
+
+}  // namespace
+
+std::string_view dataset_format_name(DatasetFormat format) noexcept {
+  for (const auto& [value, name] : format_names) {
+    if (value == format)
+      return name;
+  }
+  return "?";
+}
+
+std::optional<DatasetFormat> parse_dataset_format(std::string_view name) noexcept {
+  for (const auto& [value, text] : format_names) {
+    if (text == name)
+      return value;
+  }
+  return std::nullopt;
+}
+
+std::optional<DatasetFormat> detect_format(std::span<const std::byte> head,
+                                           std::string_view path) noexcept {
+  if (looks_like_npy(head))
+    return DatasetFormat::npy;
+  if (looks_like_idx(head))
+    return DatasetFormat::idx;
+  const auto name = base_name(path);
+  if (ends_with(name, ".csv"))
+    return DatasetFormat::csv;
+  if (is_cifar10_name(name))
+    return DatasetFormat::cifar10;
+  if (name == "train.bin" || name == "test.bin")
+    return DatasetFormat::cifar100;
+  return std::nullopt;
+}
+
+std::unique_ptr<Dataset> open_dataset(const std::vector<std::string>& paths,
+                                      const OpenOptions& options) {
+  DatasetFormat format = options.format;
+  std::vector<ByteSource> sources;
+  if (format != DatasetFormat::synthetic) {
+    for (const auto& path : paths)
+      sources.push_back(ByteSource::from_file(path));
+  }
+  if (format == DatasetFormat::automatic) {
+    if (sources.empty()) {
+      throw FormatError(Location{"(no files)", {}, {}, {}}, "at least one data file", "none");
+    }
+    const auto detected = detect_format(sources[0].bytes(), sources[0].name());
+    if (!detected) {
+      throw FormatError(Location{sources[0].name(), 0, {}, {}},
+                        "a recognisable data set (IDX or .npy content, a .csv name, CIFAR "
+                        "data_batch_N.bin / test_batch.bin / train.bin / test.bin), or an "
+                        "explicit format",
+                        "neither");
+    }
+    format = *detected;
+  }
+
+  switch (format) {
+    case DatasetFormat::idx:
+      require_files(paths, format, 2, 2, "2 files (images, labels)");
+      return open_idx(std::move(sources[0]), std::move(sources[1]), options.common);
+    case DatasetFormat::npy:
+      require_files(paths, format, 2, 2, "2 files (inputs, labels)");
+      return open_npy(std::move(sources[0]), std::move(sources[1]), options.common);
+    case DatasetFormat::cifar10:
+    case DatasetFormat::cifar100:
+      require_files(paths, format, 1, SIZE_MAX, "at least 1 batch file");
+      return open_cifar(
+          std::move(sources),
+          format == DatasetFormat::cifar10 ? CifarVariant::cifar10 : CifarVariant::cifar100,
+          options.common, options.cifar100_labels);
+    case DatasetFormat::csv:
+      require_files(paths, format, 1, 1, "1 file");
+      return open_csv(std::move(sources[0]), options.common, options.csv);
+    case DatasetFormat::synthetic:
+      require_files(paths, format, 0, 0, "no files");
+      return make_synthetic(options.synthetic);
+    case DatasetFormat::automatic:
+      break;
+  }
+  throw FormatError(Location{}, "a data set format", "none");
+}
+
+}  // namespace staticnet::runtime

@@ -1,0 +1,90 @@
+#include "staticnet/runtime/tools/checkpoint_show.hpp"
+
+#include <algorithm>
+#include <array>
+
+#include "staticnet/runtime/validation.hpp"
+
+namespace staticnet::runtime {
+namespace {
+
+bool is_staticnet_key(const std::string& key) {
+  return key.starts_with(checkpoint_metadata_prefix);
+}
+
+std::string pad(std::string text, std::size_t width) {
+  if (text.size() < width)
+    text.append(width - text.size(), ' ');
+  return text;
+}
+
+}  // namespace
+
+CheckpointListing inspect_checkpoint(const std::filesystem::path& path) {
+  const auto reader = SafetensorsReader::open(path);
+  CheckpointListing listing;
+  listing.source = reader.source();
+  listing.tensors = reader.tensors();
+  for (const auto& tensor : listing.tensors)
+    listing.tensor_bytes += tensor.byte_size();
+  listing.file_bytes = reader.data_buffer_offset() + listing.tensor_bytes;
+
+  bool has_state = false;
+  for (const auto& [key, value] : reader.metadata()) {
+    if (is_staticnet_key(key))
+      has_state = true;
+    else
+      listing.metadata.emplace(key, value);
+  }
+  if (has_state)
+    listing.state = decode_training_state(reader.metadata(), listing.source);
+  return listing;
+}
+
+std::string format_checkpoint_listing(const CheckpointListing& listing) {
+  std::string text = "checkpoint: " + listing.source + " (" + std::to_string(listing.file_bytes) +
+                     " bytes, " + std::to_string(listing.tensors.size()) +
+                     (listing.tensors.size() == 1 ? " tensor, " : " tensors, ") +
+                     std::to_string(listing.tensor_bytes) + " bytes of tensor data)\n";
+
+  // The tensor table, columns as wide as their widest cell.
+  std::vector<std::array<std::string, 4>> rows;
+  rows.push_back({"name", "dtype", "shape", "bytes"});
+  for (const auto& t : listing.tensors) {
+    rows.push_back({t.name, std::string(dtype_name(t.dtype)), shape_to_string(t.shape),
+                    std::to_string(t.byte_size())});
+  }
+  std::array<std::size_t, 4> widths{};
+  for (const auto& row : rows) {
+    for (std::size_t c = 0; c < row.size(); ++c)
+      widths[c] = std::max(widths[c], row[c].size());
+  }
+  text += "tensors:\n";
+  for (const auto& row : rows) {
+    text += "  " + pad(row[0], widths[0]) + "  " + pad(row[1], widths[1]) + "  " +
+            pad(row[2], widths[2]) + "  " + row[3] + "\n";
+  }
+
+  if (listing.state) {
+    const TrainingState& s = *listing.state;
+    text += "training state:\n";
+    text += "  step: " + std::to_string(s.step) + "\n";
+    text += "  epoch: " + std::to_string(s.epoch) + "\n";
+    text += "  data position: epoch seed " + std::to_string(s.data_order.epoch_seed) + ", " +
+            std::to_string(s.data_order.index_in_epoch) + " samples into epoch " +
+            std::to_string(s.epoch) + "\n";
+    text += "  rng state: " + std::to_string(s.rng_state.size()) + " bytes\n";
+  } else {
+    text += "training state: none (no \"" + std::string(checkpoint_metadata_prefix) +
+            "\" metadata; not written by staticnet)\n";
+  }
+
+  if (!listing.metadata.empty()) {
+    text += "metadata:\n";
+    for (const auto& [key, value] : listing.metadata)
+      text += "  " + key + ": " + value + "\n";
+  }
+  return text;
+}
+
+}  // namespace staticnet::runtime
