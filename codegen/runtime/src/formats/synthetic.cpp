@@ -108,6 +108,8 @@ class SyntheticDataset final : public Dataset {
   explicit SyntheticDataset(const SyntheticOptions& options) : options_(options) {
     if (options_.size < 1)
       throw std::invalid_argument("synthetic: size < 1");
+    if (options_.first_index < 0)
+      throw std::invalid_argument("synthetic: first_index < 0");
     elements_ = checked_elements(options_.sample_shape, "sample_shape");
     if (options_.label_kind == LabelKind::class_index) {
       if (options_.num_classes < 2 || options_.num_classes > max_num_classes) {
@@ -139,7 +141,7 @@ class SyntheticDataset final : public Dataset {
     check_sample_index(index, options_.size);
     check_span_size(features.size(), elements_, "features");
     const auto seed = options_.seed;
-    const auto sample = static_cast<std::uint64_t>(index);
+    const auto sample = key_of(index);
     if (options_.label_kind == LabelKind::class_index) {
       const auto k = static_cast<std::uint64_t>(label_of(index));
       for (std::size_t j = 0; j < features.size(); ++j) {
@@ -170,7 +172,7 @@ class SyntheticDataset final : public Dataset {
     check_sample_index(index, options_.size);
     check_span_size(target.size(), target_elements_, "target");
     const auto seed = options_.seed;
-    const auto sample = static_cast<std::uint64_t>(index);
+    const auto sample = key_of(index);
     const double scale = 1.0 / std::sqrt(static_cast<double>(elements_));
     // Each feature is made once (features outer, targets inner); every target still sums its
     // terms in feature order, so the values do not depend on the loop order. The sums live in a
@@ -191,8 +193,12 @@ class SyntheticDataset final : public Dataset {
   }
 
  private:
+  // The generator's sample number for this data set's index.
+  std::uint64_t key_of(std::int64_t index) const noexcept {
+    return static_cast<std::uint64_t>(options_.first_index + index);
+  }
   std::int32_t label_of(std::int64_t index) const noexcept {
-    const auto h = hash_key(options_.seed, class_of_sample, static_cast<std::uint64_t>(index), 0);
+    const auto h = hash_key(options_.seed, class_of_sample, key_of(index), 0);
     return static_cast<std::int32_t>(h % static_cast<std::uint64_t>(options_.num_classes));
   }
 

@@ -40,9 +40,9 @@ class SplitMix64 {
   std::uint64_t state_;
 };
 
-// Independent streams for the two uses of randomness, so that turning augmentation on cannot
-// change the epoch order and vice versa.
-enum class RandomStream : std::uint64_t { shuffle = 1, augment = 2 };
+// Independent streams for the uses of randomness, so that turning augmentation on cannot change
+// the epoch order and vice versa, and neither changes a model's initial weights.
+enum class RandomStream : std::uint64_t { shuffle = 1, augment = 2, initialize = 3 };
 
 // A seed for (seed, stream, a, b): chained hashing so that neighbouring epochs or sample indices
 // give unrelated streams.

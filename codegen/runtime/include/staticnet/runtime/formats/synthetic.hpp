@@ -23,6 +23,9 @@ struct SyntheticOptions {
   LabelKind label_kind = LabelKind::class_index;
   std::int64_t num_classes = 10;              // classification
   std::vector<std::int64_t> target_shape{1};  // regression
+  // Sample i of this data set is sample first_index + i of the generator's endless sequence, so
+  // a training set and an evaluation set can be disjoint slices of the same distribution.
+  std::int64_t first_index = 0;
   double noise = 1.0;
   double class_separation = 1.0;  // std-dev of the class means, in units of noise
 };

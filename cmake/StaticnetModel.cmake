@@ -1,0 +1,136 @@
+# staticnet_model(): turns a model type into generated code and a trainer program.
+#
+#   staticnet_model(<name>
+#                   HEADER <file.hpp>          the header that declares the model and setup types
+#                   MODEL <type>               e.g. my::Net (a staticnet model type)
+#                   SETUP <type>               e.g. my::Training (sn::Training<...>)
+#                   [BACKENDS cpu ...]         default: every backend this staticnet has
+#                   [INCLUDE_DIRECTORIES <dir>...]  what the header itself includes
+#                   [OUTPUT_DIRECTORY <dir>])  default: ${CMAKE_CURRENT_BINARY_DIR}/<name>
+#
+# <name> must be a C++ identifier: it prefixes the files and is their namespace. The function
+#   1. writes <name>_generator.cpp, a main() that includes HEADER and instantiates the plan of
+#      MODEL under SETUP (a model that does not fit or does not connect fails here, at compile
+#      time, with staticnet's diagnostic), and builds it as the target <name>_generator;
+#   2. runs it at build time, writing into OUTPUT_DIRECTORY (files are rewritten only when their
+#      text changes, so touching the header recompiles what changed and nothing else):
+#        <name>_model.h            the plan as plain constants (no staticnet headers needed)
+#        <name>_trainer.h          the model as the trainer runtime sees it
+#        <name>_kernels_cpu.h/.cpp the training step on the CPU, every size a literal
+#        <name>_trainer_cpu.cpp    the trainer's main()
+#   3. defines the targets
+#        <name>_model         INTERFACE library: the include directory of <name>_model.h
+#        <name>_kernels_cpu   STATIC library: the CPU step (link it to call <name>::cpu::train_step)
+#        <name>_trainer_cpu   the trainer program (<name>_trainer_cpu --help)
+#
+# Example:
+#   find_package(staticnet REQUIRED)      # or add_subdirectory(staticnet)
+#   staticnet_model(lenet HEADER lenet.hpp MODEL my::LeNet5 SETUP my::MnistTraining)
+#
+# Cross-compiling (a Jetson from an x86 host): the generator is built for the target like
+# everything else, and CMake runs it through CMAKE_CROSSCOMPILING_EMULATOR (for example
+# qemu-aarch64 -L <sysroot>). The plan it prints does not depend on the machine.
+include_guard(GLOBAL)
+
+set(_staticnet_backends cpu)
+
+function(staticnet_model name)
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "HEADER;MODEL;SETUP;OUTPUT_DIRECTORY"
+                        "BACKENDS;INCLUDE_DIRECTORIES")
+  if(NOT TARGET staticnet::codegen)
+    message(FATAL_ERROR "staticnet_model(${name}): this staticnet was built without codegen "
+                        "(STATICNET_BUILD_RUNTIME=OFF); turn it on to generate trainers")
+  endif()
+  if(arg_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "staticnet_model(${name}): unknown arguments ${arg_UNPARSED_ARGUMENTS}")
+  endif()
+  if(NOT name MATCHES "^[A-Za-z_][A-Za-z0-9_]*$")
+    message(FATAL_ERROR "staticnet_model(${name}): the name must be a C++ identifier (it names "
+                        "the generated files and their namespace)")
+  endif()
+  foreach(required HEADER MODEL SETUP)
+    if(NOT arg_${required})
+      message(FATAL_ERROR "staticnet_model(${name}): ${required} is required, e.g. "
+                          "staticnet_model(${name} HEADER net.hpp MODEL my::Net SETUP my::Setup)")
+    endif()
+  endforeach()
+  cmake_path(ABSOLUTE_PATH arg_HEADER BASE_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}"
+             NORMALIZE OUTPUT_VARIABLE header)
+  if(NOT EXISTS "${header}")
+    message(FATAL_ERROR "staticnet_model(${name}): HEADER ${arg_HEADER} does not exist "
+                        "(looked for ${header})")
+  endif()
+  if(NOT arg_BACKENDS)
+    set(arg_BACKENDS ${_staticnet_backends})
+  endif()
+  foreach(backend IN LISTS arg_BACKENDS)
+    if(NOT backend IN_LIST _staticnet_backends)
+      message(FATAL_ERROR "staticnet_model(${name}): unknown backend ${backend} "
+                          "(known: ${_staticnet_backends})")
+    endif()
+  endforeach()
+  set(out "${arg_OUTPUT_DIRECTORY}")
+  if(NOT out)
+    set(out "${CMAKE_CURRENT_BINARY_DIR}/${name}")
+  endif()
+  # The header as the emitted files name it: relative to the top of the project when inside it,
+  # so that files generated on two machines are the same.
+  cmake_path(IS_PREFIX PROJECT_SOURCE_DIR "${header}" NORMALIZE inside)
+  if(inside)
+    cmake_path(RELATIVE_PATH header BASE_DIRECTORY "${PROJECT_SOURCE_DIR}"
+               OUTPUT_VARIABLE shown_header)
+  else()
+    set(shown_header "${header}")
+  endif()
+
+  # ---- 1. the generator
+  set(generator_source "${CMAKE_CURRENT_BINARY_DIR}/${name}_generator.cpp")
+  file(CONFIGURE OUTPUT "${generator_source}" @ONLY CONTENT
+"// Written by staticnet_model(${name}): the generator of ${name}. Compiling this evaluates the
+// plan of ${arg_MODEL} under ${arg_SETUP}; running it writes the generated files.
+#include \"${header}\"
+
+#include <staticnet/codegen/generate.hpp>
+
+int main(int argc, char** argv) {
+  return staticnet::codegen::generator_main<${arg_MODEL}, ${arg_SETUP}>(
+      argc, argv, {\"${name}\", \"${shown_header}\", \"${arg_MODEL}\", \"${arg_SETUP}\"});
+}
+")
+  add_executable(${name}_generator "${generator_source}")
+  target_link_libraries(${name}_generator PRIVATE staticnet::codegen)
+  target_include_directories(${name}_generator PRIVATE ${arg_INCLUDE_DIRECTORIES})
+
+  # ---- 2. the generated files
+  set(outputs "${out}/${name}_model.h" "${out}/${name}_trainer.h")
+  set(backend_args)
+  foreach(backend IN LISTS arg_BACKENDS)
+    list(APPEND backend_args --backend ${backend})
+    if(backend STREQUAL "cpu")
+      list(APPEND outputs "${out}/${name}_kernels_cpu.h" "${out}/${name}_kernels_cpu.cpp"
+                          "${out}/${name}_trainer_cpu.cpp")
+    endif()
+  endforeach()
+  add_custom_command(
+    OUTPUT ${outputs}
+    COMMAND ${name}_generator --out "${out}" ${backend_args}
+    DEPENDS ${name}_generator "${header}"
+    COMMENT "staticnet: generating ${name} (${arg_MODEL}) for ${arg_BACKENDS}"
+    VERBATIM)
+  add_custom_target(${name}_generated DEPENDS ${outputs})
+
+  # ---- 3. targets over them
+  add_library(${name}_model INTERFACE)
+  target_include_directories(${name}_model INTERFACE "${out}")
+  add_dependencies(${name}_model ${name}_generated)
+
+  if("cpu" IN_LIST arg_BACKENDS)
+    add_library(${name}_kernels_cpu STATIC "${out}/${name}_kernels_cpu.cpp")
+    target_include_directories(${name}_kernels_cpu PUBLIC "${out}")
+    target_link_libraries(${name}_kernels_cpu PUBLIC staticnet::cpu)
+    # An unoptimised step is tens of times slower; with no build type at all, optimise anyway.
+    target_compile_options(${name}_kernels_cpu PRIVATE $<$<CONFIG:>:-O2>)
+    add_executable(${name}_trainer_cpu "${out}/${name}_trainer_cpu.cpp")
+    target_link_libraries(${name}_trainer_cpu PRIVATE ${name}_kernels_cpu staticnet::trainer)
+  endif()
+endfunction()

@@ -1,0 +1,41 @@
+#pragma once
+// The emitters: each turns a ModelView into the text of files. They never recompute the plan;
+// every shape, size, offset and lifetime they print is the plan's.
+//
+//   NAME_model.h           the plan as plain constants (emit_model_header)
+//   NAME_trainer.h         the model as the trainer runtime sees it (emit_trainer_header)
+//   backend "cpu":         NAME_kernels_cpu.h, NAME_kernels_cpu.cpp, NAME_trainer_cpu.cpp
+// A backend is one entry of backends(); the CUDA backend is one more entry.
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "staticnet/codegen/model_view.hpp"
+
+namespace staticnet::codegen {
+
+struct EmittedFile {
+  std::string name;  // file name, e.g. "simple_cnn_kernels_cpu.cpp"
+  std::string text;
+};
+
+struct Backend {
+  std::string_view name;  // "cpu"
+  std::vector<EmittedFile> (*emit)(const ModelView& model);
+};
+
+// The backends this generator knows, by name.
+std::span<const Backend> backends();
+
+EmittedFile emit_model_header(const ModelView& model);
+EmittedFile emit_trainer_header(const ModelView& model);
+std::vector<EmittedFile> emit_cpu_backend(const ModelView& model);
+EmittedFile emit_cpu_trainer_main(const ModelView& model);
+
+// The comment every emitted file opens with: what it is, where it came from, do not edit.
+std::string file_banner(const ModelView& model, std::string_view file, std::string_view what);
+// "batch 128, CrossEntropy, Adam, FP32"
+std::string setup_summary(const ModelView& model);
+
+}  // namespace staticnet::codegen

@@ -1,0 +1,62 @@
+#pragma once
+// The plan of one model as ordinary run-time values: everything the emitters read. The generator
+// program builds it from the compile-time plan (generate.hpp) and hands it to the emitters, which
+// are compiled once into a library instead of once per model.
+//
+// Nothing here is recomputed: the shapes, sizes, offsets and lifetimes are the Plan's own, copied.
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "staticnet/plan.hpp"
+
+namespace staticnet::codegen {
+
+// How the model was named in the build: staticnet_model(NAME HEADER h MODEL T SETUP S).
+struct ModelNames {
+  std::string name;        // NAME: a C++ identifier, the emitted files' prefix and namespace
+  std::string header;      // the user's header as given to staticnet_model()
+  std::string model_type;  // T as written, e.g. "staticnet::samples::SimpleCNN"
+  std::string setup_type;  // S as written
+};
+
+struct ModelView {
+  ModelNames names;
+  SetupDesc setup;
+  Shape input_shape;   // with the batch extent
+  Shape output_shape;  // with the batch extent
+  std::int64_t parameter_count = 0;
+  Footprint footprint;
+  std::array<std::int64_t, region_count> region_offset{};
+  std::vector<LayerPlan> layers;
+  std::vector<Buffer> buffers;
+  std::vector<Step> schedule;
+
+  std::int64_t batch() const { return setup.batch; }
+  bool training() const { return setup.mode == Mode::training; }
+  // The first buffer with this role, or nullptr (parameters, gradients, input, loss, ...).
+  const Buffer* find(BufferRole role) const;
+  const Buffer& buffer(int index) const { return buffers.at(static_cast<std::size_t>(index)); }
+  // The step of the schedule at which layer i runs forward or backward.
+  std::int64_t forward_step(std::int64_t layer) const;
+  std::int64_t backward_step(std::int64_t layer) const;
+};
+
+template <std::size_t L>
+ModelView describe(const Plan<L>& plan, ModelNames names) {
+  ModelView view;
+  view.names = std::move(names);
+  view.setup = plan.setup;
+  view.input_shape = plan.input_shape;
+  view.output_shape = plan.output_shape;
+  view.parameter_count = plan.parameter_count;
+  view.footprint = plan.footprint;
+  view.region_offset = plan.region_offset;
+  view.layers.assign(plan.layers.begin(), plan.layers.end());
+  view.buffers.assign(plan.buffers.begin(), plan.buffers.end());
+  view.schedule.assign(plan.schedule.begin(), plan.schedule.end());
+  return view;
+}
+
+}  // namespace staticnet::codegen

@@ -1,0 +1,26 @@
+#pragma once
+// Small text helpers for emitted files: numbers as readers and compilers like them, padding that
+// counts characters rather than bytes (layer descriptions hold "→" and "×"), and comments
+// wrapped to the width the rest of the project uses.
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace staticnet::codegen {
+
+inline constexpr std::size_t line_width = 100;
+
+// 8388608 -> "8,388,608"
+std::string grouped(std::int64_t value);
+// 8388608 -> "8'388'608" (a C++ literal with digit separators)
+std::string literal(std::int64_t value);
+// Characters as a terminal shows them (UTF-8 code points).
+std::size_t display_width(std::string_view text);
+// `text` followed by spaces up to `width` display columns.
+std::string pad(std::string_view text, std::size_t width);
+// `text` as comment lines of at most line_width characters, each starting with `prefix`
+// (e.g. "// " or "//   "), words kept whole; lines after the first start with `continuation`.
+std::string wrap_comment(std::string_view text, std::string_view prefix,
+                         std::string_view continuation);
+
+}  // namespace staticnet::codegen

@@ -1,0 +1,991 @@
+// The CPU backend: NAME_kernels_cpu.h/.cpp (the training step as C++ over the arena) and
+// NAME_trainer_cpu.cpp (the trainer's entry point).
+//
+// Each fused group (fusion.hpp) becomes one section: a comment naming its layers, what the
+// passes fuse and the tensors they touch (shapes and arena offsets), the geometry as literal
+// structs, then forward_<group> and backward_<group>. The arithmetic is never written here: the
+// emitted code calls the shared bodies of staticnet/kernels/ from the CPU launchers of
+// staticnet/cpu/, with every size a literal.
+#include <algorithm>
+#include <cstdio>
+#include <set>
+#include <stdexcept>
+#include <string>
+
+#include "staticnet/codegen/emitters.hpp"
+#include "staticnet/codegen/fusion.hpp"
+#include "staticnet/codegen/naming.hpp"
+#include "staticnet/codegen/printer.hpp"
+#include "staticnet/codegen/text.hpp"
+
+namespace staticnet::codegen {
+namespace {
+
+const char* activation_type(LayerKind kind) {
+  switch (kind) {
+    case LayerKind::ReLU:
+      return "k::ReLU";
+    case LayerKind::LeakyReLU:
+      return "k::LeakyReLU";
+    case LayerKind::Sigmoid:
+      return "k::Sigmoid";
+    case LayerKind::Tanh:
+      return "k::Tanh";
+    default:
+      throw std::logic_error(std::string("not an activation: ") + name_of(kind));
+  }
+}
+
+const char* optimizer_enum(OptimizerKind kind) {
+  switch (kind) {
+    case OptimizerKind::SGD:
+      return "staticnet::kernels::Optimizer::sgd";
+    case OptimizerKind::SGDMomentum:
+      return "staticnet::kernels::Optimizer::sgd_momentum";
+    case OptimizerKind::Adam:
+      return "staticnet::kernels::Optimizer::adam";
+    case OptimizerKind::AdamW:
+      return "staticnet::kernels::Optimizer::adamw";
+  }
+  return "?";
+}
+
+// The C++ element type and the accessor the emitted file defines for it.
+struct ElementAccess {
+  const char* type;      // "float", "std::uint8_t"
+  const char* accessor;  // "f32", "u8"
+};
+ElementAccess access_for(const std::string& element) {
+  if (element == "u8")
+    return {"std::uint8_t", "u8"};
+  if (element == "u16")
+    return {"std::uint16_t", "u16"};
+  if (element == "u32")
+    return {"std::uint32_t", "u32"};
+  if (element == "i32")
+    return {"std::int32_t", "i32"};
+  return {"float", "f32"};
+}
+
+class CpuKernelEmitter {
+ public:
+  explicit CpuKernelEmitter(const ModelView& model) : m_(model), groups_(fuse(model)) {
+    if (!model.training())
+      throw std::invalid_argument(model.names.setup_type +
+                                  " is an Inference setup: staticnet_model() builds trainers, "
+                                  "which need a Training setup");
+    if (model.parameter_count == 0)
+      throw std::invalid_argument(model.names.model_type +
+                                  " has no parameters: there is nothing to train");
+  }
+
+  EmittedFile header() const;
+  EmittedFile source();
+
+ private:
+  const LayerPlan& layer(std::int64_t i) const {
+    return m_.layers.at(static_cast<std::size_t>(i));
+  }
+  const Buffer& role(BufferRole r) const {
+    const Buffer* b = m_.find(r);
+    if (!b)
+      throw std::logic_error(std::string("the plan has no ") + name_of(r) + " buffer");
+    return *b;
+  }
+  int index_of(const Buffer& b) const { return static_cast<int>(&b - m_.buffers.data()); }
+
+  // "f32(arena, 2'015'744)": a buffer's first element.
+  std::string at(int buffer) {
+    const ElementAccess a = access_for(element_type(m_, buffer));
+    accessors_.insert(a.accessor);
+    return std::string(a.accessor) + "(arena, " + literal(m_.buffer(buffer).offset) + ")";
+  }
+  std::string element(int buffer) const {
+    return access_for(element_type(m_, buffer)).type;
+  }
+  // A parameter tensor (or its gradient) inside the contiguous parameter region.
+  std::string parameter(std::int64_t element_offset, BufferRole region) {
+    accessors_.insert("f32");
+    return "f32(arena, " + literal(role(region).offset + 4 * element_offset) + ")";
+  }
+  // "  // activation_0: f32 (128, 16, 32, 32)"
+  std::string note(int buffer) const {
+    return "// " + buffer_name(m_, buffer);
+  }
+
+  std::string group_name(const FusedGroup& g) const;
+  std::string group_title(const FusedGroup& g) const;
+  void emit_section(const FusedGroup& g);
+  void emit_tensor_table(const FusedGroup& g);
+  void emit_geometry(const FusedGroup& g);
+  void emit_product_forward(const FusedGroup& g);
+  void emit_product_backward(const FusedGroup& g);
+  void emit_activation(const FusedGroup& g);
+  void emit_pool(const FusedGroup& g);
+  void emit_loss();
+  void emit_update();
+  void emit_entry_points();
+
+  const ModelView& m_;
+  std::vector<FusedGroup> groups_;
+  Printer body_;                    // everything after the helpers
+  std::set<std::string> accessors_;  // element accessors the body uses
+};
+
+std::string CpuKernelEmitter::group_name(const FusedGroup& g) const {
+  return g.first == g.last
+             ? "layer_" + std::to_string(g.first)
+             : "layers_" + std::to_string(g.first) + "_" + std::to_string(g.last);
+}
+
+std::string CpuKernelEmitter::group_title(const FusedGroup& g) const {
+  std::string title;
+  for (std::int64_t i = g.first; i <= g.last; ++i)
+    title += (i > g.first ? " + " : "") + describe_layer(layer(i));
+  return title;
+}
+
+// The tensors a section touches, one line each: name, type and shape, place, what it holds.
+void CpuKernelEmitter::emit_tensor_table(const FusedGroup& g) {
+  struct Row {
+    std::string name, type_shape, where, what;
+  };
+  std::vector<Row> rows;
+  std::set<int> listed;
+  auto buffer_row = [&](int b, const std::string& what, const Shape& shape) {
+    if (b == no_buffer || !listed.insert(b).second)
+      return;
+    rows.push_back({buffer_name(m_, b), element_type(m_, b) + " " + shape_text(shape),
+                    "arena + " + grouped(m_.buffer(b).offset), what});
+  };
+  auto parameter_rows = [&](const LayerPlan& l, std::int64_t i) {
+    const bool conv = l.kind == LayerKind::Conv2d;
+    const Shape w = conv ? Shape{l.options.out, l.input_shape[1], l.options.kernel_h,
+                                 l.options.kernel_w}
+                         : Shape{l.options.out, l.input_shape[1]};
+    rows.push_back({weight_name(i), "f32 " + shape_text(w),
+                    "parameters[" + grouped(l.weight_offset) + "]", "and its gradient"});
+    if (l.options.bias)
+      rows.push_back({bias_name(i), "f32 " + shape_text(Shape{l.options.out}),
+                      "parameters[" + grouped(l.bias_offset) + "]", "and its gradient"});
+  };
+  if (g.product >= 0) {
+    const LayerPlan& p = layer(g.product);
+    buffer_row(p.input_buffer, "input, saved for backward", p.input_shape);
+    parameter_rows(p, g.product);
+    std::string out = std::string(name_of(p.kind)) + " output";
+    if (g.activation >= 0)
+      out += std::string(", then ") + name_of(layer(g.activation).kind) +
+             " output (saved)";
+    buffer_row(p.output_buffer, out, p.output_shape);
+  }
+  if (g.activation >= 0 && g.product < 0) {
+    const LayerPlan& a = layer(g.activation);
+    buffer_row(a.input_buffer, "input", a.input_shape);
+    buffer_row(a.output_buffer, "output, saved for backward", a.output_shape);
+  }
+  if (g.pool >= 0) {
+    const LayerPlan& q = layer(g.pool);
+    if (g.product < 0)
+      buffer_row(q.input_buffer, "input", q.input_shape);
+    buffer_row(q.output_buffer, "pooled", q.output_shape);
+    buffer_row(q.window_index_buffer, "each max's position in its window", q.output_shape);
+  }
+  if (g.product >= 0 && layer(g.product).kind == LayerKind::Conv2d) {
+    const LayerPlan& p = layer(g.product);
+    const int ws = index_of(role(BufferRole::workspace));
+    rows.push_back({"workspace",
+                    "f32 " + shape_text(Shape{p.input_shape[1] * p.options.kernel_h *
+                                                  p.options.kernel_w,
+                                              p.output_shape[2] * p.output_shape[3]}),
+                    "arena + " + grouped(m_.buffer(ws).offset), "im2col of one sample"});
+  }
+  const LayerPlan& last = layer(g.last);
+  const LayerPlan& first = layer(g.first);
+  if (last.runs_backward) {
+    buffer_row(last.output_gradient_buffer, "d(output), read by backward", last.output_shape);
+    if (g.product >= 0 && g.last != g.product)
+      buffer_row(layer(g.product).output_gradient_buffer,
+                 std::string("d(") + name_of(layer(g.product).kind) + " output)",
+                 layer(g.product).output_shape);
+    buffer_row(first.input_gradient_buffer, "d(input), written by backward", first.input_shape);
+  }
+  std::size_t w0 = 0, w1 = 0, w2 = 0;
+  for (const Row& r : rows) {
+    w0 = std::max(w0, r.name.size());
+    w1 = std::max(w1, r.type_shape.size());
+    w2 = std::max(w2, r.where.size());
+  }
+  for (const Row& r : rows)
+    body_.line("//   " + pad(r.name, w0 + 2) + pad(r.type_shape, w1 + 2) + pad(r.where, w2 + 2) +
+               r.what);
+}
+
+void CpuKernelEmitter::emit_geometry(const FusedGroup& g) {
+  if (g.product >= 0 && layer(g.product).kind == LayerKind::Conv2d) {
+    const LayerPlan& l = layer(g.product);
+    const LayerDesc& d = l.options;
+    body_.emit(
+        {{"name", "conv_" + std::to_string(g.product)},
+         {"n", literal(l.input_shape[0])},
+         {"ci", literal(l.input_shape[1])},
+         {"hi", literal(l.input_shape[2])},
+         {"wi", literal(l.input_shape[3])},
+         {"co", literal(l.output_shape[1])},
+         {"ho", literal(l.output_shape[2])},
+         {"wo", literal(l.output_shape[3])},
+         {"kh", std::to_string(d.kernel_h)},
+         {"kw", std::to_string(d.kernel_w)},
+         {"sh", std::to_string(d.stride_h)},
+         {"sw", std::to_string(d.stride_w)},
+         {"ph", std::to_string(d.pad_h)},
+         {"pw", std::to_string(d.pad_w)}},
+        R"(
+          constexpr k::Conv2dGeometry $name${
+              .batch = $n$, .in_channels = $ci$, .in_height = $hi$, .in_width = $wi$,
+              .out_channels = $co$, .out_height = $ho$, .out_width = $wo$,
+              .kernel_h = $kh$, .kernel_w = $kw$, .stride_h = $sh$, .stride_w = $sw$,
+              .pad_h = $ph$, .pad_w = $pw$};
+        )");
+  }
+  if (g.product >= 0 && layer(g.product).kind == LayerKind::Linear) {
+    const LayerPlan& l = layer(g.product);
+    body_.emit({{"name", "linear_" + std::to_string(g.product)},
+                {"n", literal(l.input_shape[0])},
+                {"in", literal(l.input_shape[1])},
+                {"out", literal(l.output_shape[1])}},
+               R"(
+          constexpr c::LinearGeometry $name${.batch = $n$, .in_features = $in$, .out_features = $out$};
+        )");
+  }
+  if (g.pool >= 0) {
+    const LayerPlan& l = layer(g.pool);
+    const LayerDesc& d = l.options;
+    body_.emit({{"name", "pool_" + std::to_string(g.pool)},
+                {"n", literal(l.input_shape[0])},
+                {"c", literal(l.input_shape[1])},
+                {"hi", literal(l.input_shape[2])},
+                {"wi", literal(l.input_shape[3])},
+                {"ho", literal(l.output_shape[2])},
+                {"wo", literal(l.output_shape[3])},
+                {"kh", std::to_string(d.kernel_h)},
+                {"kw", std::to_string(d.kernel_w)},
+                {"sh", std::to_string(d.stride_h)},
+                {"sw", std::to_string(d.stride_w)},
+                {"ph", std::to_string(d.pad_h)},
+                {"pw", std::to_string(d.pad_w)}},
+               R"(
+          constexpr k::Pool2dGeometry $name${
+              .batch = $n$, .channels = $c$, .in_height = $hi$, .in_width = $wi$,
+              .out_height = $ho$, .out_width = $wo$, .kernel_h = $kh$, .kernel_w = $kw$,
+              .stride_h = $sh$, .stride_w = $sw$, .pad_h = $ph$, .pad_w = $pw$};
+        )");
+  }
+}
+
+void CpuKernelEmitter::emit_section(const FusedGroup& g) {
+  const std::string span = g.first == g.last
+                               ? "Layer " + std::to_string(g.first)
+                               : "Layers " + std::to_string(g.first) + "-" + std::to_string(g.last);
+  std::string title = "// ==== " + span + ": " + group_title(g) + " ";
+  title.append(line_width > display_width(title) ? line_width - display_width(title) : 0, '=');
+  body_.line(title);
+  if (g.view >= 0) {
+    body_.line("// A view: its output is its input's storage, in both directions. No code.");
+    body_.blank();
+    return;
+  }
+  if (g.product >= 0) {
+    const LayerPlan& p = layer(g.product);
+    const bool conv = p.kind == LayerKind::Conv2d;
+    const std::string act = g.activation >= 0 ? name_of(layer(g.activation).kind) : "";
+    std::string forward = conv ? "Forward: per sample, im2col (into the workspace) times the "
+                                 "weights is the convolution"
+                               : "Forward: one GEMM, x · Wᵀ";
+    std::vector<std::string> finish;
+    if (p.options.bias)
+      finish.push_back("adds the bias");
+    if (g.activation >= 0)
+      finish.push_back("applies the " + act + " (kept: its backward reads it)");
+    if (g.pool >= 0)
+      finish.push_back(std::string(layer(g.pool).kind == LayerKind::MaxPool2d ? "max" : "avg") +
+                       "-pools each window");
+    if (!finish.empty()) {
+      forward += "; then one pass over its output ";
+      for (std::size_t i = 0; i < finish.size(); ++i)
+        forward += (i == 0 ? "" : i + 1 == finish.size() ? " and " : ", ") + finish[i];
+    }
+    body_.line(wrap_comment(forward + ".", "// ", "//   "));
+    if (p.runs_backward) {
+      std::string back = "Backward: ";
+      if (g.pool >= 0)
+        back += "one pass routes d(pooled) through each window" +
+                (g.activation >= 0 ? " and the " + act + "'s derivative" : std::string()) +
+                " into d(" + name_of(p.kind) + " output); then ";
+      else if (g.activation >= 0)
+        back += "one pass applies the " + act + "'s derivative; then ";
+      back += p.options.bias ? "dW and db" : "dW";
+      back += p.input_gradient_buffer != no_buffer
+                  ? ", and dx."
+                  : " (no dx: no layer before this one has parameters).";
+      body_.line(wrap_comment(back, "// ", "//   "));
+    }
+  }
+  emit_tensor_table(g);
+  emit_geometry(g);
+  body_.blank();
+  if (g.product >= 0) {
+    emit_product_forward(g);
+    if (layer(g.product).runs_backward)
+      emit_product_backward(g);
+  } else if (g.activation >= 0) {
+    emit_activation(g);
+  } else if (g.pool >= 0) {
+    emit_pool(g);
+  }
+}
+
+void CpuKernelEmitter::emit_product_forward(const FusedGroup& g) {
+  const LayerPlan& l = layer(g.product);
+  const bool conv = l.kind == LayerKind::Conv2d;
+  const bool bias = l.options.bias;
+  const std::string act = g.activation >= 0 ? activation_type(layer(g.activation).kind)
+                                            : std::string("k::Identity");
+  Printer::Vars v{{"name", group_name(g)},
+                  {"x", at(l.input_buffer)},
+                  {"x_note", note(l.input_buffer)},
+                  {"w", parameter(l.weight_offset, BufferRole::parameters)},
+                  {"w_note", "// " + weight_name(g.product)},
+                  {"b", bias ? parameter(l.bias_offset, BufferRole::parameters) : "nullptr"},
+                  {"b_note", bias ? "// " + bias_name(g.product) : "// no bias"},
+                  {"z", at(l.output_buffer)},
+                  {"z_note", note(l.output_buffer)},
+                  {"geometry", (conv ? "conv_" : "linear_") + std::to_string(g.product)},
+                  {"act", act},
+                  {"has_bias", bias ? "true" : "false"}};
+  body_.emit(v, R"(
+    void forward_$name$(std::byte* arena, c::ThreadPool& pool) {
+      const float* const x = $x$;  $x_note$
+      const float* const weight = $w$;  $w_note$
+      const float* const bias = $b$;  $b_note$
+      float* const z = $z$;  $z_note$
+  )");
+  body_.indent();
+  const bool epilogue = bias || g.activation >= 0 || g.pool >= 0;
+  if (conv) {
+    const int ws = index_of(role(BufferRole::workspace));
+    body_.emit({{"col", at(ws)}, {"note", note(ws)}}, R"(
+      float* const col = $col$;  $note$
+    )");
+    const std::int64_t channels = l.output_shape[1];
+    const std::int64_t positions = l.output_shape[2] * l.output_shape[3];
+    v["channels"] = literal(channels);
+    v["positions"] = literal(positions);
+    if (g.pool >= 0) {
+      const LayerPlan& q = layer(g.pool);
+      const bool max = q.kind == LayerKind::MaxPool2d;
+      const std::int64_t band = q.options.kernel_h * l.output_shape[3];  // conv positions
+      v["pooled"] = at(q.output_buffer);
+      v["pooled_note"] = note(q.output_buffer);
+      v["pool"] = "pool_" + std::to_string(g.pool);
+      v["band"] = literal(band);
+      v["pooled_row"] = literal(q.output_shape[3]);
+      v["window_kind"] = max ? "max" : "avg";
+      body_.emit(v, R"(
+        float* const pooled = $pooled$;  $pooled_note$
+      )");
+      if (max) {
+        v["window"] = at(q.window_index_buffer);
+        v["window_note"] = note(q.window_index_buffer);
+        v["index"] = element(q.window_index_buffer);
+        body_.emit(v, R"(
+          $index$* const window = $window$;  $window_note$
+        )");
+      }
+      body_.emit(v, R"(
+        // Threads split each sample's output positions on whole rows of pool windows ($band$ =
+        // kernel rows × output width), so each window is finished by the thread that computed it.
+        c::conv2d_forward<$geometry$, $band$>(pool, x, weight, col, z, [&](index_t n, c::Range columns) {
+          for (index_t plane = n * $channels$; plane < (n + 1) * $channels$; ++plane)
+            for (index_t q = columns.begin / $band$ * $pooled_row$; q < columns.end / $band$ * $pooled_row$; ++q)
+      )");
+      body_.indent();
+      body_.indent();
+      body_.indent();
+      if (max)
+        body_.emit(v, R"(
+          k::bias_activation_max_pool_forward<$act$, $pool$, $has_bias$, $index$>(plane, q, z, bias, z, pooled, window);
+        )");
+      else
+        body_.emit(v, R"(
+          k::bias_activation_avg_pool_forward<$act$, $pool$, $has_bias$>(plane, q, z, bias, z, pooled);
+        )");
+      body_.outdent();
+      body_.outdent();
+      body_.outdent();
+      body_.line("});");
+    } else if (epilogue) {
+      body_.emit(v, R"(
+        c::conv2d_forward<$geometry$, 1>(pool, x, weight, col, z, [&](index_t n, c::Range columns) {
+          for (index_t row = n * $channels$; row < (n + 1) * $channels$; ++row)
+            for (index_t p = columns.begin; p < columns.end; ++p)
+              k::bias_activation_forward<$act$, k::BiasAlong::rows, $channels$, $positions$, $has_bias$>(row, p, z, bias, z);
+        });
+      )");
+    } else {
+      body_.emit(v, R"(
+        c::conv2d_forward<$geometry$, 1>(pool, x, weight, col, z, [](index_t, c::Range) {});
+      )");
+    }
+  } else {
+    v["features"] = literal(l.output_shape[1]);
+    if (epilogue) {
+      body_.emit(v, R"(
+        c::linear_forward<$geometry$>(pool, x, weight, z, [&](c::Range rows) {
+          for (index_t n = rows.begin; n < rows.end; ++n)
+            for (index_t o = 0; o < $features$; ++o)
+              k::bias_activation_forward<$act$, k::BiasAlong::positions, $features$, $features$, $has_bias$>(n, o, z, bias, z);
+        });
+      )");
+    } else {
+      body_.emit(v, R"(
+        c::linear_forward<$geometry$>(pool, x, weight, z, [](c::Range) {});
+      )");
+    }
+  }
+  body_.outdent();
+  body_.line("}");
+  body_.blank();
+}
+
+void CpuKernelEmitter::emit_product_backward(const FusedGroup& g) {
+  const LayerPlan& l = layer(g.product);
+  const bool conv = l.kind == LayerKind::Conv2d;
+  const bool bias = l.options.bias;
+  const int dz_buffer = l.output_gradient_buffer;
+  // The plan's gradient chain must lead into the product's output gradient: the fused passes
+  // write it directly.
+  if (g.activation >= 0 && layer(g.activation).input_gradient_buffer != dz_buffer)
+    throw std::logic_error("fused activation's input gradient is not the product's");
+  Printer::Vars v{{"name", group_name(g)},
+                  {"x", at(l.input_buffer)},
+                  {"x_note", note(l.input_buffer)},
+                  {"dw", parameter(l.weight_offset, BufferRole::gradients)},
+                  {"dw_note", "// gradient of " + weight_name(g.product)},
+                  {"db", bias ? parameter(l.bias_offset, BufferRole::gradients) : "nullptr"},
+                  {"db_note", bias ? "// gradient of " + bias_name(g.product) : "// no bias"},
+                  {"dz", at(dz_buffer)},
+                  {"dz_note", note(dz_buffer) + ": d(" + name_of(l.kind) + " output)"},
+                  {"geometry", (conv ? "conv_" : "linear_") + std::to_string(g.product)},
+                  {"has_bias", bias ? "true" : "false"}};
+  body_.emit(v, R"(
+    void backward_$name$(std::byte* arena, c::ThreadPool& pool) {
+      const float* const x = $x$;  $x_note$
+      float* const dweight = $dw$;  $dw_note$
+      float* const dbias = $db$;  $db_note$
+      float* const dz = $dz$;  $dz_note$
+  )");
+  body_.indent();
+  const bool needs_dx = l.input_gradient_buffer != no_buffer;
+  if (needs_dx) {  // only dx reads the weights in backward
+    v["w"] = parameter(l.weight_offset, BufferRole::parameters);
+    v["w_note"] = "// " + weight_name(g.product);
+    v["dx"] = at(l.input_gradient_buffer);
+    v["dx_note"] = note(l.input_gradient_buffer);
+    body_.emit(v, R"(
+      const float* const weight = $w$;  $w_note$
+      float* const dx = $dx$;  $dx_note$
+    )");
+  }
+  if (conv) {
+    const int ws = index_of(role(BufferRole::workspace));
+    body_.emit({{"col", at(ws)}, {"note", note(ws)}}, R"(
+      float* const col = $col$;  $note$
+    )");
+  }
+  const std::string act = g.activation >= 0 ? activation_type(layer(g.activation).kind)
+                                            : std::string("k::Identity");
+  v["act"] = act;
+  if (g.activation >= 0) {
+    v["y"] = at(layer(g.activation).output_buffer);
+    v["y_note"] = note(layer(g.activation).output_buffer) + ": " +
+                  name_of(layer(g.activation).kind) + " output, saved";
+  }
+  if (g.pool >= 0) {
+    const LayerPlan& q = layer(g.pool);
+    const bool max = q.kind == LayerKind::MaxPool2d;
+    v["dpooled"] = at(q.output_gradient_buffer);
+    v["dpooled_note"] = note(q.output_gradient_buffer) + ": d(pooled)";
+    v["pool"] = "pool_" + std::to_string(g.pool);
+    v["planes"] = literal(q.input_shape[0] * q.input_shape[1]);
+    v["pooled_plane"] = literal(q.output_shape[2] * q.output_shape[3]);
+    v["what"] = g.activation >= 0 ? std::string(" times the ") +
+                                        name_of(layer(g.activation).kind) + "'s derivative"
+                                  : "";
+    v["y_arg"] = g.activation >= 0 ? "y" : "nullptr";
+    body_.emit(v, R"(
+      const float* const dpooled = $dpooled$;  $dpooled_note$
+    )");
+    if (g.activation >= 0)
+      body_.emit(v, R"(
+        const float* const y = $y$;  $y_note$
+      )");
+    if (max) {
+      v["window"] = at(q.window_index_buffer);
+      v["window_note"] = note(q.window_index_buffer);
+      v["index"] = element(q.window_index_buffer);
+      body_.emit(v, R"(
+        const $index$* const window = $window$;  $window_note$
+        // d(pooled) to each window's max$what$: every element of dz once.
+        c::for_each_2d(pool, $planes$, $pooled_plane$, [&](index_t plane, index_t q) {
+          k::max_pool_activation_backward<$act$, $pool$, $index$>(plane, q, dpooled, window, $y_arg$, dz);
+        });
+      )");
+    } else {
+      body_.emit(v, R"(
+        // d(pooled) spread over each window$what$: every element of dz once.
+        c::for_each_2d(pool, $planes$, $pooled_plane$, [&](index_t plane, index_t q) {
+          k::avg_pool_activation_backward<$act$, $pool$>(plane, q, dpooled, $y_arg$, dz);
+        });
+      )");
+    }
+  } else if (g.activation >= 0) {
+    const LayerPlan& a = layer(g.activation);
+    const std::int64_t rows = conv ? l.output_shape[0] * l.output_shape[1] : l.output_shape[0];
+    const std::int64_t positions = conv ? l.output_shape[2] * l.output_shape[3]
+                                        : l.output_shape[1];
+    v["dy"] = at(a.output_gradient_buffer);
+    v["dy_note"] = note(a.output_gradient_buffer) + ": d(" + name_of(a.kind) + " output)";
+    v["rows"] = literal(rows);
+    v["positions"] = literal(positions);
+    v["act_name"] = name_of(a.kind);
+    body_.emit(v, R"(
+      const float* const y = $y$;  $y_note$
+      const float* const dy = $dy$;  $dy_note$
+      // dz = $act_name$'(y) · dy
+      c::for_each_2d(pool, $rows$, $positions$, [&](index_t row, index_t p) {
+        k::activation_backward_2d<$act$, $positions$>(row, p, y, dy, dz);
+      });
+    )");
+  }
+  if (conv) {
+    body_.emit(v, R"(
+      c::conv2d_backward_weights<$geometry$, $has_bias$>(pool, x, dz, col, dweight, dbias);
+    )");
+    if (needs_dx)
+      body_.emit(v, R"(
+        c::conv2d_backward_input<$geometry$>(pool, dz, weight, col, dx);
+      )");
+  } else {
+    body_.emit(v, needs_dx ? R"(
+      c::linear_backward<$geometry$, $has_bias$>(pool, x, dz, weight, dweight, dbias, dx);
+    )"
+                           : R"(
+      c::linear_backward<$geometry$, $has_bias$>(pool, x, dz, nullptr, dweight, dbias, nullptr);
+    )");
+  }
+  body_.outdent();
+  body_.line("}");
+  body_.blank();
+}
+
+void CpuKernelEmitter::emit_activation(const FusedGroup& g) {
+  const LayerPlan& a = layer(g.activation);
+  Printer::Vars v{{"name", group_name(g)},
+                  {"act", activation_type(a.kind)},
+                  {"x", at(a.input_buffer)},
+                  {"x_note", note(a.input_buffer)},
+                  {"y", at(a.output_buffer)},
+                  {"y_note", note(a.output_buffer) + (a.in_place ? " (in place)" : "")},
+                  {"count", literal(a.output_shape.elements())}};
+  body_.emit(v, R"(
+    void forward_$name$(std::byte* arena, c::ThreadPool& pool) {
+      const float* const x = $x$;  $x_note$
+      float* const y = $y$;  $y_note$
+      c::for_each(pool, $count$, [&](index_t i) { k::activation_forward<$act$>(i, x, y); });
+    }
+
+  )");
+  if (!a.runs_backward || a.input_gradient_buffer == no_buffer)
+    return;
+  v["dy"] = at(a.output_gradient_buffer);
+  v["dy_note"] = note(a.output_gradient_buffer);
+  v["dx"] = at(a.input_gradient_buffer);
+  v["dx_note"] = note(a.input_gradient_buffer) +
+                 (a.input_gradient_buffer == a.output_gradient_buffer ? " (in place)" : "");
+  body_.emit(v, R"(
+    void backward_$name$(std::byte* arena, c::ThreadPool& pool) {
+      const float* const y = $y$;  $y_note$
+      const float* const dy = $dy$;  $dy_note$
+      float* const dx = $dx$;  $dx_note$
+      c::for_each(pool, $count$, [&](index_t i) { k::activation_backward<$act$>(i, y, dy, dx); });
+    }
+
+  )");
+}
+
+void CpuKernelEmitter::emit_pool(const FusedGroup& g) {
+  const LayerPlan& q = layer(g.pool);
+  const bool max = q.kind == LayerKind::MaxPool2d;
+  Printer::Vars v{{"name", group_name(g)},
+                  {"pool", "pool_" + std::to_string(g.pool)},
+                  {"x", at(q.input_buffer)},
+                  {"x_note", note(q.input_buffer)},
+                  {"y", at(q.output_buffer)},
+                  {"y_note", note(q.output_buffer)},
+                  {"planes", literal(q.input_shape[0] * q.input_shape[1])},
+                  {"out_plane", literal(q.output_shape[2] * q.output_shape[3])},
+                  {"in_plane", literal(q.input_shape[2] * q.input_shape[3])}};
+  if (max && q.window_index_buffer != no_buffer) {
+    v["window"] = at(q.window_index_buffer);
+    v["index"] = element(q.window_index_buffer);
+    v["window_note"] = note(q.window_index_buffer);
+  } else if (max) {
+    // Before the first layer with parameters nothing runs backward, so the plan keeps no window
+    // index and the forward pass records none.
+    v["window"] = "nullptr";
+    v["index"] = "std::uint8_t";
+    v["window_note"] = "// no backward: no window index";
+  }
+  if (max) {
+    body_.emit(v, R"(
+      void forward_$name$(std::byte* arena, c::ThreadPool& pool) {
+        const float* const x = $x$;  $x_note$
+        float* const y = $y$;  $y_note$
+        $index$* const window = $window$;  $window_note$
+        c::for_each_2d(pool, $planes$, $out_plane$, [&](index_t plane, index_t q) {
+          k::max_pool_forward<$pool$, $index$>(plane, q, x, y, window);
+        });
+      }
+
+    )");
+  } else {
+    body_.emit(v, R"(
+      void forward_$name$(std::byte* arena, c::ThreadPool& pool) {
+        const float* const x = $x$;  $x_note$
+        float* const y = $y$;  $y_note$
+        c::for_each_2d(pool, $planes$, $out_plane$, [&](index_t plane, index_t q) {
+          k::avg_pool_forward<$pool$>(plane, q, x, y);
+        });
+      }
+
+    )");
+  }
+  if (!q.runs_backward || q.input_gradient_buffer == no_buffer)
+    return;
+  v["dy"] = at(q.output_gradient_buffer);
+  v["dy_note"] = note(q.output_gradient_buffer);
+  v["dx"] = at(q.input_gradient_buffer);
+  v["dx_note"] = note(q.input_gradient_buffer);
+  if (max)
+    body_.emit(v, R"(
+      void backward_$name$(std::byte* arena, c::ThreadPool& pool) {
+        const float* const dy = $dy$;  $dy_note$
+        const $index$* const window = $window$;  $window_note$
+        float* const dx = $dx$;  $dx_note$
+        // Gathered per input element: the windows that hold it and chose it.
+        c::for_each_2d(pool, $planes$, $in_plane$, [&](index_t plane, index_t p) {
+          k::max_pool_backward<$pool$, $index$>(plane, p, dy, window, dx);
+        });
+      }
+
+    )");
+  else
+    body_.emit(v, R"(
+      void backward_$name$(std::byte* arena, c::ThreadPool& pool) {
+        const float* const dy = $dy$;  $dy_note$
+        float* const dx = $dx$;  $dx_note$
+        // Gathered per input element: the windows that hold it.
+        c::for_each_2d(pool, $planes$, $in_plane$, [&](index_t plane, index_t p) {
+          k::avg_pool_backward<$pool$>(plane, p, dy, dx);
+        });
+      }
+
+    )");
+}
+
+void CpuKernelEmitter::emit_loss() {
+  const LayerPlan& last = m_.layers.back();
+  int gradient = no_buffer;
+  for (std::size_t i = 0; i < m_.buffers.size(); ++i)
+    if (buffer_name(m_, static_cast<int>(i)) == "loss_gradient")
+      gradient = static_cast<int>(i);
+  if (gradient == no_buffer)
+    throw std::logic_error("the plan has no loss gradient buffer");
+  const int loss = index_of(role(BufferRole::loss));
+  Printer::Vars v{{"output", at(last.output_buffer)},
+                  {"output_note", note(last.output_buffer)},
+                  {"loss", at(loss)},
+                  {"loss_note", note(loss)},
+                  {"grad", at(gradient)},
+                  {"grad_note", note(gradient)},
+                  {"batch", literal(m_.batch())},
+                  {"shape", shape_text(m_.output_shape)}};
+  if (m_.setup.loss == LossKind::CrossEntropy) {
+    const int labels = index_of(role(BufferRole::labels));
+    const int predictions = index_of(role(BufferRole::predictions));
+    v["labels"] = at(labels);
+    v["labels_note"] = note(labels);
+    v["predictions"] = at(predictions);
+    v["predictions_note"] = note(predictions);
+    v["classes"] = literal(m_.output_shape[1]);
+    body_.emit(v, R"(
+      // ==== Loss: softmax + cross-entropy over the logits $shape$, forward and backward ======
+      // One pass per sample: the loss, the predicted class, and d(logits) of the batch mean.
+      void loss_step(std::byte* arena, c::ThreadPool& pool) {
+        const float* const logits = $output$;  $output_note$
+        const std::int32_t* const labels = $labels$;  $labels_note$
+        float* const loss = $loss$;  $loss_note$
+        std::int32_t* const predicted = $predictions$;  $predictions_note$
+        float* const dlogits = $grad$;  $grad_note$
+        c::for_each(pool, $batch$, [&](index_t n) {
+          k::softmax_cross_entropy<$batch$, $classes$>(n, logits, labels, loss, predicted, dlogits);
+        });
+      }
+
+    )");
+  } else {
+    const int targets = index_of(role(BufferRole::targets));
+    v["targets"] = at(targets);
+    v["targets_note"] = note(targets);
+    v["elements"] = literal(m_.output_shape.elements() / m_.batch());
+    body_.emit(v, R"(
+      // ==== Loss: mean squared error over the output $shape$, forward and backward ===========
+      void loss_step(std::byte* arena, c::ThreadPool& pool) {
+        const float* const output = $output$;  $output_note$
+        const float* const targets = $targets$;  $targets_note$
+        float* const loss = $loss$;  $loss_note$
+        float* const doutput = $grad$;  $grad_note$
+        c::for_each(pool, $batch$, [&](index_t n) {
+          k::mean_squared_error<$batch$, $elements$>(n, output, targets, loss, doutput);
+        });
+      }
+
+    )");
+  }
+}
+
+void CpuKernelEmitter::emit_update() {
+  const int params = index_of(role(BufferRole::parameters));
+  const int grads = index_of(role(BufferRole::gradients));
+  Printer::Vars v{{"params", at(params)},
+                  {"grads", at(grads)},
+                  {"count", literal(m_.parameter_count)},
+                  {"optimizer", name_of(m_.setup.optimizer)}};
+  body_.emit(v, R"(
+    // ==== Update: $optimizer$ over the whole contiguous parameter region, one loop ===========
+    void update(std::byte* arena, const k::OptimizerConstants& constants, c::ThreadPool& pool) {
+      float* const params = $params$;  // parameters
+      const float* const grads = $grads$;  // gradients
+  )");
+  body_.indent();
+  switch (m_.setup.optimizer) {
+    case OptimizerKind::SGD:
+      body_.emit(v, R"(
+        c::for_each(pool, $count$, [&](index_t i) { k::sgd_update(i, params, grads, constants); });
+      )");
+      break;
+    case OptimizerKind::SGDMomentum:
+      v["m1"] = at(index_of(role(BufferRole::optimizer_moment1)));
+      body_.emit(v, R"(
+        float* const velocity = $m1$;  // optimizer_moment1
+        c::for_each(pool, $count$, [&](index_t i) {
+          k::sgd_momentum_update(i, params, grads, velocity, constants);
+        });
+      )");
+      break;
+    case OptimizerKind::Adam:
+    case OptimizerKind::AdamW:
+      v["m1"] = at(index_of(role(BufferRole::optimizer_moment1)));
+      v["m2"] = at(index_of(role(BufferRole::optimizer_moment2)));
+      v["decoupled"] = m_.setup.optimizer == OptimizerKind::AdamW ? "true" : "false";
+      body_.emit(v, R"(
+        float* const m = $m1$;  // optimizer_moment1
+        float* const v = $m2$;  // optimizer_moment2
+        c::for_each(pool, $count$, [&](index_t i) {
+          k::adam_update<$decoupled$>(i, params, grads, m, v, constants);
+        });
+      )");
+      break;
+  }
+  body_.outdent();
+  body_.line("}");
+  body_.blank();
+}
+
+void CpuKernelEmitter::emit_entry_points() {
+  // Walk the schedule: a group runs forward at its first layer's step and backward at its last
+  // layer's.
+  auto group_of = [&](std::int64_t layer_index) -> const FusedGroup& {
+    for (const FusedGroup& g : groups_)
+      if (g.first <= layer_index && layer_index <= g.last)
+        return g;
+    throw std::logic_error("layer in no group");
+  };
+  std::vector<std::string> forward, backward;
+  for (const Step& s : m_.schedule) {
+    if (s.kind == StepKind::forward) {
+      const FusedGroup& g = group_of(s.layer);
+      if (s.layer != g.first)
+        continue;
+      if (g.view >= 0)
+        forward.push_back("// layer " + std::to_string(g.view) + ": Flatten, a view");
+      else
+        forward.push_back("forward_" + group_name(g) + "(arena, pool);");
+    } else if (s.kind == StepKind::backward) {
+      const FusedGroup& g = group_of(s.layer);
+      if (s.layer != g.last || g.view >= 0)
+        continue;
+      const LayerPlan& first = layer(g.first);
+      const bool runs = g.product >= 0 ? layer(g.product).runs_backward
+                                       : first.runs_backward &&
+                                             first.input_gradient_buffer != no_buffer;
+      if (runs)
+        backward.push_back("backward_" + group_name(g) + "(arena, pool);");
+    }
+  }
+  const int grads = index_of(role(BufferRole::gradients));
+  Printer::Vars v{{"grads", at(grads)}, {"count", literal(m_.parameter_count)}};
+  std::string forward_calls, backward_calls;
+  for (const std::string& c : forward)
+    forward_calls += (forward_calls.empty() ? "" : "\n") + c;
+  for (const std::string& c : backward)
+    backward_calls += (backward_calls.empty() ? "" : "\n") + c;
+  v["forward"] = forward_calls;
+  v["backward"] = backward_calls;
+  body_.emit(v, R"(
+    // ==== The step, in the plan's schedule ====================================================
+    void forward(std::byte* arena, c::ThreadPool& pool) {
+      $forward$
+    }
+
+    }  // namespace
+
+    void train_step(std::byte* arena, const k::OptimizerConstants& constants, c::ThreadPool& pool) {
+      c::zero(pool, $grads$, $count$);  // gradients: backward accumulates into them
+      forward(arena, pool);
+      loss_step(arena, pool);
+      $backward$
+      update(arena, constants, pool);
+    }
+
+    void evaluate(std::byte* arena, c::ThreadPool& pool) {
+      forward(arena, pool);
+      loss_step(arena, pool);
+    }
+  )");
+}
+
+EmittedFile CpuKernelEmitter::source() {
+  for (const FusedGroup& g : groups_)
+    emit_section(g);
+  emit_loss();
+  emit_update();
+  emit_entry_points();
+
+  const std::string file = m_.names.name + "_kernels_cpu.cpp";
+  Printer p;
+  p.emit({{"banner", file_banner(m_, file, "the training step on the CPU, every size a literal")},
+          {"name", m_.names.name},
+          {"total", grouped(m_.footprint.total().count)}},
+         R"(
+    $banner$
+    //
+    // All tensors live in one arena of $total$ bytes laid out by the plan ($name$_model.h names
+    // every buffer and its offset). Each section below covers one group of layers fused into as
+    // few passes as their buffers allow, names the tensors it touches with their arena offsets,
+    // and gives its sizes as literal geometry. The arithmetic is staticnet/kernels/ (shared with
+    // the CUDA backend), launched here by loops split across the thread pool; matrix products go
+    // to OpenBLAS, one single-threaded call per thread.
+    #include "$name$_kernels_cpu.h"
+
+    #include <cstddef>
+    #include <cstdint>
+
+    #include <staticnet/cpu/conv2d.hpp>
+    #include <staticnet/cpu/launch.hpp>
+    #include <staticnet/cpu/linear.hpp>
+    #include <staticnet/kernels/activations.hpp>
+    #include <staticnet/kernels/bias_activation.hpp>
+    #include <staticnet/kernels/losses.hpp>
+    #include <staticnet/kernels/optimizers.hpp>
+    #include <staticnet/kernels/pooling.hpp>
+
+    namespace $name$::cpu {
+
+    namespace k = staticnet::kernels;
+    namespace c = staticnet::cpu;
+    using k::index_t;
+
+    namespace {
+
+    // A buffer's first element, from its byte offset in the arena.
+  )");
+  const struct {
+    const char* name;
+    const char* type;
+  } accessor_types[] = {{"f32", "float"},
+                        {"i32", "std::int32_t"},
+                        {"u8", "std::uint8_t"},
+                        {"u16", "std::uint16_t"},
+                        {"u32", "std::uint32_t"}};
+  for (const auto& a : accessor_types)
+    if (accessors_.count(a.name))
+      p.emit({{"name", a.name}, {"type", a.type}}, R"(
+        $type$* $name$(std::byte* arena, std::int64_t offset) {
+          return reinterpret_cast<$type$*>(arena + offset);
+        }
+      )");
+  p.blank();
+  std::string text = p.text() + body_.text();
+  text += "\n}  // namespace " + m_.names.name + "::cpu\n";
+  return {file, text};
+}
+
+EmittedFile CpuKernelEmitter::header() const {
+  const std::string file = m_.names.name + "_kernels_cpu.h";
+  Printer p;
+  p.emit({{"banner", file_banner(m_, file, "the CPU training step's entry points")},
+          {"name", m_.names.name},
+          {"optimizer", optimizer_enum(m_.setup.optimizer)}},
+         R"(
+    $banner$
+    #pragma once
+    #include <cstddef>
+
+    #include <staticnet/cpu/thread_pool.hpp>
+    #include <staticnet/kernels/optimizers.hpp>
+
+    namespace $name$::cpu {
+
+    // The optimizer the update runs (the setup's).
+    inline constexpr staticnet::kernels::Optimizer optimizer = $optimizer$;
+
+    // One training step on `arena` ($name$::arena_bytes of $name$_model.h, 256-byte aligned), whose
+    // input and labels (or targets) buffers hold the batch: zero the gradients, forward, loss,
+    // backward, update. Leaves each sample's loss (and predicted class) in their buffers. Allocates
+    // nothing; for a given thread count, the same inputs give the same bits.
+    void train_step(std::byte* arena, const staticnet::kernels::OptimizerConstants& constants,
+                    staticnet::cpu::ThreadPool& pool);
+
+    // Forward and loss only, for evaluation: fills the loss (and predictions) buffers and leaves
+    // parameters and optimizer state untouched.
+    void evaluate(std::byte* arena, staticnet::cpu::ThreadPool& pool);
+
+    }  // namespace $name$::cpu
+  )");
+  return {file, p.text()};
+}
+
+}  // namespace
+
+std::vector<EmittedFile> emit_cpu_backend(const ModelView& model) {
+  CpuKernelEmitter emitter(model);
+  std::vector<EmittedFile> files;
+  files.push_back(emitter.header());
+  files.push_back(emitter.source());
+  files.push_back(emit_cpu_trainer_main(model));
+  return files;
+}
+
+}  // namespace staticnet::codegen

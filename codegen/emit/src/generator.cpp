@@ -1,0 +1,100 @@
+#include <cstdio>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "staticnet/codegen/emitters.hpp"
+#include "staticnet/codegen/generate.hpp"
+
+namespace staticnet::codegen {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Writes `text` unless the file already holds exactly it. Returns whether it wrote.
+bool write_if_changed(const fs::path& path, const std::string& text) {
+  {
+    std::ifstream in(path, std::ios::binary);
+    if (in) {
+      std::ostringstream old;
+      old << in.rdbuf();
+      if (old.str() == text)
+        return false;
+    }
+  }
+  const fs::path temp = path.string() + ".tmp";
+  {
+    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.flush();
+    if (!out)
+      throw std::runtime_error("cannot write " + temp.string());
+  }
+  fs::rename(temp, path);
+  return true;
+}
+
+const Backend* backend_named(std::string_view name) {
+  for (const Backend& b : backends())
+    if (b.name == name)
+      return &b;
+  return nullptr;
+}
+
+int usage(const char* program, const std::string& problem) {
+  std::string known;
+  for (const Backend& b : backends())
+    known += (known.empty() ? "" : ", ") + std::string(b.name);
+  std::fprintf(stderr,
+               "%s: %s\nusage: %s --out DIR [--backend NAME]...   (backends: %s; default all)\n",
+               program, problem.c_str(), program, known.c_str());
+  return 2;
+}
+
+}  // namespace
+
+int run_generator(int argc, char** argv, const ModelView& model) {
+  const char* program = argc > 0 ? argv[0] : "generator";
+  fs::path out;
+  std::vector<const Backend*> chosen;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if ((arg == "--out" || arg == "--backend") && i + 1 >= argc)
+      return usage(program, std::string(arg) + " needs a value");
+    if (arg == "--out") {
+      out = argv[++i];
+    } else if (arg == "--backend") {
+      const Backend* b = backend_named(argv[++i]);
+      if (!b)
+        return usage(program, std::string("unknown backend \"") + argv[i] + "\"");
+      chosen.push_back(b);
+    } else {
+      return usage(program, std::string("unknown argument \"") + std::string(arg) + "\"");
+    }
+  }
+  if (out.empty())
+    return usage(program, "--out is required");
+  if (chosen.empty())
+    for (const Backend& b : backends())
+      chosen.push_back(&b);
+
+  try {
+    std::vector<EmittedFile> files{emit_model_header(model), emit_trainer_header(model)};
+    for (const Backend* b : chosen)
+      for (EmittedFile& f : b->emit(model))
+        files.push_back(std::move(f));
+    fs::create_directories(out);
+    for (const EmittedFile& f : files)
+      write_if_changed(out / f.name, f.text);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "staticnet_model(%s): error: %s\n", model.names.name.c_str(), e.what());
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace staticnet::codegen

@@ -1,0 +1,277 @@
+// NAME_model.h: the plan as plain constants, for trainers and for embedded projects that size
+// their own buffer without staticnet's headers (as ahead-of-time compilers ship bundle headers).
+#include <string>
+
+#include "staticnet/codegen/emitters.hpp"
+#include "staticnet/codegen/naming.hpp"
+#include "staticnet/codegen/printer.hpp"
+#include "staticnet/codegen/text.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace staticnet::codegen {
+namespace {
+
+std::string dims_list(const Shape& s) {
+  std::string text;
+  for (int i = 0; i < s.rank; ++i)
+    text += (i ? ", " : "") + std::to_string(s[i]);
+  return text;
+}
+
+// What a buffer holds, for the comment beside it.
+std::string buffer_comment(const ModelView& model, int index) {
+  const Buffer& b = model.buffer(index);
+  const std::string type = element_type(model, index);
+  auto layer = [&](std::int64_t i) -> const LayerPlan& {
+    return model.layers.at(static_cast<std::size_t>(i));
+  };
+  switch (b.role) {
+    case BufferRole::parameters:
+      return "f32 [" + std::to_string(model.parameter_count) + "], layer by layer";
+    case BufferRole::gradients:
+      return "f32, same layout as parameters";
+    case BufferRole::optimizer_moment1:
+      return model.setup.optimizer == OptimizerKind::SGDMomentum
+                 ? "f32 momentum buffer, same layout"
+                 : "f32 first moment (Adam m), same layout";
+    case BufferRole::optimizer_moment2:
+      return "f32 second moment (Adam v), same layout";
+    case BufferRole::input:
+      return type + " " + shape_text(model.input_shape);
+    case BufferRole::labels:
+      return "i32 (" + std::to_string(model.batch()) + "), class per sample";
+    case BufferRole::targets:
+      return "f32 " + shape_text(model.output_shape);
+    case BufferRole::workspace:
+      return "f32 scratch (one sample's im2col)";
+    case BufferRole::loss:
+      return "f32 (" + std::to_string(model.batch()) + "), loss per sample";
+    case BufferRole::predictions:
+      return "i32 (" + std::to_string(model.batch()) + "), predicted class per sample";
+    case BufferRole::activation: {
+      std::string text = type + " " + shape_text(layer(b.layer).output_shape) + " output of " +
+                         std::to_string(b.layer) + " " + name_of(layer(b.layer).kind);
+      for (std::size_t j = static_cast<std::size_t>(b.layer) + 1; j < model.layers.size(); ++j)
+        if (model.layers[j].in_place && model.layers[j].input_buffer == index)
+          text += ", " + std::to_string(j) + " " + name_of(model.layers[j].kind);
+      return text;
+    }
+    case BufferRole::window_index:
+      return type + " " + shape_text(layer(b.layer).output_shape) + " max position in window";
+    case BufferRole::activation_gradient:
+      if (b.first_step == static_cast<std::int64_t>(model.layers.size()))
+        return "f32 " + shape_text(model.output_shape) + " d(output), from the loss";
+      return "f32 " + shape_text(layer(b.layer).input_shape) + " d(input of " +
+             std::to_string(b.layer) + " " + name_of(layer(b.layer).kind) + ")";
+  }
+  return "";
+}
+
+std::string step_name(const ModelView& model, std::size_t s) {
+  const Step& step = model.schedule[s];
+  switch (step.kind) {
+    case StepKind::forward:
+      return "forward " + std::to_string(step.layer) + " " +
+             name_of(model.layers[static_cast<std::size_t>(step.layer)].kind);
+    case StepKind::loss:
+      return std::string("loss (") + name_of(model.setup.loss) + ")";
+    case StepKind::backward:
+      return "backward " + std::to_string(step.layer) + " " +
+             name_of(model.layers[static_cast<std::size_t>(step.layer)].kind);
+    case StepKind::update:
+      return std::string("update (") + name_of(model.setup.optimizer) + ")";
+  }
+  return "";
+}
+
+void emit_step_constants(Printer& p, const ModelView& model) {
+  const bool classes = model.setup.loss == LossKind::CrossEntropy;
+  p.emit({{"batch", literal(model.batch())},
+          {"input", dims_list(model.input_shape.sample())},
+          {"input_type", name_of(model.setup.input_dtype)},
+          {"output", dims_list(model.output_shape.sample())},
+          {"parameters", literal(model.parameter_count)},
+          {"layers", std::to_string(model.layers.size())},
+          {"steps", std::to_string(model.schedule.size())}},
+         R"(
+    // ---- The step ----------------------------------------------------------------------------
+    inline constexpr std::int64_t batch = $batch$;
+    inline constexpr std::int64_t input_sample[] = {$input$};  // one sample, $input_type$
+    inline constexpr std::int64_t output_sample[] = {$output$};
+    inline constexpr std::int64_t parameter_count = $parameters$;
+    inline constexpr int layer_count = $layers$;
+    inline constexpr int step_count = $steps$;  // forward per layer, loss, backward per layer, update
+  )");
+  if (classes) {
+    p.emit({{"classes", literal(model.output_shape[1])}}, R"(
+      inline constexpr std::int64_t classes = $classes$;  // CrossEntropy: i32 labels in [0, classes)
+    )");
+  } else {
+    p.emit({{"target", dims_list(model.output_shape.sample())}}, R"(
+      inline constexpr std::int64_t target_sample[] = {$target$};  // MSE: f32 targets
+    )");
+  }
+  p.blank();
+}
+
+void emit_arena(Printer& p, const ModelView& model) {
+  const Footprint& f = model.footprint;
+  p.emit({{"total", literal(f.total().count)},
+          {"weights", literal(f.weights.count)},
+          {"gradients", literal(f.gradients.count)},
+          {"optimizer_state", literal(f.optimizer_state.count)},
+          {"inputs", literal(f.inputs.count)},
+          {"workspace", literal(f.workspace.count)},
+          {"activations", literal(f.activations.count)}},
+         R"(
+    // ---- The arena: one allocation, in regions (staticnet's Footprint) ----------------------------
+    inline constexpr std::int64_t arena_bytes = $total$;
+    inline constexpr std::int64_t arena_alignment = 256;  // every buffer starts on this boundary
+    namespace footprint {
+    inline constexpr std::int64_t weights = $weights$;
+    inline constexpr std::int64_t gradients = $gradients$;
+    inline constexpr std::int64_t optimizer_state = $optimizer_state$;
+    inline constexpr std::int64_t inputs = $inputs$;
+    inline constexpr std::int64_t workspace = $workspace$;
+    inline constexpr std::int64_t activations = $activations$;  // peak of the shared region
+    }  // namespace footprint
+
+  )");
+}
+
+void emit_buffers(Printer& p, const ModelView& model) {
+  p.emit(R"(
+    // ---- Buffers: bytes [offset, offset + bytes) of the arena, alive from first_step to
+    // last_step of the schedule; buffers alive at the same step never share a byte.
+    struct Buffer {
+      std::int64_t offset, bytes;
+      int first_step, last_step;
+    };
+  )");
+  std::size_t width = 0;
+  for (std::size_t i = 0; i < model.buffers.size(); ++i)
+    width = std::max(width, buffer_name(model, static_cast<int>(i)).size());
+  for (std::size_t i = 0; i < model.buffers.size(); ++i) {
+    const Buffer& b = model.buffers[i];
+    std::string name = buffer_name(model, static_cast<int>(i));
+    name.resize(width, ' ');
+    char values[96];
+    std::snprintf(values, sizeof values, "{%11s, %11s, %2lld, %2lld};", literal(b.offset).c_str(),
+                  literal(b.size).c_str(), static_cast<long long>(b.first_step),
+                  static_cast<long long>(b.last_step));
+    p.line("inline constexpr Buffer " + name + " = " + values + "  // " +
+           buffer_comment(model, static_cast<int>(i)));
+  }
+  p.blank();
+}
+
+void emit_parameters(Printer& p, const ModelView& model) {
+  p.emit(R"(
+    // ---- Parameters: element offsets into `parameters` (and into gradients and optimizer state,
+    // which share the layout), PyTorch's state-dict names for the model as an nn.Sequential, and
+    // fan_in (the inputs each output sums, for PyTorch's default initialisation).
+    struct Tensor {
+      const char* name;
+      std::int64_t offset, elements;
+      int rank;
+      std::int64_t shape[4];
+      std::int64_t fan_in;
+    };
+    inline constexpr Tensor parameter_tensors[] = {
+  )");
+  p.indent();
+  std::size_t count = 0;
+  for (std::size_t i = 0; i < model.layers.size(); ++i) {
+    const LayerPlan& l = model.layers[i];
+    if (l.parameters == 0)
+      continue;
+    const bool conv = l.kind == LayerKind::Conv2d;
+    const std::int64_t out = l.options.out;
+    const std::int64_t fan_in = conv ? l.input_shape[1] * l.options.kernel_h * l.options.kernel_w
+                                     : l.input_shape[1];
+    const std::string shape =
+        conv ? dims_list(Shape{out, l.input_shape[1], l.options.kernel_h, l.options.kernel_w})
+             : dims_list(Shape{out, l.input_shape[1]});
+    p.emit({{"name", weight_name(static_cast<std::int64_t>(i))},
+            {"offset", literal(l.weight_offset)},
+            {"elements", literal(l.bias_offset - l.weight_offset)},
+            {"rank", conv ? "4" : "2"},
+            {"shape", shape},
+            {"fan_in", literal(fan_in)}},
+           R"({"$name$", $offset$, $elements$, $rank$, {$shape$}, $fan_in$},)");
+    ++count;
+    if (l.options.bias) {
+      p.emit({{"name", bias_name(static_cast<std::int64_t>(i))},
+              {"offset", literal(l.bias_offset)},
+              {"elements", literal(out)},
+              {"fan_in", literal(fan_in)}},
+             R"({"$name$", $offset$, $elements$, 1, {$elements$}, $fan_in$},)");
+      ++count;
+    }
+  }
+  p.outdent();
+  p.emit({{"count", std::to_string(count)}}, R"(
+    };
+    inline constexpr int parameter_tensor_count = $count$;
+
+  )");
+}
+
+void emit_layer_table(Printer& p, const ModelView& model) {
+  p.line("// ---- Layers, and the schedule of one training step");
+  p.line("//   #  layer                                 input               output");
+  for (std::size_t i = 0; i < model.layers.size(); ++i) {
+    const LayerPlan& l = model.layers[i];
+    std::string index = std::to_string(i);
+    if (index.size() < 2)
+      index.insert(0, " ");  // right-aligned in two columns
+    p.line("//  " + index + "  " + pad(describe_layer(l), 38) + pad(shape_text(l.input_shape), 20) +
+           shape_text(l.output_shape));
+  }
+  std::string steps = "//   steps:";
+  for (std::size_t s = 0; s < model.schedule.size(); ++s) {
+    const std::string item = " " + std::to_string(s) + " " + step_name(model, s) + ";";
+    if (steps.size() + item.size() > 100) {
+      p.line(steps);
+      steps = "//  ";
+    }
+    steps += item;
+  }
+  p.line(steps);
+}
+
+}  // namespace
+
+EmittedFile emit_model_header(const ModelView& model) {
+  const std::string file = model.names.name + "_model.h";
+  Printer p;
+  p.emit({{"banner", file_banner(model, file, "the memory plan of one training step, as plain "
+                                              "constants")}},
+         R"(
+    $banner$
+    //
+    // Needs only <cstdint>: an embedded project includes it without staticnet's headers and sizes
+    // its one buffer by arena_bytes. Offsets are in bytes from the start of that buffer.
+    #pragma once
+    #include <cstdint>
+
+  )");
+  p.emit({{"name", model.names.name}}, R"(
+    namespace $name$ {
+
+  )");
+  emit_step_constants(p, model);
+  emit_arena(p, model);
+  emit_buffers(p, model);
+  emit_parameters(p, model);
+  emit_layer_table(p, model);
+  p.emit({{"name", model.names.name}}, R"(
+
+    }  // namespace $name$
+  )");
+  return {file, p.text()};
+}
+
+}  // namespace staticnet::codegen

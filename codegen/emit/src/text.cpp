@@ -1,0 +1,70 @@
+#include "staticnet/codegen/text.hpp"
+
+#include <vector>
+
+namespace staticnet::codegen {
+
+std::string grouped(std::int64_t value) {
+  std::string digits = std::to_string(value < 0 ? -value : value), out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i && (digits.size() - i) % 3 == 0)
+      out += ',';
+    out += digits[i];
+  }
+  return value < 0 ? "-" + out : out;
+}
+
+std::string literal(std::int64_t value) {
+  std::string text = grouped(value);
+  for (char& c : text)
+    if (c == ',')
+      c = '\'';
+  return text;
+}
+
+std::size_t display_width(std::string_view text) {
+  std::size_t width = 0;
+  for (char c : text)
+    if ((static_cast<unsigned char>(c) & 0xC0) != 0x80)  // not a UTF-8 continuation byte
+      ++width;
+  return width;
+}
+
+std::string pad(std::string_view text, std::size_t width) {
+  std::string out(text);
+  const std::size_t have = display_width(text);
+  if (have < width)
+    out.append(width - have, ' ');
+  return out;
+}
+
+std::string wrap_comment(std::string_view text, std::string_view prefix,
+                         std::string_view continuation) {
+  std::vector<std::string_view> words;
+  for (std::size_t i = 0; i < text.size();) {
+    while (i < text.size() && text[i] == ' ')
+      ++i;
+    std::size_t j = i;
+    while (j < text.size() && text[j] != ' ')
+      ++j;
+    if (j > i)
+      words.push_back(text.substr(i, j - i));
+    i = j;
+  }
+  std::string out, line(prefix);
+  bool empty = true;
+  for (std::string_view w : words) {
+    if (!empty && display_width(line) + 1 + display_width(w) > line_width) {
+      out += line + "\n";
+      line = std::string(continuation);
+      empty = true;
+    }
+    if (!empty)
+      line += ' ';
+    line += w;
+    empty = false;
+  }
+  return out + line;
+}
+
+}  // namespace staticnet::codegen

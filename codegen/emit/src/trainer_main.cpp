@@ -1,0 +1,135 @@
+// NAME_trainer.h (what the trainer runtime needs to know about the model, from NAME_model.h)
+// and NAME_trainer_cpu.cpp (the CPU trainer's main()).
+#include <string>
+
+#include "staticnet/codegen/emitters.hpp"
+#include "staticnet/codegen/printer.hpp"
+
+namespace staticnet::codegen {
+namespace {
+
+// A C++ string literal for a name written in CMake (type names hold no quotes or backslashes,
+// but be safe).
+std::string quoted(const std::string& text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\')
+      out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+}  // namespace
+
+EmittedFile emit_trainer_header(const ModelView& model) {
+  const std::string& n = model.names.name;
+  const std::string file = n + "_trainer.h";
+  const bool ce = model.setup.loss == LossKind::CrossEntropy;
+  const int moments = static_cast<int>(optimizer_state_copies(model.setup.optimizer));
+  Printer p;
+  p.emit({{"banner", file_banner(model, file, "the model as the trainer runtime sees it")},
+          {"name", n},
+          {"model_type", quoted(model.names.model_type)},
+          {"setup_type", quoted(model.names.setup_type)},
+          {"optimizer",
+           std::string("staticnet::kernels::Optimizer::") +
+               (model.setup.optimizer == OptimizerKind::SGD           ? "sgd"
+                : model.setup.optimizer == OptimizerKind::SGDMomentum ? "sgd_momentum"
+                : model.setup.optimizer == OptimizerKind::Adam        ? "adam"
+                                                                      : "adamw")}},
+         R"(
+    $banner$
+    #pragma once
+    #include <iterator>
+
+    #include <staticnet/runtime/trainer/model_info.hpp>
+
+    #include "$name$_model.h"
+
+    namespace $name$ {
+
+    // The plan's numbers the training loop, the data loader and checkpoints need.
+    inline staticnet::runtime::ModelInfo model_info() {
+      staticnet::runtime::ModelInfo m;
+      m.name = "$name$";
+      m.model_type = $model_type$;
+      m.setup_type = $setup_type$;
+      m.batch = batch;
+      m.sample_shape.assign(std::begin(input_sample), std::end(input_sample));
+      m.optimizer = $optimizer$;
+      m.parameter_count = parameter_count;
+      m.arena.bytes = arena_bytes;
+      m.arena.weights = footprint::weights;
+      m.arena.gradients = footprint::gradients;
+      m.arena.optimizer_state = footprint::optimizer_state;
+      m.arena.inputs = footprint::inputs;
+      m.arena.workspace = footprint::workspace;
+      m.arena.activations = footprint::activations;
+      m.arena.parameters_at = parameters.offset;
+      m.arena.gradients_at = gradients.offset;
+      m.arena.input_at = input.offset;
+      m.arena.loss_at = loss.offset;
+  )");
+  p.indent();
+  if (moments >= 1)
+    p.line("m.arena.moment1_at = optimizer_moment1.offset;");
+  if (moments >= 2)
+    p.line("m.arena.moment2_at = optimizer_moment2.offset;");
+  if (ce)
+    p.emit(R"(
+      m.loss = staticnet::runtime::LossFunction::cross_entropy;
+      m.classes = classes;
+      m.arena.labels_at = labels.offset;
+      m.arena.predictions_at = predictions.offset;
+    )");
+  else
+    p.emit(R"(
+      m.loss = staticnet::runtime::LossFunction::mean_squared_error;
+      m.target_shape.assign(std::begin(target_sample), std::end(target_sample));
+      m.arena.targets_at = targets.offset;
+    )");
+  p.emit(R"(
+    for (const Tensor& t : parameter_tensors)
+      m.parameters.push_back({t.name, {t.shape, t.shape + t.rank}, t.offset, t.fan_in});
+    return m;
+  )");
+  p.outdent();
+  p.emit({{"name", n}}, R"(
+    }
+
+    }  // namespace $name$
+  )");
+  return {file, p.text()};
+}
+
+EmittedFile emit_cpu_trainer_main(const ModelView& model) {
+  const std::string& n = model.names.name;
+  const std::string file = n + "_trainer_cpu.cpp";
+  Printer p;
+  p.emit({{"banner", file_banner(model, file, "the CPU trainer program")}, {"name", n}}, R"(
+    $banner$
+    //
+    // $name$_trainer_cpu --help lists the options; the loop, the data formats and the checkpoints
+    // are staticnet's trainer runtime, the step is $name$_kernels_cpu.cpp.
+    #include <memory>
+
+    #include <staticnet/runtime/trainer/cpu_backend.hpp>
+    #include <staticnet/runtime/trainer/trainer_main.hpp>
+
+    #include "$name$_kernels_cpu.h"
+    #include "$name$_trainer.h"
+
+    int main(int argc, char** argv) {
+      namespace rt = staticnet::runtime;
+      const rt::ModelInfo model = $name$::model_info();
+      const rt::CpuSteps steps{&$name$::cpu::train_step, &$name$::cpu::evaluate};
+      return rt::trainer_main(argc, argv, model, [&](int threads) {
+        return std::make_unique<rt::CpuBackend>(model, steps, threads);
+      });
+    }
+  )");
+  return {file, p.text()};
+}
+
+}  // namespace staticnet::codegen

@@ -1,0 +1,61 @@
+#pragma once
+// Bias + activation after a Linear or Conv2d, fused into one pass over the output, and its
+// backward. The product (a GEMM) leaves z = x·Wᵀ (or the convolution) in the output buffer; this
+// pass never materialises z + b separately.
+//
+// Indexing: a (row, position) pair. A row is one sample's channel (conv: row = n·C + c over the
+// Ho·Wo positions) or one sample (Linear: row = n, the positions are the Out features), so the
+// channel of an element is known per row, and the CPU's inner loop over positions vectorises.
+#include "staticnet/kernels/activations.hpp"
+#include "staticnet/kernels/host_device.hpp"
+
+namespace staticnet::kernels {
+
+// Where a row's bias lives: conv rows cycle through the channels, Linear rows hold all of them.
+enum class BiasAlong { rows, positions };
+
+// y = act(z + b); z and y may be the same buffer.
+template <class Act, BiasAlong Along, index_t Channels, index_t Positions, bool HasBias>
+STATICNET_HD void bias_activation_forward(index_t row, index_t position, const float* z,
+                                          const float* bias, float* y) {
+  const index_t i = row * Positions + position;
+  float v = z[i];
+  if constexpr (HasBias)
+    v += bias[Along == BiasAlong::rows ? row % Channels : position];
+  y[i] = Act::forward(v);
+}
+
+// dz = act'(y) · dy (the activation's backward); dy and dz may be the same buffer. The bias
+// gradient is a reduction over the same dz, done by the launcher (bias_gradient_* below).
+template <class Act, index_t Positions>
+STATICNET_HD void activation_backward_2d(index_t row, index_t position, const float* y,
+                                         const float* dy, float* dz) {
+  const index_t i = row * Positions + position;
+  dz[i] = Act::backward(saved_output<Act>(y, i), dy[i]);
+}
+
+// db[c] += Σ over samples and positions of dz, for one channel c of a (Batch, Channels,
+// Positions) tensor. Accumulates in double: the sums run over up to batch × Ho·Wo terms.
+template <index_t Batch, index_t Channels, index_t Positions>
+STATICNET_HD void bias_gradient_channels(index_t c, const float* dz, float* db) {
+  double sum = 0.0;
+  for (index_t n = 0; n < Batch; ++n) {
+    const float* row = dz + (n * Channels + c) * Positions;
+    float partial = 0.0f;  // one sample's plane in single precision, as a GEMM would
+    for (index_t p = 0; p < Positions; ++p)
+      partial += row[p];
+    sum += partial;
+  }
+  db[c] += static_cast<float>(sum);
+}
+
+// db[o] += Σ over samples of dz[n][o], for one output feature o of a (Batch, Features) tensor.
+template <index_t Batch, index_t Features>
+STATICNET_HD void bias_gradient_features(index_t o, const float* dz, float* db) {
+  double sum = 0.0;
+  for (index_t n = 0; n < Batch; ++n)
+    sum += dz[n * Features + o];
+  db[o] += static_cast<float>(sum);
+}
+
+}  // namespace staticnet::kernels

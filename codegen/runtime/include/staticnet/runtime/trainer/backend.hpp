@@ -1,0 +1,55 @@
+#pragma once
+// Where a trainer's step runs. The training loop (train.hpp) writes each batch, runs steps, and
+// reads results and state only through this interface, so the CPU backend (cpu_backend.hpp) and
+// the CUDA backend run the same loop.
+//
+// Every backend holds the whole step in one arena of ModelInfo::arena.bytes, laid out by the plan.
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "staticnet/kernels/optimizers.hpp"
+
+namespace staticnet::runtime {
+
+// The persistent buffers of the arena a checkpoint saves and restores.
+enum class StateBuffer { parameters, moment1, moment2 };
+
+struct MemoryReport {
+  std::int64_t planned = 0;   // footprint.total()
+  std::int64_t arena = 0;     // bytes actually allocated for the model (one allocation)
+  std::string arena_where;    // "host memory, 256-byte aligned"
+  std::string other;          // what else the backend holds, in words ("" when nothing)
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+
+  // "CPU, 2 threads, OpenBLAS"
+  virtual std::string description() const = 0;
+
+  // Host memory the next batch is written into, in the plan's layout: inputs f32 [batch, sample],
+  // labels i32 [batch] (cross_entropy) or targets f32 [batch, target] (mean_squared_error). The
+  // spans stay valid for the backend's life; the other kind is empty.
+  virtual std::span<float> batch_inputs() = 0;
+  virtual std::span<std::int32_t> batch_labels() = 0;
+  virtual std::span<float> batch_targets() = 0;
+
+  // One optimizer step on the batch: zero the gradients, forward, loss, backward, update.
+  virtual void train_step(const kernels::OptimizerConstants& constants) = 0;
+  // Forward and loss on the batch; parameters and optimizer state untouched.
+  virtual void evaluate() = 0;
+
+  // Results of the last train_step or evaluate, per sample of the batch.
+  virtual std::span<const float> losses() = 0;
+  virtual std::span<const std::int32_t> predictions() = 0;  // cross_entropy only
+
+  // Copies of the persistent state, in the plan's layout (parameter_count floats each).
+  virtual void read_state(StateBuffer which, std::span<float> out) = 0;
+  virtual void write_state(StateBuffer which, std::span<const float> in) = 0;
+
+  virtual MemoryReport memory() const = 0;
+};
+
+}  // namespace staticnet::runtime

@@ -1,0 +1,24 @@
+#pragma once
+// Starting weights: PyTorch's default initialisation of Linear and Conv2d, reproduced with our own
+// generator so that it is the same on every platform. Every weight and bias is drawn from
+// U(−b, b) with b = 1/√fan_in (kaiming_uniform with a = √5 gives exactly that bound for the
+// weights, and PyTorch draws biases from the same range). Element j of tensor t is a pure function
+// of (seed, t, j).
+#include <cstdint>
+#include <filesystem>
+#include <span>
+
+#include "staticnet/runtime/trainer/model_info.hpp"
+
+namespace staticnet::runtime {
+
+void initialize_parameters(const ModelInfo& model, std::uint64_t seed, std::span<float> parameters);
+
+// Loads the parameters by name from any safetensors file whose tensors have the model's names and
+// shapes (f32), such as PyTorch's `save_file(model.state_dict())` of the same model built as an
+// nn.Sequential. Other tensors in the file are ignored. Throws CheckpointMismatch listing every
+// missing or mis-shaped tensor, FormatError or IoError for an unreadable file.
+void load_parameters(const ModelInfo& model, const std::filesystem::path& file,
+                     std::span<float> parameters);
+
+}  // namespace staticnet::runtime

@@ -1,0 +1,70 @@
+#pragma once
+// What a trainer knows about its model: the plan's numbers that the training loop, the data
+// loader and checkpoints need, filled in by the generated entry point from NAME_model.h. The
+// trainer library is compiled once; the model arrives as this value.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "staticnet/kernels/optimizers.hpp"
+
+namespace staticnet::runtime {
+
+enum class LossFunction { cross_entropy, mean_squared_error };
+
+// One parameter tensor inside the contiguous parameter region (gradients and optimizer moments
+// share its element offsets).
+struct ParameterTensor {
+  std::string name;                // PyTorch's state-dict name, e.g. "0.weight"
+  std::vector<std::int64_t> shape;  // e.g. {16, 3, 3, 3}
+  std::int64_t offset = 0;         // first element in the region
+  std::int64_t fan_in = 1;         // inputs each output sums (PyTorch's default init bound)
+
+  std::int64_t elements() const {
+    std::int64_t n = 1;
+    for (auto d : shape)
+      n *= d;
+    return n;
+  }
+};
+
+// The arena as the plan laid it out: its regions' sizes and where the buffers a host touches
+// start (byte offsets; -1 for buffers the setup does not have).
+struct ArenaLayout {
+  std::int64_t bytes = 0;  // footprint.total(): the one allocation
+  std::int64_t weights = 0, gradients = 0, optimizer_state = 0, inputs = 0, workspace = 0,
+               activations = 0;  // the footprint, region by region
+  std::int64_t parameters_at = -1, gradients_at = -1, moment1_at = -1, moment2_at = -1;
+  std::int64_t input_at = -1, labels_at = -1, targets_at = -1;
+  std::int64_t loss_at = -1, predictions_at = -1;
+};
+
+struct ModelInfo {
+  std::string name;        // staticnet_model(NAME ...)
+  std::string model_type;  // as written in CMake
+  std::string setup_type;
+  std::int64_t batch = 0;
+  std::vector<std::int64_t> sample_shape;  // one input sample, f32
+  LossFunction loss = LossFunction::cross_entropy;
+  std::int64_t classes = 0;                // cross_entropy
+  std::vector<std::int64_t> target_shape;  // mean_squared_error: one sample's target
+  kernels::Optimizer optimizer = kernels::Optimizer::sgd;
+  std::int64_t parameter_count = 0;
+  ArenaLayout arena;
+  std::vector<ParameterTensor> parameters;
+
+  std::int64_t sample_elements() const;
+  std::int64_t target_elements() const;
+  bool classifies() const { return loss == LossFunction::cross_entropy; }
+  // Optimizer state tensors per parameter: 0, 1 (momentum buffer) or 2 (Adam's two moments).
+  int moments() const;
+};
+
+// "sgd", "sgd_momentum", "adam", "adamw": the optimizer's name in checkpoints.
+const char* optimizer_key(kernels::Optimizer optimizer);
+// "SGD", "SGDMomentum", "Adam", "AdamW"
+const char* optimizer_name(kernels::Optimizer optimizer);
+// PyTorch's names for an optimizer's state: "momentum_buffer"; "exp_avg", "exp_avg_sq".
+const char* moment_name(kernels::Optimizer optimizer, int moment);
+
+}  // namespace staticnet::runtime

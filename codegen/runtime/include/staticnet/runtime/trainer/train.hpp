@@ -1,0 +1,91 @@
+#pragma once
+// The training loop every generated trainer runs: read a data set in the plan's batch, train for
+// some epochs on a Backend, evaluate, report, save and resume.
+//
+//  * Data: any format open_dataset reads, or "synthetic:N" (a learnable data set of N samples in
+//    the model's input shape, generated, so a demo needs no download). Sample shapes are checked
+//    against the model's input and class labels against its output before the first step.
+//  * Each epoch is floor(size / batch) batches in a shuffled order that depends only on (seed,
+//    epoch); the samples left over land in other batches in other epochs.
+//  * Evaluation covers every sample of the eval set: the last, partial batch is completed with
+//    samples from its start, which are computed and not counted.
+//  * A non-finite loss stops training at once with the step's number; nothing is saved after it,
+//    so the last checkpoint is the last good state.
+//  * Checkpoints (--save) are written atomically after every epoch and when training is
+//    interrupted (SIGINT/SIGTERM, after the running step); --resume continues from one bit for
+//    bit (same thread count), in mid-epoch if that is where it was written.
+#include <cstdint>
+#include <filesystem>
+#include <iosfwd>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "staticnet/kernels/optimizers.hpp"
+#include "staticnet/runtime/batches/augment.hpp"
+#include "staticnet/runtime/formats/open_dataset.hpp"
+#include "staticnet/runtime/trainer/backend.hpp"
+#include "staticnet/runtime/trainer/model_info.hpp"
+
+namespace staticnet::runtime {
+
+enum class ProgressMode { automatic, bar, lines, none };
+
+struct TrainOptions {
+  std::vector<std::string> data;  // data file(s), or {"synthetic:N"}
+  std::vector<std::string> eval;  // empty: no evaluation
+  DatasetFormat format = DatasetFormat::automatic;
+  std::int64_t epochs = 1;
+  std::optional<std::int64_t> max_steps;  // stop (and save) after this many steps in total
+  kernels::OptimizerSettings optimizer;   // defaults: see default_optimizer_settings
+  std::uint64_t seed = 0;                 // initial weights and the data order
+  int workers = 1;                        // data loader threads
+  std::optional<float> scale;             // input scale; default 1/255 for u8 data, else 1
+  std::vector<float> mean, stddev;        // per channel (or one for all), after scaling
+  Augmentation augmentation;
+  std::filesystem::path init;     // parameters to start from (any safetensors with our names)
+  std::filesystem::path resume;   // a checkpoint to continue
+  std::filesystem::path save;     // where checkpoints go
+  std::filesystem::path metrics;  // JSON Lines, one object per epoch
+  ProgressMode progress = ProgressMode::automatic;
+};
+
+// PyTorch's defaults where it has them: lr 0.01 for SGD and SGDMomentum (PyTorch requires one),
+// 0.001 for Adam and AdamW; momentum 0.9; betas (0.9, 0.999); eps 1e-8; weight decay 0, and 0.01
+// for AdamW.
+kernels::OptimizerSettings default_optimizer_settings(kernels::Optimizer optimizer);
+
+// The loss became NaN or infinite.
+class NumericalError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Bad options or data that do not fit the model (the message names both sides).
+class TrainingSetupError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct EpochMetrics {
+  std::int64_t epoch = 0;  // 1-based
+  std::int64_t step = 0;   // optimizer steps so far
+  double train_loss = 0, train_accuracy = 0;
+  std::optional<double> eval_loss, eval_accuracy;
+  double samples_per_second = 0;
+};
+
+struct TrainResult {
+  std::vector<EpochMetrics> epochs;  // the epochs this run finished
+  std::int64_t steps = 0;            // optimizer steps in total (including resumed ones)
+  bool interrupted = false;          // stopped by a signal; a checkpoint was saved if --save
+};
+
+// Runs the loop. `out` gets the report (start-up, epochs), `progress` the progress display.
+// Throws TrainingSetupError, NumericalError, and the runtime's FormatError, IoError,
+// CheckpointMismatch and LoaderConfigError.
+TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& options,
+                  std::ostream& out, std::ostream& progress);
+
+}  // namespace staticnet::runtime

@@ -1,0 +1,96 @@
+#include "staticnet/runtime/trainer/cpu_backend.hpp"
+
+#include <cstring>
+#include <new>
+#include <stdexcept>
+#include <string>
+
+namespace staticnet::runtime {
+namespace {
+constexpr std::align_val_t arena_alignment{256};
+}
+
+void CpuBackend::AlignedFree::operator()(std::byte* p) const noexcept {
+  ::operator delete[](p, arena_alignment);
+}
+
+CpuBackend::CpuBackend(const ModelInfo& model, CpuSteps steps, int threads)
+    : model_(model),
+      steps_(steps),
+      arena_(static_cast<std::byte*>(
+          ::operator new[](static_cast<std::size_t>(model.arena.bytes), arena_alignment))),
+      pool_(threads) {
+  if (!steps.train_step || !steps.evaluate)
+    throw std::invalid_argument("CpuBackend: the generated step functions are missing");
+  // Zero once: optimizer moments start at zero, and the padding of every buffer is defined.
+  std::memset(arena_.get(), 0, static_cast<std::size_t>(model.arena.bytes));
+}
+
+std::string CpuBackend::description() const {
+  return "CPU, " + std::to_string(pool_.threads()) +
+         (pool_.threads() == 1 ? " thread" : " threads") + ", OpenBLAS";
+}
+
+template <class T>
+std::span<T> CpuBackend::view(std::int64_t offset, std::int64_t count) {
+  if (offset < 0)
+    return {};
+  return {reinterpret_cast<T*>(arena_.get() + offset), static_cast<std::size_t>(count)};
+}
+
+std::span<float> CpuBackend::batch_inputs() {
+  return view<float>(model_.arena.input_at, model_.batch * model_.sample_elements());
+}
+std::span<std::int32_t> CpuBackend::batch_labels() {
+  return view<std::int32_t>(model_.arena.labels_at, model_.batch);
+}
+std::span<float> CpuBackend::batch_targets() {
+  return view<float>(model_.arena.targets_at, model_.batch * model_.target_elements());
+}
+
+void CpuBackend::train_step(const kernels::OptimizerConstants& constants) {
+  steps_.train_step(arena_.get(), constants, pool_);
+}
+void CpuBackend::evaluate() {
+  steps_.evaluate(arena_.get(), pool_);
+}
+
+std::span<const float> CpuBackend::losses() {
+  return view<float>(model_.arena.loss_at, model_.batch);
+}
+std::span<const std::int32_t> CpuBackend::predictions() {
+  return view<std::int32_t>(model_.arena.predictions_at, model_.batch);
+}
+
+std::span<float> CpuBackend::state(StateBuffer which) {
+  const std::int64_t at = which == StateBuffer::parameters ? model_.arena.parameters_at
+                          : which == StateBuffer::moment1  ? model_.arena.moment1_at
+                                                           : model_.arena.moment2_at;
+  if (at < 0)
+    throw std::logic_error("CpuBackend: the optimizer keeps no such state");
+  return view<float>(at, model_.parameter_count);
+}
+
+void CpuBackend::read_state(StateBuffer which, std::span<float> out) {
+  const auto s = state(which);
+  if (out.size() != s.size())
+    throw std::invalid_argument("CpuBackend::read_state: wrong size");
+  std::memcpy(out.data(), s.data(), s.size_bytes());
+}
+
+void CpuBackend::write_state(StateBuffer which, std::span<const float> in) {
+  const auto s = state(which);
+  if (in.size() != s.size())
+    throw std::invalid_argument("CpuBackend::write_state: wrong size");
+  std::memcpy(s.data(), in.data(), s.size_bytes());
+}
+
+MemoryReport CpuBackend::memory() const {
+  MemoryReport r;
+  r.planned = model_.arena.bytes;
+  r.arena = model_.arena.bytes;  // the one allocation above, of exactly this size
+  r.arena_where = "host memory, one 256-byte-aligned allocation";
+  return r;
+}
+
+}  // namespace staticnet::runtime

@@ -1,0 +1,48 @@
+#include "staticnet/runtime/trainer/initialize.hpp"
+
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "staticnet/runtime/checkpoints/checkpoint.hpp"
+#include "staticnet/runtime/checkpoints/safetensors_reader.hpp"
+#include "staticnet/runtime/prng.hpp"
+#include "staticnet/runtime/validation.hpp"
+
+namespace staticnet::runtime {
+
+void initialize_parameters(const ModelInfo& model, std::uint64_t seed,
+                           std::span<float> parameters) {
+  for (std::size_t t = 0; t < model.parameters.size(); ++t) {
+    const ParameterTensor& tensor = model.parameters[t];
+    const double bound = 1.0 / std::sqrt(static_cast<double>(tensor.fan_in));
+    SplitMix64 draws(mix_seed(seed, RandomStream::initialize, t));
+    float* out = parameters.data() + tensor.offset;
+    for (std::int64_t j = 0; j < tensor.elements(); ++j) {
+      const double u = static_cast<double>(draws.next() >> 11) * 0x1.0p-53;  // [0, 1)
+      out[j] = static_cast<float>((2.0 * u - 1.0) * bound);
+    }
+  }
+}
+
+void load_parameters(const ModelInfo& model, const std::filesystem::path& file,
+                     std::span<float> parameters) {
+  const SafetensorsReader reader = SafetensorsReader::open(file);
+  std::vector<TensorSignature> found;
+  for (const SafetensorsTensorInfo& t : reader.tensors())
+    found.push_back({t.name, t.dtype, t.shape});
+  CheckpointExpectations expected;
+  expected.allow_unexpected_tensors = true;
+  for (const ParameterTensor& p : model.parameters)
+    expected.tensors.push_back({p.name, Dtype::f32, p.shape});
+  auto problems = checkpoint_mismatches(reader.source(), found, expected);
+  if (!problems.empty())
+    throw CheckpointMismatch(reader.source(), std::move(problems));
+  for (const ParameterTensor& p : model.parameters) {
+    const auto bytes = reader.data(*reader.find(p.name));
+    std::memcpy(parameters.data() + p.offset, bytes.data(), bytes.size());
+  }
+}
+
+}  // namespace staticnet::runtime

@@ -1,0 +1,413 @@
+#include "staticnet/runtime/trainer/train.hpp"
+
+#include <fmt/format.h>
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <optional>
+
+#include "staticnet/runtime/batches/loader.hpp"
+#include "staticnet/runtime/error.hpp"
+#include "staticnet/runtime/tools/progress.hpp"
+#include "staticnet/runtime/trainer/initialize.hpp"
+#include "staticnet/runtime/validation.hpp"
+#include "training_checkpoint.hpp"
+#include "training_data.hpp"
+
+namespace staticnet::runtime {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// ---- interruption: SIGINT and SIGTERM finish the running step, then save and stop ---------
+
+std::atomic<int> stop_signal{0};
+extern "C" void on_stop_signal(int signal) {
+  stop_signal.store(signal);
+}
+
+class StopSignals {
+ public:
+  StopSignals() {
+    stop_signal.store(0);
+    previous_int_ = std::signal(SIGINT, on_stop_signal);
+    previous_term_ = std::signal(SIGTERM, on_stop_signal);
+  }
+  ~StopSignals() {
+    std::signal(SIGINT, previous_int_);
+    std::signal(SIGTERM, previous_term_);
+  }
+  StopSignals(const StopSignals&) = delete;
+  StopSignals& operator=(const StopSignals&) = delete;
+  bool raised() const { return stop_signal.load() != 0; }
+
+ private:
+  void (*previous_int_)(int) = SIG_DFL;
+  void (*previous_term_)(int) = SIG_DFL;
+};
+
+// ---- reporting ------------------------------------------------------------------------------
+
+std::string bytes_text(std::int64_t n) {
+  std::string digits = std::to_string(n), out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i && (digits.size() - i) % 3 == 0)
+      out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+std::string mib_text(std::int64_t n) {
+  return fmt::format("{} B ({:.2f} MiB)", bytes_text(n), static_cast<double>(n) / (1 << 20));
+}
+
+// "synthetic(seed 0)", "train.npy, labels.npy (npy)"
+std::string described(const Dataset& data) {
+  const std::string source = data.source();
+  if (source.rfind(data.format_name(), 0) == 0)
+    return source;
+  return source + " (" + data.format_name() + ")";
+}
+
+void report_start(std::ostream& out, const ModelInfo& model, const Backend& backend,
+                  const TrainOptions& options, const Dataset& data, const Dataset* eval,
+                  std::uint64_t batches_per_epoch, std::size_t loader_bytes) {
+  out << model.name << ": " << model.model_type << " trained as " << model.setup_type << "\n";
+  out << fmt::format("  step     batch {}, {}, {} (lr {}), FP32; {}\n", model.batch,
+                     model.classifies() ? "CrossEntropy" : "MSE", optimizer_name(model.optimizer),
+                     options.optimizer.learning_rate, backend.description());
+  const std::int64_t left_out = data.size() - static_cast<std::int64_t>(batches_per_epoch) *
+                                                  model.batch;
+  out << fmt::format("  data     {}, {} samples of {}; {} batches per epoch", described(data),
+                     data.size(), shape_to_string(data.sample_shape()), batches_per_epoch);
+  if (left_out > 0)
+    out << fmt::format(" ({} samples wait for later epochs)", left_out);
+  out << "\n";
+  if (eval)
+    out << fmt::format("  eval     {}, {} samples\n", described(*eval), eval->size());
+  const MemoryReport memory = backend.memory();
+  out << "  memory   planned " << mib_text(memory.planned) << " = weights "
+      << bytes_text(model.arena.weights) << " + gradients " << bytes_text(model.arena.gradients)
+      << "\n                   + optimizer state " << bytes_text(model.arena.optimizer_state)
+      << " + inputs " << bytes_text(model.arena.inputs) << " + workspace "
+      << bytes_text(model.arena.workspace) << " + activations "
+      << bytes_text(model.arena.activations) << "\n";
+  out << "           arena   " << mib_text(memory.arena) << ", " << memory.arena_where
+      << (memory.arena == memory.planned ? ": the plan to the byte" : ": DIFFERS from the plan")
+      << "\n";
+  if (!memory.other.empty())
+    out << "           also    " << memory.other << "\n";
+  out << "           loader  " << mib_text(static_cast<std::int64_t>(loader_bytes))
+      << " of host batch slots (" << options.workers << (options.workers == 1 ? " worker" : " workers")
+      << ")\n";
+  out << std::flush;
+}
+
+std::string epoch_line(const ModelInfo& model, const EpochMetrics& m, std::int64_t epochs) {
+  std::string line = fmt::format("epoch {}/{}: loss {:.4f}", m.epoch, epochs, m.train_loss);
+  if (model.classifies())
+    line += fmt::format(", accuracy {:.1f}%", 100.0 * m.train_accuracy);
+  if (m.eval_loss) {
+    line += fmt::format(" | eval loss {:.4f}", *m.eval_loss);
+    if (model.classifies())
+      line += fmt::format(", accuracy {:.1f}%", 100.0 * *m.eval_accuracy);
+  }
+  line += fmt::format(" | {:.0f} samples/s", m.samples_per_second);
+  return line;
+}
+
+class MetricsFile {
+ public:
+  MetricsFile(const std::filesystem::path& path, bool append) : path_(path) {
+    if (path.empty())
+      return;
+    file_.open(path, append ? std::ios::app : std::ios::trunc);
+    if (!file_)
+      throw IoError(path.string() + ": cannot open for writing the metrics");
+  }
+  void write(const ModelInfo& model, const EpochMetrics& m) {
+    if (path_.empty())
+      return;
+    nlohmann::json line{{"epoch", m.epoch},
+                        {"step", m.step},
+                        {"train_loss", m.train_loss},
+                        {"samples_per_second", m.samples_per_second}};
+    if (model.classifies())
+      line["train_accuracy"] = m.train_accuracy;
+    if (m.eval_loss) {
+      line["eval_loss"] = *m.eval_loss;
+      if (model.classifies())
+        line["eval_accuracy"] = *m.eval_accuracy;
+    }
+    file_ << line.dump() << '\n' << std::flush;
+    if (!file_)
+      throw IoError(path_.string() + ": writing the metrics failed (disk full?)");
+  }
+
+ private:
+  std::filesystem::path path_;
+  std::ofstream file_;
+};
+
+// ---- the loop's pieces ----------------------------------------------------------------------
+
+LoaderConfig loader_config(const ModelInfo& model, const Dataset& data,
+                           const TrainOptions& options, std::uint64_t seed) {
+  LoaderConfig c;
+  c.batch_size = model.batch;
+  c.sample_shape = model.sample_shape;
+  c.label_kind = model.classifies() ? LabelKind::class_index : LabelKind::regression;
+  c.target_shape = model.target_shape;
+  c.shuffle = true;
+  c.seed = seed;
+  c.normalization.scale = options.scale.value_or(data.element_type() == ElementType::u8
+                                                     ? 1.0f / 255.0f
+                                                     : 1.0f);
+  c.normalization.mean = options.mean;
+  c.normalization.stddev = options.stddev;
+  c.augmentation = options.augmentation;
+  c.workers = options.workers;
+  c.slots = 2;
+  return c;
+}
+
+void next_batch(BatchLoader& loader, Backend& backend, const ModelInfo& model) {
+  if (model.classifies())
+    loader.next(backend.batch_inputs(), backend.batch_labels());
+  else
+    loader.next(backend.batch_inputs(), backend.batch_targets());
+}
+
+// Sums of the per-sample losses and correct predictions of the first `rows` samples.
+struct BatchTotals {
+  double loss = 0;
+  std::int64_t correct = 0;
+  bool finite = true;
+  std::int64_t first_bad = -1;
+};
+BatchTotals batch_totals(const ModelInfo& model, Backend& backend, std::int64_t rows) {
+  BatchTotals t;
+  const auto losses = backend.losses();
+  for (std::int64_t i = 0; i < rows; ++i) {
+    const float l = losses[static_cast<std::size_t>(i)];
+    if (!std::isfinite(l) && t.finite) {
+      t.finite = false;
+      t.first_bad = i;
+    }
+    t.loss += l;
+  }
+  if (model.classifies()) {
+    const auto predicted = backend.predictions();
+    const auto labels = backend.batch_labels();
+    for (std::int64_t i = 0; i < rows; ++i)
+      t.correct += predicted[static_cast<std::size_t>(i)] == labels[static_cast<std::size_t>(i)];
+  }
+  return t;
+}
+
+struct EvalResult {
+  double loss = 0, accuracy = 0;
+};
+
+// Every sample of the eval set once: the last batch is completed from the start of the set
+// (LastBatch::wrap) and only its first rows are counted.
+EvalResult evaluate_all(const ModelInfo& model, Backend& backend, const Dataset& eval,
+                        LoaderConfig config, std::int64_t epoch) {
+  config.shuffle = false;
+  config.last_batch = LastBatch::wrap;
+  config.augmentation = {};
+  BatchLoader loader(eval, config);
+  const std::int64_t batches = static_cast<std::int64_t>(loader.batches_per_epoch());
+  double loss = 0;
+  std::int64_t correct = 0;
+  for (std::int64_t b = 0; b < batches; ++b) {
+    next_batch(loader, backend, model);
+    backend.evaluate();
+    const std::int64_t rows = std::min(model.batch, eval.size() - b * model.batch);
+    const BatchTotals t = batch_totals(model, backend, rows);
+    if (!t.finite)
+      throw NumericalError(fmt::format(
+          "the evaluation loss of sample {} of {} is {} after epoch {}: the weights have "
+          "diverged",
+          b * model.batch + t.first_bad, eval.source(),
+          backend.losses()[static_cast<std::size_t>(t.first_bad)], epoch));
+    loss += t.loss;
+    correct += t.correct;
+  }
+  return {loss / static_cast<double>(eval.size()),
+          static_cast<double>(correct) / static_cast<double>(eval.size())};
+}
+
+bool show_bar(ProgressMode mode) {
+  return mode == ProgressMode::bar ||
+         (mode == ProgressMode::automatic && stream_is_terminal(stderr));
+}
+
+}  // namespace
+
+kernels::OptimizerSettings default_optimizer_settings(kernels::Optimizer optimizer) {
+  kernels::OptimizerSettings s;
+  switch (optimizer) {
+    case kernels::Optimizer::sgd:
+    case kernels::Optimizer::sgd_momentum:
+      s.learning_rate = 0.01;
+      break;
+    case kernels::Optimizer::adam:
+      s.learning_rate = 0.001;
+      break;
+    case kernels::Optimizer::adamw:
+      s.learning_rate = 0.001;
+      s.weight_decay = 0.01;
+      break;
+  }
+  return s;
+}
+
+TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& options,
+                  std::ostream& out, std::ostream& progress_out) {
+  if (options.epochs < 1)
+    throw TrainingSetupError("--epochs must be at least 1, got " + std::to_string(options.epochs));
+  if (options.workers < 1)
+    throw TrainingSetupError("--workers must be at least 1, got " +
+                             std::to_string(options.workers));
+
+  // ---- data
+  const auto train_set = open_training_data(model, options.data, options.format, "--data", 0);
+  std::unique_ptr<Dataset> eval_set;
+  if (!options.eval.empty()) {
+    const std::int64_t after_training = parse_synthetic(options.data.front()).value_or(0);
+    eval_set = open_training_data(model, options.eval, options.format, "--eval", after_training);
+  }
+  if (train_set->size() < model.batch)
+    throw TrainingSetupError(fmt::format(
+        "{} has {} samples, fewer than one batch of {} (the batch the model was planned for)",
+        train_set->source(), train_set->size(), model.batch));
+
+  // ---- starting state
+  const auto count = static_cast<std::size_t>(model.parameter_count);
+  TrainingPosition position;
+  position.seed = options.seed;
+  if (!options.resume.empty()) {
+    position = load_training_checkpoint(options.resume, model, backend);
+  } else {
+    std::vector<float> parameters(count);
+    if (!options.init.empty())
+      load_parameters(model, options.init, parameters);
+    else
+      initialize_parameters(model, options.seed, parameters);
+    backend.write_state(StateBuffer::parameters, parameters);
+  }
+
+  LoaderConfig config = loader_config(model, *train_set, options, position.seed);
+  BatchLoader loader(*train_set, config,
+                     LoaderState{position.seed, static_cast<std::uint64_t>(position.epoch),
+                                 static_cast<std::uint64_t>(position.batch)});
+  const auto batches = static_cast<std::int64_t>(loader.batches_per_epoch());
+  if (position.batch >= batches)
+    throw TrainingSetupError(fmt::format(
+        "{}: the checkpoint stands at batch {} of an epoch of {} batches: was it written for "
+        "another data set?",
+        options.resume.string(), position.batch, batches));
+  report_start(out, model, backend, options, *train_set, eval_set.get(),
+               static_cast<std::uint64_t>(batches), loader.host_bytes());
+  if (!options.resume.empty())
+    out << fmt::format("resumed from {} at step {} (epoch {}, batch {})\n",
+                       options.resume.string(), position.step, position.epoch + 1, position.batch);
+
+  if (position.epoch >= options.epochs)
+    out << fmt::format("the checkpoint has finished epoch {} already; nothing to do for --epochs "
+                       "{}\n",
+                       position.epoch, options.epochs);
+  MetricsFile metrics(options.metrics, !options.resume.empty());
+  StopSignals signals;
+  TrainResult result;
+  auto save = [&] {
+    if (!options.save.empty())
+      save_training_checkpoint(options.save, model, backend, position, options.optimizer);
+  };
+
+  while (position.epoch < options.epochs) {
+    const std::int64_t epoch = position.epoch;
+    std::optional<ProgressBar> bar;
+    if (options.progress != ProgressMode::none) {
+      ProgressOptions p;
+      p.label = fmt::format("epoch {}/{}", epoch + 1, options.epochs);
+      p.unit = "batches";
+      p.total = static_cast<std::uint64_t>(batches);
+      p.terminal = show_bar(options.progress);
+      bar.emplace(progress_out, p);
+    }
+    double loss_sum = 0;
+    std::int64_t correct = 0, samples = 0;
+    const auto started = Clock::now();
+    bool stopped = false;
+    while (position.batch < batches) {
+      next_batch(loader, backend, model);
+      backend.train_step(
+          kernels::optimizer_constants(model.optimizer, options.optimizer, position.step + 1));
+      const BatchTotals t = batch_totals(model, backend, model.batch);
+      if (!t.finite)
+        throw NumericalError(fmt::format(
+            "the loss is {} at step {} (epoch {}, batch {} of {}), first at sample {} of the "
+            "batch: training stopped, nothing was saved after it{}. A lower --lr (now {}) "
+            "usually helps.",
+            backend.losses()[static_cast<std::size_t>(t.first_bad)], position.step + 1, epoch + 1,
+            position.batch + 1, batches, t.first_bad,
+            options.save.empty() ? "" : " (" + options.save.string() + " holds the last epoch)",
+            options.optimizer.learning_rate));
+      ++position.step;
+      ++position.batch;
+      loss_sum += t.loss;
+      correct += t.correct;
+      samples += model.batch;
+      if (bar)
+        bar->update(static_cast<std::uint64_t>(position.batch));
+      const bool limit = options.max_steps && position.step >= *options.max_steps;
+      if (signals.raised() || limit) {
+        stopped = true;
+        break;
+      }
+    }
+    const double seconds = std::chrono::duration<double>(Clock::now() - started).count();
+    if (bar && show_bar(options.progress))
+      bar->finish();  // ends the redrawn line; in line mode the epoch's line below says it all
+    EpochMetrics m;
+    m.epoch = epoch + 1;
+    m.step = position.step;
+    m.train_loss = samples ? loss_sum / static_cast<double>(samples) : 0;
+    m.train_accuracy = samples ? static_cast<double>(correct) / static_cast<double>(samples) : 0;
+    m.samples_per_second = seconds > 0 ? static_cast<double>(samples) / seconds : 0;
+    if (stopped) {
+      save();
+      result.interrupted = signals.raised();
+      out << fmt::format("stopped at step {} (epoch {}, batch {} of {}){}: {}\n", position.step,
+                         epoch + 1, position.batch, batches,
+                         signals.raised() ? " by a signal" : " (--max-steps)",
+                         options.save.empty() ? "no --save, nothing saved"
+                                              : "saved " + options.save.string());
+      out << epoch_line(model, m, options.epochs) << " (partial epoch)\n" << std::flush;
+      break;
+    }
+    ++position.epoch;
+    position.batch = 0;
+    if (eval_set) {
+      const EvalResult e = evaluate_all(model, backend, *eval_set, config, epoch + 1);
+      m.eval_loss = e.loss;
+      m.eval_accuracy = e.accuracy;
+    }
+    out << epoch_line(model, m, options.epochs) << "\n" << std::flush;
+    metrics.write(model, m);
+    save();
+    result.epochs.push_back(m);
+  }
+  result.steps = position.step;
+  return result;
+}
+
+}  // namespace staticnet::runtime

@@ -1,0 +1,151 @@
+#include "staticnet/runtime/trainer/trainer_main.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <iostream>
+#include <thread>
+
+#include "staticnet/runtime/batches/loader_config.hpp"
+#include "staticnet/runtime/checkpoints/checkpoint.hpp"
+#include "staticnet/runtime/error.hpp"
+#include "staticnet/runtime/trainer/train.hpp"
+
+namespace staticnet::runtime {
+namespace {
+
+struct CommandLine {
+  std::vector<std::string> data;
+  std::string labels;
+  std::vector<std::string> eval;
+  std::string eval_labels;
+  std::string format = "auto";
+  std::string progress = "auto";
+  std::optional<double> lr, momentum, weight_decay, beta1, beta2, epsilon;
+  std::optional<float> scale;
+  int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+};
+
+std::vector<std::string> with_labels(std::vector<std::string> files, const std::string& labels) {
+  if (!labels.empty())
+    files.push_back(labels);
+  return files;
+}
+
+ProgressMode progress_mode(const std::string& name) {
+  if (name == "bar")
+    return ProgressMode::bar;
+  if (name == "lines")
+    return ProgressMode::lines;
+  if (name == "none")
+    return ProgressMode::none;
+  return ProgressMode::automatic;
+}
+
+}  // namespace
+
+int trainer_main(int argc, char** argv, const ModelInfo& model, const BackendFactory& backend) {
+  const std::string program = model.name + "_trainer";
+  CLI::App app{"Trains " + model.name + " (" + model.model_type + ", " + model.setup_type +
+                   "): batch " + std::to_string(model.batch) + ", " +
+                   optimizer_name(model.optimizer) + ". Memory is the compile-time plan.",
+               program};
+  CommandLine cl;
+  TrainOptions options;
+  const kernels::OptimizerSettings defaults = default_optimizer_settings(model.optimizer);
+
+  app.add_option("--data", cl.data,
+                 "Training data: IDX, CIFAR-10/100 .bin (repeat for several), .npy or .csv, or "
+                 "synthetic:N for N generated samples")
+      ->required();
+  app.add_option("--labels", cl.labels, "The labels (or targets) file of IDX and .npy data");
+  app.add_option("--eval", cl.eval, "Evaluation data after every epoch (same formats)");
+  app.add_option("--eval-labels", cl.eval_labels, "The labels file of the evaluation data");
+  app.add_option("--format", cl.format, "Data format (default: from the content and name)")
+      ->check(CLI::IsMember({"auto", "idx", "cifar10", "cifar100", "npy", "csv"}));
+  app.add_option("--epochs", options.epochs, "Epochs to train (in total, counting resumed ones)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app.add_option("--max-steps", options.max_steps, "Stop (and save) after this many steps")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--lr", cl.lr, "Learning rate (default " + std::to_string(defaults.learning_rate) +
+                                    ")")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--momentum", cl.momentum, "SGDMomentum's momentum (default 0.9)")
+      ->check(CLI::Range(0.0, 1.0));
+  app.add_option("--weight-decay", cl.weight_decay,
+                 "Weight decay (default 0; AdamW 0.01)")
+      ->check(CLI::Range(0.0, 1.0));
+  app.add_option("--beta1", cl.beta1, "Adam's beta1 (default 0.9)")->check(CLI::Range(0.0, 1.0));
+  app.add_option("--beta2", cl.beta2, "Adam's beta2 (default 0.999)")->check(CLI::Range(0.0, 1.0));
+  app.add_option("--eps", cl.epsilon, "Adam's epsilon (default 1e-8)")->check(CLI::PositiveNumber);
+  app.add_option("--seed", options.seed, "Seed of the initial weights and the data order")
+      ->capture_default_str();
+  app.add_option("--workers", options.workers, "Data loader threads")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 64));
+  app.add_option("--threads", cl.threads, "Compute threads")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1024));
+  app.add_option("--scale", cl.scale, "Multiply inputs by this (default 1/255 for u8 data, else 1)");
+  app.add_option("--mean", options.mean, "Per-channel mean subtracted after scaling")
+      ->delimiter(',');
+  app.add_option("--std", options.stddev, "Per-channel standard deviation divided by")
+      ->delimiter(',');
+  app.add_option("--crop", options.augmentation.crop_padding,
+                 "Random crop augmentation: pad by this many pixels, crop back")
+      ->check(CLI::NonNegativeNumber);
+  app.add_flag("--flip", options.augmentation.horizontal_flip,
+               "Random horizontal flip augmentation");
+  app.add_option("--init", options.init,
+                 "Start from these weights (a safetensors file with the model's tensor names, "
+                 "e.g. PyTorch's save_file(model.state_dict()))");
+  app.add_option("--resume", options.resume, "Continue from a checkpoint written by --save");
+  app.add_option("--save", options.save,
+                 "Write a checkpoint (safetensors) here after every epoch and when stopped");
+  app.add_option("--metrics", options.metrics, "Append one JSON object per epoch to this file");
+  app.add_option("--progress", cl.progress,
+                 "Progress display: a bar on a terminal, whole lines otherwise (auto)")
+      ->check(CLI::IsMember({"auto", "bar", "lines", "none"}));
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  if (!options.init.empty() && !options.resume.empty()) {
+    std::fprintf(stderr, "%s: error: --init and --resume exclude each other\n", program.c_str());
+    return 2;
+  }
+
+  options.data = with_labels(cl.data, cl.labels);
+  if (!cl.eval.empty())
+    options.eval = with_labels(cl.eval, cl.eval_labels);
+  options.format = *parse_dataset_format(cl.format);
+  options.progress = progress_mode(cl.progress);
+  options.scale = cl.scale;
+  options.optimizer = defaults;
+  if (cl.lr)
+    options.optimizer.learning_rate = *cl.lr;
+  if (cl.momentum)
+    options.optimizer.momentum = *cl.momentum;
+  if (cl.weight_decay)
+    options.optimizer.weight_decay = *cl.weight_decay;
+  if (cl.beta1)
+    options.optimizer.beta1 = *cl.beta1;
+  if (cl.beta2)
+    options.optimizer.beta2 = *cl.beta2;
+  if (cl.epsilon)
+    options.optimizer.epsilon = *cl.epsilon;
+
+  try {
+    const std::unique_ptr<Backend> runner = backend(cl.threads);
+    const TrainResult result = train(model, *runner, options, std::cout, std::cerr);
+    return result.interrupted ? 130 : 0;
+  } catch (const std::exception& e) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "%s: error: %s\n", program.c_str(), e.what());
+    return 1;
+  }
+}
+
+}  // namespace staticnet::runtime

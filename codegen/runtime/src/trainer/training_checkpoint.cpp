@@ -1,0 +1,104 @@
+#include "training_checkpoint.hpp"
+
+#include <cstring>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "staticnet/runtime/checkpoints/checkpoint.hpp"
+#include "staticnet/runtime/error.hpp"
+
+namespace staticnet::runtime {
+namespace {
+
+StateBuffer moment_buffer(int moment) {
+  return moment == 0 ? StateBuffer::moment1 : StateBuffer::moment2;
+}
+
+std::string state_tensor_name(const ModelInfo& model, int moment, const ParameterTensor& p) {
+  return optimizer_state_name(optimizer_key(model.optimizer), moment_name(model.optimizer, moment),
+                              p.name);
+}
+
+std::span<const std::byte> bytes_of(const std::vector<float>& region, const ParameterTensor& p) {
+  return std::as_bytes(std::span<const float>(region.data() + p.offset,
+                                              static_cast<std::size_t>(p.elements())));
+}
+
+}  // namespace
+
+void save_training_checkpoint(const std::filesystem::path& file, const ModelInfo& model,
+                              Backend& backend, const TrainingPosition& position,
+                              const kernels::OptimizerSettings& settings) {
+  const auto count = static_cast<std::size_t>(model.parameter_count);
+  std::vector<std::vector<float>> regions(1 + static_cast<std::size_t>(model.moments()),
+                                          std::vector<float>(count));
+  backend.read_state(StateBuffer::parameters, regions[0]);
+  for (int m = 0; m < model.moments(); ++m)
+    backend.read_state(moment_buffer(m), regions[static_cast<std::size_t>(m) + 1]);
+
+  std::vector<SafetensorsTensorRef> tensors;
+  for (const ParameterTensor& p : model.parameters)
+    tensors.push_back({p.name, Dtype::f32, p.shape, bytes_of(regions[0], p)});
+  for (int m = 0; m < model.moments(); ++m)
+    for (const ParameterTensor& p : model.parameters)
+      tensors.push_back({state_tensor_name(model, m, p), Dtype::f32, p.shape,
+                         bytes_of(regions[static_cast<std::size_t>(m) + 1], p)});
+
+  TrainingState state;
+  state.step = static_cast<std::uint64_t>(position.step);
+  state.epoch = static_cast<std::uint64_t>(position.epoch);
+  state.data_order.epoch_seed = position.seed;
+  state.data_order.index_in_epoch = static_cast<std::uint64_t>(position.batch * model.batch);
+  const std::map<std::string, std::string> extra{
+      {"model", model.name},
+      {"model_type", model.model_type},
+      {"setup_type", model.setup_type},
+      {"optimizer", optimizer_key(model.optimizer)},
+      {"learning_rate", std::to_string(settings.learning_rate)},
+      {"batch", std::to_string(model.batch)},
+  };
+  save_checkpoint(file, tensors, state, extra);
+}
+
+TrainingPosition load_training_checkpoint(const std::filesystem::path& file,
+                                          const ModelInfo& model, Backend& backend) {
+  CheckpointExpectations expected;
+  for (const ParameterTensor& p : model.parameters)
+    expected.tensors.push_back({p.name, Dtype::f32, p.shape});
+  for (int m = 0; m < model.moments(); ++m)
+    for (const ParameterTensor& p : model.parameters)
+      expected.tensors.push_back({state_tensor_name(model, m, p), Dtype::f32, p.shape});
+  const Checkpoint checkpoint = load_checkpoint(file, expected);
+
+  const auto count = static_cast<std::size_t>(model.parameter_count);
+  std::vector<float> region(count);
+  auto restore = [&](StateBuffer which, auto name_of) {
+    std::fill(region.begin(), region.end(), 0.0f);
+    for (const ParameterTensor& p : model.parameters) {
+      const CheckpointTensor* t = checkpoint.find(name_of(p));
+      std::memcpy(region.data() + p.offset, t->data.data(), t->data.size());
+    }
+    backend.write_state(which, region);
+  };
+  restore(StateBuffer::parameters, [](const ParameterTensor& p) { return p.name; });
+  for (int m = 0; m < model.moments(); ++m)
+    restore(moment_buffer(m),
+            [&](const ParameterTensor& p) { return state_tensor_name(model, m, p); });
+
+  const TrainingState& s = checkpoint.state;
+  if (s.data_order.index_in_epoch % static_cast<std::uint64_t>(model.batch) != 0)
+    throw FormatError({file.string(), {}, {}, {}},
+                      "a data position that is a whole number of batches of " +
+                          std::to_string(model.batch),
+                      "sample " + std::to_string(s.data_order.index_in_epoch) +
+                          " (written for another batch size?)");
+  TrainingPosition position;
+  position.step = static_cast<std::int64_t>(s.step);
+  position.epoch = static_cast<std::int64_t>(s.epoch);
+  position.batch = static_cast<std::int64_t>(s.data_order.index_in_epoch) / model.batch;
+  position.seed = s.data_order.epoch_seed;
+  return position;
+}
+
+}  // namespace staticnet::runtime

@@ -1,0 +1,33 @@
+#pragma once
+// Private to the trainer: a training checkpoint is the parameters under PyTorch's state-dict
+// names, the optimizer's state as "optimizer.<optimizer>.<state>.<parameter>" (PyTorch's state
+// names: momentum_buffer, exp_avg, exp_avg_sq), and where training stands, so that a resumed run
+// continues bit for bit. Written atomically: a crash or a full disk leaves the previous file.
+#include <cstdint>
+#include <filesystem>
+
+#include "staticnet/kernels/optimizers.hpp"
+#include "staticnet/runtime/trainer/backend.hpp"
+#include "staticnet/runtime/trainer/model_info.hpp"
+
+namespace staticnet::runtime {
+
+// Where training stands: `step` optimizer steps done; the next batch is batch `batch` of epoch
+// `epoch` (both 0-based) of the order drawn from `seed`.
+struct TrainingPosition {
+  std::int64_t step = 0;
+  std::int64_t epoch = 0;
+  std::int64_t batch = 0;
+  std::uint64_t seed = 0;
+};
+
+void save_training_checkpoint(const std::filesystem::path& file, const ModelInfo& model,
+                              Backend& backend, const TrainingPosition& position,
+                              const kernels::OptimizerSettings& settings);
+
+// Restores parameters and optimizer state into the backend and returns the position. Throws
+// CheckpointMismatch (every tensor that is missing or has the wrong shape), FormatError, IoError.
+TrainingPosition load_training_checkpoint(const std::filesystem::path& file,
+                                          const ModelInfo& model, Backend& backend);
+
+}  // namespace staticnet::runtime

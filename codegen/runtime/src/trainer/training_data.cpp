@@ -1,0 +1,140 @@
+#include "training_data.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cstring>
+#include <thread>
+
+#include "staticnet/runtime/formats/synthetic.hpp"
+#include "staticnet/runtime/trainer/train.hpp"
+
+namespace staticnet::runtime {
+namespace {
+
+constexpr std::int64_t materialize_limit = std::int64_t{512} << 20;
+
+// Every sample of another data set, read once into memory (in parallel) and served from there.
+class MaterializedDataset final : public Dataset {
+ public:
+  explicit MaterializedDataset(std::unique_ptr<Dataset> source)
+      : source_(std::move(source)),
+        sample_(source_->sample_elements()),
+        target_(shape_product(source_->target_shape())) {
+    const std::int64_t n = source_->size();
+    const bool classes = source_->label_kind() == LabelKind::class_index;
+    inputs_.resize(static_cast<std::size_t>(n * sample_));
+    if (classes)
+      labels_.resize(static_cast<std::size_t>(n));
+    else
+      targets_.resize(static_cast<std::size_t>(n * target_));
+    const int threads = std::max(1u, std::thread::hardware_concurrency());
+    std::vector<std::jthread> workers;
+    for (int t = 0; t < threads; ++t) {
+      workers.emplace_back([&, t] {
+        for (std::int64_t i = t; i < n; i += threads) {
+          source_->read_sample(i, {inputs_.data() + i * sample_, static_cast<std::size_t>(sample_)});
+          if (classes)
+            labels_[static_cast<std::size_t>(i)] = source_->label(i);
+          else
+            source_->read_target(i, {targets_.data() + i * target_,
+                                     static_cast<std::size_t>(target_)});
+        }
+      });
+    }
+  }
+
+  std::string format_name() const override { return source_->format_name(); }
+  std::string source() const override { return source_->source(); }
+  std::int64_t size() const override { return source_->size(); }
+  const std::vector<std::int64_t>& sample_shape() const override {
+    return source_->sample_shape();
+  }
+  ElementType element_type() const override { return source_->element_type(); }
+  LabelKind label_kind() const override { return source_->label_kind(); }
+  std::int64_t num_classes() const override { return source_->num_classes(); }
+  const std::vector<std::int64_t>& target_shape() const override {
+    return source_->target_shape();
+  }
+  void read_sample(std::int64_t index, std::span<float> features) const override {
+    std::memcpy(features.data(), inputs_.data() + index * sample_,
+                static_cast<std::size_t>(sample_) * sizeof(float));
+  }
+  std::int32_t label(std::int64_t index) const override {
+    return labels_[static_cast<std::size_t>(index)];
+  }
+  void read_target(std::int64_t index, std::span<float> target) const override {
+    std::memcpy(target.data(), targets_.data() + index * target_,
+                static_cast<std::size_t>(target_) * sizeof(float));
+  }
+
+ private:
+  static std::int64_t shape_product(const std::vector<std::int64_t>& shape) {
+    std::int64_t n = 1;
+    for (auto d : shape)
+      n *= d;
+    return n;
+  }
+
+  std::unique_ptr<Dataset> source_;
+  std::int64_t sample_ = 0, target_ = 0;
+  std::vector<float> inputs_;
+  std::vector<std::int32_t> labels_;
+  std::vector<float> targets_;
+};
+
+}  // namespace
+
+std::optional<std::int64_t> parse_synthetic(const std::string& spec) {
+  constexpr std::string_view prefix = "synthetic:";
+  if (spec.rfind(prefix, 0) != 0)
+    return std::nullopt;
+  const std::string count = spec.substr(prefix.size());
+  std::int64_t n = 0;
+  const auto [end, error] = std::from_chars(count.data(), count.data() + count.size(), n);
+  if (count.empty() || error != std::errc() || end != count.data() + count.size() || n < 1)
+    throw TrainingSetupError("\"" + spec +
+                             "\": expected synthetic:N with N a positive number of samples");
+  return n;
+}
+
+std::unique_ptr<Dataset> open_training_data(const ModelInfo& model,
+                                            const std::vector<std::string>& paths,
+                                            DatasetFormat format, const std::string& option,
+                                            std::int64_t synthetic_first_index) {
+  if (paths.empty())
+    throw TrainingSetupError(option + ": no data set given");
+  if (const auto n = parse_synthetic(paths.front())) {
+    if (paths.size() > 1)
+      throw TrainingSetupError(option + " synthetic:N takes no label file");
+    SyntheticOptions s;
+    s.sample_shape = model.sample_shape;
+    s.size = *n;
+    s.first_index = synthetic_first_index;
+    s.class_separation = synthetic_class_separation;
+    if (model.classifies()) {
+      s.label_kind = LabelKind::class_index;
+      s.num_classes = model.classes;
+    } else {
+      s.label_kind = LabelKind::regression;
+      s.target_shape = model.target_shape;
+      s.noise = 0.1;
+    }
+    auto data = make_synthetic(s);
+    const std::int64_t bytes =
+        *n * (model.sample_elements() + (model.classifies() ? 1 : model.target_elements())) * 4;
+    if (bytes <= materialize_limit)
+      return std::make_unique<MaterializedDataset>(std::move(data));
+    return data;
+  }
+  OpenOptions open;
+  open.format = format;
+  open.common.expect_sample_shape = model.sample_shape;
+  if (model.classifies()) {
+    open.common.num_classes = model.classes;
+  } else {
+    open.csv.label_kind = LabelKind::regression;
+  }
+  return open_dataset(paths, open);
+}
+
+}  // namespace staticnet::runtime

@@ -1,0 +1,32 @@
+#pragma once
+// Private to the trainer: opening --data and --eval for a model.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "staticnet/runtime/dataset.hpp"
+#include "staticnet/runtime/formats/open_dataset.hpp"
+#include "staticnet/runtime/trainer/model_info.hpp"
+
+namespace staticnet::runtime {
+
+// "synthetic:N" -> N; nullopt for anything else. Throws TrainingSetupError for "synthetic:" with
+// a count that is not a positive integer.
+std::optional<std::int64_t> parse_synthetic(const std::string& spec);
+
+// The synthetic data sets' generator settings: seed 0, and classes whose means differ by a small
+// fraction of the noise per feature, so that a model has something to learn for a few epochs.
+inline constexpr double synthetic_class_separation = 0.15;
+
+// Opens the files (or the synthetic set) the user named for `option` ("--data", "--eval"),
+// expecting the model's sample shape and, for classifiers, labels in [0, classes). A synthetic
+// set of up to 512 MiB is generated once into memory (its generator is far slower than a step);
+// `synthetic_first_index` makes an evaluation set disjoint from the training set.
+std::unique_ptr<Dataset> open_training_data(const ModelInfo& model,
+                                            const std::vector<std::string>& paths,
+                                            DatasetFormat format, const std::string& option,
+                                            std::int64_t synthetic_first_index);
+
+}  // namespace staticnet::runtime
