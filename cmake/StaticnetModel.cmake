@@ -32,9 +32,10 @@
 # qemu-aarch64 -L <sysroot>). The plan it prints does not depend on the machine.
 include_guard(GLOBAL)
 
-set(_staticnet_backends cpu)
-
 function(staticnet_model name)
+  # Defined here, not in the file: the function is called from other directories (a parent
+  # project after add_subdirectory), where variables of this file's scope are not visible.
+  set(known_backends cpu)
   cmake_parse_arguments(PARSE_ARGV 1 arg "" "HEADER;MODEL;SETUP;OUTPUT_DIRECTORY"
                         "BACKENDS;INCLUDE_DIRECTORIES")
   if(NOT TARGET staticnet::codegen)
@@ -61,12 +62,12 @@ function(staticnet_model name)
                         "(looked for ${header})")
   endif()
   if(NOT arg_BACKENDS)
-    set(arg_BACKENDS ${_staticnet_backends})
+    set(arg_BACKENDS ${known_backends})
   endif()
   foreach(backend IN LISTS arg_BACKENDS)
-    if(NOT backend IN_LIST _staticnet_backends)
+    if(NOT backend IN_LIST known_backends)
       message(FATAL_ERROR "staticnet_model(${name}): unknown backend ${backend} "
-                          "(known: ${_staticnet_backends})")
+                          "(known: ${known_backends})")
     endif()
   endforeach()
   set(out "${arg_OUTPUT_DIRECTORY}")

@@ -2,14 +2,17 @@
 #   cmake -DSTEP=<step> -DSOURCE_DIR=... -DWORK=... -DGENERATOR=... -DMAKE_PROGRAM=...
 #         -DCXX=... -P install_test.cmake
 # STEP is one of
-#   install         configure the staticnet source tree afresh (tests, runtime and samples off),
-#                   build and install it into WORK/prefix
+#   install         configure the staticnet source tree afresh (tests and samples off), build it
+#                   in Release and install it into WORK/prefix; check what users need is there
+#   command         run the installed `staticnet` command
+#   trainer         build trainer_consumer/ (staticnet_model() from the installed package) in
+#                   Release; train its model on synthetic data; run its DSL-free arena_size
 #   consumer_small  build consumer/ against WORK/prefix for a board too small: must FAIL, naming
 #                   the bytes (EXPECT holds the patterns, '|'-separated, all required)
 #   consumer_fits   the same for a board that fits: must build, and run; the run's output must
 #                   hold every pattern in EXPECT
-#   subdirectory    build subdir_consumer/ with the source tree add_subdirectory()'d; must build
-#                   and run
+#   subdirectory    build subdir_consumer/ with the source tree add_subdirectory()'d; must build,
+#                   and its lenet_plan and generated trainer must run
 cmake_minimum_required(VERSION 3.25)
 foreach(v STEP SOURCE_DIR WORK GENERATOR CXX)
   if(NOT DEFINED ${v} OR "${${v}}" STREQUAL "")
@@ -57,15 +60,47 @@ if(STEP STREQUAL "install")
   file(REMOVE_RECURSE "${WORK}/staticnet-build" "${prefix}")
   run(configure TRUE ${CMAKE_COMMAND} -S "${SOURCE_DIR}" -B "${WORK}/staticnet-build"
       ${generator_args} -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=${prefix}
-      -DSTATICNET_BUILD_TESTS=OFF -DSTATICNET_BUILD_RUNTIME=OFF -DSTATICNET_BUILD_SAMPLES=OFF)
+      -DSTATICNET_BUILD_TESTS=OFF -DSTATICNET_BUILD_SAMPLES=OFF)
   run(build TRUE ${CMAKE_COMMAND} --build "${WORK}/staticnet-build" --parallel 2)
   run(install TRUE ${CMAKE_COMMAND} --install "${WORK}/staticnet-build")
-  file(GLOB_RECURSE configs "${prefix}/*/staticnetConfig.cmake")
-  if(NOT EXISTS "${prefix}/include/staticnet/staticnet.hpp" OR NOT configs)
-    message(FATAL_ERROR "install: ${prefix} lacks include/staticnet/staticnet.hpp or "
-                        "staticnetConfig.cmake")
+  # What a user needs: the headers of every part, the libraries generated trainers link, the
+  # command, and the CMake package with staticnet_model().
+  set(missing "")
+  foreach(file include/staticnet/staticnet.hpp include/staticnet/kernels/pooling.hpp
+               include/staticnet/cpu/conv2d.hpp include/staticnet/codegen/generate.hpp
+               include/staticnet/runtime/trainer/train.hpp bin/staticnet)
+    if(NOT EXISTS "${prefix}/${file}")
+      string(APPEND missing " ${file}")
+    endif()
+  endforeach()
+  foreach(pattern */staticnetConfig.cmake */StaticnetModel.cmake */libstaticnet_runtime.a
+                  */libstaticnet_trainer.a */libstaticnet_cpu.a */libstaticnet_codegen.a)
+    file(GLOB_RECURSE found "${prefix}/${pattern}")
+    if(NOT found)
+      string(APPEND missing " ${pattern}")
+    endif()
+  endforeach()
+  if(missing)
+    message(FATAL_ERROR "install: ${prefix} lacks${missing}")
   endif()
-  message("installed into ${prefix}: ${configs}")
+  message("installed into ${prefix}: headers, libraries, bin/staticnet, the CMake package")
+
+elseif(STEP STREQUAL "command")
+  run(help TRUE "${prefix}/bin/staticnet" --help)
+  expect_patterns("staticnet --help" "${last_output}")
+
+elseif(STEP STREQUAL "trainer")
+  set(dir "${WORK}/trainer")
+  file(REMOVE_RECURSE "${dir}")
+  run(configure TRUE ${CMAKE_COMMAND} -S "${here}/trainer_consumer" -B "${dir}" ${generator_args}
+      -DCMAKE_BUILD_TYPE=Release "-DCMAKE_PREFIX_PATH=${prefix}")
+  run(build TRUE ${CMAKE_COMMAND} --build "${dir}" --parallel 2)
+  run(train TRUE "${dir}/iris_trainer_cpu" --data synthetic:480 --eval synthetic:96 --epochs 3
+      --threads 1 --progress none)
+  set(trained "${last_output}")
+  run(arena TRUE "${dir}/arena_size")
+  message("${trained}${last_output}")
+  expect_patterns("trainer and arena_size output" "${trained}${last_output}")
 
 elseif(STEP MATCHES "^consumer_(small|fits)$")
   set(dir "${WORK}/${STEP}")
@@ -91,10 +126,13 @@ elseif(STEP STREQUAL "subdirectory")
   file(REMOVE_RECURSE "${dir}")
   run(configure TRUE ${CMAKE_COMMAND} -S "${here}/subdir_consumer" -B "${dir}" ${generator_args}
       "-DSTATICNET_DIR=${SOURCE_DIR}")
-  run(build TRUE ${CMAKE_COMMAND} --build "${dir}")
+  run(build TRUE ${CMAKE_COMMAND} --build "${dir}" --parallel 2)
   run(run TRUE "${dir}/lenet_plan")
-  message("${last_output}")
-  expect_patterns("lenet_plan output" "${last_output}")
+  set(planned "${last_output}")
+  run(train TRUE "${dir}/iris_trainer_cpu" --data synthetic:160 --epochs 1 --threads 1
+      --progress none)
+  message("${planned}${last_output}")
+  expect_patterns("lenet_plan and trainer output" "${planned}${last_output}")
 
 else()
   message(FATAL_ERROR "install_test: unknown STEP ${STEP}")

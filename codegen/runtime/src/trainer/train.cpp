@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "staticnet/print.hpp"
 #include "staticnet/runtime/batches/loader.hpp"
 #include "staticnet/runtime/error.hpp"
 #include "staticnet/runtime/tools/progress.hpp"
@@ -63,8 +64,9 @@ std::string bytes_text(std::int64_t n) {
   return out;
 }
 
+// "21,747,200 B (20.74 MiB)": the printer the core and the analyzer use.
 std::string mib_text(std::int64_t n) {
-  return fmt::format("{} B ({:.2f} MiB)", bytes_text(n), static_cast<double>(n) / (1 << 20));
+  return to_string(Bytes{n});
 }
 
 // "synthetic(seed 0)", "train.npy, labels.npy (npy)"
