@@ -6,6 +6,9 @@
 #                   SETUP <type>               e.g. my::Training (sn::Training<...>)
 #                   [BACKENDS cpu ...]         default: every backend this staticnet has
 #                   [INCLUDE_DIRECTORIES <dir>...]  what the header itself includes
+#                   [CPU_ARCH <arch>]          compile the CPU step with -march=<arch> (e.g.
+#                                              native, x86-64-v3, armv8.2-a); default: the
+#                                              compiler's portable baseline
 #                   [OUTPUT_DIRECTORY <dir>])  default: ${CMAKE_CURRENT_BINARY_DIR}/<name>
 #
 # <name> must be a C++ identifier: it prefixes the files and is their namespace. The function
@@ -36,7 +39,7 @@ function(staticnet_model name)
   # Defined here, not in the file: the function is called from other directories (a parent
   # project after add_subdirectory), where variables of this file's scope are not visible.
   set(known_backends cpu)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "" "HEADER;MODEL;SETUP;OUTPUT_DIRECTORY"
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "HEADER;MODEL;SETUP;OUTPUT_DIRECTORY;CPU_ARCH"
                         "BACKENDS;INCLUDE_DIRECTORIES")
   if(NOT TARGET staticnet::codegen)
     message(FATAL_ERROR "staticnet_model(${name}): this staticnet was built without codegen "
@@ -130,7 +133,13 @@ int main(int argc, char** argv) {
     target_include_directories(${name}_kernels_cpu PUBLIC "${out}")
     target_link_libraries(${name}_kernels_cpu PUBLIC staticnet::cpu)
     # An unoptimised step is tens of times slower; with no build type at all, optimise anyway.
-    target_compile_options(${name}_kernels_cpu PRIVATE $<$<CONFIG:>:-O2>)
+    # The step never reads floating-point exception flags or errno, and saying so lets the
+    # compiler vectorise the activations' branch-free polynomials (staticnet/kernels/).
+    target_compile_options(${name}_kernels_cpu PRIVATE $<$<CONFIG:>:-O2> -fno-trapping-math
+                                                       -fno-math-errno)
+    if(arg_CPU_ARCH)
+      target_compile_options(${name}_kernels_cpu PRIVATE -march=${arg_CPU_ARCH})
+    endif()
     add_executable(${name}_trainer_cpu "${out}/${name}_trainer_cpu.cpp")
     target_link_libraries(${name}_trainer_cpu PRIVATE ${name}_kernels_cpu staticnet::trainer)
   endif()

@@ -407,19 +407,22 @@ void CpuKernelEmitter::emit_product_forward(const FusedGroup& g) {
         // kernel rows × output width), so each window is finished by the thread that computed it.
         c::conv2d_forward<$geometry$, $band$>(pool, x, weight, col, z, [&](index_t n, c::Range columns) {
           for (index_t plane = n * $channels$; plane < (n + 1) * $channels$; ++plane)
-            for (index_t q = columns.begin / $band$ * $pooled_row$; q < columns.end / $band$ * $pooled_row$; ++q)
+            for (index_t oh = columns.begin / $band$; oh < columns.end / $band$; ++oh)
+              for (index_t ow = 0; ow < $pooled_row$; ++ow)
       )");
+      body_.indent();
       body_.indent();
       body_.indent();
       body_.indent();
       if (max)
         body_.emit(v, R"(
-          k::bias_activation_max_pool_forward<$act$, $pool$, $has_bias$, $index$>(plane, q, z, bias, z, pooled, window);
+          k::bias_activation_max_pool_forward<$act$, $pool$, $has_bias$, $index$>(plane, oh, ow, z, bias, z, pooled, window);
         )");
       else
         body_.emit(v, R"(
-          k::bias_activation_avg_pool_forward<$act$, $pool$, $has_bias$>(plane, q, z, bias, z, pooled);
+          k::bias_activation_avg_pool_forward<$act$, $pool$, $has_bias$>(plane, oh, ow, z, bias, z, pooled);
         )");
+      body_.outdent();
       body_.outdent();
       body_.outdent();
       body_.outdent();
@@ -518,7 +521,8 @@ void CpuKernelEmitter::emit_product_backward(const FusedGroup& g) {
     v["dpooled_note"] = note(q.output_gradient_buffer) + ": d(pooled)";
     v["pool"] = "pool_" + std::to_string(g.pool);
     v["planes"] = literal(q.input_shape[0] * q.input_shape[1]);
-    v["pooled_plane"] = literal(q.output_shape[2] * q.output_shape[3]);
+    v["pooled_rows"] = literal(q.output_shape[2]);
+    v["pooled_cols"] = literal(q.output_shape[3]);
     v["what"] = g.activation >= 0 ? std::string(" times the ") +
                                         name_of(layer(g.activation).kind) + "'s derivative"
                                   : "";
@@ -537,15 +541,15 @@ void CpuKernelEmitter::emit_product_backward(const FusedGroup& g) {
       body_.emit(v, R"(
         const $index$* const window = $window$;  $window_note$
         // d(pooled) to each window's max$what$: every element of dz once.
-        c::for_each_2d(pool, $planes$, $pooled_plane$, [&](index_t plane, index_t q) {
-          k::max_pool_activation_backward<$act$, $pool$, $index$>(plane, q, dpooled, window, $y_arg$, dz);
+        c::for_each_3d(pool, $planes$, $pooled_rows$, $pooled_cols$, [&](index_t plane, index_t oh, index_t ow) {
+          k::max_pool_activation_backward<$act$, $pool$, $index$>(plane, oh, ow, dpooled, window, $y_arg$, dz);
         });
       )");
     } else {
       body_.emit(v, R"(
         // d(pooled) spread over each window$what$: every element of dz once.
-        c::for_each_2d(pool, $planes$, $pooled_plane$, [&](index_t plane, index_t q) {
-          k::avg_pool_activation_backward<$act$, $pool$>(plane, q, dpooled, $y_arg$, dz);
+        c::for_each_3d(pool, $planes$, $pooled_rows$, $pooled_cols$, [&](index_t plane, index_t oh, index_t ow) {
+          k::avg_pool_activation_backward<$act$, $pool$>(plane, oh, ow, dpooled, $y_arg$, dz);
         });
       )");
     }

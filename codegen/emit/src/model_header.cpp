@@ -164,6 +164,18 @@ void emit_buffers(Printer& p, const ModelView& model) {
     p.line("inline constexpr Buffer " + name + " = " + values + "  // " +
            buffer_comment(model, static_cast<int>(i)));
   }
+  p.line("// Every buffer, in the plan's order.");
+  std::string all = "inline constexpr Buffer buffers[] = {";
+  for (std::size_t i = 0; i < model.buffers.size(); ++i) {
+    const std::string item = buffer_name(model, static_cast<int>(i)) +
+                             (i + 1 < model.buffers.size() ? ", " : "};");
+    if (display_width(all) + item.size() > line_width) {
+      p.line(all);
+      all = "    ";
+    }
+    all += item;
+  }
+  p.line(all);
   p.blank();
 }
 

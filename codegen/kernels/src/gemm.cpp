@@ -2,6 +2,8 @@
 
 #include <cblas.h>
 
+#include "small_gemm.hpp"
+
 namespace staticnet::cpu {
 
 void gemm(Transpose transpose_a, Transpose transpose_b, std::int64_t m, std::int64_t n,
@@ -9,6 +11,12 @@ void gemm(Transpose transpose_a, Transpose transpose_b, std::int64_t m, std::int
           float beta, float* c, std::int64_t ldc) noexcept {
   if (m <= 0 || n <= 0)
     return;
+  if (static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) <=
+      detail::small_gemm_limit) {
+    detail::small_gemm(transpose_a == Transpose::yes, transpose_b == Transpose::yes, m, n, k, a,
+                       lda, b, ldb, beta, c, ldc);
+    return;
+  }
   cblas_sgemm(CblasRowMajor, transpose_a == Transpose::yes ? CblasTrans : CblasNoTrans,
               transpose_b == Transpose::yes ? CblasTrans : CblasNoTrans, static_cast<int>(m),
               static_cast<int>(n), static_cast<int>(k), 1.0f, a, static_cast<int>(lda), b,

@@ -51,6 +51,19 @@ void for_each_2d(ThreadPool& pool, index_t rows, index_t positions, Body&& body)
   });
 }
 
+// body(plane, row, column) over planes × rows × columns; planes are split across threads,
+// columns run in the inner loop.
+template <class Body>
+void for_each_3d(ThreadPool& pool, index_t planes, index_t rows, index_t columns, Body&& body) {
+  pool.run([&](int t) {
+    const Range r = split(planes, pool.threads(), t);
+    for (index_t plane = r.begin; plane < r.end; ++plane)
+      for (index_t row = 0; row < rows; ++row)
+        for (index_t column = 0; column < columns; ++column)
+          body(plane, row, column);
+  });
+}
+
 // Zeroes `count` floats (the gradient region before a step accumulates into it).
 inline void zero(ThreadPool& pool, float* data, index_t count) {
   pool.run([&](int t) {

@@ -120,14 +120,15 @@ STATICNET_HD void avg_pool_backward(index_t plane, index_t position, const float
 // ---- fused: bias + activation + pool, over a pool whose windows tile its input ------------
 // One pass over the conv output z: each window's elements get the bias and the activation
 // (written to y, which the activation saves for backward), and the window's max or mean is the
-// pool's output. Valid only when G.tiles() (checked at compile time).
+// pool's output. Valid only when G.tiles() (checked at compile time). Indexed by (plane, pooled
+// row, pooled column): a CPU loop along a row vectorises, a GPU block takes a row.
 
 template <class Act, Pool2dGeometry G, bool HasBias, class WindowIndex>
-STATICNET_HD void bias_activation_max_pool_forward(index_t plane, index_t position,
+STATICNET_HD void bias_activation_max_pool_forward(index_t plane, index_t oh, index_t ow,
                                                    const float* z, const float* bias, float* y,
                                                    float* pooled, WindowIndex* window) {
   static_assert(G.tiles(), "fused pooling needs windows that tile the input");
-  const index_t oh = position / G.out_width, ow = position % G.out_width;
+  const index_t position = oh * G.out_width + ow;
   const index_t first = plane * G.input_plane() + oh * G.kernel_h * G.in_width + ow * G.kernel_w;
   float b = 0.0f;
   if constexpr (HasBias)
@@ -151,11 +152,11 @@ STATICNET_HD void bias_activation_max_pool_forward(index_t plane, index_t positi
 }
 
 template <class Act, Pool2dGeometry G, bool HasBias>
-STATICNET_HD void bias_activation_avg_pool_forward(index_t plane, index_t position,
+STATICNET_HD void bias_activation_avg_pool_forward(index_t plane, index_t oh, index_t ow,
                                                    const float* z, const float* bias, float* y,
                                                    float* pooled) {
   static_assert(G.tiles(), "fused pooling needs windows that tile the input");
-  const index_t oh = position / G.out_width, ow = position % G.out_width;
+  const index_t position = oh * G.out_width + ow;
   const index_t first = plane * G.input_plane() + oh * G.kernel_h * G.in_width + ow * G.kernel_w;
   float b = 0.0f;
   if constexpr (HasBias)
@@ -175,10 +176,10 @@ STATICNET_HD void bias_activation_avg_pool_forward(index_t plane, index_t positi
 // Backward of the fused group: dz over each window = the pool's routing of d(pooled) times the
 // activation's derivative at y. Writes every element of dz once (the windows tile it).
 template <class Act, Pool2dGeometry G, class WindowIndex>
-STATICNET_HD void max_pool_activation_backward(index_t plane, index_t position,
+STATICNET_HD void max_pool_activation_backward(index_t plane, index_t oh, index_t ow,
                                                const float* dpooled, const WindowIndex* window,
                                                const float* y, float* dz) {
-  const index_t oh = position / G.out_width, ow = position % G.out_width;
+  const index_t position = oh * G.out_width + ow;
   const index_t first = plane * G.input_plane() + oh * G.kernel_h * G.in_width + ow * G.kernel_w;
   const index_t o = plane * G.output_plane() + position;
   const index_t winner = static_cast<index_t>(window[o]);
@@ -192,9 +193,9 @@ STATICNET_HD void max_pool_activation_backward(index_t plane, index_t position,
 }
 
 template <class Act, Pool2dGeometry G>
-STATICNET_HD void avg_pool_activation_backward(index_t plane, index_t position,
+STATICNET_HD void avg_pool_activation_backward(index_t plane, index_t oh, index_t ow,
                                                const float* dpooled, const float* y, float* dz) {
-  const index_t oh = position / G.out_width, ow = position % G.out_width;
+  const index_t position = oh * G.out_width + ow;
   const index_t first = plane * G.input_plane() + oh * G.kernel_h * G.in_width + ow * G.kernel_w;
   const float dy = dpooled[plane * G.output_plane() + position] / static_cast<float>(G.window());
   for (index_t kh = 0; kh < G.kernel_h; ++kh) {

@@ -1,0 +1,45 @@
+#pragma once
+// The samples of tests/reference/make_fixtures.py, each under every optimizer: the model types
+// are the samples' own; only the optimizer of the setup changes.
+#include <staticnet/staticnet.hpp>
+
+#include "samples/lenet5.hpp"
+#include "samples/linear_regression.hpp"
+#include "samples/mlp.hpp"
+#include "samples/simple_cnn.hpp"
+
+namespace fixture_setups {
+
+namespace sn = staticnet;
+
+template <class O>
+using SimpleCNNWith = sn::Training<sn::Input<sn::f32, 3, 32, 32>, sn::Batch<128>,
+                                   sn::Loss<sn::CrossEntropy>, sn::Optimizer<O>>;
+template <class O>
+using LeNet5With = sn::Training<sn::Input<sn::f32, 1, 28, 28>, sn::Batch<64>,
+                                sn::Loss<sn::CrossEntropy>, sn::Optimizer<O>>;
+template <class O>
+using MlpWith =
+    sn::Training<sn::Input<sn::f32, 100>, sn::Batch<64>, sn::Loss<sn::CrossEntropy>, sn::Optimizer<O>>;
+template <class O>
+using LinearRegressionWith =
+    sn::Training<sn::Input<sn::f32, 10>, sn::Batch<5>, sn::Loss<sn::MSE>, sn::Optimizer<O>>;
+
+using SimpleCNNSgd = SimpleCNNWith<sn::SGD>;
+using SimpleCNNSgdMomentum = SimpleCNNWith<sn::SGDMomentum>;
+using SimpleCNNAdam = SimpleCNNWith<sn::Adam>;
+using SimpleCNNAdamw = SimpleCNNWith<sn::AdamW>;
+using LeNet5Sgd = LeNet5With<sn::SGD>;
+using LeNet5SgdMomentum = LeNet5With<sn::SGDMomentum>;
+using LeNet5Adam = LeNet5With<sn::Adam>;
+using LeNet5Adamw = LeNet5With<sn::AdamW>;
+using MlpSgd = MlpWith<sn::SGD>;
+using MlpSgdMomentum = MlpWith<sn::SGDMomentum>;
+using MlpAdam = MlpWith<sn::Adam>;
+using MlpAdamw = MlpWith<sn::AdamW>;
+using LinearRegressionSgd = LinearRegressionWith<sn::SGD>;
+using LinearRegressionSgdMomentum = LinearRegressionWith<sn::SGDMomentum>;
+using LinearRegressionAdam = LinearRegressionWith<sn::Adam>;
+using LinearRegressionAdamw = LinearRegressionWith<sn::AdamW>;
+
+}  // namespace fixture_setups
