@@ -11,11 +11,14 @@ void gemm(Transpose transpose_a, Transpose transpose_b, std::int64_t m, std::int
           float beta, float* c, std::int64_t ldc) noexcept {
   if (m <= 0 || n <= 0)
     return;
-  if (static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) <=
-      detail::small_gemm_limit) {
-    detail::small_gemm(transpose_a == Transpose::yes, transpose_b == Transpose::yes, m, n, k, a,
-                       lda, b, ldb, beta, c, ldc);
-    return;
+  const bool ta = transpose_a == Transpose::yes, tb = transpose_b == Transpose::yes;
+  if (detail::openblas_would_allocate(ta, tb, m, n, k)) {
+    // OpenBLAS takes the columns up to the last multiple of 16, we take the strip after them.
+    const std::int64_t bulk = n / 16 * 16;
+    detail::small_gemm(ta, tb, m, n - bulk, k, a, lda, b + bulk, ldb, beta, c + bulk, ldc);
+    n = bulk;
+    if (n == 0)
+      return;
   }
   cblas_sgemm(CblasRowMajor, transpose_a == Transpose::yes ? CblasTrans : CblasNoTrans,
               transpose_b == Transpose::yes ? CblasTrans : CblasNoTrans, static_cast<int>(m),

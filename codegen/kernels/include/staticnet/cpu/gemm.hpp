@@ -1,9 +1,9 @@
 #pragma once
-// Matrix products on the CPU. Large ones go to OpenBLAS (Debian's libopenblas-dev), which picks
-// AVX2/AVX-512 or NEON kernels at run time; small ones (up to a million multiply-adds, most of a
-// per-sample convolution) run in our own kernel (src/small_gemm.cpp), because OpenBLAS's
-// small-matrix path allocates on every call and a training step must allocate nothing. Every
-// call is single-threaded (ThreadPool sets that); the launchers split products by output rows or
+// Matrix products on the CPU, through OpenBLAS (Debian's libopenblas-dev): it picks AVX2/AVX-512
+// or NEON kernels at run time, which a portable build of our own loops could not. The one shape of
+// call for which it would allocate gets its last few columns computed by us instead
+// (src/small_gemm.hpp says which and why): a training step allocates nothing. Every call is
+// single-threaded (ThreadPool sets that); the launchers split products by output rows or
 // columns, so no thread needs scratch of its own and the arena stays the plan.
 //
 // Matrices are row-major. C (m × n, leading dimension ldc) = op(A) · op(B) + beta · C, where
