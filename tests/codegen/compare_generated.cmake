@@ -1,0 +1,30 @@
+# The emitted files kept in the tree (samples/generated/<model>/) against what this build's
+# generator just wrote: an emitter change must show up as a diff in a commit, reviewed like code.
+#   cmake -DKEPT=<kept dir> -DFRESH=<build output dir> -P compare_generated.cmake
+cmake_minimum_required(VERSION 3.25)
+file(GLOB kept RELATIVE "${KEPT}" "${KEPT}/*")
+file(GLOB fresh RELATIVE "${FRESH}" "${FRESH}/*")
+if(NOT fresh)
+  message(FATAL_ERROR "nothing generated in ${FRESH}: build the samples first")
+endif()
+set(problems "")
+foreach(name IN LISTS fresh)
+  if(NOT name IN_LIST kept)
+    string(APPEND problems "${name}: generated, but not kept in ${KEPT}\n")
+    continue()
+  endif()
+  execute_process(COMMAND diff -u "${KEPT}/${name}" "${FRESH}/${name}" OUTPUT_VARIABLE diff
+                  RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    string(APPEND problems "${name} differs:\n${diff}\n")
+  endif()
+endforeach()
+foreach(name IN LISTS kept)
+  if(NOT name IN_LIST fresh)
+    string(APPEND problems "${name}: kept, but no longer generated\n")
+  endif()
+endforeach()
+if(problems)
+  message(FATAL_ERROR "${problems}If the change is intended, update the kept files with "
+                      "scripts/update-generated.sh and commit them with the emitter change.")
+endif()

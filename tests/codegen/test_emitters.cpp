@@ -1,0 +1,102 @@
+// The generator's parts: the Printer, the fusion rules (which layers run as one pass, and when a
+// fusion would break the plan's placement), the names emitted code uses, and what it refuses.
+#include <doctest/doctest.h>
+
+#include <stdexcept>
+#include <string>
+
+#include <staticnet/codegen/emitters.hpp>
+#include <staticnet/codegen/fusion.hpp>
+#include <staticnet/codegen/naming.hpp>
+#include <staticnet/codegen/printer.hpp>
+
+#include "gradient_models.hpp"
+#include "samples/lenet5.hpp"
+#include "samples/simple_cnn.hpp"
+
+namespace sn = staticnet;
+namespace cg = staticnet::codegen;
+namespace gm = gradient_models;
+
+namespace {
+
+template <class M, class S>
+cg::ModelView view_of(const char* name = "m") {
+  return cg::describe(sn::plan<M, S>(), {name, "m.hpp", "M", "S"});
+}
+
+std::string spans(const std::vector<cg::FusedGroup>& groups) {
+  std::string text;
+  for (const cg::FusedGroup& g : groups)
+    text += "[" + std::to_string(g.first) + "-" + std::to_string(g.last) + "]";
+  return text;
+}
+
+}  // namespace
+
+TEST_CASE("printer: substitutes, strips the template's indentation, indents multi-line values") {
+  cg::Printer p;
+  p.emit({{"name", "f"}, {"body", "a();\nb();"}}, R"(
+    void $name$() {  // costs $$0
+      $body$
+    }
+  )");
+  p.indent();
+  p.line("x;");
+  p.outdent();
+  CHECK(p.text() == "void f() {  // costs $0\n  a();\n  b();\n}\n  x;\n");
+  CHECK_THROWS_WITH_AS(p.emit("$missing$"), "Printer: no value for $missing$", std::logic_error);
+  CHECK_THROWS_AS(p.outdent(), std::logic_error);
+}
+
+TEST_CASE("fusion: LeNet-5 runs as six groups") {
+  // conv + tanh + avg-pool (tiles 28×28 by 2), twice; Flatten; Linear + Tanh twice; Linear.
+  CHECK(spans(cg::fuse(view_of<sn::samples::LeNet5, sn::samples::LeNet5Training>())) ==
+        "[0-2][3-5][6-6][7-8][9-10][11-11]");
+}
+
+TEST_CASE("fusion: overlapping and padded pools run alone, as does an activation out of place") {
+  CHECK(spans(cg::fuse(view_of<gm::StandalonePools, gm::StandalonePoolsSetup>())) ==
+        "[0-0][1-1][2-2][3-3][4-4][5-5]");
+  // The Sigmoid runs in place over the Linear; the ReLU after it cannot (the Sigmoid saves it).
+  CHECK(spans(cg::fuse(view_of<gm::ChainedActivations, gm::ChainedActivationsSetup>())) ==
+        "[0-1][2-2][3-3]");
+}
+
+TEST_CASE("fusion: a pool is not fused when its early writes would hit a buffer still alive") {
+  cg::ModelView model = view_of<sn::samples::SimpleCNN, sn::samples::SimpleCNNTraining>();
+  CHECK(spans(cg::fuse(model)) == "[0-2][3-3][4-4]");
+  // A buffer alive at steps 0-1 only, in the pooled output's bytes: writing the pool's output at
+  // step 0 (fused) instead of step 2 would destroy it, so the pool must run alone.
+  const sn::LayerPlan& pool = model.layers[2];
+  sn::Buffer squatter = model.buffer(pool.output_buffer);
+  squatter.first_step = 0;
+  squatter.last_step = 1;
+  model.buffers.push_back(squatter);
+  CHECK(spans(cg::fuse(model)) == "[0-1][2-2][3-3][4-4]");
+}
+
+TEST_CASE("naming: layers are described the way PyTorch users read them") {
+  const auto lenet = view_of<sn::samples::LeNet5, sn::samples::LeNet5Training>();
+  CHECK(cg::describe_layer(lenet.layers[0]) == "Conv2d(1 → 6, 5×5, pad 2)");
+  CHECK(cg::describe_layer(lenet.layers[2]) == "AvgPool2d(2×2)");
+  CHECK(cg::describe_layer(lenet.layers[7]) == "Linear(400 → 120)");
+  const auto pools = view_of<gm::StandalonePools, gm::StandalonePoolsSetup>();
+  CHECK(cg::describe_layer(pools.layers[0]) == "Conv2d(1 → 2, 3×2, pad 1×0)");
+  CHECK(cg::describe_layer(pools.layers[1]) == "MaxPool2d(3×3, stride 2)");
+  CHECK(cg::literal(21747200) == "21'747'200");
+  CHECK(cg::grouped(512) == "512");
+}
+
+TEST_CASE("emitters: a trainer needs a Training setup and a parameter") {
+  using Net = sn::Sequential<sn::Linear<4>>;
+  using Infer = sn::Inference<sn::Input<sn::f32, 8>, sn::Batch<2>>;
+  CHECK_THROWS_WITH_AS(cg::emit_cpu_backend(view_of<Net, Infer>()),
+                       "S is an Inference setup: staticnet_model() builds trainers, which need a "
+                       "Training setup",
+                       std::invalid_argument);
+  using Nothing = sn::Sequential<sn::Flatten>;
+  using Train = sn::Training<sn::Input<sn::f32, 8>, sn::Batch<2>, sn::Loss<sn::MSE>>;
+  CHECK_THROWS_WITH_AS(cg::emit_cpu_backend(view_of<Nothing, Train>()),
+                       "M has no parameters: there is nothing to train", std::invalid_argument);
+}
