@@ -186,6 +186,11 @@ void next_batch(BatchLoader& loader, Backend& backend, const ModelInfo& model) {
     loader.next(backend.batch_inputs(), backend.batch_targets());
 }
 
+// "NaN", "+Inf", "-Inf", as the data checks name them (runtime/validation.hpp).
+std::string non_finite_name(float value) {
+  return std::isnan(value) ? "NaN" : (value > 0 ? "+Inf" : "-Inf");
+}
+
 // Sums of the per-sample losses and correct predictions of the first `rows` samples.
 struct BatchTotals {
   double loss = 0;
@@ -238,7 +243,7 @@ EvalResult evaluate_all(const ModelInfo& model, Backend& backend, const Dataset&
           "the evaluation loss of sample {} of {} is {} after epoch {}: the weights have "
           "diverged",
           b * model.batch + t.first_bad, eval.source(),
-          backend.losses()[static_cast<std::size_t>(t.first_bad)], epoch));
+          non_finite_name(backend.losses()[static_cast<std::size_t>(t.first_bad)]), epoch));
     loss += t.loss;
     correct += t.correct;
   }
@@ -359,7 +364,8 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
             "the loss is {} at step {} (epoch {}, batch {} of {}), first at sample {} of the "
             "batch: training stopped, nothing was saved after it{}. A lower --lr (now {}) "
             "usually helps.",
-            backend.losses()[static_cast<std::size_t>(t.first_bad)], position.step + 1, epoch + 1,
+            non_finite_name(backend.losses()[static_cast<std::size_t>(t.first_bad)]),
+            position.step + 1, epoch + 1,
             position.batch + 1, batches, t.first_bad,
             options.save.empty() ? "" : " (" + options.save.string() + " holds the last epoch)",
             options.optimizer.learning_rate));

@@ -134,7 +134,11 @@ std::unique_ptr<Dataset> open_training_data(const ModelInfo& model,
   } else {
     open.csv.label_kind = LabelKind::regression;
   }
-  return open_dataset(paths, open);
+  auto data = open_dataset(paths, open);
+  // Every value once, before the first step: a NaN in the data is the data's fault, and should
+  // be reported as such (with its sample), not as a diverging loss many steps later.
+  data->validate_all();
+  return data;
 }
 
 }  // namespace staticnet::runtime

@@ -1,0 +1,102 @@
+# Trainer scenarios over several runs of the program (cmake -P; see CMakeLists.txt here):
+#   -DSCENARIO=<name> -DTRAINER=<program> -DDATA=<fixture dir> -DWORK=<scratch dir>
+#   -DPYTHON=<python with safetensors> -DCHECK=<check_checkpoint.py>
+cmake_minimum_required(VERSION 3.25)
+file(REMOVE_RECURSE "${WORK}")
+file(MAKE_DIRECTORY "${WORK}")
+set(data --data ${DATA}/train.npy --labels ${DATA}/train_labels.npy --threads 2 --progress none)
+
+# Runs the trainer; `expect` is the exit status it must have. Leaves its output in `out`.
+function(train expect)
+  execute_process(COMMAND ${TRAINER} ${ARGN} WORKING_DIRECTORY "${WORK}" RESULT_VARIABLE rc
+                  OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
+  string(JOIN " " command ${ARGN})
+  if(NOT rc EQUAL expect)
+    message(FATAL_ERROR "trainer ${command}: exit status ${rc}, expected ${expect}\n"
+                        "--- stdout:\n${stdout}--- stderr:\n${stderr}")
+  endif()
+  set(out "${stdout}${stderr}" PARENT_SCOPE)
+endfunction()
+
+if(SCENARIO STREQUAL "resume_bit_for_bit")
+  # Two epochs straight, against one epoch, saved, and resumed for the second: the same bytes.
+  train(0 ${data} --epochs 2 --save straight.safetensors)
+  train(0 ${data} --epochs 1 --save resumed.safetensors)
+  train(0 ${data} --epochs 2 --resume resumed.safetensors --save resumed.safetensors)
+  if(NOT out MATCHES "resumed from .*resumed.safetensors at step 3 \\(epoch 2, batch 0\\)")
+    message(FATAL_ERROR "the resumed run did not say where it resumed:\n${out}")
+  endif()
+  file(SHA256 "${WORK}/straight.safetensors" a)
+  file(SHA256 "${WORK}/resumed.safetensors" b)
+  if(NOT a STREQUAL b)
+    message(FATAL_ERROR "resumed training differs from straight training")
+  endif()
+
+elseif(SCENARIO STREQUAL "diverging_run_keeps_checkpoint")
+  # An epoch saved; then a resumed run with an absurd learning rate diverges: it must stop with
+  # the step, and the checkpoint must still be the first epoch's, with no temporary file left.
+  train(0 ${data} --epochs 1 --save run.safetensors)
+  file(SHA256 "${WORK}/run.safetensors" before)
+  train(1 ${data} --epochs 30 --lr 1e30 --resume run.safetensors --save run.safetensors)
+  if(NOT out MATCHES "the loss is .* at step [0-9]+" OR NOT out MATCHES "holds the last epoch")
+    message(FATAL_ERROR "no clear message for the diverging run:\n${out}")
+  endif()
+  file(SHA256 "${WORK}/run.safetensors" after)
+  file(GLOB leftovers "${WORK}/.run.safetensors.staticnet-tmp*")
+  if(NOT before STREQUAL after OR leftovers)
+    message(FATAL_ERROR "the checkpoint changed or a temporary file was left: ${leftovers}")
+  endif()
+
+elseif(SCENARIO STREQUAL "metrics")
+  # One JSON object per epoch, with the evaluation when there is one; resuming appends.
+  train(0 ${data} --eval ${DATA}/eval.npy --eval-labels ${DATA}/eval_labels.npy --epochs 2
+        --metrics metrics.jsonl --save run.safetensors)
+  train(0 ${data} --eval ${DATA}/eval.npy --eval-labels ${DATA}/eval_labels.npy --epochs 3
+        --metrics metrics.jsonl --resume run.safetensors)
+  file(STRINGS "${WORK}/metrics.jsonl" lines)
+  list(LENGTH lines count)
+  if(NOT count EQUAL 3)
+    message(FATAL_ERROR "expected 3 lines of metrics, found ${count}: ${lines}")
+  endif()
+  set(epoch 0)
+  foreach(line IN LISTS lines)
+    math(EXPR epoch "${epoch} + 1")
+    math(EXPR step "${epoch} * 3")  # 12 samples in batches of 4
+    string(JSON e GET "${line}" epoch)
+    string(JSON s GET "${line}" step)
+    if(NOT e EQUAL epoch OR NOT s EQUAL step)
+      message(FATAL_ERROR "line ${epoch}: epoch ${e}, step ${s}: ${line}")
+    endif()
+    foreach(key train_loss train_accuracy eval_loss eval_accuracy samples_per_second)
+      string(JSON value ERROR_VARIABLE missing GET "${line}" ${key})
+      if(missing)
+        message(FATAL_ERROR "line ${epoch} has no ${key}: ${line}")
+      endif()
+    endforeach()
+  endforeach()
+
+elseif(SCENARIO STREQUAL "corrupt_checkpoint")
+  # A checkpoint cut in half (a copy interrupted, a full disk elsewhere): resuming must refuse it
+  # by name, not crash or train from garbage.
+  train(0 ${data} --epochs 1 --save run.safetensors)
+  file(SIZE "${WORK}/run.safetensors" size)
+  math(EXPR half "${size} / 2")
+  execute_process(COMMAND head -c ${half} run.safetensors OUTPUT_FILE "${WORK}/cut.safetensors"
+                  WORKING_DIRECTORY "${WORK}")
+  train(1 ${data} --epochs 2 --resume cut.safetensors)
+  if(NOT out MATCHES "cut.safetensors")
+    message(FATAL_ERROR "the message does not name the truncated checkpoint:\n${out}")
+  endif()
+
+elseif(SCENARIO STREQUAL "python_reads_checkpoint")
+  train(0 ${data} --epochs 1 --save run.safetensors)
+  execute_process(COMMAND ${PYTHON} ${CHECK} "${WORK}/run.safetensors" RESULT_VARIABLE rc
+                  OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "Python could not read the checkpoint:\n${stdout}${stderr}")
+  endif()
+  message("${stdout}")
+
+else()
+  message(FATAL_ERROR "unknown scenario ${SCENARIO}")
+endif()
