@@ -10,6 +10,7 @@
 #include <staticnet/staticnet.hpp>
 
 #include "samples/deep_cnn.hpp"
+#include "samples/digits_cnn.hpp"
 #include "samples/larger_conv_network.hpp"
 #include "samples/lenet5.hpp"
 #include "samples/linear_regression.hpp"
@@ -384,6 +385,39 @@ TEST_CASE("samples: LeNet5 shapes, parameters and footprint") {
   check_footprint(plan, expected);
   CHECK(expected.total() == 3730688);
   check_peak(plan, 22, peak);
+}
+
+// ---- DigitsCNN (scikit-learn's 8x8 digits) ---------------------------------------------------
+
+namespace digits {
+constexpr std::int64_t B = 32;
+constexpr std::int64_t params = (16 * 1 * 3 * 3 + 16) + (256 * 10 + 10);
+constexpr std::int64_t param_bytes = round256(4 * params);
+// Peak at step 8 (MaxPool backward): A0 + W2 + Lo + Pr + G3 + G2.
+constexpr std::int64_t peak = B * 16 * 8 * 8 * 4 + B * 16 * 4 * 4 + round256(B * 4) +
+                              round256(B * 4) + B * 256 * 4 + B * 16 * 8 * 8 * 4;
+constexpr Expected expected{
+    .weights = param_bytes,
+    .gradients = param_bytes,
+    .optimizer_state = 2 * param_bytes,  // Adam
+    .inputs = round256(B * 1 * 8 * 8 * 4) + round256(B * 4),
+    .workspace = round256(1 * 3 * 3 * 8 * 8 * 4),
+    .activations = peak,
+};
+constexpr auto& plan = sn::plan<ss::DigitsCNN, ss::DigitsTraining>();
+}  // namespace digits
+
+TEST_CASE("samples: DigitsCNN shapes, parameters and footprint") {
+  using namespace digits;
+  CHECK(plan.parameter_count == params);
+  CHECK(params == 2730);
+  check_layers<5>(plan,
+                  {sn::Shape{B, 16, 8, 8}, sn::Shape{B, 16, 8, 8}, sn::Shape{B, 16, 4, 4},
+                   sn::Shape{B, 256}, sn::Shape{B, 10}},
+                  {160, 0, 0, 0, 2570});
+  check_footprint(plan, expected);
+  CHECK(expected.total() == 358400);
+  check_peak(plan, 8, peak);
 }
 
 // ---- budgets -----------------------------------------------------------------------------------
