@@ -9,6 +9,7 @@ packages=(
   libcli11-dev                                     # command lines of the staticnet tool
   nlohmann-json3-dev                               # JSON: safetensors headers, reports
   libfmt-dev                                       # formatting in tools and reports
+  libopenblas-dev                                  # matrix products of the generated CPU step
   python3                                          # fixture scripts, compile-fail test driver
   python3-venv                                     # build/python-env for the safetensors interop tests
 )

@@ -19,8 +19,8 @@ template <class O>
 using LeNet5With = sn::Training<sn::Input<sn::f32, 1, 28, 28>, sn::Batch<64>,
                                 sn::Loss<sn::CrossEntropy>, sn::Optimizer<O>>;
 template <class O>
-using MlpWith =
-    sn::Training<sn::Input<sn::f32, 100>, sn::Batch<64>, sn::Loss<sn::CrossEntropy>, sn::Optimizer<O>>;
+using MlpWith = sn::Training<sn::Input<sn::f32, 100>, sn::Batch<64>, sn::Loss<sn::CrossEntropy>,
+                             sn::Optimizer<O>>;
 template <class O>
 using LinearRegressionWith =
     sn::Training<sn::Input<sn::f32, 10>, sn::Batch<5>, sn::Loss<sn::MSE>, sn::Optimizer<O>>;

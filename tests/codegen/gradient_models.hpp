@@ -24,9 +24,8 @@ using ConvMaxPoolSetup = sn::Training<sn::Input<sn::f32, 2, 8, 8>, sn::Batch<3>,
                                       sn::Loss<sn::CrossEntropy>, sn::Optimizer<sn::Adam>>;
 
 // Conv without bias + Sigmoid + 2×2 avg-pool fused; MSE.
-using ConvAvgPoolMse =
-    sn::Sequential<sn::Conv2d<3, sn::Kernel<3>, sn::NoBias>, sn::Sigmoid, sn::AvgPool2d<2>,
-                   sn::Flatten, sn::Linear<2>>;
+using ConvAvgPoolMse = sn::Sequential<sn::Conv2d<3, sn::Kernel<3>, sn::NoBias>, sn::Sigmoid,
+                                      sn::AvgPool2d<2>, sn::Flatten, sn::Linear<2>>;
 using ConvAvgPoolMseSetup = sn::Training<sn::Input<sn::f32, 2, 6, 6>, sn::Batch<3>,
                                          sn::Loss<sn::MSE>, sn::Optimizer<sn::SGDMomentum>>;
 

@@ -186,8 +186,8 @@ void check_steps_allocate_nothing(const rt::ModelInfo& model, rt::CpuSteps steps
     total += one_step(t);
   const long during = allocations.load() - before;
   CHECK(total > 0);
-  CHECK_MESSAGE(during == 0, during << " allocations in 5 steps (malloc counted: "
-                                    << counts_malloc << ")");
+  CHECK_MESSAGE(during == 0,
+                during << " allocations in 5 steps (malloc counted: " << counts_malloc << ")");
 }
 
 }  // namespace
@@ -205,13 +205,13 @@ TEST_CASE("arena: LeNet-5's generated header is its plan to the byte") {
 }
 
 TEST_CASE("allocations: SimpleCNN's training steps allocate nothing") {
-  check_steps_allocate_nothing(fx_simple_cnn_adam::model_info(),
-                               {&fx_simple_cnn_adam::cpu::train_step,
-                                &fx_simple_cnn_adam::cpu::evaluate});
+  check_steps_allocate_nothing(
+      fx_simple_cnn_adam::model_info(),
+      {&fx_simple_cnn_adam::cpu::train_step, &fx_simple_cnn_adam::cpu::evaluate});
 }
 
 TEST_CASE("allocations: LeNet-5's training steps allocate nothing") {
-  check_steps_allocate_nothing(fx_lenet5_sgd_momentum::model_info(),
-                               {&fx_lenet5_sgd_momentum::cpu::train_step,
-                                &fx_lenet5_sgd_momentum::cpu::evaluate});
+  check_steps_allocate_nothing(
+      fx_lenet5_sgd_momentum::model_info(),
+      {&fx_lenet5_sgd_momentum::cpu::train_step, &fx_lenet5_sgd_momentum::cpu::evaluate});
 }

@@ -98,7 +98,8 @@ void check_gradients(const sn::Plan<L>& plan, const rt::ModelInfo& model, rt::Cp
   zero.learning_rate = 0;
   zero.weight_decay = 0;
   backend.train_step(staticnet::kernels::optimizer_constants(model.optimizer, zero, 1));
-  const float* gradients = reinterpret_cast<const float*>(backend.arena() + model.arena.gradients_at);
+  const float* gradients =
+      reinterpret_cast<const float*>(backend.arena() + model.arena.gradients_at);
   std::vector<float> after(count);
   backend.read_state(rt::StateBuffer::parameters, after);
   CHECK(after == parameters);
@@ -141,8 +142,7 @@ TEST_CASE("gradients: Linear with fused ReLU and Tanh, CrossEntropy") {
 }
 
 TEST_CASE("gradients: Conv2d + ReLU/LeakyReLU + max-pool fused, strided and padded, col2im") {
-  check_gradients(sn::plan<gm::ConvMaxPool, gm::ConvMaxPoolSetup>(),
-                  fd_conv_max_pool::model_info(),
+  check_gradients(sn::plan<gm::ConvMaxPool, gm::ConvMaxPoolSetup>(), fd_conv_max_pool::model_info(),
                   {&fd_conv_max_pool::cpu::train_step, &fd_conv_max_pool::cpu::evaluate});
 }
 
@@ -159,10 +159,10 @@ TEST_CASE("gradients: standalone overlapping max-pool, Tanh and padded avg-pool"
 }
 
 TEST_CASE("gradients: activations out of place (Sigmoid then ReLU)") {
-  check_gradients(sn::plan<gm::ChainedActivations, gm::ChainedActivationsSetup>(),
-                  fd_chained_activations::model_info(),
-                  {&fd_chained_activations::cpu::train_step,
-                   &fd_chained_activations::cpu::evaluate});
+  check_gradients(
+      sn::plan<gm::ChainedActivations, gm::ChainedActivationsSetup>(),
+      fd_chained_activations::model_info(),
+      {&fd_chained_activations::cpu::train_step, &fd_chained_activations::cpu::evaluate});
 }
 
 TEST_CASE("gradients: a pool before any parameter, a pool fused with no activation") {

@@ -21,8 +21,8 @@ namespace {
 // Distance in units in the last place of `exact` rounded to float.
 double ulps(float got, double exact) {
   const float e = static_cast<float>(exact);
-  const double ulp = std::nextafter(std::fabs(e), std::numeric_limits<float>::infinity()) -
-                     std::fabs(e);
+  const double ulp =
+      std::nextafter(std::fabs(e), std::numeric_limits<float>::infinity()) - std::fabs(e);
   return std::fabs(got - exact) / ulp;
 }
 
@@ -103,8 +103,7 @@ TEST_CASE("kernels: one step of each optimizer, by hand") {
     s.learning_rate = 0.1;
     s.weight_decay = 0.1;
     float p = 1, g = 0.5f, v = 0.2f;
-    k::sgd_momentum_update(0, &p, &g, &v,
-                           k::optimizer_constants(k::Optimizer::sgd_momentum, s, 1));
+    k::sgd_momentum_update(0, &p, &g, &v, k::optimizer_constants(k::Optimizer::sgd_momentum, s, 1));
     CHECK(v == doctest::Approx(0.78f));
     CHECK(p == doctest::Approx(0.922f));
   }
@@ -132,9 +131,16 @@ TEST_CASE("kernels: one step of each optimizer, by hand") {
 }
 
 TEST_CASE("kernels: max-pool takes the first maximum, lets NaN win, routes dy back") {
-  constexpr k::Pool2dGeometry g{.batch = 1, .channels = 1, .in_height = 2, .in_width = 4,
-                                .out_height = 1, .out_width = 2, .kernel_h = 2, .kernel_w = 2,
-                                .stride_h = 2, .stride_w = 2};
+  constexpr k::Pool2dGeometry g{.batch = 1,
+                                .channels = 1,
+                                .in_height = 2,
+                                .in_width = 4,
+                                .out_height = 1,
+                                .out_width = 2,
+                                .kernel_h = 2,
+                                .kernel_w = 2,
+                                .stride_h = 2,
+                                .stride_w = 2};
   // Window 0: (2, 5 / 5, 1) -> 5 at position 1 (the first of the two 5s).
   // Window 1: (1, NaN / 3, 2) -> NaN at position 1.
   const float nan = std::numeric_limits<float>::quiet_NaN();
@@ -161,9 +167,18 @@ TEST_CASE("kernels: max-pool takes the first maximum, lets NaN win, routes dy ba
 TEST_CASE("kernels: a padded average pool divides by the whole window") {
   // 2×2 input (1, 2 / 3, 4), kernel 2, stride 2, padding 1: four windows each holding one
   // element and three zeros of padding -> 0.25, 0.5, 0.75, 1 (PyTorch's count_include_pad).
-  constexpr k::Pool2dGeometry g{.batch = 1, .channels = 1, .in_height = 2, .in_width = 2,
-                                .out_height = 2, .out_width = 2, .kernel_h = 2, .kernel_w = 2,
-                                .stride_h = 2, .stride_w = 2, .pad_h = 1, .pad_w = 1};
+  constexpr k::Pool2dGeometry g{.batch = 1,
+                                .channels = 1,
+                                .in_height = 2,
+                                .in_width = 2,
+                                .out_height = 2,
+                                .out_width = 2,
+                                .kernel_h = 2,
+                                .kernel_w = 2,
+                                .stride_h = 2,
+                                .stride_w = 2,
+                                .pad_h = 1,
+                                .pad_w = 1};
   const float x[] = {1, 2, 3, 4};
   float y[4];
   for (k::index_t q = 0; q < 4; ++q)

@@ -62,8 +62,9 @@ rt::SafetensorsReader fixture(const std::string& model) {
 
 std::vector<double> values(const rt::SafetensorsReader& file, const std::string& name) {
   const rt::SafetensorsTensorInfo* t = file.find(name);
-  REQUIRE_MESSAGE(t != nullptr, "fixture tensor " << name << " is missing: regenerate with "
-                                                    "tests/reference/make_fixtures.py");
+  REQUIRE_MESSAGE(t != nullptr, "fixture tensor " << name
+                                                  << " is missing: regenerate with "
+                                                     "tests/reference/make_fixtures.py");
   const auto bytes = file.data(*t);
   std::vector<double> out(t->element_count());
   if (t->dtype == rt::Dtype::f64) {
@@ -152,11 +153,11 @@ void check_against_pytorch(const std::string& model_name, const std::string& opt
   }
 }
 
-#define STATICNET_FIXTURE_CASE(model, optimizer)                                       \
-  TEST_CASE("pytorch: " #model " with " #optimizer ", three steps") {                  \
-    check_against_pytorch(#model, #optimizer, fx_##model##_##optimizer::model_info(), \
-                          {&fx_##model##_##optimizer::cpu::train_step,                 \
-                           &fx_##model##_##optimizer::cpu::evaluate});                 \
+#define STATICNET_FIXTURE_CASE(model, optimizer)                                                 \
+  TEST_CASE("pytorch: " #model " with " #optimizer ", three steps") {                            \
+    check_against_pytorch(                                                                       \
+        #model, #optimizer, fx_##model##_##optimizer::model_info(),                              \
+        {&fx_##model##_##optimizer::cpu::train_step, &fx_##model##_##optimizer::cpu::evaluate}); \
   }
 
 }  // namespace

@@ -1,33 +1,16 @@
 # CLI tests: the built `staticnet` binary run on the fixtures in data/cli (make_fixtures.py there
-# documents every expected number). Each test checks the exit status and the output through
-# cli/expect_run.cmake.
+# documents every expected number). Each test checks the exit status and the output
+# (tests/support/run_test.cmake).
 if(NOT TARGET staticnet_cli)
   return()
 endif()
 
 set(staticnet_cli_data ${CMAKE_CURRENT_SOURCE_DIR}/data/cli)
-set(staticnet_cli_script ${CMAKE_CURRENT_SOURCE_DIR}/cli/expect_run.cmake)
-
-# (Regular expressions here avoid "[": CMake lists do not split inside square brackets.)
 # staticnet_cli_test(<name> RC <status> ARGS <arg>... [STDOUT <regex>...] [STDERR <regex>...]
 #                    [EMPTY_STDOUT])
 function(staticnet_cli_test name)
-  cmake_parse_arguments(PARSE_ARGV 1 T "EMPTY_STDOUT" "RC" "ARGS;STDOUT;STDERR")
-  list(JOIN T_ARGS "::" args)
-  set(defines -DCOMMAND=$<TARGET_FILE:staticnet_cli>::${args} -DWORKDIR=${staticnet_cli_data}
-              -DEXPECT_RC=${T_RC})
-  if(T_STDOUT)
-    list(JOIN T_STDOUT "::" patterns)
-    list(APPEND defines "-DEXPECT_STDOUT=${patterns}")
-  endif()
-  if(T_STDERR)
-    list(JOIN T_STDERR "::" patterns)
-    list(APPEND defines "-DEXPECT_STDERR=${patterns}")
-  endif()
-  if(T_EMPTY_STDOUT)
-    list(APPEND defines -DEMPTY_STDOUT=ON)
-  endif()
-  add_test(NAME runtime/cli/${name} COMMAND ${CMAKE_COMMAND} ${defines} -P ${staticnet_cli_script})
+  staticnet_run_test(NAME runtime/cli/${name} PROGRAM $<TARGET_FILE:staticnet_cli>
+                     WORKDIR ${staticnet_cli_data} ${ARGN})
 endfunction()
 
 # ---- data check: good files, counts and balance known by hand --------------------------------

@@ -83,9 +83,7 @@ class CpuKernelEmitter {
   EmittedFile source();
 
  private:
-  const LayerPlan& layer(std::int64_t i) const {
-    return m_.layers.at(static_cast<std::size_t>(i));
-  }
+  const LayerPlan& layer(std::int64_t i) const { return m_.layers.at(static_cast<std::size_t>(i)); }
   const Buffer& role(BufferRole r) const {
     const Buffer* b = m_.find(r);
     if (!b)
@@ -100,18 +98,14 @@ class CpuKernelEmitter {
     accessors_.insert(a.accessor);
     return std::string(a.accessor) + "(arena, " + literal(m_.buffer(buffer).offset) + ")";
   }
-  std::string element(int buffer) const {
-    return access_for(element_type(m_, buffer)).type;
-  }
+  std::string element(int buffer) const { return access_for(element_type(m_, buffer)).type; }
   // A parameter tensor (or its gradient) inside the contiguous parameter region.
   std::string parameter(std::int64_t element_offset, BufferRole region) {
     accessors_.insert("f32");
     return "f32(arena, " + literal(role(region).offset + 4 * element_offset) + ")";
   }
   // "  // activation_0: f32 (128, 16, 32, 32)"
-  std::string note(int buffer) const {
-    return "// " + buffer_name(m_, buffer);
-  }
+  std::string note(int buffer) const { return "// " + buffer_name(m_, buffer); }
 
   std::string group_name(const FusedGroup& g) const;
   std::string group_title(const FusedGroup& g) const;
@@ -128,14 +122,13 @@ class CpuKernelEmitter {
 
   const ModelView& m_;
   std::vector<FusedGroup> groups_;
-  Printer body_;                    // everything after the helpers
+  Printer body_;                     // everything after the helpers
   std::set<std::string> accessors_;  // element accessors the body uses
 };
 
 std::string CpuKernelEmitter::group_name(const FusedGroup& g) const {
-  return g.first == g.last
-             ? "layer_" + std::to_string(g.first)
-             : "layers_" + std::to_string(g.first) + "_" + std::to_string(g.last);
+  return g.first == g.last ? "layer_" + std::to_string(g.first)
+                           : "layers_" + std::to_string(g.first) + "_" + std::to_string(g.last);
 }
 
 std::string CpuKernelEmitter::group_title(const FusedGroup& g) const {
@@ -160,9 +153,9 @@ void CpuKernelEmitter::emit_tensor_table(const FusedGroup& g) {
   };
   auto parameter_rows = [&](const LayerPlan& l, std::int64_t i) {
     const bool conv = l.kind == LayerKind::Conv2d;
-    const Shape w = conv ? Shape{l.options.out, l.input_shape[1], l.options.kernel_h,
-                                 l.options.kernel_w}
-                         : Shape{l.options.out, l.input_shape[1]};
+    const Shape w =
+        conv ? Shape{l.options.out, l.input_shape[1], l.options.kernel_h, l.options.kernel_w}
+             : Shape{l.options.out, l.input_shape[1]};
     rows.push_back({weight_name(i), "f32 " + shape_text(w),
                     "parameters[" + grouped(l.weight_offset) + "]", "and its gradient"});
     if (l.options.bias)
@@ -175,8 +168,7 @@ void CpuKernelEmitter::emit_tensor_table(const FusedGroup& g) {
     parameter_rows(p, g.product);
     std::string out = std::string(name_of(p.kind)) + " output";
     if (g.activation >= 0)
-      out += std::string(", then ") + name_of(layer(g.activation).kind) +
-             " output (saved)";
+      out += std::string(", then ") + name_of(layer(g.activation).kind) + " output (saved)";
     buffer_row(p.output_buffer, out, p.output_shape);
   }
   if (g.activation >= 0 && g.product < 0) {
@@ -194,11 +186,11 @@ void CpuKernelEmitter::emit_tensor_table(const FusedGroup& g) {
   if (g.product >= 0 && layer(g.product).kind == LayerKind::Conv2d) {
     const LayerPlan& p = layer(g.product);
     const int ws = index_of(role(BufferRole::workspace));
-    rows.push_back({"workspace",
-                    "f32 " + shape_text(Shape{p.input_shape[1] * p.options.kernel_h *
-                                                  p.options.kernel_w,
-                                              p.output_shape[2] * p.output_shape[3]}),
-                    "arena + " + grouped(m_.buffer(ws).offset), "im2col of one sample"});
+    rows.push_back(
+        {"workspace",
+         "f32 " + shape_text(Shape{p.input_shape[1] * p.options.kernel_h * p.options.kernel_w,
+                                   p.output_shape[2] * p.output_shape[3]}),
+         "arena + " + grouped(m_.buffer(ws).offset), "im2col of one sample"});
   }
   const LayerPlan& last = layer(g.last);
   const LayerPlan& first = layer(g.first);
@@ -221,32 +213,35 @@ void CpuKernelEmitter::emit_tensor_table(const FusedGroup& g) {
                r.what);
 }
 
+// The shapes and window of a Conv2d or pool layer, as the Printer variables its geometry
+// literal uses: n, ci, hi, wi (input), co, ho, wo (output), kh, kw, sh, sw, ph, pw (window).
+Printer::Vars window_vars(const std::string& name, const LayerPlan& l) {
+  const LayerDesc& d = l.options;
+  return {{"name", name},
+          {"n", literal(l.input_shape[0])},
+          {"ci", literal(l.input_shape[1])},
+          {"hi", literal(l.input_shape[2])},
+          {"wi", literal(l.input_shape[3])},
+          {"co", literal(l.output_shape[1])},
+          {"ho", literal(l.output_shape[2])},
+          {"wo", literal(l.output_shape[3])},
+          {"kh", std::to_string(d.kernel_h)},
+          {"kw", std::to_string(d.kernel_w)},
+          {"sh", std::to_string(d.stride_h)},
+          {"sw", std::to_string(d.stride_w)},
+          {"ph", std::to_string(d.pad_h)},
+          {"pw", std::to_string(d.pad_w)}};
+}
+
 void CpuKernelEmitter::emit_geometry(const FusedGroup& g) {
   if (g.product >= 0 && layer(g.product).kind == LayerKind::Conv2d) {
-    const LayerPlan& l = layer(g.product);
-    const LayerDesc& d = l.options;
-    body_.emit(
-        {{"name", "conv_" + std::to_string(g.product)},
-         {"n", literal(l.input_shape[0])},
-         {"ci", literal(l.input_shape[1])},
-         {"hi", literal(l.input_shape[2])},
-         {"wi", literal(l.input_shape[3])},
-         {"co", literal(l.output_shape[1])},
-         {"ho", literal(l.output_shape[2])},
-         {"wo", literal(l.output_shape[3])},
-         {"kh", std::to_string(d.kernel_h)},
-         {"kw", std::to_string(d.kernel_w)},
-         {"sh", std::to_string(d.stride_h)},
-         {"sw", std::to_string(d.stride_w)},
-         {"ph", std::to_string(d.pad_h)},
-         {"pw", std::to_string(d.pad_w)}},
-        R"(
-          constexpr k::Conv2dGeometry $name${
-              .batch = $n$, .in_channels = $ci$, .in_height = $hi$, .in_width = $wi$,
-              .out_channels = $co$, .out_height = $ho$, .out_width = $wo$,
-              .kernel_h = $kh$, .kernel_w = $kw$, .stride_h = $sh$, .stride_w = $sw$,
-              .pad_h = $ph$, .pad_w = $pw$};
-        )");
+    body_.emit(window_vars("conv_" + std::to_string(g.product), layer(g.product)), R"(
+      constexpr k::Conv2dGeometry $name${
+          .batch = $n$, .in_channels = $ci$, .in_height = $hi$, .in_width = $wi$,
+          .out_channels = $co$, .out_height = $ho$, .out_width = $wo$,
+          .kernel_h = $kh$, .kernel_w = $kw$, .stride_h = $sh$, .stride_w = $sw$,
+          .pad_h = $ph$, .pad_w = $pw$};
+    )");
   }
   if (g.product >= 0 && layer(g.product).kind == LayerKind::Linear) {
     const LayerPlan& l = layer(g.product);
@@ -259,27 +254,13 @@ void CpuKernelEmitter::emit_geometry(const FusedGroup& g) {
         )");
   }
   if (g.pool >= 0) {
-    const LayerPlan& l = layer(g.pool);
-    const LayerDesc& d = l.options;
-    body_.emit({{"name", "pool_" + std::to_string(g.pool)},
-                {"n", literal(l.input_shape[0])},
-                {"c", literal(l.input_shape[1])},
-                {"hi", literal(l.input_shape[2])},
-                {"wi", literal(l.input_shape[3])},
-                {"ho", literal(l.output_shape[2])},
-                {"wo", literal(l.output_shape[3])},
-                {"kh", std::to_string(d.kernel_h)},
-                {"kw", std::to_string(d.kernel_w)},
-                {"sh", std::to_string(d.stride_h)},
-                {"sw", std::to_string(d.stride_w)},
-                {"ph", std::to_string(d.pad_h)},
-                {"pw", std::to_string(d.pad_w)}},
-               R"(
-          constexpr k::Pool2dGeometry $name${
-              .batch = $n$, .channels = $c$, .in_height = $hi$, .in_width = $wi$,
-              .out_height = $ho$, .out_width = $wo$, .kernel_h = $kh$, .kernel_w = $kw$,
-              .stride_h = $sh$, .stride_w = $sw$, .pad_h = $ph$, .pad_w = $pw$};
-        )");
+    // A pool keeps its channels: "channels" is the input's.
+    body_.emit(window_vars("pool_" + std::to_string(g.pool), layer(g.pool)), R"(
+      constexpr k::Pool2dGeometry $name${
+          .batch = $n$, .channels = $ci$, .in_height = $hi$, .in_width = $wi$,
+          .out_height = $ho$, .out_width = $wo$, .kernel_h = $kh$, .kernel_w = $kw$,
+          .stride_h = $sh$, .stride_w = $sw$, .pad_h = $ph$, .pad_w = $pw$};
+    )");
   }
 }
 
@@ -349,8 +330,8 @@ void CpuKernelEmitter::emit_product_forward(const FusedGroup& g) {
   const LayerPlan& l = layer(g.product);
   const bool conv = l.kind == LayerKind::Conv2d;
   const bool bias = l.options.bias;
-  const std::string act = g.activation >= 0 ? activation_type(layer(g.activation).kind)
-                                            : std::string("k::Identity");
+  const std::string act =
+      g.activation >= 0 ? activation_type(layer(g.activation).kind) : std::string("k::Identity");
   Printer::Vars v{{"name", group_name(g)},
                   {"x", at(l.input_buffer)},
                   {"x_note", note(l.input_buffer)},
@@ -506,8 +487,8 @@ void CpuKernelEmitter::emit_product_backward(const FusedGroup& g) {
       float* const col = $col$;  $note$
     )");
   }
-  const std::string act = g.activation >= 0 ? activation_type(layer(g.activation).kind)
-                                            : std::string("k::Identity");
+  const std::string act =
+      g.activation >= 0 ? activation_type(layer(g.activation).kind) : std::string("k::Identity");
   v["act"] = act;
   if (g.activation >= 0) {
     v["y"] = at(layer(g.activation).output_buffer);
@@ -523,8 +504,8 @@ void CpuKernelEmitter::emit_product_backward(const FusedGroup& g) {
     v["planes"] = literal(q.input_shape[0] * q.input_shape[1]);
     v["pooled_rows"] = literal(q.output_shape[2]);
     v["pooled_cols"] = literal(q.output_shape[3]);
-    v["what"] = g.activation >= 0 ? std::string(" times the ") +
-                                        name_of(layer(g.activation).kind) + "'s derivative"
+    v["what"] = g.activation >= 0 ? std::string(" times the ") + name_of(layer(g.activation).kind) +
+                                        "'s derivative"
                                   : "";
     v["y_arg"] = g.activation >= 0 ? "y" : "nullptr";
     body_.emit(v, R"(
@@ -556,8 +537,7 @@ void CpuKernelEmitter::emit_product_backward(const FusedGroup& g) {
   } else if (g.activation >= 0) {
     const LayerPlan& a = layer(g.activation);
     const std::int64_t rows = conv ? l.output_shape[0] * l.output_shape[1] : l.output_shape[0];
-    const std::int64_t positions = conv ? l.output_shape[2] * l.output_shape[3]
-                                        : l.output_shape[1];
+    const std::int64_t positions = conv ? l.output_shape[2] * l.output_shape[3] : l.output_shape[1];
     v["dy"] = at(a.output_gradient_buffer);
     v["dy_note"] = note(a.output_gradient_buffer) + ": d(" + name_of(a.kind) + " output)";
     v["rows"] = literal(rows);
@@ -841,9 +821,9 @@ void CpuKernelEmitter::emit_entry_points() {
       if (s.layer != g.last || g.view >= 0)
         continue;
       const LayerPlan& first = layer(g.first);
-      const bool runs = g.product >= 0 ? layer(g.product).runs_backward
-                                       : first.runs_backward &&
-                                             first.input_gradient_buffer != no_buffer;
+      const bool runs = g.product >= 0
+                            ? layer(g.product).runs_backward
+                            : first.runs_backward && first.input_gradient_buffer != no_buffer;
       if (runs)
         backward.push_back("backward_" + group_name(g) + "(arena, pool);");
     }

@@ -167,8 +167,8 @@ void emit_buffers(Printer& p, const ModelView& model) {
   p.line("// Every buffer, in the plan's order.");
   std::string all = "inline constexpr Buffer buffers[] = {";
   for (std::size_t i = 0; i < model.buffers.size(); ++i) {
-    const std::string item = buffer_name(model, static_cast<int>(i)) +
-                             (i + 1 < model.buffers.size() ? ", " : "};");
+    const std::string item =
+        buffer_name(model, static_cast<int>(i)) + (i + 1 < model.buffers.size() ? ", " : "};");
     if (display_width(all) + item.size() > line_width) {
       p.line(all);
       all = "    ";
@@ -201,8 +201,8 @@ void emit_parameters(Printer& p, const ModelView& model) {
       continue;
     const bool conv = l.kind == LayerKind::Conv2d;
     const std::int64_t out = l.options.out;
-    const std::int64_t fan_in = conv ? l.input_shape[1] * l.options.kernel_h * l.options.kernel_w
-                                     : l.input_shape[1];
+    const std::int64_t fan_in =
+        conv ? l.input_shape[1] * l.options.kernel_h * l.options.kernel_w : l.input_shape[1];
     const std::string shape =
         conv ? dims_list(Shape{out, l.input_shape[1], l.options.kernel_h, l.options.kernel_w})
              : dims_list(Shape{out, l.input_shape[1]});
@@ -259,8 +259,9 @@ void emit_layer_table(Printer& p, const ModelView& model) {
 EmittedFile emit_model_header(const ModelView& model) {
   const std::string file = model.names.name + "_model.h";
   Printer p;
-  p.emit({{"banner", file_banner(model, file, "the memory plan of one training step, as plain "
-                                              "constants")}},
+  p.emit({{"banner", file_banner(model, file,
+                                 "the memory plan of one training step, as plain "
+                                 "constants")}},
          R"(
     $banner$
     //

@@ -92,8 +92,8 @@ std::string element_type(const ModelView& model, int index) {
     case BufferRole::input:
       return name_of(model.setup.input_dtype);
     case BufferRole::window_index: {
-      const std::int64_t elements = model.layers.at(static_cast<std::size_t>(b.layer))
-                                        .output_shape.elements();
+      const std::int64_t elements =
+          model.layers.at(static_cast<std::size_t>(b.layer)).output_shape.elements();
       const std::int64_t width = b.size / elements;
       return width == 1 ? "u8" : width == 2 ? "u16" : "u32";
     }

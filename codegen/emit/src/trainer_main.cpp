@@ -32,12 +32,11 @@ EmittedFile emit_trainer_header(const ModelView& model) {
           {"name", n},
           {"model_type", quoted(model.names.model_type)},
           {"setup_type", quoted(model.names.setup_type)},
-          {"optimizer",
-           std::string("staticnet::kernels::Optimizer::") +
-               (model.setup.optimizer == OptimizerKind::SGD           ? "sgd"
-                : model.setup.optimizer == OptimizerKind::SGDMomentum ? "sgd_momentum"
-                : model.setup.optimizer == OptimizerKind::Adam        ? "adam"
-                                                                      : "adamw")}},
+          {"optimizer", std::string("staticnet::kernels::Optimizer::") +
+                            (model.setup.optimizer == OptimizerKind::SGD           ? "sgd"
+                             : model.setup.optimizer == OptimizerKind::SGDMomentum ? "sgd_momentum"
+                             : model.setup.optimizer == OptimizerKind::Adam        ? "adam"
+                                                                                   : "adamw")}},
          R"(
     $banner$
     #pragma once

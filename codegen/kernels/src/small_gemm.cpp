@@ -114,9 +114,9 @@ Multiply best_for_this_cpu() {
 
 }  // namespace
 
-void small_gemm(bool transpose_a, bool transpose_b, std::int64_t m, std::int64_t n,
-                std::int64_t k, const float* a, std::int64_t lda, const float* b,
-                std::int64_t ldb, float beta, float* c, std::int64_t ldc) noexcept {
+void small_gemm(bool transpose_a, bool transpose_b, std::int64_t m, std::int64_t n, std::int64_t k,
+                const float* a, std::int64_t lda, const float* b, std::int64_t ldb, float beta,
+                float* c, std::int64_t ldc) noexcept {
   static const Multiply multiply_here = best_for_this_cpu();
   multiply_here({transpose_a, transpose_b, m, n, k, a, lda, b, ldb, beta, c, ldc});
 }

@@ -26,8 +26,8 @@ constexpr bool openblas_would_allocate(bool transpose_a, bool transpose_b, std::
 }
 
 // C (m × n, row-major, ldc) = op(A) · op(B) + beta · C.
-void small_gemm(bool transpose_a, bool transpose_b, std::int64_t m, std::int64_t n,
-                std::int64_t k, const float* a, std::int64_t lda, const float* b,
-                std::int64_t ldb, float beta, float* c, std::int64_t ldc) noexcept;
+void small_gemm(bool transpose_a, bool transpose_b, std::int64_t m, std::int64_t n, std::int64_t k,
+                const float* a, std::int64_t lda, const float* b, std::int64_t ldb, float beta,
+                float* c, std::int64_t ldc) noexcept;
 
 }  // namespace staticnet::cpu::detail

@@ -21,7 +21,7 @@ namespace sn = staticnet;
 
 using Net = sn::Sequential<sn::Conv2d<2, sn::Kernel<3>, sn::Padding<1>>, sn::ReLU, sn::Flatten,
                            sn::Linear<3>>;
-using Training = sn::Training<sn::Input<sn::f32, 1, 4, 4>, sn::Batch<4>,
-                              sn::Loss<sn::CrossEntropy>, sn::Optimizer<sn::SGDMomentum>>;
+using Training = sn::Training<sn::Input<sn::f32, 1, 4, 4>, sn::Batch<4>, sn::Loss<sn::CrossEntropy>,
+                              sn::Optimizer<sn::SGDMomentum>>;
 
 }  // namespace cli

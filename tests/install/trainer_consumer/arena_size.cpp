@@ -8,8 +8,7 @@ alignas(iris::arena_alignment) static unsigned char arena[iris::arena_bytes];
 
 int main() {
   std::printf("iris arena %lld bytes, parameters at %lld, %lld parameters\n",
-              static_cast<long long>(sizeof arena),
-              static_cast<long long>(iris::parameters.offset),
+              static_cast<long long>(sizeof arena), static_cast<long long>(iris::parameters.offset),
               static_cast<long long>(iris::parameter_count));
   return 0;
 }

@@ -84,8 +84,8 @@ void report_start(std::ostream& out, const ModelInfo& model, const Backend& back
   out << fmt::format("  step     batch {}, {}, {} (lr {}), FP32; {}\n", model.batch,
                      model.classifies() ? "CrossEntropy" : "MSE", optimizer_name(model.optimizer),
                      options.optimizer.learning_rate, backend.description());
-  const std::int64_t left_out = data.size() - static_cast<std::int64_t>(batches_per_epoch) *
-                                                  model.batch;
+  const std::int64_t left_out =
+      data.size() - static_cast<std::int64_t>(batches_per_epoch) * model.batch;
   out << fmt::format("  data     {}, {} samples of {}; {} batches per epoch", described(data),
                      data.size(), shape_to_string(data.sample_shape()), batches_per_epoch);
   if (left_out > 0)
@@ -106,8 +106,8 @@ void report_start(std::ostream& out, const ModelInfo& model, const Backend& back
   if (!memory.other.empty())
     out << "           also    " << memory.other << "\n";
   out << "           loader  " << mib_text(static_cast<std::int64_t>(loader_bytes))
-      << " of host batch slots (" << options.workers << (options.workers == 1 ? " worker" : " workers")
-      << ")\n";
+      << " of host batch slots (" << options.workers
+      << (options.workers == 1 ? " worker" : " workers") << ")\n";
   out << std::flush;
 }
 
@@ -159,8 +159,8 @@ class MetricsFile {
 
 // ---- the loop's pieces ----------------------------------------------------------------------
 
-LoaderConfig loader_config(const ModelInfo& model, const Dataset& data,
-                           const TrainOptions& options, std::uint64_t seed) {
+LoaderConfig loader_config(const ModelInfo& model, const Dataset& data, const TrainOptions& options,
+                           std::uint64_t seed) {
   LoaderConfig c;
   c.batch_size = model.batch;
   c.sample_shape = model.sample_shape;
@@ -168,9 +168,8 @@ LoaderConfig loader_config(const ModelInfo& model, const Dataset& data,
   c.target_shape = model.target_shape;
   c.shuffle = true;
   c.seed = seed;
-  c.normalization.scale = options.scale.value_or(data.element_type() == ElementType::u8
-                                                     ? 1.0f / 255.0f
-                                                     : 1.0f);
+  c.normalization.scale =
+      options.scale.value_or(data.element_type() == ElementType::u8 ? 1.0f / 255.0f : 1.0f);
   c.normalization.mean = options.mean;
   c.normalization.stddev = options.stddev;
   c.augmentation = options.augmentation;
@@ -324,13 +323,14 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
   report_start(out, model, backend, options, *train_set, eval_set.get(),
                static_cast<std::uint64_t>(batches), loader.host_bytes());
   if (!options.resume.empty())
-    out << fmt::format("resumed from {} at step {} (epoch {}, batch {})\n",
-                       options.resume.string(), position.step, position.epoch + 1, position.batch);
+    out << fmt::format("resumed from {} at step {} (epoch {}, batch {})\n", options.resume.string(),
+                       position.step, position.epoch + 1, position.batch);
 
   if (position.epoch >= options.epochs)
-    out << fmt::format("the checkpoint has finished epoch {} already; nothing to do for --epochs "
-                       "{}\n",
-                       position.epoch, options.epochs);
+    out << fmt::format(
+        "the checkpoint has finished epoch {} already; nothing to do for --epochs "
+        "{}\n",
+        position.epoch, options.epochs);
   MetricsFile metrics(options.metrics, !options.resume.empty());
   StopSignals signals;
   TrainResult result;
@@ -365,8 +365,7 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
             "batch: training stopped, nothing was saved after it{}. A lower --lr (now {}) "
             "usually helps.",
             non_finite_name(backend.losses()[static_cast<std::size_t>(t.first_bad)]),
-            position.step + 1, epoch + 1,
-            position.batch + 1, batches, t.first_bad,
+            position.step + 1, epoch + 1, position.batch + 1, batches, t.first_bad,
             options.save.empty() ? "" : " (" + options.save.string() + " holds the last epoch)",
             options.optimizer.learning_rate));
       ++position.step;
@@ -394,11 +393,10 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
     if (stopped) {
       save();
       result.interrupted = signals.raised();
-      out << fmt::format("stopped at step {} (epoch {}, batch {} of {}){}: {}\n", position.step,
-                         epoch + 1, position.batch, batches,
-                         signals.raised() ? " by a signal" : " (--max-steps)",
-                         options.save.empty() ? "no --save, nothing saved"
-                                              : "saved " + options.save.string());
+      out << fmt::format(
+          "stopped at step {} (epoch {}, batch {} of {}){}: {}\n", position.step, epoch + 1,
+          position.batch, batches, signals.raised() ? " by a signal" : " (--max-steps)",
+          options.save.empty() ? "no --save, nothing saved" : "saved " + options.save.string());
       out << epoch_line(model, m, options.epochs) << " (partial epoch)\n" << std::flush;
       break;
     }

@@ -1,6 +1,9 @@
 #include "staticnet/runtime/trainer/trainer_main.hpp"
 
+#include <fmt/format.h>
 #include <CLI/CLI.hpp>
+
+#include <filesystem>
 
 #include <cstdio>
 #include <iostream>
@@ -45,7 +48,8 @@ ProgressMode progress_mode(const std::string& name) {
 }  // namespace
 
 int trainer_main(int argc, char** argv, const ModelInfo& model, const BackendFactory& backend) {
-  const std::string program = model.name + "_trainer";
+  const std::string program =
+      argc > 0 ? std::filesystem::path(argv[0]).filename().string() : model.name + "_trainer";
   CLI::App app{"Trains " + model.name + " (" + model.model_type + ", " + model.setup_type +
                    "): batch " + std::to_string(model.batch) + ", " +
                    optimizer_name(model.optimizer) + ". Memory is the compile-time plan.",
@@ -68,13 +72,11 @@ int trainer_main(int argc, char** argv, const ModelInfo& model, const BackendFac
       ->check(CLI::PositiveNumber);
   app.add_option("--max-steps", options.max_steps, "Stop (and save) after this many steps")
       ->check(CLI::PositiveNumber);
-  app.add_option("--lr", cl.lr, "Learning rate (default " + std::to_string(defaults.learning_rate) +
-                                    ")")
+  app.add_option("--lr", cl.lr, fmt::format("Learning rate (default {})", defaults.learning_rate))
       ->check(CLI::PositiveNumber);
   app.add_option("--momentum", cl.momentum, "SGDMomentum's momentum (default 0.9)")
       ->check(CLI::Range(0.0, 1.0));
-  app.add_option("--weight-decay", cl.weight_decay,
-                 "Weight decay (default 0; AdamW 0.01)")
+  app.add_option("--weight-decay", cl.weight_decay, "Weight decay (default 0; AdamW 0.01)")
       ->check(CLI::Range(0.0, 1.0));
   app.add_option("--beta1", cl.beta1, "Adam's beta1 (default 0.9)")->check(CLI::Range(0.0, 1.0));
   app.add_option("--beta2", cl.beta2, "Adam's beta2 (default 0.999)")->check(CLI::Range(0.0, 1.0));
@@ -87,7 +89,8 @@ int trainer_main(int argc, char** argv, const ModelInfo& model, const BackendFac
   app.add_option("--threads", cl.threads, "Compute threads")
       ->capture_default_str()
       ->check(CLI::Range(1, 1024));
-  app.add_option("--scale", cl.scale, "Multiply inputs by this (default 1/255 for u8 data, else 1)");
+  app.add_option("--scale", cl.scale,
+                 "Multiply inputs by this (default 1/255 for u8 data, else 1)");
   app.add_option("--mean", options.mean, "Per-channel mean subtracted after scaling")
       ->delimiter(',');
   app.add_option("--std", options.stddev, "Per-channel standard deviation divided by")

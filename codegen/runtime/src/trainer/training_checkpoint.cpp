@@ -21,8 +21,8 @@ std::string state_tensor_name(const ModelInfo& model, int moment, const Paramete
 }
 
 std::span<const std::byte> bytes_of(const std::vector<float>& region, const ParameterTensor& p) {
-  return std::as_bytes(std::span<const float>(region.data() + p.offset,
-                                              static_cast<std::size_t>(p.elements())));
+  return std::as_bytes(
+      std::span<const float>(region.data() + p.offset, static_cast<std::size_t>(p.elements())));
 }
 
 }  // namespace
@@ -61,8 +61,8 @@ void save_training_checkpoint(const std::filesystem::path& file, const ModelInfo
   save_checkpoint(file, tensors, state, extra);
 }
 
-TrainingPosition load_training_checkpoint(const std::filesystem::path& file,
-                                          const ModelInfo& model, Backend& backend) {
+TrainingPosition load_training_checkpoint(const std::filesystem::path& file, const ModelInfo& model,
+                                          Backend& backend) {
   CheckpointExpectations expected;
   for (const ParameterTensor& p : model.parameters)
     expected.tensors.push_back({p.name, Dtype::f32, p.shape});
@@ -88,11 +88,11 @@ TrainingPosition load_training_checkpoint(const std::filesystem::path& file,
 
   const TrainingState& s = checkpoint.state;
   if (s.data_order.index_in_epoch % static_cast<std::uint64_t>(model.batch) != 0)
-    throw FormatError({file.string(), {}, {}, {}},
-                      "a data position that is a whole number of batches of " +
-                          std::to_string(model.batch),
-                      "sample " + std::to_string(s.data_order.index_in_epoch) +
-                          " (written for another batch size?)");
+    throw FormatError(
+        {file.string(), {}, {}, {}},
+        "a data position that is a whole number of batches of " + std::to_string(model.batch),
+        "sample " + std::to_string(s.data_order.index_in_epoch) +
+            " (written for another batch size?)");
   TrainingPosition position;
   position.step = static_cast<std::int64_t>(s.step);
   position.epoch = static_cast<std::int64_t>(s.epoch);

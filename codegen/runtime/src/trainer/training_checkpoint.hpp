@@ -27,7 +27,7 @@ void save_training_checkpoint(const std::filesystem::path& file, const ModelInfo
 
 // Restores parameters and optimizer state into the backend and returns the position. Throws
 // CheckpointMismatch (every tensor that is missing or has the wrong shape), FormatError, IoError.
-TrainingPosition load_training_checkpoint(const std::filesystem::path& file,
-                                          const ModelInfo& model, Backend& backend);
+TrainingPosition load_training_checkpoint(const std::filesystem::path& file, const ModelInfo& model,
+                                          Backend& backend);
 
 }  // namespace staticnet::runtime

@@ -32,12 +32,13 @@ class MaterializedDataset final : public Dataset {
     for (int t = 0; t < threads; ++t) {
       workers.emplace_back([&, t] {
         for (std::int64_t i = t; i < n; i += threads) {
-          source_->read_sample(i, {inputs_.data() + i * sample_, static_cast<std::size_t>(sample_)});
+          source_->read_sample(i,
+                               {inputs_.data() + i * sample_, static_cast<std::size_t>(sample_)});
           if (classes)
             labels_[static_cast<std::size_t>(i)] = source_->label(i);
           else
-            source_->read_target(i, {targets_.data() + i * target_,
-                                     static_cast<std::size_t>(target_)});
+            source_->read_target(
+                i, {targets_.data() + i * target_, static_cast<std::size_t>(target_)});
         }
       });
     }
@@ -46,15 +47,11 @@ class MaterializedDataset final : public Dataset {
   std::string format_name() const override { return source_->format_name(); }
   std::string source() const override { return source_->source(); }
   std::int64_t size() const override { return source_->size(); }
-  const std::vector<std::int64_t>& sample_shape() const override {
-    return source_->sample_shape();
-  }
+  const std::vector<std::int64_t>& sample_shape() const override { return source_->sample_shape(); }
   ElementType element_type() const override { return source_->element_type(); }
   LabelKind label_kind() const override { return source_->label_kind(); }
   std::int64_t num_classes() const override { return source_->num_classes(); }
-  const std::vector<std::int64_t>& target_shape() const override {
-    return source_->target_shape();
-  }
+  const std::vector<std::int64_t>& target_shape() const override { return source_->target_shape(); }
   void read_sample(std::int64_t index, std::span<float> features) const override {
     std::memcpy(features.data(), inputs_.data() + index * sample_,
                 static_cast<std::size_t>(sample_) * sizeof(float));

@@ -36,13 +36,12 @@ void linear_backward(ThreadPool& pool, const float* x, const float* dz, const fl
     const int parts = pool.threads();
     if constexpr (G.in_features >= G.out_features) {  // split dW by its longer side
       const Range cols = split(G.in_features, parts, t);
-      gemm(Transpose::yes, Transpose::no, G.out_features, cols.size(), G.batch, dz,
-           G.out_features, x + cols.begin, G.in_features, 1.0f, dw + cols.begin, G.in_features);
+      gemm(Transpose::yes, Transpose::no, G.out_features, cols.size(), G.batch, dz, G.out_features,
+           x + cols.begin, G.in_features, 1.0f, dw + cols.begin, G.in_features);
     } else {
       const Range rows = split(G.out_features, parts, t);
       gemm(Transpose::yes, Transpose::no, rows.size(), G.in_features, G.batch, dz + rows.begin,
-           G.out_features, x, G.in_features, 1.0f, dw + rows.begin * G.in_features,
-           G.in_features);
+           G.out_features, x, G.in_features, 1.0f, dw + rows.begin * G.in_features, G.in_features);
     }
     if constexpr (HasBias) {
       const Range features = split(G.out_features, parts, t);

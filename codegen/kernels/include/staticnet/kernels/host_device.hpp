@@ -39,13 +39,13 @@ STATICNET_HD float float_of(std::int32_t i) {
 // e^x, branch-free, so that a loop of them vectorises on the CPU and a warp runs them without
 // divergence on the GPU; the same operations on both, so both give the same bits. Cody-Waite
 // range reduction (x = n·ln 2 + r, |r| ≤ ln 2 / 2) and Cephes' degree-6 polynomial for e^r: within
-// 1 ulp of the exact value over the whole range (tests/codegen/test_kernels.cpp measures it). Inputs beyond ±87.3 saturate to e^±87.3 (no
-// overflow to infinity, no denormals), which the softmax (x ≤ 0 after subtracting the maximum),
-// the sigmoid and tanh tolerate.
+// 1 ulp of the exact value over the whole range (tests/codegen/test_kernels.cpp measures it).
+// Inputs beyond ±87.3 saturate to e^±87.3 (no overflow to infinity, no denormals), which the
+// softmax (x ≤ 0 after subtracting the maximum), the sigmoid and tanh tolerate.
 STATICNET_HD float exp_f(float x) {
   x = x > 87.3f ? 87.3f : (x < -87.3f ? -87.3f : x);
-  const float n = static_cast<float>(static_cast<std::int32_t>(x * 1.44269504088896341f +
-                                                               (x >= 0.0f ? 0.5f : -0.5f)));
+  const float n = static_cast<float>(
+      static_cast<std::int32_t>(x * 1.44269504088896341f + (x >= 0.0f ? 0.5f : -0.5f)));
   float r = x - n * 0.693359375f;  // ln 2 split in two: the first part is exact in float
   r = r - n * -2.12194440e-4f;
   float p = 1.9875691500e-4f;

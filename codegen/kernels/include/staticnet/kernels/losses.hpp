@@ -20,9 +20,8 @@
 namespace staticnet::kernels {
 
 template <index_t Batch, index_t Classes>
-STATICNET_HD void softmax_cross_entropy(index_t n, const float* logits,
-                                        const std::int32_t* labels, float* loss,
-                                        std::int32_t* predicted, float* dlogits) {
+STATICNET_HD void softmax_cross_entropy(index_t n, const float* logits, const std::int32_t* labels,
+                                        float* loss, std::int32_t* predicted, float* dlogits) {
   const float* z = logits + n * Classes;
   float* dz = dlogits + n * Classes;
   float top = z[0];

@@ -13,7 +13,8 @@
 //                p = p + ((−lr / (1−β1^t))·m) / (√v / √(1−β2^t) + ε)
 //   AdamW        p = p · (1 − lr·wd), then Adam's update with wd = 0 in g.
 // The scalars that depend on the step number t are computed once per step on the host
-// (optimizer_constants), in double as Python does, then rounded to float as PyTorch's tensor ops do.
+// (optimizer_constants), in double as Python does, then rounded to float as PyTorch's tensor ops
+// do.
 #include <cmath>
 #include <cstdint>
 
@@ -26,17 +27,17 @@ enum class Optimizer : std::uint8_t { sgd, sgd_momentum, adam, adamw };
 // What the user sets (PyTorch's defaults where it has them).
 struct OptimizerSettings {
   double learning_rate = 0.01;
-  double momentum = 0.9;        // SGDMomentum
+  double momentum = 0.9;                              // SGDMomentum
   double beta1 = 0.9, beta2 = 0.999, epsilon = 1e-8;  // Adam, AdamW
-  double weight_decay = 0.0;    // L2 for SGD/Adam; decoupled for AdamW (PyTorch: 0.01)
+  double weight_decay = 0.0;  // L2 for SGD/Adam; decoupled for AdamW (PyTorch: 0.01)
 };
 
 // The per-step constants the update kernels read, all rounded to float.
 struct OptimizerConstants {
   float neg_learning_rate = 0;  // −lr
   float momentum = 0;
-  float weight_decay = 0;       // added to the gradient (SGD, SGDMomentum, Adam)
-  float decay_factor = 1;       // 1 − lr·wd (AdamW)
+  float weight_decay = 0;  // added to the gradient (SGD, SGDMomentum, Adam)
+  float decay_factor = 1;  // 1 − lr·wd (AdamW)
   float one_minus_beta1 = 0, beta2 = 0, one_minus_beta2 = 0, epsilon = 0;
   float neg_step_size = 0;          // −lr / (1 − β1^t)
   float bias_correction2_sqrt = 1;  // √(1 − β2^t)

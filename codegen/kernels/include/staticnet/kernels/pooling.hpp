@@ -34,6 +34,16 @@ STATICNET_HD Span windows_holding(index_t i, index_t kernel, index_t stride, ind
   const index_t last = (i + pad) / stride;
   return {begin, last + 1 < outputs ? last + 1 : outputs};
 }
+// The fused bodies' window: the conv-output index of its top-left element, and the pooled
+// output's index, for pooled row oh and column ow of `plane` (windows tile, so stride = kernel).
+template <Pool2dGeometry G>
+struct TiledWindow {
+  index_t first, output;
+  STATICNET_HD TiledWindow(index_t plane, index_t oh, index_t ow)
+      : first(plane * G.input_plane() + oh * G.kernel_h * G.in_width + ow * G.kernel_w),
+        output(plane * G.output_plane() + oh * G.out_width + ow) {}
+  STATICNET_HD index_t at(index_t kh, index_t kw) const { return first + kh * G.in_width + kw; }
+};
 }  // namespace detail
 
 // ---- standalone pools ---------------------------------------------------------------------
@@ -76,8 +86,8 @@ STATICNET_HD void max_pool_backward(index_t plane, index_t position, const float
   float sum = 0.0f;
   for (index_t oh = rows.begin; oh < rows.end; ++oh) {
     for (index_t ow = cols.begin; ow < cols.end; ++ow) {
-      const index_t at = (ih - (oh * G.stride_h - G.pad_h)) * G.kernel_w +
-                         (iw - (ow * G.stride_w - G.pad_w));
+      const index_t at =
+          (ih - (oh * G.stride_h - G.pad_h)) * G.kernel_w + (iw - (ow * G.stride_w - G.pad_w));
       const index_t o = base + oh * G.out_width + ow;
       if (static_cast<index_t>(window[o]) == at)
         sum += dy[o];
@@ -128,8 +138,7 @@ STATICNET_HD void bias_activation_max_pool_forward(index_t plane, index_t oh, in
                                                    const float* z, const float* bias, float* y,
                                                    float* pooled, WindowIndex* window) {
   static_assert(G.tiles(), "fused pooling needs windows that tile the input");
-  const index_t position = oh * G.out_width + ow;
-  const index_t first = plane * G.input_plane() + oh * G.kernel_h * G.in_width + ow * G.kernel_w;
+  const detail::TiledWindow<G> w(plane, oh, ow);
   float b = 0.0f;
   if constexpr (HasBias)
     b = bias[plane % G.channels];
@@ -137,7 +146,7 @@ STATICNET_HD void bias_activation_max_pool_forward(index_t plane, index_t oh, in
   index_t best_at = -1;
   for (index_t kh = 0; kh < G.kernel_h; ++kh) {
     for (index_t kw = 0; kw < G.kernel_w; ++kw) {
-      const index_t i = first + kh * G.in_width + kw;
+      const index_t i = w.at(kh, kw);
       const float v = Act::forward(HasBias ? z[i] + b : z[i]);
       y[i] = v;
       if (best_at < 0 || v > best || v != v) {
@@ -146,9 +155,8 @@ STATICNET_HD void bias_activation_max_pool_forward(index_t plane, index_t oh, in
       }
     }
   }
-  const index_t o = plane * G.output_plane() + position;
-  pooled[o] = best;
-  window[o] = static_cast<WindowIndex>(best_at);
+  pooled[w.output] = best;
+  window[w.output] = static_cast<WindowIndex>(best_at);
 }
 
 template <class Act, Pool2dGeometry G, bool HasBias>
@@ -156,21 +164,20 @@ STATICNET_HD void bias_activation_avg_pool_forward(index_t plane, index_t oh, in
                                                    const float* z, const float* bias, float* y,
                                                    float* pooled) {
   static_assert(G.tiles(), "fused pooling needs windows that tile the input");
-  const index_t position = oh * G.out_width + ow;
-  const index_t first = plane * G.input_plane() + oh * G.kernel_h * G.in_width + ow * G.kernel_w;
+  const detail::TiledWindow<G> w(plane, oh, ow);
   float b = 0.0f;
   if constexpr (HasBias)
     b = bias[plane % G.channels];
   float sum = 0.0f;
   for (index_t kh = 0; kh < G.kernel_h; ++kh) {
     for (index_t kw = 0; kw < G.kernel_w; ++kw) {
-      const index_t i = first + kh * G.in_width + kw;
+      const index_t i = w.at(kh, kw);
       const float v = Act::forward(HasBias ? z[i] + b : z[i]);
       y[i] = v;
       sum += v;
     }
   }
-  pooled[plane * G.output_plane() + position] = sum / static_cast<float>(G.window());
+  pooled[w.output] = sum / static_cast<float>(G.window());
 }
 
 // Backward of the fused group: dz over each window = the pool's routing of d(pooled) times the
@@ -179,14 +186,12 @@ template <class Act, Pool2dGeometry G, class WindowIndex>
 STATICNET_HD void max_pool_activation_backward(index_t plane, index_t oh, index_t ow,
                                                const float* dpooled, const WindowIndex* window,
                                                const float* y, float* dz) {
-  const index_t position = oh * G.out_width + ow;
-  const index_t first = plane * G.input_plane() + oh * G.kernel_h * G.in_width + ow * G.kernel_w;
-  const index_t o = plane * G.output_plane() + position;
-  const index_t winner = static_cast<index_t>(window[o]);
-  const float dy = dpooled[o];
+  const detail::TiledWindow<G> w(plane, oh, ow);
+  const index_t winner = static_cast<index_t>(window[w.output]);
+  const float dy = dpooled[w.output];
   for (index_t kh = 0; kh < G.kernel_h; ++kh) {
     for (index_t kw = 0; kw < G.kernel_w; ++kw) {
-      const index_t i = first + kh * G.in_width + kw;
+      const index_t i = w.at(kh, kw);
       dz[i] = kh * G.kernel_w + kw == winner ? Act::backward(saved_output<Act>(y, i), dy) : 0.0f;
     }
   }
@@ -195,12 +200,11 @@ STATICNET_HD void max_pool_activation_backward(index_t plane, index_t oh, index_
 template <class Act, Pool2dGeometry G>
 STATICNET_HD void avg_pool_activation_backward(index_t plane, index_t oh, index_t ow,
                                                const float* dpooled, const float* y, float* dz) {
-  const index_t position = oh * G.out_width + ow;
-  const index_t first = plane * G.input_plane() + oh * G.kernel_h * G.in_width + ow * G.kernel_w;
-  const float dy = dpooled[plane * G.output_plane() + position] / static_cast<float>(G.window());
+  const detail::TiledWindow<G> w(plane, oh, ow);
+  const float dy = dpooled[w.output] / static_cast<float>(G.window());
   for (index_t kh = 0; kh < G.kernel_h; ++kh) {
     for (index_t kw = 0; kw < G.kernel_w; ++kw) {
-      const index_t i = first + kh * G.in_width + kw;
+      const index_t i = w.at(kh, kw);
       dz[i] = Act::backward(saved_output<Act>(y, i), dy);
     }
   }

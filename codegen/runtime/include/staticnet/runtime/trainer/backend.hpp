@@ -16,10 +16,10 @@ namespace staticnet::runtime {
 enum class StateBuffer { parameters, moment1, moment2 };
 
 struct MemoryReport {
-  std::int64_t planned = 0;   // footprint.total()
-  std::int64_t arena = 0;     // bytes actually allocated for the model (one allocation)
-  std::string arena_where;    // "host memory, 256-byte aligned"
-  std::string other;          // what else the backend holds, in words ("" when nothing)
+  std::int64_t planned = 0;  // footprint.total()
+  std::int64_t arena = 0;    // bytes actually allocated for the model (one allocation)
+  std::string arena_where;   // "host memory, 256-byte aligned"
+  std::string other;         // what else the backend holds, in words ("" when nothing)
 };
 
 class Backend {

@@ -15,10 +15,10 @@ enum class LossFunction { cross_entropy, mean_squared_error };
 // One parameter tensor inside the contiguous parameter region (gradients and optimizer moments
 // share its element offsets).
 struct ParameterTensor {
-  std::string name;                // PyTorch's state-dict name, e.g. "0.weight"
+  std::string name;                 // PyTorch's state-dict name, e.g. "0.weight"
   std::vector<std::int64_t> shape;  // e.g. {16, 3, 3, 3}
-  std::int64_t offset = 0;         // first element in the region
-  std::int64_t fan_in = 1;         // inputs each output sums (PyTorch's default init bound)
+  std::int64_t offset = 0;          // first element in the region
+  std::int64_t fan_in = 1;          // inputs each output sums (PyTorch's default init bound)
 
   std::int64_t elements() const {
     std::int64_t n = 1;

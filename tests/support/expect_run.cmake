@@ -1,4 +1,4 @@
-# Runs one `staticnet` command and checks its exit status and output (cmake -P script).
+# Runs one program and checks its exit status and output (cmake -P script; see run_test.cmake).
 #   -DCOMMAND=<program::arg::arg...>   the command, arguments separated by "::"
 #   -DWORKDIR=<dir>                    where it runs (fixture names stay short in messages)
 #   -DEXPECT_RC=<n>                    the exit status it must have
