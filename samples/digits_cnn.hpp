@@ -49,7 +49,7 @@ namespace staticnet::samples {
 using DigitsCNN = Sequential<Conv2d<16, Kernel<3>, Padding<1>>, ReLU, MaxPool2d<2>, Flatten,
                              Linear<10, InFeatures<16 * 4 * 4>>>;
 
-using DigitsTraining = Training<Input<f32, 1, 8, 8>, Batch<32>, Loss<CrossEntropy>,
-                                Optimizer<Adam>, Precision<FP32>>;
+using DigitsTraining =
+    Training<Input<f32, 1, 8, 8>, Batch<32>, Loss<CrossEntropy>, Optimizer<Adam>, Precision<FP32>>;
 
 }  // namespace staticnet::samples

@@ -23,7 +23,8 @@ namespace rt = staticnet::runtime;
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: %s simple_cnn|lenet5_adam [--threads N] [--steps N] [--repeats N]\n",
+    std::fprintf(stderr,
+                 "usage: %s simple_cnn|lenet5_adam [--threads N] [--steps N] [--repeats N]\n",
                  argv[0]);
     return 2;
   }
@@ -44,10 +45,9 @@ int main(int argc, char** argv) {
     return 2;
   }
   const rt::ModelInfo model = cnn ? simple_cnn::model_info() : lenet5_adam::model_info();
-  const rt::CpuSteps cpu_steps = cnn ? rt::CpuSteps{&simple_cnn::cpu::train_step,
-                                                    &simple_cnn::cpu::evaluate}
-                                     : rt::CpuSteps{&lenet5_adam::cpu::train_step,
-                                                    &lenet5_adam::cpu::evaluate};
+  const rt::CpuSteps cpu_steps =
+      cnn ? rt::CpuSteps{&simple_cnn::cpu::train_step, &simple_cnn::cpu::evaluate}
+          : rt::CpuSteps{&lenet5_adam::cpu::train_step, &lenet5_adam::cpu::evaluate};
   rt::CpuBackend backend(model, cpu_steps, threads);
   std::vector<float> parameters(static_cast<std::size_t>(model.parameter_count));
   rt::initialize_parameters(model, 0, parameters);
