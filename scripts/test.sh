@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds and runs every test: g++, clang++ (with short fuzz runs),
-# and clang++ under AddressSanitizer + UndefinedBehaviorSanitizer.
+# Installs what is missing, builds and runs every test: g++ and clang++ in plain Release (clang++
+# with short fuzz runs), and clang++ under AddressSanitizer + UndefinedBehaviorSanitizer. The
+# install tests (a full Release build and install of the package, then outside projects) run in
+# the g++ preset only: they test the package, not the compiler, and take minutes each.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh

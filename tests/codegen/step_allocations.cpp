@@ -161,8 +161,10 @@ void check_steps_allocate_nothing(const rt::ModelInfo& model, rt::CpuSteps steps
   const long before_backend = allocations.load();
   rt::CpuBackend backend(model, steps, 2);
   const long backend_allocations = allocations.load() - before_backend;
-  // The arena, the pool's worker thread and its bookkeeping: a handful, made once.
-  CHECK(backend_allocations >= 1);
+  // The arena, the pool's worker thread and its bookkeeping: a handful, made once (counted only
+  // where this program owns the allocation functions).
+  if (!STATICNET_SANITIZED)
+    CHECK(backend_allocations >= 1);
   CHECK(backend.memory().arena == model.arena.bytes);
 
   std::vector<float> parameters(static_cast<std::size_t>(model.parameter_count));

@@ -45,6 +45,10 @@ TEST_CASE("kernels: exp_f within 1 ulp and tanh_f within 1.3 ulp of the exact va
   CHECK(k::tanh_f(-30.0f) == -1.0f);
   CHECK(k::exp_f(0.0f) == 1.0f);
   CHECK(std::isfinite(k::exp_f(1000.0f)));  // saturates instead of overflowing
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  CHECK(std::isnan(k::exp_f(nan)));  // a diverging loss must stay visible
+  CHECK(std::isnan(k::tanh_f(nan)));
+  CHECK(std::isnan(k::Sigmoid::forward(nan)));
 }
 
 TEST_CASE("kernels: activation derivatives from the saved output") {

@@ -14,11 +14,11 @@ struct Conv2dGeometry {
 
   // The im2col matrix of one sample: one row per (input channel, kernel row, kernel column), one
   // column per output position.
-  constexpr index_t rows() const { return in_channels * kernel_h * kernel_w; }
-  constexpr index_t positions() const { return out_height * out_width; }
-  constexpr index_t input_plane() const { return in_height * in_width; }
-  constexpr index_t input_sample() const { return in_channels * input_plane(); }
-  constexpr index_t output_sample() const { return out_channels * positions(); }
+  STATICNET_HOST_DEVICE constexpr index_t rows() const { return in_channels * kernel_h * kernel_w; }
+  STATICNET_HOST_DEVICE constexpr index_t positions() const { return out_height * out_width; }
+  STATICNET_HOST_DEVICE constexpr index_t input_plane() const { return in_height * in_width; }
+  STATICNET_HOST_DEVICE constexpr index_t input_sample() const { return in_channels * input_plane(); }
+  STATICNET_HOST_DEVICE constexpr index_t output_sample() const { return out_channels * positions(); }
 };
 
 // A 2-D pooling window over (batch, channels, in_height, in_width).
@@ -26,14 +26,14 @@ struct Pool2dGeometry {
   index_t batch = 0, channels = 0, in_height = 0, in_width = 0, out_height = 0, out_width = 0;
   index_t kernel_h = 0, kernel_w = 0, stride_h = 1, stride_w = 1, pad_h = 0, pad_w = 0;
 
-  constexpr index_t planes() const { return batch * channels; }
-  constexpr index_t input_plane() const { return in_height * in_width; }
-  constexpr index_t output_plane() const { return out_height * out_width; }
-  constexpr index_t window() const { return kernel_h * kernel_w; }
+  STATICNET_HOST_DEVICE constexpr index_t planes() const { return batch * channels; }
+  STATICNET_HOST_DEVICE constexpr index_t input_plane() const { return in_height * in_width; }
+  STATICNET_HOST_DEVICE constexpr index_t output_plane() const { return out_height * out_width; }
+  STATICNET_HOST_DEVICE constexpr index_t window() const { return kernel_h * kernel_w; }
   // The windows partition the input exactly: no padding, no overlap, no row or column left out.
   // Only then can a pool be fused into the pass that writes its input (each input element is
   // visited once).
-  constexpr bool tiles() const {
+  STATICNET_HOST_DEVICE constexpr bool tiles() const {
     return stride_h == kernel_h && stride_w == kernel_w && pad_h == 0 && pad_w == 0 &&
            in_height == out_height * kernel_h && in_width == out_width * kernel_w;
   }

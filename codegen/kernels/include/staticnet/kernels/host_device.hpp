@@ -5,6 +5,8 @@
 // So the CPU tests (finite differences, PyTorch fixtures) check the arithmetic the GPU runs, and a
 // CPU-against-GPU comparison checks only launch and indexing.
 //
+// (STATICNET_HOST_DEVICE alone marks constexpr members, such as the geometry's, for both sides.)
+//
 // Rules for such a function: pure arithmetic over an index and raw pointers; sizes are template
 // arguments (literals at every call the generator emits); no allocation, no exceptions, and only
 // the math functions below, which exist on both sides.
@@ -13,8 +15,10 @@
 #include <cstring>
 
 #if defined(__CUDACC__)
+#define STATICNET_HOST_DEVICE __host__ __device__
 #define STATICNET_HD __host__ __device__ __forceinline__
 #else
+#define STATICNET_HOST_DEVICE
 #define STATICNET_HD inline
 #endif
 
@@ -41,8 +45,12 @@ STATICNET_HD float float_of(std::int32_t i) {
 // range reduction (x = n·ln 2 + r, |r| ≤ ln 2 / 2) and Cephes' degree-6 polynomial for e^r: within
 // 1 ulp of the exact value over the whole range (tests/codegen/test_kernels.cpp measures it).
 // Inputs beyond ±87.3 saturate to e^±87.3 (no overflow to infinity, no denormals), which the
-// softmax (x ≤ 0 after subtracting the maximum), the sigmoid and tanh tolerate.
-STATICNET_HD float exp_f(float x) {
+// softmax (x ≤ 0 after subtracting the maximum), the sigmoid and tanh tolerate. NaN stays NaN
+// (it is how a diverging loss is noticed) without reaching the float-to-int conversion, for which
+// it would be undefined.
+STATICNET_HD float exp_f(float x_in) {
+  const bool is_nan = x_in != x_in;
+  float x = is_nan ? 0.0f : x_in;
   x = x > 87.3f ? 87.3f : (x < -87.3f ? -87.3f : x);
   const float n = static_cast<float>(
       static_cast<std::int32_t>(x * 1.44269504088896341f + (x >= 0.0f ? 0.5f : -0.5f)));
@@ -55,7 +63,8 @@ STATICNET_HD float exp_f(float x) {
   p = p * r + 1.6666665459e-1f;
   p = p * r + 5.0000001201e-1f;
   const float e_r = p * (r * r) + r + 1.0f;
-  return e_r * detail::float_of((static_cast<std::int32_t>(n) + 127) << 23);  // · 2^n
+  const float result = e_r * detail::float_of((static_cast<std::int32_t>(n) + 127) << 23);  // 2^n
+  return is_nan ? x_in : result;
 }
 
 // tanh, branch-free: an odd polynomial near zero (where 1 − 2/(e^2|x| + 1) would cancel), that
