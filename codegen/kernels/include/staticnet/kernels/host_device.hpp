@@ -45,15 +45,16 @@ STATICNET_HD float float_of(std::int32_t i) {
 // range reduction (x = n·ln 2 + r, |r| ≤ ln 2 / 2) and Cephes' degree-6 polynomial for e^r: within
 // 1 ulp of the exact value over the whole range (tests/codegen/test_kernels.cpp measures it).
 // Inputs beyond ±87.3 saturate to e^±87.3 (no overflow to infinity, no denormals), which the
-// softmax (x ≤ 0 after subtracting the maximum), the sigmoid and tanh tolerate. NaN stays NaN
-// (it is how a diverging loss is noticed) without reaching the float-to-int conversion, for which
-// it would be undefined.
-STATICNET_HD float exp_f(float x_in) {
-  const bool is_nan = x_in != x_in;
-  float x = is_nan ? 0.0f : x_in;
-  x = x > 87.3f ? 87.3f : (x < -87.3f ? -87.3f : x);
-  const float n = static_cast<float>(
-      static_cast<std::int32_t>(x * 1.44269504088896341f + (x >= 0.0f ? 0.5f : -0.5f)));
+// softmax (x ≤ 0 after subtracting the maximum), the sigmoid and tanh tolerate.
+// n is rounded by adding 1.5·2^23, which leaves it as an integer in the low mantissa bits, and
+// 2^n is built from those bits with unsigned arithmetic: no float-to-int conversion, which would
+// be undefined for NaN. A NaN flows through every operation, so NaN in gives NaN out (it is how a
+// diverging loss is noticed).
+STATICNET_HD float exp_f(float x) {
+  x = x > 87.3f ? 87.3f : (x < -87.3f ? -87.3f : x);  // NaN compares false: it passes
+  constexpr float shifter = 12582912.0f;              // 1.5 · 2^23
+  const float shifted = x * 1.44269504088896341f + shifter;
+  const float n = shifted - shifter;
   float r = x - n * 0.693359375f;  // ln 2 split in two: the first part is exact in float
   r = r - n * -2.12194440e-4f;
   float p = 1.9875691500e-4f;
@@ -63,8 +64,10 @@ STATICNET_HD float exp_f(float x_in) {
   p = p * r + 1.6666665459e-1f;
   p = p * r + 5.0000001201e-1f;
   const float e_r = p * (r * r) + r + 1.0f;
-  const float result = e_r * detail::float_of((static_cast<std::int32_t>(n) + 127) << 23);  // 2^n
-  return is_nan ? x_in : result;
+  const std::uint32_t n_bits = static_cast<std::uint32_t>(detail::bits_of(shifted)) -
+                               static_cast<std::uint32_t>(detail::bits_of(shifter));
+  const float two_n = detail::float_of(static_cast<std::int32_t>((n_bits + 127u) << 23));
+  return e_r * two_n;
 }
 
 // tanh, branch-free: an odd polynomial near zero (where 1 − 2/(e^2|x| + 1) would cancel), that
