@@ -1,6 +1,7 @@
 // Times the generated CPU training step of a sample on one fixed batch, the way torch_step.py
-// times PyTorch: weights initialised, a batch of inputs in [-1, 1) and labels, some warm-up
-// steps, then `repeats` timings of `steps` steps each; prints the median milliseconds per step.
+// times PyTorch: weights initialised, a batch of random normal inputs and random labels, some
+// warm-up steps, then `repeats` timings of `steps` steps each; prints the median milliseconds
+// per step.
 //
 //   staticnet_bench_cpu_step simple_cnn|lenet5_adam [--threads N] [--steps N] [--repeats N]
 #include <algorithm>
@@ -10,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include <staticnet/runtime/formats/synthetic.hpp>
+#include <staticnet/runtime/prng.hpp>
 #include <staticnet/runtime/trainer/cpu_backend.hpp>
 #include <staticnet/runtime/trainer/initialize.hpp>
 #include <staticnet/runtime/trainer/train.hpp>
@@ -52,12 +55,15 @@ int main(int argc, char** argv) {
   std::vector<float> parameters(static_cast<std::size_t>(model.parameter_count));
   rt::initialize_parameters(model, 0, parameters);
   backend.write_state(rt::StateBuffer::parameters, parameters);
+  // Random normal inputs and random labels, as real data looks to the branch predictor (a
+  // regular pattern would let data-dependent branches predict well and flatter the step).
   auto inputs = backend.batch_inputs();
   for (std::size_t i = 0; i < inputs.size(); ++i)
-    inputs[i] = static_cast<float>((i * 2654435761ULL) % 2001ULL) / 1000.0f - 1.0f;
+    inputs[i] = static_cast<float>(rt::synthetic_normal(0, 1, i, 0));
   auto labels = backend.batch_labels();
   for (std::size_t n = 0; n < labels.size(); ++n)
-    labels[n] = static_cast<std::int32_t>((n * 7 + 3) % 10);
+    labels[n] = static_cast<std::int32_t>(
+        rt::SplitMix64::finalize(n) % static_cast<std::uint64_t>(model.classes));
 
   // The sample's own optimizer at PyTorch's default learning rate.
   const auto settings = rt::default_optimizer_settings(model.optimizer);

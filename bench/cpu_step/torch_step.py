@@ -36,9 +36,10 @@ def main():
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
     model, shape, optimizer = model_and_batch(args.model)
-    i = torch.arange(int(torch.tensor(shape).prod()), dtype=torch.int64)
-    x = (((i * 2654435761) % 2001).to(torch.float32) / 1000.0 - 1.0).reshape(shape)
-    y = (torch.arange(shape[0]) * 7 + 3) % 10
+    # Random normal inputs and random labels, as bench_step.cpp uses (the same distribution, not
+    # the same numbers: a step's time does not depend on which random numbers they are).
+    x = torch.randn(shape)
+    y = torch.randint(0, 10, (shape[0],))
     loss_fn = torch.nn.CrossEntropyLoss()
     forward = torch.compile(model) if args.compile else model
 

@@ -221,3 +221,48 @@ TEST_CASE("launch: split covers 0..count in contiguous, near-equal pieces on the
     CHECK(covered == 23);
   }
 }
+
+TEST_CASE("kernels: the fused pool bodies (the GPU's) equal the CPU's two sweeps") {
+  // A 2-sample, 3-channel, 4×6 tile pooled 2×2, with bias and activation: the fused body applied
+  // per window against bias_activation_forward over the rows, then the tiled reduction.
+  constexpr k::Pool2dGeometry g{.batch = 2, .channels = 3, .in_height = 4, .in_width = 6,
+                                .out_height = 2, .out_width = 3, .kernel_h = 2, .kernel_w = 2,
+                                .stride_h = 2, .stride_w = 2};
+  constexpr k::index_t n = 2 * 3 * 4 * 6, pooled_n = 2 * 3 * 2 * 3;
+  std::vector<float> z(n);
+  for (k::index_t i = 0; i < n; ++i)
+    z[static_cast<std::size_t>(i)] = std::sin(static_cast<float>(i) * 1.7f);
+  const float bias[] = {0.1f, -0.2f, 0.3f};
+  std::vector<float> fused_y(z), swept_y(z), fused_max(pooled_n), swept_max(pooled_n),
+      fused_avg(pooled_n), swept_avg(pooled_n);
+  std::vector<k::WindowIndex8> fused_at(pooled_n), swept_at(pooled_n);
+  std::vector<float> fused_y2(z), swept_y2(z);
+  for (k::index_t plane = 0; plane < 6; ++plane)
+    for (k::index_t oh = 0; oh < 2; ++oh)
+      for (k::index_t ow = 0; ow < 3; ++ow) {
+        k::bias_activation_max_pool_forward<k::ReLU, g, true, k::WindowIndex8>(
+            plane, oh, ow, fused_y.data(), bias, fused_y.data(), fused_max.data(),
+            fused_at.data());
+        k::bias_activation_avg_pool_forward<k::Tanh, g, true>(
+            plane, oh, ow, fused_y2.data(), bias, fused_y2.data(), fused_avg.data());
+      }
+  for (k::index_t row = 0; row < 6; ++row)
+    for (k::index_t p = 0; p < 24; ++p) {
+      k::bias_activation_forward<k::ReLU, k::BiasAlong::rows, 3, 24, true>(
+          row, p, swept_y.data(), bias, swept_y.data());
+      k::bias_activation_forward<k::Tanh, k::BiasAlong::rows, 3, 24, true>(
+          row, p, swept_y2.data(), bias, swept_y2.data());
+    }
+  for (k::index_t plane = 0; plane < 6; ++plane)
+    for (k::index_t oh = 0; oh < 2; ++oh)
+      for (k::index_t ow = 0; ow < 3; ++ow) {
+        k::max_pool_tiled_forward<g, k::WindowIndex8>(plane, oh, ow, swept_y.data(),
+                                                      swept_max.data(), swept_at.data());
+        k::avg_pool_tiled_forward<g>(plane, oh, ow, swept_y2.data(), swept_avg.data());
+      }
+  CHECK(fused_y == swept_y);
+  CHECK(fused_y2 == swept_y2);
+  CHECK(fused_max == swept_max);
+  CHECK(fused_avg == swept_avg);
+  CHECK(fused_at == swept_at);
+}

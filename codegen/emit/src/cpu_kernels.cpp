@@ -56,12 +56,12 @@ struct ElementAccess {
   const char* accessor;  // "f32", "u8"
 };
 ElementAccess access_for(const std::string& element) {
-  if (element == "u8")
-    return {"std::uint8_t", "u8"};
+  if (element == "u8")  // window indices (staticnet/kernels/pooling.hpp says why an enum)
+    return {"k::WindowIndex8", "u8"};
   if (element == "u16")
-    return {"std::uint16_t", "u16"};
+    return {"k::WindowIndex16", "u16"};
   if (element == "u32")
-    return {"std::uint32_t", "u32"};
+    return {"k::WindowIndex32", "u32"};
   if (element == "i32")
     return {"std::int32_t", "i32"};
   return {"float", "f32"};
@@ -385,8 +385,13 @@ void CpuKernelEmitter::emit_product_forward(const FusedGroup& g) {
       }
       body_.emit(v, R"(
         // Threads split each sample's output positions on whole rows of pool windows ($band$ =
-        // kernel rows × output width), so each window is finished by the thread that computed it.
+        // kernel rows × output width), so each window is finished by the thread that computed it:
+        // bias + activation along the rows just computed, then each window's $window_kind$, while
+        // they are in cache.
         c::conv2d_forward<$geometry$, $band$>(pool, x, weight, col, z, [&](index_t n, c::Range columns) {
+          for (index_t row = n * $channels$; row < (n + 1) * $channels$; ++row)
+            for (index_t p = columns.begin; p < columns.end; ++p)
+              k::bias_activation_forward<$act$, k::BiasAlong::rows, $channels$, $positions$, $has_bias$>(row, p, z, bias, z);
           for (index_t plane = n * $channels$; plane < (n + 1) * $channels$; ++plane)
             for (index_t oh = columns.begin / $band$; oh < columns.end / $band$; ++oh)
               for (index_t ow = 0; ow < $pooled_row$; ++ow)
@@ -397,11 +402,11 @@ void CpuKernelEmitter::emit_product_forward(const FusedGroup& g) {
       body_.indent();
       if (max)
         body_.emit(v, R"(
-          k::bias_activation_max_pool_forward<$act$, $pool$, $has_bias$, $index$>(plane, oh, ow, z, bias, z, pooled, window);
+          k::max_pool_tiled_forward<$pool$, $index$>(plane, oh, ow, z, pooled, window);
         )");
       else
         body_.emit(v, R"(
-          k::bias_activation_avg_pool_forward<$act$, $pool$, $has_bias$>(plane, oh, ow, z, bias, z, pooled);
+          k::avg_pool_tiled_forward<$pool$>(plane, oh, ow, z, pooled);
         )");
       body_.outdent();
       body_.outdent();
@@ -628,7 +633,7 @@ void CpuKernelEmitter::emit_pool(const FusedGroup& g) {
     // Before the first layer with parameters nothing runs backward, so the plan keeps no window
     // index and the forward pass records none.
     v["window"] = "nullptr";
-    v["index"] = "std::uint8_t";
+    v["index"] = "k::WindowIndex8";
     v["window_note"] = "// no backward: no window index";
   }
   if (max) {
@@ -910,9 +915,9 @@ EmittedFile CpuKernelEmitter::source() {
     const char* type;
   } accessor_types[] = {{"f32", "float"},
                         {"i32", "std::int32_t"},
-                        {"u8", "std::uint8_t"},
-                        {"u16", "std::uint16_t"},
-                        {"u32", "std::uint32_t"}};
+                        {"u8", "k::WindowIndex8"},
+                        {"u16", "k::WindowIndex16"},
+                        {"u32", "k::WindowIndex32"}};
   for (const auto& a : accessor_types)
     if (accessors_.count(a.name))
       p.emit({{"name", a.name}, {"type", a.type}}, R"(

@@ -71,12 +71,17 @@ void forward_layers_0_2(std::byte* arena, c::ThreadPool& pool) {
   float* const col = f32(arena, 942'080);  // workspace
   float* const pooled = f32(arena, 3'044'096);  // activation_2
   // Threads split each sample's output positions on whole rows of pool windows (56 =
-  // kernel rows × output width), so each window is finished by the thread that computed it.
+  // kernel rows × output width), so each window is finished by the thread that computed it:
+  // bias + activation along the rows just computed, then each window's avg, while
+  // they are in cache.
   c::conv2d_forward<conv_0, 56>(pool, x, weight, col, z, [&](index_t n, c::Range columns) {
+    for (index_t row = n * 6; row < (n + 1) * 6; ++row)
+      for (index_t p = columns.begin; p < columns.end; ++p)
+        k::bias_activation_forward<k::Tanh, k::BiasAlong::rows, 6, 784, true>(row, p, z, bias, z);
     for (index_t plane = n * 6; plane < (n + 1) * 6; ++plane)
       for (index_t oh = columns.begin / 56; oh < columns.end / 56; ++oh)
         for (index_t ow = 0; ow < 14; ++ow)
-          k::bias_activation_avg_pool_forward<k::Tanh, pool_2, true>(plane, oh, ow, z, bias, z, pooled);
+          k::avg_pool_tiled_forward<pool_2>(plane, oh, ow, z, pooled);
   });
 }
 
@@ -128,12 +133,17 @@ void forward_layers_3_5(std::byte* arena, c::ThreadPool& pool) {
   float* const col = f32(arena, 942'080);  // workspace
   float* const pooled = f32(arena, 2'634'496);  // activation_5
   // Threads split each sample's output positions on whole rows of pool windows (20 =
-  // kernel rows × output width), so each window is finished by the thread that computed it.
+  // kernel rows × output width), so each window is finished by the thread that computed it:
+  // bias + activation along the rows just computed, then each window's avg, while
+  // they are in cache.
   c::conv2d_forward<conv_3, 20>(pool, x, weight, col, z, [&](index_t n, c::Range columns) {
+    for (index_t row = n * 16; row < (n + 1) * 16; ++row)
+      for (index_t p = columns.begin; p < columns.end; ++p)
+        k::bias_activation_forward<k::Tanh, k::BiasAlong::rows, 16, 100, true>(row, p, z, bias, z);
     for (index_t plane = n * 16; plane < (n + 1) * 16; ++plane)
       for (index_t oh = columns.begin / 20; oh < columns.end / 20; ++oh)
         for (index_t ow = 0; ow < 5; ++ow)
-          k::bias_activation_avg_pool_forward<k::Tanh, pool_5, true>(plane, oh, ow, z, bias, z, pooled);
+          k::avg_pool_tiled_forward<pool_5>(plane, oh, ow, z, pooled);
   });
 }
 

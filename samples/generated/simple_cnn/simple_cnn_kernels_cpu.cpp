@@ -38,8 +38,8 @@ float* f32(std::byte* arena, std::int64_t offset) {
 std::int32_t* i32(std::byte* arena, std::int64_t offset) {
   return reinterpret_cast<std::int32_t*>(arena + offset);
 }
-std::uint8_t* u8(std::byte* arena, std::int64_t offset) {
-  return reinterpret_cast<std::uint8_t*>(arena + offset);
+k::WindowIndex8* u8(std::byte* arena, std::int64_t offset) {
+  return reinterpret_cast<k::WindowIndex8*>(arena + offset);
 }
 
 // ==== Layers 0-2: Conv2d(3 → 16, 3×3, pad 1) + ReLU + MaxPool2d(2×2) =============================
@@ -74,14 +74,19 @@ void forward_layers_0_2(std::byte* arena, c::ThreadPool& pool) {
   float* const z = f32(arena, 2'347'520);  // activation_0
   float* const col = f32(arena, 2'236'928);  // workspace
   float* const pooled = f32(arena, 10'736'128);  // activation_2
-  std::uint8_t* const window = u8(arena, 21'221'888);  // window_index_2
+  k::WindowIndex8* const window = u8(arena, 21'221'888);  // window_index_2
   // Threads split each sample's output positions on whole rows of pool windows (64 =
-  // kernel rows × output width), so each window is finished by the thread that computed it.
+  // kernel rows × output width), so each window is finished by the thread that computed it:
+  // bias + activation along the rows just computed, then each window's max, while
+  // they are in cache.
   c::conv2d_forward<conv_0, 64>(pool, x, weight, col, z, [&](index_t n, c::Range columns) {
+    for (index_t row = n * 16; row < (n + 1) * 16; ++row)
+      for (index_t p = columns.begin; p < columns.end; ++p)
+        k::bias_activation_forward<k::ReLU, k::BiasAlong::rows, 16, 1'024, true>(row, p, z, bias, z);
     for (index_t plane = n * 16; plane < (n + 1) * 16; ++plane)
       for (index_t oh = columns.begin / 64; oh < columns.end / 64; ++oh)
         for (index_t ow = 0; ow < 16; ++ow)
-          k::bias_activation_max_pool_forward<k::ReLU, pool_2, true, std::uint8_t>(plane, oh, ow, z, bias, z, pooled, window);
+          k::max_pool_tiled_forward<pool_2, k::WindowIndex8>(plane, oh, ow, z, pooled, window);
   });
 }
 
@@ -93,10 +98,10 @@ void backward_layers_0_2(std::byte* arena, c::ThreadPool& pool) {
   float* const col = f32(arena, 2'236'928);  // workspace
   const float* const dpooled = f32(arena, 19'124'736);  // input_gradient_4: d(pooled)
   const float* const y = f32(arena, 2'347'520);  // activation_0: ReLU output, saved
-  const std::uint8_t* const window = u8(arena, 21'221'888);  // window_index_2
+  const k::WindowIndex8* const window = u8(arena, 21'221'888);  // window_index_2
   // d(pooled) to each window's max times the ReLU's derivative: every element of dz once.
   c::for_each_3d(pool, 2'048, 16, 16, [&](index_t plane, index_t oh, index_t ow) {
-    k::max_pool_activation_backward<k::ReLU, pool_2, std::uint8_t>(plane, oh, ow, dpooled, window, y, dz);
+    k::max_pool_activation_backward<k::ReLU, pool_2, k::WindowIndex8>(plane, oh, ow, dpooled, window, y, dz);
   });
   c::conv2d_backward_weights<conv_0, true>(pool, x, dz, col, dweight, dbias);
 }

@@ -22,6 +22,14 @@
 
 namespace staticnet::kernels {
 
+// A max-pool's window indices, 1, 2 or 4 bytes each (window_index_bytes in the core). Enums
+// rather than std::uint8_t and friends: a store through an unsigned char may alias any object,
+// so every window index written would make the compiler reload the pointers around it, and the
+// loop would not vectorise; an enum aliases only itself.
+enum class WindowIndex8 : std::uint8_t {};
+enum class WindowIndex16 : std::uint16_t {};
+enum class WindowIndex32 : std::uint32_t {};
+
 namespace detail {
 // The output rows (or columns) whose windows contain input row i: [begin, end).
 struct Span {
@@ -89,8 +97,8 @@ STATICNET_HD void max_pool_backward(index_t plane, index_t position, const float
       const index_t at =
           (ih - (oh * G.stride_h - G.pad_h)) * G.kernel_w + (iw - (ow * G.stride_w - G.pad_w));
       const index_t o = base + oh * G.out_width + ow;
-      if (static_cast<index_t>(window[o]) == at)
-        sum += dy[o];
+      const float d = dy[o];  // loaded unconditionally: a select vectorises, a branch does not
+      sum += static_cast<index_t>(window[o]) == at ? d : 0.0f;
     }
   }
   dx[plane * G.input_plane() + position] = sum;
@@ -127,57 +135,81 @@ STATICNET_HD void avg_pool_backward(index_t plane, index_t position, const float
   dx[plane * G.input_plane() + position] = sum;
 }
 
-// ---- fused: bias + activation + pool, over a pool whose windows tile its input ------------
-// One pass over the conv output z: each window's elements get the bias and the activation
-// (written to y, which the activation saves for backward), and the window's max or mean is the
-// pool's output. Valid only when G.tiles() (checked at compile time). Indexed by (plane, pooled
-// row, pooled column): a CPU loop along a row vectorises, a GPU block takes a row.
+// ---- pools whose windows tile their input, and their fusion with bias + activation --------
+// When the windows tile the input (stride = kernel, no padding, nothing left over; G.tiles(),
+// checked at compile time) each input element belongs to exactly one window, so a pool can be
+// finished in the pass that produces its input. The pieces:
+//   max_pool_tiled_forward / avg_pool_tiled_forward   reduce one window of y, already activated
+//   bias_activation_max_pool_forward / ..._avg_...    y = act(z + b) over one window, then the
+//                                                     reduction: the fused body a GPU thread runs
+// The CPU runs the same pieces in two sweeps over the rows it has just computed, while they are
+// in cache: bias + activation along contiguous rows (bias_activation_forward, which vectorises),
+// then the reduction; a scalar loop over 2x2 windows would branch on every element's sign.
+// Indexed by (plane, pooled row, pooled column).
 
-template <class Act, Pool2dGeometry G, bool HasBias, class WindowIndex>
-STATICNET_HD void bias_activation_max_pool_forward(index_t plane, index_t oh, index_t ow,
-                                                   const float* z, const float* bias, float* y,
-                                                   float* pooled, WindowIndex* window) {
-  static_assert(G.tiles(), "fused pooling needs windows that tile the input");
+template <Pool2dGeometry G, class WindowIndex>
+STATICNET_HD void max_pool_tiled_forward(index_t plane, index_t oh, index_t ow, const float* y,
+                                         float* pooled, WindowIndex* window) {
+  static_assert(G.tiles(), "a tiled pool needs windows that tile the input");
   const detail::TiledWindow<G> w(plane, oh, ow);
-  float b = 0.0f;
-  if constexpr (HasBias)
-    b = bias[plane % G.channels];
-  float best = 0.0f;
-  index_t best_at = -1;
+  float best = y[w.first];
+  index_t best_at = 0;
   for (index_t kh = 0; kh < G.kernel_h; ++kh) {
     for (index_t kw = 0; kw < G.kernel_w; ++kw) {
-      const index_t i = w.at(kh, kw);
-      const float v = Act::forward(HasBias ? z[i] + b : z[i]);
-      y[i] = v;
-      if (best_at < 0 || v > best || v != v) {
-        best = v;
-        best_at = kh * G.kernel_w + kw;
-      }
+      const float v = y[w.at(kh, kw)];
+      // The larger, or a NaN (as PyTorch); the first of equals. A coin toss on real data.
+      const bool take = unpredictable((v > best) | (v != v));
+      best = take ? v : best;
+      best_at = take ? kh * G.kernel_w + kw : best_at;
     }
   }
   pooled[w.output] = best;
   window[w.output] = static_cast<WindowIndex>(best_at);
 }
 
+template <Pool2dGeometry G>
+STATICNET_HD void avg_pool_tiled_forward(index_t plane, index_t oh, index_t ow, const float* y,
+                                         float* pooled) {
+  static_assert(G.tiles(), "a tiled pool needs windows that tile the input");
+  const detail::TiledWindow<G> w(plane, oh, ow);
+  float sum = 0.0f;
+  for (index_t kh = 0; kh < G.kernel_h; ++kh)
+    for (index_t kw = 0; kw < G.kernel_w; ++kw)
+      sum += y[w.at(kh, kw)];
+  pooled[w.output] = sum / static_cast<float>(G.window());
+}
+
+// y = act(z + b) over the window's elements (z and y may be the same buffer).
+template <class Act, Pool2dGeometry G, bool HasBias>
+STATICNET_HD void bias_activation_window(const detail::TiledWindow<G>& w, index_t plane,
+                                         const float* z, const float* bias, float* y) {
+  float b = 0.0f;
+  if constexpr (HasBias)
+    b = bias[plane % G.channels];
+  for (index_t kh = 0; kh < G.kernel_h; ++kh) {
+    for (index_t kw = 0; kw < G.kernel_w; ++kw) {
+      const index_t i = w.at(kh, kw);
+      y[i] = Act::forward(HasBias ? z[i] + b : z[i]);
+    }
+  }
+}
+
+template <class Act, Pool2dGeometry G, bool HasBias, class WindowIndex>
+STATICNET_HD void bias_activation_max_pool_forward(index_t plane, index_t oh, index_t ow,
+                                                   const float* z, const float* bias, float* y,
+                                                   float* pooled, WindowIndex* window) {
+  bias_activation_window<Act, G, HasBias>(detail::TiledWindow<G>(plane, oh, ow), plane, z, bias,
+                                          y);
+  max_pool_tiled_forward<G, WindowIndex>(plane, oh, ow, y, pooled, window);
+}
+
 template <class Act, Pool2dGeometry G, bool HasBias>
 STATICNET_HD void bias_activation_avg_pool_forward(index_t plane, index_t oh, index_t ow,
                                                    const float* z, const float* bias, float* y,
                                                    float* pooled) {
-  static_assert(G.tiles(), "fused pooling needs windows that tile the input");
-  const detail::TiledWindow<G> w(plane, oh, ow);
-  float b = 0.0f;
-  if constexpr (HasBias)
-    b = bias[plane % G.channels];
-  float sum = 0.0f;
-  for (index_t kh = 0; kh < G.kernel_h; ++kh) {
-    for (index_t kw = 0; kw < G.kernel_w; ++kw) {
-      const index_t i = w.at(kh, kw);
-      const float v = Act::forward(HasBias ? z[i] + b : z[i]);
-      y[i] = v;
-      sum += v;
-    }
-  }
-  pooled[w.output] = sum / static_cast<float>(G.window());
+  bias_activation_window<Act, G, HasBias>(detail::TiledWindow<G>(plane, oh, ow), plane, z, bias,
+                                          y);
+  avg_pool_tiled_forward<G>(plane, oh, ow, y, pooled);
 }
 
 // Backward of the fused group: dz over each window = the pool's routing of d(pooled) times the
@@ -192,7 +224,10 @@ STATICNET_HD void max_pool_activation_backward(index_t plane, index_t oh, index_
   for (index_t kh = 0; kh < G.kernel_h; ++kh) {
     for (index_t kw = 0; kw < G.kernel_w; ++kw) {
       const index_t i = w.at(kh, kw);
-      dz[i] = kh * G.kernel_w + kw == winner ? Act::backward(saved_output<Act>(y, i), dy) : 0.0f;
+      // The gradient goes to the window's maximum only; the derivative of a 0 is 0 for every
+      // activation, so selecting dy (not the result) keeps this a select, not a branch.
+      const float routed = kh * G.kernel_w + kw == winner ? dy : 0.0f;
+      dz[i] = Act::backward(saved_output<Act>(y, i), routed);
     }
   }
 }
