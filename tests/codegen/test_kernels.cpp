@@ -9,6 +9,7 @@
 
 #include <staticnet/cpu/launch.hpp>
 #include <staticnet/kernels/activations.hpp>
+#include <staticnet/kernels/bias_activation.hpp>
 #include <staticnet/kernels/losses.hpp>
 #include <staticnet/kernels/optimizers.hpp>
 #include <staticnet/kernels/pooling.hpp>
