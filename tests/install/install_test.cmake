@@ -95,6 +95,20 @@ elseif(STEP STREQUAL "trainer")
   run(configure TRUE ${CMAKE_COMMAND} -S "${here}/trainer_consumer" -B "${dir}" ${generator_args}
       -DCMAKE_BUILD_TYPE=Release "-DCMAKE_PREFIX_PATH=${prefix}")
   run(build TRUE ${CMAKE_COMMAND} --build "${dir}" --parallel 2)
+  # Generation is a build step like any other: nothing to do when nothing changed; a touched
+  # header regenerates, and the unchanged text recompiles nothing after it.
+  if(GENERATOR STREQUAL "Ninja")
+    run(rebuild TRUE ${CMAKE_COMMAND} --build "${dir}")
+    if(NOT last_output MATCHES "no work to do")
+      message(FATAL_ERROR "a second build did work:\n${last_output}")
+    endif()
+    file(TOUCH "${here}/trainer_consumer/iris_mlp.hpp")
+    run(regenerate TRUE ${CMAKE_COMMAND} --build "${dir}")
+    if(NOT last_output MATCHES "generating iris" OR last_output MATCHES "iris_kernels_cpu.cpp.o")
+      message(FATAL_ERROR "a touched header should regenerate and recompile no kernels:\n"
+                          "${last_output}")
+    endif()
+  endif()
   run(train TRUE "${dir}/iris_trainer_cpu" --data synthetic:480 --eval synthetic:96 --epochs 3
       --threads 1 --progress none)
   set(trained "${last_output}")
