@@ -9,6 +9,7 @@ cli_net.hpp's model: samples of shape (1, 4, 4), 3 classes.
   label_out_of_range.npy        train_labels with sample 7's label 3 (the model has 3 classes)
   nan.npy                       train.npy with sample 5, element 9 NaN
   truncated.npy                 train.npy without its last 10 bytes
+  train.csv                     train.npy's samples as CSV rows: 16 values, then the label
 Run: python3 make_fixtures.py (needs numpy); the files are committed."""
 import pathlib
 
@@ -40,6 +41,10 @@ def main():
     np.save(HERE / "nan.npy", nan)
     data = (HERE / "train.npy").read_bytes()
     (HERE / "truncated.npy").write_bytes(data[:-10])
+    with open(HERE / "train.csv", "w") as f:
+        f.write(",".join(f"p{i}" for i in range(16)) + ",label\n")
+        for row, label in zip(x.reshape(12, 16), y):
+            f.write(",".join(f"{v:.6f}" for v in row) + f",{label}\n")
 
 
 if __name__ == "__main__":
