@@ -65,6 +65,8 @@ int trainer_main(int argc, char** argv, const ModelInfo& model, const BackendFac
   app.add_option("--labels", cl.labels, "The labels (or targets) file of IDX and .npy data");
   app.add_option("--eval", cl.eval, "Evaluation data after every epoch (same formats)");
   app.add_option("--eval-labels", cl.eval_labels, "The labels file of the evaluation data");
+  app.add_option("--label-column", options.label_column,
+                 "CSV: the label's column, a 0-based index or a header name (default: the last)");
   app.add_option("--format", cl.format, "Data format (default: from the content and name)")
       ->check(CLI::IsMember({"auto", "idx", "cifar10", "cifar100", "npy", "csv"}));
   app.add_option("--epochs", options.epochs, "Epochs to train (in total, counting resumed ones)")

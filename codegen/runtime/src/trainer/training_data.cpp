@@ -97,7 +97,8 @@ std::optional<std::int64_t> parse_synthetic(const std::string& spec) {
 std::unique_ptr<Dataset> open_training_data(const ModelInfo& model,
                                             const std::vector<std::string>& paths,
                                             DatasetFormat format, const std::string& option,
-                                            std::int64_t synthetic_first_index) {
+                                            std::int64_t synthetic_first_index,
+                                            const std::string& csv_label_column) {
   if (paths.empty())
     throw TrainingSetupError(option + ": no data set given");
   if (const auto n = parse_synthetic(paths.front())) {
@@ -130,6 +131,13 @@ std::unique_ptr<Dataset> open_training_data(const ModelInfo& model,
     open.common.num_classes = model.classes;
   } else {
     open.csv.label_kind = LabelKind::regression;
+  }
+  if (!csv_label_column.empty()) {  // "3" is a column index, anything else a header name
+    const bool digits = csv_label_column.find_first_not_of("0123456789") == std::string::npos;
+    if (digits && csv_label_column.size() < 19)
+      open.csv.label_column = static_cast<std::int64_t>(std::stoll(csv_label_column));
+    else
+      open.csv.label_column = csv_label_column;
   }
   auto data = open_dataset(paths, open);
   // Every value once, before the first step: a NaN in the data is the data's fault, and should

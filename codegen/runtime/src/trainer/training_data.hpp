@@ -27,6 +27,7 @@ inline constexpr double synthetic_class_separation = 0.15;
 std::unique_ptr<Dataset> open_training_data(const ModelInfo& model,
                                             const std::vector<std::string>& paths,
                                             DatasetFormat format, const std::string& option,
-                                            std::int64_t synthetic_first_index);
+                                            std::int64_t synthetic_first_index,
+                                            const std::string& csv_label_column = "");
 
 }  // namespace staticnet::runtime

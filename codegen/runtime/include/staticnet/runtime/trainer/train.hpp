@@ -36,6 +36,7 @@ struct TrainOptions {
   std::vector<std::string> data;  // data file(s), or {"synthetic:N"}
   std::vector<std::string> eval;  // empty: no evaluation
   DatasetFormat format = DatasetFormat::automatic;
+  std::string label_column;  // CSV: the label's column, a 0-based index or a header name (last)
   std::int64_t epochs = 1;
   std::optional<std::int64_t> max_steps;  // stop (and save) after this many steps in total
   kernels::OptimizerSettings optimizer;   // defaults: see default_optimizer_settings
