@@ -3,7 +3,8 @@
 // warm-up steps, then `repeats` timings of `steps` steps each; prints the median milliseconds
 // per step.
 //
-//   staticnet_bench_cpu_step simple_cnn|lenet5_adam [--threads N] [--steps N] [--repeats N]
+//   staticnet_bench_cpu_step simple_cnn|lenet5_adam|lenet_relu
+//                            [--threads N] [--steps N] [--repeats N]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -19,6 +20,8 @@
 
 #include "lenet5_adam_kernels_cpu.h"
 #include "lenet5_adam_trainer.h"
+#include "lenet_relu_kernels_cpu.h"
+#include "lenet_relu_trainer.h"
 #include "simple_cnn_kernels_cpu.h"
 #include "simple_cnn_trainer.h"
 
@@ -26,9 +29,10 @@ namespace rt = staticnet::runtime;
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr,
-                 "usage: %s simple_cnn|lenet5_adam [--threads N] [--steps N] [--repeats N]\n",
-                 argv[0]);
+    std::fprintf(
+        stderr,
+        "usage: %s simple_cnn|lenet5_adam|lenet_relu [--threads N] [--steps N] [--repeats N]\n",
+        argv[0]);
     return 2;
   }
   const std::string which = argv[1];
@@ -42,15 +46,21 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--repeats"))
       repeats = value;
   }
-  const bool cnn = which == "simple_cnn";
-  if (!cnn && which != "lenet5_adam") {
+  rt::ModelInfo model;
+  rt::CpuSteps cpu_steps;
+  if (which == "simple_cnn") {
+    model = simple_cnn::model_info();
+    cpu_steps = {&simple_cnn::cpu::train_step, &simple_cnn::cpu::evaluate};
+  } else if (which == "lenet5_adam") {
+    model = lenet5_adam::model_info();
+    cpu_steps = {&lenet5_adam::cpu::train_step, &lenet5_adam::cpu::evaluate};
+  } else if (which == "lenet_relu") {
+    model = lenet_relu::model_info();
+    cpu_steps = {&lenet_relu::cpu::train_step, &lenet_relu::cpu::evaluate};
+  } else {
     std::fprintf(stderr, "unknown model %s\n", which.c_str());
     return 2;
   }
-  const rt::ModelInfo model = cnn ? simple_cnn::model_info() : lenet5_adam::model_info();
-  const rt::CpuSteps cpu_steps =
-      cnn ? rt::CpuSteps{&simple_cnn::cpu::train_step, &simple_cnn::cpu::evaluate}
-          : rt::CpuSteps{&lenet5_adam::cpu::train_step, &lenet5_adam::cpu::evaluate};
   rt::CpuBackend backend(model, cpu_steps, threads);
   std::vector<float> parameters(static_cast<std::size_t>(model.parameter_count));
   rt::initialize_parameters(model, 0, parameters);
@@ -62,8 +72,8 @@ int main(int argc, char** argv) {
     inputs[i] = static_cast<float>(rt::synthetic_normal(0, 1, i, 0));
   auto labels = backend.batch_labels();
   for (std::size_t n = 0; n < labels.size(); ++n)
-    labels[n] = static_cast<std::int32_t>(
-        rt::SplitMix64::finalize(n) % static_cast<std::uint64_t>(model.classes));
+    labels[n] = static_cast<std::int32_t>(rt::SplitMix64::finalize(n) %
+                                          static_cast<std::uint64_t>(model.classes));
 
   // The sample's own optimizer at PyTorch's default learning rate.
   const auto settings = rt::default_optimizer_settings(model.optimizer);

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """CPU step time: the generated CPU trainer's step against PyTorch eager on the same model, batch,
-optimizer and thread count (SimpleCNN: batch 128, Adam; LeNet-5: batch 64, Adam), alternating the
-two RUNS times and printing a Markdown table of the medians, with the machine and its load.
+optimizer and thread count (SimpleCNN: batch 128, Adam; LeNet-5 and the tutorials' ReLU LeNet:
+batch 64, Adam), alternating the two RUNS times and printing a Markdown table of the medians, with the machine and its load.
 
 usage: bench/cpu_step/run.py --bench BUILD/bench/cpu_step/staticnet_bench_cpu_step
                              [--python PYTHON_WITH_TORCH] [--threads 2] [--runs 5] [--compile]
@@ -44,7 +44,7 @@ def main():
     args = p.parse_args()
     rows = []
     load_before = os.getloadavg()[0]
-    for model in ("simple_cnn", "lenet5_adam"):
+    for model in ("simple_cnn", "lenet5_adam", "lenet_relu"):
         torch_model = model.replace("_adam", "")
         common = ["--threads", str(args.threads), "--steps", "50", "--repeats", "3"]
         ours, eager, compiled = [], [], []

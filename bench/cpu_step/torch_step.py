@@ -3,7 +3,7 @@
 count as staticnet_bench_cpu_step, timed the same way (warm-up, then repeats of N steps, median
 milliseconds per step). A step is zero_grad, forward, loss, backward, optimizer.step().
 
-usage: torch_step.py simple_cnn|lenet5 [--threads N] [--steps N] [--repeats N] [--compile]
+usage: torch_step.py simple_cnn|lenet5|lenet_relu [--threads N] [--steps N] [--repeats N] [--compile]
 """
 import argparse
 import statistics
@@ -18,6 +18,12 @@ def model_and_batch(name):
         model = nn.Sequential(nn.Conv2d(3, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
                               nn.Flatten(), nn.Linear(4096, 10))
         return model, (128, 3, 32, 32), torch.optim.Adam(model.parameters(), lr=1e-3)
+    if name == "lenet_relu":  # bench/cpu_step/lenet_relu.hpp: batch 64, Adam
+        model = nn.Sequential(
+            nn.Conv2d(1, 6, 5), nn.ReLU(), nn.MaxPool2d(2), nn.Conv2d(6, 16, 5), nn.ReLU(),
+            nn.MaxPool2d(2), nn.Flatten(), nn.Linear(256, 120), nn.ReLU(), nn.Linear(120, 84),
+            nn.ReLU(), nn.Linear(84, 10))
+        return model, (64, 1, 28, 28), torch.optim.Adam(model.parameters(), lr=1e-3)
     model = nn.Sequential(  # samples/lenet5.hpp with Adam (bench/cpu_step/lenet5_adam.hpp): batch 64
         nn.Conv2d(1, 6, 5, padding=2), nn.Tanh(), nn.AvgPool2d(2), nn.Conv2d(6, 16, 5), nn.Tanh(),
         nn.AvgPool2d(2), nn.Flatten(), nn.Linear(400, 120), nn.Tanh(), nn.Linear(120, 84),
@@ -27,7 +33,7 @@ def model_and_batch(name):
 
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("model", choices=["simple_cnn", "lenet5"])
+    p.add_argument("model", choices=["simple_cnn", "lenet5", "lenet_relu"])
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--steps", type=int, default=50)
     p.add_argument("--repeats", type=int, default=5)
