@@ -34,17 +34,6 @@ constexpr std::array devices = {
     sn::device::a100_40gb,          sn::device::a100_80gb,        sn::device::h100_80gb,
 };
 
-// "1,843,776"
-std::string grouped(std::int64_t n) {
-  std::string digits = std::to_string(n < 0 ? -n : n), out;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i && (digits.size() - i) % 3 == 0)
-      out += ',';
-    out += digits[i];
-  }
-  return n < 0 ? "-" + out : out;
-}
-
 std::string lower_case(std::string_view s) {
   std::string out(s);
   for (char& c : out)
@@ -78,7 +67,7 @@ Summary show(std::string_view name, std::string_view origin) {
             << "  training step: batch " << p.batch() << ", " << sn::name_of(p.setup.optimizer)
             << ", " << sn::name_of(p.setup.loss) << ", FP32\n"
             << "  input " << p.input_shape << " -> output " << p.output_shape << ", "
-            << grouped(p.parameter_count) << " parameters, " << p.layer_count()
+            << sn::grouped(p.parameter_count) << " parameters, " << p.layer_count()
             << (p.layer_count() == 1 ? " layer, " : " layers, ") << p.buffers.size()
             << " buffers over " << p.step_count() << " steps\n\n";
   sn::print_layers(std::cout, p);
@@ -95,9 +84,9 @@ Summary show(std::string_view name, std::string_view origin) {
     std::cout << cell;
     fitting += fit[i] ? 1 : 0;
   }
-  std::cout << "  largest batch: " << devices[0].name.text << " " << grouped(nano_batch) << ", "
-            << sn::device::rtx_3060.name.text << " " << grouped(rtx_batch) << ", "
-            << sn::device::h100_80gb.name.text << " " << grouped(h100_batch) << "\n\n";
+  std::cout << "  largest batch: " << devices[0].name.text << " " << sn::grouped(nano_batch) << ", "
+            << sn::device::rtx_3060.name.text << " " << sn::grouped(rtx_batch) << ", "
+            << sn::device::h100_80gb.name.text << " " << sn::grouped(h100_batch) << "\n\n";
   return {name, p.parameter_count, p.footprint.total(), fitting, p.batch()};
 }
 
@@ -160,7 +149,7 @@ int main(int argc, char** argv) {
       const Summary& s = shown[i];
       std::snprintf(line, sizeof line, "  %-18.*s %6lld %12s  %-26s %d of %zu profiles\n",
                     static_cast<int>(s.name.size()), s.name.data(), static_cast<long long>(s.batch),
-                    grouped(s.parameters).c_str(), sn::to_string(s.total).c_str(),
+                    sn::grouped(s.parameters).c_str(), sn::to_string(s.total).c_str(),
                     s.fitting_devices, devices.size());
       std::cout << line;
     }

@@ -23,17 +23,20 @@ inline std::string to_string(const Shape& s) {
   return out + ")";
 }
 
-// "21,747,200 B (20.74 MiB)": the exact count first, a human scale second.
-inline std::string to_string(Bytes b) {
-  std::string digits = std::to_string(b.count < 0 ? -b.count : b.count);
-  std::string grouped;
+// 1843776 -> "1,843,776": counts as the reports, the trainer and emitted comments print them.
+inline std::string grouped(std::int64_t n) {
+  const std::string digits = std::to_string(n < 0 ? -n : n);
+  std::string out = n < 0 ? "-" : "";
   for (std::size_t i = 0; i < digits.size(); ++i) {
     if (i && (digits.size() - i) % 3 == 0)
-      grouped += ',';
-    grouped += digits[i];
+      out += ',';
+    out += digits[i];
   }
-  if (b.count < 0)
-    grouped = "-" + grouped;
+  return out;
+}
+
+// "21,747,200 B (20.74 MiB)": the exact count first, a human scale second.
+inline std::string to_string(Bytes b) {
   const double n = static_cast<double>(b.count);
   const char* unit = "KiB";
   double scaled = n / 1024.0;
@@ -46,7 +49,7 @@ inline std::string to_string(Bytes b) {
   }
   char human[32];
   std::snprintf(human, sizeof human, "%.2f %s", scaled, unit);
-  return grouped + " B (" + human + ")";
+  return grouped(b.count) + " B (" + human + ")";
 }
 
 inline std::ostream& operator<<(std::ostream& os, const Shape& s) {

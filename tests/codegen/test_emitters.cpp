@@ -85,7 +85,6 @@ TEST_CASE("naming: layers are described the way PyTorch users read them") {
   CHECK(cg::describe_layer(pools.layers[0]) == "Conv2d(1 → 2, 3×2, pad 1×0)");
   CHECK(cg::describe_layer(pools.layers[1]) == "MaxPool2d(3×3, stride 2)");
   CHECK(cg::literal(21747200) == "21'747'200");
-  CHECK(cg::grouped(512) == "512");
 }
 
 TEST_CASE("emitters: a trainer needs a Training setup and a parameter") {

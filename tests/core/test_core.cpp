@@ -2,6 +2,7 @@
 // beside it, from the rules documented in layers.hpp, graph.hpp and plan.hpp.
 #include <doctest/doctest.h>
 
+#include <staticnet/print.hpp>
 #include <staticnet/staticnet.hpp>
 
 namespace sn = staticnet;
@@ -35,6 +36,17 @@ TEST_CASE("byte units are exact powers of two and compare as Bytes") {
   static_assert(sn::MiB(1) + sn::KiB(1) == sn::Bytes{1049600});
   static_assert(sn::align_up(1) == 256 && sn::align_up(256) == 256 && sn::align_up(257) == 512);
   CHECK(sn::KiB(4) < sn::MiB(1));
+}
+
+TEST_CASE("counts print with thousands separators, bytes with a binary scale beside them") {
+  CHECK(sn::grouped(0) == "0");
+  CHECK(sn::grouped(512) == "512");
+  CHECK(sn::grouped(1000) == "1,000");
+  CHECK(sn::grouped(1843776) == "1,843,776");
+  CHECK(sn::grouped(-1234567) == "-1,234,567");
+  // 21,747,200 / 1,048,576 = 20.7397... MiB; 78,592 / 1,024 = 76.75 KiB.
+  CHECK(sn::to_string(sn::Bytes{21747200}) == "21,747,200 B (20.74 MiB)");
+  CHECK(sn::to_string(sn::Bytes{78592}) == "78,592 B (76.75 KiB)");
 }
 
 TEST_CASE("layer options come in any order, with PyTorch's defaults") {

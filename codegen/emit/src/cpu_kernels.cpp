@@ -17,6 +17,7 @@
 #include "staticnet/codegen/naming.hpp"
 #include "staticnet/codegen/printer.hpp"
 #include "staticnet/codegen/text.hpp"
+#include "staticnet/print.hpp"
 
 namespace staticnet::codegen {
 namespace {

@@ -2,17 +2,9 @@
 
 #include <vector>
 
-namespace staticnet::codegen {
+#include "staticnet/print.hpp"
 
-std::string grouped(std::int64_t value) {
-  std::string digits = std::to_string(value < 0 ? -value : value), out;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i && (digits.size() - i) % 3 == 0)
-      out += ',';
-    out += digits[i];
-  }
-  return value < 0 ? "-" + out : out;
-}
+namespace staticnet::codegen {
 
 std::string literal(std::int64_t value) {
   std::string text = grouped(value);

@@ -54,16 +54,6 @@ class StopSignals {
 
 // ---- reporting ------------------------------------------------------------------------------
 
-std::string bytes_text(std::int64_t n) {
-  std::string digits = std::to_string(n), out;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i && (digits.size() - i) % 3 == 0)
-      out += ',';
-    out += digits[i];
-  }
-  return out;
-}
-
 // "21,747,200 B (20.74 MiB)": the printer the core and the analyzer use.
 std::string mib_text(std::int64_t n) {
   return to_string(Bytes{n});
@@ -95,11 +85,11 @@ void report_start(std::ostream& out, const ModelInfo& model, const Backend& back
     out << fmt::format("  eval     {}, {} samples\n", described(*eval), eval->size());
   const MemoryReport memory = backend.memory();
   out << "  memory   planned " << mib_text(memory.planned) << " = weights "
-      << bytes_text(model.arena.weights) << " + gradients " << bytes_text(model.arena.gradients)
-      << "\n                   + optimizer state " << bytes_text(model.arena.optimizer_state)
-      << " + inputs " << bytes_text(model.arena.inputs) << " + workspace "
-      << bytes_text(model.arena.workspace) << " + activations "
-      << bytes_text(model.arena.activations) << "\n";
+      << grouped(model.arena.weights) << " + gradients " << grouped(model.arena.gradients)
+      << "\n                   + optimizer state " << grouped(model.arena.optimizer_state)
+      << " + inputs " << grouped(model.arena.inputs) << " + workspace "
+      << grouped(model.arena.workspace) << " + activations " << grouped(model.arena.activations)
+      << "\n";
   out << "           arena   " << mib_text(memory.arena) << ", " << memory.arena_where
       << (memory.arena == memory.planned ? ": the plan to the byte" : ": DIFFERS from the plan")
       << "\n";
@@ -284,8 +274,8 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
                              std::to_string(options.workers));
 
   // ---- data
-  const auto train_set = open_training_data(model, options.data, options.format, "--data", 0,
-                                            options.label_column);
+  const auto train_set =
+      open_training_data(model, options.data, options.format, "--data", 0, options.label_column);
   std::unique_ptr<Dataset> eval_set;
   if (!options.eval.empty()) {
     const std::int64_t after_training = parse_synthetic(options.data.front()).value_or(0);

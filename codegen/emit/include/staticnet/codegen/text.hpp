@@ -1,5 +1,6 @@
 #pragma once
-// Small text helpers for emitted files: numbers as readers and compilers like them, padding that
+// Small text helpers for emitted files: numbers as compilers like them (staticnet::grouped in
+// <staticnet/print.hpp> writes them for readers), padding that
 // counts characters rather than bytes (layer descriptions hold "→" and "×"), and comments
 // wrapped to the width the rest of the project uses.
 #include <cstdint>
@@ -10,8 +11,6 @@ namespace staticnet::codegen {
 
 inline constexpr std::size_t line_width = 100;
 
-// 8388608 -> "8,388,608"
-std::string grouped(std::int64_t value);
 // 8388608 -> "8'388'608" (a C++ literal with digit separators)
 std::string literal(std::int64_t value);
 // Characters as a terminal shows them (UTF-8 code points).
