@@ -19,6 +19,30 @@ Bytes cifar10_record(int label) {
 
 }  // namespace
 
+TEST_CASE("formats: a summary of many classes lists only those that occur") {
+  DatasetSummary summary;
+  summary.format = "npy";
+  summary.count = 3;
+  summary.sample_shape = {2};
+  summary.label_kind = LabelKind::class_index;
+  summary.num_classes = 151;  // labels 0, 150, 150: 151 classes, 149 of them without a sample
+  summary.min_label = 0;
+  summary.max_label = 150;
+  summary.class_counts.assign(151, 0);
+  summary.class_counts[0] = 1;
+  summary.class_counts[150] = 2;
+  CHECK(to_string(summary).find("labels: 151 classes, 0..150\nclass counts (the 2 classes that "
+                                "occur; 149 have no sample): 0: 1, 150: 2\n") != std::string::npos);
+  // At the limit every class is still listed, empty ones included.
+  summary.num_classes = 100;
+  summary.max_label = 99;
+  summary.class_counts.assign(100, 0);
+  summary.class_counts[99] = 1;
+  const std::string every = to_string(summary);
+  CHECK(every.find("class counts: 0: 0, 1: 0, ") != std::string::npos);
+  CHECK(every.find(", 98: 0, 99: 1\n") != std::string::npos);
+}
+
 TEST_CASE("formats: detect_format uses magic first, then the file name") {
   const auto npy = bytes({0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0});
   const auto idx = bytes({0, 0, 8, 1, 0, 0, 0, 1, 7});

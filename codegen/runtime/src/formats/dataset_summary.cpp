@@ -49,9 +49,25 @@ std::string to_string(const DatasetSummary& summary) {
   if (summary.min_label) {
     text += ", " + std::to_string(*summary.min_label) + ".." + std::to_string(*summary.max_label);
   }
-  text += "\nclass counts:";
-  for (std::size_t k = 0; k < summary.class_counts.size(); ++k) {
-    text += (k ? ", " : " ") + std::to_string(k) + ": " + std::to_string(summary.class_counts[k]);
+  // Every class while they are few; past that only the classes that occur, since labels can
+  // name up to 2^24 classes and one entry per empty class would make a line of megabytes.
+  const std::vector<std::int64_t>& counts = summary.class_counts;
+  const bool every_class = counts.size() <= summary_lists_every_class_up_to;
+  if (every_class) {
+    text += "\nclass counts:";
+  } else {
+    const auto occurring =
+        std::count_if(counts.begin(), counts.end(), [](auto n) { return n > 0; });
+    text += "\nclass counts (the " + std::to_string(occurring) + " classes that occur; " +
+            std::to_string(static_cast<std::int64_t>(counts.size()) - occurring) +
+            " have no sample):";
+  }
+  const char* separator = " ";
+  for (std::size_t k = 0; k < counts.size(); ++k) {
+    if (every_class || counts[k] > 0) {
+      text += separator + std::to_string(k) + ": " + std::to_string(counts[k]);
+      separator = ", ";
+    }
   }
   return text + "\n";
 }

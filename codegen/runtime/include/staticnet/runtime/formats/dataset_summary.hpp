@@ -1,6 +1,7 @@
 #pragma once
 // What `staticnet data check` prints about a data set: its format, shape, size, element type and
 // labels (range and per-class counts, to show class balance). Computing it reads every label.
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -25,6 +26,10 @@ struct DatasetSummary {
 };
 
 DatasetSummary summarize(const Dataset& dataset);
+
+// Up to this many classes, to_string lists each one's count, empty ones included (CIFAR-100's
+// fine labels fit); with more, only the classes that occur.
+inline constexpr std::size_t summary_lists_every_class_up_to = 100;
 
 // Several lines of human-readable text, e.g.
 //   format: idx
