@@ -9,7 +9,7 @@
 // features are 128*8*8 = 8192 and PyTorch would fail at fc with "mat1 and mat2 shapes cannot be
 // multiplied (64x8192 and 2048x10)". Written as the seed has it, Linear<10, InFeatures<2048>>
 // fails the build with linear_in_features_mismatch<layer<10, Linear>, in_features_written<2048>,
-// features_arriving<8192>>. Here it is corrected to Linear<10, InFeatures<8192>>.
+// features_arriving<8192>, shape<128, 8, 8>>. Here it is corrected to Linear<10, InFeatures<8192>>.
 //
 // DERIVED BY HAND (B = 64; f32 = 4 bytes; "al(n)" = n rounded up to a multiple of 256)
 //
@@ -97,5 +97,7 @@ using DeepCNN = Sequential<Conv2d<32, Kernel<3>, Padding<1>>, ReLU, MaxPool2d<2>
 
 using DeepCNNTraining = Training<Input<f32, 3, 64, 64>, Batch<64>, Loss<CrossEntropy>,
                                  Optimizer<Adam>, Precision<FP32>>;
+
+STATICNET_MODEL(deep_cnn, DeepCNN, DeepCNNTraining);  // for `staticnet analyze samples/deep_cnn.hpp`
 
 }  // namespace staticnet::samples

@@ -52,4 +52,6 @@ using DigitsCNN = Sequential<Conv2d<16, Kernel<3>, Padding<1>>, ReLU, MaxPool2d<
 using DigitsTraining =
     Training<Input<f32, 1, 8, 8>, Batch<32>, Loss<CrossEntropy>, Optimizer<Adam>, Precision<FP32>>;
 
+STATICNET_MODEL(digits_cnn, DigitsCNN, DigitsTraining);  // for `staticnet analyze samples/digits_cnn.hpp`
+
 }  // namespace staticnet::samples

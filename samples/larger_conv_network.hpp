@@ -49,4 +49,6 @@ using LargerConvNetwork =
 using LargerConvNetworkTraining =
     Training<Input<f32, 3, 32, 32>, Batch<4>, Loss<CrossEntropy>, Optimizer<Adam>, Precision<FP32>>;
 
+STATICNET_MODEL(larger_conv_network, LargerConvNetwork, LargerConvNetworkTraining);  // for `staticnet analyze samples/larger_conv_network.hpp`
+
 }  // namespace staticnet::samples

@@ -75,4 +75,6 @@ using LeNet5 = Sequential<Conv2d<6, Kernel<5>, Padding<2>>, Tanh, AvgPool2d<2>, 
 using LeNet5Training = Training<Input<f32, 1, 28, 28>, Batch<64>, Loss<CrossEntropy>,
                                 Optimizer<SGDMomentum>, Precision<FP32>>;
 
+STATICNET_MODEL(lenet5, LeNet5, LeNet5Training);  // for `staticnet analyze samples/lenet5.hpp`
+
 }  // namespace staticnet::samples

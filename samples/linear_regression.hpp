@@ -42,4 +42,6 @@ using LinearRegression = Sequential<Linear<2, InFeatures<10>>>;
 using LinearRegressionTraining =
     Training<Input<f32, 10>, Batch<5>, Loss<MSE>, Optimizer<SGD>, Precision<FP32>, Target<f32, 2>>;
 
+STATICNET_MODEL(linear_regression, LinearRegression, LinearRegressionTraining);  // for `staticnet analyze samples/linear_regression.hpp`
+
 }  // namespace staticnet::samples

@@ -54,4 +54,6 @@ using MLP = Sequential<Linear<128, InFeatures<100>>, ReLU, Linear<64>, ReLU, Lin
 using MLPTraining = Training<Input<f32, 100>, Batch<64>, Loss<CrossEntropy>, Optimizer<Adam>,
                              Precision<FP32>, Target<i32>>;
 
+STATICNET_MODEL(mlp, MLP, MLPTraining);  // for `staticnet analyze samples/mlp.hpp`
+
 }  // namespace staticnet::samples

@@ -58,4 +58,6 @@ using SimpleCNN = Sequential<Conv2d<16, Kernel<3>, Padding<1>>, ReLU, MaxPool2d<
 using SimpleCNNTraining = Training<Input<f32, 3, 32, 32>, Batch<128>, Loss<CrossEntropy>,
                                    Optimizer<Adam>, Precision<FP32>>;
 
+STATICNET_MODEL(simple_cnn, SimpleCNN, SimpleCNNTraining);  // for `staticnet analyze samples/simple_cnn.hpp`
+
 }  // namespace staticnet::samples

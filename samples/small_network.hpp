@@ -52,4 +52,6 @@ using SmallNetwork =
 using SmallNetworkTraining =
     Training<Input<f32, 3, 32, 32>, Batch<4>, Loss<CrossEntropy>, Optimizer<Adam>, Precision<FP32>>;
 
+STATICNET_MODEL(small_network, SmallNetwork, SmallNetworkTraining);  // for `staticnet analyze samples/small_network.hpp`
+
 }  // namespace staticnet::samples

@@ -57,5 +57,23 @@ inline constexpr Device a100_40gb{MiB(40960), discrete_gpu_overhead, "A100 40GB"
 inline constexpr Device a100_80gb{MiB(81920), discrete_gpu_overhead, "A100 80GB"};
 inline constexpr Device h100_80gb{MiB(81559), discrete_gpu_overhead, "H100 80GB"};
 
+// Every profile above under its identifier, for tools that take a device by name
+// (`staticnet analyze --device jetson_nano`), in the order above.
+struct Profile {
+  const char* id;
+  Device device;
+};
+inline constexpr Profile profiles[] = {
+    {"jetson_nano", jetson_nano},
+    {"jetson_orin_nano", jetson_orin_nano},
+    {"jetson_agx_orin_32", jetson_agx_orin_32},
+    {"jetson_agx_orin_64", jetson_agx_orin_64},
+    {"rtx_3060", rtx_3060},
+    {"t4", t4},
+    {"a100_40gb", a100_40gb},
+    {"a100_80gb", a100_80gb},
+    {"h100_80gb", h100_80gb},
+};
+
 }  // namespace device
 }  // namespace staticnet

@@ -27,7 +27,8 @@ enum class ErrorCode : std::uint8_t {
   pool_padding_too_large,           // a: padding, b: kernel
   nonpositive_output,               // a: the Out that was written
   linear_needs_flat_input,          // shape_a: the input shape
-  linear_in_features_mismatch,      // a: InFeatures written, b: features arriving
+  linear_in_features_mismatch,      // a: InFeatures written, b: features arriving,
+                                    // shape_a: one sample's shape before Flatten
   needs_spatial_input,              // shape_a: the input shape
   kernel_larger_than_padded_input,  // a, b: kernel h, w; c, d: padded input h, w
   // the loss

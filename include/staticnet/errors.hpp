@@ -4,7 +4,8 @@
 //
 //   In instantiation of 'struct staticnet::error::linear_in_features_mismatch<
 //       staticnet::error::layer<7, staticnet::LayerKind::Linear>,
-//       staticnet::error::in_features_written<2048>, staticnet::error::features_arriving<8192> >'
+//       staticnet::error::in_features_written<2048>, staticnet::error::features_arriving<8192>,
+//       staticnet::error::shape<128, 8, 8> >'
 //   error: static assertion failed: Linear: InFeatures<N> differs from the features ...
 //
 // Layer indices count the flattened model from 0. Each template below fails on purpose when
@@ -128,7 +129,7 @@ struct linear_needs_flat_input {
   static_assert(always_false<Layer>,
                 "staticnet: Linear takes (batch, features); put sn::Flatten before it");
 };
-template <class Layer, class InFeaturesWritten, class FeaturesArriving>
+template <class Layer, class InFeaturesWritten, class FeaturesArriving, class ArrivingAsShape>
 struct linear_in_features_mismatch {
   static_assert(InFeaturesWritten::value == FeaturesArriving::value,
                 "staticnet: Linear: InFeatures<N> differs from the features the previous "
@@ -218,7 +219,8 @@ constexpr void report() {
   } else if constexpr (code == ErrorCode::linear_needs_flat_input) {
     (void)sizeof(linear_needs_flat_input<L, shape_of<D.shape_a>>);
   } else if constexpr (code == ErrorCode::linear_in_features_mismatch) {
-    (void)sizeof(linear_in_features_mismatch<L, in_features_written<D.a>, features_arriving<D.b>>);
+    (void)sizeof(linear_in_features_mismatch<L, in_features_written<D.a>, features_arriving<D.b>,
+                                             shape_of<D.shape_a>>);
   } else if constexpr (code == ErrorCode::needs_spatial_input) {
     (void)sizeof(needs_spatial_input<L, shape_of<D.shape_a>>);
   } else if constexpr (code == ErrorCode::kernel_larger_than_padded_input) {

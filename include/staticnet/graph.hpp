@@ -269,8 +269,14 @@ constexpr Graph<N> lower(const std::array<LayerDesc, N>& layers, const SetupDesc
     const bool first = g.parameter_count == 0;
     g.error =
         detail::lower_layer(static_cast<std::int64_t>(i), first, layers[i], current, g.nodes[i]);
-    if (!g.error.ok())
+    if (!g.error.ok()) {
+      // Name the shape the mismatched features come from: (128, 8, 8) says more than 8192.
+      if (g.error.code == ErrorCode::linear_in_features_mismatch)
+        g.error.shape_a = i > 0 && layers[i - 1].kind == LayerKind::Flatten
+                              ? g.nodes[i - 1].input.sample()
+                              : current.sample();
       return g;
+    }
     current = g.nodes[i].output;
     g.parameter_count += g.nodes[i].parameters();
   }

@@ -35,21 +35,30 @@ inline std::string grouped(std::int64_t n) {
   return out;
 }
 
+// 21747200 -> "20.74 MiB": binary units (1 KiB = 1024 B), two decimals; under 1 KiB the count,
+// "512 B". TiB from 1 TiB up.
+inline std::string human(Bytes b) {
+  const double n = static_cast<double>(b.count < 0 ? -b.count : b.count);
+  const char* sign = b.count < 0 ? "-" : "";
+  if (n < 1024.0)
+    return std::string(sign) + std::to_string(b.count < 0 ? -b.count : b.count) + " B";
+  const char* units[] = {"KiB", "MiB", "GiB", "TiB"};
+  double scaled = n / 1024.0;
+  int unit = 0;
+  while (unit < 3 && scaled >= 1024.0) {
+    scaled /= 1024.0;
+    ++unit;
+  }
+  char text[40];
+  std::snprintf(text, sizeof text, "%s%.2f %s", sign, scaled, units[unit]);
+  return text;
+}
+
 // "21,747,200 B (20.74 MiB)": the exact count first, a human scale second.
 inline std::string to_string(Bytes b) {
-  const double n = static_cast<double>(b.count);
-  const char* unit = "KiB";
-  double scaled = n / 1024.0;
-  if (n >= 1024.0 * 1024 * 1024) {
-    unit = "GiB";
-    scaled = n / (1024.0 * 1024 * 1024);
-  } else if (n >= 1024.0 * 1024) {
-    unit = "MiB";
-    scaled = n / (1024.0 * 1024);
-  }
-  char human[32];
-  std::snprintf(human, sizeof human, "%.2f %s", scaled, unit);
-  return grouped(b.count) + " B (" + human + ")";
+  if (b.count > -1024 && b.count < 1024)
+    return grouped(b.count) + " B";
+  return grouped(b.count) + " B (" + human(b) + ")";
 }
 
 inline std::ostream& operator<<(std::ostream& os, const Shape& s) {

@@ -8,5 +8,6 @@
 #include "staticnet/layers.hpp"
 #include "staticnet/lower.hpp"
 #include "staticnet/plan.hpp"
+#include "staticnet/register.hpp"
 #include "staticnet/setup.hpp"
 #include "staticnet/shape.hpp"

@@ -16,5 +16,7 @@ using Runner = std::function<int()>;
 void add_data_commands(CLI::App& app, Runner& run);
 // `staticnet checkpoint show FILE`
 void add_checkpoint_commands(CLI::App& app, Runner& run);
+// `staticnet analyze HEADER [options]` and `staticnet explain [LOG]`
+void add_analyze_commands(CLI::App& app, Runner& run);
 
 }  // namespace staticnet::cli

@@ -1,0 +1,191 @@
+// `staticnet analyze`: the memory report of the models in a header, and `staticnet explain`:
+// staticnet's compile errors in a build log, one sentence each. The work is in the analyzer
+// library (staticnet/analyzer/analyze.hpp, render.hpp, explain.hpp).
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <staticnet/device.hpp>
+#include <staticnet/print.hpp>
+
+#include "commands.hpp"
+#include "staticnet/analyzer/analyze.hpp"
+#include "staticnet/analyzer/explain.hpp"
+#include "staticnet/analyzer/render.hpp"
+
+namespace staticnet::cli {
+
+namespace {
+
+namespace an = staticnet::analyzer;
+
+struct AnalyzeArgs {
+  an::AnalyzeOptions options;
+  std::string header;
+  std::vector<std::string> includes;
+  std::vector<std::string> budgets;
+  std::vector<std::int64_t> batches;
+  std::string format = "text";
+  std::string colour = "auto";
+  std::string output;
+  bool list_devices = false;
+  bool verbose = false;
+};
+
+void list_devices() {
+  std::cout << "device profiles (include/staticnet/device.hpp); a model may use memory - "
+               "overhead\n";
+  std::printf("  %-20s %-24s %12s %12s %12s\n", "id", "name", "memory", "overhead", "available");
+  for (const auto& p : staticnet::device::profiles)
+    std::printf("  %-20s %-24s %12s %12s %12s\n", p.id, p.device.name.text,
+                staticnet::human(p.device.memory).c_str(),
+                staticnet::human(p.device.overhead).c_str(),
+                staticnet::human(p.device.available()).c_str());
+  std::fflush(stdout);
+}
+
+bool use_colour(const std::string& mode, bool to_file) {
+  if (mode == "always")
+    return true;
+  if (mode == "never" || to_file)
+    return false;
+  const char* term = std::getenv("TERM");
+  return isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR") &&
+         !(term && std::string(term) == "dumb");
+}
+
+an::Format format_of(const std::string& name) {
+  if (name == "json")
+    return an::Format::json;
+  if (name == "markdown")
+    return an::Format::markdown;
+  if (name == "svg")
+    return an::Format::svg;
+  return an::Format::text;
+}
+
+int run_analyze(AnalyzeArgs& a) {
+  if (a.list_devices) {
+    list_devices();
+    return 0;
+  }
+  if (a.header.empty())
+    throw an::UsageError("name a header: staticnet analyze path/to/model.hpp");
+  a.options.header = a.header;
+  for (const std::string& dir : a.includes)
+    a.options.include_dirs.emplace_back(dir);
+  for (const std::string& b : a.budgets)
+    a.options.budgets.push_back(an::parse_size(b));
+  a.options.batches = a.batches;
+
+  const an::AnalyzeResult result = an::analyze(a.options);
+  if (a.verbose) {
+    std::cerr << "staticnet analyze: "
+              << (result.from_cache ? "probe from the cache; built by: " : "probe built by: ")
+              << result.compiler_command << "\n";
+  }
+  if (!result.compiled) {
+    if (result.explanations.empty() || a.verbose)
+      std::cerr << result.compiler_output;
+    std::cerr << "staticnet analyze: " << a.header << " does not compile";
+    if (result.explanations.empty()) {
+      std::cerr << " (the compiler's output is above)\n";
+    } else {
+      std::cerr << ":\n";
+      for (const an::Explanation& e : result.explanations)
+        std::cerr << "  " << e.sentence << "\n";
+      if (!a.verbose)
+        std::cerr << "(--verbose shows the compiler's output)\n";
+    }
+    return 3;
+  }
+  const bool to_file = !a.output.empty();
+  const std::string text =
+      an::render(result.report, format_of(a.format), use_colour(a.colour, to_file));
+  if (to_file) {
+    std::ofstream out(a.output, std::ios::binary);
+    out << text;
+    if (!out.flush())
+      throw std::runtime_error("cannot write " + a.output);
+  } else {
+    std::cout << text << std::flush;
+  }
+  for (const an::ModelReport& m : result.report.models)
+    if (!m.fits_all())
+      return 1;
+  return 0;
+}
+
+int run_explain(const std::string& file) {
+  std::string log;
+  if (file.empty() || file == "-") {
+    log.assign(std::istreambuf_iterator<char>(std::cin), {});
+  } else {
+    std::ifstream in(file, std::ios::binary);
+    if (!in)
+      throw std::runtime_error("cannot read " + file);
+    log.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  const auto explained = an::explain_compiler_output(log);
+  for (const an::Explanation& e : explained)
+    std::cout << "error: " << e.sentence << "\n";
+  std::cout << std::flush;
+  return explained.empty() ? 1 : 0;
+}
+
+}  // namespace
+
+void add_analyze_commands(CLI::App& app, Runner& run) {
+  auto a = std::make_shared<AnalyzeArgs>();
+  auto* cmd = app.add_subcommand(
+      "analyze",
+      "Report the memory of each model a header registers (STATICNET_MODEL) or names "
+      "(--model/--setup): per layer, by category, the peak and its step, against devices and "
+      "budgets.\nExit status: 0 done and every model fits every budget given; 1 a model "
+      "exceeds a --device or --budget; 2 a usage error (unknown device, missing header, no "
+      "model); 3 the header does not compile (staticnet's errors explained, others passed "
+      "through)");
+  cmd->add_option("header", a->header, "The header that declares the model and setup types");
+  cmd->add_option("-I,--include-dir", a->includes, "A directory the header's includes need");
+  cmd->add_option("--model", a->options.model, "A model type (with --setup), e.g. ns::Net");
+  cmd->add_option("--setup", a->options.setup, "Its setup type, e.g. ns::Training");
+  cmd->add_option("--device", a->options.devices,
+                  "Check against a device profile (repeat for several; --list-devices)");
+  cmd->add_option("--budget", a->budgets, "Check against a budget, e.g. 3GiB, 512MiB, 2GB");
+  cmd->add_option("--batch", a->batches, "What-if: footprints at these batches, e.g. 32,64,128")
+      ->delimiter(',');
+  cmd->add_option("--optimizer", a->options.optimizers,
+                  "What-if: with these optimizers (SGD, SGDMomentum, Adam, AdamW)")
+      ->delimiter(',');
+  cmd->add_option("--format", a->format, "text (default), json, markdown or svg")
+      ->check(CLI::IsMember({"text", "json", "markdown", "svg"}));
+  cmd->add_option("-o,--output", a->output, "Write the report to this file, not stdout");
+  cmd->add_option("--color", a->colour,
+                  "auto (default: on a terminal, unless NO_COLOR), "
+                  "always or never")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
+  cmd->add_option("--cxx", a->options.compiler, "The C++ compiler (default: $CXX, else c++)");
+  cmd->add_option("--cache-dir", a->options.cache_dir,
+                  "Where built probes are kept (default: $STATICNET_CACHE_DIR, else "
+                  "~/.cache/staticnet)");
+  cmd->add_flag("--list-devices", a->list_devices, "List the device profiles and exit");
+  cmd->add_flag("-v,--verbose", a->verbose, "Show the compiler's command and full output");
+  cmd->callback([a, &run] { run = [a] { return run_analyze(*a); }; });
+
+  auto file = std::make_shared<std::string>();
+  auto* explain = app.add_subcommand(
+      "explain",
+      "Read a compiler's output (a file, or stdin) and say each staticnet error in it in one "
+      "sentence with its numbers.\nExit status: 0 some explained, 1 none found");
+  explain->add_option("log", *file, "The compiler's output (default: stdin)");
+  explain->callback([file, &run] { run = [file] { return run_explain(*file); }; });
+}
+
+}  // namespace staticnet::cli

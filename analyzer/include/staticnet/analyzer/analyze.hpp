@@ -1,0 +1,59 @@
+#pragma once
+// `staticnet analyze`: from a model header to a Report. It writes a probe (a main() that
+// includes the header; see include/staticnet/analysis/probe.hpp), compiles it with the user's
+// compiler, caches the program by the content of everything it includes, runs it and reads the
+// plans it prints. A header that does not compile comes back with the compiler's output and
+// staticnet's diagnostics explained.
+#include <cstdint>
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "staticnet/analyzer/explain.hpp"
+#include "staticnet/analyzer/report.hpp"
+
+namespace staticnet::analyzer {
+
+// The command line asks for something that cannot be (an unknown device, a missing header, no
+// model to report): exit status 2.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct AnalyzeOptions {
+  std::filesystem::path header;
+  std::vector<std::filesystem::path> include_dirs;  // -I
+  std::string model, setup;          // --model/--setup: both or neither; else the registered models
+  std::vector<std::string> devices;  // profile ids (staticnet::device::profiles)
+  std::vector<std::int64_t> budgets;    // --budget, bytes
+  std::vector<std::int64_t> batches;    // --batch sweep
+  std::vector<std::string> optimizers;  // --optimizer sweep
+  std::string compiler;  // empty: $CXX, else c++ (split at spaces, so "ccache g++" works)
+  std::filesystem::path cache_dir;  // empty: default_cache_dir()
+};
+
+struct AnalyzeResult {
+  bool compiled = false;
+  bool from_cache = false;       // the probe program was already built
+  std::string compiler_command;  // as run, for --verbose
+  std::string compiler_output;   // when it did not compile
+  std::vector<Explanation> explanations;
+  Report report;  // when it compiled
+};
+
+// $STATICNET_CACHE_DIR, else $XDG_CACHE_HOME/staticnet, else ~/.cache/staticnet.
+std::filesystem::path default_cache_dir();
+
+// The budgets a command line names, in its order: devices first, then plain budgets. Throws
+// UsageError for an unknown device id, listing the known ones.
+std::vector<Budget> budgets_of(const AnalyzeOptions& options);
+
+// Throws UsageError (see above) and std::runtime_error (no compiler, an unwritable cache).
+AnalyzeResult analyze(const AnalyzeOptions& options);
+
+// "3GiB", "512 MiB", "1.5GB", "1000000" (bytes) -> bytes. Binary units KiB, MiB, GiB, TiB and
+// decimal kB/KB, MB, GB, TB. Throws UsageError naming the text.
+std::int64_t parse_size(const std::string& text);
+
+}  // namespace staticnet::analyzer

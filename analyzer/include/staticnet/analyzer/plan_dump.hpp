@@ -1,0 +1,104 @@
+#pragma once
+// The plans a probe printed (include/staticnet/analysis/probe.hpp), read back as values. Every
+// number here was computed by the compiler; nothing is derived in this file.
+#include <array>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace staticnet::analyzer {
+
+// The arena's regions in their order; the report stacks them bottom to top in this order too.
+enum class Category { weights, gradients, optimizer_state, inputs, workspace, activations };
+inline constexpr std::array<Category, 6> categories = {
+    Category::weights, Category::gradients, Category::optimizer_state,
+    Category::inputs,  Category::workspace, Category::activations};
+const char* name_of(Category c);   // "optimizer_state"
+const char* label_of(Category c);  // "optimizer state"
+
+struct FootprintBytes {
+  std::array<std::int64_t, 6> by_category{};  // indexed by Category
+  std::int64_t total = 0;
+
+  std::int64_t operator[](Category c) const { return by_category[static_cast<int>(c)]; }
+};
+
+using Dims = std::vector<std::int64_t>;
+
+struct LayerRow {
+  std::string kind;  // "Conv2d"
+  std::int64_t out = 0;
+  Dims kernel, stride, padding;  // (h, w)
+  bool bias = true;
+  Dims input_shape, output_shape;  // with the batch extent
+  std::int64_t parameters = 0;
+  std::int64_t saved_bytes = 0;
+  std::int64_t forward_flops = 0;
+  std::int64_t backward_flops = 0;
+  std::int64_t workspace_bytes = 0;
+  bool runs_backward = false;
+  bool in_place = false;
+};
+
+struct BufferRow {
+  std::string role;  // "activation", "window_index", ... (plan.hpp's BufferRole names)
+  std::int64_t layer = -1;
+  std::int64_t size = 0;
+  std::int64_t occupied = 0;  // size rounded up to 256 B
+  std::int64_t offset = 0;
+  std::int64_t first_step = 0;
+  std::int64_t last_step = 0;
+};
+
+struct StepRow {
+  std::string kind;  // "forward", "loss", "backward", "update"
+  std::int64_t layer = -1;
+  std::int64_t live_activation_bytes = 0;
+};
+
+struct PlanDump {
+  std::string mode;  // "training" or "inference"
+  std::int64_t batch = 0;
+  std::string input_dtype, loss, optimizer, precision;
+  Dims input_shape, output_shape;
+  std::int64_t parameter_count = 0;
+  FootprintBytes footprint;
+  std::vector<LayerRow> layers;
+  std::vector<BufferRow> buffers;
+  std::vector<StepRow> schedule;
+
+  bool training() const { return mode == "training"; }
+};
+
+struct SweepPoint {
+  std::int64_t batch = 0;
+  std::string optimizer;
+  FootprintBytes footprint;
+};
+
+// The largest batch that fits each budget the probe was given, in the order given.
+struct MaxBatches {
+  std::string optimizer;
+  std::vector<std::int64_t> by_budget;
+};
+
+struct ModelDump {
+  std::string name;   // as registered: STATICNET_MODEL(name, ...)
+  std::string model;  // the model type as written there
+  std::string setup;  // the setup type as written there
+  PlanDump plan;
+  std::vector<SweepPoint> sweep;
+  std::vector<MaxBatches> max_batch;  // the setup's optimizer first
+};
+
+// The probe's output is not what this analyzer expects (another version, or a crash mid-write).
+struct ProbeOutputError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Throws ProbeOutputError.
+std::vector<ModelDump> parse_probe_output(std::string_view json);
+
+}  // namespace staticnet::analyzer

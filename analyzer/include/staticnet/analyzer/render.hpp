@@ -1,0 +1,28 @@
+#pragma once
+// The report's four forms. Each renders the whole Report; none computes a number of its own
+// beyond sums and percentages of what the report holds.
+#include <string>
+
+#include "staticnet/analyzer/report.hpp"
+
+namespace staticnet::analyzer {
+
+enum class Format { text, json, markdown, svg };
+
+// The version of the JSON report's layout; its JSON Schema is analyzer/schema/report-1.json,
+// installed as share/staticnet/report-1.schema.json. A new field keeps the version; a renamed,
+// removed or retyped one changes it.
+inline constexpr int report_schema_version = 1;
+
+// Aligned columns, sizes in binary units with exact bytes beside the totals. `colour` adds ANSI
+// colour (bold headings; red for a budget a model exceeds).
+std::string render_text(const Report& report, bool colour);
+std::string render_markdown(const Report& report);
+std::string render_json(const Report& report);
+// Memory over the training step, stacked by category, one chart per model, the budgets as
+// lines and the peak marked. The text report opens the document as a comment.
+std::string render_svg(const Report& report);
+
+std::string render(const Report& report, Format format, bool colour);
+
+}  // namespace staticnet::analyzer

@@ -1,0 +1,281 @@
+// analyze(): writes the probe, compiles it (or finds it in the cache), runs it, builds the
+// report. See analyze.hpp.
+#include "staticnet/analyzer/analyze.hpp"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <system_error>
+
+#include <staticnet/device.hpp>
+
+#include "process.hpp"
+#include "staticnet/analyzer/plan_dump.hpp"
+#include "table.hpp"
+
+namespace staticnet::analyzer {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Bumped when the probe's source or flags change in a way its cache key would not see.
+constexpr const char* probe_recipe = "staticnet-probe-1";
+
+std::string env(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? v : "";
+}
+
+std::vector<std::string> split_words(const std::string& s) {
+  std::istringstream in(s);
+  std::vector<std::string> words;
+  for (std::string w; in >> w;)
+    words.push_back(w);
+  return words;
+}
+
+// The staticnet headers the probe compiles against: the installed ones beside this program
+// (<prefix>/bin/staticnet and <prefix>/include), else those of the source tree it was built in.
+fs::path staticnet_include_dir() {
+  std::error_code ec;
+  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const fs::path installed = self.parent_path().parent_path() / "include";
+    if (fs::exists(installed / "staticnet" / "analysis" / "probe.hpp"))
+      return installed;
+  }
+  return STATICNET_SOURCE_INCLUDE_DIR;
+}
+
+// FNV-1a, 64 bits: the cache key. Not for security; a collision would reuse a wrong probe, and
+// at 2^-64 per pair of different inputs that is not a risk worth a dependency.
+std::uint64_t fnv1a(std::string_view data, std::uint64_t h = 14695981039346656037ull) {
+  for (unsigned char c : data) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+std::string hex(std::uint64_t v) {
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(v));
+  return text;
+}
+
+std::string quoted_path(const fs::path& p) {
+  std::string out = "\"";
+  for (char c : p.string()) {
+    if (c == '"' || c == '\\')
+      out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string probe_source(const fs::path& header, const AnalyzeOptions& o) {
+  std::string s =
+      "// Written by `staticnet analyze`: reports the plans of the models in the header.\n"
+      "#define STATICNET_ANALYZE 1\n"
+      "#include <staticnet/staticnet.hpp>\n"
+      "#include " +
+      quoted_path(header) + "\n";
+  if (!o.model.empty())
+    s += "[[maybe_unused]] inline const bool staticnet_command_line_model =\n"
+         "    ::staticnet::analysis::register_model<" +
+         o.model + ", " + o.setup + ">(\"" + o.model + "\", \"" + o.model + "\", \"" + o.setup +
+         "\");\n";
+  s +=
+      "int main(int argc, char** argv) { return ::staticnet::analysis::probe_main(argc, argv); }\n";
+  return s;
+}
+
+std::string joined(const std::vector<std::string>& words) {
+  std::string s;
+  for (const std::string& w : words)
+    s += (s.empty() ? "" : " ") + w;
+  return s;
+}
+
+void write_file(const fs::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  if (!out.flush())
+    throw std::runtime_error("cannot write " + path.string());
+}
+
+// Where the probe for this exact input lives, built if it was not.
+struct Probe {
+  fs::path program;
+  bool compiled = false;
+  bool from_cache = false;
+  std::string command;
+  std::string output;  // the compiler's, when it failed
+};
+
+Probe build_probe(const fs::path& header, const AnalyzeOptions& o) {
+  std::vector<std::string> compiler = split_words(!o.compiler.empty()   ? o.compiler
+                                                  : !env("CXX").empty() ? env("CXX")
+                                                                        : "c++");
+  if (compiler.empty())
+    throw UsageError("no C++ compiler given");
+  ProcessResult version;
+  try {
+    std::vector<std::string> v = compiler;
+    v.push_back("--version");
+    version = run_process(v);
+  } catch (const std::runtime_error& e) {
+    throw UsageError(std::string(e.what()) +
+                     "; staticnet analyze compiles the header with $CXX (else c++): set CXX or "
+                     "pass --cxx");
+  }
+  std::vector<std::string> flags = {"-std=c++20", "-fdiagnostics-color=never",
+                                    "-I" + staticnet_include_dir().string()};
+  if (version.out.find("clang") != std::string::npos)
+    flags.push_back("-fconstexpr-steps=100000000");  // as staticnet::staticnet's users get
+  for (const fs::path& dir : o.include_dirs)
+    flags.push_back("-I" + fs::absolute(dir).string());
+
+  const fs::path cache = o.cache_dir.empty() ? default_cache_dir() : o.cache_dir;
+  fs::create_directories(cache);
+  const fs::path work = cache / ("build-" + std::to_string(getpid()));
+  fs::remove_all(work);
+  fs::create_directories(work);
+  struct Cleanup {
+    fs::path dir;
+    ~Cleanup() {
+      std::error_code ec;
+      fs::remove_all(dir, ec);
+    }
+  } cleanup{work};
+  const fs::path source = work / "probe.cpp";
+  write_file(source, probe_source(header, o));
+
+  // The key: everything the compiler will read, after preprocessing, and how it is called.
+  std::vector<std::string> preprocess = compiler;
+  preprocess.insert(preprocess.end(), flags.begin(), flags.end());
+  preprocess.insert(preprocess.end(), {"-E", "-P", source.string()});
+  const ProcessResult pre = run_process(preprocess);
+  std::vector<std::string> compile = compiler;
+  compile.insert(compile.end(), flags.begin(), flags.end());
+  compile.insert(compile.end(), {source.string(), "-o", (work / "probe").string()});
+  Probe probe;
+  probe.command = joined(compile);
+  if (pre.exit_status != 0) {  // a missing include: the compiler says so
+    probe.output = pre.err;
+    return probe;
+  }
+  std::uint64_t key = fnv1a(pre.out);
+  key = fnv1a(version.out + "\n" + joined(compiler) + "\n" + joined(flags) + "\n" + probe_recipe,
+              key);
+  const fs::path entry = cache / ("probe-" + hex(key));
+  probe.program = entry / "probe";
+  if (fs::exists(probe.program)) {
+    probe.compiled = probe.from_cache = true;
+    return probe;
+  }
+  const ProcessResult built = run_process(compile);
+  if (built.exit_status != 0) {
+    probe.output = built.out + built.err;
+    return probe;
+  }
+  // Publish by renaming the whole directory, so that a concurrent run never sees half a probe.
+  std::error_code ec;
+  fs::rename(work, entry, ec);
+  if (ec && !fs::exists(probe.program))
+    throw std::runtime_error("cannot store the probe in " + entry.string() + ": " + ec.message());
+  probe.compiled = true;
+  return probe;
+}
+
+}  // namespace
+
+fs::path default_cache_dir() {
+  if (!env("STATICNET_CACHE_DIR").empty())
+    return env("STATICNET_CACHE_DIR");
+  if (!env("XDG_CACHE_HOME").empty())
+    return fs::path(env("XDG_CACHE_HOME")) / "staticnet";
+  if (!env("HOME").empty())
+    return fs::path(env("HOME")) / ".cache" / "staticnet";
+  return fs::temp_directory_path() / "staticnet-cache";
+}
+
+std::vector<Budget> budgets_of(const AnalyzeOptions& o) {
+  std::vector<Budget> budgets;
+  for (const std::string& id : o.devices) {
+    const staticnet::device::Profile* found = nullptr;
+    for (const auto& p : staticnet::device::profiles)
+      if (id == p.id)
+        found = &p;
+    if (!found) {
+      std::string known;
+      for (const auto& p : staticnet::device::profiles)
+        known += std::string(known.empty() ? "" : ", ") + p.id;
+      throw UsageError("unknown device '" + id + "'; the known devices are " + known +
+                       " (staticnet analyze --list-devices shows their memory)");
+    }
+    budgets.push_back({found->id, found->device.name.text, found->device.memory.count,
+                       found->device.overhead.count});
+  }
+  for (std::int64_t b : o.budgets)
+    budgets.push_back({"budget", "budget " + human_bytes(b), b, 0});
+  return budgets;
+}
+
+AnalyzeResult analyze(const AnalyzeOptions& o) {
+  if (o.model.empty() != o.setup.empty())
+    throw UsageError(
+        "--model and --setup go together: name both types, or neither to report "
+        "the models the header registers with STATICNET_MODEL");
+  std::error_code ec;
+  const fs::path header = fs::absolute(o.header, ec);
+  if (ec || !fs::is_regular_file(header))
+    throw UsageError("no such header: " + o.header.string());
+  for (const std::string& opt : o.optimizers)
+    if (opt != "SGD" && opt != "SGDMomentum" && opt != "Adam" && opt != "AdamW")
+      throw UsageError("unknown optimizer '" + opt +
+                       "'; the optimizers are SGD, SGDMomentum, "
+                       "Adam and AdamW");
+  for (std::int64_t b : o.batches)
+    if (b < 1)
+      throw UsageError("a batch must be at least 1, got " + std::to_string(b));
+  const std::vector<Budget> budgets = budgets_of(o);
+
+  AnalyzeResult result;
+  const Probe probe = build_probe(header, o);
+  result.compiler_command = probe.command;
+  result.from_cache = probe.from_cache;
+  if (!probe.compiled) {
+    result.compiler_output = probe.output;
+    result.explanations = explain_compiler_output(probe.output);
+    return result;
+  }
+  result.compiled = true;
+
+  std::vector<std::string> run = {probe.program.string()};
+  for (std::int64_t b : o.batches)
+    run.insert(run.end(), {"--batch", std::to_string(b)});
+  for (const std::string& opt : o.optimizers)
+    run.insert(run.end(), {"--optimizer", opt});
+  for (const Budget& b : budgets)
+    run.insert(run.end(), {"--budget", std::to_string(b.available() > 0 ? b.available() : 1)});
+  const ProcessResult ran = run_process(run);
+  if (ran.exit_status != 0)
+    throw std::runtime_error("the probe built from " + o.header.string() + " failed (exit " +
+                             std::to_string(ran.exit_status) + "): " + ran.err);
+  std::vector<ModelDump> models = parse_probe_output(ran.out);
+  if (models.empty())
+    throw UsageError("no model is registered in " + o.header.string() +
+                     ": add STATICNET_MODEL(name, Model, Setup) after the types, or name them "
+                     "with --model and --setup");
+  result.report.header = o.header.string();
+  result.report.budgets = budgets;
+  for (ModelDump& m : models)
+    result.report.models.push_back(build_report(std::move(m), budgets));
+  return result;
+}
+
+}  // namespace staticnet::analyzer

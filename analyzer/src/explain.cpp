@@ -1,0 +1,333 @@
+// Decodes staticnet's compile errors (see explain.hpp).
+#include "staticnet/analyzer/explain.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <stdexcept>
+
+#include "table.hpp"
+
+namespace staticnet::analyzer {
+
+namespace {
+
+// One argument of an error template: `in_features_written<2048>` is {"in_features_written",
+// "2048"}; `layer<10, staticnet::LayerKind::Linear>` is {"layer", "10, staticnet::..."}.
+struct Argument {
+  std::string name;
+  std::string inner;
+};
+
+std::string trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front())))
+    s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())))
+    s.remove_suffix(1);
+  return std::string(s);
+}
+
+// Splits at commas outside angle brackets.
+std::vector<std::string> split_top_level(std::string_view s) {
+  std::vector<std::string> parts;
+  int depth = 0;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '<')
+      ++depth;
+    else if (s[i] == '>')
+      --depth;
+    else if (s[i] == ',' && depth == 0) {
+      parts.push_back(trim(s.substr(start, i - start)));
+      start = i + 1;
+    }
+  }
+  if (!trim(s.substr(start)).empty())
+    parts.push_back(trim(s.substr(start)));
+  return parts;
+}
+
+Argument argument_of(const std::string& text) {
+  std::string_view s = text;
+  constexpr std::string_view prefix = "staticnet::error::";
+  if (s.substr(0, prefix.size()) == prefix)
+    s.remove_prefix(prefix.size());
+  const auto open = s.find('<');
+  if (open == std::string_view::npos || s.back() != '>')
+    return {std::string(s), ""};
+  return {std::string(s.substr(0, open)), trim(s.substr(open + 1, s.size() - open - 2))};
+}
+
+// "2048", "2048L", "-3" -> the number
+std::int64_t number(const std::string& text) {
+  std::string digits = text;
+  while (!digits.empty() && std::isalpha(static_cast<unsigned char>(digits.back())))
+    digits.pop_back();
+  return std::stoll(digits);
+}
+
+// "staticnet::OptionKind::stride" -> "stride"
+std::string enumerator(const std::string& text) {
+  const auto colon = text.rfind("::");
+  return colon == std::string::npos ? text : text.substr(colon + 2);
+}
+
+// The spelling users write: Stride, InFeatures, Batch, ...
+std::string option_spelling(const std::string& e) {
+  static const std::map<std::string, std::string> names = {{"in_features", "InFeatures"},
+                                                           {"kernel", "Kernel"},
+                                                           {"stride", "Stride"},
+                                                           {"padding", "Padding"},
+                                                           {"no_bias", "NoBias"},
+                                                           {"input", "Input"},
+                                                           {"batch", "Batch"},
+                                                           {"loss", "Loss"},
+                                                           {"optimizer", "Optimizer"},
+                                                           {"precision", "Precision"},
+                                                           {"target", "Target"}};
+  const auto it = names.find(e);
+  return it == names.end() ? e : it->second;
+}
+
+class Facts {
+ public:
+  explicit Facts(const std::vector<std::string>& args) {
+    for (const std::string& a : args) {
+      Argument arg = argument_of(a);
+      if (arg.name == "layer") {
+        const auto parts = split_top_level(arg.inner);
+        layer_ =
+            "layer " + std::to_string(number(parts.at(0))) + " (" + enumerator(parts.at(1)) + ")";
+        kind_ = enumerator(parts.at(1));
+      } else if (arg.name == "option" || arg.name == "setup_option") {
+        option_ = option_spelling(enumerator(arg.inner));
+      } else if (arg.name == "shape") {
+        std::vector<std::int64_t> dims;
+        for (const std::string& d : split_top_level(arg.inner))
+          dims.push_back(number(d));
+        shapes_.push_back(dims);
+      } else if (!arg.inner.empty()) {
+        numbers_[arg.name] = number(arg.inner);
+      }
+    }
+  }
+  const std::string& layer() const { return layer_; }
+  const std::string& kind() const { return kind_; }
+  const std::string& option() const { return option_; }
+  std::int64_t operator[](const std::string& name) const {
+    const auto it = numbers_.find(name);
+    if (it == numbers_.end())
+      throw std::out_of_range(name);
+    return it->second;
+  }
+  const std::vector<std::int64_t>& shape(std::size_t i) const { return shapes_.at(i); }
+  std::size_t shape_count() const { return shapes_.size(); }
+
+ private:
+  std::string layer_, kind_, option_;
+  std::map<std::string, std::int64_t> numbers_;
+  std::vector<std::vector<std::int64_t>> shapes_;
+};
+
+// Numbers as they are written in code (InFeatures<8192>), bytes grouped with their unit.
+std::string n(std::int64_t v) {
+  return std::to_string(v);
+}
+std::string bytes(std::int64_t v) {
+  return exact_bytes(v) + " (" + human_bytes(v) + ")";
+}
+
+using Decoder = std::function<std::string(const Facts&)>;
+
+const std::map<std::string, Decoder>& decoders() {
+  static const std::map<std::string, Decoder> table = {
+      {"missing_input",
+       [](const Facts&) {
+         return "the setup has no Input: add one sample's shape to sn::Training<...> or "
+                "sn::Inference<...>, e.g. sn::Input<sn::f32, 3, 32, 32>";
+       }},
+      {"setup_option_given_twice",
+       [](const Facts& f) { return "the setup gives " + f.option() + " twice; keep one"; }},
+      {"setup_option_not_accepted",
+       [](const Facts& f) {
+         return "sn::Inference does not take " + f.option() +
+                " (it accepts Input, Batch and Precision); use sn::Training for a training step";
+       }},
+      {"input_rank_too_large",
+       [](const Facts& f) {
+         return "Input has " + n(f["dimensions_written"]) +
+                " dimensions, but it takes one sample's shape, (C, H, W) or (F): at most 3; the "
+                "batch goes in Batch<N>";
+       }},
+      {"nonpositive_input_dimension",
+       [](const Facts& f) {
+         return "Input dimension " + n(f["dimension_index"]) + " is " + n(f["dimension_value"]) +
+                "; every dimension must be at least 1";
+       }},
+      {"nonpositive_batch",
+       [](const Facts& f) { return "Batch<" + n(f["batch"]) + ">: the batch must be at least 1"; }},
+      {"option_given_twice",
+       [](const Facts& f) { return f.layer() + ": " + f.option() + " is given twice; keep one"; }},
+      {"option_not_accepted",
+       [](const Facts& f) {
+         const std::string takes = f.kind() == "Linear"   ? "InFeatures and NoBias"
+                                   : f.kind() == "Conv2d" ? "Kernel, Stride, Padding and NoBias"
+                                                          : "Stride and Padding";
+         return f.layer() + " does not take " + f.option() + "; " + f.kind() + " takes " + takes;
+       }},
+      {"missing_kernel",
+       [](const Facts& f) {
+         return f.layer() + " has no kernel size: add sn::Kernel<K> or sn::Kernel<KH, KW>";
+       }},
+      {"nonpositive_window_option",
+       [](const Facts& f) {
+         return f.layer() + ": " + f.option() + " is " + n(f["height"]) + " × " + n(f["width"]) +
+                " (height × width); Kernel and Stride must be at least 1, Padding at least 0";
+       }},
+      {"pool_padding_too_large",
+       [](const Facts& f) {
+         return f.layer() + ": Padding<" + n(f["padding"]) + "> is more than half the " +
+                n(f["kernel"]) + "-wide window; pad at most " + n(f["kernel"] / 2);
+       }},
+      {"nonpositive_output",
+       [](const Facts& f) {
+         const bool conv = f.kind() == "Conv2d";
+         return f.layer() + ": " + f.kind() + "<" + n(f["out_written"]) + "> produces no " +
+                (conv ? "channels" : "features") + "; the first argument must be at least 1";
+       }},
+      {"linear_needs_flat_input",
+       [](const Facts& f) {
+         return f.layer() + " receives " + shape_text(f.shape(0)) +
+                ", but Linear takes (batch, features): put sn::Flatten before it";
+       }},
+      {"linear_in_features_mismatch",
+       [](const Facts& f) {
+         std::string arriving = n(f["features_arriving"]) + " features arrive";
+         if (f.shape_count() > 0 && f.shape(0).size() > 1)
+           arriving += " (" + product_text(f.shape(0)) + ")";
+         return f.layer() + ": `InFeatures<" + n(f["in_features_written"]) + ">` is written, but " +
+                arriving + "; write InFeatures<" + n(f["features_arriving"]) +
+                ">, or drop InFeatures to infer it";
+       }},
+      {"needs_spatial_input",
+       [](const Facts& f) {
+         return f.layer() + " receives " + shape_text(f.shape(0)) +
+                ", which has no height and width; " + f.kind() +
+                " takes (batch, channels, height, width)";
+       }},
+      {"kernel_larger_than_padded_input",
+       [](const Facts& f) {
+         return f.layer() + ": the " + n(f["kernel_h"]) + " × " + n(f["kernel_w"]) +
+                " window is larger than its padded input, " + n(f["padded_input_h"]) + " × " +
+                n(f["padded_input_w"]) +
+                "; pad more, use a smaller kernel, or pool less before this layer";
+       }},
+      {"cross_entropy_needs_flat_logits",
+       [](const Facts& f) {
+         return "CrossEntropy needs logits shaped (batch, classes), but the model ends in " +
+                shape_text(f.shape(0)) + ": end it with sn::Flatten and sn::Linear<classes>";
+       }},
+      {"cross_entropy_needs_class_index_target",
+       [](const Facts& f) {
+         return "CrossEntropy takes one int32 class index per sample, sn::Target<sn::i32>, but "
+                "the setup's Target is shaped " +
+                shape_text(f.shape(0)) + " (or is not i32)";
+       }},
+      {"mse_target_mismatch",
+       [](const Facts& f) {
+         const auto& out = f.shape(0);
+         const auto& target = f.shape(1);
+         if (out == target)
+           return "MSE needs f32 targets; the setup's Target has the right shape, " +
+                  shape_text(target) + ", but another dtype";
+         return "MSE needs f32 targets shaped like one sample of the output, " + shape_text(out) +
+                ", but the setup's Target is " + shape_text(target);
+       }},
+      {"does_not_fit",
+       [](const Facts& f) {
+         const std::int64_t required = f["required_bytes"], budget = f["budget_bytes"];
+         return "the training step needs " + bytes(required) +
+                " with the device's runtime overhead, but the budget is " + bytes(budget) + ": " +
+                bytes(required - budget) + " over. Needed: weights " + n(f["weights"]) +
+                " B, gradients " + n(f["gradients"]) + " B, optimizer state " +
+                n(f["optimizer_state"]) + " B, activations " + n(f["activations"]) +
+                " B, workspace " + n(f["workspace"]) + " B, inputs " + n(f["inputs"]) +
+                " B, device overhead " + n(f["device_overhead"]) + " B";
+       }},
+  };
+  return table;
+}
+
+// Drops colour escapes (ESC [ ... m), in case a build log kept them.
+std::string without_escapes(std::string_view s) {
+  std::string out;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '\x1b' && i + 1 < s.size() && s[i + 1] == '[') {
+      i += 2;
+      while (i < s.size() && !std::isalpha(static_cast<unsigned char>(s[i])))
+        ++i;
+      continue;
+    }
+    out += s[i];
+  }
+  return out;
+}
+
+}  // namespace
+
+const std::vector<std::string>& explained_errors() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> v;
+    for (const auto& [name, decode] : decoders())
+      v.push_back(name);
+    return v;
+  }();
+  return names;
+}
+
+std::vector<Explanation> explain_compiler_output(std::string_view compiler_output) {
+  const std::string text = without_escapes(compiler_output);
+  constexpr std::string_view marker = "staticnet::error::";
+  std::vector<Explanation> found;
+  std::vector<std::string> seen;
+  for (std::size_t at = text.find(marker); at != std::string::npos;
+       at = text.find(marker, at + 1)) {
+    std::size_t name_end = at + marker.size();
+    while (name_end < text.size() &&
+           (std::isalnum(static_cast<unsigned char>(text[name_end])) || text[name_end] == '_'))
+      ++name_end;
+    const std::string name = text.substr(at + marker.size(), name_end - at - marker.size());
+    const auto decoder = decoders().find(name);
+    if (decoder == decoders().end() || name_end >= text.size() || text[name_end] != '<')
+      continue;
+    // The arguments, up to the matching '>'.
+    int depth = 0;
+    std::size_t close = name_end;
+    for (; close < text.size(); ++close) {
+      if (text[close] == '<')
+        ++depth;
+      else if (text[close] == '>' && --depth == 0)
+        break;
+      else if (text[close] == '\n')
+        break;
+    }
+    if (close >= text.size() || text[close] != '>')
+      continue;
+    const std::string args = text.substr(name_end + 1, close - name_end - 1);
+    const std::string key = name + "<" + args + ">";
+    if (std::find(seen.begin(), seen.end(), key) != seen.end())
+      continue;
+    seen.push_back(key);
+    try {
+      found.push_back({name, decoder->second(Facts(split_top_level(args)))});
+    } catch (const std::exception&) {
+      // The arguments are not what this version's errors.hpp writes; say what it is at least.
+      found.push_back({name, "staticnet error " + name + "<" + args + ">"});
+    }
+  }
+  return found;
+}
+
+}  // namespace staticnet::analyzer

@@ -1,0 +1,132 @@
+// Reads a probe's JSON (include/staticnet/analysis/probe.hpp writes it) into PlanDump values.
+#include "staticnet/analyzer/plan_dump.hpp"
+
+#include <nlohmann/json.hpp>
+
+namespace staticnet::analyzer {
+
+namespace {
+
+using nlohmann::json;
+
+// The probe of this staticnet writes exactly this version.
+constexpr int expected_probe_format = 1;
+
+FootprintBytes footprint_of(const json& j) {
+  FootprintBytes f;
+  for (Category c : categories)
+    f.by_category[static_cast<int>(c)] = j.at(name_of(c)).get<std::int64_t>();
+  f.total = j.at("total").get<std::int64_t>();
+  return f;
+}
+
+LayerRow layer_of(const json& j) {
+  LayerRow l;
+  l.kind = j.at("kind").get<std::string>();
+  l.out = j.at("out").get<std::int64_t>();
+  l.kernel = j.at("kernel").get<Dims>();
+  l.stride = j.at("stride").get<Dims>();
+  l.padding = j.at("padding").get<Dims>();
+  l.bias = j.at("bias").get<bool>();
+  l.input_shape = j.at("input_shape").get<Dims>();
+  l.output_shape = j.at("output_shape").get<Dims>();
+  l.parameters = j.at("parameters").get<std::int64_t>();
+  l.saved_bytes = j.at("saved_bytes").get<std::int64_t>();
+  l.forward_flops = j.at("forward_flops").get<std::int64_t>();
+  l.backward_flops = j.at("backward_flops").get<std::int64_t>();
+  l.workspace_bytes = j.at("workspace_bytes").get<std::int64_t>();
+  l.runs_backward = j.at("runs_backward").get<bool>();
+  l.in_place = j.at("in_place").get<bool>();
+  return l;
+}
+
+BufferRow buffer_of(const json& j) {
+  BufferRow b;
+  b.role = j.at("role").get<std::string>();
+  b.layer = j.at("layer").get<std::int64_t>();
+  b.size = j.at("size").get<std::int64_t>();
+  b.occupied = j.at("occupied").get<std::int64_t>();
+  b.offset = j.at("offset").get<std::int64_t>();
+  b.first_step = j.at("first_step").get<std::int64_t>();
+  b.last_step = j.at("last_step").get<std::int64_t>();
+  return b;
+}
+
+PlanDump plan_of(const json& j) {
+  PlanDump p;
+  p.mode = j.at("mode").get<std::string>();
+  p.batch = j.at("batch").get<std::int64_t>();
+  p.input_dtype = j.at("input_dtype").get<std::string>();
+  p.loss = j.at("loss").get<std::string>();
+  p.optimizer = j.at("optimizer").get<std::string>();
+  p.precision = j.at("precision").get<std::string>();
+  p.input_shape = j.at("input_shape").get<Dims>();
+  p.output_shape = j.at("output_shape").get<Dims>();
+  p.parameter_count = j.at("parameter_count").get<std::int64_t>();
+  p.footprint = footprint_of(j.at("footprint"));
+  for (const json& l : j.at("layers"))
+    p.layers.push_back(layer_of(l));
+  for (const json& b : j.at("buffers"))
+    p.buffers.push_back(buffer_of(b));
+  for (const json& s : j.at("schedule"))
+    p.schedule.push_back({s.at("kind").get<std::string>(), s.at("layer").get<std::int64_t>(),
+                          s.at("live_activation_bytes").get<std::int64_t>()});
+  return p;
+}
+
+}  // namespace
+
+const char* name_of(Category c) {
+  switch (c) {
+    case Category::weights:
+      return "weights";
+    case Category::gradients:
+      return "gradients";
+    case Category::optimizer_state:
+      return "optimizer_state";
+    case Category::inputs:
+      return "inputs";
+    case Category::workspace:
+      return "workspace";
+    case Category::activations:
+      return "activations";
+  }
+  return "?";
+}
+
+const char* label_of(Category c) {
+  return c == Category::optimizer_state ? "optimizer state" : name_of(c);
+}
+
+std::vector<ModelDump> parse_probe_output(std::string_view text) {
+  try {
+    const json j = json::parse(text);
+    const int format = j.at("probe_format").get<int>();
+    if (format != expected_probe_format)
+      throw ProbeOutputError("the probe wrote format " + std::to_string(format) +
+                             ", this "
+                             "analyzer reads format " +
+                             std::to_string(expected_probe_format) +
+                             ": the staticnet headers and the staticnet command differ in version");
+    std::vector<ModelDump> models;
+    for (const json& m : j.at("models")) {
+      ModelDump d;
+      d.name = m.at("name").get<std::string>();
+      d.model = m.at("model").get<std::string>();
+      d.setup = m.at("setup").get<std::string>();
+      d.plan = plan_of(m.at("plan"));
+      for (const json& s : m.at("sweep"))
+        d.sweep.push_back({s.at("batch").get<std::int64_t>(), s.at("optimizer").get<std::string>(),
+                           footprint_of(s.at("footprint"))});
+      for (const json& b : m.at("max_batch"))
+        d.max_batch.push_back({b.at("optimizer").get<std::string>(),
+                               b.at("by_budget").get<std::vector<std::int64_t>>()});
+      models.push_back(std::move(d));
+    }
+    return models;
+  } catch (const json::exception& e) {
+    throw ProbeOutputError(std::string("the probe's output is not the JSON expected: ") + e.what());
+  }
+}
+
+}  // namespace staticnet::analyzer

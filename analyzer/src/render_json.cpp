@@ -1,0 +1,133 @@
+// The report as JSON, laid out as analyzer/schema/report-1.json says.
+#include <nlohmann/json.hpp>
+
+#include "staticnet/analyzer/render.hpp"
+
+namespace staticnet::analyzer {
+
+namespace {
+
+using nlohmann::ordered_json;
+
+ordered_json footprint_json(const FootprintBytes& f) {
+  ordered_json j;
+  for (Category c : categories)
+    j[name_of(c)] = f[c];
+  j["total"] = f.total;
+  return j;
+}
+
+ordered_json consumer_json(const Consumer& c) {
+  return {{"buffer", c.what},
+          {"category", c.category},
+          {"bytes", c.bytes},
+          {"first_step", c.first_step},
+          {"last_step", c.last_step}};
+}
+
+ordered_json model_json(const ModelReport& m) {
+  const ModelDump& d = m.model;
+  const PlanDump& p = d.plan;
+  ordered_json j;
+  j["name"] = d.name;
+  j["model"] = d.model;
+  j["setup"] = d.setup;
+  j["mode"] = p.mode;
+  j["batch"] = p.batch;
+  j["optimizer"] = p.training() ? ordered_json(p.optimizer) : ordered_json(nullptr);
+  j["loss"] = p.training() ? ordered_json(p.loss) : ordered_json(nullptr);
+  j["precision"] = p.precision;
+  j["input_dtype"] = p.input_dtype;
+  j["input_shape"] = p.input_shape;
+  j["output_shape"] = p.output_shape;
+  j["parameter_count"] = p.parameter_count;
+  ordered_json layers = ordered_json::array();
+  for (std::size_t i = 0; i < p.layers.size(); ++i) {
+    const LayerRow& l = p.layers[i];
+    layers.push_back({{"index", i},
+                      {"kind", l.kind},
+                      {"input_shape", l.input_shape},
+                      {"output_shape", l.output_shape},
+                      {"parameters", l.parameters},
+                      {"saved_bytes", l.saved_bytes},
+                      {"forward_flops", l.forward_flops},
+                      {"backward_flops", l.backward_flops},
+                      {"workspace_bytes", l.workspace_bytes},
+                      {"in_place", l.in_place}});
+  }
+  j["layers"] = layers;
+  j["layer_totals"] = {{"parameters", p.parameter_count},
+                       {"saved_bytes", m.total_saved_bytes},
+                       {"forward_flops", m.total_forward_flops},
+                       {"backward_flops", m.total_backward_flops}};
+  j["footprint"] = footprint_json(p.footprint);
+  ordered_json alive = ordered_json::array();
+  for (const Consumer& c : m.alive_at_peak)
+    alive.push_back(consumer_json(c));
+  j["peak"] = {{"step", m.peak_step},
+               {"step_name", m.timeline.at(m.peak_step).name},
+               {"bytes", m.peak_bytes},
+               {"alive_activations", alive}};
+  ordered_json top = ordered_json::array();
+  for (const Consumer& c : m.top_consumers)
+    top.push_back(consumer_json(c));
+  j["top_consumers"] = top;
+  ordered_json timeline = ordered_json::array();
+  for (const StepUsage& s : m.timeline)
+    timeline.push_back({{"step", s.index}, {"name", s.name}, {"bytes", footprint_json(s.bytes)}});
+  j["timeline"] = timeline;
+  ordered_json checks = ordered_json::array();
+  for (const BudgetCheck& c : m.checks)
+    checks.push_back({{"id", c.budget.id},
+                      {"name", c.budget.name},
+                      {"memory", c.budget.memory},
+                      {"overhead", c.budget.overhead},
+                      {"required", c.required},
+                      {"margin", c.margin},
+                      {"fits", c.fits},
+                      {"max_batch", c.max_batch}});
+  j["budgets"] = checks;
+  ordered_json points = ordered_json::array();
+  for (const SweepColumn& c : m.sweep)
+    points.push_back({{"batch", c.batch},
+                      {"optimizer", c.optimizer},
+                      {"footprint", footprint_json(c.footprint)},
+                      {"fits", c.fits}});
+  ordered_json max_batch = ordered_json::array();
+  for (const SweepMaxBatch& s : m.sweep_max_batch)
+    max_batch.push_back({{"optimizer", s.optimizer}, {"by_budget", s.by_budget}});
+  j["sweep"] = {{"points", points}, {"max_batch", max_batch}};
+  return j;
+}
+
+}  // namespace
+
+std::string render_json(const Report& report) {
+  ordered_json j;
+  j["schema"] = "staticnet-report";
+  j["schema_version"] = report_schema_version;
+  j["header"] = report.header;
+  j["units"] = {{"bytes", "B (exact counts; each buffer rounded up to 256 B)"},
+                {"flops", "FLOP; a multiply-add counts 2"}};
+  ordered_json models = ordered_json::array();
+  for (const ModelReport& m : report.models)
+    models.push_back(model_json(m));
+  j["models"] = models;
+  return j.dump(2) + "\n";
+}
+
+std::string render(const Report& report, Format format, bool colour) {
+  switch (format) {
+    case Format::text:
+      return render_text(report, colour);
+    case Format::json:
+      return render_json(report);
+    case Format::markdown:
+      return render_markdown(report);
+    case Format::svg:
+      return render_svg(report);
+  }
+  return {};
+}
+
+}  // namespace staticnet::analyzer

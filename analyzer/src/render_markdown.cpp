@@ -1,0 +1,42 @@
+// The report as GitHub-flavoured Markdown, for pull-request comments and job summaries.
+#include <string>
+
+#include "sections.hpp"
+#include "staticnet/analyzer/render.hpp"
+
+namespace staticnet::analyzer {
+
+namespace {
+
+void render_model(std::string& out, const ModelReport& m) {
+  const ModelDump& d = m.model;
+  const PlanDump& p = d.plan;
+  out += "## " + d.name + ": `" + d.model + "` as `" + d.setup + "`\n\n";
+  out += setup_line(p) + "  \n" + shape_line(p) + "\n\n";
+  out += "### Layers\n\n" + layer_table(m).markdown() + "\n" + flop_conventions(p) + "\n\n";
+  out += "### " + footprint_heading(p) + "\n\n" + footprint_table(m).markdown() + "\n";
+  out += "### Peak\n\n" + peak_line(m) + ". " + arena_line(m) + "\n\n";
+  if (!m.alive_at_peak.empty())
+    out +=
+        "Activation buffers alive then:\n\n" + consumer_table(m, m.alive_at_peak).markdown() + "\n";
+  out += "### Largest buffers\n\n" + consumer_table(m, m.top_consumers).markdown() + "\n";
+  if (!m.checks.empty())
+    out += "### Budgets\n\nRequired = the step's footprint + the device's runtime overhead.\n\n" +
+           check_table(m).markdown() + "\n";
+  if (!m.sweep.empty()) {
+    out += "### What-if\n\n" + sweep_table(m).markdown() + "\n";
+    if (!m.checks.empty())
+      out += sweep_max_batch_table(m).markdown() + "\n";
+  }
+}
+
+}  // namespace
+
+std::string render_markdown(const Report& report) {
+  std::string out = "# staticnet memory report: `" + report.header + "`\n\n";
+  for (const ModelReport& m : report.models)
+    render_model(out, m);
+  return out;
+}
+
+}  // namespace staticnet::analyzer

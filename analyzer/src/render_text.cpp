@@ -1,0 +1,111 @@
+// The report as aligned text, for a terminal or a CI log.
+#include <string>
+
+#include "sections.hpp"
+#include "staticnet/analyzer/render.hpp"
+
+namespace staticnet::analyzer {
+
+namespace {
+
+class Writer {
+ public:
+  explicit Writer(bool colour) : colour_(colour) {}
+  void heading(const std::string& s) { line(style("1", s)); }
+  void line(const std::string& s = "") { out_ += s + "\n"; }
+  // A paragraph, wrapped at 100 columns.
+  void paragraph(const std::string& s, std::size_t indent) {
+    std::string current(indent, ' ');
+    std::size_t start = 0;
+    while (start < s.size()) {
+      std::size_t end = s.find(' ', start);
+      if (end == std::string::npos)
+        end = s.size();
+      const std::string word = s.substr(start, end - start);
+      if (current.size() > indent && current.size() + 1 + word.size() > 100) {
+        line(current);
+        current = std::string(indent, ' ');
+      }
+      current += (current.size() > indent ? " " : "") + word;
+      start = end + 1;
+    }
+    line(current);
+  }
+  void table(const Table& t, std::size_t indent, const char* header_style = "2") {
+    const auto lines = t.text_lines(indent);
+    for (std::size_t i = 0; i < lines.size(); ++i)
+      line(i == 0 ? style(header_style, lines[i]) : lines[i]);
+  }
+  // Rows of a check table: a budget the model exceeds reads red.
+  void check_table(const Table& t, const std::vector<BudgetCheck>& checks) {
+    const auto lines = t.text_lines(4);
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+      if (i == 0)
+        line(style("2", lines[i]));
+      else
+        line(checks.at(i - 1).fits ? lines[i] : style("31", lines[i]));
+    }
+  }
+  std::string style(const char* code, const std::string& s) const {
+    return colour_ ? "\x1b[" + std::string(code) + "m" + s + "\x1b[0m" : s;
+  }
+  std::string str() const { return out_; }
+
+ private:
+  bool colour_;
+  std::string out_;
+};
+
+void render_model(Writer& w, const ModelReport& m) {
+  const ModelDump& d = m.model;
+  const PlanDump& p = d.plan;
+  w.heading("== " + d.name + ": " + d.model + " as " + d.setup);
+  w.line("  " + setup_line(p));
+  w.line("  " + shape_line(p));
+  w.line();
+  w.heading("  Layers");
+  w.table(layer_table(m), 4);
+  w.paragraph(flop_conventions(p), 4);
+  w.line();
+  w.heading("  " + footprint_heading(p));
+  w.table(footprint_table(m), 4);
+  w.line();
+  w.heading("  Peak: " + peak_line(m));
+  w.line("    " + arena_line(m));
+  if (!m.alive_at_peak.empty()) {
+    w.line("    Activation buffers alive then:");
+    w.table(consumer_table(m, m.alive_at_peak), 6);
+  }
+  w.line();
+  w.heading("  Largest buffers");
+  w.table(consumer_table(m, m.top_consumers), 4);
+  if (!m.checks.empty()) {
+    w.line();
+    w.heading("  Budgets (required = the step's footprint + the device's runtime overhead)");
+    w.check_table(check_table(m), m.checks);
+  }
+  if (!m.sweep.empty()) {
+    w.line();
+    w.heading("  What-if: the footprint by batch" +
+              std::string(m.sweep_max_batch.size() > 1 ? " and optimizer" : ""));
+    w.table(sweep_table(m), 4);
+    if (!m.checks.empty()) {
+      w.line();
+      w.table(sweep_max_batch_table(m), 4);
+    }
+  }
+}
+
+}  // namespace
+
+std::string render_text(const Report& report, bool colour) {
+  Writer w(colour);
+  for (std::size_t i = 0; i < report.models.size(); ++i) {
+    if (i)
+      w.line();
+    render_model(w, report.models[i]);
+  }
+  return w.str();
+}
+
+}  // namespace staticnet::analyzer

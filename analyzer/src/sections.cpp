@@ -1,0 +1,179 @@
+#include "sections.hpp"
+
+#include <cstdio>
+
+namespace staticnet::analyzer {
+
+namespace {
+
+std::string percent(std::int64_t part, std::int64_t whole) {
+  char text[16];
+  std::snprintf(text, sizeof text, "%.1f%%", whole ? 100.0 * part / whole : 0.0);
+  return text;
+}
+
+std::string lifetime(const ModelReport& m, const Consumer& c) {
+  const std::int64_t last = static_cast<std::int64_t>(m.timeline.size()) - 1;
+  if (c.first_step == 0 && c.last_step == last)
+    return "the whole step";
+  return "steps " + std::to_string(c.first_step) + "–" + std::to_string(c.last_step) + ": " +
+         m.timeline.at(c.first_step).label + " → " + m.timeline.at(c.last_step).label;
+}
+
+std::string sweep_heading(const SweepColumn& c, bool several_optimizers) {
+  std::string h = "batch " + grouped_count(c.batch);
+  return several_optimizers ? h + " " + c.optimizer : h;
+}
+
+bool several_optimizers(const ModelReport& m) {
+  for (const SweepColumn& c : m.sweep)
+    if (c.optimizer != m.sweep.front().optimizer)
+      return true;
+  return false;
+}
+
+}  // namespace
+
+std::string setup_line(const PlanDump& plan) {
+  if (!plan.training())
+    return "inference (forward only): batch " + grouped_count(plan.batch) + ", " + plan.precision;
+  return "training step: batch " + grouped_count(plan.batch) + ", " + plan.optimizer + ", " +
+         plan.loss + ", " + plan.precision;
+}
+
+std::string shape_line(const PlanDump& plan) {
+  const std::size_t layers = plan.layers.size();
+  return "input " + plan.input_dtype + " " + shape_text(plan.input_shape) + " → output " +
+         shape_text(plan.output_shape) + "; " + grouped_count(plan.parameter_count) +
+         " parameters; " + std::to_string(layers) + (layers == 1 ? " layer; " : " layers; ") +
+         std::to_string(plan.buffers.size()) + " buffers over " +
+         std::to_string(plan.schedule.size()) + " steps";
+}
+
+Table layer_table(const ModelReport& m) {
+  Table t({Align::right, Align::left, Align::left, Align::left, Align::right, Align::right,
+           Align::right, Align::right});
+  t.add({"#", "layer", "input", "output", "parameters", "saved for backward", "forward FLOPs",
+         "backward FLOPs"});
+  const PlanDump& p = m.model.plan;
+  for (std::size_t i = 0; i < p.layers.size(); ++i) {
+    const LayerRow& l = p.layers[i];
+    t.add({std::to_string(i), l.kind, shape_text(l.input_shape), shape_text(l.output_shape),
+           grouped_count(l.parameters), human_bytes(l.saved_bytes), si(l.forward_flops),
+           si(l.backward_flops)});
+  }
+  t.add({"", "total", "", "", grouped_count(p.parameter_count), human_bytes(m.total_saved_bytes),
+         si(m.total_forward_flops), si(m.total_backward_flops)});
+  return t;
+}
+
+std::string flop_conventions(const PlanDump& plan) {
+  std::string s =
+      "FLOPs: a multiply-add counts 2; bias adds count; a pool counts one per window element; "
+      "an activation 1 per element (sigmoid 3).";
+  if (plan.training())
+    s += " Backward counts the weight gradient and, except in layers before the first with "
+         "parameters, the input gradient. Saved for backward: what a layer keeps from forward "
+         "(its input, its output, or pool indices).";
+  return s;
+}
+
+std::string footprint_heading(const PlanDump& plan) {
+  return std::string(plan.training() ? "Memory of one training step"
+                                     : "Memory of one forward "
+                                       "pass") +
+         " (1 KiB = 1,024 B; each buffer rounded up to 256 B)";
+}
+
+Table footprint_table(const ModelReport& m) {
+  Table t({Align::left, Align::right, Align::right, Align::right});
+  t.add({"category", "bytes", "", "share"});
+  const FootprintBytes& f = m.model.plan.footprint;
+  for (Category c : categories)
+    t.add({label_of(c), exact_bytes(f[c]), human_bytes(f[c]), percent(f[c], f.total)});
+  t.add({"total", exact_bytes(f.total), human_bytes(f.total), "100.0%"});
+  return t;
+}
+
+std::string peak_line(const ModelReport& m) {
+  return exact_bytes(m.peak_bytes) + " (" + human_bytes(m.peak_bytes) + ") at step " +
+         std::to_string(m.peak_step) + " of " + std::to_string(m.timeline.size()) + ", " +
+         m.timeline.at(m.peak_step).name;
+}
+
+std::string arena_line(const ModelReport& m) {
+  const std::int64_t arena = m.model.plan.footprint.total;
+  if (arena == m.peak_bytes)
+    return "The arena (one allocation of " + exact_bytes(arena) + ") is exactly this peak.";
+  return "The arena (one allocation of " + exact_bytes(arena) + ") is " +
+         exact_bytes(arena - m.peak_bytes) + " (" + human_bytes(arena - m.peak_bytes) +
+         ") above the peak: buffers placed at fixed offsets leave that gap.";
+}
+
+Table consumer_table(const ModelReport& m, const std::vector<Consumer>& consumers) {
+  Table t({Align::right, Align::left, Align::left, Align::left});
+  t.add({"bytes", "category", "buffer", "alive"});
+  for (const Consumer& c : consumers)
+    t.add({human_bytes(c.bytes), c.category, c.what, lifetime(m, c)});
+  return t;
+}
+
+Table check_table(const ModelReport& m) {
+  Table t({Align::left, Align::right, Align::right, Align::right, Align::right, Align::left,
+           Align::right});
+  t.add({"budget", "memory", "runtime overhead", "required", "margin", "fits", "largest batch"});
+  for (const BudgetCheck& c : m.checks)
+    t.add({c.budget.name, human_bytes(c.budget.memory), human_bytes(c.budget.overhead),
+           human_bytes(c.required), human_bytes(c.margin), c.fits ? "yes" : "NO",
+           grouped_count(c.max_batch)});
+  return t;
+}
+
+Table sweep_table(const ModelReport& m) {
+  std::vector<Align> align = {Align::left};
+  std::vector<std::string> head = {""};
+  const bool several = several_optimizers(m);
+  for (const SweepColumn& c : m.sweep) {
+    align.push_back(Align::right);
+    head.push_back(sweep_heading(c, several));
+  }
+  Table t(align);
+  t.add(head);
+  for (Category cat : categories) {
+    std::vector<std::string> row = {label_of(cat)};
+    for (const SweepColumn& c : m.sweep)
+      row.push_back(human_bytes(c.footprint[cat]));
+    t.add(row);
+  }
+  std::vector<std::string> total = {"total"};
+  for (const SweepColumn& c : m.sweep)
+    total.push_back(human_bytes(c.footprint.total));
+  t.add(total);
+  for (std::size_t b = 0; b < m.checks.size(); ++b) {
+    std::vector<std::string> row = {"fits " + m.checks[b].budget.name};
+    for (const SweepColumn& c : m.sweep)
+      row.push_back(c.fits.at(b) ? "yes" : "NO");
+    t.add(row);
+  }
+  return t;
+}
+
+Table sweep_max_batch_table(const ModelReport& m) {
+  std::vector<Align> align = {Align::left};
+  std::vector<std::string> head = {"largest batch that fits"};
+  for (const BudgetCheck& c : m.checks) {
+    align.push_back(Align::right);
+    head.push_back(c.budget.name);
+  }
+  Table t(align);
+  t.add(head);
+  for (const SweepMaxBatch& s : m.sweep_max_batch) {
+    std::vector<std::string> row = {"with " + s.optimizer};
+    for (std::int64_t b : s.by_budget)
+      row.push_back(grouped_count(b));
+    t.add(row);
+  }
+  return t;
+}
+
+}  // namespace staticnet::analyzer

@@ -1,0 +1,29 @@
+#pragma once
+// The report's tables and sentences, shared by the text and Markdown forms, which differ only in
+// how they frame them.
+#include <string>
+
+#include "staticnet/analyzer/report.hpp"
+#include "table.hpp"
+
+namespace staticnet::analyzer {
+
+// "training step: batch 128, Adam, CrossEntropy, FP32"
+std::string setup_line(const PlanDump& plan);
+// "input f32 (128, 3, 32, 32) → output (128, 10); 41,418 parameters; 5 layers; 13 buffers ..."
+std::string shape_line(const PlanDump& plan);
+Table layer_table(const ModelReport& m);
+// How the FLOP columns count and what "saved" means.
+std::string flop_conventions(const PlanDump& plan);
+Table footprint_table(const ModelReport& m);
+std::string footprint_heading(const PlanDump& plan);
+// "21,747,200 B (20.74 MiB) at step 7 of 12, backward of layer 3 (Flatten)"
+std::string peak_line(const ModelReport& m);
+// Whether the arena equals the peak, or by how much placement exceeds it.
+std::string arena_line(const ModelReport& m);
+Table consumer_table(const ModelReport& m, const std::vector<Consumer>& consumers);
+Table check_table(const ModelReport& m);
+Table sweep_table(const ModelReport& m);
+Table sweep_max_batch_table(const ModelReport& m);
+
+}  // namespace staticnet::analyzer

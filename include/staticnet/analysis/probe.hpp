@@ -1,0 +1,343 @@
+#pragma once
+// The analyzer's probe: the program `staticnet analyze` compiles from a user's header. Every
+// STATICNET_MODEL line becomes an entry here; probe_main() writes each entry's plan, the very
+// constant the static_asserts read (plan_v), as JSON on stdout. The analyzer renders that JSON
+// and recomputes nothing.
+//
+// What-if questions run the same constexpr functions at run time with one setup field changed
+// (the batch, the optimizer), because their values come from the command line:
+//
+//   probe [--only NAME] [--batch N]... [--optimizer SGD|SGDMomentum|Adam|AdamW]...
+//         [--budget BYTES]...
+//
+// --batch and --optimizer span a sweep (their product; an empty axis keeps the setup's value);
+// --budget asks for the largest batch whose step fits in BYTES, for the setup's optimizer and
+// each swept one. The output's layout is versioned (`probe_format`); analyzer/src/plan_dump.cpp
+// reads it. Only this probe includes this header (through register.hpp).
+#include <cinttypes>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "staticnet/budget.hpp"
+#include "staticnet/lower.hpp"
+#include "staticnet/plan.hpp"
+
+namespace staticnet::analysis {
+
+inline constexpr int probe_format = 1;
+
+struct Request {
+  std::string only;  // report only the model registered under this name
+  std::vector<std::int64_t> batches;
+  std::vector<OptimizerKind> optimizers;
+  std::vector<std::int64_t> budgets;  // bytes the model may use (the device's overhead is off)
+};
+
+// A minimal JSON writer: the probe prints identifiers and integers only, so no escaping beyond
+// quotes and backslashes is needed.
+class JsonOut {
+ public:
+  explicit JsonOut(std::FILE* f) : f_(f) {}
+  void open(char bracket) {
+    separate();
+    std::fputc(bracket, f_);
+    first_ = true;
+  }
+  void close(char bracket) {
+    std::fputc(bracket, f_);
+    first_ = false;
+  }
+  void key(const char* k) {
+    separate();
+    string_literal(k);
+    std::fputc(':', f_);
+    first_ = true;  // the value follows without a comma
+  }
+  void value(std::int64_t v) {
+    separate();
+    std::fprintf(f_, "%" PRId64, v);
+  }
+  void value(bool v) {
+    separate();
+    std::fputs(v ? "true" : "false", f_);
+  }
+  void value(const char* s) {
+    separate();
+    string_literal(s);
+  }
+  void value(const Shape& s) {
+    open('[');
+    for (int i = 0; i < s.rank; ++i)
+      value(s[i]);
+    close(']');
+  }
+  template <class T>
+  void field(const char* k, const T& v) {
+    key(k);
+    value(v);
+  }
+
+ private:
+  void separate() {
+    if (!first_)
+      std::fputc(',', f_);
+    first_ = false;
+  }
+  void string_literal(const char* s) {
+    std::fputc('"', f_);
+    for (; *s; ++s) {
+      if (*s == '"' || *s == '\\')
+        std::fputc('\\', f_);
+      std::fputc(*s, f_);
+    }
+    std::fputc('"', f_);
+  }
+  std::FILE* f_;
+  bool first_ = true;
+};
+
+inline void write_footprint(JsonOut& out, const Footprint& f) {
+  out.key("footprint");
+  out.open('{');
+  out.field("weights", f.weights.count);
+  out.field("gradients", f.gradients.count);
+  out.field("optimizer_state", f.optimizer_state.count);
+  out.field("inputs", f.inputs.count);
+  out.field("workspace", f.workspace.count);
+  out.field("activations", f.activations.count);
+  out.field("total", f.total().count);
+  out.close('}');
+}
+
+inline const char* step_name(StepKind k) {
+  switch (k) {
+    case StepKind::forward:
+      return "forward";
+    case StepKind::loss:
+      return "loss";
+    case StepKind::backward:
+      return "backward";
+    case StepKind::update:
+      return "update";
+  }
+  return "?";
+}
+
+template <std::size_t L>
+void write_plan(JsonOut& out, const Plan<L>& p) {
+  out.key("plan");
+  out.open('{');
+  out.field("mode", p.mode == Mode::training ? "training" : "inference");
+  out.field("batch", p.batch());
+  out.field("input_dtype", name_of(p.setup.input_dtype));
+  out.field("loss", name_of(p.setup.loss));
+  out.field("optimizer", name_of(p.setup.optimizer));
+  out.field("precision", "FP32");
+  out.field("input_shape", p.input_shape);
+  out.field("output_shape", p.output_shape);
+  out.field("parameter_count", p.parameter_count);
+  write_footprint(out, p.footprint);
+  out.key("layers");
+  out.open('[');
+  for (const LayerPlan& l : p.layers) {
+    out.open('{');
+    out.field("kind", name_of(l.kind));
+    out.field("out", l.options.out);
+    out.key("kernel");
+    out.value(Shape{l.options.kernel_h, l.options.kernel_w});
+    out.key("stride");
+    out.value(Shape{l.options.stride_h, l.options.stride_w});
+    out.key("padding");
+    out.value(Shape{l.options.pad_h, l.options.pad_w});
+    out.field("bias", l.options.bias);
+    out.field("input_shape", l.input_shape);
+    out.field("output_shape", l.output_shape);
+    out.field("parameters", l.parameters);
+    out.field("saved_bytes", l.saved_bytes);
+    out.field("forward_flops", l.forward_flops);
+    out.field("backward_flops", l.backward_flops);
+    out.field("workspace_bytes", l.workspace_bytes);
+    out.field("runs_backward", l.runs_backward);
+    out.field("in_place", l.in_place);
+    out.close('}');
+  }
+  out.close(']');
+  out.key("buffers");
+  out.open('[');
+  for (const Buffer& b : p.buffers) {
+    out.open('{');
+    out.field("role", name_of(b.role));
+    out.field("layer", b.layer);
+    out.field("size", b.size);
+    out.field("occupied", b.occupied());
+    out.field("offset", b.offset);
+    out.field("first_step", b.first_step);
+    out.field("last_step", b.last_step);
+    out.close('}');
+  }
+  out.close(']');
+  out.key("schedule");
+  out.open('[');
+  for (std::int64_t s = 0; s < p.step_count(); ++s) {
+    out.open('{');
+    out.field("kind", step_name(p.schedule[s].kind));
+    out.field("layer", p.schedule[s].layer);
+    out.field("live_activation_bytes", p.live_activation_bytes(s));
+    out.close('}');
+  }
+  out.close(']');
+  out.close('}');
+}
+
+// One registered model: its plan, the sweep and the largest batches.
+template <Model M, Setup S>
+void write_model(JsonOut& out, const Request& r) {
+  constexpr auto& p = plan_v<M, S>;  // the compile-time plan; a wrong model fails the build here
+  constexpr auto layers = flatten<M>();
+  const SetupDesc base = S::desc();
+  const bool training = base.mode == Mode::training;
+  write_plan(out, p);
+
+  std::vector<std::int64_t> batches = r.batches;
+  std::vector<OptimizerKind> optimizers = r.optimizers;
+  if (batches.empty())
+    batches.push_back(base.batch);
+  if (optimizers.empty() || !training)
+    optimizers = {base.optimizer};
+
+  out.key("sweep");
+  out.open('[');
+  if (!r.batches.empty() || !r.optimizers.empty()) {
+    for (OptimizerKind o : optimizers) {
+      for (std::int64_t b : batches) {
+        SetupDesc s = base;
+        s.batch = b;
+        s.optimizer = o;
+        const auto variant = plan(lower(layers, s));
+        out.open('{');
+        out.field("batch", b);
+        out.field("optimizer", name_of(o));
+        write_footprint(out, variant.footprint);
+        out.close('}');
+      }
+    }
+  }
+  out.close(']');
+
+  // The largest batch under each budget, for the setup's optimizer and each swept one.
+  std::vector<OptimizerKind> kinds = {base.optimizer};
+  for (OptimizerKind o : optimizers)
+    if (o != base.optimizer)
+      kinds.push_back(o);
+  out.key("max_batch");
+  out.open('[');
+  for (OptimizerKind o : kinds) {
+    SetupDesc s = base;
+    s.optimizer = o;
+    out.open('{');
+    out.field("optimizer", name_of(o));
+    out.key("by_budget");
+    out.open('[');
+    for (std::int64_t budget : r.budgets)
+      out.value(detail::max_batch_for(layers, s, Bytes{budget}));
+    out.close(']');
+    out.close('}');
+  }
+  out.close(']');
+}
+
+struct Entry {
+  const char* name;
+  const char* model;
+  const char* setup;
+  void (*write)(JsonOut&, const Request&);
+};
+
+inline std::vector<Entry>& registry() {
+  static std::vector<Entry> entries;
+  return entries;
+}
+
+template <Model M, Setup S>
+bool register_model(const char* name, const char* model, const char* setup) {
+  registry().push_back({name, model, setup, &write_model<M, S>});
+  return true;
+}
+
+inline bool parse_optimizer(const char* text, OptimizerKind& out) {
+  for (OptimizerKind o : {OptimizerKind::SGD, OptimizerKind::SGDMomentum, OptimizerKind::Adam,
+                          OptimizerKind::AdamW}) {
+    if (std::strcmp(text, name_of(o)) == 0) {
+      out = o;
+      return true;
+    }
+  }
+  return false;
+}
+
+inline bool parse_count(const char* text, std::int64_t& out) {
+  char* end = nullptr;
+  const long long v = std::strtoll(text, &end, 10);
+  if (end == text || *end != '\0' || v <= 0)
+    return false;
+  out = v;
+  return true;
+}
+
+// Exit status 0, or 2 for arguments it does not understand (the analyzer writes them, so that
+// means the analyzer and this header disagree).
+inline int probe_main(int argc, char** argv) {
+  Request r;
+  for (int i = 1; i < argc; ++i) {
+    const char* arg = argv[i];
+    const char* next = i + 1 < argc ? argv[i + 1] : nullptr;
+    bool ok = next != nullptr;
+    if (ok && std::strcmp(arg, "--only") == 0) {
+      r.only = next;
+    } else if (ok && std::strcmp(arg, "--batch") == 0) {
+      std::int64_t b = 0;
+      ok = parse_count(next, b);
+      r.batches.push_back(b);
+    } else if (ok && std::strcmp(arg, "--optimizer") == 0) {
+      OptimizerKind o{};
+      ok = parse_optimizer(next, o);
+      r.optimizers.push_back(o);
+    } else if (ok && std::strcmp(arg, "--budget") == 0) {
+      std::int64_t b = 0;
+      ok = parse_count(next, b);
+      r.budgets.push_back(b);
+    } else {
+      ok = false;
+    }
+    if (!ok) {
+      std::fprintf(stderr, "staticnet probe: cannot use argument '%s'\n", arg);
+      return 2;
+    }
+    ++i;
+  }
+  JsonOut out(stdout);
+  out.open('{');
+  out.field("probe_format", std::int64_t{probe_format});
+  out.key("models");
+  out.open('[');
+  for (const Entry& e : registry()) {
+    if (!r.only.empty() && r.only != e.name)
+      continue;
+    out.open('{');
+    out.field("name", e.name);
+    out.field("model", e.model);
+    out.field("setup", e.setup);
+    e.write(out, r);
+    out.close('}');
+  }
+  out.close(']');
+  out.close('}');
+  std::fputc('\n', stdout);
+  return std::fflush(stdout) == 0 ? 0 : 1;
+}
+
+}  // namespace staticnet::analysis
