@@ -10,6 +10,10 @@
 # matches within the first <k> lines (default 15) of the compiler's output: a wrong model must
 # be explained at the top of the error, not 200 lines down.
 #
+# With EXPLAINED <regex>..., the test also runs `staticnet explain` over the compiler's output
+# and requires each regex in what it prints: the analyzer's one-sentence decoding of the error,
+# checked on the output of every compiler the suite runs.
+#
 #   staticnet_compile_succeed(NAME <name> SOURCE <file.cpp>)
 #
 # registers the same check the other way round: the source must compile with the same command.
@@ -27,6 +31,7 @@ set(_staticnet_compile_check_driver
 cmake_path(NORMAL_PATH _staticnet_compile_check_driver)
 
 # _compiler and _flags come from the caller: empty for the C++ compiler of this build.
+# _explained (regexes for `staticnet explain`) also comes from the caller.
 function(_staticnet_compile_check name source expect first_lines)
   set(patterns ${ARGN})
   cmake_path(ABSOLUTE_PATH source BASE_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}")
@@ -65,15 +70,28 @@ function(_staticnet_compile_check name source expect first_lines)
   foreach(p IN LISTS patterns)
     string(APPEND text "list(APPEND PATTERNS [==[${p}]==])\n")
   endforeach()
+  # Without the staticnet command (STATICNET_BUILD_RUNTIME=OFF) only the patterns are checked.
+  set(explain_tool)
+  if(_explained AND TARGET staticnet_cli)
+    set(explain_tool "-DEXPLAIN_TOOL=$<TARGET_FILE:staticnet_cli>")
+  else()
+    set(_explained)
+  endif()
+  string(APPEND text "set(EXPLAINED)\n")
+  foreach(p IN LISTS _explained)
+    string(APPEND text "list(APPEND EXPLAINED [==[${p}]==])\n")
+  endforeach()
   file(WRITE "${config}" "${text}")
 
   add_test(NAME compile_fail/${name}
-           COMMAND ${CMAKE_COMMAND} -DCONFIG=${config} -P ${_staticnet_compile_check_driver})
+           COMMAND ${CMAKE_COMMAND} -DCONFIG=${config} ${explain_tool}
+                   -P ${_staticnet_compile_check_driver})
   set_tests_properties(compile_fail/${name} PROPERTIES LABELS compile_fail TIMEOUT 300)
 endfunction()
 
 function(staticnet_compile_fail)
-  cmake_parse_arguments(PARSE_ARGV 0 arg "" "NAME;SOURCE;FIRST_LINES;COMPILER" "PATTERNS;FLAGS")
+  cmake_parse_arguments(PARSE_ARGV 0 arg "" "NAME;SOURCE;FIRST_LINES;COMPILER"
+                        "PATTERNS;FLAGS;EXPLAINED")
   if(NOT arg_NAME OR NOT arg_SOURCE OR NOT arg_PATTERNS)
     message(FATAL_ERROR "staticnet_compile_fail needs NAME, SOURCE and at least one PATTERNS")
   endif()
@@ -85,6 +103,7 @@ function(staticnet_compile_fail)
   endif()
   set(_compiler "${arg_COMPILER}")
   set(_flags ${arg_FLAGS})
+  set(_explained ${arg_EXPLAINED})
   _staticnet_compile_check(${arg_NAME} ${arg_SOURCE} fail ${arg_FIRST_LINES} ${arg_PATTERNS})
 endfunction()
 
@@ -95,5 +114,6 @@ function(staticnet_compile_succeed)
   endif()
   set(_compiler "${arg_COMPILER}")
   set(_flags ${arg_FLAGS})
+  set(_explained)
   _staticnet_compile_check(${arg_NAME} ${arg_SOURCE} succeed 15)
 endfunction()

@@ -12,6 +12,8 @@ packages=(
   libopenblas-dev                                  # matrix products of the generated CPU step
   python3                                          # fixture scripts, compile-fail test driver
   python3-venv                                     # build/python-env for the safetensors interop tests
+  python3-jsonschema                               # validates the analyzer's JSON against its schema
+  chromium python3-pil fonts-dejavu-core           # renders the analyzer's SVG to PNG in a test
 )
 
 missing=()

@@ -275,6 +275,38 @@ std::string without_escapes(std::string_view s) {
   return out;
 }
 
+// EDG (nvcc's front end) names the parameters and binds them after the name:
+//   linear_in_features_mismatch<Layer, InFeaturesWritten, ...> [with Layer=..., ...]
+// Replaces each parameter name in `args` with what the clause at `at` binds it to.
+void substitute_with_clause(const std::string& text, std::size_t at,
+                            std::vector<std::string>& args) {
+  constexpr std::string_view with = " [with ";
+  if (text.compare(at, with.size(), with) != 0)
+    return;
+  const std::size_t start = at + with.size();
+  int depth = 0;
+  std::size_t end = start;
+  for (; end < text.size() && text[end] != '\n'; ++end) {
+    if (text[end] == '<' || text[end] == '[')
+      ++depth;
+    else if (text[end] == '>' || (text[end] == ']' && depth > 0))
+      --depth;
+    else if (text[end] == ']')
+      break;
+  }
+  std::map<std::string, std::string> bound;
+  for (const std::string& binding :
+       split_top_level(std::string_view(text).substr(start, end - start))) {
+    const auto eq = binding.find('=');
+    if (eq != std::string::npos)
+      bound[trim(std::string_view(binding).substr(0, eq))] =
+          trim(std::string_view(binding).substr(eq + 1));
+  }
+  for (std::string& a : args)
+    if (const auto it = bound.find(a); it != bound.end())
+      a = it->second;
+}
+
 }  // namespace
 
 const std::vector<std::string>& explained_errors() {
@@ -315,16 +347,20 @@ std::vector<Explanation> explain_compiler_output(std::string_view compiler_outpu
     }
     if (close >= text.size() || text[close] != '>')
       continue;
-    const std::string args = text.substr(name_end + 1, close - name_end - 1);
-    const std::string key = name + "<" + args + ">";
+    std::vector<std::string> args =
+        split_top_level(text.substr(name_end + 1, close - name_end - 1));
+    substitute_with_clause(text, close + 1, args);
+    std::string key = name;
+    for (const std::string& a : args)
+      key += "|" + a;
     if (std::find(seen.begin(), seen.end(), key) != seen.end())
       continue;
     seen.push_back(key);
     try {
-      found.push_back({name, decoder->second(Facts(split_top_level(args)))});
+      found.push_back({name, decoder->second(Facts(args))});
     } catch (const std::exception&) {
       // The arguments are not what this version's errors.hpp writes; say what it is at least.
-      found.push_back({name, "staticnet error " + name + "<" + args + ">"});
+      found.push_back({name, "staticnet error " + key});
     }
   }
   return found;

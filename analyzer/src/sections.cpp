@@ -51,26 +51,45 @@ std::string shape_line(const PlanDump& plan) {
 }
 
 Table layer_table(const ModelReport& m) {
-  Table t({Align::right, Align::left, Align::left, Align::left, Align::right, Align::right,
-           Align::right, Align::right});
-  t.add({"#", "layer", "input", "output", "parameters", "saved for backward", "forward FLOPs",
-         "backward FLOPs"});
   const PlanDump& p = m.model.plan;
+  // A forward pass saves nothing and runs no backward: those columns would be all zeros.
+  const bool training = p.training();
+  std::vector<Align> align = {Align::right, Align::left,  Align::left,
+                              Align::left,  Align::right, Align::right};
+  std::vector<std::string> head = {"#", "layer", "input", "output", "parameters"};
+  if (training) {
+    align.insert(align.end(), {Align::right, Align::right});
+    head.push_back("saved for backward");
+  }
+  head.push_back("forward FLOPs");
+  if (training)
+    head.push_back("backward FLOPs");
+  Table t(align);
+  t.add(head);
+  auto row = [&](std::vector<std::string> cells, std::int64_t saved, std::int64_t forward,
+                 std::int64_t backward) {
+    if (training)
+      cells.push_back(human_bytes(saved));
+    cells.push_back(si(forward));
+    if (training)
+      cells.push_back(si(backward));
+    t.add(cells);
+  };
   for (std::size_t i = 0; i < p.layers.size(); ++i) {
     const LayerRow& l = p.layers[i];
-    t.add({std::to_string(i), l.kind, shape_text(l.input_shape), shape_text(l.output_shape),
-           grouped_count(l.parameters), human_bytes(l.saved_bytes), si(l.forward_flops),
-           si(l.backward_flops)});
+    row({std::to_string(i), l.kind, shape_text(l.input_shape), shape_text(l.output_shape),
+         grouped_count(l.parameters)},
+        l.saved_bytes, l.forward_flops, l.backward_flops);
   }
-  t.add({"", "total", "", "", grouped_count(p.parameter_count), human_bytes(m.total_saved_bytes),
-         si(m.total_forward_flops), si(m.total_backward_flops)});
+  row({"", "total", "", "", grouped_count(p.parameter_count)}, m.total_saved_bytes,
+      m.total_forward_flops, m.total_backward_flops);
   return t;
 }
 
 std::string flop_conventions(const PlanDump& plan) {
   std::string s =
       "FLOPs: a multiply-add counts 2; bias adds count; a pool counts one per window element; "
-      "an activation 1 per element (sigmoid 3).";
+      "an activation 1 per element (sigmoid 3; backward: sigmoid and tanh 3).";
   if (plan.training())
     s += " Backward counts the weight gradient and, except in layers before the first with "
          "parameters, the input gradient. Saved for backward: what a layer keeps from forward "

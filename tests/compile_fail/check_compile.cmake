@@ -1,6 +1,7 @@
 # Driver of one compile check (see cmake/StaticnetCompileFail.cmake):
 #   cmake -DCONFIG=<build>/compile_checks/<name>.cmake -P check_compile.cmake
-# CONFIG sets NAME, COMPILER, FLAGS, SOURCE, EXPECT (fail|succeed), FIRST_LINES, LOG, PATTERNS.
+# CONFIG sets NAME, COMPILER, FLAGS, SOURCE, EXPECT (fail|succeed), FIRST_LINES, LOG, PATTERNS,
+# EXPLAINED; -DEXPLAIN_TOOL=<staticnet> runs `staticnet explain LOG` against EXPLAINED.
 cmake_minimum_required(VERSION 3.25)
 if(NOT CONFIG OR NOT EXISTS "${CONFIG}")
   message(FATAL_ERROR "check_compile: pass -DCONFIG=<file> (got '${CONFIG}')")
@@ -74,3 +75,18 @@ if(missing)
 endif()
 message("${NAME}: failed to compile as expected; all patterns in the first ${FIRST_LINES} "
         "lines (${total_chars} characters of output in all)")
+
+if(EXPLAINED)
+  execute_process(COMMAND "${EXPLAIN_TOOL}" explain "${LOG}" RESULT_VARIABLE explain_rc
+                  OUTPUT_VARIABLE explained ERROR_VARIABLE explained)
+  message("staticnet explain: exit ${explain_rc}\n${explained}")
+  set(missing "")
+  foreach(pattern IN LISTS EXPLAINED)
+    if(NOT explained MATCHES "${pattern}")
+      string(APPEND missing "  ${pattern}\n")
+    endif()
+  endforeach()
+  if(NOT explain_rc EQUAL 0 OR missing)
+    message(FATAL_ERROR "${NAME}: staticnet explain did not say (exit ${explain_rc}):\n${missing}")
+  endif()
+endif()

@@ -1,0 +1,327 @@
+#!/usr/bin/env python3
+"""Tests of `staticnet analyze` and `staticnet explain` as a user runs them.
+
+    check_analyzer.py --staticnet EXE --cxx CXX --source ROOT --work DIR CHECK [--update]
+
+CHECK is one of:
+  golden        every sample in every format, against tests/analyzer/golden/ (--update rewrites
+                them; review the diff by hand)
+  hand_numbers  the JSON report's numbers against values derived by hand in samples/*.hpp
+  exit_codes    0 fits, 1 over a budget, 2 usage errors, 3 does not compile, and the messages
+  cache         a second run reuses the probe; a changed header rebuilds it
+  schema        every JSON report validates against analyzer/schema/report-1.json
+  svg_png       the SVG rendered to PNG by headless Chromium is a chart, not a blank page
+
+Exit status 0 on success, 1 on a failed check, 77 when a tool the check needs is missing.
+"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+SAMPLES = ["simple_cnn", "deep_cnn", "linear_regression", "mlp", "small_network",
+           "larger_conv_network", "lenet5", "digits_cnn"]
+FORMATS = {"text": "txt", "markdown": "md", "json": "json", "svg": "svg"}
+GOLDEN_FLAGS = ["--device", "jetson_nano", "--budget", "64MiB"]
+SWEEP_FLAGS = ["--batch", "32,64,128,256", "--optimizer", "SGD,Adam", "--device", "jetson_nano",
+               "--device", "t4"]
+
+failures = []
+
+
+def check(condition, message):
+    if not condition:
+        failures.append(message)
+        print("FAILED: " + message)
+
+
+def analyze(args, *extra, expect=None):
+    command = [args.staticnet, "analyze", "--cxx", args.cxx, "--cache-dir", args.cache,
+               "--color", "never", *extra]
+    result = subprocess.run(command, cwd=args.source, capture_output=True, text=True)
+    if expect is not None and result.returncode != expect:
+        check(False, f"{' '.join(extra)}: exit {result.returncode}, expected {expect}\n"
+                     f"stdout:\n{result.stdout}\nstderr:\n{result.stderr}")
+    return result
+
+
+def sample(name):
+    return f"samples/{name}.hpp"
+
+
+# ---- golden ------------------------------------------------------------------------------------
+
+def golden_cases():
+    for name in SAMPLES:
+        for fmt, ext in FORMATS.items():
+            yield f"{name}.{ext}", [sample(name), "-I", ".", *GOLDEN_FLAGS, "--format", fmt]
+    for fmt in ("text", "json"):
+        yield f"simple_cnn_sweep.{FORMATS[fmt]}", [sample("simple_cnn"), "-I", ".", *SWEEP_FLAGS,
+                                                   "--format", fmt]
+    yield "two_models.txt", ["tests/analyzer/data/two_models.hpp"]
+
+
+def check_golden(args):
+    directory = os.path.join(args.source, "tests", "analyzer", "golden")
+    for file, flags in golden_cases():
+        result = analyze(args, *flags)
+        # Exit 1 is expected where a sample exceeds the 64 MiB budget.
+        check(result.returncode in (0, 1), f"{file}: exit {result.returncode}: {result.stderr}")
+        path = os.path.join(directory, file)
+        if args.update:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(result.stdout)
+            continue
+        with open(path, encoding="utf-8") as f:
+            expected = f.read()
+        if result.stdout != expected:
+            fresh = os.path.join(args.work, file)
+            with open(fresh, "w", encoding="utf-8") as f:
+                f.write(result.stdout)
+            check(False, f"{file} differs from the golden file; diff {path} {fresh}")
+
+
+# ---- hand_numbers ------------------------------------------------------------------------------
+
+def round256(n):
+    return (n + 255) // 256 * 256
+
+
+def report_of(args, name, *flags):
+    result = analyze(args, sample(name), "-I", ".", "--format", "json", *flags)
+    return json.loads(result.stdout)["models"][0]
+
+
+def check_hand_numbers(args):
+    # SimpleCNN (samples/simple_cnn.hpp): B = 128, Adam.
+    B = 128
+    params = (16 * 3 * 3 * 3 + 16) + (4096 * 10 + 10)
+    pb = round256(4 * params)
+    live_peak = (B * 16 * 32 * 32 * 4 + B * 16 * 16 * 16 + round256(B * 4) + round256(B * 4)
+                 + B * 4096 * 4 + B * 16 * 32 * 32 * 4)
+    expected = {"weights": pb, "gradients": pb, "optimizer_state": 2 * pb,
+                "inputs": round256(B * 3 * 32 * 32 * 4) + round256(B * 4),
+                "workspace": round256(3 * 3 * 3 * 32 * 32 * 4), "activations": live_peak}
+    m = report_of(args, "simple_cnn", "--device", "jetson_nano")
+    check(m["parameter_count"] == 41418 == params, f"SimpleCNN parameters {m['parameter_count']}")
+    for key, value in expected.items():
+        check(m["footprint"][key] == value, f"SimpleCNN {key}: {m['footprint'][key]} != {value}")
+    check(m["footprint"]["total"] == sum(expected.values()), "SimpleCNN total")
+    persistent = sum(v for k, v in expected.items() if k != "activations")
+    check(m["peak"]["step"] == 8, f"SimpleCNN peak step {m['peak']['step']}")
+    check(m["peak"]["step_name"] == "backward of layer 2 (MaxPool2d)", m["peak"]["step_name"])
+    check(m["peak"]["bytes"] == persistent + live_peak, f"SimpleCNN peak {m['peak']['bytes']}")
+    # Saved for backward: conv1 its input, the ReLU its output, the pool 1-byte indices, the
+    # Linear its (flattened) input; Flatten nothing.
+    saved = [B * 3 * 32 * 32 * 4, B * 16 * 32 * 32 * 4, B * 16 * 16 * 16, 0, B * 4096 * 4]
+    check([l["saved_bytes"] for l in m["layers"]] == saved, "SimpleCNN saved bytes")
+    check(m["layer_totals"]["saved_bytes"] == sum(saved), "SimpleCNN saved total")
+    # FLOPs: conv1 2 * outputs * 27 + a bias add per output; the first layer with parameters
+    # computes no input gradient, so its backward is the weight gradient plus the bias sum.
+    conv_fwd = 2 * B * 16 * 32 * 32 * 27 + B * 16 * 32 * 32
+    fc_mac = 2 * B * 4096 * 10
+    check(m["layers"][0]["forward_flops"] == conv_fwd, "SimpleCNN conv forward FLOPs")
+    check(m["layers"][0]["backward_flops"] == conv_fwd, "SimpleCNN conv backward FLOPs")
+    check(m["layers"][4]["forward_flops"] == fc_mac + B * 10, "SimpleCNN fc forward FLOPs")
+    check(m["layers"][4]["backward_flops"] == 2 * fc_mac + B * 10, "SimpleCNN fc backward FLOPs")
+    # Jetson Nano: 4 GiB memory, 1.5 GiB overhead.
+    nano = m["budgets"][0]
+    check(nano["required"] == sum(expected.values()) + 1536 * 2**20, "SimpleCNN Nano required")
+    check(nano["margin"] == 4 * 2**30 - nano["required"] and nano["fits"], "SimpleCNN Nano margin")
+
+    # DeepCNN (samples/deep_cnn.hpp): B = 64, Adam; peak at step 14 (pool3 backward).
+    B = 64
+    params = (32 * 3 * 9 + 32) + (64 * 32 * 9 + 64) + (128 * 64 * 9 + 128) + (8192 * 10 + 10)
+    pb = round256(4 * params)
+    live_peak = (B * 32 * 64 * 64 * 4 + B * 32 * 32 * 32 + B * 32 * 32 * 32 * 4
+                 + B * 64 * 32 * 32 * 4 + B * 64 * 16 * 16 + B * 64 * 16 * 16 * 4
+                 + B * 128 * 16 * 16 * 4 + B * 128 * 8 * 8 + round256(B * 4) + round256(B * 4)
+                 + B * 8192 * 4 + B * 128 * 16 * 16 * 4)
+    hole = 3 * 512 * 1024  # the planner's known gap, documented in test_samples.cpp
+    persistent = 2 * pb + 2 * pb + round256(B * 3 * 64 * 64 * 4) + round256(B * 4) + round256(
+        32 * 3 * 3 * 32 * 32 * 4)
+    m = report_of(args, "deep_cnn")
+    check(m["parameter_count"] == 175178 == params, "DeepCNN parameters")
+    check(m["peak"]["step"] == 14, f"DeepCNN peak step {m['peak']['step']}")
+    check(m["peak"]["bytes"] == persistent + live_peak, f"DeepCNN peak {m['peak']['bytes']}")
+    check(m["footprint"]["total"] == persistent + live_peak + hole, "DeepCNN total")
+    check(m["footprint"]["total"] == 94161664, "DeepCNN total, as samples/deep_cnn.hpp says")
+
+    # LinearRegression (seed 002): nn.Linear(10, 2), 22 parameters.
+    m = report_of(args, "linear_regression")
+    check(m["parameter_count"] == 10 * 2 + 2, "LinearRegression parameters")
+
+    # The sweep: batch 256 with SGD has no optimizer state and twice batch 128's inputs.
+    m = report_of(args, "simple_cnn", "--batch", "128,256", "--optimizer", "SGD")
+    points = {(p["batch"], p["optimizer"]): p["footprint"] for p in m["sweep"]["points"]}
+    check(points[(256, "SGD")]["optimizer_state"] == 0, "sweep: SGD has no optimizer state")
+    check(points[(256, "SGD")]["inputs"] == round256(256 * 3 * 32 * 32 * 4) + round256(256 * 4),
+          "sweep: inputs at batch 256")
+
+
+# ---- exit_codes --------------------------------------------------------------------------------
+
+def check_exit_codes(args):
+    r = analyze(args, sample("simple_cnn"), "-I", ".", "--device", "jetson_nano", expect=0)
+    check("Jetson Nano 4GB" in r.stdout, "the device's name is in the report")
+    r = analyze(args, sample("simple_cnn"), "-I", ".", "--budget", "20MiB", expect=1)
+    check("NO" in r.stdout, "an exceeded budget reads NO")
+
+    r = analyze(args, sample("simple_cnn"), "-I", ".", "--device", "jetson_nanoo", expect=2)
+    check("unknown device 'jetson_nanoo'" in r.stderr and "jetson_orin_nano" in r.stderr,
+          f"unknown device lists the known ones: {r.stderr}")
+    r = analyze(args, "samples/no_such_model.hpp", expect=2)
+    check("no such header: samples/no_such_model.hpp" in r.stderr, r.stderr)
+    r = analyze(args, "tests/analyzer/data/no_model.hpp", expect=2)
+    check("no model is registered in tests/analyzer/data/no_model.hpp" in r.stderr
+          and "STATICNET_MODEL(name, Model, Setup)" in r.stderr, r.stderr)
+    r = analyze(args, "tests/analyzer/data/no_model.hpp", "--model", "plain::Net", expect=2)
+    check("--model and --setup go together" in r.stderr, r.stderr)
+    r = analyze(args, sample("mlp"), "-I", ".", "--budget", "lots", expect=2)
+    check("'lots' is not a size" in r.stderr, r.stderr)
+    r = analyze(args, sample("mlp"), "-I", ".", "--optimizer", "Adagrad", expect=2)
+    check("unknown optimizer 'Adagrad'" in r.stderr, r.stderr)
+
+    # Named on the command line instead of registered.
+    r = analyze(args, "tests/analyzer/data/no_model.hpp", "--model", "plain::Net", "--setup",
+                "plain::Training", expect=0)
+    check("plain::Net as plain::Training" in r.stdout, r.stdout)
+
+    # Does not compile: staticnet's error decoded, the compiler's output on --verbose only.
+    seed = "tests/analyzer/data/deep_cnn_seed.hpp"
+    r = analyze(args, seed, expect=3)
+    sentence = ("layer 10 (Linear): `InFeatures<2048>` is written, but 8192 features arrive "
+                "(128 × 8 × 8)")
+    check(sentence in r.stderr, f"the DeepCNN error decoded: {r.stderr}")
+    check("static assert" not in r.stderr, "without --verbose the compiler's output is hidden")
+    r = analyze(args, seed, "--verbose", expect=3)
+    check(sentence in r.stderr and "linear_in_features_mismatch" in r.stderr,
+          "--verbose shows the compiler's output too")
+    r = analyze(args, "tests/analyzer/data/budget_assert.hpp", expect=3)
+    check("needs 18,402,304 B (17.55 MiB)" in r.stderr and "the budget is 16,777,216 B" in r.stderr
+          and "1,625,088 B (1.55 MiB) over" in r.stderr, f"the budget error decoded: {r.stderr}")
+    # Somebody else's error passes through as the compiler wrote it.
+    r = analyze(args, "tests/analyzer/data/not_cpp.hpp", expect=3)
+    check("undeclared_name_in_this_header" in r.stderr and "error" in r.stderr, r.stderr)
+    check("does not compile (the compiler's output is above)" in r.stderr, r.stderr)
+
+    r = subprocess.run([args.staticnet, "analyze", "--list-devices"], capture_output=True,
+                       text=True)
+    check(r.returncode == 0 and "jetson_orin_nano" in r.stdout and "h100_80gb" in r.stdout,
+          f"--list-devices: {r.stdout}")
+
+    # staticnet explain over a log on stdin: nothing of staticnet's in it exits 1.
+    r = subprocess.run([args.staticnet, "explain"], input="main.cpp:1: error: oops\n",
+                       capture_output=True, text=True)
+    check(r.returncode == 1 and r.stdout == "", "explain without a staticnet error exits 1")
+
+
+# ---- cache -------------------------------------------------------------------------------------
+
+def check_cache(args):
+    with tempfile.TemporaryDirectory() as tmp:
+        header = os.path.join(tmp, "net.hpp")
+        text = ("#include <staticnet/staticnet.hpp>\n"
+                "using Net = staticnet::Sequential<staticnet::Linear<{}>>;\n"
+                "using Setup = staticnet::Training<staticnet::Input<staticnet::f32, 8>>;\n"
+                "STATICNET_MODEL(net, Net, Setup);\n")
+        with open(header, "w") as f:
+            f.write(text.format(4))
+        first = analyze(args, header, "--verbose", expect=0)
+        second = analyze(args, header, "--verbose", expect=0)
+        check("probe built by" in first.stderr, f"first run builds: {first.stderr}")
+        check("probe from the cache" in second.stderr, f"second run reuses: {second.stderr}")
+        check(first.stdout == second.stdout, "the cached probe reports the same")
+        with open(header, "w") as f:
+            f.write(text.format(5))
+        third = analyze(args, header, "--verbose", expect=0)
+        check("probe built by" in third.stderr, "a changed header rebuilds the probe")
+        check("(1, 5)" in third.stdout, "and reports the changed model")
+
+
+# ---- schema ------------------------------------------------------------------------------------
+
+def check_schema(args):
+    try:
+        import jsonschema
+    except ImportError:
+        print("SKIPPED: python3-jsonschema is not installed (scripts/install-deps.sh installs it)")
+        sys.exit(77)
+    with open(os.path.join(args.source, "analyzer", "schema", "report-1.json")) as f:
+        schema = json.load(f)
+    jsonschema.Draft202012Validator.check_schema(schema)
+    validator = jsonschema.Draft202012Validator(schema)
+    runs = [[sample(n), "-I", ".", *GOLDEN_FLAGS] for n in SAMPLES]
+    runs.append([sample("simple_cnn"), "-I", ".", *SWEEP_FLAGS])
+    runs.append(["tests/analyzer/data/two_models.hpp", "--budget", "1KiB"])
+    for flags in runs:
+        result = analyze(args, *flags, "--format", "json")
+        errors = list(validator.iter_errors(json.loads(result.stdout)))
+        check(not errors, f"{flags[0]}: {[e.message for e in errors[:3]]}")
+    # The validator is real: a report with a field of the wrong type fails.
+    report = json.loads(analyze(args, sample("mlp"), "-I", ".", "--format", "json").stdout)
+    report["models"][0]["footprint"]["total"] = "a lot"
+    check(not validator.is_valid(report), "a broken report must not validate")
+
+
+# ---- svg_png -----------------------------------------------------------------------------------
+
+def check_svg_png(args):
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    try:
+        from PIL import Image
+    except ImportError:
+        Image = None
+    if not chromium or Image is None:
+        print("SKIPPED: needs chromium and python3-pil (scripts/install-deps.sh installs them)")
+        sys.exit(77)
+    for name in ("simple_cnn", "deep_cnn"):
+        svg = os.path.join(args.work, f"{name}.svg")
+        png = os.path.join(args.work, f"{name}.png")
+        analyze(args, sample(name), "-I", ".", "--device", "jetson_nano", "--budget", "100MiB",
+                "--format", "svg", "-o", svg)
+        if os.path.exists(png):
+            os.remove(png)
+        subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu",
+                        "--hide-scrollbars", f"--user-data-dir={args.work}/chromium-profile",
+                        "--window-size=1000,560", f"--screenshot={png}", f"file://{svg}"],
+                       capture_output=True, timeout=120)
+        check(os.path.exists(png), f"{name}: chromium wrote no PNG")
+        if not os.path.exists(png):
+            continue
+        image = Image.open(png).convert("RGB")
+        pixels = list(image.getdata())
+        white = sum(1 for p in pixels if p == (255, 255, 255))
+        check(white < 0.9 * len(pixels), f"{name}: the PNG is almost blank ({white} white)")
+        # Every drawn category's colour is on the page: the stack was drawn, not just text.
+        for colour in ((0x4E, 0x79, 0xA7), (0x76, 0xB7, 0xB2), (0xED, 0xC9, 0x48)):
+            check(sum(1 for p in pixels if p == colour) > 50, f"{name}: no {colour} in the PNG")
+        print(f"{name}: {png} {image.size}, {len(pixels) - white} non-white pixels")
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--staticnet", required=True)
+    parser.add_argument("--cxx", required=True)
+    parser.add_argument("--source", required=True)
+    parser.add_argument("--work", required=True)
+    parser.add_argument("--update", action="store_true")
+    parser.add_argument("check", choices=["golden", "hand_numbers", "exit_codes", "cache",
+                                          "schema", "svg_png"])
+    args = parser.parse_args()
+    os.makedirs(args.work, exist_ok=True)
+    args.work = os.path.abspath(args.work)
+    args.cache = os.path.join(os.path.dirname(args.work), "analyzer-cache")
+    globals()["check_" + args.check](args)
+    if failures:
+        print(f"{len(failures)} check(s) failed")
+        return 1
+    print("all checks passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

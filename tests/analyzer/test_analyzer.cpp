@@ -1,0 +1,118 @@
+// The analyzer's library: sizes, the decoding of compile errors (on the spellings of g++, clang++
+// and nvcc, written out by hand here; the compile-fail tests decode real compiler output), and
+// that every error template in errors.hpp has a decoding.
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+
+#include "staticnet/analyzer/analyze.hpp"
+#include "staticnet/analyzer/explain.hpp"
+
+namespace an = staticnet::analyzer;
+
+TEST_CASE("parse_size reads binary and decimal units") {
+  CHECK(an::parse_size("3GiB") == 3LL * 1024 * 1024 * 1024);
+  CHECK(an::parse_size("512 MiB") == 512LL * 1024 * 1024);
+  CHECK(an::parse_size("1.5GiB") == 1610612736LL);
+  CHECK(an::parse_size("2GB") == 2000000000LL);
+  CHECK(an::parse_size("64kB") == 64000);
+  CHECK(an::parse_size("1000") == 1000);
+  CHECK_THROWS_AS(an::parse_size("lots"), an::UsageError);
+  CHECK_THROWS_AS(an::parse_size("3 GiBs"), an::UsageError);
+  CHECK_THROWS_AS(an::parse_size("-1GiB"), an::UsageError);
+  CHECK_THROWS_AS(an::parse_size("0"), an::UsageError);
+}
+
+TEST_CASE("budgets_of names devices by id and refuses unknown ones with the list") {
+  an::AnalyzeOptions o;
+  o.devices = {"jetson_nano", "h100_80gb"};
+  o.budgets = {3LL << 30};
+  const auto b = an::budgets_of(o);
+  REQUIRE(b.size() == 3);
+  CHECK(b[0].name == "Jetson Nano 4GB");
+  CHECK(b[0].memory == 4LL << 30);
+  CHECK(b[0].overhead == 1536LL << 20);
+  CHECK(b[1].memory == 81559LL << 20);
+  CHECK(b[2].name == "budget 3.00 GiB");
+  CHECK(b[2].overhead == 0);
+  o.devices = {"jetson_nanoo"};
+  try {
+    (void)an::budgets_of(o);
+    FAIL("an unknown device must throw");
+  } catch (const an::UsageError& e) {
+    const std::string what = e.what();
+    CHECK(what.find("unknown device 'jetson_nanoo'") != std::string::npos);
+    CHECK(what.find("jetson_orin_nano") != std::string::npos);
+  }
+}
+
+TEST_CASE("explain: g++'s spelling of the seed's DeepCNN error") {
+  const std::string gcc =
+      "model.hpp:12:3: error: static assertion failed\n"
+      "/usr/include/staticnet/errors.hpp: In instantiation of 'struct "
+      "staticnet::error::linear_in_features_mismatch<staticnet::error::layer<10, "
+      "staticnet::LayerKind::Linear>, staticnet::error::in_features_written<2048>, "
+      "staticnet::error::features_arriving<8192>, staticnet::error::shape<128, 8, 8> >':\n"
+      "model.hpp:20:   required from here\n"
+      "  'staticnet::error::linear_in_features_mismatch<staticnet::error::layer<10, "
+      "staticnet::LayerKind::Linear>, staticnet::error::in_features_written<2048>, "
+      "staticnet::error::features_arriving<8192>, staticnet::error::shape<128, 8, 8> >'\n";
+  const auto e = an::explain_compiler_output(gcc);
+  REQUIRE(e.size() == 1);  // the same instantiation twice is one error
+  CHECK(e[0].error == "linear_in_features_mismatch");
+  CHECK(e[0].sentence ==
+        "layer 10 (Linear): `InFeatures<2048>` is written, but 8192 features arrive "
+        "(128 × 8 × 8); write InFeatures<8192>, or drop InFeatures to infer it");
+}
+
+TEST_CASE("explain: nvcc's [with ...] spelling and 64-bit L suffixes") {
+  const std::string nvcc =
+      "instantiation of class \"staticnet::error::nonpositive_window_option<Layer, Option, "
+      "Height, Width> [with Layer=staticnet::error::layer<2L, staticnet::LayerKind::Conv2d>, "
+      "Option=staticnet::error::option<staticnet::OptionKind::stride>, "
+      "Height=staticnet::error::height<2L>, Width=staticnet::error::width<0L>]\" at line 9\n";
+  const auto e = an::explain_compiler_output(nvcc);
+  REQUIRE(e.size() == 1);
+  CHECK(e[0].sentence ==
+        "layer 2 (Conv2d): Stride is 2 × 0 (height × width); Kernel and Stride must be at least "
+        "1, Padding at least 0");
+}
+
+TEST_CASE("explain: colour escapes in a build log do not hide the error") {
+  const std::string log =
+      "\x1b[01m\x1b[Kmodel.hpp:\x1b[m\x1b[K In instantiation of '\x1b[01m\x1b[Kstruct "
+      "staticnet::error::nonpositive_batch<staticnet::error::batch<0> >\x1b[m\x1b[K':\n";
+  const auto e = an::explain_compiler_output(log);
+  REQUIRE(e.size() == 1);
+  CHECK(e[0].sentence == "Batch<0>: the batch must be at least 1");
+}
+
+TEST_CASE("explain: other errors are not staticnet's") {
+  CHECK(an::explain_compiler_output("main.cpp:3:5: error: 'foo' was not declared").empty());
+  CHECK(an::explain_compiler_output("staticnet::error::layer<1, staticnet::LayerKind::ReLU>")
+            .empty());
+}
+
+TEST_CASE("every error template in errors.hpp has a decoding") {
+  std::ifstream in(STATICNET_SOURCE_DIR "/include/staticnet/errors.hpp");
+  REQUIRE(in);
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string source = text.str();
+  // The error templates are the structs that hold a static_assert; the argument wrappers
+  // (layer, shape, numbers) hold none.
+  const std::regex error_struct(R"(struct (\w+) \{\n  static_assert)");
+  int count = 0;
+  for (std::sregex_iterator it(source.begin(), source.end(), error_struct), end; it != end; ++it) {
+    const std::string name = (*it)[1];
+    CAPTURE(name);
+    const auto& known = an::explained_errors();
+    CHECK(std::find(known.begin(), known.end(), name) != known.end());
+    ++count;
+  }
+  CHECK(count == 20);
+  CHECK(an::explained_errors().size() == 20);
+}
