@@ -87,9 +87,10 @@ int run_analyze(AnalyzeArgs& a) {
 
   const an::AnalyzeResult result = an::analyze(a.options);
   if (a.verbose) {
-    std::cerr << "staticnet analyze: "
-              << (result.from_cache ? "probe from the cache; built by: " : "probe built by: ")
-              << result.compiler_command << "\n";
+    if (result.from_cache)
+      std::cerr << "staticnet analyze: the probe was in the cache\n";
+    else
+      std::cerr << "staticnet analyze: compiled the probe: " << result.compiler_command << "\n";
   }
   if (!result.compiled) {
     if (result.explanations.empty() || a.verbose)

@@ -223,6 +223,7 @@ def check_exit_codes(args):
 
 def check_cache(args):
     with tempfile.TemporaryDirectory() as tmp:
+        args.cache = os.path.join(tmp, "cache")  # empty: the first run must build
         header = os.path.join(tmp, "net.hpp")
         text = ("#include <staticnet/staticnet.hpp>\n"
                 "using Net = staticnet::Sequential<staticnet::Linear<{}>>;\n"
@@ -232,13 +233,13 @@ def check_cache(args):
             f.write(text.format(4))
         first = analyze(args, header, "--verbose", expect=0)
         second = analyze(args, header, "--verbose", expect=0)
-        check("probe built by" in first.stderr, f"first run builds: {first.stderr}")
-        check("probe from the cache" in second.stderr, f"second run reuses: {second.stderr}")
+        check("compiled the probe" in first.stderr, f"first run builds: {first.stderr}")
+        check("the probe was in the cache" in second.stderr, f"second run reuses: {second.stderr}")
         check(first.stdout == second.stdout, "the cached probe reports the same")
         with open(header, "w") as f:
             f.write(text.format(5))
         third = analyze(args, header, "--verbose", expect=0)
-        check("probe built by" in third.stderr, "a changed header rebuilds the probe")
+        check("compiled the probe" in third.stderr, "a changed header rebuilds the probe")
         check("(1, 5)" in third.stdout, "and reports the changed model")
 
 
