@@ -9,7 +9,10 @@
 #                   [CPU_ARCH <arch>]          compile the CPU step with -march=<arch> (e.g.
 #                                              native, x86-64-v3, armv8.2-a); default: the
 #                                              compiler's portable baseline
-#                   [OUTPUT_DIRECTORY <dir>])  default: ${CMAKE_CURRENT_BINARY_DIR}/<name>
+#                   [OUTPUT_DIRECTORY <dir>]   default: ${CMAKE_CURRENT_BINARY_DIR}/<name>
+#                   [ANALYZE [DEVICES <id>...] [BUDGET <size>]])
+#                                              also run staticnet_analyze() (below) as a step of
+#                                              the trainer's build: <name>_memory_report
 #
 # <name> must be a C++ identifier: it prefixes the files and is their namespace. The function
 #   1. writes <name>_generator.cpp, a main() that includes HEADER and instantiates the plan of
@@ -39,8 +42,9 @@ function(staticnet_model name)
   # Defined here, not in the file: the function is called from other directories (a parent
   # project after add_subdirectory), where variables of this file's scope are not visible.
   set(known_backends cpu)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "" "HEADER;MODEL;SETUP;OUTPUT_DIRECTORY;CPU_ARCH"
-                        "BACKENDS;INCLUDE_DIRECTORIES")
+  cmake_parse_arguments(PARSE_ARGV 1 arg "ANALYZE"
+                        "HEADER;MODEL;SETUP;OUTPUT_DIRECTORY;CPU_ARCH;BUDGET"
+                        "BACKENDS;INCLUDE_DIRECTORIES;DEVICES")
   if(NOT TARGET staticnet::codegen)
     message(FATAL_ERROR "staticnet_model(${name}): this staticnet was built without codegen "
                         "(STATICNET_BUILD_RUNTIME=OFF); turn it on to generate trainers")
@@ -143,4 +147,95 @@ int main(int argc, char** argv) {
     add_executable(${name}_trainer_cpu "${out}/${name}_trainer_cpu.cpp")
     target_link_libraries(${name}_trainer_cpu PRIVATE ${name}_kernels_cpu staticnet::trainer)
   endif()
+
+  if(arg_ANALYZE)
+    set(budget_args)
+    if(arg_BUDGET)
+      set(budget_args BUDGET ${arg_BUDGET})
+    endif()
+    staticnet_analyze(${name}_memory_report HEADER "${header}" MODEL ${arg_MODEL}
+                      SETUP ${arg_SETUP} DEVICES ${arg_DEVICES} ${budget_args}
+                      INCLUDE_DIRECTORIES ${arg_INCLUDE_DIRECTORIES})
+    add_dependencies(${name}_model ${name}_memory_report)
+  elseif(arg_DEVICES OR arg_BUDGET)
+    message(FATAL_ERROR "staticnet_model(${name}): DEVICES and BUDGET go with ANALYZE")
+  endif()
+endfunction()
+
+# staticnet_analyze(): the memory report of a model as a build step, so that CI logs carry it
+# and a model over budget fails the build.
+#
+#   staticnet_analyze(<target>
+#                     HEADER <file.hpp>             the header with the model and setup types
+#                     [MODEL <type> SETUP <type>]   else the header's STATICNET_MODEL entries
+#                     [DEVICES <id>...]             device profiles (staticnet analyze
+#                                                   --list-devices)
+#                     [BUDGET <size>]               e.g. 3GiB
+#                     [FORMAT text|json|markdown|svg]  the report file's form (default text)
+#                     [INCLUDE_DIRECTORIES <dir>...])
+#
+# defines the target <target> (built by ALL) that runs `staticnet analyze` and writes
+# ${CMAKE_CURRENT_BINARY_DIR}/<target>.<txt|json|md|svg>, printing the text report in the build
+# log. It reruns when the header or anything it includes changes (a depfile), and not
+# otherwise. The step fails, and with it the build, when a model exceeds a device or budget
+# given here, or when the header does not compile (staticnet's errors explained).
+function(staticnet_analyze target)
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "HEADER;MODEL;SETUP;BUDGET;FORMAT"
+                        "DEVICES;INCLUDE_DIRECTORIES")
+  if(arg_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "staticnet_analyze(${target}): unknown arguments ${arg_UNPARSED_ARGUMENTS}")
+  endif()
+  if(NOT arg_HEADER)
+    message(FATAL_ERROR "staticnet_analyze(${target}): HEADER is required")
+  endif()
+  if(NOT TARGET staticnet::cli)
+    message(FATAL_ERROR "staticnet_analyze(${target}): this staticnet has no staticnet command "
+                        "(it was built with STATICNET_BUILD_RUNTIME=OFF)")
+  endif()
+  cmake_path(ABSOLUTE_PATH arg_HEADER BASE_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}"
+             NORMALIZE OUTPUT_VARIABLE header)
+  if(NOT EXISTS "${header}")
+    message(FATAL_ERROR "staticnet_analyze(${target}): HEADER ${arg_HEADER} does not exist")
+  endif()
+  if(NOT arg_FORMAT)
+    set(arg_FORMAT text)
+  endif()
+  set(extensions text txt json json markdown md svg svg)
+  list(FIND extensions ${arg_FORMAT} at)
+  if(at EQUAL -1 OR NOT arg_FORMAT MATCHES "^(text|json|markdown|svg)$")
+    message(FATAL_ERROR "staticnet_analyze(${target}): FORMAT is text, json, markdown or svg")
+  endif()
+  math(EXPR at "${at} + 1")
+  list(GET extensions ${at} extension)
+
+  set(args "${header}" --format ${arg_FORMAT} --color never --cxx "${CMAKE_CXX_COMPILER}")
+  if(arg_MODEL OR arg_SETUP)
+    list(APPEND args --model "${arg_MODEL}" --setup "${arg_SETUP}")
+  endif()
+  foreach(device IN LISTS arg_DEVICES)
+    list(APPEND args --device ${device})
+  endforeach()
+  if(arg_BUDGET)
+    list(APPEND args --budget ${arg_BUDGET})
+  endif()
+  foreach(dir IN LISTS arg_INCLUDE_DIRECTORIES)
+    cmake_path(ABSOLUTE_PATH dir BASE_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}")
+    list(APPEND args -I "${dir}")
+  endforeach()
+  # The command as a target-level dependency too: in a source tree staticnet::cli is an alias.
+  get_target_property(command staticnet::cli ALIASED_TARGET)
+  if(NOT command)
+    set(command staticnet::cli)
+  endif()
+  set(report "${target}.${extension}")  # relative to the current binary dir, as the depfile
+  add_custom_command(
+    OUTPUT "${CMAKE_CURRENT_BINARY_DIR}/${report}"
+    COMMAND ${command} analyze ${args} --output "${report}" --depfile "${report}.d" --print
+            --cache-dir "${CMAKE_BINARY_DIR}/staticnet-analyze-cache"
+    DEPENDS "${header}" ${command}
+    DEPFILE "${CMAKE_CURRENT_BINARY_DIR}/${report}.d"
+    WORKING_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}"
+    COMMENT "staticnet: memory report of ${arg_HEADER}"
+    VERBATIM)
+  add_custom_target(${target} ALL DEPENDS "${CMAKE_CURRENT_BINARY_DIR}/${report}")
 endfunction()

@@ -35,6 +35,8 @@ struct AnalyzeArgs {
   std::string format = "text";
   std::string colour = "auto";
   std::string output;
+  std::string depfile;
+  bool print = false;
   bool list_devices = false;
   bool verbose = false;
 };
@@ -84,6 +86,12 @@ int run_analyze(AnalyzeArgs& a) {
   for (const std::string& b : a.budgets)
     a.options.budgets.push_back(an::parse_size(b));
   a.options.batches = a.batches;
+  if (!a.depfile.empty()) {
+    if (a.output.empty())
+      throw an::UsageError("--depfile names the dependencies of --output: give both");
+    a.options.depfile = a.depfile;
+    a.options.depfile_target = a.output;
+  }
 
   const an::AnalyzeResult result = an::analyze(a.options);
   if (a.verbose) {
@@ -115,6 +123,8 @@ int run_analyze(AnalyzeArgs& a) {
     out << text;
     if (!out.flush())
       throw std::runtime_error("cannot write " + a.output);
+    if (a.print)
+      std::cout << an::render_text(result.report, use_colour(a.colour, false)) << std::flush;
   } else {
     std::cout << text << std::flush;
   }
@@ -176,6 +186,10 @@ void add_analyze_commands(CLI::App& app, Runner& run) {
   cmd->add_option("--cache-dir", a->options.cache_dir,
                   "Where built probes are kept (default: $STATICNET_CACHE_DIR, else "
                   "~/.cache/staticnet)");
+  cmd->add_option("--depfile", a->depfile,
+                  "With --output: write the files the header includes to this depfile (Make "
+                  "syntax), so a build reruns the analysis when one changes");
+  cmd->add_flag("--print", a->print, "With --output: also print the text report");
   cmd->add_flag("--list-devices", a->list_devices, "List the device profiles and exit");
   cmd->add_flag("-v,--verbose", a->verbose, "Show the compiler's command and full output");
   cmd->callback([a, &run] { run = [a] { return run_analyze(*a); }; });

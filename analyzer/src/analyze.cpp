@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <system_error>
 
@@ -107,6 +108,52 @@ void write_file(const fs::path& path, const std::string& text) {
     throw std::runtime_error("cannot write " + path.string());
 }
 
+// The compiler's depfile for the probe, rewritten as the rule of `target` without the probe's
+// own source (a temporary file that a build system would otherwise always find missing).
+void write_depfile(const fs::path& compiler_depfile, const fs::path& probe_source,
+                   const fs::path& out, const std::string& target) {
+  std::ifstream in(compiler_depfile, std::ios::binary);
+  const std::string text((std::istreambuf_iterator<char>(in)), {});
+  // Tokens are separated by unescaped blanks; "\\\n" continues a line; "\\ " is a space.
+  std::vector<std::string> tokens;
+  std::string current;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '\\' && i + 1 < text.size() && (text[i + 1] == ' ' || text[i + 1] == '#')) {
+      current += text[++i];
+    } else if (c == '\\' && i + 1 < text.size() && text[i + 1] == '\n') {
+      ++i;
+    } else if (c == '$' && i + 1 < text.size() && text[i + 1] == '$') {
+      current += text[++i];
+    } else if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+      if (!current.empty())
+        tokens.push_back(current);
+      current.clear();
+    } else {
+      current += c;
+    }
+  }
+  if (!current.empty())
+    tokens.push_back(current);
+  auto escaped = [](const std::string& path) {
+    std::string e;
+    for (char c : path)
+      e += c == ' ' ? "\\ " : c == '#' ? "\\#" : c == '$' ? "$$" : std::string(1, c);
+    return e;
+  };
+  std::string rule = escaped(target) + ":";
+  bool after_colon = false;
+  for (const std::string& t : tokens) {
+    if (!after_colon) {
+      after_colon = !t.empty() && t.back() == ':';
+      continue;
+    }
+    if (fs::path(t) != probe_source)
+      rule += " \\\n  " + escaped(t);
+  }
+  write_file(out, rule + "\n");
+}
+
 // Where the probe for this exact input lives, built if it was not.
 struct Probe {
   fs::path program;
@@ -158,7 +205,12 @@ Probe build_probe(const fs::path& header, const AnalyzeOptions& o) {
   std::vector<std::string> preprocess = compiler;
   preprocess.insert(preprocess.end(), flags.begin(), flags.end());
   preprocess.insert(preprocess.end(), {"-E", "-P", source.string()});
+  const fs::path compiler_depfile = work / "probe.d";
+  if (!o.depfile.empty())
+    preprocess.insert(preprocess.end(), {"-MD", "-MF", compiler_depfile.string()});
   const ProcessResult pre = run_process(preprocess);
+  if (pre.exit_status == 0 && !o.depfile.empty())
+    write_depfile(compiler_depfile, source, o.depfile, o.depfile_target);
   std::vector<std::string> compile = compiler;
   compile.insert(compile.end(), flags.begin(), flags.end());
   compile.insert(compile.end(), {source.string(), "-o", (work / "probe").string()});
@@ -256,6 +308,8 @@ AnalyzeResult analyze(const AnalyzeOptions& o) {
   result.compiled = true;
 
   std::vector<std::string> run = {probe.program.string()};
+  if (!o.model.empty())  // only the model named on the command line, not the registered ones
+    run.insert(run.end(), {"--only", o.model});
   for (std::int64_t b : o.batches)
     run.insert(run.end(), {"--batch", std::to_string(b)});
   for (const std::string& opt : o.optimizers)

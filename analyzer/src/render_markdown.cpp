@@ -11,7 +11,7 @@ namespace {
 void render_model(std::string& out, const ModelReport& m) {
   const ModelDump& d = m.model;
   const PlanDump& p = d.plan;
-  out += "## " + d.name + ": `" + d.model + "` as `" + d.setup + "`\n\n";
+  out += "## " + title(d) + "\n\n";
   out += setup_line(p) + "  \n" + shape_line(p) + "\n\n";
   out += "### Layers\n\n" + layer_table(m).markdown() + "\n" + flop_conventions(p) + "\n\n";
   out += "### " + footprint_heading(p) + "\n\n" + footprint_table(m).markdown() + "\n";

@@ -95,8 +95,7 @@ void chart(std::string& out, const ModelReport& m, double y0) {
 
   out += "<g>\n";
   out += "<text x=\"" + num(left) + "\" y=\"" + num(y0 + 26) +
-         "\" font-size=\"17\" font-weight=\"bold\">" +
-         escape(m.model.name + ": " + m.model.model + " as " + m.model.setup) + "</text>\n";
+         "\" font-size=\"17\" font-weight=\"bold\">" + escape(title(m.model)) + "</text>\n";
   out += "<text x=\"" + num(left) + "\" y=\"" + num(y0 + 46) +
          "\" font-size=\"13\" fill=\"#444\">" +
          escape("bytes in use at each step of one " +

@@ -59,7 +59,7 @@ class Writer {
 void render_model(Writer& w, const ModelReport& m) {
   const ModelDump& d = m.model;
   const PlanDump& p = d.plan;
-  w.heading("== " + d.name + ": " + d.model + " as " + d.setup);
+  w.heading("== " + title(d));
   w.line("  " + setup_line(p));
   w.line("  " + shape_line(p));
   w.line();

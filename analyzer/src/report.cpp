@@ -38,6 +38,11 @@ void sort_largest_first(std::vector<Consumer>& v) {
 
 }  // namespace
 
+std::string title(const ModelDump& m) {
+  const std::string types = m.model + " as " + m.setup;
+  return m.name == m.model ? types : m.name + ": " + types;
+}
+
 std::string step_name(const PlanDump& plan, std::int64_t step) {
   const StepRow& s = plan.schedule.at(step);
   if (s.kind == "loss")

@@ -95,6 +95,11 @@ elseif(STEP STREQUAL "trainer")
   run(configure TRUE ${CMAKE_COMMAND} -S "${here}/trainer_consumer" -B "${dir}" ${generator_args}
       -DCMAKE_BUILD_TYPE=Release "-DCMAKE_PREFIX_PATH=${prefix}")
   run(build TRUE ${CMAKE_COMMAND} --build "${dir}" --parallel 2)
+  # The memory report (ANALYZE) is in the build log, by the installed staticnet command.
+  if(NOT last_output MATCHES "user::IrisMlp as user::IrisTraining" OR
+     NOT last_output MATCHES "total +6,400 B" OR NOT last_output MATCHES "Jetson Orin Nano 8GB")
+    message(FATAL_ERROR "the build log lacks the memory report:\n${last_output}")
+  endif()
   # Generation is a build step like any other: nothing to do when nothing changed; a touched
   # header regenerates, and the unchanged text recompiles nothing after it.
   if(GENERATOR STREQUAL "Ninja")

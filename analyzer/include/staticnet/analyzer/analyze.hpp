@@ -31,6 +31,10 @@ struct AnalyzeOptions {
   std::vector<std::string> optimizers;  // --optimizer sweep
   std::string compiler;  // empty: $CXX, else c++ (split at spaces, so "ccache g++" works)
   std::filesystem::path cache_dir;  // empty: default_cache_dir()
+  // When set, a Makefile-syntax depfile naming every file the header includes, as the rule of
+  // `depfile_target`: build systems rerun the analysis when any of them changes.
+  std::filesystem::path depfile;
+  std::string depfile_target;
 };
 
 struct AnalyzeResult {

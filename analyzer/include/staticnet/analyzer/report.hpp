@@ -83,6 +83,9 @@ struct Report {
 // `budgets` must be the budgets the probe computed max_batch for, in the same order.
 ModelReport build_report(ModelDump model, const std::vector<Budget>& budgets);
 
+// "simple_cnn: SimpleCNN as SimpleCNNTraining"; a model named on the command line has no name
+// of its own: "ns::Net as ns::Training".
+std::string title(const ModelDump& m);
 // "backward of layer 3 (Conv2d)" / "B3 Conv2d"
 std::string step_name(const PlanDump& plan, std::int64_t step);
 std::string step_label(const PlanDump& plan, std::int64_t step);
