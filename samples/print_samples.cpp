@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <iostream>
+#include <iterator>
 #include <string>
 #include <string_view>
 
@@ -28,11 +29,13 @@ namespace ss = staticnet::samples;
 
 namespace {
 
-constexpr std::array devices = {
-    sn::device::jetson_nano,        sn::device::jetson_orin_nano, sn::device::jetson_agx_orin_32,
-    sn::device::jetson_agx_orin_64, sn::device::rtx_3060,         sn::device::t4,
-    sn::device::a100_40gb,          sn::device::a100_80gb,        sn::device::h100_80gb,
-};
+// Every profile of include/staticnet/device.hpp, in its order.
+constexpr auto devices = [] {
+  std::array<sn::Device, std::size(sn::device::profiles)> d{};
+  for (std::size_t i = 0; i < d.size(); ++i)
+    d[i] = sn::device::profiles[i].device;
+  return d;
+}();
 
 std::string lower_case(std::string_view s) {
   std::string out(s);

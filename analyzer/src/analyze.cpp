@@ -11,6 +11,7 @@
 #include <system_error>
 
 #include <staticnet/device.hpp>
+#include <staticnet/setup.hpp>
 
 #include "process.hpp"
 #include "staticnet/analyzer/plan_dump.hpp"
@@ -286,11 +287,12 @@ AnalyzeResult analyze(const AnalyzeOptions& o) {
   const fs::path header = fs::absolute(o.header, ec);
   if (ec || !fs::is_regular_file(header))
     throw UsageError("no such header: " + o.header.string());
-  for (const std::string& opt : o.optimizers)
-    if (opt != "SGD" && opt != "SGDMomentum" && opt != "Adam" && opt != "AdamW")
+  for (const std::string& opt : o.optimizers) {
+    OptimizerKind kind{};
+    if (!parse_optimizer(opt, kind))
       throw UsageError("unknown optimizer '" + opt +
-                       "'; the optimizers are SGD, SGDMomentum, "
-                       "Adam and AdamW");
+                       "'; the optimizers are SGD, SGDMomentum, Adam and AdamW");
+  }
   for (std::int64_t b : o.batches)
     if (b < 1)
       throw UsageError("a batch must be at least 1, got " + std::to_string(b));

@@ -1,6 +1,8 @@
 // Reads a probe's JSON (include/staticnet/analysis/probe.hpp writes it) into PlanDump values.
 #include "staticnet/analyzer/plan_dump.hpp"
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 namespace staticnet::analyzer {
@@ -43,6 +45,12 @@ LayerRow layer_of(const json& j) {
 BufferRow buffer_of(const json& j) {
   BufferRow b;
   b.role = j.at("role").get<std::string>();
+  const auto region = j.at("region").get<std::string>();
+  const auto c = std::find_if(categories.begin(), categories.end(),
+                              [&](Category k) { return region == name_of(k); });
+  if (c == categories.end())
+    throw ProbeOutputError("the probe names an unknown region '" + region + "'");
+  b.category = *c;
   b.layer = j.at("layer").get<std::int64_t>();
   b.size = j.at("size").get<std::int64_t>();
   b.occupied = j.at("occupied").get<std::int64_t>();
@@ -75,24 +83,6 @@ PlanDump plan_of(const json& j) {
 }
 
 }  // namespace
-
-const char* name_of(Category c) {
-  switch (c) {
-    case Category::weights:
-      return "weights";
-    case Category::gradients:
-      return "gradients";
-    case Category::optimizer_state:
-      return "optimizer_state";
-    case Category::inputs:
-      return "inputs";
-    case Category::workspace:
-      return "workspace";
-    case Category::activations:
-      return "activations";
-  }
-  return "?";
-}
 
 const char* label_of(Category c) {
   return c == Category::optimizer_state ? "optimizer state" : name_of(c);

@@ -8,27 +8,12 @@ namespace staticnet::analyzer {
 
 namespace {
 
-Category category_of(const std::string& role) {
-  if (role == "parameters")
-    return Category::weights;
-  if (role == "gradients")
-    return Category::gradients;
-  if (role == "optimizer_moment1" || role == "optimizer_moment2")
-    return Category::optimizer_state;
-  if (role == "input" || role == "labels" || role == "targets")
-    return Category::inputs;
-  if (role == "workspace")
-    return Category::workspace;
-  return Category::activations;
-}
-
 std::string layer_ref(const PlanDump& plan, std::int64_t layer) {
   return "layer " + std::to_string(layer) + " (" + plan.layers.at(layer).kind + ")";
 }
 
 Consumer consumer_of(const PlanDump& plan, const BufferRow& b) {
-  return {buffer_name(plan, b), name_of(category_of(b.role)), b.occupied, b.first_step,
-          b.last_step};
+  return {buffer_name(plan, b), name_of(b.category), b.occupied, b.first_step, b.last_step};
 }
 
 void sort_largest_first(std::vector<Consumer>& v) {
@@ -128,7 +113,7 @@ ModelReport build_report(ModelDump model, const std::vector<Budget>& budgets) {
 
   for (const BufferRow& b : plan.buffers) {
     r.top_consumers.push_back(consumer_of(plan, b));
-    if (category_of(b.role) == Category::activations && b.first_step <= r.peak_step &&
+    if (b.category == Category::activations && b.first_step <= r.peak_step &&
         r.peak_step <= b.last_step)
       r.alive_at_peak.push_back(consumer_of(plan, b));
   }
@@ -140,16 +125,16 @@ ModelReport build_report(ModelDump model, const std::vector<Budget>& budgets) {
   for (std::size_t i = 0; i < budgets.size(); ++i) {
     BudgetCheck c;
     c.budget = budgets[i];
-    c.required = plan.footprint.total + c.budget.overhead;
+    c.required = c.budget.required(plan.footprint.total);
     c.margin = c.budget.memory - c.required;
-    c.fits = c.margin >= 0;
+    c.fits = c.budget.fits(plan.footprint.total);
     c.max_batch = model.max_batch.empty() ? 0 : model.max_batch.front().by_budget.at(i);
     r.checks.push_back(c);
   }
   for (const SweepPoint& p : model.sweep) {
     SweepColumn col{p.batch, p.optimizer, p.footprint, {}};
     for (const Budget& b : budgets)
-      col.fits.push_back(p.footprint.total + b.overhead <= b.memory);
+      col.fits.push_back(b.fits(p.footprint.total));
     r.sweep.push_back(std::move(col));
   }
   if (!model.sweep.empty())

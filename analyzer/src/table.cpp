@@ -57,10 +57,10 @@ std::string Table::markdown() const {
 }
 
 std::string shape_text(const std::vector<std::int64_t>& dims) {
-  std::string out = "(";
-  for (std::size_t i = 0; i < dims.size(); ++i)
-    out += (i ? ", " : "") + std::to_string(dims[i]);
-  return out + ")";
+  Shape shape;  // print.hpp's printer, so that shapes read the same in every tool
+  shape.rank = static_cast<int>(std::min<std::size_t>(dims.size(), max_rank));
+  std::copy_n(dims.begin(), shape.rank, shape.dims);
+  return staticnet::to_string(shape);
 }
 
 std::string product_text(const std::vector<std::int64_t>& dims) {

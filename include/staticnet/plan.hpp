@@ -79,6 +79,25 @@ constexpr Region region_of(BufferRole r) {
   return Region::activations;
 }
 
+// "optimizer_state": the region's name in reports and in the analyzer's JSON.
+constexpr const char* name_of(Region r) {
+  switch (r) {
+    case Region::weights:
+      return "weights";
+    case Region::gradients:
+      return "gradients";
+    case Region::optimizer_state:
+      return "optimizer_state";
+    case Region::inputs:
+      return "inputs";
+    case Region::workspace:
+      return "workspace";
+    case Region::activations:
+      return "activations";
+  }
+  return "?";
+}
+
 constexpr const char* name_of(BufferRole r) {
   switch (r) {
     case BufferRole::parameters:

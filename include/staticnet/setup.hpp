@@ -4,6 +4,7 @@
 // each at most once; Input is required.
 #include <concepts>
 #include <cstdint>
+#include <string_view>
 
 #include "staticnet/dtype.hpp"
 #include "staticnet/shape.hpp"
@@ -71,6 +72,20 @@ constexpr const char* name_of(OptimizerKind k) {
       return "AdamW";
   }
   return "?";
+}
+
+inline constexpr OptimizerKind optimizer_kinds[] = {OptimizerKind::SGD, OptimizerKind::SGDMomentum,
+                                                    OptimizerKind::Adam, OptimizerKind::AdamW};
+
+// The optimizer a name_of() spelling names ("SGDMomentum"); false for any other text.
+constexpr bool parse_optimizer(std::string_view text, OptimizerKind& out) {
+  for (OptimizerKind o : optimizer_kinds) {
+    if (text == name_of(o)) {
+      out = o;
+      return true;
+    }
+  }
+  return false;
 }
 
 // The options of a setup, as values.

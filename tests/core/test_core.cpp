@@ -300,3 +300,17 @@ TEST_CASE("value-level lowering reports the first problem with its numbers") {
   const auto p = sn::plan(g);
   CHECK(p.buffers.size() == 0);  // an erroneous graph plans to nothing
 }
+
+TEST_CASE("optimizer names parse back to their kinds; regions have names") {
+  for (sn::OptimizerKind o : sn::optimizer_kinds) {
+    sn::OptimizerKind parsed{};
+    CHECK(sn::parse_optimizer(sn::name_of(o), parsed));
+    CHECK(parsed == o);
+  }
+  sn::OptimizerKind unchanged = sn::OptimizerKind::Adam;
+  CHECK_FALSE(sn::parse_optimizer("Adagrad", unchanged));
+  CHECK_FALSE(sn::parse_optimizer("adam", unchanged));
+  CHECK(unchanged == sn::OptimizerKind::Adam);
+  CHECK(std::string(sn::name_of(sn::Region::optimizer_state)) == "optimizer_state");
+  CHECK(std::string(sn::name_of(sn::Region::activations)) == "activations");
+}

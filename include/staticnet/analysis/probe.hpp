@@ -171,6 +171,7 @@ void write_plan(JsonOut& out, const Plan<L>& p) {
   for (const Buffer& b : p.buffers) {
     out.open('{');
     out.field("role", name_of(b.role));
+    out.field("region", name_of(b.region()));
     out.field("layer", b.layer);
     out.field("size", b.size);
     out.field("occupied", b.occupied());
@@ -266,17 +267,6 @@ template <Model M, Setup S>
 bool register_model(const char* name, const char* model, const char* setup) {
   registry().push_back({name, model, setup, &write_model<M, S>});
   return true;
-}
-
-inline bool parse_optimizer(const char* text, OptimizerKind& out) {
-  for (OptimizerKind o : {OptimizerKind::SGD, OptimizerKind::SGDMomentum, OptimizerKind::Adam,
-                          OptimizerKind::AdamW}) {
-    if (std::strcmp(text, name_of(o)) == 0) {
-      out = o;
-      return true;
-    }
-  }
-  return false;
 }
 
 inline bool parse_count(const char* text, std::int64_t& out) {

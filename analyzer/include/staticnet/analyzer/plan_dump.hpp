@@ -8,14 +8,16 @@
 #include <string_view>
 #include <vector>
 
+#include <staticnet/plan.hpp>
+
 namespace staticnet::analyzer {
 
-// The arena's regions in their order; the report stacks them bottom to top in this order too.
-enum class Category { weights, gradients, optimizer_state, inputs, workspace, activations };
+// The arena's regions (plan.hpp), in their order; the report stacks them bottom to top in this
+// order too. name_of(Category) is the core's: "optimizer_state".
+using Category = staticnet::Region;
 inline constexpr std::array<Category, 6> categories = {
     Category::weights, Category::gradients, Category::optimizer_state,
     Category::inputs,  Category::workspace, Category::activations};
-const char* name_of(Category c);   // "optimizer_state"
 const char* label_of(Category c);  // "optimizer state"
 
 struct FootprintBytes {
@@ -44,6 +46,7 @@ struct LayerRow {
 
 struct BufferRow {
   std::string role;  // "activation", "window_index", ... (plan.hpp's BufferRole names)
+  Category category = Category::activations;  // the arena region the plan puts it in
   std::int64_t layer = -1;
   std::int64_t size = 0;
   std::int64_t occupied = 0;  // size rounded up to 256 B

@@ -20,6 +20,9 @@ struct Budget {
   std::int64_t overhead = 0;
 
   std::int64_t available() const { return memory - overhead; }
+  // A step of `footprint` bytes needs them plus the overhead (as staticnet::required_memory).
+  std::int64_t required(std::int64_t footprint) const { return footprint + overhead; }
+  bool fits(std::int64_t footprint) const { return required(footprint) <= memory; }
 };
 
 struct BudgetCheck {
