@@ -156,7 +156,13 @@ int main(int argc, char** argv) {
     staticnet_analyze(${name}_memory_report HEADER "${header}" MODEL ${arg_MODEL}
                       SETUP ${arg_SETUP} DEVICES ${arg_DEVICES} ${budget_args}
                       INCLUDE_DIRECTORIES ${arg_INCLUDE_DIRECTORIES})
-    add_dependencies(${name}_model ${name}_memory_report)
+    # Every target of the model waits for the report, so building only the trainer runs it too
+    # (and a model over budget stops before its kernels compile).
+    foreach(dependent ${name}_model ${name}_kernels_cpu ${name}_trainer_cpu)
+      if(TARGET ${dependent})
+        add_dependencies(${dependent} ${name}_memory_report)
+      endif()
+    endforeach()
   elseif(arg_DEVICES OR arg_BUDGET)
     message(FATAL_ERROR "staticnet_model(${name}): DEVICES and BUDGET go with ANALYZE")
   endif()
