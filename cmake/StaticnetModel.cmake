@@ -4,11 +4,14 @@
 #                   HEADER <file.hpp>          the header that declares the model and setup types
 #                   MODEL <type>               e.g. my::Net (a staticnet model type)
 #                   SETUP <type>               e.g. my::Training (sn::Training<...>)
-#                   [BACKENDS cpu ...]         default: every backend this staticnet has
+#                   [BACKENDS cpu cuda]        default: cpu, and cuda when this staticnet was
+#                                              built with its CUDA backend
 #                   [INCLUDE_DIRECTORIES <dir>...]  what the header itself includes
 #                   [CPU_ARCH <arch>]          compile the CPU step with -march=<arch> (e.g.
 #                                              native, x86-64-v3, armv8.2-a); default: the
 #                                              compiler's portable baseline
+#                   [CUDA_ARCHITECTURES <sm>...]  default: STATICNET_CUDA_ARCHITECTURES (87 90:
+#                                              Jetson Orin, H100/H200)
 #                   [OUTPUT_DIRECTORY <dir>]   default: ${CMAKE_CURRENT_BINARY_DIR}/<name>
 #                   [ANALYZE [DEVICES <id>...] [BUDGET <size>]])
 #                                              also run staticnet_analyze() (below) as a step of
@@ -24,10 +27,12 @@
 #        <name>_trainer.h          the model as the trainer runtime sees it
 #        <name>_kernels_cpu.h/.cpp the training step on the CPU, every size a literal
 #        <name>_trainer_cpu.cpp    the trainer's main()
+#        <name>_kernels_cuda.h, <name>_kernels.cu, <name>_trainer_cuda.cpp   the same for CUDA
 #   3. defines the targets
 #        <name>_model         INTERFACE library: the include directory of <name>_model.h
 #        <name>_kernels_cpu   STATIC library: the CPU step (link it to call <name>::cpu::train_step)
 #        <name>_trainer_cpu   the trainer program (<name>_trainer_cpu --help)
+#        <name>_kernels_cuda, <name>_trainer_cuda   the same for CUDA (one CUDA graph per step)
 #
 # Example:
 #   find_package(staticnet REQUIRED)      # or add_subdirectory(staticnet)
@@ -41,9 +46,9 @@ include_guard(GLOBAL)
 function(staticnet_model name)
   # Defined here, not in the file: the function is called from other directories (a parent
   # project after add_subdirectory), where variables of this file's scope are not visible.
-  set(known_backends cpu)
+  set(known_backends cpu cuda)
   cmake_parse_arguments(PARSE_ARGV 1 arg "ANALYZE"
-                        "HEADER;MODEL;SETUP;OUTPUT_DIRECTORY;CPU_ARCH;BUDGET"
+                        "HEADER;MODEL;SETUP;OUTPUT_DIRECTORY;CPU_ARCH;BUDGET;CUDA_ARCHITECTURES"
                         "BACKENDS;INCLUDE_DIRECTORIES;DEVICES")
   if(NOT TARGET staticnet::codegen)
     message(FATAL_ERROR "staticnet_model(${name}): this staticnet was built without codegen "
@@ -69,7 +74,15 @@ function(staticnet_model name)
                         "(looked for ${header})")
   endif()
   if(NOT arg_BACKENDS)
-    set(arg_BACKENDS ${known_backends})
+    set(arg_BACKENDS cpu)
+    if(TARGET staticnet::trainer_cuda)  # this staticnet was built with its CUDA backend
+      list(APPEND arg_BACKENDS cuda)
+    endif()
+  endif()
+  if("cuda" IN_LIST arg_BACKENDS AND NOT TARGET staticnet::trainer_cuda)
+    message(FATAL_ERROR "staticnet_model(${name}): BACKENDS cuda needs a staticnet built with its "
+                        "CUDA backend (nvcc, cuBLASLt, cuDNN 9 and the cuDNN frontend found; "
+                        "STATICNET_CUDA=ON)")
   endif()
   foreach(backend IN LISTS arg_BACKENDS)
     if(NOT backend IN_LIST known_backends)
@@ -117,6 +130,9 @@ int main(int argc, char** argv) {
     if(backend STREQUAL "cpu")
       list(APPEND outputs "${out}/${name}_kernels_cpu.h" "${out}/${name}_kernels_cpu.cpp"
                           "${out}/${name}_trainer_cpu.cpp")
+    elseif(backend STREQUAL "cuda")
+      list(APPEND outputs "${out}/${name}_kernels_cuda.h" "${out}/${name}_kernels.cu"
+                          "${out}/${name}_trainer_cuda.cpp")
     endif()
   endforeach()
   add_custom_command(
@@ -148,6 +164,28 @@ int main(int argc, char** argv) {
     target_link_libraries(${name}_trainer_cpu PRIVATE ${name}_kernels_cpu staticnet::trainer)
   endif()
 
+  if("cuda" IN_LIST arg_BACKENDS)
+    add_library(${name}_kernels_cuda STATIC "${out}/${name}_kernels.cu")
+    target_include_directories(${name}_kernels_cuda PUBLIC "${out}")
+    target_link_libraries(${name}_kernels_cuda PUBLIC staticnet::cuda)
+    target_compile_features(${name}_kernels_cuda PUBLIC cxx_std_20)
+    set(architectures "${arg_CUDA_ARCHITECTURES}")
+    if(NOT architectures)
+      set(architectures "${STATICNET_CUDA_ARCHITECTURES}")
+    endif()
+    if(NOT architectures)
+      set(architectures 87 90)  # Jetson Orin, H100/H200
+    endif()
+    set_target_properties(${name}_kernels_cuda PROPERTIES CUDA_ARCHITECTURES "${architectures}")
+    # --expt-relaxed-constexpr: the shared bodies call constexpr geometry members on the device.
+    target_compile_options(${name}_kernels_cuda PRIVATE
+      $<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr>)
+    # C++20 under nvcc (CMake 3.25 has no cuda_std_20 feature for nvcc 13).
+    target_compile_options(${name}_kernels_cuda PUBLIC $<$<COMPILE_LANGUAGE:CUDA>:-std=c++20>)
+    add_executable(${name}_trainer_cuda "${out}/${name}_trainer_cuda.cpp")
+    target_link_libraries(${name}_trainer_cuda PRIVATE ${name}_kernels_cuda staticnet::trainer_cuda)
+  endif()
+
   if(arg_ANALYZE)
     set(budget_args)
     if(arg_BUDGET)
@@ -158,7 +196,8 @@ int main(int argc, char** argv) {
                       INCLUDE_DIRECTORIES ${arg_INCLUDE_DIRECTORIES})
     # Every target of the model waits for the report, so building only the trainer runs it too
     # (and a model over budget stops before its kernels compile).
-    foreach(dependent ${name}_model ${name}_kernels_cpu ${name}_trainer_cpu)
+    foreach(dependent ${name}_model ${name}_kernels_cpu ${name}_trainer_cpu ${name}_kernels_cuda
+                      ${name}_trainer_cuda)
       if(TARGET ${dependent})
         add_dependencies(${dependent} ${name}_memory_report)
       endif()

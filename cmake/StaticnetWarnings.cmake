@@ -5,12 +5,13 @@
 option(STATICNET_WARNINGS_AS_ERRORS "Treat warnings in staticnet's own targets as errors" OFF)
 
 function(staticnet_warnings target)
-  target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic)
+  target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wpedantic>)
   # g++ 12 at -O3 reports a false overlap for `"text" + std::string` (GCC bug 105329, fixed in
   # GCC 13), which string-building code such as the emitters is full of.
   target_compile_options(${target} PRIVATE
     $<$<AND:$<CXX_COMPILER_ID:GNU>,$<VERSION_LESS:$<CXX_COMPILER_VERSION>,13>>:-Wno-restrict>)
   if(STATICNET_WARNINGS_AS_ERRORS)
-    target_compile_options(${target} PRIVATE -Werror)
+    target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-Werror>
+                                             $<$<COMPILE_LANGUAGE:CUDA>:-Werror=all-warnings>)
   endif()
 endfunction()

@@ -16,57 +16,12 @@
 #include "staticnet/codegen/fusion.hpp"
 #include "staticnet/codegen/naming.hpp"
 #include "staticnet/codegen/printer.hpp"
+#include "staticnet/codegen/section_text.hpp"
 #include "staticnet/codegen/text.hpp"
 #include "staticnet/print.hpp"
 
 namespace staticnet::codegen {
 namespace {
-
-const char* activation_type(LayerKind kind) {
-  switch (kind) {
-    case LayerKind::ReLU:
-      return "k::ReLU";
-    case LayerKind::LeakyReLU:
-      return "k::LeakyReLU";
-    case LayerKind::Sigmoid:
-      return "k::Sigmoid";
-    case LayerKind::Tanh:
-      return "k::Tanh";
-    default:
-      throw std::logic_error(std::string("not an activation: ") + name_of(kind));
-  }
-}
-
-const char* optimizer_enum(OptimizerKind kind) {
-  switch (kind) {
-    case OptimizerKind::SGD:
-      return "staticnet::kernels::Optimizer::sgd";
-    case OptimizerKind::SGDMomentum:
-      return "staticnet::kernels::Optimizer::sgd_momentum";
-    case OptimizerKind::Adam:
-      return "staticnet::kernels::Optimizer::adam";
-    case OptimizerKind::AdamW:
-      return "staticnet::kernels::Optimizer::adamw";
-  }
-  return "?";
-}
-
-// The C++ element type and the accessor the emitted file defines for it.
-struct ElementAccess {
-  const char* type;      // "float", "std::uint8_t"
-  const char* accessor;  // "f32", "u8"
-};
-ElementAccess access_for(const std::string& element) {
-  if (element == "u8")  // window indices (staticnet/kernels/pooling.hpp says why an enum)
-    return {"k::WindowIndex8", "u8"};
-  if (element == "u16")
-    return {"k::WindowIndex16", "u16"};
-  if (element == "u32")
-    return {"k::WindowIndex32", "u32"};
-  if (element == "i32")
-    return {"std::int32_t", "i32"};
-  return {"float", "f32"};
-}
 
 class CpuKernelEmitter {
  public:
@@ -108,10 +63,7 @@ class CpuKernelEmitter {
   // "  // activation_0: f32 (128, 16, 32, 32)"
   std::string note(int buffer) const { return "// " + buffer_name(m_, buffer); }
 
-  std::string group_name(const FusedGroup& g) const;
-  std::string group_title(const FusedGroup& g) const;
   void emit_section(const FusedGroup& g);
-  void emit_tensor_table(const FusedGroup& g);
   void emit_geometry(const FusedGroup& g);
   void emit_product_forward(const FusedGroup& g);
   void emit_product_backward(const FusedGroup& g);
@@ -126,113 +78,6 @@ class CpuKernelEmitter {
   Printer body_;                     // everything after the helpers
   std::set<std::string> accessors_;  // element accessors the body uses
 };
-
-std::string CpuKernelEmitter::group_name(const FusedGroup& g) const {
-  return g.first == g.last ? "layer_" + std::to_string(g.first)
-                           : "layers_" + std::to_string(g.first) + "_" + std::to_string(g.last);
-}
-
-std::string CpuKernelEmitter::group_title(const FusedGroup& g) const {
-  std::string title;
-  for (std::int64_t i = g.first; i <= g.last; ++i)
-    title += (i > g.first ? " + " : "") + describe_layer(layer(i));
-  return title;
-}
-
-// The tensors a section touches, one line each: name, type and shape, place, what it holds.
-void CpuKernelEmitter::emit_tensor_table(const FusedGroup& g) {
-  struct Row {
-    std::string name, type_shape, where, what;
-  };
-  std::vector<Row> rows;
-  std::set<int> listed;
-  auto buffer_row = [&](int b, const std::string& what, const Shape& shape) {
-    if (b == no_buffer || !listed.insert(b).second)
-      return;
-    rows.push_back({buffer_name(m_, b), element_type(m_, b) + " " + shape_text(shape),
-                    "arena + " + grouped(m_.buffer(b).offset), what});
-  };
-  auto parameter_rows = [&](const LayerPlan& l, std::int64_t i) {
-    const bool conv = l.kind == LayerKind::Conv2d;
-    const Shape w =
-        conv ? Shape{l.options.out, l.input_shape[1], l.options.kernel_h, l.options.kernel_w}
-             : Shape{l.options.out, l.input_shape[1]};
-    rows.push_back({weight_name(i), "f32 " + shape_text(w),
-                    "parameters[" + grouped(l.weight_offset) + "]", "and its gradient"});
-    if (l.options.bias)
-      rows.push_back({bias_name(i), "f32 " + shape_text(Shape{l.options.out}),
-                      "parameters[" + grouped(l.bias_offset) + "]", "and its gradient"});
-  };
-  if (g.product >= 0) {
-    const LayerPlan& p = layer(g.product);
-    buffer_row(p.input_buffer, "input, saved for backward", p.input_shape);
-    parameter_rows(p, g.product);
-    std::string out = std::string(name_of(p.kind)) + " output";
-    if (g.activation >= 0)
-      out += std::string(", then ") + name_of(layer(g.activation).kind) + " output (saved)";
-    buffer_row(p.output_buffer, out, p.output_shape);
-  }
-  if (g.activation >= 0 && g.product < 0) {
-    const LayerPlan& a = layer(g.activation);
-    buffer_row(a.input_buffer, "input", a.input_shape);
-    buffer_row(a.output_buffer, "output, saved for backward", a.output_shape);
-  }
-  if (g.pool >= 0) {
-    const LayerPlan& q = layer(g.pool);
-    if (g.product < 0)
-      buffer_row(q.input_buffer, "input", q.input_shape);
-    buffer_row(q.output_buffer, "pooled", q.output_shape);
-    buffer_row(q.window_index_buffer, "each max's position in its window", q.output_shape);
-  }
-  if (g.product >= 0 && layer(g.product).kind == LayerKind::Conv2d) {
-    const LayerPlan& p = layer(g.product);
-    const int ws = index_of(role(BufferRole::workspace));
-    rows.push_back(
-        {"workspace",
-         "f32 " + shape_text(Shape{p.input_shape[1] * p.options.kernel_h * p.options.kernel_w,
-                                   p.output_shape[2] * p.output_shape[3]}),
-         "arena + " + grouped(m_.buffer(ws).offset), "im2col of one sample"});
-  }
-  const LayerPlan& last = layer(g.last);
-  const LayerPlan& first = layer(g.first);
-  if (last.runs_backward) {
-    buffer_row(last.output_gradient_buffer, "d(output), read by backward", last.output_shape);
-    if (g.product >= 0 && g.last != g.product)
-      buffer_row(layer(g.product).output_gradient_buffer,
-                 std::string("d(") + name_of(layer(g.product).kind) + " output)",
-                 layer(g.product).output_shape);
-    buffer_row(first.input_gradient_buffer, "d(input), written by backward", first.input_shape);
-  }
-  std::size_t w0 = 0, w1 = 0, w2 = 0;
-  for (const Row& r : rows) {
-    w0 = std::max(w0, r.name.size());
-    w1 = std::max(w1, r.type_shape.size());
-    w2 = std::max(w2, r.where.size());
-  }
-  for (const Row& r : rows)
-    body_.line("//   " + pad(r.name, w0 + 2) + pad(r.type_shape, w1 + 2) + pad(r.where, w2 + 2) +
-               r.what);
-}
-
-// The shapes and window of a Conv2d or pool layer, as the Printer variables its geometry
-// literal uses: n, ci, hi, wi (input), co, ho, wo (output), kh, kw, sh, sw, ph, pw (window).
-Printer::Vars window_vars(const std::string& name, const LayerPlan& l) {
-  const LayerDesc& d = l.options;
-  return {{"name", name},
-          {"n", literal(l.input_shape[0])},
-          {"ci", literal(l.input_shape[1])},
-          {"hi", literal(l.input_shape[2])},
-          {"wi", literal(l.input_shape[3])},
-          {"co", literal(l.output_shape[1])},
-          {"ho", literal(l.output_shape[2])},
-          {"wo", literal(l.output_shape[3])},
-          {"kh", std::to_string(d.kernel_h)},
-          {"kw", std::to_string(d.kernel_w)},
-          {"sh", std::to_string(d.stride_h)},
-          {"sw", std::to_string(d.stride_w)},
-          {"ph", std::to_string(d.pad_h)},
-          {"pw", std::to_string(d.pad_w)}};
-}
 
 void CpuKernelEmitter::emit_geometry(const FusedGroup& g) {
   if (g.product >= 0 && layer(g.product).kind == LayerKind::Conv2d) {
@@ -266,12 +111,7 @@ void CpuKernelEmitter::emit_geometry(const FusedGroup& g) {
 }
 
 void CpuKernelEmitter::emit_section(const FusedGroup& g) {
-  const std::string span = g.first == g.last
-                               ? "Layer " + std::to_string(g.first)
-                               : "Layers " + std::to_string(g.first) + "-" + std::to_string(g.last);
-  std::string title = "// ==== " + span + ": " + group_title(g) + " ";
-  title.append(line_width > display_width(title) ? line_width - display_width(title) : 0, '=');
-  body_.line(title);
+  body_.line(section_rule(m_, g));
   if (g.view >= 0) {
     body_.line("// A view: its output is its input's storage, in both directions. No code.");
     body_.blank();
@@ -313,7 +153,7 @@ void CpuKernelEmitter::emit_section(const FusedGroup& g) {
       body_.line(wrap_comment(back, "// ", "//   "));
     }
   }
-  emit_tensor_table(g);
+  body_.line(tensor_table(m_, g, "im2col of one sample"));
   emit_geometry(g);
   body_.blank();
   if (g.product >= 0) {

@@ -5,6 +5,7 @@ namespace staticnet::codegen {
 std::span<const Backend> backends() {
   static constexpr Backend known[] = {
       {"cpu", &emit_cpu_backend},
+      {"cuda", &emit_cuda_backend},
   };
   return known;
 }

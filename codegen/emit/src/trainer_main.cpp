@@ -4,6 +4,7 @@
 
 #include "staticnet/codegen/emitters.hpp"
 #include "staticnet/codegen/printer.hpp"
+#include "staticnet/codegen/text.hpp"
 
 namespace staticnet::codegen {
 namespace {
@@ -32,6 +33,7 @@ EmittedFile emit_trainer_header(const ModelView& model) {
           {"name", n},
           {"model_type", quoted(model.names.model_type)},
           {"setup_type", quoted(model.names.setup_type)},
+          {"inputs_at", literal(model.region_offset[static_cast<std::size_t>(Region::inputs)])},
           {"optimizer", std::string("staticnet::kernels::Optimizer::") +
                             (model.setup.optimizer == OptimizerKind::SGD           ? "sgd"
                              : model.setup.optimizer == OptimizerKind::SGDMomentum ? "sgd_momentum"
@@ -67,6 +69,7 @@ EmittedFile emit_trainer_header(const ModelView& model) {
       m.arena.activations = footprint::activations;
       m.arena.parameters_at = parameters.offset;
       m.arena.gradients_at = gradients.offset;
+      m.arena.inputs_at = $inputs_at$;
       m.arena.input_at = input.offset;
       m.arena.loss_at = loss.offset;
   )");
@@ -125,6 +128,34 @@ EmittedFile emit_cpu_trainer_main(const ModelView& model) {
       const rt::CpuSteps steps{&$name$::cpu::train_step, &$name$::cpu::evaluate};
       return rt::trainer_main(argc, argv, model, [&](int threads) {
         return std::make_unique<rt::CpuBackend>(model, steps, threads);
+      });
+    }
+  )");
+  return {file, p.text()};
+}
+
+EmittedFile emit_cuda_trainer_main(const ModelView& model) {
+  const std::string& n = model.names.name;
+  const std::string file = n + "_trainer_cuda.cpp";
+  Printer p;
+  p.emit({{"banner", file_banner(model, file, "the CUDA trainer program")}, {"name", n}}, R"(
+    $banner$
+    //
+    // $name$_trainer_cuda --help lists the options; the loop, the data formats and the checkpoints
+    // are staticnet's trainer runtime (the same as the CPU trainer's), the step is $name$_kernels.cu.
+    #include <memory>
+
+    #include <staticnet/runtime/trainer/cuda_backend.hpp>
+    #include <staticnet/runtime/trainer/trainer_main.hpp>
+
+    #include "$name$_kernels_cuda.h"
+    #include "$name$_trainer.h"
+
+    int main(int argc, char** argv) {
+      namespace rt = staticnet::runtime;
+      const rt::ModelInfo model = $name$::model_info();
+      return rt::trainer_main(argc, argv, model, [&](int /*threads*/) {
+        return std::make_unique<rt::CudaBackend>(model, &$name$::cuda::make_step);
       });
     }
   )");

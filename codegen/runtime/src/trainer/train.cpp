@@ -74,6 +74,13 @@ void report_start(std::ostream& out, const ModelInfo& model, const Backend& back
   out << fmt::format("  step     batch {}, {}, {} (lr {}), FP32; {}\n", model.batch,
                      model.classifies() ? "CrossEntropy" : "MSE", optimizer_name(model.optimizer),
                      options.optimizer.learning_rate, backend.description());
+  std::string details = backend.details();
+  for (std::size_t start = 0; start < details.size();) {
+    const std::size_t end = std::min(details.find('\n', start), details.size());
+    out << (start == 0 ? "  kernels  " : "           ") << details.substr(start, end - start)
+        << "\n";
+    start = end + 1;
+  }
   const std::int64_t left_out =
       data.size() - static_cast<std::int64_t>(batches_per_epoch) * model.batch;
   out << fmt::format("  data     {}, {} samples of {}; {} batches per epoch", described(data),
@@ -187,7 +194,8 @@ struct BatchTotals {
   bool finite = true;
   std::int64_t first_bad = -1;
 };
-BatchTotals batch_totals(const ModelInfo& model, Backend& backend, std::int64_t rows) {
+BatchTotals batch_totals(const ModelInfo& model, Backend& backend,
+                         std::span<const std::int32_t> labels, std::int64_t rows) {
   BatchTotals t;
   const auto losses = backend.losses();
   for (std::int64_t i = 0; i < rows; ++i) {
@@ -200,7 +208,6 @@ BatchTotals batch_totals(const ModelInfo& model, Backend& backend, std::int64_t 
   }
   if (model.classifies()) {
     const auto predicted = backend.predictions();
-    const auto labels = backend.batch_labels();
     for (std::int64_t i = 0; i < rows; ++i)
       t.correct += predicted[static_cast<std::size_t>(i)] == labels[static_cast<std::size_t>(i)];
   }
@@ -222,11 +229,13 @@ EvalResult evaluate_all(const ModelInfo& model, Backend& backend, const Dataset&
   const std::int64_t batches = static_cast<std::int64_t>(loader.batches_per_epoch());
   double loss = 0;
   std::int64_t correct = 0;
+  std::vector<std::int32_t> labels;
   for (std::int64_t b = 0; b < batches; ++b) {
     next_batch(loader, backend, model);
+    labels.assign(backend.batch_labels().begin(), backend.batch_labels().end());
     backend.evaluate();
     const std::int64_t rows = std::min(model.batch, eval.size() - b * model.batch);
-    const BatchTotals t = batch_totals(model, backend, rows);
+    const BatchTotals t = batch_totals(model, backend, labels, rows);
     if (!t.finite)
       throw NumericalError(fmt::format(
           "the evaluation loss of sample {} of {} is {} after epoch {}: the weights have "
@@ -331,6 +340,8 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
       save_training_checkpoint(options.save, model, backend, position, options.optimizer);
   };
 
+  std::vector<std::int32_t> step_labels;
+  step_labels.reserve(static_cast<std::size_t>(model.batch));
   while (position.epoch < options.epochs) {
     const std::int64_t epoch = position.epoch;
     std::optional<ProgressBar> bar;
@@ -346,11 +357,20 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
     std::int64_t correct = 0, samples = 0;
     const auto started = Clock::now();
     bool stopped = false;
+    // The next batch is prepared while the step runs (a GPU backend returns from train_step at
+    // once): the step's labels are kept for its accuracy, and the loader writes the batch after.
+    bool staged = false;
     while (position.batch < batches) {
-      next_batch(loader, backend, model);
+      if (!staged)
+        next_batch(loader, backend, model);
+      step_labels.assign(backend.batch_labels().begin(), backend.batch_labels().end());
       backend.train_step(
           kernels::optimizer_constants(model.optimizer, options.optimizer, position.step + 1));
-      const BatchTotals t = batch_totals(model, backend, model.batch);
+      staged = position.batch + 1 < batches && !signals.raised() &&
+               !(options.max_steps && position.step + 1 >= *options.max_steps);
+      if (staged)
+        next_batch(loader, backend, model);
+      const BatchTotals t = batch_totals(model, backend, step_labels, model.batch);
       if (!t.finite)
         throw NumericalError(fmt::format(
             "the loss is {} at step {} (epoch {}, batch {} of {}), first at sample {} of the "

@@ -5,7 +5,8 @@
 //   NAME_model.h           the plan as plain constants (emit_model_header)
 //   NAME_trainer.h         the model as the trainer runtime sees it (emit_trainer_header)
 //   backend "cpu":         NAME_kernels_cpu.h, NAME_kernels_cpu.cpp, NAME_trainer_cpu.cpp
-// A backend is one entry of backends(); the CUDA backend is one more entry.
+//   backend "cuda":        NAME_kernels_cuda.h, NAME_kernels.cu, NAME_trainer_cuda.cpp
+// A backend is one entry of backends().
 #include <span>
 #include <string>
 #include <string_view>
@@ -32,6 +33,8 @@ EmittedFile emit_model_header(const ModelView& model);
 EmittedFile emit_trainer_header(const ModelView& model);
 std::vector<EmittedFile> emit_cpu_backend(const ModelView& model);
 EmittedFile emit_cpu_trainer_main(const ModelView& model);
+std::vector<EmittedFile> emit_cuda_backend(const ModelView& model);
+EmittedFile emit_cuda_trainer_main(const ModelView& model);
 
 // The comment every emitted file opens with: what it is, where it came from, do not edit.
 std::string file_banner(const ModelView& model, std::string_view file, std::string_view what);

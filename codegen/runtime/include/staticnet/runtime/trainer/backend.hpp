@@ -28,6 +28,8 @@ class Backend {
 
   // "CPU, 2 threads, OpenBLAS"
   virtual std::string description() const = 0;
+  // More about how the step runs, lines the trainer prints at start-up ("" when nothing).
+  virtual std::string details() const { return ""; }
 
   // Host memory the next batch is written into, in the plan's layout: inputs f32 [batch, sample],
   // labels i32 [batch] (cross_entropy) or targets f32 [batch, target] (mean_squared_error). The

@@ -35,6 +35,7 @@ struct ArenaLayout {
   std::int64_t weights = 0, gradients = 0, optimizer_state = 0, inputs = 0, workspace = 0,
                activations = 0;  // the footprint, region by region
   std::int64_t parameters_at = -1, gradients_at = -1, moment1_at = -1, moment2_at = -1;
+  std::int64_t inputs_at = -1;  // the inputs region: the input, then labels or targets
   std::int64_t input_at = -1, labels_at = -1, targets_at = -1;
   std::int64_t loss_at = -1, predictions_at = -1;
 };

@@ -1,0 +1,98 @@
+// Times the generated CUDA training step of a sample on one fixed batch, the way torch_step.py
+// times PyTorch on the GPU: weights initialised, a batch of random normal inputs and random labels
+// written once, warm-up steps, then `repeats` timings of `steps` steps each. Every step is what the
+// trainer does per batch: copy the staged batch in, replay the step's graph, copy the losses back
+// and wait for them (PyTorch's side reads loss.item() each step). Prints the median milliseconds
+// per step and the device memory.
+//
+//   staticnet_bench_cuda_step simple_cnn|lenet5_adam [--steps N] [--repeats N]
+//   (STATICNET_CUDA_GRAPHS=0 times launch by launch instead)
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <staticnet/runtime/formats/synthetic.hpp>
+#include <staticnet/runtime/prng.hpp>
+#include <staticnet/runtime/trainer/cuda_backend.hpp>
+#include <staticnet/runtime/trainer/initialize.hpp>
+#include <staticnet/runtime/trainer/train.hpp>
+
+#include "lenet5_adam_kernels_cuda.h"
+#include "lenet5_adam_trainer.h"
+#include "simple_cnn_kernels_cuda.h"
+#include "simple_cnn_trainer.h"
+
+namespace rt = staticnet::runtime;
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: %s simple_cnn|lenet5_adam [--steps N] [--repeats N]\n", argv[0]);
+    return 2;
+  }
+  const std::string which = argv[1];
+  int steps = 200, repeats = 5;
+  for (int i = 2; i + 1 < argc; i += 2) {
+    const int value = std::stoi(argv[i + 1]);
+    if (!std::strcmp(argv[i], "--steps"))
+      steps = value;
+    else if (!std::strcmp(argv[i], "--repeats"))
+      repeats = value;
+  }
+  rt::ModelInfo model;
+  rt::CudaStepFactory make_step = nullptr;
+  if (which == "simple_cnn") {
+    model = simple_cnn::model_info();
+    make_step = &simple_cnn::cuda::make_step;
+  } else if (which == "lenet5_adam") {
+    model = lenet5_adam::model_info();
+    make_step = &lenet5_adam::cuda::make_step;
+  } else {
+    std::fprintf(stderr, "unknown model %s\n", which.c_str());
+    return 2;
+  }
+  rt::CudaBackend backend(model, make_step);
+  std::vector<float> parameters(static_cast<std::size_t>(model.parameter_count));
+  rt::initialize_parameters(model, 0, parameters);
+  backend.write_state(rt::StateBuffer::parameters, parameters);
+  // Both staging buffers hold the same random batch, so every step copies real data in.
+  for (int staging = 0; staging < 2; ++staging) {
+    auto inputs = backend.batch_inputs();
+    for (std::size_t i = 0; i < inputs.size(); ++i)
+      inputs[i] = static_cast<float>(rt::synthetic_normal(0, 1, i, 0));
+    auto labels = backend.batch_labels();
+    for (std::size_t n = 0; n < labels.size(); ++n)
+      labels[n] = static_cast<std::int32_t>(rt::SplitMix64::finalize(n) %
+                                            static_cast<std::uint64_t>(model.classes));
+    backend.evaluate();  // flips the staging buffer
+    (void)backend.losses();
+  }
+  const auto settings = rt::default_optimizer_settings(model.optimizer);
+  std::int64_t t = 0;
+  auto step = [&] {
+    backend.train_step(staticnet::kernels::optimizer_constants(model.optimizer, settings, ++t));
+    (void)backend.losses();
+  };
+  for (int i = 0; i < 20; ++i)
+    step();
+  std::vector<double> times;
+  for (int r = 0; r < repeats; ++r) {
+    const auto start = std::chrono::steady_clock::now();
+    for (int i = 0; i < steps; ++i)
+      step();
+    times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
+                                                              start)
+                        .count() /
+                    steps);
+  }
+  std::sort(times.begin(), times.end());
+  const rt::MemoryReport memory = backend.memory();
+  std::printf("model=%s backend=\"%s\" ms_per_step=%.4f min=%.4f max=%.4f arena_bytes=%lld\n",
+              which.c_str(), backend.description().c_str(), times[times.size() / 2], times.front(),
+              times.back(), static_cast<long long>(memory.arena));
+  std::printf("memory: %s; %s\n", memory.arena_where.c_str(), memory.other.c_str());
+  std::printf("kernels:\n%s", backend.details().c_str());
+  return 0;
+}

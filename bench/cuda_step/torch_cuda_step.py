@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+"""The PyTorch side of bench/cuda_step/run.py: the same sample model, batch and optimizer as
+staticnet_bench_cuda_step, on the GPU, FP32 (TF32 off: staticnet's setups say FP32), timed the same
+way: warm-up, then repeats of N steps, median milliseconds per step. A step is zero_grad,
+forward, loss, backward, optimizer.step() and loss.item() (a training loop reads its loss; the
+staticnet side reads every sample's). Also prints torch.cuda.max_memory_allocated over the steps.
+
+usage: torch_cuda_step.py simple_cnn|lenet5 [--steps N] [--repeats N] [--compile]
+"""
+import argparse
+import pathlib
+import statistics
+import sys
+import time
+
+import torch
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "cpu_step"))
+from torch_step import model_and_batch  # noqa: E402  the same models as the CPU benchmark
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("model", choices=["simple_cnn", "lenet5"])
+    p.add_argument("--steps", type=int, default=200)
+    p.add_argument("--repeats", type=int, default=5)
+    p.add_argument("--compile", action="store_true")
+    args = p.parse_args()
+    torch.backends.cudnn.allow_tf32 = False
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.manual_seed(0)
+    model, shape, _ = model_and_batch(args.model)
+    model = model.cuda()
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+    x = torch.randn(shape, device="cuda")
+    y = torch.randint(0, 10, (shape[0],), device="cuda")
+    loss_fn = torch.nn.CrossEntropyLoss()
+    forward = torch.compile(model) if args.compile else model
+
+    def step():
+        optimizer.zero_grad()
+        loss = loss_fn(forward(x), y)
+        loss.backward()
+        optimizer.step()
+        return loss.item()
+
+    for _ in range(20):
+        step()
+    torch.cuda.synchronize()
+    torch.cuda.reset_peak_memory_stats()
+    times = []
+    for _ in range(args.repeats):
+        start = time.perf_counter()
+        for _ in range(args.steps):
+            step()
+        torch.cuda.synchronize()
+        times.append((time.perf_counter() - start) * 1000.0 / args.steps)
+    print(f"model={args.model} torch={torch.__version__} compile={args.compile} "
+          f"ms_per_step={statistics.median(times):.4f} min={min(times):.4f} max={max(times):.4f} "
+          f"max_memory_allocated={torch.cuda.max_memory_allocated()}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,860 @@
+// The CUDA backend: NAME_kernels_cuda.h (the step's entry point), NAME_kernels.cu (the training
+// step as CUDA over the arena in device memory) and NAME_trainer_cuda.cpp (the trainer's main()).
+//
+// The sections follow the CPU backend's (fusion.hpp groups, the same headings and tensor tables),
+// so the two files read side by side. Each elementwise pass is an emitted __global__ kernel, one
+// thread per index, calling the same __host__ __device__ body the CPU loops call, every bound a
+// literal. Products go to the libraries: Linear to cuBLASLt, Conv2d to cuDNN's graph API
+// (staticnet/cuda/), set up once, when the step is made, with the literal shapes written here.
+#include <set>
+#include <stdexcept>
+#include <string>
+
+#include "staticnet/codegen/emitters.hpp"
+#include "staticnet/codegen/fusion.hpp"
+#include "staticnet/codegen/naming.hpp"
+#include "staticnet/codegen/printer.hpp"
+#include "staticnet/codegen/section_text.hpp"
+#include "staticnet/codegen/text.hpp"
+#include "staticnet/print.hpp"
+
+namespace staticnet::codegen {
+namespace {
+
+class CudaKernelEmitter {
+ public:
+  explicit CudaKernelEmitter(const ModelView& model) : m_(model), groups_(fuse(model)) {
+    if (!model.training())
+      throw std::invalid_argument(model.names.setup_type +
+                                  " is an Inference setup: staticnet_model() builds trainers, "
+                                  "which need a Training setup");
+  }
+
+  EmittedFile header() const;
+  EmittedFile source();
+
+ private:
+  const LayerPlan& layer(std::int64_t i) const { return m_.layers.at(static_cast<std::size_t>(i)); }
+  const Buffer& role(BufferRole r) const {
+    const Buffer* b = m_.find(r);
+    if (!b)
+      throw std::logic_error(std::string("the plan has no ") + name_of(r) + " buffer");
+    return *b;
+  }
+  int index_of(const Buffer& b) const { return static_cast<int>(&b - m_.buffers.data()); }
+
+  // "f32(arena, 2'015'744)": a buffer's first element in device memory.
+  std::string at(int buffer) {
+    const ElementAccess a = access_for(element_type(m_, buffer));
+    accessors_.insert(a.accessor);
+    return std::string(a.accessor) + "(arena, " + literal(m_.buffer(buffer).offset) + ")";
+  }
+  std::string element(int buffer) const { return access_for(element_type(m_, buffer)).type; }
+  std::string parameter(std::int64_t element_offset, BufferRole region) {
+    accessors_.insert("f32");
+    return "f32(arena, " + literal(role(region).offset + 4 * element_offset) + ")";
+  }
+  std::string note(int buffer) const { return "// " + buffer_name(m_, buffer); }
+  std::string workspace() {
+    const Buffer* ws = m_.find(BufferRole::workspace);
+    if (ws == nullptr)
+      return "nullptr";
+    accessors_.insert("bytes");
+    return "bytes(arena, " + literal(ws->offset) + ")";
+  }
+  std::int64_t workspace_bytes() const {
+    const Buffer* ws = m_.find(BufferRole::workspace);
+    return ws ? ws->size : 0;
+  }
+
+  void emit_section(const FusedGroup& g);
+  void emit_geometry(const FusedGroup& g);
+  void emit_product(const FusedGroup& g);
+  void emit_product_forward(const FusedGroup& g);
+  void emit_product_backward(const FusedGroup& g);
+  void emit_activation(const FusedGroup& g);
+  void emit_pool(const FusedGroup& g);
+  void emit_loss();
+  void emit_update();
+  void emit_entry_points();
+  // A __global__ kernel over [0, count) whose thread i runs `body` (which may use i).
+  void emit_kernel(const std::string& name, const std::string& comment,
+                   const std::string& parameters, std::int64_t count, const std::string& body);
+  // "// ==== text ====...", padded to the line width.
+  void emit_heading(std::string text) {
+    text.append(line_width > display_width(text) ? line_width - display_width(text) : 0, '=');
+    kernels_.line(text);
+  }
+  // The launch of such a kernel on the step's stream, checked.
+  std::string launch(const std::string& name, std::int64_t count, const std::string& arguments);
+
+  const ModelView& m_;
+  std::vector<FusedGroup> groups_;
+  Printer kernels_;                     // the __global__ kernels and geometry, section by section
+  std::vector<std::string> libraries_;  // members of struct Libraries: "g::Convolution conv_0;"
+  std::vector<std::string> library_init_;  // their initialisers
+  std::vector<std::string> library_lines_;  // describe() lines
+  std::set<std::string> accessors_;
+  bool fused_epilogue_ = false;   // the product being emitted asked its library for an epilogue
+  std::string libraries_struct_;  // struct Libraries, written after every section
+};
+
+void CudaKernelEmitter::emit_kernel(const std::string& name, const std::string& comment,
+                                    const std::string& parameters, std::int64_t count,
+                                    const std::string& body) {
+  kernels_.emit({{"name", name},
+                 {"comment", wrap_comment(comment, "// ", "// ")},
+                 {"parameters", parameters},
+                 {"count", literal(count)},
+                 {"body", body}},
+                R"(
+    $comment$
+    __global__ void $name$($parameters$) {
+      const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
+      if (i >= $count$)
+        return;
+      $body$
+    }
+
+  )");
+}
+
+std::string CudaKernelEmitter::launch(const std::string& name, std::int64_t count,
+                                      const std::string& arguments) {
+  return name + "<<<g::blocks_for(" + literal(count) + "), g::block_threads, 0, stream>>>(" +
+         arguments + ");\ng::check_launch(\"" + name + "\");";
+}
+
+void CudaKernelEmitter::emit_geometry(const FusedGroup& g) {
+  if (g.pool >= 0) {
+    kernels_.emit(window_vars("pool_" + std::to_string(g.pool), layer(g.pool)), R"(
+      constexpr k::Pool2dGeometry $name${
+          .batch = $n$, .channels = $ci$, .in_height = $hi$, .in_width = $wi$,
+          .out_height = $ho$, .out_width = $wo$, .kernel_h = $kh$, .kernel_w = $kw$,
+          .stride_h = $sh$, .stride_w = $sw$, .pad_h = $ph$, .pad_w = $pw$};
+    )");
+  }
+  if (g.product >= 0 && layer(g.product).kind == LayerKind::Conv2d) {
+    kernels_.emit(window_vars("conv_" + std::to_string(g.product), layer(g.product)), R"(
+      constexpr k::Conv2dGeometry $name$_geometry{
+          .batch = $n$, .in_channels = $ci$, .in_height = $hi$, .in_width = $wi$,
+          .out_channels = $co$, .out_height = $ho$, .out_width = $wo$,
+          .kernel_h = $kh$, .kernel_w = $kw$, .stride_h = $sh$, .stride_w = $sw$,
+          .pad_h = $ph$, .pad_w = $pw$};
+    )");
+  }
+}
+
+void CudaKernelEmitter::emit_section(const FusedGroup& g) {
+  kernels_.line(section_rule(m_, g));
+  if (g.view >= 0) {
+    kernels_.line("// A view: its output is its input's storage, in both directions. No code.");
+    kernels_.blank();
+    return;
+  }
+  if (g.product >= 0) {
+    const LayerPlan& p = layer(g.product);
+    const bool conv = p.kind == LayerKind::Conv2d;
+    std::string text = conv ? "Forward: cuDNN's convolution" : "Forward: cuBLASLt's x · Wᵀ";
+    kernels_.line(wrap_comment(
+        text + (conv && g.pool >= 0
+                    ? ", then one thread per pooled output adds the bias, applies the activation "
+                      "and pools its window"
+                    : ", with the bias and a ReLU in the library's epilogue where it has one, "
+                      "else one pass finishes them") +
+            ".",
+        "// ", "//   "));
+    if (p.runs_backward)
+      kernels_.line(wrap_comment(
+          "Backward: one pass turns d(output) into d(" + std::string(name_of(p.kind)) +
+              " output) (through the pool and the activation's derivative), then the library's "
+              "weight gradient" +
+              (p.options.bias ? (conv ? ", the bias gradient as a reduction" : " with the bias "
+                                                                               "gradient")
+                              : std::string()) +
+              (p.input_gradient_buffer != no_buffer
+                   ? " and input gradient."
+                   : " (no dx: no layer before this one has parameters)."),
+          "// ", "//   "));
+  }
+  kernels_.line(tensor_table(m_, g, "cuDNN's and cuBLASLt's scratch (their algorithms fit it)"));
+  emit_geometry(g);
+  kernels_.blank();
+  if (g.product >= 0)
+    emit_product(g);
+  else if (g.activation >= 0)
+    emit_activation(g);
+  else if (g.pool >= 0)
+    emit_pool(g);
+}
+
+// ---- Linear and Conv2d groups ---------------------------------------------------------------
+
+void CudaKernelEmitter::emit_product(const FusedGroup& g) {
+  const LayerPlan& l = layer(g.product);
+  const bool conv = l.kind == LayerKind::Conv2d;
+  const bool relu = g.activation >= 0 && layer(g.activation).kind == LayerKind::ReLU;
+  const bool bias = l.options.bias;
+  const std::string member = (conv ? "conv_" : "linear_") + std::to_string(g.product);
+  const std::string dx = l.input_gradient_buffer != no_buffer ? "true" : "false";
+  const std::string ws = literal(workspace_bytes());
+  // What the library is asked to fuse: never with a pool after it (our pass does bias, activation
+  // and pool in one visit), and only a ReLU (the only activation both libraries have).
+  std::string epilogue;
+  if (conv) {
+    epilogue = g.pool >= 0 || !bias ? "none" : relu ? "bias_relu" : g.activation < 0 ? "bias" : "none";
+    libraries_.push_back("g::Convolution " + member + ";");
+    library_init_.push_back(member + "(handles, " + member + "_geometry, g::ConvEpilogue::" +
+                            epilogue + ", /*input_gradient=*/" + dx + ", " + ws + ")");
+  } else {
+    epilogue = relu ? (bias ? "relu_bias" : "relu") : (bias && g.activation < 0 ? "bias" : "none");
+    libraries_.push_back("g::LinearProduct " + member + ";");
+    library_init_.push_back(member + "(handles, {.batch = " + literal(l.input_shape[0]) +
+                            ", .in_features = " + literal(l.input_shape[1]) +
+                            ", .out_features = " + literal(l.output_shape[1]) +
+                            "}, g::LinearEpilogue::" + epilogue + ", /*bias_gradient=*/" +
+                            (bias ? "true" : "false") + ", /*input_gradient=*/" + dx + ", " +
+                            ws + ")");
+  }
+  library_lines_.push_back("\"layer " + std::to_string(g.product) + " " + name_of(l.kind) +
+                           ": \" + l." + member + ".describe()");
+  fused_epilogue_ = epilogue != "none";
+  emit_product_forward(g);
+  if (l.runs_backward)
+    emit_product_backward(g);
+}
+
+void CudaKernelEmitter::emit_product_forward(const FusedGroup& g) {
+  const LayerPlan& l = layer(g.product);
+  const bool conv = l.kind == LayerKind::Conv2d;
+  const bool bias = l.options.bias;
+  const std::string name = group_name(g);
+  const std::string member = (conv ? "conv_" : "linear_") + std::to_string(g.product);
+  const std::string act =
+      g.activation >= 0 ? activation_type(layer(g.activation).kind) : std::string("k::Identity");
+  const std::string has_bias = bias ? "true" : "false";
+  Printer::Vars v{{"name", name},
+                  {"member", member},
+                  {"x", at(l.input_buffer)},
+                  {"x_note", note(l.input_buffer)},
+                  {"w", parameter(l.weight_offset, BufferRole::parameters)},
+                  {"w_note", "// " + weight_name(g.product)},
+                  {"b", bias ? parameter(l.bias_offset, BufferRole::parameters) : "nullptr"},
+                  {"b_note", bias ? "// " + bias_name(g.product) : "// no bias"},
+                  {"z", at(l.output_buffer)},
+                  {"z_note", note(l.output_buffer)},
+                  {"workspace", workspace()}};
+  std::string finish;  // the host code after the product
+  if (g.pool >= 0) {
+    const LayerPlan& q = layer(g.pool);
+    const bool max = q.kind == LayerKind::MaxPool2d;
+    const std::int64_t pooled = q.output_shape.elements();
+    const std::int64_t plane = q.output_shape[2] * q.output_shape[3];
+    const std::string pool = "pool_" + std::to_string(g.pool);
+    const std::string kernel = "forward_" + name + "_epilogue";
+    const std::string index = max ? element(q.window_index_buffer) : "";
+    const std::string call =
+        max ? "k::bias_activation_max_pool_forward<" + act + ", " + pool + ", " + has_bias + ", " +
+                  index + ">(i / " + literal(plane) + ", i % " + literal(plane) + " / " +
+                  literal(q.output_shape[3]) + ", i % " + literal(q.output_shape[3]) +
+                  ", z, bias, z, pooled, window);"
+            : "k::bias_activation_avg_pool_forward<" + act + ", " + pool + ", " + has_bias +
+                  ">(i / " + literal(plane) + ", i % " + literal(plane) + " / " +
+                  literal(q.output_shape[3]) + ", i % " + literal(q.output_shape[3]) +
+                  ", z, bias, z, pooled);";
+    emit_kernel(kernel,
+                "One thread per pooled output: " + std::string(bias ? "the bias and " : "") +
+                    "the activation over its window of the convolution's output (kept for "
+                    "backward), then the window's " +
+                    (max ? "max and its position." : "mean."),
+                "const float* __restrict__ bias, float* z, float* __restrict__ pooled" +
+                    (max ? ", " + index + "* __restrict__ window" : std::string()),
+                pooled, call);
+    v["pooled"] = at(q.output_buffer);
+    v["pooled_note"] = note(q.output_buffer);
+    finish = "float* const pooled = " + at(q.output_buffer) + ";  " + note(q.output_buffer);
+    if (max)
+      finish += "\n" + index + "* const window = " + at(q.window_index_buffer) + ";  " +
+                note(q.window_index_buffer);
+    finish += "\n" + launch(kernel, pooled,
+                            std::string("bias, z, pooled") + (max ? ", window" : ""));
+  } else if (bias || g.activation >= 0) {
+    const std::int64_t count = l.output_shape.elements();
+    const std::int64_t channels = l.output_shape[1];
+    const std::int64_t positions = conv ? l.output_shape[2] * l.output_shape[3] : channels;
+    const std::string kernel = "forward_" + name + "_epilogue";
+    emit_kernel(kernel,
+                std::string("One thread per output element: ") + (bias ? "the bias" : "") +
+                    (bias && g.activation >= 0 ? " and " : "") +
+                    (g.activation >= 0 ? "the " + std::string(name_of(layer(g.activation).kind))
+                                       : std::string()) +
+                    ", where the library did not fuse " + (bias && g.activation >= 0 ? "them" : "it") +
+                    ".",
+                "const float* __restrict__ bias, float* z", count,
+                std::string("k::bias_activation_forward<") + act + ", k::BiasAlong::" +
+                    (conv ? "rows" : "positions") + ", " + literal(channels) + ", " +
+                    literal(positions) + ", " + has_bias + ">(i / " + literal(positions) +
+                    ", i % " + literal(positions) + ", z, bias, z);");
+    finish = launch(kernel, count, "bias, z");
+    if (fused_epilogue_)
+      finish = "if (!lib." + member + ".forward_fused()) {  // " +
+               (conv ? "cuDNN" : "cuBLASLt") + " had no engine for the fused epilogue\n  " +
+               finish.replace(finish.find('\n'), 1, "\n  ") + "\n}";
+  }
+  v["finish"] = finish;
+  kernels_.emit(v, R"(
+    void forward_$name$(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
+      const float* const x = $x$;  $x_note$
+      const float* const weight = $w$;  $w_note$
+      const float* const bias = $b$;  $b_note$
+      float* const z = $z$;  $z_note$
+      lib.$member$.forward(x, weight, bias, z, $workspace$);
+      $finish$
+    }
+
+  )");
+}
+
+void CudaKernelEmitter::emit_product_backward(const FusedGroup& g) {
+  const LayerPlan& l = layer(g.product);
+  const bool conv = l.kind == LayerKind::Conv2d;
+  const bool bias = l.options.bias;
+  const std::string name = group_name(g);
+  const std::string member = (conv ? "conv_" : "linear_") + std::to_string(g.product);
+  const int dz_buffer = l.output_gradient_buffer;
+  if (g.activation >= 0 && layer(g.activation).input_gradient_buffer != dz_buffer)
+    throw std::logic_error("fused activation's input gradient is not the product's");
+  const std::string act =
+      g.activation >= 0 ? activation_type(layer(g.activation).kind) : std::string("k::Identity");
+  std::string lines = "const float* const x = " + at(l.input_buffer) + ";  " +
+                      note(l.input_buffer) + "\nfloat* const dweight = " +
+                      parameter(l.weight_offset, BufferRole::gradients) + ";  // gradient of " +
+                      weight_name(g.product) + "\nfloat* const dbias = " +
+                      (bias ? parameter(l.bias_offset, BufferRole::gradients) + ";  // gradient of " +
+                                  bias_name(g.product)
+                            : std::string("nullptr;  // no bias")) +
+                      "\nfloat* const dz = " + at(dz_buffer) + ";  " + note(dz_buffer) + ": d(" +
+                      name_of(l.kind) + " output)";
+  const std::string y = g.activation >= 0 ? at(layer(g.activation).output_buffer) : "nullptr";
+  if (g.pool >= 0) {
+    const LayerPlan& q = layer(g.pool);
+    const bool max = q.kind == LayerKind::MaxPool2d;
+    const std::int64_t pooled = q.output_shape.elements();
+    const std::int64_t plane = q.output_shape[2] * q.output_shape[3];
+    const std::string pool = "pool_" + std::to_string(g.pool);
+    const std::string kernel = "backward_" + name + "_pool";
+    const std::string index = max ? element(q.window_index_buffer) : "";
+    const std::string where = "i / " + literal(plane) + ", i % " + literal(plane) + " / " +
+                              literal(q.output_shape[3]) + ", i % " + literal(q.output_shape[3]);
+    emit_kernel(kernel,
+                "One thread per pooled output: its gradient to " +
+                    std::string(max ? "the window's max" : "every element of its window") +
+                    (g.activation >= 0 ? ", times the activation's derivative there" : "") +
+                    "; every element of dz written once.",
+                "const float* __restrict__ dpooled" +
+                    (max ? ", const " + index + "* __restrict__ window" : std::string()) +
+                    ", const float* __restrict__ y, float* __restrict__ dz",
+                pooled,
+                max ? "k::max_pool_activation_backward<" + act + ", " + pool + ", " + index +
+                          ">(" + where + ", dpooled, window, y, dz);"
+                    : "k::avg_pool_activation_backward<" + act + ", " + pool + ">(" + where +
+                          ", dpooled, y, dz);");
+    lines += "\nconst float* const dpooled = " + at(q.output_gradient_buffer) + ";  " +
+             note(q.output_gradient_buffer) + ": d(pooled)";
+    if (max)
+      lines += "\nconst " + index + "* const window = " + at(q.window_index_buffer) + ";  " +
+               note(q.window_index_buffer);
+    lines += "\nconst float* const y = " + y + ";";
+    lines += "\n" + launch(kernel, pooled, std::string("dpooled, ") + (max ? "window, " : "") + "y, dz");
+  } else if (g.activation >= 0) {
+    const LayerPlan& a = layer(g.activation);
+    const std::int64_t count = l.output_shape.elements();
+    const std::int64_t positions = conv ? l.output_shape[2] * l.output_shape[3] : l.output_shape[1];
+    const std::string kernel = "backward_" + name + "_activation";
+    emit_kernel(kernel,
+                std::string("One thread per element: dz = ") + name_of(a.kind) + "'(y) · dy.",
+                "const float* __restrict__ y, const float* dy, float* dz", count,
+                "k::activation_backward_2d<" + act + ", " + literal(positions) + ">(i / " +
+                    literal(positions) + ", i % " + literal(positions) + ", y, dy, dz);");
+    lines += "\nconst float* const y = " + y + ";  " + note(a.output_buffer) + ": " +
+             name_of(a.kind) + " output, saved";
+    lines += "\nconst float* const dy = " + at(a.output_gradient_buffer) + ";  " +
+             note(a.output_gradient_buffer);
+    lines += "\n" + launch(kernel, count, "y, dy, dz");
+  }
+  if (conv) {
+    lines += "\nlib." + member + ".backward_weights(x, dz, dweight, " + workspace() + ");";
+    if (bias)
+      lines += "\ng::bias_gradient_channels(dz, dbias, " + literal(l.output_shape[0]) + ", " +
+               literal(l.output_shape[1]) + ", " +
+               literal(l.output_shape[2] * l.output_shape[3]) + ", stream);";
+  } else {
+    lines += "\nlib." + member + ".backward_weights(x, dz, dweight, dbias, " + workspace() + ");";
+  }
+  if (l.input_gradient_buffer != no_buffer) {
+    lines += "\nconst float* const weight = " + parameter(l.weight_offset, BufferRole::parameters) +
+             ";  // " + weight_name(g.product);
+    lines += "\nfloat* const dx = " + at(l.input_gradient_buffer) + ";  " +
+             note(l.input_gradient_buffer);
+    lines += "\nlib." + member + ".backward_input(dz, weight, dx, " + workspace() + ");";
+  }
+  kernels_.emit({{"name", name}, {"lines", lines}}, R"(
+    void backward_$name$(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
+      $lines$
+    }
+
+  )");
+}
+
+// ---- standalone activations and pools -------------------------------------------------------
+
+void CudaKernelEmitter::emit_activation(const FusedGroup& g) {
+  const LayerPlan& a = layer(g.activation);
+  const std::string name = group_name(g);
+  const std::string act = activation_type(a.kind);
+  const std::int64_t count = a.output_shape.elements();
+  emit_kernel("forward_" + name + "_kernel", "One thread per element.",
+              "const float* x, float* y", count,
+              "k::activation_forward<" + act + ">(i, x, y);");
+  kernels_.emit({{"name", name},
+                 {"x", at(a.input_buffer)},
+                 {"x_note", note(a.input_buffer)},
+                 {"y", at(a.output_buffer)},
+                 {"y_note", note(a.output_buffer) + (a.in_place ? " (in place)" : "")},
+                 {"launch", launch("forward_" + name + "_kernel", count, "x, y")}},
+                R"(
+    void forward_$name$(std::byte* arena, const Libraries&, cudaStream_t stream) {
+      const float* const x = $x$;  $x_note$
+      float* const y = $y$;  $y_note$
+      $launch$
+    }
+
+  )");
+  if (!a.runs_backward || a.input_gradient_buffer == no_buffer)
+    return;
+  emit_kernel("backward_" + name + "_kernel", "One thread per element: dx = act'(y) · dy.",
+              "const float* __restrict__ y, const float* dy, float* dx", count,
+              "k::activation_backward<" + act + ">(i, y, dy, dx);");
+  kernels_.emit({{"name", name},
+                 {"y", at(a.output_buffer)},
+                 {"y_note", note(a.output_buffer)},
+                 {"dy", at(a.output_gradient_buffer)},
+                 {"dy_note", note(a.output_gradient_buffer)},
+                 {"dx", at(a.input_gradient_buffer)},
+                 {"dx_note", note(a.input_gradient_buffer) +
+                                 (a.input_gradient_buffer == a.output_gradient_buffer ? " (in place)"
+                                                                                       : "")},
+                 {"launch", launch("backward_" + name + "_kernel", count, "y, dy, dx")}},
+                R"(
+    void backward_$name$(std::byte* arena, const Libraries&, cudaStream_t stream) {
+      const float* const y = $y$;  $y_note$
+      const float* const dy = $dy$;  $dy_note$
+      float* const dx = $dx$;  $dx_note$
+      $launch$
+    }
+
+  )");
+}
+
+void CudaKernelEmitter::emit_pool(const FusedGroup& g) {
+  const LayerPlan& q = layer(g.pool);
+  const bool max = q.kind == LayerKind::MaxPool2d;
+  const std::string name = group_name(g);
+  const std::string pool = "pool_" + std::to_string(g.pool);
+  const std::int64_t out_plane = q.output_shape[2] * q.output_shape[3];
+  const std::int64_t in_plane = q.input_shape[2] * q.input_shape[3];
+  const std::int64_t outputs = q.output_shape.elements();
+  const std::int64_t inputs = q.input_shape.elements();
+  const bool keeps_window = max && q.window_index_buffer != no_buffer;
+  const std::string index = keeps_window ? element(q.window_index_buffer) : "k::WindowIndex8";
+  const std::string window = keeps_window ? at(q.window_index_buffer) : "nullptr";
+  const std::string window_note =
+      keeps_window ? note(q.window_index_buffer) : "// no backward: no window index";
+  const std::string where = "i / " + literal(out_plane) + ", i % " + literal(out_plane);
+  emit_kernel("forward_" + name + "_kernel", "One thread per output.",
+              max ? "const float* __restrict__ x, float* __restrict__ y, " + index +
+                        "* __restrict__ window"
+                  : std::string("const float* __restrict__ x, float* __restrict__ y"),
+              outputs,
+              max ? "k::max_pool_forward<" + pool + ", " + index + ">(" + where + ", x, y, window);"
+                  : "k::avg_pool_forward<" + pool + ">(" + where + ", x, y);");
+  std::string forward = "const float* const x = " + at(q.input_buffer) + ";  " +
+                        note(q.input_buffer) + "\nfloat* const y = " + at(q.output_buffer) +
+                        ";  " + note(q.output_buffer);
+  if (max)
+    forward += "\n" + index + "* const window = " + window + ";  " + window_note;
+  forward += "\n" + launch("forward_" + name + "_kernel", outputs, max ? "x, y, window" : "x, y");
+  kernels_.emit({{"name", name}, {"lines", forward}}, R"(
+    void forward_$name$(std::byte* arena, const Libraries&, cudaStream_t stream) {
+      $lines$
+    }
+
+  )");
+  if (!q.runs_backward || q.input_gradient_buffer == no_buffer)
+    return;
+  const std::string gather = "i / " + literal(in_plane) + ", i % " + literal(in_plane);
+  emit_kernel("backward_" + name + "_kernel",
+              "One thread per input element: it gathers from the windows that hold it" +
+                  std::string(max ? " and chose it." : "."),
+              max ? "const float* __restrict__ dy, const " + index +
+                        "* __restrict__ window, float* __restrict__ dx"
+                  : std::string("const float* __restrict__ dy, float* __restrict__ dx"),
+              inputs,
+              max ? "k::max_pool_backward<" + pool + ", " + index + ">(" + gather +
+                        ", dy, window, dx);"
+                  : "k::avg_pool_backward<" + pool + ">(" + gather + ", dy, dx);");
+  std::string backward = "const float* const dy = " + at(q.output_gradient_buffer) + ";  " +
+                         note(q.output_gradient_buffer) + "\nfloat* const dx = " +
+                         at(q.input_gradient_buffer) + ";  " + note(q.input_gradient_buffer);
+  if (max)
+    backward += "\nconst " + index + "* const window = " + window + ";  " + window_note;
+  backward +=
+      "\n" + launch("backward_" + name + "_kernel", inputs, max ? "dy, window, dx" : "dy, dx");
+  kernels_.emit({{"name", name}, {"lines", backward}}, R"(
+    void backward_$name$(std::byte* arena, const Libraries&, cudaStream_t stream) {
+      $lines$
+    }
+
+  )");
+}
+
+// ---- loss, update, entry points ---------------------------------------------------------------
+
+void CudaKernelEmitter::emit_loss() {
+  const LayerPlan& last = m_.layers.back();
+  int gradient = no_buffer;
+  for (std::size_t i = 0; i < m_.buffers.size(); ++i)
+    if (buffer_name(m_, static_cast<int>(i)) == "loss_gradient")
+      gradient = static_cast<int>(i);
+  if (gradient == no_buffer)
+    throw std::logic_error("the plan has no loss gradient buffer");
+  const int loss = index_of(role(BufferRole::loss));
+  const std::int64_t batch = m_.batch();
+  std::string lines = "const float* const output = " + at(last.output_buffer) + ";  " +
+                      note(last.output_buffer) + "\nfloat* const loss = " + at(loss) + ";  " +
+                      note(loss) + "\nfloat* const doutput = " + at(gradient) + ";  " +
+                      note(gradient);
+  std::string heading;
+  if (m_.setup.loss == LossKind::CrossEntropy) {
+    const int labels = index_of(role(BufferRole::labels));
+    const int predictions = index_of(role(BufferRole::predictions));
+    heading = "// ==== Loss: softmax + cross-entropy over the logits " +
+              shape_text(m_.output_shape) + ", forward and backward ";
+    emit_heading(heading);
+    emit_kernel("loss_kernel",
+                "One thread per sample: the loss, the predicted class and d(logits) of the batch "
+                "mean, in one pass.",
+                "const float* __restrict__ logits, const std::int32_t* __restrict__ labels, "
+                "float* __restrict__ loss, std::int32_t* __restrict__ predicted, "
+                "float* __restrict__ dlogits",
+                batch,
+                "k::softmax_cross_entropy<" + literal(batch) + ", " +
+                    literal(m_.output_shape[1]) +
+                    ">(i, logits, labels, loss, predicted, dlogits);");
+    lines += "\nconst std::int32_t* const labels = " + at(labels) + ";  " + note(labels) +
+             "\nstd::int32_t* const predicted = " + at(predictions) + ";  " + note(predictions);
+    lines += "\n" + launch("loss_kernel", batch, "output, labels, loss, predicted, doutput");
+  } else {
+    const int targets = index_of(role(BufferRole::targets));
+    heading = "// ==== Loss: mean squared error over the output " + shape_text(m_.output_shape) +
+              ", forward and backward ";
+    emit_heading(heading);
+    emit_kernel("loss_kernel", "One thread per sample: its loss and d(output), in one pass.",
+                "const float* __restrict__ output, const float* __restrict__ targets, "
+                "float* __restrict__ loss, float* __restrict__ doutput",
+                batch,
+                "k::mean_squared_error<" + literal(batch) + ", " +
+                    literal(m_.output_shape.elements() / batch) +
+                    ">(i, output, targets, loss, doutput);");
+    lines += "\nconst float* const targets = " + at(targets) + ";  " + note(targets);
+    lines += "\n" + launch("loss_kernel", batch, "output, targets, loss, doutput");
+  }
+  kernels_.emit({{"lines", lines}}, R"(
+    void loss_step(std::byte* arena, cudaStream_t stream) {
+      $lines$
+    }
+
+  )");
+}
+
+void CudaKernelEmitter::emit_update() {
+  const std::int64_t count = m_.parameter_count;
+  std::string parameters = "float* __restrict__ params, const float* __restrict__ grads";
+  std::string arguments = "params, grads";
+  std::string body;
+  std::string lines = "float* const params = " + at(index_of(role(BufferRole::parameters))) +
+                      ";  // parameters\nconst float* const grads = " +
+                      at(index_of(role(BufferRole::gradients))) + ";  // gradients";
+  switch (m_.setup.optimizer) {
+    case OptimizerKind::SGD:
+      body = "k::sgd_update(i, params, grads, optimizer_constants);";
+      break;
+    case OptimizerKind::SGDMomentum:
+      parameters += ", float* __restrict__ velocity";
+      arguments += ", velocity";
+      lines += "\nfloat* const velocity = " +
+               at(index_of(role(BufferRole::optimizer_moment1))) + ";  // optimizer_moment1";
+      body = "k::sgd_momentum_update(i, params, grads, velocity, optimizer_constants);";
+      break;
+    case OptimizerKind::Adam:
+    case OptimizerKind::AdamW:
+      parameters += ", float* __restrict__ m, float* __restrict__ v";
+      arguments += ", m, v";
+      lines += "\nfloat* const m = " + at(index_of(role(BufferRole::optimizer_moment1))) +
+               ";  // optimizer_moment1\nfloat* const v = " +
+               at(index_of(role(BufferRole::optimizer_moment2))) + ";  // optimizer_moment2";
+      body = std::string("k::adam_update<") +
+             (m_.setup.optimizer == OptimizerKind::AdamW ? "true" : "false") +
+             ">(i, params, grads, m, v, optimizer_constants);";
+      break;
+  }
+  std::string heading = std::string("// ==== Update: ") + name_of(m_.setup.optimizer) +
+                        " over the whole contiguous parameter region, one kernel ";
+  emit_heading(heading);
+  emit_kernel("update_kernel",
+              "One thread per parameter; the step's scalars come from optimizer_constants.",
+              parameters, count, body);
+  lines += "\n" + launch("update_kernel", count, arguments);
+  kernels_.emit({{"lines", lines}}, R"(
+    void update(std::byte* arena, cudaStream_t stream) {
+      $lines$
+    }
+
+  )");
+}
+
+void CudaKernelEmitter::emit_entry_points() {
+  auto group_of = [&](std::int64_t layer_index) -> const FusedGroup& {
+    for (const FusedGroup& g : groups_)
+      if (g.first <= layer_index && layer_index <= g.last)
+        return g;
+    throw std::logic_error("layer in no group");
+  };
+  std::string forward, backward;
+  auto add = [](std::string& to, const std::string& line) {
+    to += (to.empty() ? "" : "\n") + line;
+  };
+  for (const Step& s : m_.schedule) {
+    if (s.kind == StepKind::forward) {
+      const FusedGroup& g = group_of(s.layer);
+      if (s.layer != g.first)
+        continue;
+      add(forward, g.view >= 0 ? "// layer " + std::to_string(g.view) + ": Flatten, a view"
+                               : "forward_" + group_name(g) + "(arena, lib, stream);");
+    } else if (s.kind == StepKind::backward) {
+      const FusedGroup& g = group_of(s.layer);
+      if (s.layer != g.last || g.view >= 0)
+        continue;
+      const LayerPlan& first = layer(g.first);
+      const bool runs = g.product >= 0
+                            ? layer(g.product).runs_backward
+                            : first.runs_backward && first.input_gradient_buffer != no_buffer;
+      if (runs)
+        add(backward, "backward_" + group_name(g) + "(arena, lib, stream);");
+    }
+  }
+  std::string inits, describe;
+  for (const std::string& l : library_init_)
+    inits += ",\n  " + l;
+  for (const std::string& l : library_lines_)
+    add(describe, "lines += " + l + " + \"\\n\";");
+  const Buffer& grads = role(BufferRole::gradients);
+  kernels_.emit({{"forward", forward},
+                 {"backward", backward},
+                 {"grads", at(index_of(grads))},
+                 {"grad_bytes", literal(grads.size)},
+                 {"inits", inits},
+                 {"describe", describe},
+                 {"name", m_.names.name}},
+                R"(
+    // ==== The step, in the plan's schedule ====================================================
+    Libraries::Libraries(cudaStream_t stream)
+        : handles(stream)$inits$ {}
+
+    void forward(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
+      $forward$
+    }
+
+    class Step final : public g::GeneratedStep {
+     public:
+      Step(std::byte* arena, cudaStream_t stream) : arena_(arena), stream_(stream), lib_(stream) {}
+
+      void set_constants(const k::OptimizerConstants& constants) override {
+        g::check(cudaMemcpyToSymbolAsync(optimizer_constants, &constants, sizeof constants, 0,
+                                         cudaMemcpyHostToDevice, stream_),
+                 "copying the optimizer's constants");
+      }
+
+      void train_step() override {
+        std::byte* const arena = arena_;
+        const Libraries& lib = lib_;
+        cudaStream_t stream = stream_;
+        // gradients: backward accumulates into them
+        g::check(cudaMemsetAsync($grads$, 0, $grad_bytes$, stream), "zeroing the gradients");
+        forward(arena, lib, stream);
+        loss_step(arena, stream);
+        $backward$
+        update(arena, stream);
+      }
+
+      void evaluate() override {
+        forward(arena_, lib_, stream_);
+        loss_step(arena_, stream_);
+      }
+
+      std::string describe() const override {
+        const Libraries& l = lib_;
+        std::string lines;
+        $describe$
+        return lines;
+      }
+
+     private:
+      std::byte* arena_;
+      cudaStream_t stream_;
+      Libraries lib_;
+    };
+
+    }  // namespace
+
+    std::unique_ptr<staticnet::cuda::GeneratedStep> make_step(std::byte* arena, cudaStream_t stream) {
+      return std::make_unique<Step>(arena, stream);
+    }
+  )");
+  std::string declared;
+  for (const std::string& l : libraries_)
+    declared += "\n  " + l;
+  libraries_struct_ = "struct Libraries {\n  explicit Libraries(cudaStream_t stream);  // below, after the geometry\n\n  g::Libraries handles;" + declared + "\n};";
+}
+
+EmittedFile CudaKernelEmitter::source() {
+  for (const FusedGroup& g : groups_)
+    emit_section(g);
+  emit_loss();
+  emit_update();
+  emit_entry_points();
+
+  const std::string file = m_.names.name + "_kernels.cu";
+  Printer p;
+  p.emit({{"banner", file_banner(m_, file, "the training step on a CUDA GPU, every size a literal")},
+          {"name", m_.names.name},
+          {"total", grouped(m_.footprint.total().count)},
+          {"workspace", grouped(workspace_bytes())}},
+         R"(
+    $banner$
+    //
+    // All tensors live in one device allocation of $total$ bytes laid out by the plan
+    // ($name$_model.h names every buffer and its offset). Each section below covers one group of
+    // layers fused into as few passes as their buffers allow, names the tensors it touches with
+    // their arena offsets, and gives its sizes as literals. The elementwise arithmetic is
+    // staticnet/kernels/ (the CPU backend runs the same functions), one thread per index; Linear
+    // runs on cuBLASLt and Conv2d on cuDNN, whose algorithms were chosen, when the step was made,
+    // among those that need at most the plan's $workspace$-byte workspace. Nothing here
+    // synchronises or allocates: the trainer captures train_step() once as a CUDA graph.
+    #include "$name$_kernels_cuda.h"
+
+    #include <cuda_runtime.h>
+
+    #include <cstddef>
+    #include <cstdint>
+    #include <memory>
+    #include <string>
+
+    #include <staticnet/cuda/check.hpp>
+    #include <staticnet/cuda/convolution.hpp>
+    #include <staticnet/cuda/linear.hpp>
+    #include <staticnet/cuda/reductions.hpp>
+    #include <staticnet/kernels/activations.hpp>
+    #include <staticnet/kernels/bias_activation.hpp>
+    #include <staticnet/kernels/losses.hpp>
+    #include <staticnet/kernels/optimizers.hpp>
+    #include <staticnet/kernels/pooling.hpp>
+
+    namespace $name$::cuda {
+
+    namespace k = staticnet::kernels;
+    namespace g = staticnet::cuda;
+    using k::index_t;
+
+    namespace {
+
+    // The optimizer's scalars for the next step (Adam's bias corrections change every step):
+    // copied in before each replay of the step's graph. Module memory, not the arena: 40 bytes in
+    // the program image.
+    __device__ k::OptimizerConstants optimizer_constants;
+
+    // A buffer's first element, from its byte offset in the arena (device memory).
+  )");
+  const struct {
+    const char* name;
+    const char* type;
+  } accessor_types[] = {{"bytes", "std::byte"},
+                        {"f32", "float"},
+                        {"i32", "std::int32_t"},
+                        {"u8", "k::WindowIndex8"},
+                        {"u16", "k::WindowIndex16"},
+                        {"u32", "k::WindowIndex32"}};
+  for (const auto& a : accessor_types)
+    if (accessors_.count(a.name))
+      p.emit({{"name", a.name}, {"type", a.type}}, R"(
+        $type$* $name$(std::byte* arena, std::int64_t offset) {
+          return reinterpret_cast<$type$*>(arena + offset);
+        }
+      )");
+  p.blank();
+  p.line("// The library set-up of every product, made once with the step (handles bound to its");
+  p.line("// stream; each product's algorithms chosen for its literal shape).");
+  p.emit({{"libraries", libraries_struct_}}, R"(
+    $libraries$
+
+  )");
+  std::string text = p.text() + kernels_.text();
+  text += "\n}  // namespace " + m_.names.name + "::cuda\n";
+  return {file, text};
+}
+
+EmittedFile CudaKernelEmitter::header() const {
+  const std::string file = m_.names.name + "_kernels_cuda.h";
+  Printer p;
+  p.emit({{"banner", file_banner(m_, file, "the CUDA training step's entry point")},
+          {"name", m_.names.name},
+          {"optimizer", optimizer_enum(m_.setup.optimizer)}},
+         R"(
+    $banner$
+    #pragma once
+    #include <cuda_runtime.h>
+
+    #include <cstddef>
+    #include <memory>
+
+    #include <staticnet/cuda/step.hpp>
+    #include <staticnet/kernels/optimizers.hpp>
+
+    namespace $name$::cuda {
+
+    // The optimizer the update runs (the setup's).
+    inline constexpr staticnet::kernels::Optimizer optimizer = $optimizer$;
+
+    // The step on `arena`: device memory of $name$::arena_bytes ($name$_model.h), 256-byte
+    // aligned, whose input and labels (or targets) buffers hold the batch. Making it creates the
+    // cuBLASLt and cuDNN handles on `stream` and chooses every product's algorithms within the
+    // plan's workspace; its calls only enqueue work on `stream`.
+    std::unique_ptr<staticnet::cuda::GeneratedStep> make_step(std::byte* arena, cudaStream_t stream);
+
+    }  // namespace $name$::cuda
+  )");
+  return {file, p.text()};
+}
+
+}  // namespace
+
+std::vector<EmittedFile> emit_cuda_backend(const ModelView& model) {
+  CudaKernelEmitter emitter(model);
+  std::vector<EmittedFile> files;
+  files.push_back(emitter.header());
+  files.push_back(emitter.source());
+  files.push_back(emit_cuda_trainer_main(model));
+  return files;
+}
+
+}  // namespace staticnet::codegen

@@ -1,0 +1,41 @@
+#pragma once
+// Every CUDA, cuBLASLt and cuDNN call of the CUDA backend goes through check(): a failure throws
+// staticnet::cuda::Error naming the call and the library's own words, so a trainer stops with a
+// message instead of computing on garbage. Kernel launches are followed by check_launch(), which
+// reads cudaGetLastError (a bad launch configuration is reported there, not by the launch).
+#include <cuda_runtime.h>
+
+#include <stdexcept>
+#include <string>
+
+namespace staticnet::cuda {
+
+class Error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+inline void check(cudaError_t status, const char* what) {
+  if (status != cudaSuccess)
+    throw Error(std::string(what) + ": " + cudaGetErrorName(status) + " (" +
+                cudaGetErrorString(status) + ")");
+}
+
+inline void check_launch(const char* kernel) {
+  check(cudaGetLastError(), kernel);
+}
+
+// Whether a CUDA device can be used here: false on a machine without a GPU or driver (the GPU
+// tests report themselves skipped then).
+inline bool device_available() {
+  int count = 0;
+  return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
+}
+
+// Threads per block of the elementwise kernels, and the blocks that cover `count` indices.
+inline constexpr int block_threads = 256;
+constexpr unsigned blocks_for(long long count) {
+  return static_cast<unsigned>((count + block_threads - 1) / block_threads);
+}
+
+}  // namespace staticnet::cuda

@@ -1,0 +1,56 @@
+#pragma once
+// Conv2d on the GPU through cuDNN's graph API (its header-only C++ frontend), NCHW tensors in the
+// arena, FP32 throughout:
+//
+//   forward          z = conv(x, W), and when asked the bias and a ReLU in the same graph
+//                    (conv_fprop → add bias → ReLU), which cuDNN runs as one fused kernel where
+//                    an engine supports it for these sizes on this GPU. Where none does, the
+//                    forward graph is the convolution alone and the caller finishes z with its
+//                    own pass (fused() says which); a max-pool after the convolution is always
+//                    the caller's pass (cuDNN's graphs do not fuse one after a convolution).
+//   backward weights dW = conv_wgrad(dz, x). cuDNN writes dW rather than adding to it, which is
+//                    the same thing here: the step zeroes the gradients first and dW has no
+//                    other contribution.
+//   backward input   dx = conv_dgrad(dz, W).
+//
+// Every graph's engine is chosen among those that are exact FP32 (engines whose numerical notes
+// say TENSOR_CORE or DOWN_CONVERT_INPUTS compute in TF32 or lower, and are left out), deterministic
+// (NONDETERMINISTIC left out: --resume must give the same bits), and need no more workspace than
+// the plan's workspace region; the first of cuDNN's heuristic order that remains wins.
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "staticnet/cuda/libraries.hpp"
+#include "staticnet/kernels/geometry.hpp"
+
+namespace staticnet::cuda {
+
+enum class ConvEpilogue { none, bias, bias_relu };
+
+class Convolution {
+ public:
+  Convolution(const Libraries& libraries, const kernels::Conv2dGeometry& geometry,
+              ConvEpilogue forward, bool input_gradient, std::int64_t workspace_limit);
+  ~Convolution();
+  Convolution(const Convolution&) = delete;
+  Convolution& operator=(const Convolution&) = delete;
+
+  // z = conv(x, W), plus the epilogue asked for when forward_fused().
+  void forward(const float* x, const float* w, const float* b, float* z, void* workspace) const;
+  // dW = conv_wgrad(dz, x) (the bias gradient is the caller's reduction).
+  void backward_weights(const float* x, const float* dz, float* dw, void* workspace) const;
+  // dx = conv_dgrad(dz, W)
+  void backward_input(const float* dz, const float* w, float* dx, void* workspace) const;
+
+  bool forward_fused() const;
+  // "3→16 3×3: forward conv+bias+ReLU fused (engine ...), workspace 0 B; wgrad ...; dgrad ..."
+  std::string describe() const;
+
+ private:
+  struct Graphs;  // the frontend's graphs and tensor handles, kept out of this header
+  const Libraries& libraries_;
+  std::unique_ptr<Graphs> graphs_;
+};
+
+}  // namespace staticnet::cuda

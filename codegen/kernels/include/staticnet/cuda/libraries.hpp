@@ -1,0 +1,29 @@
+#pragma once
+// The library handles a CUDA training step uses, bound to its stream: one cuBLASLt handle (the
+// Linear products) and one cuDNN handle (the convolutions). Made once when the step is set up;
+// creating them is where cuDNN and cuBLASLt load their kernels and take their own device memory,
+// which the trainer reports beside the arena (MemoryReport::other).
+#include <cublasLt.h>
+#include <cuda_runtime.h>
+#include <cudnn.h>
+
+namespace staticnet::cuda {
+
+class Libraries {
+ public:
+  explicit Libraries(cudaStream_t stream);
+  ~Libraries();
+  Libraries(const Libraries&) = delete;
+  Libraries& operator=(const Libraries&) = delete;
+
+  cudaStream_t stream() const { return stream_; }
+  cublasLtHandle_t blas() const { return blas_; }
+  cudnnHandle_t dnn() const { return dnn_; }
+
+ private:
+  cudaStream_t stream_;
+  cublasLtHandle_t blas_ = nullptr;
+  cudnnHandle_t dnn_ = nullptr;
+};
+
+}  // namespace staticnet::cuda

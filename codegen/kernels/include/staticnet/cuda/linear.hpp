@@ -1,0 +1,73 @@
+#pragma once
+// Linear on the GPU through cuBLASLt: z = x · Wᵀ (+ b), W stored (Out, In) as PyTorch stores it,
+// every tensor row-major in the arena. cuBLASLt is column-major, so each product is written on
+// the transposes: a row-major (R, C) matrix is a column-major (C, R) one with the same bytes.
+//
+//   forward          zᵀ (Out×B)  = W (Out×In, stored as In×Out: op T) · xᵀ (In×B)
+//                    epilogue BIAS, RELU or RELU_BIAS: the bias and a ReLU finish in the product's
+//                    store. No ReLU mask (RELU_AUX) is kept: the plan keeps the ReLU's output,
+//                    and y > 0 is the mask, so backward needs no bytes the plan does not have.
+//   backward weights dWᵀ (In×Out) += xᵀ (In×B) · dz (B×Out: op T of dzᵀ), beta 1, with the
+//                    epilogue BGRADB: db = Σ over the batch (the product's k) of dz, in the same
+//                    pass. cuBLASLt writes db rather than adding to it, which is the same thing
+//                    here: the step zeroes the gradients first and db has no other contribution.
+//   backward input   dxᵀ (In×B)  = W (In×Out) · dzᵀ (Out×B)
+//
+// Algorithms are FP32 (CUBLAS_COMPUTE_32F, no TF32: the setup says FP32 and the CPU reference
+// agrees to 1e-5) and chosen by cuBLASLt's heuristic among those whose workspace fits the plan's
+// workspace region. If no algorithm supports an epilogue for these sizes, the product runs plain
+// and this class finishes the job with its own kernel (fused() and describe() say which).
+#include <cstdint>
+#include <string>
+
+#include "staticnet/cuda/libraries.hpp"
+
+namespace staticnet::cuda {
+
+struct LinearShape {
+  std::int64_t batch = 0, in_features = 0, out_features = 0;
+};
+
+enum class LinearEpilogue { none, bias, relu, relu_bias };
+
+class LinearProduct {
+ public:
+  // `workspace_limit`: bytes of the plan's workspace region the products may use.
+  LinearProduct(const Libraries& libraries, LinearShape shape, LinearEpilogue forward,
+                bool bias_gradient, bool input_gradient, std::int64_t workspace_limit);
+  ~LinearProduct();
+  LinearProduct(const LinearProduct&) = delete;
+  LinearProduct& operator=(const LinearProduct&) = delete;
+
+  // z = x · Wᵀ, plus the epilogue asked for when forward_fused(), else the bare product.
+  void forward(const float* x, const float* w, const float* b, float* z, void* workspace) const;
+  // dW += dzᵀ · x and, when asked for, db = Σ_n dz.
+  void backward_weights(const float* x, const float* dz, float* dw, float* db,
+                        void* workspace) const;
+  // dx = dz · W
+  void backward_input(const float* dz, const float* w, float* dx, void* workspace) const;
+
+  // Whether forward applied the epilogue asked for (else the caller applies bias/activation).
+  bool forward_fused() const { return forward_.fused; }
+  // "4096→10: forward RELU_BIAS epilogue; dW with BGRADB (db in the same pass); dx"
+  std::string describe() const;
+
+ private:
+  struct Product;  // one configured cuBLASLt matmul: descriptors, layouts and algorithm
+  struct Choice {
+    Product* product = nullptr;
+    bool fused = false;
+  };
+  Choice make(cublasOperation_t trans_a, cublasOperation_t trans_b, std::int64_t m,
+              std::int64_t n, std::int64_t k, std::int64_t lda, std::int64_t ldb, std::int64_t ldc,
+              cublasLtEpilogue_t epilogue);
+
+  const Libraries& libraries_;
+  LinearShape shape_;
+  std::int64_t workspace_limit_;
+  LinearEpilogue forward_epilogue_ = LinearEpilogue::none;
+  bool bias_gradient_ = false;
+  Choice forward_, weights_, input_;
+};
+
+}  // namespace staticnet::cuda

@@ -1,0 +1,190 @@
+#include "staticnet/cuda/linear.hpp"
+
+#include <memory>
+
+#include "library_checks.hpp"
+#include "staticnet/cuda/reductions.hpp"
+
+namespace staticnet::cuda {
+
+// One matmul as cuBLASLt describes it, configured once: the operation (FP32 compute, the
+// transposes, the epilogue), the three column-major layouts and the algorithm the heuristic chose.
+struct LinearProduct::Product {
+  cublasLtMatmulDesc_t operation = nullptr;
+  cublasLtMatrixLayout_t a = nullptr, b = nullptr, c = nullptr;
+  cublasLtMatmulAlgo_t algorithm{};
+  std::size_t workspace = 0;
+
+  ~Product() {
+    if (c)
+      cublasLtMatrixLayoutDestroy(c);
+    if (b)
+      cublasLtMatrixLayoutDestroy(b);
+    if (a)
+      cublasLtMatrixLayoutDestroy(a);
+    if (operation)
+      cublasLtMatmulDescDestroy(operation);
+  }
+
+  void set_pointer(cublasLtMatmulDescAttributes_t attribute, const void* pointer) const {
+    check(cublasLtMatmulDescSetAttribute(operation, attribute, &pointer, sizeof pointer),
+          "cublasLtMatmulDescSetAttribute");
+  }
+
+  void run(const Libraries& libraries, const void* a_data, const void* b_data, void* c_data,
+           float beta, void* workspace_data) const {
+    const float alpha = 1.0f;
+    check(cublasLtMatmul(libraries.blas(), operation, &alpha, a_data, a, b_data, b, &beta, c_data,
+                         c, c_data, c, &algorithm, workspace_data, workspace, libraries.stream()),
+          "cublasLtMatmul");
+  }
+};
+
+namespace {
+
+// Column-major rows × columns with leading dimension ld, FP32.
+cublasLtMatrixLayout_t layout(std::int64_t rows, std::int64_t columns, std::int64_t ld) {
+  cublasLtMatrixLayout_t l = nullptr;
+  check(cublasLtMatrixLayoutCreate(&l, CUDA_R_32F, static_cast<std::uint64_t>(rows),
+                                   static_cast<std::uint64_t>(columns), ld),
+        "cublasLtMatrixLayoutCreate");
+  return l;
+}
+
+const char* epilogue_name(LinearEpilogue e) {
+  switch (e) {
+    case LinearEpilogue::relu_bias:
+      return "RELU_BIAS";
+    case LinearEpilogue::relu:
+      return "RELU";
+    case LinearEpilogue::bias:
+      return "BIAS";
+    case LinearEpilogue::none:
+      break;
+  }
+  return "none";
+}
+
+}  // namespace
+
+LinearProduct::Choice LinearProduct::make(cublasOperation_t trans_a, cublasOperation_t trans_b,
+                                          std::int64_t m, std::int64_t n, std::int64_t k,
+                                          std::int64_t lda, std::int64_t ldb, std::int64_t ldc,
+                                          cublasLtEpilogue_t epilogue) {
+  // Try the epilogue first; if no algorithm supports it within the workspace, the plain product.
+  for (const cublasLtEpilogue_t tried : {epilogue, CUBLASLT_EPILOGUE_DEFAULT}) {
+    auto p = std::make_unique<Product>();
+    check(cublasLtMatmulDescCreate(&p->operation, CUBLAS_COMPUTE_32F, CUDA_R_32F),
+          "cublasLtMatmulDescCreate");
+    check(cublasLtMatmulDescSetAttribute(p->operation, CUBLASLT_MATMUL_DESC_TRANSA, &trans_a,
+                                         sizeof trans_a),
+          "cublasLtMatmulDescSetAttribute(TRANSA)");
+    check(cublasLtMatmulDescSetAttribute(p->operation, CUBLASLT_MATMUL_DESC_TRANSB, &trans_b,
+                                         sizeof trans_b),
+          "cublasLtMatmulDescSetAttribute(TRANSB)");
+    check(cublasLtMatmulDescSetAttribute(p->operation, CUBLASLT_MATMUL_DESC_EPILOGUE, &tried,
+                                         sizeof tried),
+          "cublasLtMatmulDescSetAttribute(EPILOGUE)");
+    // The stored (not transposed) shapes of A and B.
+    p->a = trans_a == CUBLAS_OP_N ? layout(m, k, lda) : layout(k, m, lda);
+    p->b = trans_b == CUBLAS_OP_N ? layout(k, n, ldb) : layout(n, k, ldb);
+    p->c = layout(m, n, ldc);
+
+    cublasLtMatmulPreference_t preference = nullptr;
+    check(cublasLtMatmulPreferenceCreate(&preference), "cublasLtMatmulPreferenceCreate");
+    const std::uint64_t limit = static_cast<std::uint64_t>(workspace_limit_);
+    check(cublasLtMatmulPreferenceSetAttribute(preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                                               &limit, sizeof limit),
+          "cublasLtMatmulPreferenceSetAttribute");
+    cublasLtMatmulHeuristicResult_t result{};
+    int found = 0;
+    const cublasStatus_t status = cublasLtMatmulAlgoGetHeuristic(
+        libraries_.blas(), p->operation, p->a, p->b, p->c, p->c, preference, 1, &result, &found);
+    cublasLtMatmulPreferenceDestroy(preference);
+    if (status == CUBLAS_STATUS_SUCCESS && found > 0 &&
+        result.workspaceSize <= static_cast<std::size_t>(workspace_limit_)) {
+      p->algorithm = result.algo;
+      p->workspace = static_cast<std::size_t>(workspace_limit_);
+      return {p.release(), tried == epilogue};
+    }
+    if (tried == CUBLASLT_EPILOGUE_DEFAULT)
+      throw Error("cuBLASLt has no FP32 algorithm for a " + std::to_string(m) + "×" +
+                  std::to_string(n) + "×" + std::to_string(k) + " product within the plan's " +
+                  std::to_string(workspace_limit_) + "-byte workspace");
+  }
+  return {};
+}
+
+LinearProduct::LinearProduct(const Libraries& libraries, LinearShape shape,
+                             LinearEpilogue forward, bool bias_gradient, bool input_gradient,
+                             std::int64_t workspace_limit)
+    : libraries_(libraries), shape_(shape), workspace_limit_(workspace_limit) {
+  const std::int64_t batch = shape.batch, in = shape.in_features, out = shape.out_features;
+  const cublasLtEpilogue_t fwd = forward == LinearEpilogue::relu_bias ? CUBLASLT_EPILOGUE_RELU_BIAS
+                                 : forward == LinearEpilogue::relu    ? CUBLASLT_EPILOGUE_RELU
+                                 : forward == LinearEpilogue::bias    ? CUBLASLT_EPILOGUE_BIAS
+                                                                      : CUBLASLT_EPILOGUE_DEFAULT;
+  forward_ = make(CUBLAS_OP_T, CUBLAS_OP_N, out, batch, in, in, in, out, fwd);
+  if (forward == LinearEpilogue::none)
+    forward_.fused = true;  // nothing was asked for
+  weights_ = make(CUBLAS_OP_N, CUBLAS_OP_T, in, out, batch, in, out, in,
+                  bias_gradient ? CUBLASLT_EPILOGUE_BGRADB : CUBLASLT_EPILOGUE_DEFAULT);
+  if (!bias_gradient)
+    weights_.fused = true;
+  if (input_gradient)
+    input_ = make(CUBLAS_OP_N, CUBLAS_OP_N, in, batch, out, in, out, in, CUBLASLT_EPILOGUE_DEFAULT);
+  forward_epilogue_ = forward;
+  bias_gradient_ = bias_gradient;
+}
+
+LinearProduct::~LinearProduct() {
+  delete forward_.product;
+  delete weights_.product;
+  delete input_.product;
+}
+
+void LinearProduct::forward(const float* x, const float* w, const float* b, float* z,
+                            void* workspace) const {
+  const bool has_bias =
+      forward_epilogue_ == LinearEpilogue::bias || forward_epilogue_ == LinearEpilogue::relu_bias;
+  if (forward_.fused && has_bias)
+    forward_.product->set_pointer(CUBLASLT_MATMUL_DESC_BIAS_POINTER, b);
+  forward_.product->run(libraries_, w, x, z, 0.0f, workspace);
+}
+
+void LinearProduct::backward_weights(const float* x, const float* dz, float* dw, float* db,
+                                     void* workspace) const {
+  if (bias_gradient_ && weights_.fused)
+    weights_.product->set_pointer(CUBLASLT_MATMUL_DESC_BIAS_POINTER, db);
+  weights_.product->run(libraries_, x, dz, dw, 1.0f, workspace);
+  if (bias_gradient_ && !weights_.fused)
+    bias_gradient_features(dz, db, shape_.batch, shape_.out_features, libraries_.stream());
+}
+
+void LinearProduct::backward_input(const float* dz, const float* w, float* dx,
+                                   void* workspace) const {
+  if (!input_.product)
+    throw Error("LinearProduct::backward_input: set up without an input gradient");
+  input_.product->run(libraries_, w, dz, dx, 0.0f, workspace);
+}
+
+std::string LinearProduct::describe() const {
+  std::string s = std::to_string(shape_.in_features) + "→" + std::to_string(shape_.out_features) +
+                  ": forward ";
+  if (forward_epilogue_ == LinearEpilogue::none)
+    s += "plain";
+  else
+    s += forward_.fused ? std::string(epilogue_name(forward_epilogue_)) + " epilogue"
+                        : std::string("plain (no algorithm has the ") +
+                              epilogue_name(forward_epilogue_) + " epilogue; a kernel adds it)";
+  if (bias_gradient_)
+    s += weights_.fused ? "; dW with the BGRADB epilogue (db in the same pass)"
+                        : "; dW, then db by a reduction kernel (no algorithm has BGRADB)";
+  else
+    s += "; dW";
+  if (input_.product)
+    s += "; dx";
+  return s;
+}
+
+}  // namespace staticnet::cuda

@@ -1,0 +1,274 @@
+#include "staticnet/runtime/trainer/cuda_backend.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+
+#include "staticnet/cuda/check.hpp"
+#include "staticnet/print.hpp"
+
+namespace staticnet::runtime {
+
+using cuda::check;
+
+namespace {
+
+std::int64_t used_bytes() {
+  std::size_t free = 0, total = 0;
+  check(cudaMemGetInfo(&free, &total), "cudaMemGetInfo");
+  return static_cast<std::int64_t>(total - free);
+}
+
+}  // namespace
+
+// Pinned host memory: two staging copies of the arena's inputs region (the loader fills one while
+// the other's batch is in flight), and the step's per-sample results.
+struct CudaBackend::Staging {
+  std::byte* inputs[2] = {nullptr, nullptr};
+  float* losses = nullptr;
+  std::int32_t* predictions = nullptr;
+  int next = 0;  // the buffer the loader writes now
+
+  ~Staging() {
+    for (std::byte* p : inputs)
+      if (p)
+        cudaFreeHost(p);
+    if (losses)
+      cudaFreeHost(losses);
+    if (predictions)
+      cudaFreeHost(predictions);
+  }
+};
+
+CudaBackend::CudaBackend(const ModelInfo& model, CudaStepFactory make_step, CudaOptions options)
+    : model_(model), options_(options), staging_(std::make_unique<Staging>()) {
+  // STATICNET_CUDA_GRAPHS=0 runs every step launch by launch (to compare, or to profile).
+  if (const char* graphs = std::getenv("STATICNET_CUDA_GRAPHS"); graphs && std::string(graphs) == "0")
+    options_.graphs = false;
+  if (!cuda::device_available())
+    throw cuda::Error("no CUDA device: this trainer needs an NVIDIA GPU and its driver");
+  check(cudaSetDevice(options.device), "cudaSetDevice");
+  check(cudaFree(nullptr), "creating the CUDA context");
+  cudaDeviceProp properties{};
+  check(cudaGetDeviceProperties(&properties, options.device), "cudaGetDeviceProperties");
+  device_name_ = properties.name;
+  sm_ = properties.major * 10 + properties.minor;
+  total_ = static_cast<std::int64_t>(properties.totalGlobalMem);
+  context_ = used_bytes();
+
+  check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
+  check(cudaEventCreateWithFlags(&done_, cudaEventDisableTiming), "cudaEventCreate");
+  // The one allocation: the plan's bytes exactly (cudaMalloc aligns to at least 256 bytes).
+  const std::int64_t before_arena = used_bytes();
+  void* arena = nullptr;
+  check(cudaMalloc(&arena, static_cast<std::size_t>(model.arena.bytes)),
+        "allocating the arena of the plan's footprint");
+  arena_ = static_cast<std::byte*>(arena);
+  check(cudaMemset(arena_, 0, static_cast<std::size_t>(model.arena.bytes)), "zeroing the arena");
+  arena_measured_ = used_bytes() - before_arena;
+
+  const std::int64_t before_libraries = used_bytes();
+  step_ = make_step(arena_, stream_);
+  check(cudaStreamSynchronize(stream_), "setting up the step");
+  libraries_ = used_bytes() - before_libraries;
+
+  const auto inputs = static_cast<std::size_t>(model.arena.inputs);
+  for (std::byte*& p : staging_->inputs) {
+    check(cudaHostAlloc(reinterpret_cast<void**>(&p), inputs, cudaHostAllocDefault),
+          "allocating pinned staging memory");
+    std::memset(p, 0, inputs);
+  }
+  const auto batch = static_cast<std::size_t>(model.batch);
+  check(cudaHostAlloc(reinterpret_cast<void**>(&staging_->losses), batch * sizeof(float),
+                      cudaHostAllocDefault),
+        "allocating pinned result memory");
+  check(cudaHostAlloc(reinterpret_cast<void**>(&staging_->predictions),
+                      batch * sizeof(std::int32_t), cudaHostAllocDefault),
+        "allocating pinned result memory");
+  std::fill_n(staging_->predictions, batch, -1);
+}
+
+CudaBackend::~CudaBackend() {
+  if (stream_)
+    cudaStreamSynchronize(stream_);
+  for (cudaGraphExec_t g : graphs_)
+    if (g)
+      cudaGraphExecDestroy(g);
+  step_.reset();
+  staging_.reset();
+  if (arena_)
+    cudaFree(arena_);
+  if (done_)
+    cudaEventDestroy(done_);
+  if (stream_)
+    cudaStreamDestroy(stream_);
+}
+
+std::string CudaBackend::description() const {
+  return fmt::format("CUDA, {} (sm_{}), {}", device_name_, sm_,
+                     options_.graphs ? "one CUDA graph per step" : "launch by launch");
+}
+
+std::string CudaBackend::details() const {
+  return step_->describe();
+}
+
+template <class T>
+static std::span<T> view(std::byte* base, std::int64_t offset, std::int64_t count) {
+  if (offset < 0)
+    return {};
+  return {reinterpret_cast<T*>(base + offset), static_cast<std::size_t>(count)};
+}
+
+std::span<float> CudaBackend::batch_inputs() {
+  return view<float>(staging_->inputs[staging_->next], model_.arena.input_at - model_.arena.inputs_at,
+                     model_.batch * model_.sample_elements());
+}
+std::span<std::int32_t> CudaBackend::batch_labels() {
+  if (model_.arena.labels_at < 0)
+    return {};
+  return view<std::int32_t>(staging_->inputs[staging_->next],
+                            model_.arena.labels_at - model_.arena.inputs_at, model_.batch);
+}
+std::span<float> CudaBackend::batch_targets() {
+  if (model_.arena.targets_at < 0)
+    return {};
+  return view<float>(staging_->inputs[staging_->next],
+                     model_.arena.targets_at - model_.arena.inputs_at,
+                     model_.batch * model_.target_elements());
+}
+
+void CudaBackend::run(bool training) {
+  wait();  // the previous step's results are read before this one overwrites them
+  const int which = training ? 0 : 1;
+  // The staged batch into the arena's inputs region, then the step.
+  check(cudaMemcpyAsync(arena_ + model_.arena.inputs_at, staging_->inputs[staging_->next],
+                        static_cast<std::size_t>(model_.arena.inputs), cudaMemcpyHostToDevice,
+                        stream_),
+        "copying the batch to the device");
+  staging_->next ^= 1;  // the loader writes the next batch into the other buffer meanwhile
+
+  auto enqueue = [&] {
+    if (training)
+      step_->train_step();
+    else
+      step_->evaluate();
+    const auto batch = static_cast<std::size_t>(model_.batch);
+    check(cudaMemcpyAsync(staging_->losses, arena_ + model_.arena.loss_at, batch * sizeof(float),
+                          cudaMemcpyDeviceToHost, stream_),
+          "copying the losses back");
+    if (model_.arena.predictions_at >= 0)
+      check(cudaMemcpyAsync(staging_->predictions, arena_ + model_.arena.predictions_at,
+                            batch * sizeof(std::int32_t), cudaMemcpyDeviceToHost, stream_),
+            "copying the predictions back");
+  };
+  // The first run goes launch by launch (loading every kernel and library module); the second is
+  // captured and every later one replays the graph.
+  if (!options_.graphs || runs_[which] == 0) {
+    enqueue();
+  } else {
+    if (!graphs_[which]) {
+      cudaGraph_t graph = nullptr;
+      check(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal),
+            "cudaStreamBeginCapture");
+      try {
+        enqueue();
+      } catch (...) {
+        cudaStreamEndCapture(stream_, &graph);
+        if (graph)
+          cudaGraphDestroy(graph);
+        throw;
+      }
+      check(cudaStreamEndCapture(stream_, &graph), "capturing the step as a CUDA graph");
+      const cudaError_t instantiated = cudaGraphInstantiate(&graphs_[which], graph, 0);
+      cudaGraphDestroy(graph);
+      check(instantiated, "cudaGraphInstantiate");
+    }
+    check(cudaGraphLaunch(graphs_[which], stream_), "cudaGraphLaunch");
+  }
+  ++runs_[which];
+  check(cudaEventRecord(done_, stream_), "cudaEventRecord");
+  pending_ = true;
+}
+
+void CudaBackend::wait() {
+  if (!pending_)
+    return;
+  check(cudaEventSynchronize(done_), "running the step");
+  pending_ = false;
+}
+
+void CudaBackend::train_step(const kernels::OptimizerConstants& constants) {
+  wait();
+  step_->set_constants(constants);
+  run(true);
+}
+
+void CudaBackend::evaluate() {
+  run(false);
+}
+
+std::span<const float> CudaBackend::losses() {
+  wait();
+  return {staging_->losses, static_cast<std::size_t>(model_.batch)};
+}
+
+std::span<const std::int32_t> CudaBackend::predictions() {
+  wait();
+  if (model_.arena.predictions_at < 0)
+    return {};
+  return {staging_->predictions, static_cast<std::size_t>(model_.batch)};
+}
+
+std::int64_t CudaBackend::state_offset(StateBuffer which) const {
+  const std::int64_t at = which == StateBuffer::parameters ? model_.arena.parameters_at
+                          : which == StateBuffer::moment1  ? model_.arena.moment1_at
+                                                           : model_.arena.moment2_at;
+  if (at < 0)
+    throw std::logic_error("CudaBackend: the optimizer keeps no such state");
+  return at;
+}
+
+void CudaBackend::read_state(StateBuffer which, std::span<float> out) {
+  if (static_cast<std::int64_t>(out.size()) != model_.parameter_count)
+    throw std::invalid_argument("CudaBackend::read_state: wrong size");
+  wait();
+  check(cudaMemcpy(out.data(), arena_ + state_offset(which), out.size_bytes(),
+                   cudaMemcpyDeviceToHost),
+        "reading state from the device");
+}
+
+void CudaBackend::write_state(StateBuffer which, std::span<const float> in) {
+  if (static_cast<std::int64_t>(in.size()) != model_.parameter_count)
+    throw std::invalid_argument("CudaBackend::write_state: wrong size");
+  wait();
+  check(cudaMemcpy(arena_ + state_offset(which), in.data(), in.size_bytes(),
+                   cudaMemcpyHostToDevice),
+        "writing state to the device");
+}
+
+void CudaBackend::copy_arena(std::span<std::byte> out) {
+  if (static_cast<std::int64_t>(out.size()) != model_.arena.bytes)
+    throw std::invalid_argument("CudaBackend::copy_arena: wrong size");
+  wait();
+  check(cudaMemcpy(out.data(), arena_, out.size(), cudaMemcpyDeviceToHost), "copying the arena");
+}
+
+MemoryReport CudaBackend::memory() const {
+  MemoryReport r;
+  r.planned = model_.arena.bytes;
+  r.arena = model_.arena.bytes;  // the one cudaMalloc above, of exactly this size
+  r.arena_where = fmt::format("device memory, one cudaMalloc (the device's free memory fell by {})",
+                              to_string(Bytes{arena_measured_}));
+  r.other = fmt::format(
+      "CUDA context {} and cuDNN + cuBLASLt {} (cudaMemGetInfo, of {} on the device);\n"
+      "                   pinned host staging {} (2 × the inputs region + results)",
+      to_string(Bytes{context_}), to_string(Bytes{libraries_}), to_string(Bytes{total_}),
+      to_string(Bytes{2 * model_.arena.inputs + model_.batch * 8}));
+  return r;
+}
+
+}  // namespace staticnet::runtime

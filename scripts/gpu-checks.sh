@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# The checks only a GPU can run, in one go, on a machine with an NVIDIA GPU, its driver, PyTorch,
+# compute-sanitizer, and cuDNN/cuBLASLt (the system's or PyTorch's pip packages).
+#
+#   scripts/gpu-checks.sh BIN_DIR OUT_DIR [part...]     parts: train sanitize bench (default all)
+#
+# BIN_DIR holds the programs a Release build made (build/<dir>/samples/*_trainer_cuda and
+# build/<dir>/bench/cuda_step/staticnet_bench_cuda_step with -DSTATICNET_BUILD_BENCH=ON) and,
+# optionally, lib/ with shared libraries the GPU machine lacks (libfmt). scripts/gpu-bundle.sh
+# builds such a folder. Everything lands in OUT_DIR; a summary is printed last.
+#   train     SimpleCNN and LeNet-5 on synthetic data, 3 epochs, --metrics (compare with the CPU
+#             trainer's metrics for the same arguments); SimpleCNN again launch by launch
+#             (STATICNET_CUDA_GRAPHS=0): the saved checkpoints must be identical bytes
+#   sanitize  compute-sanitizer memcheck and racecheck over 3 steps of each sample trainer
+#   bench     step time and memory against PyTorch eager and torch.compile (bench/cuda_step)
+set -uo pipefail
+bin=$(cd "$1" && pwd)
+out=$(mkdir -p "$2" && cd "$2" && pwd)
+shift 2
+parts=${*:-train sanitize bench}
+here=$(cd "$(dirname "$0")/.." && pwd)
+
+# cuDNN, cuBLASLt and NVRTC: PyTorch's pip packages where the system has none.
+python=${PYTHON:-python3}
+site=$("$python" -c 'import site; print(site.getsitepackages()[0])' 2>/dev/null || true)
+libs="$bin/lib"
+for d in "$site"/nvidia/*/lib; do [[ -d $d ]] && libs="$libs:$d"; done
+export LD_LIBRARY_PATH="$libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+
+summary=()
+note() { summary+=("$*"); echo "== $*"; }
+
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader >"$out/gpu.txt" 2>&1
+note "GPU: $(cat "$out/gpu.txt")"
+
+if [[ " $parts " == *" train "* ]]; then
+  for model in simple_cnn lenet5; do
+    "$bin/${model}_trainer_cuda" --data synthetic:4096 --eval synthetic:1024 --epochs 3 \
+      --seed 1 --metrics "$out/${model}_cuda_metrics.jsonl" --save "$out/${model}_cuda.safetensors" \
+      --progress none >"$out/${model}_cuda_train.txt" 2>&1
+    note "train $model: exit $? ($(tail -1 "$out/${model}_cuda_train.txt"))"
+  done
+  STATICNET_CUDA_GRAPHS=0 "$bin/simple_cnn_trainer_cuda" --data synthetic:4096 \
+    --eval synthetic:1024 --epochs 3 --seed 1 --save "$out/simple_cnn_cuda_nograph.safetensors" \
+    --progress none >"$out/simple_cnn_cuda_nograph.txt" 2>&1
+  if cmp -s "$out/simple_cnn_cuda.safetensors" "$out/simple_cnn_cuda_nograph.safetensors"; then
+    note "graph replay = launch by launch: identical checkpoints after 3 epochs"
+  else
+    note "graph replay = launch by launch: checkpoints DIFFER"
+  fi
+fi
+
+if [[ " $parts " == *" sanitize "* ]]; then
+  for model in simple_cnn lenet5; do
+    for tool in memcheck racecheck; do
+      compute-sanitizer --tool "$tool" --error-exitcode 9 "$bin/${model}_trainer_cuda" \
+        --data synthetic:512 --epochs 1 --max-steps 3 --progress none \
+        >"$out/${model}_${tool}.txt" 2>&1
+      note "compute-sanitizer $tool $model: exit $? ($(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/${model}_${tool}.txt" | tail -1))"
+    done
+  done
+fi
+
+if [[ " $parts " == *" bench "* ]]; then
+  for model in simple_cnn lenet5_adam; do
+    torch_model=${model%_adam}
+    "$bin/staticnet_bench_cuda_step" "$model" >"$out/bench_${model}.txt" 2>&1
+    note "staticnet $model: $(head -1 "$out/bench_${model}.txt")"
+    STATICNET_CUDA_GRAPHS=0 "$bin/staticnet_bench_cuda_step" "$model" \
+      >"$out/bench_${model}_nograph.txt" 2>&1
+    note "staticnet $model launch by launch: $(head -1 "$out/bench_${model}_nograph.txt")"
+    "$python" "$here/bench/cuda_step/torch_cuda_step.py" "$torch_model" >"$out/torch_${model}.txt" 2>&1
+    note "torch eager $model: $(tail -1 "$out/torch_${model}.txt")"
+    "$python" "$here/bench/cuda_step/torch_cuda_step.py" "$torch_model" --compile \
+      >"$out/torch_compile_${model}.txt" 2>&1
+    note "torch.compile $model: $(tail -1 "$out/torch_compile_${model}.txt")"
+  done
+fi
+
+printf '%s\n' "${summary[@]}" >"$out/summary.txt"
+echo
+echo "==== summary"
+cat "$out/summary.txt"
