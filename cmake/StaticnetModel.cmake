@@ -75,9 +75,15 @@ function(staticnet_model name)
   endif()
   if(NOT arg_BACKENDS)
     set(arg_BACKENDS cpu)
-    if(TARGET staticnet::trainer_cuda)  # this staticnet was built with its CUDA backend
+    # This staticnet has its CUDA backend, and CUDA is enabled where this is called (a project
+    # that add_subdirectory()s staticnet enables CUDA itself to get CUDA trainers).
+    if(TARGET staticnet::trainer_cuda AND CMAKE_CUDA_COMPILER_LOADED)
       list(APPEND arg_BACKENDS cuda)
     endif()
+  endif()
+  if("cuda" IN_LIST arg_BACKENDS AND NOT CMAKE_CUDA_COMPILER_LOADED)
+    message(FATAL_ERROR "staticnet_model(${name}): BACKENDS cuda needs the CUDA language: call "
+                        "enable_language(CUDA) in your project first")
   endif()
   if("cuda" IN_LIST arg_BACKENDS AND NOT TARGET staticnet::trainer_cuda)
     message(FATAL_ERROR "staticnet_model(${name}): BACKENDS cuda needs a staticnet built with its "

@@ -30,6 +30,7 @@ inline staticnet::runtime::ModelInfo model_info() {
   m.arena.activations = footprint::activations;
   m.arena.parameters_at = parameters.offset;
   m.arena.gradients_at = gradients.offset;
+  m.arena.inputs_at = 663'552;
   m.arena.input_at = input.offset;
   m.arena.loss_at = loss.offset;
   m.arena.moment1_at = optimizer_moment1.offset;
