@@ -82,10 +82,10 @@ int main(int argc, char** argv) {
     const auto start = std::chrono::steady_clock::now();
     for (int i = 0; i < steps; ++i)
       step();
-    times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
-                                                              start)
-                        .count() /
-                    steps);
+    times.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+            .count() /
+        steps);
   }
   std::sort(times.begin(), times.end());
   const rt::MemoryReport memory = backend.memory();

@@ -92,7 +92,7 @@ class CudaKernelEmitter {
   std::vector<FusedGroup> groups_;
   Printer kernels_;                     // the __global__ kernels and geometry, section by section
   std::vector<std::string> libraries_;  // members of struct Libraries: "g::Convolution conv_0;"
-  std::vector<std::string> library_init_;  // their initialisers
+  std::vector<std::string> library_init_;   // their initialisers
   std::vector<std::string> library_lines_;  // describe() lines
   std::set<std::string> accessors_;
   bool fused_epilogue_ = false;   // the product being emitted asked its library for an epilogue
@@ -157,11 +157,12 @@ void CudaKernelEmitter::emit_section(const FusedGroup& g) {
     const bool conv = p.kind == LayerKind::Conv2d;
     std::string text = conv ? "Forward: cuDNN's convolution" : "Forward: cuBLASLt's x · Wᵀ";
     kernels_.line(wrap_comment(
-        text + (conv && g.pool >= 0
-                    ? ", then one thread per pooled output adds the bias, applies the activation "
-                      "and pools its window"
-                    : ", with the bias and a ReLU in the library's epilogue where it has one, "
-                      "else one pass finishes them") +
+        text +
+            (conv && g.pool >= 0
+                 ? ", then one thread per pooled output adds the bias, applies the activation "
+                   "and pools its window"
+                 : ", with the bias and a ReLU in the library's epilogue where it has one, "
+                   "else one pass finishes them") +
             ".",
         "// ", "//   "));
     if (p.runs_backward)
@@ -169,8 +170,9 @@ void CudaKernelEmitter::emit_section(const FusedGroup& g) {
           "Backward: one pass turns d(output) into d(" + std::string(name_of(p.kind)) +
               " output) (through the pool and the activation's derivative), then the library's "
               "weight gradient" +
-              (p.options.bias ? (conv ? ", the bias gradient as a reduction" : " with the bias "
-                                                                               "gradient")
+              (p.options.bias ? (conv ? ", the bias gradient as a reduction"
+                                      : " with the bias "
+                                        "gradient")
                               : std::string()) +
               (p.input_gradient_buffer != no_buffer
                    ? " and input gradient."
@@ -202,7 +204,10 @@ void CudaKernelEmitter::emit_product(const FusedGroup& g) {
   // and pool in one visit), and only a ReLU (the only activation both libraries have).
   std::string epilogue;
   if (conv) {
-    epilogue = g.pool >= 0 || !bias ? "none" : relu ? "bias_relu" : g.activation < 0 ? "bias" : "none";
+    epilogue = g.pool >= 0 || !bias ? "none"
+               : relu               ? "bias_relu"
+               : g.activation < 0   ? "bias"
+                                    : "none";
     libraries_.push_back("g::Convolution " + member + ";");
     library_init_.push_back(member + "(handles, " + member + "_geometry, g::ConvEpilogue::" +
                             epilogue + ", /*input_gradient=*/" + dx + ", " + ws + ")");
@@ -210,11 +215,10 @@ void CudaKernelEmitter::emit_product(const FusedGroup& g) {
     epilogue = relu ? (bias ? "relu_bias" : "relu") : (bias && g.activation < 0 ? "bias" : "none");
     libraries_.push_back("g::LinearProduct " + member + ";");
     library_init_.push_back(member + "(handles, {.batch = " + literal(l.input_shape[0]) +
-                            ", .in_features = " + literal(l.input_shape[1]) +
-                            ", .out_features = " + literal(l.output_shape[1]) +
-                            "}, g::LinearEpilogue::" + epilogue + ", /*bias_gradient=*/" +
-                            (bias ? "true" : "false") + ", /*input_gradient=*/" + dx + ", " +
-                            ws + ")");
+                            ", .in_features = " + literal(l.input_shape[1]) + ", .out_features = " +
+                            literal(l.output_shape[1]) + "}, g::LinearEpilogue::" + epilogue +
+                            ", /*bias_gradient=*/" + (bias ? "true" : "false") +
+                            ", /*input_gradient=*/" + dx + ", " + ws + ")");
   }
   library_lines_.push_back("\"layer " + std::to_string(g.product) + " " + name_of(l.kind) +
                            ": \" + l." + member + ".describe()");
@@ -276,8 +280,8 @@ void CudaKernelEmitter::emit_product_forward(const FusedGroup& g) {
     if (max)
       finish += "\n" + index + "* const window = " + at(q.window_index_buffer) + ";  " +
                 note(q.window_index_buffer);
-    finish += "\n" + launch(kernel, pooled,
-                            std::string("bias, z, pooled") + (max ? ", window" : ""));
+    finish +=
+        "\n" + launch(kernel, pooled, std::string("bias, z, pooled") + (max ? ", window" : ""));
   } else if (bias || g.activation >= 0) {
     const std::int64_t count = l.output_shape.elements();
     const std::int64_t channels = l.output_shape[1];
@@ -288,17 +292,17 @@ void CudaKernelEmitter::emit_product_forward(const FusedGroup& g) {
                     (bias && g.activation >= 0 ? " and " : "") +
                     (g.activation >= 0 ? "the " + std::string(name_of(layer(g.activation).kind))
                                        : std::string()) +
-                    ", where the library did not fuse " + (bias && g.activation >= 0 ? "them" : "it") +
-                    ".",
+                    ", where the library did not fuse " +
+                    (bias && g.activation >= 0 ? "them" : "it") + ".",
                 "const float* __restrict__ bias, float* z", count,
-                std::string("k::bias_activation_forward<") + act + ", k::BiasAlong::" +
-                    (conv ? "rows" : "positions") + ", " + literal(channels) + ", " +
-                    literal(positions) + ", " + has_bias + ">(i / " + literal(positions) +
+                std::string("k::bias_activation_forward<") + act +
+                    ", k::BiasAlong::" + (conv ? "rows" : "positions") + ", " + literal(channels) +
+                    ", " + literal(positions) + ", " + has_bias + ">(i / " + literal(positions) +
                     ", i % " + literal(positions) + ", z, bias, z);");
     finish = launch(kernel, count, "bias, z");
     if (fused_epilogue_)
-      finish = "if (!lib." + member + ".forward_fused()) {  // " +
-               (conv ? "cuDNN" : "cuBLASLt") + " had no engine for the fused epilogue\n  " +
+      finish = "if (!lib." + member + ".forward_fused()) {  // " + (conv ? "cuDNN" : "cuBLASLt") +
+               " had no engine for the fused epilogue\n  " +
                finish.replace(finish.find('\n'), 1, "\n  ") + "\n}";
   }
   v["finish"] = finish;
@@ -326,15 +330,15 @@ void CudaKernelEmitter::emit_product_backward(const FusedGroup& g) {
     throw std::logic_error("fused activation's input gradient is not the product's");
   const std::string act =
       g.activation >= 0 ? activation_type(layer(g.activation).kind) : std::string("k::Identity");
-  std::string lines = "const float* const x = " + at(l.input_buffer) + ";  " +
-                      note(l.input_buffer) + "\nfloat* const dweight = " +
-                      parameter(l.weight_offset, BufferRole::gradients) + ";  // gradient of " +
-                      weight_name(g.product) + "\nfloat* const dbias = " +
-                      (bias ? parameter(l.bias_offset, BufferRole::gradients) + ";  // gradient of " +
-                                  bias_name(g.product)
-                            : std::string("nullptr;  // no bias")) +
-                      "\nfloat* const dz = " + at(dz_buffer) + ";  " + note(dz_buffer) + ": d(" +
-                      name_of(l.kind) + " output)";
+  std::string lines =
+      "const float* const x = " + at(l.input_buffer) + ";  " + note(l.input_buffer) +
+      "\nfloat* const dweight = " + parameter(l.weight_offset, BufferRole::gradients) +
+      ";  // gradient of " + weight_name(g.product) + "\nfloat* const dbias = " +
+      (bias ? parameter(l.bias_offset, BufferRole::gradients) + ";  // gradient of " +
+                  bias_name(g.product)
+            : std::string("nullptr;  // no bias")) +
+      "\nfloat* const dz = " + at(dz_buffer) + ";  " + note(dz_buffer) + ": d(" + name_of(l.kind) +
+      " output)";
   const std::string y = g.activation >= 0 ? at(layer(g.activation).output_buffer) : "nullptr";
   if (g.pool >= 0) {
     const LayerPlan& q = layer(g.pool);
@@ -355,8 +359,8 @@ void CudaKernelEmitter::emit_product_backward(const FusedGroup& g) {
                     (max ? ", const " + index + "* __restrict__ window" : std::string()) +
                     ", const float* __restrict__ y, float* __restrict__ dz",
                 pooled,
-                max ? "k::max_pool_activation_backward<" + act + ", " + pool + ", " + index +
-                          ">(" + where + ", dpooled, window, y, dz);"
+                max ? "k::max_pool_activation_backward<" + act + ", " + pool + ", " + index + ">(" +
+                          where + ", dpooled, window, y, dz);"
                     : "k::avg_pool_activation_backward<" + act + ", " + pool + ">(" + where +
                           ", dpooled, y, dz);");
     lines += "\nconst float* const dpooled = " + at(q.output_gradient_buffer) + ";  " +
@@ -365,7 +369,8 @@ void CudaKernelEmitter::emit_product_backward(const FusedGroup& g) {
       lines += "\nconst " + index + "* const window = " + at(q.window_index_buffer) + ";  " +
                note(q.window_index_buffer);
     lines += "\nconst float* const y = " + y + ";";
-    lines += "\n" + launch(kernel, pooled, std::string("dpooled, ") + (max ? "window, " : "") + "y, dz");
+    lines +=
+        "\n" + launch(kernel, pooled, std::string("dpooled, ") + (max ? "window, " : "") + "y, dz");
   } else if (g.activation >= 0) {
     const LayerPlan& a = layer(g.activation);
     const std::int64_t count = l.output_shape.elements();
@@ -386,8 +391,8 @@ void CudaKernelEmitter::emit_product_backward(const FusedGroup& g) {
     lines += "\nlib." + member + ".backward_weights(x, dz, dweight, " + workspace() + ");";
     if (bias)
       lines += "\ng::bias_gradient_channels(dz, dbias, " + literal(l.output_shape[0]) + ", " +
-               literal(l.output_shape[1]) + ", " +
-               literal(l.output_shape[2] * l.output_shape[3]) + ", stream);";
+               literal(l.output_shape[1]) + ", " + literal(l.output_shape[2] * l.output_shape[3]) +
+               ", stream);";
   } else {
     lines += "\nlib." + member + ".backward_weights(x, dz, dweight, dbias, " + workspace() + ");";
   }
@@ -413,9 +418,8 @@ void CudaKernelEmitter::emit_activation(const FusedGroup& g) {
   const std::string name = group_name(g);
   const std::string act = activation_type(a.kind);
   const std::int64_t count = a.output_shape.elements();
-  emit_kernel("forward_" + name + "_kernel", "One thread per element.",
-              "const float* x, float* y", count,
-              "k::activation_forward<" + act + ">(i, x, y);");
+  emit_kernel("forward_" + name + "_kernel", "One thread per element.", "const float* x, float* y",
+              count, "k::activation_forward<" + act + ">(i, x, y);");
   kernels_.emit({{"name", name},
                  {"x", at(a.input_buffer)},
                  {"x_note", note(a.input_buffer)},
@@ -435,17 +439,17 @@ void CudaKernelEmitter::emit_activation(const FusedGroup& g) {
   emit_kernel("backward_" + name + "_kernel", "One thread per element: dx = act'(y) · dy.",
               "const float* __restrict__ y, const float* dy, float* dx", count,
               "k::activation_backward<" + act + ">(i, y, dy, dx);");
-  kernels_.emit({{"name", name},
-                 {"y", at(a.output_buffer)},
-                 {"y_note", note(a.output_buffer)},
-                 {"dy", at(a.output_gradient_buffer)},
-                 {"dy_note", note(a.output_gradient_buffer)},
-                 {"dx", at(a.input_gradient_buffer)},
-                 {"dx_note", note(a.input_gradient_buffer) +
-                                 (a.input_gradient_buffer == a.output_gradient_buffer ? " (in place)"
-                                                                                       : "")},
-                 {"launch", launch("backward_" + name + "_kernel", count, "y, dy, dx")}},
-                R"(
+  kernels_.emit(
+      {{"name", name},
+       {"y", at(a.output_buffer)},
+       {"y_note", note(a.output_buffer)},
+       {"dy", at(a.output_gradient_buffer)},
+       {"dy_note", note(a.output_gradient_buffer)},
+       {"dx", at(a.input_gradient_buffer)},
+       {"dx_note", note(a.input_gradient_buffer) +
+                       (a.input_gradient_buffer == a.output_gradient_buffer ? " (in place)" : "")},
+       {"launch", launch("backward_" + name + "_kernel", count, "y, dy, dx")}},
+      R"(
     void backward_$name$(std::byte* arena, const Libraries&, cudaStream_t stream) {
       const float* const y = $y$;  $y_note$
       const float* const dy = $dy$;  $dy_note$
@@ -471,16 +475,16 @@ void CudaKernelEmitter::emit_pool(const FusedGroup& g) {
   const std::string window_note =
       keeps_window ? note(q.window_index_buffer) : "// no backward: no window index";
   const std::string where = "i / " + literal(out_plane) + ", i % " + literal(out_plane);
-  emit_kernel("forward_" + name + "_kernel", "One thread per output.",
-              max ? "const float* __restrict__ x, float* __restrict__ y, " + index +
-                        "* __restrict__ window"
-                  : std::string("const float* __restrict__ x, float* __restrict__ y"),
-              outputs,
-              max ? "k::max_pool_forward<" + pool + ", " + index + ">(" + where + ", x, y, window);"
-                  : "k::avg_pool_forward<" + pool + ">(" + where + ", x, y);");
+  emit_kernel(
+      "forward_" + name + "_kernel", "One thread per output.",
+      max ? "const float* __restrict__ x, float* __restrict__ y, " + index + "* __restrict__ window"
+          : std::string("const float* __restrict__ x, float* __restrict__ y"),
+      outputs,
+      max ? "k::max_pool_forward<" + pool + ", " + index + ">(" + where + ", x, y, window);"
+          : "k::avg_pool_forward<" + pool + ">(" + where + ", x, y);");
   std::string forward = "const float* const x = " + at(q.input_buffer) + ";  " +
-                        note(q.input_buffer) + "\nfloat* const y = " + at(q.output_buffer) +
-                        ";  " + note(q.output_buffer);
+                        note(q.input_buffer) + "\nfloat* const y = " + at(q.output_buffer) + ";  " +
+                        note(q.output_buffer);
   if (max)
     forward += "\n" + index + "* const window = " + window + ";  " + window_note;
   forward += "\n" + launch("forward_" + name + "_kernel", outputs, max ? "x, y, window" : "x, y");
@@ -493,19 +497,20 @@ void CudaKernelEmitter::emit_pool(const FusedGroup& g) {
   if (!q.runs_backward || q.input_gradient_buffer == no_buffer)
     return;
   const std::string gather = "i / " + literal(in_plane) + ", i % " + literal(in_plane);
-  emit_kernel("backward_" + name + "_kernel",
-              "One thread per input element: it gathers from the windows that hold it" +
-                  std::string(max ? " and chose it." : "."),
-              max ? "const float* __restrict__ dy, const " + index +
-                        "* __restrict__ window, float* __restrict__ dx"
-                  : std::string("const float* __restrict__ dy, float* __restrict__ dx"),
-              inputs,
-              max ? "k::max_pool_backward<" + pool + ", " + index + ">(" + gather +
-                        ", dy, window, dx);"
-                  : "k::avg_pool_backward<" + pool + ">(" + gather + ", dy, dx);");
+  emit_kernel(
+      "backward_" + name + "_kernel",
+      "One thread per input element: it gathers from the windows that hold it" +
+          std::string(max ? " and chose it." : "."),
+      max ? "const float* __restrict__ dy, const " + index +
+                "* __restrict__ window, float* __restrict__ dx"
+          : std::string("const float* __restrict__ dy, float* __restrict__ dx"),
+      inputs,
+      max ? "k::max_pool_backward<" + pool + ", " + index + ">(" + gather + ", dy, window, dx);"
+          : "k::avg_pool_backward<" + pool + ">(" + gather + ", dy, dx);");
   std::string backward = "const float* const dy = " + at(q.output_gradient_buffer) + ";  " +
-                         note(q.output_gradient_buffer) + "\nfloat* const dx = " +
-                         at(q.input_gradient_buffer) + ";  " + note(q.input_gradient_buffer);
+                         note(q.output_gradient_buffer) +
+                         "\nfloat* const dx = " + at(q.input_gradient_buffer) + ";  " +
+                         note(q.input_gradient_buffer);
   if (max)
     backward += "\nconst " + index + "* const window = " + window + ";  " + window_note;
   backward +=
@@ -548,8 +553,7 @@ void CudaKernelEmitter::emit_loss() {
                 "float* __restrict__ loss, std::int32_t* __restrict__ predicted, "
                 "float* __restrict__ dlogits",
                 batch,
-                "k::softmax_cross_entropy<" + literal(batch) + ", " +
-                    literal(m_.output_shape[1]) +
+                "k::softmax_cross_entropy<" + literal(batch) + ", " + literal(m_.output_shape[1]) +
                     ">(i, logits, labels, loss, predicted, dlogits);");
     lines += "\nconst std::int32_t* const labels = " + at(labels) + ";  " + note(labels) +
              "\nstd::int32_t* const predicted = " + at(predictions) + ";  " + note(predictions);
@@ -582,9 +586,10 @@ void CudaKernelEmitter::emit_update() {
   std::string parameters = "float* __restrict__ params, const float* __restrict__ grads";
   std::string arguments = "params, grads";
   std::string body;
-  std::string lines = "float* const params = " + at(index_of(role(BufferRole::parameters))) +
-                      ";  // parameters\nconst float* const grads = " +
-                      at(index_of(role(BufferRole::gradients))) + ";  // gradients";
+  std::string lines =
+      "float* const params = " + at(index_of(role(BufferRole::parameters))) +
+      ";  // parameters\nconst float* const grads = " + at(index_of(role(BufferRole::gradients))) +
+      ";  // gradients";
   switch (m_.setup.optimizer) {
     case OptimizerKind::SGD:
       body = "k::sgd_update(i, params, grads, optimizer_constants);";
@@ -592,8 +597,8 @@ void CudaKernelEmitter::emit_update() {
     case OptimizerKind::SGDMomentum:
       parameters += ", float* __restrict__ velocity";
       arguments += ", velocity";
-      lines += "\nfloat* const velocity = " +
-               at(index_of(role(BufferRole::optimizer_moment1))) + ";  // optimizer_moment1";
+      lines += "\nfloat* const velocity = " + at(index_of(role(BufferRole::optimizer_moment1))) +
+               ";  // optimizer_moment1";
       body = "k::sgd_momentum_update(i, params, grads, velocity, optimizer_constants);";
       break;
     case OptimizerKind::Adam:
@@ -724,7 +729,10 @@ void CudaKernelEmitter::emit_entry_points() {
   std::string declared;
   for (const std::string& l : libraries_)
     declared += "\n  " + l;
-  libraries_struct_ = "struct Libraries {\n  explicit Libraries(cudaStream_t stream);  // below, after the geometry\n\n  g::Libraries handles;" + declared + "\n};";
+  libraries_struct_ =
+      "struct Libraries {\n  explicit Libraries(cudaStream_t stream);  // below, after the "
+      "geometry\n\n  g::Libraries handles;" +
+      declared + "\n};";
 }
 
 EmittedFile CudaKernelEmitter::source() {
@@ -736,11 +744,12 @@ EmittedFile CudaKernelEmitter::source() {
 
   const std::string file = m_.names.name + "_kernels.cu";
   Printer p;
-  p.emit({{"banner", file_banner(m_, file, "the training step on a CUDA GPU, every size a literal")},
-          {"name", m_.names.name},
-          {"total", grouped(m_.footprint.total().count)},
-          {"workspace", grouped(workspace_bytes())}},
-         R"(
+  p.emit(
+      {{"banner", file_banner(m_, file, "the training step on a CUDA GPU, every size a literal")},
+       {"name", m_.names.name},
+       {"total", grouped(m_.footprint.total().count)},
+       {"workspace", grouped(workspace_bytes())}},
+      R"(
     $banner$
     //
     // All tensors live in one device allocation of $total$ bytes laid out by the plan
@@ -788,12 +797,9 @@ EmittedFile CudaKernelEmitter::source() {
   const struct {
     const char* name;
     const char* type;
-  } accessor_types[] = {{"bytes", "std::byte"},
-                        {"f32", "float"},
-                        {"i32", "std::int32_t"},
-                        {"u8", "k::WindowIndex8"},
-                        {"u16", "k::WindowIndex16"},
-                        {"u32", "k::WindowIndex32"}};
+  } accessor_types[] = {{"bytes", "std::byte"},      {"f32", "float"},
+                        {"i32", "std::int32_t"},     {"u8", "k::WindowIndex8"},
+                        {"u16", "k::WindowIndex16"}, {"u32", "k::WindowIndex32"}};
   for (const auto& a : accessor_types)
     if (accessors_.count(a.name))
       p.emit({{"name", a.name}, {"type", a.type}}, R"(

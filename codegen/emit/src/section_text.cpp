@@ -61,8 +61,8 @@ std::string group_name(const FusedGroup& g) {
 std::string group_title(const ModelView& model, const FusedGroup& g) {
   std::string title;
   for (std::int64_t i = g.first; i <= g.last; ++i)
-    title += (i > g.first ? " + " : "") +
-             describe_layer(model.layers.at(static_cast<std::size_t>(i)));
+    title +=
+        (i > g.first ? " + " : "") + describe_layer(model.layers.at(static_cast<std::size_t>(i)));
   return title;
 }
 

@@ -56,10 +56,9 @@ std::string build(fe::graph::Graph& graph, cudnnHandle_t handle, std::int64_t wo
   if (auto e = failed(graph.create_execution_plans({fe::HeurMode_t::A, fe::HeurMode_t::FALLBACK}));
       !e.empty())
     return "create_execution_plans: " + e;
-  graph.deselect_numeric_notes({fe::NumericalNote_t::TENSOR_CORE,
-                                fe::NumericalNote_t::DOWN_CONVERT_INPUTS,
-                                fe::NumericalNote_t::REDUCED_PRECISION_REDUCTION,
-                                fe::NumericalNote_t::NONDETERMINISTIC});
+  graph.deselect_numeric_notes(
+      {fe::NumericalNote_t::TENSOR_CORE, fe::NumericalNote_t::DOWN_CONVERT_INPUTS,
+       fe::NumericalNote_t::REDUCED_PRECISION_REDUCTION, fe::NumericalNote_t::NONDETERMINISTIC});
   graph.deselect_workspace_greater_than(workspace_limit);
   if (auto e = failed(graph.check_support(handle)); !e.empty())
     return "check_support: " + e;
@@ -85,9 +84,9 @@ struct Convolution::Graphs {
   std::string fusion_refused;  // why cuDNN could not fuse the epilogue, when it could not
 
   Built forward, wgrad, dgrad;
-  TensorPtr fx, fw, fb, fz;        // forward's x, W, bias, z
-  TensorPtr wx, wdz, wdw;          // wgrad's x, dz, dW
-  TensorPtr ddz, dw, ddx;          // dgrad's dz, W, dx
+  TensorPtr fx, fw, fb, fz;  // forward's x, W, bias, z
+  TensorPtr wx, wdz, wdw;    // wgrad's x, dz, dW
+  TensorPtr ddz, dw, ddx;    // dgrad's dz, W, dx
   bool has_dgrad = false;
 
   fe::graph::Conv_fprop_attributes fprop_options() const {
@@ -141,8 +140,8 @@ struct Convolution::Graphs {
                                .set_dilation({1, 1}));
     wdw->set_output(true)
         .set_dim({g.out_channels, g.in_channels, g.kernel_h, g.kernel_w})
-        .set_stride({g.in_channels * g.kernel_h * g.kernel_w, g.kernel_h * g.kernel_w, g.kernel_w,
-                     1})
+        .set_stride(
+            {g.in_channels * g.kernel_h * g.kernel_w, g.kernel_h * g.kernel_w, g.kernel_w, 1})
         .set_data_type(fe::DataType_t::FLOAT);
     if (auto why = build(graph, handle, limit, wgrad); !why.empty())
       throw Error("cuDNN has no engine for the weight gradient of a " + describe_shape() +
@@ -161,8 +160,8 @@ struct Convolution::Graphs {
                                .set_dilation({1, 1}));
     ddx->set_output(true)
         .set_dim({g.batch, g.in_channels, g.in_height, g.in_width})
-        .set_stride({g.in_channels * g.in_height * g.in_width, g.in_height * g.in_width,
-                     g.in_width, 1})
+        .set_stride(
+            {g.in_channels * g.in_height * g.in_width, g.in_height * g.in_width, g.in_width, 1})
         .set_data_type(fe::DataType_t::FLOAT);
     if (auto why = build(graph, handle, limit, dgrad); !why.empty())
       throw Error("cuDNN has no engine for the input gradient of a " + describe_shape() +

@@ -115,9 +115,8 @@ LinearProduct::Choice LinearProduct::make(cublasOperation_t trans_a, cublasOpera
   return {};
 }
 
-LinearProduct::LinearProduct(const Libraries& libraries, LinearShape shape,
-                             LinearEpilogue forward, bool bias_gradient, bool input_gradient,
-                             std::int64_t workspace_limit)
+LinearProduct::LinearProduct(const Libraries& libraries, LinearShape shape, LinearEpilogue forward,
+                             bool bias_gradient, bool input_gradient, std::int64_t workspace_limit)
     : libraries_(libraries), shape_(shape), workspace_limit_(workspace_limit) {
   const std::int64_t batch = shape.batch, in = shape.in_features, out = shape.out_features;
   const cublasLtEpilogue_t fwd = forward == LinearEpilogue::relu_bias ? CUBLASLT_EPILOGUE_RELU_BIAS
@@ -169,8 +168,8 @@ void LinearProduct::backward_input(const float* dz, const float* w, float* dx,
 }
 
 std::string LinearProduct::describe() const {
-  std::string s = std::to_string(shape_.in_features) + "→" + std::to_string(shape_.out_features) +
-                  ": forward ";
+  std::string s =
+      std::to_string(shape_.in_features) + "→" + std::to_string(shape_.out_features) + ": forward ";
   if (forward_epilogue_ == LinearEpilogue::none)
     s += "plain";
   else

@@ -56,7 +56,7 @@ void bias_gradient_channels(const float* dz, float* db, std::int64_t batch, std:
 void bias_gradient_features(const float* dz, float* db, std::int64_t batch, std::int64_t features,
                             cudaStream_t stream) {
   bias_gradient_features_kernel<<<blocks_for(features), block_threads, 0, stream>>>(dz, db, batch,
-                                                                                     features);
+                                                                                    features);
   check_launch("bias_gradient_features");
 }
 

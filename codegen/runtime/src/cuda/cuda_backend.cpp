@@ -46,7 +46,8 @@ struct CudaBackend::Staging {
 CudaBackend::CudaBackend(const ModelInfo& model, CudaStepFactory make_step, CudaOptions options)
     : model_(model), options_(options), staging_(std::make_unique<Staging>()) {
   // STATICNET_CUDA_GRAPHS=0 runs every step launch by launch (to compare, or to profile).
-  if (const char* graphs = std::getenv("STATICNET_CUDA_GRAPHS"); graphs && std::string(graphs) == "0")
+  if (const char* graphs = std::getenv("STATICNET_CUDA_GRAPHS");
+      graphs && std::string(graphs) == "0")
     options_.graphs = false;
   if (!cuda::device_available())
     throw cuda::Error("no CUDA device: this trainer needs an NVIDIA GPU and its driver");
@@ -124,7 +125,8 @@ static std::span<T> view(std::byte* base, std::int64_t offset, std::int64_t coun
 }
 
 std::span<float> CudaBackend::batch_inputs() {
-  return view<float>(staging_->inputs[staging_->next], model_.arena.input_at - model_.arena.inputs_at,
+  return view<float>(staging_->inputs[staging_->next],
+                     model_.arena.input_at - model_.arena.inputs_at,
                      model_.batch * model_.sample_elements());
 }
 std::span<std::int32_t> CudaBackend::batch_labels() {
@@ -245,9 +247,9 @@ void CudaBackend::write_state(StateBuffer which, std::span<const float> in) {
   if (static_cast<std::int64_t>(in.size()) != model_.parameter_count)
     throw std::invalid_argument("CudaBackend::write_state: wrong size");
   wait();
-  check(cudaMemcpy(arena_ + state_offset(which), in.data(), in.size_bytes(),
-                   cudaMemcpyHostToDevice),
-        "writing state to the device");
+  check(
+      cudaMemcpy(arena_ + state_offset(which), in.data(), in.size_bytes(), cudaMemcpyHostToDevice),
+      "writing state to the device");
 }
 
 void CudaBackend::copy_arena(std::span<std::byte> out) {

@@ -58,8 +58,8 @@ class LinearProduct {
     Product* product = nullptr;
     bool fused = false;
   };
-  Choice make(cublasOperation_t trans_a, cublasOperation_t trans_b, std::int64_t m,
-              std::int64_t n, std::int64_t k, std::int64_t lda, std::int64_t ldb, std::int64_t ldc,
+  Choice make(cublasOperation_t trans_a, cublasOperation_t trans_b, std::int64_t m, std::int64_t n,
+              std::int64_t k, std::int64_t lda, std::int64_t ldb, std::int64_t ldc,
               cublasLtEpilogue_t epilogue);
 
   const Libraries& libraries_;
