@@ -12,12 +12,10 @@
 #include <string>
 #include <vector>
 
-#include <staticnet/runtime/formats/synthetic.hpp>
-#include <staticnet/runtime/prng.hpp>
 #include <staticnet/runtime/trainer/cpu_backend.hpp>
-#include <staticnet/runtime/trainer/initialize.hpp>
 #include <staticnet/runtime/trainer/train.hpp>
 
+#include "../common/random_batch.hpp"
 #include "lenet5_adam_kernels_cpu.h"
 #include "lenet5_adam_trainer.h"
 #include "lenet_relu_kernels_cpu.h"
@@ -62,18 +60,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   rt::CpuBackend backend(model, cpu_steps, threads);
-  std::vector<float> parameters(static_cast<std::size_t>(model.parameter_count));
-  rt::initialize_parameters(model, 0, parameters);
-  backend.write_state(rt::StateBuffer::parameters, parameters);
-  // Random normal inputs and random labels, as real data looks to the branch predictor (a
-  // regular pattern would let data-dependent branches predict well and flatter the step).
-  auto inputs = backend.batch_inputs();
-  for (std::size_t i = 0; i < inputs.size(); ++i)
-    inputs[i] = static_cast<float>(rt::synthetic_normal(0, 1, i, 0));
-  auto labels = backend.batch_labels();
-  for (std::size_t n = 0; n < labels.size(); ++n)
-    labels[n] = static_cast<std::int32_t>(rt::SplitMix64::finalize(n) %
-                                          static_cast<std::uint64_t>(model.classes));
+  bench::initialize_parameters(model, backend);
+  bench::write_random_batch(model, backend);
 
   // The sample's own optimizer at PyTorch's default learning rate.
   const auto settings = rt::default_optimizer_settings(model.optimizer);

@@ -14,12 +14,10 @@
 #include <string>
 #include <vector>
 
-#include <staticnet/runtime/formats/synthetic.hpp>
-#include <staticnet/runtime/prng.hpp>
 #include <staticnet/runtime/trainer/cuda_backend.hpp>
-#include <staticnet/runtime/trainer/initialize.hpp>
 #include <staticnet/runtime/trainer/train.hpp>
 
+#include "../common/random_batch.hpp"
 #include "lenet5_adam_kernels_cuda.h"
 #include "lenet5_adam_trainer.h"
 #include "simple_cnn_kernels_cuda.h"
@@ -54,18 +52,10 @@ int main(int argc, char** argv) {
     return 2;
   }
   rt::CudaBackend backend(model, make_step);
-  std::vector<float> parameters(static_cast<std::size_t>(model.parameter_count));
-  rt::initialize_parameters(model, 0, parameters);
-  backend.write_state(rt::StateBuffer::parameters, parameters);
+  bench::initialize_parameters(model, backend);
   // Both staging buffers hold the same random batch, so every step copies real data in.
   for (int staging = 0; staging < 2; ++staging) {
-    auto inputs = backend.batch_inputs();
-    for (std::size_t i = 0; i < inputs.size(); ++i)
-      inputs[i] = static_cast<float>(rt::synthetic_normal(0, 1, i, 0));
-    auto labels = backend.batch_labels();
-    for (std::size_t n = 0; n < labels.size(); ++n)
-      labels[n] = static_cast<std::int32_t>(rt::SplitMix64::finalize(n) %
-                                            static_cast<std::uint64_t>(model.classes));
+    bench::write_random_batch(model, backend);
     backend.evaluate();  // flips the staging buffer
     (void)backend.losses();
   }

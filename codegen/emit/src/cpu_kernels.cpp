@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "staticnet/codegen/arena_text.hpp"
 #include "staticnet/codegen/emitters.hpp"
 #include "staticnet/codegen/fusion.hpp"
 #include "staticnet/codegen/naming.hpp"
@@ -25,14 +26,8 @@ namespace {
 
 class CpuKernelEmitter {
  public:
-  explicit CpuKernelEmitter(const ModelView& model) : m_(model), groups_(fuse(model)) {
-    if (!model.training())
-      throw std::invalid_argument(model.names.setup_type +
-                                  " is an Inference setup: staticnet_model() builds trainers, "
-                                  "which need a Training setup");
-    if (model.parameter_count == 0)
-      throw std::invalid_argument(model.names.model_type +
-                                  " has no parameters: there is nothing to train");
+  explicit CpuKernelEmitter(const ModelView& model) : m_(model), groups_(fuse(model)), a_(model) {
+    require_trainable(model);
   }
 
   EmittedFile header() const;
@@ -40,28 +35,12 @@ class CpuKernelEmitter {
 
  private:
   const LayerPlan& layer(std::int64_t i) const { return m_.layers.at(static_cast<std::size_t>(i)); }
-  const Buffer& role(BufferRole r) const {
-    const Buffer* b = m_.find(r);
-    if (!b)
-      throw std::logic_error(std::string("the plan has no ") + name_of(r) + " buffer");
-    return *b;
-  }
-  int index_of(const Buffer& b) const { return static_cast<int>(&b - m_.buffers.data()); }
-
-  // "f32(arena, 2'015'744)": a buffer's first element.
-  std::string at(int buffer) {
-    const ElementAccess a = access_for(element_type(m_, buffer));
-    accessors_.insert(a.accessor);
-    return std::string(a.accessor) + "(arena, " + literal(m_.buffer(buffer).offset) + ")";
-  }
-  std::string element(int buffer) const { return access_for(element_type(m_, buffer)).type; }
-  // A parameter tensor (or its gradient) inside the contiguous parameter region.
+  std::string at(int buffer) { return a_.at(buffer); }
+  std::string element(int buffer) const { return a_.element(buffer); }
   std::string parameter(std::int64_t element_offset, BufferRole region) {
-    accessors_.insert("f32");
-    return "f32(arena, " + literal(role(region).offset + 4 * element_offset) + ")";
+    return a_.parameter(element_offset, region);
   }
-  // "  // activation_0: f32 (128, 16, 32, 32)"
-  std::string note(int buffer) const { return "// " + buffer_name(m_, buffer); }
+  std::string note(int buffer) const { return a_.note(buffer); }
 
   void emit_section(const FusedGroup& g);
   void emit_geometry(const FusedGroup& g);
@@ -75,8 +54,8 @@ class CpuKernelEmitter {
 
   const ModelView& m_;
   std::vector<FusedGroup> groups_;
-  Printer body_;                     // everything after the helpers
-  std::set<std::string> accessors_;  // element accessors the body uses
+  ArenaText a_;   // buffer names, and the accessors the body uses
+  Printer body_;  // everything after the helpers
 };
 
 void CpuKernelEmitter::emit_geometry(const FusedGroup& g) {
@@ -195,7 +174,7 @@ void CpuKernelEmitter::emit_product_forward(const FusedGroup& g) {
   body_.indent();
   const bool epilogue = bias || g.activation >= 0 || g.pool >= 0;
   if (conv) {
-    const int ws = index_of(role(BufferRole::workspace));
+    const int ws = a_.index(BufferRole::workspace);
     body_.emit({{"col", at(ws)}, {"note", note(ws)}}, R"(
       float* const col = $col$;  $note$
     )");
@@ -328,7 +307,7 @@ void CpuKernelEmitter::emit_product_backward(const FusedGroup& g) {
     )");
   }
   if (conv) {
-    const int ws = index_of(role(BufferRole::workspace));
+    const int ws = a_.index(BufferRole::workspace);
     body_.emit({{"col", at(ws)}, {"note", note(ws)}}, R"(
       float* const col = $col$;  $note$
     )");
@@ -536,13 +515,8 @@ void CpuKernelEmitter::emit_pool(const FusedGroup& g) {
 
 void CpuKernelEmitter::emit_loss() {
   const LayerPlan& last = m_.layers.back();
-  int gradient = no_buffer;
-  for (std::size_t i = 0; i < m_.buffers.size(); ++i)
-    if (buffer_name(m_, static_cast<int>(i)) == "loss_gradient")
-      gradient = static_cast<int>(i);
-  if (gradient == no_buffer)
-    throw std::logic_error("the plan has no loss gradient buffer");
-  const int loss = index_of(role(BufferRole::loss));
+  const int gradient = a_.loss_gradient();
+  const int loss = a_.index(BufferRole::loss);
   Printer::Vars v{{"output", at(last.output_buffer)},
                   {"output_note", note(last.output_buffer)},
                   {"loss", at(loss)},
@@ -552,8 +526,8 @@ void CpuKernelEmitter::emit_loss() {
                   {"batch", literal(m_.batch())},
                   {"shape", shape_text(m_.output_shape)}};
   if (m_.setup.loss == LossKind::CrossEntropy) {
-    const int labels = index_of(role(BufferRole::labels));
-    const int predictions = index_of(role(BufferRole::predictions));
+    const int labels = a_.index(BufferRole::labels);
+    const int predictions = a_.index(BufferRole::predictions);
     v["labels"] = at(labels);
     v["labels_note"] = note(labels);
     v["predictions"] = at(predictions);
@@ -575,7 +549,7 @@ void CpuKernelEmitter::emit_loss() {
 
     )");
   } else {
-    const int targets = index_of(role(BufferRole::targets));
+    const int targets = a_.index(BufferRole::targets);
     v["targets"] = at(targets);
     v["targets_note"] = note(targets);
     v["elements"] = literal(m_.output_shape.elements() / m_.batch());
@@ -596,8 +570,8 @@ void CpuKernelEmitter::emit_loss() {
 }
 
 void CpuKernelEmitter::emit_update() {
-  const int params = index_of(role(BufferRole::parameters));
-  const int grads = index_of(role(BufferRole::gradients));
+  const int params = a_.index(BufferRole::parameters);
+  const int grads = a_.index(BufferRole::gradients);
   Printer::Vars v{{"params", at(params)},
                   {"grads", at(grads)},
                   {"count", literal(m_.parameter_count)},
@@ -616,7 +590,7 @@ void CpuKernelEmitter::emit_update() {
       )");
       break;
     case OptimizerKind::SGDMomentum:
-      v["m1"] = at(index_of(role(BufferRole::optimizer_moment1)));
+      v["m1"] = at(a_.index(BufferRole::optimizer_moment1));
       body_.emit(v, R"(
         float* const velocity = $m1$;  // optimizer_moment1
         c::for_each(pool, $count$, [&](index_t i) {
@@ -626,8 +600,8 @@ void CpuKernelEmitter::emit_update() {
       break;
     case OptimizerKind::Adam:
     case OptimizerKind::AdamW:
-      v["m1"] = at(index_of(role(BufferRole::optimizer_moment1)));
-      v["m2"] = at(index_of(role(BufferRole::optimizer_moment2)));
+      v["m1"] = at(a_.index(BufferRole::optimizer_moment1));
+      v["m2"] = at(a_.index(BufferRole::optimizer_moment2));
       v["decoupled"] = m_.setup.optimizer == OptimizerKind::AdamW ? "true" : "false";
       body_.emit(v, R"(
         float* const m = $m1$;  // optimizer_moment1
@@ -644,37 +618,14 @@ void CpuKernelEmitter::emit_update() {
 }
 
 void CpuKernelEmitter::emit_entry_points() {
-  // Walk the schedule: a group runs forward at its first layer's step and backward at its last
-  // layer's.
-  auto group_of = [&](std::int64_t layer_index) -> const FusedGroup& {
-    for (const FusedGroup& g : groups_)
-      if (g.first <= layer_index && layer_index <= g.last)
-        return g;
-    throw std::logic_error("layer in no group");
-  };
+  const GroupOrder order = group_order(m_, groups_);
   std::vector<std::string> forward, backward;
-  for (const Step& s : m_.schedule) {
-    if (s.kind == StepKind::forward) {
-      const FusedGroup& g = group_of(s.layer);
-      if (s.layer != g.first)
-        continue;
-      if (g.view >= 0)
-        forward.push_back("// layer " + std::to_string(g.view) + ": Flatten, a view");
-      else
-        forward.push_back("forward_" + group_name(g) + "(arena, pool);");
-    } else if (s.kind == StepKind::backward) {
-      const FusedGroup& g = group_of(s.layer);
-      if (s.layer != g.last || g.view >= 0)
-        continue;
-      const LayerPlan& first = layer(g.first);
-      const bool runs = g.product >= 0
-                            ? layer(g.product).runs_backward
-                            : first.runs_backward && first.input_gradient_buffer != no_buffer;
-      if (runs)
-        backward.push_back("backward_" + group_name(g) + "(arena, pool);");
-    }
-  }
-  const int grads = index_of(role(BufferRole::gradients));
+  for (const FusedGroup* g : order.forward)
+    forward.push_back(g->view >= 0 ? "// layer " + std::to_string(g->view) + ": Flatten, a view"
+                                   : "forward_" + group_name(*g) + "(arena, pool);");
+  for (const FusedGroup* g : order.backward)
+    backward.push_back("backward_" + group_name(*g) + "(arena, pool);");
+  const int grads = a_.index(BufferRole::gradients);
   Printer::Vars v{{"grads", at(grads)}, {"count", literal(m_.parameter_count)}};
   std::string forward_calls, backward_calls;
   for (const std::string& c : forward)
@@ -751,23 +702,7 @@ EmittedFile CpuKernelEmitter::source() {
 
     // A buffer's first element, from its byte offset in the arena.
   )");
-  const struct {
-    const char* name;
-    const char* type;
-  } accessor_types[] = {{"f32", "float"},
-                        {"i32", "std::int32_t"},
-                        {"u8", "k::WindowIndex8"},
-                        {"u16", "k::WindowIndex16"},
-                        {"u32", "k::WindowIndex32"}};
-  for (const auto& a : accessor_types)
-    if (accessors_.count(a.name))
-      p.emit({{"name", a.name}, {"type", a.type}}, R"(
-        $type$* $name$(std::byte* arena, std::int64_t offset) {
-          return reinterpret_cast<$type$*>(arena + offset);
-        }
-      )");
-  p.blank();
-  std::string text = p.text() + body_.text();
+  std::string text = p.text() + a_.accessor_definitions() + "\n" + body_.text();
   text += "\n}  // namespace " + m_.names.name + "::cpu\n";
   return {file, text};
 }

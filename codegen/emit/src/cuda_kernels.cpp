@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "staticnet/codegen/arena_text.hpp"
 #include "staticnet/codegen/emitters.hpp"
 #include "staticnet/codegen/fusion.hpp"
 #include "staticnet/codegen/naming.hpp"
@@ -23,11 +24,8 @@ namespace {
 
 class CudaKernelEmitter {
  public:
-  explicit CudaKernelEmitter(const ModelView& model) : m_(model), groups_(fuse(model)) {
-    if (!model.training())
-      throw std::invalid_argument(model.names.setup_type +
-                                  " is an Inference setup: staticnet_model() builds trainers, "
-                                  "which need a Training setup");
+  explicit CudaKernelEmitter(const ModelView& model) : m_(model), groups_(fuse(model)), a_(model) {
+    require_trainable(model);
   }
 
   EmittedFile header() const;
@@ -35,32 +33,15 @@ class CudaKernelEmitter {
 
  private:
   const LayerPlan& layer(std::int64_t i) const { return m_.layers.at(static_cast<std::size_t>(i)); }
-  const Buffer& role(BufferRole r) const {
-    const Buffer* b = m_.find(r);
-    if (!b)
-      throw std::logic_error(std::string("the plan has no ") + name_of(r) + " buffer");
-    return *b;
-  }
-  int index_of(const Buffer& b) const { return static_cast<int>(&b - m_.buffers.data()); }
-
-  // "f32(arena, 2'015'744)": a buffer's first element in device memory.
-  std::string at(int buffer) {
-    const ElementAccess a = access_for(element_type(m_, buffer));
-    accessors_.insert(a.accessor);
-    return std::string(a.accessor) + "(arena, " + literal(m_.buffer(buffer).offset) + ")";
-  }
-  std::string element(int buffer) const { return access_for(element_type(m_, buffer)).type; }
+  std::string at(int buffer) { return a_.at(buffer); }
+  std::string element(int buffer) const { return a_.element(buffer); }
   std::string parameter(std::int64_t element_offset, BufferRole region) {
-    accessors_.insert("f32");
-    return "f32(arena, " + literal(role(region).offset + 4 * element_offset) + ")";
+    return a_.parameter(element_offset, region);
   }
-  std::string note(int buffer) const { return "// " + buffer_name(m_, buffer); }
+  std::string note(int buffer) const { return a_.note(buffer); }
+  // The libraries' scratch: the plan's workspace buffer, in device memory.
   std::string workspace() {
-    const Buffer* ws = m_.find(BufferRole::workspace);
-    if (ws == nullptr)
-      return "nullptr";
-    accessors_.insert("bytes");
-    return "bytes(arena, " + literal(ws->offset) + ")";
+    return m_.find(BufferRole::workspace) ? a_.bytes(a_.index(BufferRole::workspace)) : "nullptr";
   }
   std::int64_t workspace_bytes() const {
     const Buffer* ws = m_.find(BufferRole::workspace);
@@ -70,7 +51,8 @@ class CudaKernelEmitter {
   void emit_section(const FusedGroup& g);
   void emit_geometry(const FusedGroup& g);
   void emit_product(const FusedGroup& g);
-  void emit_product_forward(const FusedGroup& g);
+  // `library_epilogue`: the library was asked to finish the output itself (and may decline).
+  void emit_product_forward(const FusedGroup& g, bool library_epilogue);
   void emit_product_backward(const FusedGroup& g);
   void emit_activation(const FusedGroup& g);
   void emit_pool(const FusedGroup& g);
@@ -80,11 +62,6 @@ class CudaKernelEmitter {
   // A __global__ kernel over [0, count) whose thread i runs `body` (which may use i).
   void emit_kernel(const std::string& name, const std::string& comment,
                    const std::string& parameters, std::int64_t count, const std::string& body);
-  // "// ==== text ====...", padded to the line width.
-  void emit_heading(std::string text) {
-    text.append(line_width > display_width(text) ? line_width - display_width(text) : 0, '=');
-    kernels_.line(text);
-  }
   // The launch of such a kernel on the step's stream, checked.
   std::string launch(const std::string& name, std::int64_t count, const std::string& arguments);
 
@@ -94,10 +71,16 @@ class CudaKernelEmitter {
   std::vector<std::string> libraries_;  // members of struct Libraries: "g::Convolution conv_0;"
   std::vector<std::string> library_init_;   // their initialisers
   std::vector<std::string> library_lines_;  // describe() lines
-  std::set<std::string> accessors_;
-  bool fused_epilogue_ = false;   // the product being emitted asked its library for an epilogue
-  std::string libraries_struct_;  // struct Libraries, written after every section
+  ArenaText a_;                             // buffer names, and the accessors the kernels use
 };
+
+// "i / 256, i % 256 / 16, i % 16": thread i's (plane, pooled row, pooled column) of a pool's
+// output, as the fused window bodies take them.
+std::string pooled_position(const LayerPlan& pool) {
+  const std::string plane = literal(pool.output_shape[2] * pool.output_shape[3]);
+  const std::string width = literal(pool.output_shape[3]);
+  return "i / " + plane + ", i % " + plane + " / " + width + ", i % " + width;
+}
 
 void CudaKernelEmitter::emit_kernel(const std::string& name, const std::string& comment,
                                     const std::string& parameters, std::int64_t count,
@@ -222,13 +205,12 @@ void CudaKernelEmitter::emit_product(const FusedGroup& g) {
   }
   library_lines_.push_back("\"layer " + std::to_string(g.product) + " " + name_of(l.kind) +
                            ": \" + l." + member + ".describe()");
-  fused_epilogue_ = epilogue != "none";
-  emit_product_forward(g);
+  emit_product_forward(g, epilogue != "none");
   if (l.runs_backward)
     emit_product_backward(g);
 }
 
-void CudaKernelEmitter::emit_product_forward(const FusedGroup& g) {
+void CudaKernelEmitter::emit_product_forward(const FusedGroup& g, bool library_epilogue) {
   const LayerPlan& l = layer(g.product);
   const bool conv = l.kind == LayerKind::Conv2d;
   const bool bias = l.options.bias;
@@ -253,19 +235,15 @@ void CudaKernelEmitter::emit_product_forward(const FusedGroup& g) {
     const LayerPlan& q = layer(g.pool);
     const bool max = q.kind == LayerKind::MaxPool2d;
     const std::int64_t pooled = q.output_shape.elements();
-    const std::int64_t plane = q.output_shape[2] * q.output_shape[3];
     const std::string pool = "pool_" + std::to_string(g.pool);
     const std::string kernel = "forward_" + name + "_epilogue";
     const std::string index = max ? element(q.window_index_buffer) : "";
-    const std::string call =
-        max ? "k::bias_activation_max_pool_forward<" + act + ", " + pool + ", " + has_bias + ", " +
-                  index + ">(i / " + literal(plane) + ", i % " + literal(plane) + " / " +
-                  literal(q.output_shape[3]) + ", i % " + literal(q.output_shape[3]) +
-                  ", z, bias, z, pooled, window);"
-            : "k::bias_activation_avg_pool_forward<" + act + ", " + pool + ", " + has_bias +
-                  ">(i / " + literal(plane) + ", i % " + literal(plane) + " / " +
-                  literal(q.output_shape[3]) + ", i % " + literal(q.output_shape[3]) +
-                  ", z, bias, z, pooled);";
+    const std::string where = pooled_position(q);
+    const std::string call = max ? "k::bias_activation_max_pool_forward<" + act + ", " + pool +
+                                       ", " + has_bias + ", " + index + ">(" + where +
+                                       ", z, bias, z, pooled, window);"
+                                 : "k::bias_activation_avg_pool_forward<" + act + ", " + pool +
+                                       ", " + has_bias + ">(" + where + ", z, bias, z, pooled);";
     emit_kernel(kernel,
                 "One thread per pooled output: " + std::string(bias ? "the bias and " : "") +
                     "the activation over its window of the convolution's output (kept for "
@@ -274,8 +252,6 @@ void CudaKernelEmitter::emit_product_forward(const FusedGroup& g) {
                 "const float* __restrict__ bias, float* z, float* __restrict__ pooled" +
                     (max ? ", " + index + "* __restrict__ window" : std::string()),
                 pooled, call);
-    v["pooled"] = at(q.output_buffer);
-    v["pooled_note"] = note(q.output_buffer);
     finish = "float* const pooled = " + at(q.output_buffer) + ";  " + note(q.output_buffer);
     if (max)
       finish += "\n" + index + "* const window = " + at(q.window_index_buffer) + ";  " +
@@ -300,7 +276,7 @@ void CudaKernelEmitter::emit_product_forward(const FusedGroup& g) {
                     ", " + literal(positions) + ", " + has_bias + ">(i / " + literal(positions) +
                     ", i % " + literal(positions) + ", z, bias, z);");
     finish = launch(kernel, count, "bias, z");
-    if (fused_epilogue_)
+    if (library_epilogue)
       finish = "if (!lib." + member + ".forward_fused()) {  // " + (conv ? "cuDNN" : "cuBLASLt") +
                " had no engine for the fused epilogue\n  " +
                finish.replace(finish.find('\n'), 1, "\n  ") + "\n}";
@@ -344,12 +320,10 @@ void CudaKernelEmitter::emit_product_backward(const FusedGroup& g) {
     const LayerPlan& q = layer(g.pool);
     const bool max = q.kind == LayerKind::MaxPool2d;
     const std::int64_t pooled = q.output_shape.elements();
-    const std::int64_t plane = q.output_shape[2] * q.output_shape[3];
     const std::string pool = "pool_" + std::to_string(g.pool);
     const std::string kernel = "backward_" + name + "_pool";
     const std::string index = max ? element(q.window_index_buffer) : "";
-    const std::string where = "i / " + literal(plane) + ", i % " + literal(plane) + " / " +
-                              literal(q.output_shape[3]) + ", i % " + literal(q.output_shape[3]);
+    const std::string where = pooled_position(q);
     emit_kernel(kernel,
                 "One thread per pooled output: its gradient to " +
                     std::string(max ? "the window's max" : "every element of its window") +
@@ -527,13 +501,8 @@ void CudaKernelEmitter::emit_pool(const FusedGroup& g) {
 
 void CudaKernelEmitter::emit_loss() {
   const LayerPlan& last = m_.layers.back();
-  int gradient = no_buffer;
-  for (std::size_t i = 0; i < m_.buffers.size(); ++i)
-    if (buffer_name(m_, static_cast<int>(i)) == "loss_gradient")
-      gradient = static_cast<int>(i);
-  if (gradient == no_buffer)
-    throw std::logic_error("the plan has no loss gradient buffer");
-  const int loss = index_of(role(BufferRole::loss));
+  const int gradient = a_.loss_gradient();
+  const int loss = a_.index(BufferRole::loss);
   const std::int64_t batch = m_.batch();
   std::string lines = "const float* const output = " + at(last.output_buffer) + ";  " +
                       note(last.output_buffer) + "\nfloat* const loss = " + at(loss) + ";  " +
@@ -541,11 +510,11 @@ void CudaKernelEmitter::emit_loss() {
                       note(gradient);
   std::string heading;
   if (m_.setup.loss == LossKind::CrossEntropy) {
-    const int labels = index_of(role(BufferRole::labels));
-    const int predictions = index_of(role(BufferRole::predictions));
+    const int labels = a_.index(BufferRole::labels);
+    const int predictions = a_.index(BufferRole::predictions);
     heading = "// ==== Loss: softmax + cross-entropy over the logits " +
               shape_text(m_.output_shape) + ", forward and backward ";
-    emit_heading(heading);
+    kernels_.line(heading_rule(heading));
     emit_kernel("loss_kernel",
                 "One thread per sample: the loss, the predicted class and d(logits) of the batch "
                 "mean, in one pass.",
@@ -559,10 +528,10 @@ void CudaKernelEmitter::emit_loss() {
              "\nstd::int32_t* const predicted = " + at(predictions) + ";  " + note(predictions);
     lines += "\n" + launch("loss_kernel", batch, "output, labels, loss, predicted, doutput");
   } else {
-    const int targets = index_of(role(BufferRole::targets));
+    const int targets = a_.index(BufferRole::targets);
     heading = "// ==== Loss: mean squared error over the output " + shape_text(m_.output_shape) +
               ", forward and backward ";
-    emit_heading(heading);
+    kernels_.line(heading_rule(heading));
     emit_kernel("loss_kernel", "One thread per sample: its loss and d(output), in one pass.",
                 "const float* __restrict__ output, const float* __restrict__ targets, "
                 "float* __restrict__ loss, float* __restrict__ doutput",
@@ -587,8 +556,8 @@ void CudaKernelEmitter::emit_update() {
   std::string arguments = "params, grads";
   std::string body;
   std::string lines =
-      "float* const params = " + at(index_of(role(BufferRole::parameters))) +
-      ";  // parameters\nconst float* const grads = " + at(index_of(role(BufferRole::gradients))) +
+      "float* const params = " + at(a_.index(BufferRole::parameters)) +
+      ";  // parameters\nconst float* const grads = " + at(a_.index(BufferRole::gradients)) +
       ";  // gradients";
   switch (m_.setup.optimizer) {
     case OptimizerKind::SGD:
@@ -597,7 +566,7 @@ void CudaKernelEmitter::emit_update() {
     case OptimizerKind::SGDMomentum:
       parameters += ", float* __restrict__ velocity";
       arguments += ", velocity";
-      lines += "\nfloat* const velocity = " + at(index_of(role(BufferRole::optimizer_moment1))) +
+      lines += "\nfloat* const velocity = " + at(a_.index(BufferRole::optimizer_moment1)) +
                ";  // optimizer_moment1";
       body = "k::sgd_momentum_update(i, params, grads, velocity, optimizer_constants);";
       break;
@@ -605,9 +574,9 @@ void CudaKernelEmitter::emit_update() {
     case OptimizerKind::AdamW:
       parameters += ", float* __restrict__ m, float* __restrict__ v";
       arguments += ", m, v";
-      lines += "\nfloat* const m = " + at(index_of(role(BufferRole::optimizer_moment1))) +
+      lines += "\nfloat* const m = " + at(a_.index(BufferRole::optimizer_moment1)) +
                ";  // optimizer_moment1\nfloat* const v = " +
-               at(index_of(role(BufferRole::optimizer_moment2))) + ";  // optimizer_moment2";
+               at(a_.index(BufferRole::optimizer_moment2)) + ";  // optimizer_moment2";
       body = std::string("k::adam_update<") +
              (m_.setup.optimizer == OptimizerKind::AdamW ? "true" : "false") +
              ">(i, params, grads, m, v, optimizer_constants);";
@@ -615,7 +584,7 @@ void CudaKernelEmitter::emit_update() {
   }
   std::string heading = std::string("// ==== Update: ") + name_of(m_.setup.optimizer) +
                         " over the whole contiguous parameter region, one kernel ";
-  emit_heading(heading);
+  kernels_.line(heading_rule(heading));
   emit_kernel("update_kernel",
               "One thread per parameter; the step's scalars come from optimizer_constants.",
               parameters, count, body);
@@ -629,45 +598,25 @@ void CudaKernelEmitter::emit_update() {
 }
 
 void CudaKernelEmitter::emit_entry_points() {
-  auto group_of = [&](std::int64_t layer_index) -> const FusedGroup& {
-    for (const FusedGroup& g : groups_)
-      if (g.first <= layer_index && layer_index <= g.last)
-        return g;
-    throw std::logic_error("layer in no group");
-  };
   std::string forward, backward;
   auto add = [](std::string& to, const std::string& line) {
     to += (to.empty() ? "" : "\n") + line;
   };
-  for (const Step& s : m_.schedule) {
-    if (s.kind == StepKind::forward) {
-      const FusedGroup& g = group_of(s.layer);
-      if (s.layer != g.first)
-        continue;
-      add(forward, g.view >= 0 ? "// layer " + std::to_string(g.view) + ": Flatten, a view"
-                               : "forward_" + group_name(g) + "(arena, lib, stream);");
-    } else if (s.kind == StepKind::backward) {
-      const FusedGroup& g = group_of(s.layer);
-      if (s.layer != g.last || g.view >= 0)
-        continue;
-      const LayerPlan& first = layer(g.first);
-      const bool runs = g.product >= 0
-                            ? layer(g.product).runs_backward
-                            : first.runs_backward && first.input_gradient_buffer != no_buffer;
-      if (runs)
-        add(backward, "backward_" + group_name(g) + "(arena, lib, stream);");
-    }
-  }
+  const GroupOrder order = group_order(m_, groups_);
+  for (const FusedGroup* g : order.forward)
+    add(forward, g->view >= 0 ? "// layer " + std::to_string(g->view) + ": Flatten, a view"
+                              : "forward_" + group_name(*g) + "(arena, lib, stream);");
+  for (const FusedGroup* g : order.backward)
+    add(backward, "backward_" + group_name(*g) + "(arena, lib, stream);");
   std::string inits, describe;
   for (const std::string& l : library_init_)
     inits += ",\n  " + l;
   for (const std::string& l : library_lines_)
     add(describe, "lines += " + l + " + \"\\n\";");
-  const Buffer& grads = role(BufferRole::gradients);
   kernels_.emit({{"forward", forward},
                  {"backward", backward},
-                 {"grads", at(index_of(grads))},
-                 {"grad_bytes", literal(grads.size)},
+                 {"grads", a_.at(BufferRole::gradients)},
+                 {"grad_bytes", literal(a_.role(BufferRole::gradients).size)},
                  {"inits", inits},
                  {"describe", describe},
                  {"name", m_.names.name}},
@@ -726,13 +675,6 @@ void CudaKernelEmitter::emit_entry_points() {
       return std::make_unique<Step>(arena, stream);
     }
   )");
-  std::string declared;
-  for (const std::string& l : libraries_)
-    declared += "\n  " + l;
-  libraries_struct_ =
-      "struct Libraries {\n  explicit Libraries(cudaStream_t stream);  // below, after the "
-      "geometry\n\n  g::Libraries handles;" +
-      declared + "\n};";
 }
 
 EmittedFile CudaKernelEmitter::source() {
@@ -794,27 +736,22 @@ EmittedFile CudaKernelEmitter::source() {
 
     // A buffer's first element, from its byte offset in the arena (device memory).
   )");
-  const struct {
-    const char* name;
-    const char* type;
-  } accessor_types[] = {{"bytes", "std::byte"},      {"f32", "float"},
-                        {"i32", "std::int32_t"},     {"u8", "k::WindowIndex8"},
-                        {"u16", "k::WindowIndex16"}, {"u32", "k::WindowIndex32"}};
-  for (const auto& a : accessor_types)
-    if (accessors_.count(a.name))
-      p.emit({{"name", a.name}, {"type", a.type}}, R"(
-        $type$* $name$(std::byte* arena, std::int64_t offset) {
-          return reinterpret_cast<$type$*>(arena + offset);
-        }
-      )");
-  p.blank();
-  p.line("// The library set-up of every product, made once with the step (handles bound to its");
-  p.line("// stream; each product's algorithms chosen for its literal shape).");
-  p.emit({{"libraries", libraries_struct_}}, R"(
-    $libraries$
+  std::string members;
+  for (const std::string& l : libraries_)
+    members += "\n" + l;
+  Printer libraries;
+  libraries.emit({{"members", members}}, R"(
+    // The library set-up of every product, made once with the step (handles bound to its
+    // stream; each product's algorithms chosen for its literal shape).
+    struct Libraries {
+      explicit Libraries(cudaStream_t stream);  // below, after the geometry
+
+      g::Libraries handles;$members$
+    };
 
   )");
-  std::string text = p.text() + kernels_.text();
+  std::string text =
+      p.text() + a_.accessor_definitions() + "\n" + libraries.text() + kernels_.text();
   text += "\n}  // namespace " + m_.names.name + "::cuda\n";
   return {file, text};
 }

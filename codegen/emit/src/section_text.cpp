@@ -70,9 +70,12 @@ std::string section_rule(const ModelView& model, const FusedGroup& g) {
   const std::string span = g.first == g.last
                                ? "Layer " + std::to_string(g.first)
                                : "Layers " + std::to_string(g.first) + "-" + std::to_string(g.last);
-  std::string title = "// ==== " + span + ": " + group_title(model, g) + " ";
-  title.append(line_width > display_width(title) ? line_width - display_width(title) : 0, '=');
-  return title;
+  return heading_rule("// ==== " + span + ": " + group_title(model, g) + " ");
+}
+
+std::string heading_rule(std::string text) {
+  text.append(line_width > display_width(text) ? line_width - display_width(text) : 0, '=');
+  return text;
 }
 
 std::string tensor_table(const ModelView& model, const FusedGroup& g,

@@ -204,8 +204,7 @@ void CudaBackend::wait() {
 }
 
 void CudaBackend::train_step(const kernels::OptimizerConstants& constants) {
-  wait();
-  step_->set_constants(constants);
+  step_->set_constants(constants);  // stream-ordered: after the step still running, if any
   run(true);
 }
 
@@ -250,13 +249,6 @@ void CudaBackend::write_state(StateBuffer which, std::span<const float> in) {
   check(
       cudaMemcpy(arena_ + state_offset(which), in.data(), in.size_bytes(), cudaMemcpyHostToDevice),
       "writing state to the device");
-}
-
-void CudaBackend::copy_arena(std::span<std::byte> out) {
-  if (static_cast<std::int64_t>(out.size()) != model_.arena.bytes)
-    throw std::invalid_argument("CudaBackend::copy_arena: wrong size");
-  wait();
-  check(cudaMemcpy(out.data(), arena_, out.size(), cudaMemcpyDeviceToHost), "copying the arena");
 }
 
 MemoryReport CudaBackend::memory() const {

@@ -28,6 +28,8 @@ std::string group_name(const FusedGroup& g);
 std::string group_title(const ModelView& model, const FusedGroup& g);
 // "// ==== Layers 0-2: <title> =====...", padded to the line width.
 std::string section_rule(const ModelView& model, const FusedGroup& g);
+// `text` ("// ==== Loss: ... ") padded with '=' to the line width.
+std::string heading_rule(std::string text);
 
 // The tensors a section touches, one comment line each: name, type and shape, place, what it
 // holds. `workspace_use` says what the workspace holds in this backend ("" leaves it out).

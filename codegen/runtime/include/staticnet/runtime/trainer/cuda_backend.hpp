@@ -55,10 +55,6 @@ class CudaBackend final : public Backend {
   void write_state(StateBuffer which, std::span<const float> in) override;
   MemoryReport memory() const override;
 
-  // The arena's device address and a copy of its bytes, for tests.
-  std::byte* device_arena() const { return arena_; }
-  void copy_arena(std::span<std::byte> out);
-
  private:
   struct Staging;  // pinned host buffers
   void run(bool training);

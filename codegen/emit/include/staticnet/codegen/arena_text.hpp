@@ -1,0 +1,56 @@
+#pragma once
+// How a kernel file names the arena's buffers, for every backend: "f32(arena, 2'015'744)" for a
+// buffer's first element, the comment naming it, its element type, and the accessor functions
+// ("f32", "u8", ...) the file must define because it used them. Also the buffers every step
+// finds by role, and the order in which the fused groups run.
+#include <set>
+#include <string>
+#include <vector>
+
+#include "staticnet/codegen/fusion.hpp"
+#include "staticnet/codegen/model_view.hpp"
+
+namespace staticnet::codegen {
+
+// Throws std::invalid_argument unless the model can be trained: a Training setup and at least
+// one parameter.
+void require_trainable(const ModelView& model);
+
+class ArenaText {
+ public:
+  explicit ArenaText(const ModelView& model) : m_(model) {}
+
+  // The buffer with this role, or a std::logic_error naming the role.
+  const Buffer& role(BufferRole r) const;
+  int index(BufferRole r) const { return static_cast<int>(&role(r) - m_.buffers.data()); }
+  // The buffer the loss writes d(output) into.
+  int loss_gradient() const;
+
+  // "f32(arena, 2'015'744)": a buffer's first element, through the accessor of its element type.
+  std::string at(int buffer);
+  std::string at(BufferRole r) { return at(index(r)); }
+  // "bytes(arena, 2'236'928)": a buffer's first byte (scratch handed to a library).
+  std::string bytes(int buffer);
+  // A parameter tensor (or its gradient, or a moment) inside the contiguous parameter region.
+  std::string parameter(std::int64_t element_offset, BufferRole region);
+  // "k::WindowIndex8": the C++ element type of a buffer.
+  std::string element(int buffer) const;
+  // "// activation_0"
+  std::string note(int buffer) const;
+
+  // The definitions of every accessor used so far, in a fixed order.
+  std::string accessor_definitions() const;
+
+ private:
+  const ModelView& m_;
+  std::set<std::string> used_;
+};
+
+// The fused groups in the order the step runs them: forward (views included, at their place)
+// and backward (only the groups that run one).
+struct GroupOrder {
+  std::vector<const FusedGroup*> forward, backward;
+};
+GroupOrder group_order(const ModelView& model, const std::vector<FusedGroup>& groups);
+
+}  // namespace staticnet::codegen

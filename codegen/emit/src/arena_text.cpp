@@ -1,0 +1,110 @@
+#include "staticnet/codegen/arena_text.hpp"
+
+#include <stdexcept>
+
+#include "staticnet/codegen/naming.hpp"
+#include "staticnet/codegen/printer.hpp"
+#include "staticnet/codegen/section_text.hpp"
+#include "staticnet/codegen/text.hpp"
+
+namespace staticnet::codegen {
+
+void require_trainable(const ModelView& model) {
+  if (!model.training())
+    throw std::invalid_argument(model.names.setup_type +
+                                " is an Inference setup: staticnet_model() builds trainers, "
+                                "which need a Training setup");
+  if (model.parameter_count == 0)
+    throw std::invalid_argument(model.names.model_type +
+                                " has no parameters: there is nothing to train");
+}
+
+const Buffer& ArenaText::role(BufferRole r) const {
+  const Buffer* b = m_.find(r);
+  if (!b)
+    throw std::logic_error(std::string("the plan has no ") + name_of(r) + " buffer");
+  return *b;
+}
+
+int ArenaText::loss_gradient() const {
+  for (std::size_t i = 0; i < m_.buffers.size(); ++i)
+    if (buffer_name(m_, static_cast<int>(i)) == "loss_gradient")
+      return static_cast<int>(i);
+  throw std::logic_error("the plan has no loss gradient buffer");
+}
+
+std::string ArenaText::at(int buffer) {
+  const ElementAccess a = access_for(element_type(m_, buffer));
+  used_.insert(a.accessor);
+  return std::string(a.accessor) + "(arena, " + literal(m_.buffer(buffer).offset) + ")";
+}
+
+std::string ArenaText::bytes(int buffer) {
+  used_.insert("bytes");
+  return "bytes(arena, " + literal(m_.buffer(buffer).offset) + ")";
+}
+
+std::string ArenaText::parameter(std::int64_t element_offset, BufferRole region) {
+  used_.insert("f32");
+  return "f32(arena, " + literal(role(region).offset + 4 * element_offset) + ")";
+}
+
+std::string ArenaText::element(int buffer) const {
+  return access_for(element_type(m_, buffer)).type;
+}
+
+std::string ArenaText::note(int buffer) const {
+  return "// " + buffer_name(m_, buffer);
+}
+
+std::string ArenaText::accessor_definitions() const {
+  const struct {
+    const char* name;
+    const char* type;
+  } accessors[] = {{"bytes", "std::byte"},      {"f32", "float"},
+                   {"i32", "std::int32_t"},     {"u8", "k::WindowIndex8"},
+                   {"u16", "k::WindowIndex16"}, {"u32", "k::WindowIndex32"}};
+  Printer p;
+  for (const auto& a : accessors)
+    if (used_.count(a.name))
+      p.emit({{"name", a.name}, {"type", a.type}}, R"(
+        $type$* $name$(std::byte* arena, std::int64_t offset) {
+          return reinterpret_cast<$type$*>(arena + offset);
+        }
+      )");
+  return p.text();
+}
+
+GroupOrder group_order(const ModelView& model, const std::vector<FusedGroup>& groups) {
+  // A group runs forward at its first layer's step and backward at its last layer's.
+  auto group_of = [&](std::int64_t layer_index) -> const FusedGroup& {
+    for (const FusedGroup& g : groups)
+      if (g.first <= layer_index && layer_index <= g.last)
+        return g;
+    throw std::logic_error("layer in no group");
+  };
+  auto layer = [&](std::int64_t i) -> const LayerPlan& {
+    return model.layers.at(static_cast<std::size_t>(i));
+  };
+  GroupOrder order;
+  for (const Step& s : model.schedule) {
+    if (s.kind == StepKind::forward) {
+      const FusedGroup& g = group_of(s.layer);
+      if (s.layer == g.first)
+        order.forward.push_back(&g);
+    } else if (s.kind == StepKind::backward) {
+      const FusedGroup& g = group_of(s.layer);
+      if (s.layer != g.last || g.view >= 0)
+        continue;
+      const LayerPlan& first = layer(g.first);
+      const bool runs = g.product >= 0
+                            ? layer(g.product).runs_backward
+                            : first.runs_backward && first.input_gradient_buffer != no_buffer;
+      if (runs)
+        order.backward.push_back(&g);
+    }
+  }
+  return order;
+}
+
+}  // namespace staticnet::codegen
