@@ -2,22 +2,29 @@
 # The checks only a GPU can run, in one go, on a machine with an NVIDIA GPU, its driver, PyTorch,
 # compute-sanitizer, and cuDNN/cuBLASLt (the system's or PyTorch's pip packages).
 #
-#   scripts/gpu-checks.sh BIN_DIR OUT_DIR [part...]     parts: train sanitize bench (default all)
+#   scripts/gpu-checks.sh BIN_DIR OUT_DIR [part...]     parts: tests train sanitize bench profile
+#                                                       (default all but profile)
 #
 # BIN_DIR holds the programs a Release build made (build/<dir>/samples/*_trainer_cuda and
 # build/<dir>/bench/cuda_step/staticnet_bench_cuda_step with -DSTATICNET_BUILD_BENCH=ON) and,
 # optionally, lib/ with shared libraries the GPU machine lacks (libfmt). scripts/gpu-bundle.sh
 # builds such a folder. Everything lands in OUT_DIR; a summary is printed last.
+#   tests     the gpu-labelled test program (staticnet_cuda_tests, run from the source tree it was
+#             built in: it reads tests/reference/fixtures): every fixture model's CUDA step against
+#             PyTorch, staticnet::cuda's kernels against float64 references
 #   train     SimpleCNN and LeNet-5 on synthetic data, 3 epochs, --metrics (compare with the CPU
 #             trainer's metrics for the same arguments); SimpleCNN again launch by launch
 #             (STATICNET_CUDA_GRAPHS=0): the saved checkpoints must be identical bytes
 #   sanitize  compute-sanitizer memcheck and racecheck over 3 steps of each sample trainer
 #   bench     step time and memory against PyTorch eager and torch.compile (bench/cuda_step)
+#   profile   where the step's time goes: every cuDNN engine for the samples' convolutions
+#             (staticnet_bench_conv_engines), Nsight Compute's duration of each kernel of a few
+#             launch-by-launch steps, and torch.profiler's kernels for PyTorch's eager step
 set -uo pipefail
 bin=$(cd "$1" && pwd)
 out=$(mkdir -p "$2" && cd "$2" && pwd)
 shift 2
-parts=${*:-train sanitize bench}
+parts=${*:-tests train sanitize bench}
 here=$(cd "$(dirname "$0")/.." && pwd)
 
 # cuDNN, cuBLASLt and NVRTC: PyTorch's pip packages where the system has none.
@@ -32,6 +39,11 @@ note() { summary+=("$*"); echo "== $*"; }
 
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader >"$out/gpu.txt" 2>&1
 note "GPU: $(cat "$out/gpu.txt")"
+
+if [[ " $parts " == *" tests "* ]]; then
+  "$bin/staticnet_cuda_tests" >"$out/cuda_tests.txt" 2>&1
+  note "gpu tests: exit $? ($(grep -E '^\[doctest\] (test cases|assertions)' "$out/cuda_tests.txt" | tr -s ' ' | paste -sd ';'))"
+fi
 
 if [[ " $parts " == *" train "* ]]; then
   for model in simple_cnn lenet5; do
@@ -74,6 +86,29 @@ if [[ " $parts " == *" bench "* ]]; then
     "$python" "$here/bench/cuda_step/torch_cuda_step.py" "$torch_model" --compile \
       >"$out/torch_compile_${model}.txt" 2>&1
     note "torch.compile $model: $(tail -1 "$out/torch_compile_${model}.txt")"
+  done
+fi
+
+if [[ " $parts " == *" profile "* ]]; then
+  "$bin/staticnet_bench_conv_engines" >"$out/conv_engines.txt" 2>&1
+  note "conv engines: exit $? (conv_engines.txt)"
+  for model in simple_cnn lenet5_adam; do
+    STATICNET_CUDA_GRAPHS=0 ncu --clock-control none --metrics gpu__time_duration.sum --csv \
+      --launch-skip 300 --launch-count 60 "$bin/staticnet_bench_cuda_step" "$model" --steps 40 \
+      --repeats 1 >"$out/ncu_${model}.csv" 2>"$out/ncu_${model}.err"
+    note "ncu $model: exit $?"
+    "$python" - "$out/ncu_${model}.csv" >"$out/ncu_${model}.txt" <<'PY'
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1])))
+start = next(i for i, r in enumerate(rows) if r and r[0] == "ID")  # the program's output before
+head = rows[start]
+name, value = head.index("Kernel Name"), head.index("Metric Value")
+for r in rows[start + 1:]:
+    print(f"{r[value]:>10} ns  {r[name][:110]}")
+PY
+    "$python" "$here/bench/cuda_step/torch_cuda_step.py" "${model%_adam}" --steps 50 --repeats 1 \
+      --profile >"$out/torch_profile_${model}.txt" 2>&1
+    note "torch profile $model: exit $?"
   done
 fi
 

@@ -5,7 +5,8 @@ way: warm-up, then repeats of N steps, median milliseconds per step. A step is z
 forward, loss, backward, optimizer.step() and loss.item() (a training loop reads its loss; the
 staticnet side reads every sample's). Also prints torch.cuda.max_memory_allocated over the steps.
 
-usage: torch_cuda_step.py simple_cnn|lenet5 [--steps N] [--repeats N] [--compile]
+usage: torch_cuda_step.py simple_cnn|lenet5 [--steps N] [--repeats N] [--compile] [--profile]
+(--profile: after the timing, the kernels of 20 steps from torch.profiler, by GPU time)
 """
 import argparse
 import pathlib
@@ -25,6 +26,7 @@ def main():
     p.add_argument("--steps", type=int, default=200)
     p.add_argument("--repeats", type=int, default=5)
     p.add_argument("--compile", action="store_true")
+    p.add_argument("--profile", action="store_true")
     args = p.parse_args()
     torch.backends.cudnn.allow_tf32 = False
     torch.backends.cuda.matmul.allow_tf32 = False
@@ -58,6 +60,14 @@ def main():
     print(f"model={args.model} torch={torch.__version__} compile={args.compile} "
           f"ms_per_step={statistics.median(times):.4f} min={min(times):.4f} max={max(times):.4f} "
           f"max_memory_allocated={torch.cuda.max_memory_allocated()}")
+    if args.profile:
+        activities = [torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA]
+        with torch.profiler.profile(activities=activities) as prof:
+            for _ in range(20):
+                step()
+            torch.cuda.synchronize()
+        print(prof.key_averages().table(sort_by="self_device_time_total", row_limit=30,
+                                        max_name_column_width=90))
 
 
 if __name__ == "__main__":

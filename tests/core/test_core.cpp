@@ -279,6 +279,10 @@ TEST_CASE("max_batch: the largest batch whose step fits, by hand") {
 TEST_CASE("device profiles state their memory") {
   static_assert(sn::device::jetson_nano.memory == sn::GiB(4));
   static_assert(sn::device::h100_80gb.memory == sn::MiB(81559));
+  // Measured on an H100 with the CUDA trainer: context 526.8 MiB + libraries 14.0 MiB = 540.8 MiB,
+  // budgeted as the next multiple of 64 MiB.
+  static_assert(sn::device::h100_80gb.overhead == sn::MiB(576));
+  static_assert(sn::device::h100_80gb.overhead.count >= (5268LL + 140) * 1024 * 1024 / 10);
   static_assert(sn::device::a100_40gb.available() ==
                 sn::MiB(40960) - sn::device::discrete_gpu_overhead);
   constexpr sn::Device mine{sn::GiB(2), sn::MiB(300)};

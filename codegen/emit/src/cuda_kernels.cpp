@@ -361,15 +361,7 @@ void CudaKernelEmitter::emit_product_backward(const FusedGroup& g) {
              note(a.output_gradient_buffer);
     lines += "\n" + launch(kernel, count, "y, dy, dz");
   }
-  if (conv) {
-    lines += "\nlib." + member + ".backward_weights(x, dz, dweight, " + workspace() + ");";
-    if (bias)
-      lines += "\ng::bias_gradient_channels(dz, dbias, " + literal(l.output_shape[0]) + ", " +
-               literal(l.output_shape[1]) + ", " + literal(l.output_shape[2] * l.output_shape[3]) +
-               ", stream);";
-  } else {
-    lines += "\nlib." + member + ".backward_weights(x, dz, dweight, dbias, " + workspace() + ");";
-  }
+  lines += "\nlib." + member + ".backward_weights(x, dz, dweight, dbias, " + workspace() + ");";
   if (l.input_gradient_buffer != no_buffer) {
     lines += "\nconst float* const weight = " + parameter(l.weight_offset, BufferRole::parameters) +
              ";  // " + weight_name(g.product);

@@ -129,8 +129,7 @@ void backward_layers_0_2(std::byte* arena, const Libraries& lib, cudaStream_t st
   const float* const y = f32(arena, 1'020'672);
   backward_layers_0_2_pool<<<g::blocks_for(75'264), g::block_threads, 0, stream>>>(dpooled, y, dz);
   g::check_launch("backward_layers_0_2_pool");
-  lib.conv_0.backward_weights(x, dz, dweight, bytes(arena, 942'080));
-  g::bias_gradient_channels(dz, dbias, 64, 6, 784, stream);
+  lib.conv_0.backward_weights(x, dz, dweight, dbias, bytes(arena, 942'080));
 }
 
 // ==== Layers 3-5: Conv2d(6 → 16, 5×5) + Tanh + AvgPool2d(2×2) ====================================
@@ -196,8 +195,7 @@ void backward_layers_3_5(std::byte* arena, const Libraries& lib, cudaStream_t st
   const float* const y = f32(arena, 2'224'896);
   backward_layers_3_5_pool<<<g::blocks_for(25'600), g::block_threads, 0, stream>>>(dpooled, y, dz);
   g::check_launch("backward_layers_3_5_pool");
-  lib.conv_3.backward_weights(x, dz, dweight, bytes(arena, 942'080));
-  g::bias_gradient_channels(dz, dbias, 64, 16, 100, stream);
+  lib.conv_3.backward_weights(x, dz, dweight, dbias, bytes(arena, 942'080));
   const float* const weight = f32(arena, 624);  // 3.weight
   float* const dx = f32(arena, 3'429'120);  // input_gradient_3
   lib.conv_3.backward_input(dz, weight, dx, bytes(arena, 942'080));

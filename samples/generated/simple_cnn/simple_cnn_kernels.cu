@@ -132,8 +132,7 @@ void backward_layers_0_2(std::byte* arena, const Libraries& lib, cudaStream_t st
   const float* const y = f32(arena, 2'347'520);
   backward_layers_0_2_pool<<<g::blocks_for(524'288), g::block_threads, 0, stream>>>(dpooled, window, y, dz);
   g::check_launch("backward_layers_0_2_pool");
-  lib.conv_0.backward_weights(x, dz, dweight, bytes(arena, 2'236'928));
-  g::bias_gradient_channels(dz, dbias, 128, 16, 1'024, stream);
+  lib.conv_0.backward_weights(x, dz, dweight, dbias, bytes(arena, 2'236'928));
 }
 
 // ==== Layer 3: Flatten ===========================================================================

@@ -2,10 +2,12 @@
 
 #include <cudnn_frontend.h>
 
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
 #include "library_checks.hpp"
+#include "staticnet/cuda/reductions.hpp"
 
 namespace staticnet::cuda {
 
@@ -88,6 +90,7 @@ struct Convolution::Graphs {
   TensorPtr wx, wdz, wdw;    // wgrad's x, dz, dW
   TensorPtr ddz, dw, ddx;    // dgrad's dz, W, dx
   bool has_dgrad = false;
+  std::optional<ConvWeightGradient> direct_wgrad;  // our pass instead of cuDNN's wgrad
 
   fe::graph::Conv_fprop_attributes fprop_options() const {
     return fe::graph::Conv_fprop_attributes()
@@ -193,7 +196,10 @@ Convolution::Convolution(const Libraries& libraries, const kernels::Conv2dGeomet
   }
   if (forward == ConvEpilogue::none)
     s.fused = true;  // nothing was asked for
-  s.make_wgrad(handle, workspace_limit);
+  if (ConvWeightGradient direct(geometry, workspace_limit); direct.preferred())
+    s.direct_wgrad = direct;
+  else
+    s.make_wgrad(handle, workspace_limit);
   if (input_gradient)
     s.make_dgrad(handle, workspace_limit);
 }
@@ -214,12 +220,19 @@ void Convolution::forward(const float* x, const float* w, const float* b, float*
   require(s.forward.graph->execute(libraries_.dnn(), bind, workspace), "convolution forward");
 }
 
-void Convolution::backward_weights(const float* x, const float* dz, float* dw,
+void Convolution::backward_weights(const float* x, const float* dz, float* dw, float* db,
                                    void* workspace) const {
   Graphs& s = *graphs_;
+  if (s.direct_wgrad) {
+    s.direct_wgrad->run(x, dz, dw, db, workspace, libraries_.stream());
+    return;
+  }
   std::unordered_map<TensorPtr, void*> bind{
       {s.wx, const_cast<float*>(x)}, {s.wdz, const_cast<float*>(dz)}, {s.wdw, dw}};
   require(s.wgrad.graph->execute(libraries_.dnn(), bind, workspace), "convolution wgrad");
+  if (db)
+    bias_gradient_channels(dz, db, s.g.batch, s.g.out_channels, s.g.positions(),
+                           libraries_.stream());
 }
 
 void Convolution::backward_input(const float* dz, const float* w, float* dx,
@@ -245,7 +258,12 @@ std::string Convolution::describe() const {
     text += s.asked == ConvEpilogue::bias_relu ? "conv+bias+ReLU fused" : "conv+bias fused";
   else
     text += "conv (cuDNN could not fuse the epilogue: " + s.fusion_refused + "; a kernel adds it)";
-  text += " (" + engine(s.forward) + "); wgrad (" + engine(s.wgrad) + ")";
+  text += " (" + engine(s.forward) + "); ";
+  if (s.direct_wgrad)
+    text += "wgrad + bias gradient (staticnet's pass, " + std::to_string(s.direct_wgrad->chunks()) +
+            " chunks)";
+  else
+    text += "wgrad (" + engine(s.wgrad) + "), bias gradient (staticnet's reduction)";
   if (s.has_dgrad)
     text += "; dgrad (" + engine(s.dgrad) + ")";
   return text;

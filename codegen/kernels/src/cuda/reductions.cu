@@ -29,7 +29,7 @@ __global__ void bias_gradient_channels_kernel(const float* __restrict__ dz, floa
     float total = 0.0f;
     for (int w = 0; w < reduce_threads / 32; ++w)
       total += warp_sums[w];
-    db[c] += total;
+    db[c] = total;
   }
 }
 

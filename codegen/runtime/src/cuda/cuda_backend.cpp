@@ -227,7 +227,8 @@ std::span<const std::int32_t> CudaBackend::predictions() {
 std::int64_t CudaBackend::state_offset(StateBuffer which) const {
   const std::int64_t at = which == StateBuffer::parameters ? model_.arena.parameters_at
                           : which == StateBuffer::moment1  ? model_.arena.moment1_at
-                                                           : model_.arena.moment2_at;
+                          : which == StateBuffer::moment2  ? model_.arena.moment2_at
+                                                           : model_.arena.gradients_at;
   if (at < 0)
     throw std::logic_error("CudaBackend: the optimizer keeps no such state");
   return at;

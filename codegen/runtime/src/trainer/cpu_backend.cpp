@@ -65,7 +65,8 @@ std::span<const std::int32_t> CpuBackend::predictions() {
 std::span<float> CpuBackend::state(StateBuffer which) {
   const std::int64_t at = which == StateBuffer::parameters ? model_.arena.parameters_at
                           : which == StateBuffer::moment1  ? model_.arena.moment1_at
-                                                           : model_.arena.moment2_at;
+                          : which == StateBuffer::moment2  ? model_.arena.moment2_at
+                                                           : model_.arena.gradients_at;
   if (at < 0)
     throw std::logic_error("CpuBackend: the optimizer keeps no such state");
   return view<float>(at, model_.parameter_count);

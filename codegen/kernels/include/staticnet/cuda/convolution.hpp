@@ -8,9 +8,12 @@
 //                    forward graph is the convolution alone and the caller finishes z with its
 //                    own pass (fused() says which); a max-pool after the convolution is always
 //                    the caller's pass (cuDNN's graphs do not fuse one after a convolution).
-//   backward weights dW = conv_wgrad(dz, x). cuDNN writes dW rather than adding to it, which is
-//                    the same thing here: the step zeroes the gradients first and dW has no
-//                    other contribution.
+//   backward weights dW = conv_wgrad(dz, x) and db = Σ dz per channel. For convolutions with few
+//                    weights, staticnet's own deterministic pass computes both at once
+//                    (conv_weight_gradient.hpp says why); for the others, cuDNN's wgrad and a
+//                    reduction. Both write dW and db rather than add to them, which is the same
+//                    thing here: the step zeroes the gradients first and they have no other
+//                    contribution.
 //   backward input   dx = conv_dgrad(dz, W).
 //
 // Every graph's engine is chosen among those that are exact FP32 (engines whose numerical notes
@@ -21,6 +24,7 @@
 #include <memory>
 #include <string>
 
+#include "staticnet/cuda/conv_weight_gradient.hpp"
 #include "staticnet/cuda/libraries.hpp"
 #include "staticnet/kernels/geometry.hpp"
 
@@ -38,8 +42,9 @@ class Convolution {
 
   // z = conv(x, W), plus the epilogue asked for when forward_fused().
   void forward(const float* x, const float* w, const float* b, float* z, void* workspace) const;
-  // dW = conv_wgrad(dz, x) (the bias gradient is the caller's reduction).
-  void backward_weights(const float* x, const float* dz, float* dw, void* workspace) const;
+  // dW = conv_wgrad(dz, x), and db = Σ dz over batch and positions unless db is null.
+  void backward_weights(const float* x, const float* dz, float* dw, float* db,
+                        void* workspace) const;
   // dx = conv_dgrad(dz, W)
   void backward_input(const float* dz, const float* w, float* dx, void* workspace) const;
 

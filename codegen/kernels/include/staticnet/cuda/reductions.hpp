@@ -9,7 +9,7 @@
 
 namespace staticnet::cuda {
 
-// db[c] += Σ over n and positions of dz[n][c][position], for a (batch, channels, positions)
+// db[c] = Σ over n and positions of dz[n][c][position], for a (batch, channels, positions)
 // tensor: one block per channel.
 void bias_gradient_channels(const float* dz, float* db, std::int64_t batch, std::int64_t channels,
                             std::int64_t positions, cudaStream_t stream);

@@ -12,8 +12,9 @@
 
 namespace staticnet::runtime {
 
-// The persistent buffers of the arena a checkpoint saves and restores.
-enum class StateBuffer { parameters, moment1, moment2 };
+// The persistent buffers of the arena, one value per parameter: those a checkpoint saves and
+// restores, and the gradients, which hold the last train_step's (tests compare them with PyTorch).
+enum class StateBuffer { parameters, moment1, moment2, gradients };
 
 struct MemoryReport {
   std::int64_t planned = 0;  // footprint.total()

@@ -1,0 +1,23 @@
+// The GPU tests' main: on a machine without a usable CUDA device every test reports itself
+// skipped (ctest matches STATICNET_SKIP) instead of failing; listing the tests (the build's test
+// discovery) needs no device.
+#define DOCTEST_CONFIG_IMPLEMENT
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <cstring>
+
+#include <staticnet/cuda/check.hpp>
+
+int main(int argc, char** argv) {
+  bool listing = false;
+  for (int i = 1; i < argc; ++i)
+    listing =
+        listing || std::strncmp(argv[i], "--list", 6) == 0 || std::strcmp(argv[i], "-ltc") == 0;
+  if (!listing && !staticnet::cuda::device_available()) {
+    std::puts("STATICNET_SKIP: no CUDA device here");
+    return 0;
+  }
+  doctest::Context context(argc, argv);
+  return context.run();
+}

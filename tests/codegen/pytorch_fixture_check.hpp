@@ -1,0 +1,132 @@
+#pragma once
+// One fixture check for every backend: the generated step against PyTorch
+// (tests/reference/make_fixtures.py) with the same initial weights and batch, three optimizer
+// steps; the losses of every step, the gradients of the first and the weights after the third must
+// agree.
+//
+// Tolerances (the issue's): f32 losses within 1e-5 relative; gradients and weights within 1e-4,
+// where a tensor's error is max |ours − PyTorch| / max |PyTorch| over its elements (elementwise
+// relative error is meaningless for entries near zero).
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <staticnet/runtime/checkpoints/safetensors_reader.hpp>
+#include <staticnet/runtime/trainer/backend.hpp>
+#include <staticnet/runtime/trainer/model_info.hpp>
+
+#include "fixture_batch.hpp"
+
+namespace pytorch_fixture {
+
+namespace rt = staticnet::runtime;
+namespace k = staticnet::kernels;
+
+inline rt::SafetensorsReader fixture(const std::string& model) {
+  return rt::SafetensorsReader::open(std::filesystem::path(STATICNET_FIXTURE_DIR) /
+                                     (model + ".safetensors"));
+}
+
+inline std::vector<double> values(const rt::SafetensorsReader& file, const std::string& name) {
+  const rt::SafetensorsTensorInfo* t = file.find(name);
+  REQUIRE_MESSAGE(t != nullptr, "fixture tensor " << name
+                                                  << " is missing: regenerate with "
+                                                     "tests/reference/make_fixtures.py");
+  const auto bytes = file.data(*t);
+  std::vector<double> out(t->element_count());
+  if (t->dtype == rt::Dtype::f64) {
+    std::memcpy(out.data(), bytes.data(), bytes.size());
+  } else {
+    std::vector<float> f(t->element_count());
+    std::memcpy(f.data(), bytes.data(), bytes.size());
+    out.assign(f.begin(), f.end());
+  }
+  return out;
+}
+
+inline double setting(const rt::SafetensorsReader& file, const std::string& key) {
+  const auto it = file.metadata().find(key);
+  REQUIRE_MESSAGE(it != file.metadata().end(), "fixture metadata " << key << " is missing");
+  return std::stod(it->second);
+}
+
+// max |ours − theirs| / max |theirs|
+inline double tensor_error(const float* ours, const std::vector<double>& theirs) {
+  double diff = 0, scale = 0;
+  for (std::size_t i = 0; i < theirs.size(); ++i) {
+    diff = std::max(diff, std::abs(ours[i] - theirs[i]));
+    scale = std::max(scale, std::abs(theirs[i]));
+  }
+  return diff / scale;
+}
+
+// `backend` holds `model`'s step, freshly made.
+inline void check_against_pytorch(const std::string& model_name, const std::string& optimizer,
+                                  const rt::ModelInfo& model, rt::Backend& backend) {
+  CAPTURE(model_name);
+  CAPTURE(optimizer);
+  const rt::SafetensorsReader file = fixture(model_name);
+  REQUIRE(file.metadata().at("fixture_version") == "1");
+
+  std::vector<float> parameters(static_cast<std::size_t>(model.parameter_count));
+  for (const rt::ParameterTensor& t : model.parameters) {
+    const std::vector<double> init = values(file, "init." + t.name);
+    REQUIRE(static_cast<std::int64_t>(init.size()) == t.elements());
+    for (std::size_t i = 0; i < init.size(); ++i)
+      parameters[static_cast<std::size_t>(t.offset) + i] = static_cast<float>(init[i]);
+  }
+  backend.write_state(rt::StateBuffer::parameters, parameters);
+  // Written before every step: a backend may stage batches in buffers it alternates between.
+  auto write_batch = [&] {
+    fixture_batch::inputs(backend.batch_inputs());
+    if (model.classifies())
+      fixture_batch::labels(backend.batch_labels(), model.classes);
+    else
+      fixture_batch::targets(backend.batch_targets());
+  };
+
+  k::OptimizerSettings settings;
+  settings.learning_rate = setting(file, optimizer + ".lr");
+  settings.weight_decay = setting(file, optimizer + ".weight_decay");
+  if (optimizer == "sgd_momentum")
+    settings.momentum = setting(file, optimizer + ".momentum");
+  if (optimizer == "adam" || optimizer == "adamw") {
+    settings.beta1 = setting(file, optimizer + ".beta1");
+    settings.beta2 = setting(file, optimizer + ".beta2");
+    settings.epsilon = setting(file, optimizer + ".eps");
+  }
+
+  const std::vector<double> losses = values(file, optimizer + ".loss");
+  std::vector<float> gradients(parameters.size());
+  for (int step = 1; step <= 3; ++step) {
+    CAPTURE(step);
+    write_batch();
+    backend.train_step(k::optimizer_constants(model.optimizer, settings, step));
+    double loss = 0;
+    for (float l : backend.losses())
+      loss += l;
+    loss /= static_cast<double>(model.batch);
+    const double expected = losses[static_cast<std::size_t>(step - 1)];
+    CHECK(std::abs(loss - expected) <= 1e-5 * std::abs(expected));
+    if (step == 1) {
+      backend.read_state(rt::StateBuffer::gradients, gradients);
+      for (const rt::ParameterTensor& t : model.parameters) {
+        CAPTURE(t.name);
+        CHECK(tensor_error(gradients.data() + t.offset, values(file, "grad1." + t.name)) <= 1e-4);
+      }
+    }
+  }
+  backend.read_state(rt::StateBuffer::parameters, parameters);
+  for (const rt::ParameterTensor& t : model.parameters) {
+    CAPTURE(t.name);
+    CHECK(tensor_error(parameters.data() + t.offset,
+                       values(file, optimizer + ".final." + t.name)) <= 1e-4);
+  }
+}
+
+}  // namespace pytorch_fixture
