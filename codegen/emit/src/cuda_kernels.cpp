@@ -51,6 +51,7 @@ class CudaKernelEmitter {
   void emit_section(const FusedGroup& g);
   void emit_geometry(const FusedGroup& g);
   void emit_product(const FusedGroup& g);
+  int conv_alignment(const FusedGroup& g, bool bias_bound) const;
   // `library_epilogue`: the library was asked to finish the output itself (and may decline).
   void emit_product_forward(const FusedGroup& g, bool library_epilogue);
   void emit_product_backward(const FusedGroup& g);
@@ -192,8 +193,10 @@ void CudaKernelEmitter::emit_product(const FusedGroup& g) {
                : g.activation < 0   ? "bias"
                                     : "none";
     libraries_.push_back("g::Convolution " + member + ";");
-    library_init_.push_back(member + "(handles, " + member + "_geometry, g::ConvEpilogue::" +
-                            epilogue + ", /*input_gradient=*/" + dx + ", " + ws + ")");
+    library_init_.push_back(member + "(handles, " + member +
+                            "_geometry, g::ConvEpilogue::" + epilogue + ", /*input_gradient=*/" +
+                            dx + ", " + ws + ", /*alignment=*/" +
+                            std::to_string(conv_alignment(g, epilogue != "none")) + ")");
   } else {
     epilogue = relu ? (bias ? "relu_bias" : "relu") : (bias && g.activation < 0 ? "bias" : "none");
     libraries_.push_back("g::LinearProduct " + member + ";");
@@ -208,6 +211,30 @@ void CudaKernelEmitter::emit_product(const FusedGroup& g) {
   emit_product_forward(g, epilogue != "none");
   if (l.runs_backward)
     emit_product_backward(g);
+}
+
+// The largest power of two, up to 16, dividing the arena offset of every tensor the convolution's
+// cuDNN graphs bind: cuDNN picks engines for the alignment it is told, and one that assumes 16
+// bytes rejects a tensor the plan placed at an offset of, say, 4 modulo 16.
+// The bias is bound only when cuDNN is asked to add it (`bias_bound`).
+int CudaKernelEmitter::conv_alignment(const FusedGroup& g, bool bias_bound) const {
+  const LayerPlan& l = layer(g.product);
+  std::vector<std::int64_t> offsets = {a_.offset(l.input_buffer), a_.offset(l.output_buffer),
+                                       a_.parameter_offset(l.weight_offset, BufferRole::parameters),
+                                       a_.parameter_offset(l.weight_offset, BufferRole::gradients)};
+  if (bias_bound)
+    offsets.push_back(a_.parameter_offset(l.bias_offset, BufferRole::parameters));
+  if (l.output_gradient_buffer != no_buffer)
+    offsets.push_back(a_.offset(l.output_gradient_buffer));
+  if (l.input_gradient_buffer != no_buffer)
+    offsets.push_back(a_.offset(l.input_gradient_buffer));
+  if (const Buffer* w = m_.find(BufferRole::workspace))
+    offsets.push_back(w->offset);
+  int alignment = 16;
+  for (std::int64_t o : offsets)
+    while (o % alignment != 0)
+      alignment /= 2;
+  return alignment;
 }
 
 void CudaKernelEmitter::emit_product_forward(const FusedGroup& g, bool library_epilogue) {

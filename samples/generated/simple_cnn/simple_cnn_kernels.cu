@@ -222,7 +222,7 @@ void update(std::byte* arena, cudaStream_t stream) {
 // ==== The step, in the plan's schedule ====================================================
 Libraries::Libraries(cudaStream_t stream)
     : handles(stream),
-      conv_0(handles, conv_0_geometry, g::ConvEpilogue::none, /*input_gradient=*/false, 110'592),
+      conv_0(handles, conv_0_geometry, g::ConvEpilogue::none, /*input_gradient=*/false, 110'592, /*alignment=*/16),
       linear_4(handles, {.batch = 128, .in_features = 4'096, .out_features = 10}, g::LinearEpilogue::bias, /*bias_gradient=*/true, /*input_gradient=*/true, 110'592) {}
 
 void forward(std::byte* arena, const Libraries& lib, cudaStream_t stream) {

@@ -18,9 +18,10 @@ namespace {
 
 // A packed NCHW (or KCRS) tensor's dims and strides.
 fe::graph::Tensor_attributes nchw(const char* name, std::int64_t n, std::int64_t c, std::int64_t h,
-                                  std::int64_t w) {
+                                  std::int64_t w, int alignment) {
   return fe::graph::Tensor_attributes()
       .set_name(name)
+      .set_alignment(alignment)
       .set_dim({n, c, h, w})
       .set_stride({c * h * w, h * w, w, 1})
       .set_data_type(fe::DataType_t::FLOAT);
@@ -81,6 +82,7 @@ std::string build(fe::graph::Graph& graph, cudnnHandle_t handle, std::int64_t wo
 
 struct Convolution::Graphs {
   kernels::Conv2dGeometry g;
+  int alignment = 16;
   ConvEpilogue asked = ConvEpilogue::none;
   bool fused = false;
   std::string fusion_refused;  // why cuDNN could not fuse the epilogue, when it could not
@@ -102,14 +104,15 @@ struct Convolution::Graphs {
   // The forward graph, with the epilogue or without.
   std::string make_forward(cudnnHandle_t handle, std::int64_t limit, bool with_epilogue) {
     fe::graph::Graph& graph = *new_graph(forward.graph);
-    fx = graph.tensor(nchw("x", g.batch, g.in_channels, g.in_height, g.in_width));
-    fw = graph.tensor(nchw("w", g.out_channels, g.in_channels, g.kernel_h, g.kernel_w));
+    fx = graph.tensor(nchw("x", g.batch, g.in_channels, g.in_height, g.in_width, alignment));
+    fw = graph.tensor(nchw("w", g.out_channels, g.in_channels, g.kernel_h, g.kernel_w, alignment));
     TensorPtr y = graph.conv_fprop(fx, fw, fprop_options().set_name("conv"));
     fb = nullptr;
     if (with_epilogue) {
       y->set_data_type(fe::DataType_t::FLOAT);
       fb = graph.tensor(fe::graph::Tensor_attributes()
                             .set_name("bias")
+                            .set_alignment(alignment)
                             .set_dim({1, g.out_channels, 1, 1})
                             .set_stride({g.out_channels, 1, 1, 1})
                             .set_data_type(fe::DataType_t::FLOAT));
@@ -123,6 +126,7 @@ struct Convolution::Graphs {
       }
     }
     y->set_output(true)
+        .set_alignment(alignment)
         .set_dim({g.batch, g.out_channels, g.out_height, g.out_width})
         .set_stride({g.out_channels * g.out_height * g.out_width, g.out_height * g.out_width,
                      g.out_width, 1})
@@ -133,8 +137,8 @@ struct Convolution::Graphs {
 
   void make_wgrad(cudnnHandle_t handle, std::int64_t limit) {
     fe::graph::Graph& graph = *new_graph(wgrad.graph);
-    wdz = graph.tensor(nchw("dz", g.batch, g.out_channels, g.out_height, g.out_width));
-    wx = graph.tensor(nchw("x", g.batch, g.in_channels, g.in_height, g.in_width));
+    wdz = graph.tensor(nchw("dz", g.batch, g.out_channels, g.out_height, g.out_width, alignment));
+    wx = graph.tensor(nchw("x", g.batch, g.in_channels, g.in_height, g.in_width, alignment));
     wdw = graph.conv_wgrad(wdz, wx,
                            fe::graph::Conv_wgrad_attributes()
                                .set_name("wgrad")
@@ -142,6 +146,7 @@ struct Convolution::Graphs {
                                .set_stride({g.stride_h, g.stride_w})
                                .set_dilation({1, 1}));
     wdw->set_output(true)
+        .set_alignment(alignment)
         .set_dim({g.out_channels, g.in_channels, g.kernel_h, g.kernel_w})
         .set_stride(
             {g.in_channels * g.kernel_h * g.kernel_w, g.kernel_h * g.kernel_w, g.kernel_w, 1})
@@ -153,8 +158,8 @@ struct Convolution::Graphs {
 
   void make_dgrad(cudnnHandle_t handle, std::int64_t limit) {
     fe::graph::Graph& graph = *new_graph(dgrad.graph);
-    ddz = graph.tensor(nchw("dz", g.batch, g.out_channels, g.out_height, g.out_width));
-    dw = graph.tensor(nchw("w", g.out_channels, g.in_channels, g.kernel_h, g.kernel_w));
+    ddz = graph.tensor(nchw("dz", g.batch, g.out_channels, g.out_height, g.out_width, alignment));
+    dw = graph.tensor(nchw("w", g.out_channels, g.in_channels, g.kernel_h, g.kernel_w, alignment));
     ddx = graph.conv_dgrad(ddz, dw,
                            fe::graph::Conv_dgrad_attributes()
                                .set_name("dgrad")
@@ -162,6 +167,7 @@ struct Convolution::Graphs {
                                .set_stride({g.stride_h, g.stride_w})
                                .set_dilation({1, 1}));
     ddx->set_output(true)
+        .set_alignment(alignment)
         .set_dim({g.batch, g.in_channels, g.in_height, g.in_width})
         .set_stride(
             {g.in_channels * g.in_height * g.in_width, g.in_height * g.in_width, g.in_width, 1})
@@ -180,10 +186,12 @@ struct Convolution::Graphs {
 };
 
 Convolution::Convolution(const Libraries& libraries, const kernels::Conv2dGeometry& geometry,
-                         ConvEpilogue forward, bool input_gradient, std::int64_t workspace_limit)
+                         ConvEpilogue forward, bool input_gradient, std::int64_t workspace_limit,
+                         int alignment)
     : libraries_(libraries), graphs_(std::make_unique<Graphs>()) {
   Graphs& s = *graphs_;
   s.g = geometry;
+  s.alignment = alignment;
   s.asked = forward;
   const cudnnHandle_t handle = libraries.dnn();
   if (forward != ConvEpilogue::none) {

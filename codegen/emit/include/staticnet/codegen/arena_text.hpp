@@ -33,6 +33,11 @@ class ArenaText {
   std::string bytes(int buffer);
   // A parameter tensor (or its gradient, or a moment) inside the contiguous parameter region.
   std::string parameter(std::int64_t element_offset, BufferRole region);
+  // The same places as byte offsets into the arena (whose base is 256-byte aligned).
+  std::int64_t offset(int buffer) const { return m_.buffer(buffer).offset; }
+  std::int64_t parameter_offset(std::int64_t element_offset, BufferRole region) const {
+    return role(region).offset + 4 * element_offset;
+  }
   // "k::WindowIndex8": the C++ element type of a buffer.
   std::string element(int buffer) const;
   // "// activation_0"
