@@ -100,6 +100,40 @@ std::int64_t elements(const TensorPtr& t) {
   return n;
 }
 
+// Median milliseconds of `run` over 50 timed calls after 10 warm-up ones, by device events; -1
+// when a call reports failure.
+template <class Run>
+double median_ms(cudaStream_t stream, Run run) {
+  cudaEvent_t start, stop;
+  cuda::check(cudaEventCreate(&start), "cudaEventCreate");
+  cuda::check(cudaEventCreate(&stop), "cudaEventCreate");
+  std::vector<float> ms;
+  bool ok = true;
+  for (int r = 0; r < 60 && ok; ++r) {
+    cuda::check(cudaEventRecord(start, stream), "cudaEventRecord");
+    ok = run();
+    cuda::check(cudaEventRecord(stop, stream), "cudaEventRecord");
+    cuda::check(cudaEventSynchronize(stop), "cudaEventSynchronize");
+    float t = 0;
+    cuda::check(cudaEventElapsedTime(&t, start, stop), "cudaEventElapsedTime");
+    if (r >= 10)
+      ms.push_back(t);
+  }
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  if (!ok)
+    return -1;
+  std::sort(ms.begin(), ms.end());
+  return ms[ms.size() / 2];
+}
+
+// Validates the graph and lists its engines in the heuristic's order (A, then the fallbacks).
+void list_engines(fe::graph::Graph& graph, cudnnHandle_t handle) {
+  require(graph.validate(), "validate");
+  require(graph.build_operation_graph(handle), "build_operation_graph");
+  require(graph.create_execution_plans({fe::HeurMode_t::A, fe::HeurMode_t::FALLBACK}), "plans");
+}
+
 // max |out − reference| / max |reference|
 double relative_error(const std::vector<float>& out, const std::vector<double>& reference) {
   double diff = 0, scale = 0;
@@ -159,21 +193,10 @@ void time_direct_wgrad(cudaStream_t stream, const Geometry& g, std::int64_t plan
   cuda::check(cudaMalloc(&dw, g.k * g.c * g.r * g.r * sizeof(float)), "cudaMalloc");
   cuda::check(cudaMalloc(&db, g.k * sizeof(float)), "cudaMalloc");
   cuda::check(cudaMalloc(&workspace, plan_workspace), "cudaMalloc");
-  cudaEvent_t start, stop;
-  cuda::check(cudaEventCreate(&start), "cudaEventCreate");
-  cuda::check(cudaEventCreate(&stop), "cudaEventCreate");
-  std::vector<float> ms;
-  for (int r = 0; r < 60; ++r) {
-    cuda::check(cudaEventRecord(start, stream), "cudaEventRecord");
+  const double ms = median_ms(stream, [&] {
     direct.run(x, dz, dw, db, workspace, stream);
-    cuda::check(cudaEventRecord(stop, stream), "cudaEventRecord");
-    cuda::check(cudaEventSynchronize(stop), "cudaEventSynchronize");
-    float t = 0;
-    cuda::check(cudaEventElapsedTime(&t, start, stop), "cudaEventElapsedTime");
-    if (r >= 10)
-      ms.push_back(t);
-  }
-  std::sort(ms.begin(), ms.end());
+    return true;
+  });
   std::vector<float> out(reference.size());
   cuda::check(cudaMemcpy(out.data(), dw, out.size() * sizeof(float), cudaMemcpyDeviceToHost),
               "cudaMemcpy");
@@ -181,25 +204,19 @@ void time_direct_wgrad(cudaStream_t stream, const Geometry& g, std::int64_t plan
       "  %-40s %d chunks, prefer %-3s (wgrad + bias gradient)      %8.1f us  "
       "error %.2e\n",
       "staticnet direct pass", static_cast<int>(direct.chunks()), direct.preferred() ? "yes" : "no",
-      ms[ms.size() / 2] * 1000.0, relative_error(out, reference));
+      ms * 1000.0, relative_error(out, reference));
   cudaFree(dw);
   cudaFree(db);
   cudaFree(workspace);
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
 }
 
 void sweep(cudnnHandle_t handle, cudaStream_t stream, const Geometry& g, Direction d,
            std::int64_t plan_workspace) {
   fe::graph::Graph all, exact;
   auto tensors = make(all, g, d);
-  require(all.validate(), "validate");
-  require(all.build_operation_graph(handle), "build_operation_graph");
-  require(all.create_execution_plans({fe::HeurMode_t::A, fe::HeurMode_t::FALLBACK}), "plans");
+  list_engines(all, handle);
   auto exact_tensors = make(exact, g, d);
-  require(exact.validate(), "validate");
-  require(exact.build_operation_graph(handle), "build_operation_graph");
-  require(exact.create_execution_plans({fe::HeurMode_t::A, fe::HeurMode_t::FALLBACK}), "plans");
+  list_engines(exact, handle);
   exact.deselect_numeric_notes(
       {fe::NumericalNote_t::TENSOR_CORE, fe::NumericalNote_t::DOWN_CONVERT_INPUTS,
        fe::NumericalNote_t::REDUCED_PRECISION_REDUCTION, fe::NumericalNote_t::NONDETERMINISTIC});
@@ -231,9 +248,6 @@ void sweep(cudnnHandle_t handle, cudaStream_t stream, const Geometry& g, Directi
       d == Direction::wgrad ? reference_wgrad(g, buffers[1], buffers[0]) : std::vector<double>{};
   void* workspace = nullptr;
   std::size_t workspace_size = 0;
-  cudaEvent_t start, stop;
-  cuda::check(cudaEventCreate(&start), "cudaEventCreate");
-  cuda::check(cudaEventCreate(&stop), "cudaEventCreate");
   std::printf("%s %s: N=%lld %lld→%lld %lldx%lld on %lldx%lld (plan workspace %lld B)\n", g.name,
               name_of(d), (long long)g.n, (long long)g.c, (long long)g.k, (long long)g.r,
               (long long)g.r, (long long)g.h, (long long)g.w, (long long)plan_workspace);
@@ -248,23 +262,12 @@ void sweep(cudnnHandle_t handle, cudaStream_t stream, const Geometry& g, Directi
       cuda::check(cudaMalloc(&workspace, ws), "cudaMalloc");
       workspace_size = ws;
     }
-    std::vector<float> ms;
-    bool ok = true;
-    for (int r = 0; r < 60 && ok; ++r) {
-      cuda::check(cudaEventRecord(start, stream), "cudaEventRecord");
-      ok = all.execute_plan_at_index(handle, bind, workspace, i).is_good();
-      cuda::check(cudaEventRecord(stop, stream), "cudaEventRecord");
-      cuda::check(cudaEventSynchronize(stop), "cudaEventSynchronize");
-      float t = 0;
-      cuda::check(cudaEventElapsedTime(&t, start, stop), "cudaEventElapsedTime");
-      if (r >= 10)
-        ms.push_back(t);
-    }
-    if (!ok) {
+    const double ms = median_ms(
+        stream, [&] { return all.execute_plan_at_index(handle, bind, workspace, i).is_good(); });
+    if (ms < 0) {
       std::printf("  %-40s execute failed\n", name.c_str());
       continue;
     }
-    std::sort(ms.begin(), ms.end());
     // Deselected engines were not built in `exact`: executing one there fails.
     const bool is_exact = exact.execute_plan_at_index(handle, exact_bind, workspace, i).is_good();
     cuda::check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
@@ -277,7 +280,7 @@ void sweep(cudnnHandle_t handle, cudaStream_t stream, const Geometry& g, Directi
     }
     std::printf("  %-40s workspace %10lld B  %-9s %-15s %8.1f us", name.c_str(), (long long)ws,
                 is_exact ? "allowed" : "excluded",
-                ws <= plan_workspace ? "within plan" : "over plan", ms[ms.size() / 2] * 1000.0);
+                ws <= plan_workspace ? "within plan" : "over plan", ms * 1000.0);
     if (error >= 0)
       std::printf("  error %.2e", error);
     std::printf("\n");
@@ -287,8 +290,6 @@ void sweep(cudnnHandle_t handle, cudaStream_t stream, const Geometry& g, Directi
   for (float* p : buffers)
     cudaFree(p);
   cudaFree(workspace);
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
 }
 
 }  // namespace

@@ -21,6 +21,7 @@
 #include <staticnet/runtime/trainer/model_info.hpp>
 
 #include "fixture_batch.hpp"
+#include "tensor_error.hpp"
 
 namespace pytorch_fixture {
 
@@ -53,16 +54,6 @@ inline double setting(const rt::SafetensorsReader& file, const std::string& key)
   const auto it = file.metadata().find(key);
   REQUIRE_MESSAGE(it != file.metadata().end(), "fixture metadata " << key << " is missing");
   return std::stod(it->second);
-}
-
-// max |ours − theirs| / max |theirs|
-inline double tensor_error(const float* ours, const std::vector<double>& theirs) {
-  double diff = 0, scale = 0;
-  for (std::size_t i = 0; i < theirs.size(); ++i) {
-    diff = std::max(diff, std::abs(ours[i] - theirs[i]));
-    scale = std::max(scale, std::abs(theirs[i]));
-  }
-  return diff / scale;
 }
 
 // `backend` holds `model`'s step, freshly made.
@@ -117,15 +108,18 @@ inline void check_against_pytorch(const std::string& model_name, const std::stri
       backend.read_state(rt::StateBuffer::gradients, gradients);
       for (const rt::ParameterTensor& t : model.parameters) {
         CAPTURE(t.name);
-        CHECK(tensor_error(gradients.data() + t.offset, values(file, "grad1." + t.name)) <= 1e-4);
+        const std::vector<double> expected = values(file, "grad1." + t.name);
+        CHECK(tensor_error(std::span<const float>(gradients).subspan(t.offset, expected.size()),
+                           std::span<const double>(expected)) <= 1e-4);
       }
     }
   }
   backend.read_state(rt::StateBuffer::parameters, parameters);
   for (const rt::ParameterTensor& t : model.parameters) {
     CAPTURE(t.name);
-    CHECK(tensor_error(parameters.data() + t.offset,
-                       values(file, optimizer + ".final." + t.name)) <= 1e-4);
+    const std::vector<double> expected = values(file, optimizer + ".final." + t.name);
+    CHECK(tensor_error(std::span<const float>(parameters).subspan(t.offset, expected.size()),
+                       std::span<const double>(expected)) <= 1e-4);
   }
 }
 

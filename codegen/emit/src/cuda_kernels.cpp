@@ -733,7 +733,6 @@ EmittedFile CudaKernelEmitter::source() {
     #include <staticnet/cuda/check.hpp>
     #include <staticnet/cuda/convolution.hpp>
     #include <staticnet/cuda/linear.hpp>
-    #include <staticnet/cuda/reductions.hpp>
     #include <staticnet/kernels/activations.hpp>
     #include <staticnet/kernels/bias_activation.hpp>
     #include <staticnet/kernels/losses.hpp>

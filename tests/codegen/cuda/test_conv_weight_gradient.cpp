@@ -5,12 +5,16 @@
 // no bias. It must also give the same bits twice and write nothing outside dW and db.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include <staticnet/cuda/check.hpp>
 #include <staticnet/cuda/conv_weight_gradient.hpp>
+
+#include "../tensor_error.hpp"
 
 namespace {
 
@@ -125,28 +129,18 @@ void check(const Conv2dGeometry& g, std::int64_t workspace_bytes, bool bias,
   CHECK(first == second);  // bit for bit
 
   const auto expected = reference(g, x, dz);
-  double diff = 0, scale = 0;
-  for (std::int64_t i = 0; i < weights; ++i) {
-    diff = std::max(diff, std::abs(first[static_cast<std::size_t>(guard + i)] -
-                                   expected[static_cast<std::size_t>(i)]));
-    scale = std::max(scale, std::abs(expected[static_cast<std::size_t>(i)]));
-  }
-  CHECK(diff / scale < 1e-5);
-  // db as dW: max |ours − reference| / max |reference| (each is a sum of N·Ho·Wo terms of either
-  // sign; relative to its own size, one that nearly cancels would ask for more than f32 has).
-  double db_diff = 0, db_scale = 0;
-  for (std::int64_t k = 0; k < g.out_channels; ++k) {
-    const float got = first[static_cast<std::size_t>(guard + weights + guard + k)];
-    const double want = expected[static_cast<std::size_t>(weights + k)];
-    if (!bias) {
-      CHECK(got == poison);
-      continue;
-    }
-    db_diff = std::max(db_diff, std::abs(got - want));
-    db_scale = std::max(db_scale, std::abs(want));
-  }
+  const std::span<const float> got(first);
+  const std::span<const double> want(expected);
+  CHECK(tensor_error(got.subspan(guard, weights), want.first(weights)) < 1e-5);
+  // db the same way (each entry is a sum of N·Ho·Wo terms of either sign; relative to its own
+  // size, one that nearly cancels would ask for more than f32 has).
   if (bias)
-    CHECK(db_diff / db_scale < 1e-5);
+    CHECK(tensor_error(got.subspan(guard + weights + guard, g.out_channels),
+                       want.subspan(weights, g.out_channels)) < 1e-5);
+  else
+    CHECK(std::all_of(got.begin() + guard + weights + guard,
+                      got.begin() + guard + weights + guard + g.out_channels,
+                      [&](float v) { return v == poison; }));
   int touched = 0;
   for (std::int64_t i = 0; i < guard; ++i) {
     touched += first[static_cast<std::size_t>(i)] != poison;

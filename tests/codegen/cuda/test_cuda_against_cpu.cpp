@@ -16,6 +16,7 @@
 #include <staticnet/runtime/trainer/cuda_backend.hpp>
 #include <staticnet/runtime/trainer/train.hpp>
 
+#include "../tensor_error.hpp"
 #include "cuda_conv_relu_kernels_cpu.h"
 #include "cuda_conv_relu_kernels_cuda.h"
 #include "cuda_conv_relu_trainer.h"
@@ -69,16 +70,6 @@ void write_batch(const rt::ModelInfo& model, rt::Backend& backend) {
   }
 }
 
-double tensor_error(const std::vector<float>& ours, const std::vector<float>& theirs,
-                    std::int64_t offset, std::int64_t count) {
-  double diff = 0, scale = 0;
-  for (std::int64_t i = offset; i < offset + count; ++i) {
-    diff = std::max(diff, std::abs(double(ours[i]) - theirs[i]));
-    scale = std::max(scale, std::abs(double(theirs[i])));
-  }
-  return scale == 0 ? diff : diff / scale;
-}
-
 void check_against_cpu(const rt::ModelInfo& model, rt::CpuSteps cpu_steps,
                        rt::CudaStepFactory make_step) {
   rt::CpuBackend cpu(model, cpu_steps, 1);
@@ -106,7 +97,9 @@ void check_against_cpu(const rt::ModelInfo& model, rt::CpuSteps cpu_steps,
       gpu.read_state(rt::StateBuffer::gradients, gpu_state);
       for (const rt::ParameterTensor& t : model.parameters) {
         CAPTURE(t.name);
-        CHECK(tensor_error(gpu_state, cpu_state, t.offset, t.elements()) <= 1e-4);
+        CHECK(tensor_error(std::span<const float>(gpu_state).subspan(t.offset, t.elements()),
+                           std::span<const float>(cpu_state).subspan(t.offset, t.elements())) <=
+              1e-4);
       }
     }
   }
@@ -114,7 +107,8 @@ void check_against_cpu(const rt::ModelInfo& model, rt::CpuSteps cpu_steps,
   gpu.read_state(rt::StateBuffer::parameters, gpu_state);
   for (const rt::ParameterTensor& t : model.parameters) {
     CAPTURE(t.name);
-    CHECK(tensor_error(gpu_state, cpu_state, t.offset, t.elements()) <= 1e-4);
+    CHECK(tensor_error(std::span<const float>(gpu_state).subspan(t.offset, t.elements()),
+                       std::span<const float>(cpu_state).subspan(t.offset, t.elements())) <= 1e-4);
   }
 }
 

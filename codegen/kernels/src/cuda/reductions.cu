@@ -41,7 +41,7 @@ __global__ void bias_gradient_features_kernel(const float* __restrict__ dz, floa
   float sum = 0.0f;
   for (std::int64_t n = 0; n < batch; ++n)
     sum += dz[n * features + o];
-  db[o] += sum;
+  db[o] = sum;
 }
 
 }  // namespace

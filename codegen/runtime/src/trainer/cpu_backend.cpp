@@ -63,10 +63,7 @@ std::span<const std::int32_t> CpuBackend::predictions() {
 }
 
 std::span<float> CpuBackend::state(StateBuffer which) {
-  const std::int64_t at = which == StateBuffer::parameters ? model_.arena.parameters_at
-                          : which == StateBuffer::moment1  ? model_.arena.moment1_at
-                          : which == StateBuffer::moment2  ? model_.arena.moment2_at
-                                                           : model_.arena.gradients_at;
+  const std::int64_t at = state_at(model_.arena, which);
   if (at < 0)
     throw std::logic_error("CpuBackend: the optimizer keeps no such state");
   return view<float>(at, model_.parameter_count);

@@ -14,7 +14,7 @@ namespace staticnet::cuda {
 void bias_gradient_channels(const float* dz, float* db, std::int64_t batch, std::int64_t channels,
                             std::int64_t positions, cudaStream_t stream);
 
-// db[o] += Σ over n of dz[n][o], for a (batch, features) tensor: one thread per feature.
+// db[o] = Σ over n of dz[n][o], for a (batch, features) tensor: one thread per feature.
 void bias_gradient_features(const float* dz, float* db, std::int64_t batch, std::int64_t features,
                             cudaStream_t stream);
 

@@ -9,12 +9,29 @@
 #include <string>
 
 #include "staticnet/kernels/optimizers.hpp"
+#include "staticnet/runtime/trainer/model_info.hpp"
 
 namespace staticnet::runtime {
 
 // The persistent buffers of the arena, one value per parameter: those a checkpoint saves and
 // restores, and the gradients, which hold the last train_step's (tests compare them with PyTorch).
 enum class StateBuffer { parameters, moment1, moment2, gradients };
+
+// Where `which` starts in the arena: a byte offset, or -1 when the setup has no such buffer (an
+// optimizer without moments).
+inline std::int64_t state_at(const ArenaLayout& arena, StateBuffer which) {
+  switch (which) {
+    case StateBuffer::parameters:
+      return arena.parameters_at;
+    case StateBuffer::moment1:
+      return arena.moment1_at;
+    case StateBuffer::moment2:
+      return arena.moment2_at;
+    case StateBuffer::gradients:
+      return arena.gradients_at;
+  }
+  return -1;
+}
 
 struct MemoryReport {
   std::int64_t planned = 0;  // footprint.total()
