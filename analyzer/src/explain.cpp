@@ -81,6 +81,9 @@ std::string option_spelling(const std::string& e) {
                                                            {"stride", "Stride"},
                                                            {"padding", "Padding"},
                                                            {"no_bias", "NoBias"},
+                                                           {"groups", "Groups"},
+                                                           {"epsilon", "Epsilon"},
+                                                           {"momentum", "Momentum"},
                                                            {"input", "Input"},
                                                            {"batch", "Batch"},
                                                            {"loss", "Loss"},
@@ -96,6 +99,9 @@ class Facts {
   explicit Facts(const std::vector<std::string>& args) {
     for (const std::string& a : args) {
       Argument arg = argument_of(a);
+      // body_output<shape<...>>, shortcut_output<shape<...>>: named shapes, kept in order.
+      if (arg.name == "body_output" || arg.name == "shortcut_output")
+        arg = argument_of(arg.inner);
       if (arg.name == "layer") {
         const auto parts = split_top_level(arg.inner);
         layer_ =
@@ -172,9 +178,13 @@ const std::map<std::string, Decoder>& decoders() {
        [](const Facts& f) { return f.layer() + ": " + f.option() + " is given twice; keep one"; }},
       {"option_not_accepted",
        [](const Facts& f) {
-         const std::string takes = f.kind() == "Linear"   ? "InFeatures and NoBias"
-                                   : f.kind() == "Conv2d" ? "Kernel, Stride, Padding and NoBias"
-                                                          : "Stride and Padding";
+         const std::string kind = f.kind();
+         const std::string takes =
+             kind == "Linear"   ? "InFeatures and NoBias"
+             : kind == "Conv2d" ? "Kernel, Stride, Padding or PaddingSame, NoBias and Groups"
+             : kind == "DepthwiseConv2d"     ? "Kernel, Stride, Padding or PaddingSame and NoBias"
+             : kind.starts_with("BatchNorm") ? "Epsilon and Momentum"
+                                             : "Stride and Padding or PaddingSame";
          return f.layer() + " does not take " + f.option() + "; " + f.kind() + " takes " + takes;
        }},
       {"missing_kernel",
@@ -217,6 +227,33 @@ const std::map<std::string, Decoder>& decoders() {
                 ", which has no height and width; " + f.kind() +
                 " takes (batch, channels, height, width)";
        }},
+      {"needs_flat_input",
+       [](const Facts& f) {
+         return f.layer() + " receives " + shape_text(f.shape(0)) + ", but " + f.kind() +
+                " takes (batch, features): use BatchNorm2d on images, or put sn::Flatten before it";
+       }},
+      {"groups_do_not_divide",
+       [](const Facts& f) {
+         return f.layer() + ": Groups<" + n(f["groups"]) + "> must divide both the " +
+                n(f["in_channels"]) + " input and the " + n(f["out_channels"]) + " output channels";
+       }},
+      {"bad_ratio",
+       [](const Facts& f) {
+         const std::string ratio = n(f["numerator"]) + "/" + n(f["denominator"]);
+         if (f.kind() == "Dropout")
+           return f.layer() + ": Dropout<" + n(f["numerator"]) + ", " + n(f["denominator"]) +
+                  "> drops " + ratio + "; the probability must be at least 0 and below 1";
+         return f.layer() + ": " + f.option() + " " + ratio +
+                " is out of range; Epsilon needs a positive ratio, Momentum one from 0 to 1";
+       }},
+      {"residual_shapes_differ",
+       [](const Facts& f) {
+         return "the Residual block of layers " + n(f["block_starts_at_layer"]) + " to " +
+                f.layer() + " adds its body's output, " + shape_text(f.shape(0)) +
+                ", to its shortcut's, " + shape_text(f.shape(1)) +
+                "; the shapes must agree: give the shortcut a layer that makes them (e.g. a 1x1 "
+                "Conv2d with the body's stride and channels)";
+       }},
       {"kernel_larger_than_padded_input",
        [](const Facts& f) {
          return f.layer() + ": the " + n(f["kernel_h"]) + " × " + n(f["kernel_w"]) +
@@ -251,6 +288,8 @@ const std::map<std::string, Decoder>& decoders() {
          return "the training step needs " + bytes(required) +
                 " with the device's runtime overhead, but the budget is " + bytes(budget) + ": " +
                 bytes(required - budget) + " over. Needed: weights " + n(f["weights"]) +
+                (f["non_trainable"] > 0 ? " B, non-trainable state " + n(f["non_trainable"])
+                                        : std::string()) +
                 " B, gradients " + n(f["gradients"]) + " B, optimizer state " +
                 n(f["optimizer_state"]) + " B, activations " + n(f["activations"]) +
                 " B, workspace " + n(f["workspace"]) + " B, inputs " + n(f["inputs"]) +

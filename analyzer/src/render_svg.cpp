@@ -22,8 +22,8 @@ constexpr double plot_w = width - left - right;
 constexpr double plot_h = chart_height - top - bottom;
 
 // Colour-blind-safe (Tableau 10), in category order.
-constexpr std::array<const char*, 6> colours = {"#4e79a7", "#f28e2b", "#e15759",
-                                                "#76b7b2", "#59a14f", "#edc948"};
+constexpr std::array<const char*, categories.size()> colours = {
+    "#4e79a7", "#b07aa1", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948"};
 
 std::string num(double v) {
   char text[32];
@@ -162,6 +162,8 @@ void chart(std::string& out, const ModelReport& m, double y0) {
   double legend_y = y0 + top + 6;
   const double legend_x = left + plot_w + 24;
   for (Category c : categories) {
+    if (!shown(c, p.footprint))
+      continue;
     out += "<rect x=\"" + num(legend_x) + "\" y=\"" + num(legend_y - 10) +
            "\" width=\"12\" height=\"12\" fill=\"" + colours[static_cast<int>(c)] + "\"/>\n";
     out += "<text x=\"" + num(legend_x + 18) + "\" y=\"" + num(legend_y) + "\" font-size=\"12\">" +

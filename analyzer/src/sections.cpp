@@ -109,7 +109,8 @@ Table footprint_table(const ModelReport& m) {
   t.add({"category", "bytes", "", "share"});
   const FootprintBytes& f = m.model.plan.footprint;
   for (Category c : categories)
-    t.add({label_of(c), exact_bytes(f[c]), human_bytes(f[c]), percent(f[c], f.total)});
+    if (shown(c, f))
+      t.add({label_of(c), exact_bytes(f[c]), human_bytes(f[c]), percent(f[c], f.total)});
   t.add({"total", exact_bytes(f.total), human_bytes(f.total), "100.0%"});
   return t;
 }
@@ -159,6 +160,8 @@ Table sweep_table(const ModelReport& m) {
   Table t(align);
   t.add(head);
   for (Category cat : categories) {
+    if (!shown(cat, m.model.plan.footprint))
+      continue;
     std::vector<std::string> row = {label_of(cat)};
     for (const SweepColumn& c : m.sweep)
       row.push_back(human_bytes(c.footprint[cat]));

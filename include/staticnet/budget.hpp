@@ -29,12 +29,12 @@ constexpr bool assert_fits() {
   if constexpr (p.error.ok() && required > D.memory.count) {
     constexpr Footprint f = p.footprint;
     (void)sizeof(
-        error::does_not_fit<error::required_bytes<required>, error::budget_bytes<D.memory.count>,
-                            error::weights<f.weights.count>, error::gradients<f.gradients.count>,
-                            error::optimizer_state<f.optimizer_state.count>,
-                            error::activations<f.activations.count>,
-                            error::workspace<f.workspace.count>, error::inputs<f.inputs.count>,
-                            error::device_overhead<D.overhead.count>>);
+        error::does_not_fit<
+            error::required_bytes<required>, error::budget_bytes<D.memory.count>,
+            error::weights<f.weights.count>, error::non_trainable<f.non_trainable.count>,
+            error::gradients<f.gradients.count>, error::optimizer_state<f.optimizer_state.count>,
+            error::activations<f.activations.count>, error::workspace<f.workspace.count>,
+            error::inputs<f.inputs.count>, error::device_overhead<D.overhead.count>>);
   }
   return true;
 }
@@ -43,16 +43,15 @@ constexpr bool assert_fits() {
 inline constexpr std::int64_t max_batch_scan = 32;
 
 namespace detail {
-template <std::size_t L>
-constexpr Bytes total_for_batch(const std::array<LayerDesc, L>& layers, SetupDesc setup,
-                                std::int64_t batch) {
+// `Layers`: the model's flattened nodes (std::array<NodeDesc, L>), or a chain of LayerDescs.
+template <class Layers>
+constexpr Bytes total_for_batch(const Layers& layers, SetupDesc setup, std::int64_t batch) {
   setup.batch = batch;
   return plan(lower(layers, setup)).footprint.total();
 }
 // max_batch over values (the search itself; see max_batch below).
-template <std::size_t L>
-constexpr std::int64_t max_batch_for(const std::array<LayerDesc, L>& layers, const SetupDesc& setup,
-                                     Bytes budget) {
+template <class Layers>
+constexpr std::int64_t max_batch_for(const Layers& layers, const SetupDesc& setup, Bytes budget) {
   auto fits_at = [&](std::int64_t b) { return total_for_batch(layers, setup, b) <= budget; };
   if (!fits_at(1))
     return 0;

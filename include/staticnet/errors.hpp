@@ -26,6 +26,10 @@ template <SetupOption Option>
 struct setup_option {};
 template <std::int64_t... Dims>
 struct shape {};
+template <class Shape>
+struct body_output {};
+template <class Shape>
+struct shortcut_output {};
 #define STATICNET_NUMBER(name)               \
   template <std::int64_t N>                  \
   struct name {                              \
@@ -55,6 +59,13 @@ STATICNET_NUMBER(activations)
 STATICNET_NUMBER(workspace)
 STATICNET_NUMBER(inputs)
 STATICNET_NUMBER(device_overhead)
+STATICNET_NUMBER(non_trainable)
+STATICNET_NUMBER(groups)
+STATICNET_NUMBER(in_channels)
+STATICNET_NUMBER(out_channels)
+STATICNET_NUMBER(numerator)
+STATICNET_NUMBER(denominator)
+STATICNET_NUMBER(block_starts_at_layer)
 #undef STATICNET_NUMBER
 
 template <class T>
@@ -102,12 +113,15 @@ template <class Layer, class Option>
 struct option_not_accepted {
   static_assert(always_false<Layer>,
                 "staticnet: this layer does not take that option (Linear: InFeatures, NoBias; "
-                "Conv2d: Kernel, Stride, Padding, NoBias; pools: Stride, Padding)");
+                "Conv2d: Kernel, Stride, Padding or PaddingSame, NoBias, Groups; "
+                "DepthwiseConv2d: the same but Groups; pools: Stride, Padding or PaddingSame; "
+                "BatchNorm: Epsilon, Momentum)");
 };
 template <class Layer>
 struct missing_kernel {
   static_assert(always_false<Layer>,
-                "staticnet: Conv2d needs a kernel size: sn::Kernel<K> or sn::Kernel<KH, KW>");
+                "staticnet: Conv2d needs a kernel size: sn::Kernel<K> or sn::Kernel<KH, KW> "
+                "(DepthwiseConv2d too)");
 };
 template <class Layer, class Option, class Height, class Width>
 struct nonpositive_window_option {
@@ -138,8 +152,34 @@ struct linear_in_features_mismatch {
 template <class Layer, class InputShape>
 struct needs_spatial_input {
   static_assert(always_false<Layer>,
-                "staticnet: Conv2d and pools take (batch, channels, height, width); this "
-                "input has no spatial dimensions");
+                "staticnet: Conv2d, DepthwiseConv2d, BatchNorm2d, the pools and "
+                "GlobalAvgPool2d take (batch, channels, height, width); this input has no "
+                "spatial dimensions");
+};
+template <class Layer, class InputShape>
+struct needs_flat_input {
+  static_assert(always_false<Layer>,
+                "staticnet: BatchNorm1d takes (batch, features); use BatchNorm2d on images, or "
+                "put sn::Flatten before it");
+};
+template <class Layer, class Groups, class InChannels, class OutChannels>
+struct groups_do_not_divide {
+  static_assert(always_false<Layer>,
+                "staticnet: Conv2d: Groups<G> must divide both the input and the output "
+                "channels");
+};
+template <class Layer, class Option, class Numerator, class Denominator>
+struct bad_ratio {
+  static_assert(always_false<Layer>,
+                "staticnet: a ratio is out of range: Dropout<P, Q> needs 0 <= P < Q, BatchNorm's "
+                "Epsilon<N, D> N, D > 0, Momentum<N, D> 0 <= N <= D");
+};
+template <class AddLayer, class BlockStartsAtLayer, class BodyOutput, class ShortcutOutput>
+struct residual_shapes_differ {
+  static_assert(always_false<AddLayer>,
+                "staticnet: Residual: the body's and the shortcut's outputs differ in shape; "
+                "give the shortcut a layer that makes them agree (e.g. a 1x1 Conv2d with the "
+                "body's stride and channels)");
 };
 template <class Layer, class KernelH, class KernelW, class PaddedH, class PaddedW>
 struct kernel_larger_than_padded_input {
@@ -170,8 +210,9 @@ struct mse_target_mismatch {
 
 // ---- budgets -------------------------------------------------------------------------------
 
-template <class Required, class Budget, class Weights, class Gradients, class OptimizerState,
-          class Activations, class Workspace, class Inputs, class DeviceOverhead>
+template <class Required, class Budget, class Weights, class NonTrainable, class Gradients,
+          class OptimizerState, class Activations, class Workspace, class Inputs,
+          class DeviceOverhead>
 struct does_not_fit {
   static_assert(Required::value <= Budget::value,
                 "staticnet: the training step needs more memory than the device budget; "
@@ -226,6 +267,16 @@ constexpr void report() {
   } else if constexpr (code == ErrorCode::kernel_larger_than_padded_input) {
     (void)sizeof(kernel_larger_than_padded_input<L, kernel_h<D.a>, kernel_w<D.b>,
                                                  padded_input_h<D.c>, padded_input_w<D.d>>);
+  } else if constexpr (code == ErrorCode::needs_flat_input) {
+    (void)sizeof(needs_flat_input<L, shape_of<D.shape_a>>);
+  } else if constexpr (code == ErrorCode::groups_do_not_divide) {
+    (void)sizeof(groups_do_not_divide<L, groups<D.a>, in_channels<D.b>, out_channels<D.c>>);
+  } else if constexpr (code == ErrorCode::bad_ratio) {
+    (void)sizeof(bad_ratio<L, option<D.option>, numerator<D.a>, denominator<D.b>>);
+  } else if constexpr (code == ErrorCode::residual_shapes_differ) {
+    (void)sizeof(
+        residual_shapes_differ<L, block_starts_at_layer<D.a>, body_output<shape_of<D.shape_a>>,
+                               shortcut_output<shape_of<D.shape_b>>>);
   } else if constexpr (code == ErrorCode::cross_entropy_needs_flat_logits) {
     (void)sizeof(cross_entropy_needs_flat_logits<shape_of<D.shape_a>>);
   } else if constexpr (code == ErrorCode::cross_entropy_needs_class_index_target) {

@@ -16,6 +16,13 @@
 //              2 up to 65536): enough to route dY back; neither input nor output is kept.
 //   AvgPool2d  nothing: the gradient is dY spread evenly over the window, known from shapes.
 //   Flatten    nothing: a view of its input; its output is the same storage.
+//   DepthwiseConv2d  its input x, like Conv2d.
+//   BatchNorm2d, BatchNorm1d  its input x and, per channel, the batch mean and 1/sqrt(var + eps)
+//              (8 bytes a channel): backward normalizes x again with them. Saving x̂ instead would
+//              cost the same bytes; saving the output would not do (γ may be 0).
+//   GlobalAvgPool2d  nothing: dY spreads evenly over H·W.
+//   Dropout    its mask, one bit per element: dX = dY·mask/(1 − p). Neither x nor y is kept.
+//   Add        nothing: the gradient of a sum passes to both operands unchanged.
 #include <concepts>
 #include <cstdint>
 #include <type_traits>
@@ -56,6 +63,44 @@ struct Padding {
   static constexpr void apply(LayerDesc& d) {
     d.pad_h = H;
     d.pad_w = W;
+  }
+};
+
+// TensorFlow/Keras padding='same' for Conv2d, DepthwiseConv2d and the pools: the output has
+// ceil(in / stride) rows and columns, and the padding this needs is split with the odd row or
+// column at the bottom or right (a stride-2 3x3 window over an even input pads 0 before and 1
+// after). Pools then ignore the padding: a max over the real elements only, a mean divided by
+// the real elements only, as TensorFlow does.
+struct PaddingSame {
+  static constexpr OptionKind option_kind = OptionKind::padding;
+  static constexpr void apply(LayerDesc& d) { d.same_padding = true; }
+};
+
+// Conv2d in G groups: each group of in_channels / G inputs makes out_channels / G outputs.
+template <std::int64_t G>
+struct Groups {
+  static constexpr OptionKind option_kind = OptionKind::groups;
+  static constexpr void apply(LayerDesc& d) { d.groups = G; }
+};
+
+// BatchNorm's epsilon, N / D (default 1e-5, PyTorch's; Keras' is 1e-3: Epsilon<1, 1000>).
+template <std::int64_t N, std::int64_t D>
+struct Epsilon {
+  static constexpr OptionKind option_kind = OptionKind::epsilon;
+  static constexpr void apply(LayerDesc& d) {
+    d.epsilon_num = N;
+    d.epsilon_den = D;
+  }
+};
+
+// BatchNorm's momentum N / D in PyTorch's sense, the weight of the new batch's statistics
+// (default 0.1). Keras' momentum 0.99 is PyTorch's 0.01: Momentum<1, 100>.
+template <std::int64_t N, std::int64_t D>
+struct Momentum {
+  static constexpr OptionKind option_kind = OptionKind::momentum;
+  static constexpr void apply(LayerDesc& d) {
+    d.momentum_num = N;
+    d.momentum_den = D;
   }
 };
 
@@ -115,21 +160,41 @@ struct Linear {
   }
 };
 
+namespace detail {
+constexpr LayerDesc require_kernel(LayerDesc d) {
+  if (d.option_problem == OptionProblem::none && d.kernel_h == 0) {
+    d.option_problem = OptionProblem::missing;
+    d.problem_option = OptionKind::kernel;
+  }
+  return d;
+}
+}  // namespace detail
+
 // 2-D convolution over (batch, channels, height, width). Kernel<K> or Kernel<KH, KW> is
-// required; Stride defaults to 1 and Padding to 0 (zero padding on both sides).
+// required; Stride defaults to 1 and Padding to 0 (zero padding on both sides); PaddingSame pads
+// as TensorFlow does; Groups<G> splits channels into G groups.
 template <std::int64_t Out, LayerOption... Options>
 struct Conv2d {
   static constexpr LayerDesc desc() {
     using detail::option_bit;
-    LayerDesc d =
+    return detail::require_kernel(
+        detail::with_options<option_bit(OptionKind::kernel) | option_bit(OptionKind::stride) |
+                                 option_bit(OptionKind::padding) | option_bit(OptionKind::no_bias) |
+                                 option_bit(OptionKind::groups),
+                             Options...>(LayerDesc::of(LayerKind::Conv2d, Out)));
+  }
+};
+
+// One K×K filter per channel (channel multiplier 1: as many outputs as inputs), as Keras'
+// DepthwiseConv2D. Kernel is required; Stride, Padding or PaddingSame, NoBias as for Conv2d.
+template <LayerOption... Options>
+struct DepthwiseConv2d {
+  static constexpr LayerDesc desc() {
+    using detail::option_bit;
+    return detail::require_kernel(
         detail::with_options<option_bit(OptionKind::kernel) | option_bit(OptionKind::stride) |
                                  option_bit(OptionKind::padding) | option_bit(OptionKind::no_bias),
-                             Options...>(LayerDesc::of(LayerKind::Conv2d, Out));
-    if (d.option_problem == OptionProblem::none && d.kernel_h == 0) {
-      d.option_problem = OptionProblem::missing;
-      d.problem_option = OptionKind::kernel;
-    }
-    return d;
+                             Options...>(LayerDesc::of(LayerKind::DepthwiseConv2d)));
   }
 };
 
@@ -178,6 +243,50 @@ struct Flatten {
   static constexpr LayerDesc desc() { return LayerDesc::of(LayerKind::Flatten); }
 };
 
+// (batch, C, H, W) -> (batch, C): the mean of each channel.
+struct GlobalAvgPool2d {
+  static constexpr LayerDesc desc() { return LayerDesc::of(LayerKind::GlobalAvgPool2d); }
+};
+
+namespace detail {
+template <LayerKind Kind, LayerOption... Options>
+constexpr LayerDesc batch_norm_desc() {
+  return with_options<option_bit(OptionKind::epsilon) | option_bit(OptionKind::momentum),
+                      Options...>(LayerDesc::of(Kind));
+}
+}  // namespace detail
+
+// Batch normalization per channel over (N, H, W), with a learned scale γ and shift β per channel.
+// Training normalizes with the batch's mean and biased variance and updates the running mean and
+// (unbiased, as PyTorch does) variance; under sn::Inference the running statistics normalize.
+// The running statistics are not trained: they count in plan.non_trainable_count, live in the
+// footprint's non_trainable region, and the optimizer never touches them.
+template <LayerOption... Options>
+struct BatchNorm2d {
+  static constexpr LayerDesc desc() {
+    return detail::batch_norm_desc<LayerKind::BatchNorm2d, Options...>();
+  }
+};
+// The same per feature over N, for (batch, features) inputs.
+template <LayerOption... Options>
+struct BatchNorm1d {
+  static constexpr LayerDesc desc() {
+    return detail::batch_norm_desc<LayerKind::BatchNorm1d, Options...>();
+  }
+};
+
+// Zeroes each element with probability P/Q in training and scales the rest by 1/(1 − P/Q);
+// the identity under sn::Inference. Dropout<20> drops 20 %.
+template <std::int64_t P, std::int64_t Q = 100>
+struct Dropout {
+  static constexpr LayerDesc desc() {
+    LayerDesc d = LayerDesc::of(LayerKind::Dropout);
+    d.ratio_num = P;
+    d.ratio_den = Q;
+    return d;
+  }
+};
+
 template <class T>
 concept Layer = requires {
   { T::desc() } -> std::same_as<LayerDesc>;
@@ -198,7 +307,22 @@ struct is_sequential : std::false_type {};
 template <class... L>
 struct is_sequential<Sequential<L...>> : std::true_type {};
 
+// The shortcut that passes its input unchanged.
+struct Identity {};
+
+// Body(x) + Shortcut(x): a residual block. Body and Shortcut are each a layer, a Sequential or
+// another Residual (Shortcut defaults to Identity); the block nests anywhere a layer can. It
+// flattens to the body's layers, then the shortcut's, then an Add layer that sums the two, so
+// layer indices keep counting in that order. The two outputs must have the same shape.
+template <class Body, class Shortcut = Identity>
+struct Residual {};
+
 template <class T>
-concept Model = Layer<T> || is_sequential<T>::value;
+struct is_residual : std::false_type {};
+template <class B, class S>
+struct is_residual<Residual<B, S>> : std::true_type {};
+
+template <class T>
+concept Model = Layer<T> || is_sequential<T>::value || is_residual<T>::value;
 
 }  // namespace staticnet

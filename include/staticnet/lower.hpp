@@ -1,7 +1,7 @@
 #pragma once
-// The edge between types and values: flatten a model type into an array of layer descriptions,
-// read a setup type into a SetupDesc, lower both to a Graph, and turn a problem into a compile
-// error with the numbers.
+// The edge between types and values: flatten a model type into an array of nodes (a layer and
+// the tensors it reads), read a setup type into a SetupDesc, lower both to a Graph, and turn a
+// problem into a compile error with the numbers.
 #include <array>
 #include <cstddef>
 #include <initializer_list>
@@ -20,6 +20,8 @@ namespace detail {
 // and refuses more than 256, while models of thousands of layers must flatten.
 template <class L>
 struct flat_count : std::integral_constant<std::size_t, 1> {};
+template <>
+struct flat_count<Identity> : std::integral_constant<std::size_t, 0> {};
 template <class... L>
 struct flat_count<Sequential<L...>> {
   static constexpr std::size_t value = [] {
@@ -29,27 +31,54 @@ struct flat_count<Sequential<L...>> {
     return sum;
   }();
 };
+template <class Body, class Shortcut>
+struct flat_count<Residual<Body, Shortcut>> {
+  static_assert(
+      flat_count<Body>::value > 0,
+      "staticnet: a Residual's body needs at least one layer (Identity + Identity is 2x)");
+  static constexpr std::size_t value = flat_count<Body>::value + flat_count<Shortcut>::value + 1;
+};
 
+// Appends L's nodes, reading the tensor `current`; returns the tensor L's output is.
 template <class L, std::size_t N>
-constexpr void append_layers(std::array<LayerDesc, N>& out, std::size_t& next) {
-  if constexpr (is_sequential<L>::value) {
+constexpr std::int32_t append_nodes(std::array<NodeDesc, N>& out, std::size_t& next,
+                                    std::int32_t current) {
+  if constexpr (std::is_same_v<L, Identity>) {
+    return current;
+  } else if constexpr (is_sequential<L>::value) {
     [&]<class... Children>(Sequential<Children...>*) {
-      [[maybe_unused]] const int in_order[] = {(append_layers<Children>(out, next), 0)...};
+      [[maybe_unused]] const int in_order[] = {
+          (current = append_nodes<Children>(out, next, current), 0)...};
+    }(static_cast<L*>(nullptr));
+    return current;
+  } else if constexpr (is_residual<L>::value) {
+    return [&]<class Body, class Shortcut>(Residual<Body, Shortcut>*) {
+      const auto first = static_cast<std::int32_t>(next);
+      const std::int32_t body = append_nodes<Body>(out, next, current);
+      const std::int32_t shortcut = append_nodes<Shortcut>(out, next, current);
+      NodeDesc& add = out[next];
+      add.layer = LayerDesc::of(LayerKind::Add);
+      add.inputs[0] = body;
+      add.inputs[1] = shortcut;
+      add.block_first = first;
+      return static_cast<std::int32_t>(next++);
     }(static_cast<L*>(nullptr));
   } else {
     static_assert(Layer<L>, "staticnet: not a layer (expected e.g. sn::Linear<10>, sn::ReLU)");
-    out[next++] = L::desc();
+    out[next].layer = L::desc();
+    out[next].inputs[0] = current;
+    return static_cast<std::int32_t>(next++);
   }
 }
 
 }  // namespace detail
 
-// The model's layers, flattened, in order.
+// The model's nodes, flattened, in order: each reads the nodes it names (see NodeDesc).
 template <Model M>
 constexpr auto flatten() {
-  std::array<LayerDesc, detail::flat_count<M>::value> out{};
+  std::array<NodeDesc, detail::flat_count<M>::value> out{};
   std::size_t next = 0;
-  detail::append_layers<M>(out, next);
+  detail::append_nodes<M>(out, next, model_input);
   return out;
 }
 

@@ -4,13 +4,23 @@
 // Schedule (training, L layers): steps 0..L-1 run layer i forward, step L the loss (which also
 // writes the gradient of the output), steps L+1..2L run backward from layer L-1 down to layer 0
 // (layer i at step 2L-i), step 2L+1 the optimizer update. Under Inference, steps 0..L-1 only.
+// Layers are nodes of a graph in an order where each follows the layers it reads (a Residual's
+// Add reads two), so forward in order and backward in reverse order are both valid.
 //
 // The arena is one allocation, laid out as regions in this order, each 256-byte aligned:
-//   weights | gradients | optimizer_state | inputs | workspace | activations
+//   weights | non_trainable | gradients | optimizer_state | inputs | workspace | activations
 // Parameters are one contiguous f32 vector (layer by layer: weight, then bias), so gradients and
 // optimizer moments share its element offsets and zeroing or updating them is one kernel each.
-// Every other buffer lives in the activation region, where buffers whose lifetimes do not overlap
-// share bytes.
+// Non-trainable state (BatchNorm's running mean and variance, layer by layer) is a vector of its
+// own, which the optimizer never touches. Every other buffer lives in the activation region,
+// where buffers whose lifetimes do not overlap share bytes.
+//
+// Gradients in a graph. A tensor read by one layer gets its gradient as a chain does: written by
+// that layer's backward, or, through an Add, a Flatten or an elementwise layer that ran in
+// place, the same buffer as the gradient of that layer's output. A tensor read by two layers (a
+// Residual's input) gets a buffer of its own: the first backward to reach it writes it, the
+// second adds to it (LayerPlan::accumulates_*). No buffer is ever changed in place while another
+// tensor's gradient that shares it has yet to be read.
 //
 // Placement (see place_activations): an online walk over the steps with best-fit holes, and for
 // models with up to 256 buffers also offline greedy placements (by size; up to 128 buffers also
@@ -30,16 +40,18 @@ namespace staticnet {
 
 enum class Region : std::uint8_t {
   weights,
+  non_trainable,
   gradients,
   optimizer_state,
   inputs,
   workspace,
   activations,
 };
-inline constexpr int region_count = 6;
+inline constexpr int region_count = 7;
 
 enum class BufferRole : std::uint8_t {
   parameters,           // all weights and biases, f32
+  non_trainable,        // BatchNorm running means and variances, f32
   gradients,            // one per parameter, f32
   optimizer_moment1,    // SGDMomentum velocity, Adam/AdamW first moment
   optimizer_moment2,    // Adam/AdamW second moment
@@ -52,12 +64,16 @@ enum class BufferRole : std::uint8_t {
   activation_gradient,  // gradient of a layer's output or input
   loss,                 // per-sample loss values, read by the host after the step
   predictions,          // CrossEntropy: each sample's predicted class (int32), read by the host
+  batch_statistics,     // BatchNorm: the batch's mean and 1/sqrt(var + eps) per channel
+  dropout_mask,         // Dropout: one bit per element, 1 where the element was kept
 };
 
 constexpr Region region_of(BufferRole r) {
   switch (r) {
     case BufferRole::parameters:
       return Region::weights;
+    case BufferRole::non_trainable:
+      return Region::non_trainable;
     case BufferRole::gradients:
       return Region::gradients;
     case BufferRole::optimizer_moment1:
@@ -74,6 +90,8 @@ constexpr Region region_of(BufferRole r) {
     case BufferRole::activation_gradient:
     case BufferRole::loss:
     case BufferRole::predictions:
+    case BufferRole::batch_statistics:
+    case BufferRole::dropout_mask:
       return Region::activations;
   }
   return Region::activations;
@@ -84,6 +102,8 @@ constexpr const char* name_of(Region r) {
   switch (r) {
     case Region::weights:
       return "weights";
+    case Region::non_trainable:
+      return "non_trainable";
     case Region::gradients:
       return "gradients";
     case Region::optimizer_state:
@@ -102,6 +122,8 @@ constexpr const char* name_of(BufferRole r) {
   switch (r) {
     case BufferRole::parameters:
       return "parameters";
+    case BufferRole::non_trainable:
+      return "non_trainable";
     case BufferRole::gradients:
       return "gradients";
     case BufferRole::optimizer_moment1:
@@ -126,6 +148,10 @@ constexpr const char* name_of(BufferRole r) {
       return "loss";
     case BufferRole::predictions:
       return "predictions";
+    case BufferRole::batch_statistics:
+      return "batch_statistics";
+    case BufferRole::dropout_mask:
+      return "dropout_mask";
   }
   return "?";
 }
@@ -159,14 +185,17 @@ struct Footprint {
   Bytes activations;
   Bytes workspace;
   Bytes inputs;
+  Bytes non_trainable;  // BatchNorm running statistics: kept and checkpointed, never trained
 
   constexpr Bytes total() const {
-    return weights + gradients + optimizer_state + activations + workspace + inputs;
+    return weights + non_trainable + gradients + optimizer_state + activations + workspace + inputs;
   }
   constexpr Bytes of(Region r) const {
     switch (r) {
       case Region::weights:
         return weights;
+      case Region::non_trainable:
+        return non_trainable;
       case Region::gradients:
         return gradients;
       case Region::optimizer_state:
@@ -187,37 +216,53 @@ inline constexpr int no_buffer = -1;
 
 struct LayerPlan {
   LayerKind kind = LayerKind::Flatten;
-  LayerDesc options;  // kernel, stride, padding, bias as written
-  Shape input_shape;  // with the batch extent
+  LayerDesc options;  // kernel, stride, bias as written; padding as applied (PaddingSame resolved)
+  std::int32_t inputs[2] = {model_input, no_input};  // the layers whose outputs it reads
+  Shape input_shape;                                 // with the batch extent
+  Shape input2_shape;                                // an Add: its second input
   Shape output_shape;
   std::int64_t parameters = 0;
   std::int64_t weight_offset = 0;  // element offsets into the parameter vector
   std::int64_t bias_offset = 0;
-  std::int64_t saved_bytes = 0;  // bytes kept from forward for this layer's backward
+  std::int64_t non_trainable = 0;      // BatchNorm: running mean and variance, 2 per channel
+  std::int64_t statistics_offset = 0;  // element offset of its running mean in that vector
+  std::int64_t saved_bytes = 0;        // bytes kept from forward for this layer's backward
   std::int64_t forward_flops = 0;
   std::int64_t backward_flops = 0;
   std::int64_t workspace_bytes = 0;  // scratch this layer's kernels need
   bool runs_backward = false;        // has parameters, or a layer before it does
-  bool in_place = false;             // output written over the input (elementwise, Flatten)
-  int input_buffer = no_buffer;      // indices into Plan::buffers
+  bool in_place = false;          // output written over the first input (elementwise, Dropout, Add,
+                                  // Flatten)
+  int input_buffer = no_buffer;   // indices into Plan::buffers
+  int input2_buffer = no_buffer;  // an Add: the second input
   int output_buffer = no_buffer;
-  int window_index_buffer = no_buffer;
+  int window_index_buffer = no_buffer;     // MaxPool2d
+  int statistics_buffer = no_buffer;       // BatchNorm in training: batch mean and 1/std
+  int mask_buffer = no_buffer;             // Dropout in training
   int output_gradient_buffer = no_buffer;  // dy, read by backward
-  int input_gradient_buffer = no_buffer;   // dx, written by backward (none for the first)
+  int input_gradient_buffer = no_buffer;   // dx, written by backward (none if no one needs it)
+  int input2_gradient_buffer = no_buffer;  // an Add: the gradient of its second input
+  // The input's gradient buffer already holds another reader's part: backward adds to it.
+  bool accumulates_input_gradient = false;
+  bool accumulates_input2_gradient = false;
+
+  constexpr int input_count() const { return inputs[1] == no_input ? 1 : 2; }
 };
 
 template <std::size_t L>
 struct Plan {
-  // Per layer at most an output, a window index and an input gradient; at most 7 persistent
-  // buffers; the loss, the predictions and the loss's gradient.
-  static constexpr std::size_t buffer_capacity = 3 * L + 10;
+  // Per layer at most an output, a saved buffer (window index, statistics or mask) and two
+  // input gradients; at most 8 persistent buffers; the loss, the predictions and the loss's
+  // gradient.
+  static constexpr std::size_t buffer_capacity = 4 * L + 11;
   static constexpr std::size_t step_capacity = 2 * L + 2;
 
   Mode mode = Mode::training;
   SetupDesc setup;
-  Shape input_shape;   // with the batch extent
-  Shape output_shape;  // with the batch extent
-  std::int64_t parameter_count = 0;
+  Shape input_shape;                     // with the batch extent
+  Shape output_shape;                    // with the batch extent
+  std::int64_t parameter_count = 0;      // trainable
+  std::int64_t non_trainable_count = 0;  // BatchNorm running statistics
   Footprint footprint;
   std::array<LayerPlan, L> layers{};
   StaticVector<Buffer, buffer_capacity> buffers;
@@ -266,13 +311,14 @@ struct PlanBuilder {
   }
 };
 
-// Scratch a layer's kernels need: Conv2d lowers each sample to a column matrix (im2col) of
-// Cin·KH·KW rows by Ho·Wo columns, reused by forward, dW and dx (col2im).
+// Scratch a layer's kernels need: Conv2d lowers each sample (each group of it) to a column
+// matrix (im2col) of Cin/G·KH·KW rows by Ho·Wo columns, reused by forward, dW and dx (col2im).
+// A depthwise convolution reads its input directly and needs none.
 constexpr std::int64_t workspace_bytes(const Node& n) {
   if (n.desc.kind != LayerKind::Conv2d)
     return 0;
-  return n.input[1] * n.desc.kernel_h * n.desc.kernel_w * n.output[2] * n.output[3] *
-         activation_bytes_per_element;
+  return n.input[1] / n.desc.groups * n.desc.kernel_h * n.desc.kernel_w * n.output[2] *
+         n.output[3] * activation_bytes_per_element;
 }
 
 // Placement of the activation region. Both strategies below put every buffer at offset 0 or at
@@ -498,6 +544,7 @@ constexpr Plan<L> plan(const Graph<L>& g) {
   p.input_shape = g.input;
   p.output_shape = g.output;
   p.parameter_count = g.parameter_count;
+  p.non_trainable_count = g.non_trainable_count;
 
   const bool training = p.mode == Mode::training;
   const auto layers = static_cast<std::int64_t>(L);
@@ -519,6 +566,8 @@ constexpr Plan<L> plan(const Graph<L>& g) {
   const std::int64_t parameter_bytes = g.parameter_count * 4;
   const std::int64_t batch = g.setup.batch;
   build.add_persistent(BufferRole::parameters, parameter_bytes);
+  if (g.non_trainable_count > 0)
+    build.add_persistent(BufferRole::non_trainable, g.non_trainable_count * 4);
   if (training) {
     build.add_persistent(BufferRole::gradients, parameter_bytes);
     const std::int64_t copies = optimizer_state_copies(g.setup.optimizer);
@@ -541,46 +590,88 @@ constexpr Plan<L> plan(const Graph<L>& g) {
   if (workspace > 0)
     build.add_persistent(BufferRole::workspace, workspace);
 
+  // ---- who reads each layer's output: how many inputs name it, and the last layer that does
+  std::array<std::int32_t, L> readers{};
+  std::array<std::int64_t, L> last_reader{};
+  for (std::int64_t i = 0; i < layers; ++i) {
+    const Node& n = g.nodes[i];
+    for (int k = 0; k < n.input_count(); ++k) {
+      if (n.inputs[k] == model_input)
+        continue;
+      ++readers[n.inputs[k]];
+      last_reader[n.inputs[k]] = i;
+    }
+  }
+  std::array<int, L> output_of{};  // each layer's output buffer
+  auto buffer_of = [&](std::int32_t tensor) {
+    return tensor == model_input ? input : output_of[tensor];
+  };
+
   // ---- forward: outputs, what backward keeps, parameter offsets
   // needed_by_backward[b]: some layer's backward reads buffer b, so nothing may overwrite it.
+  // last_read[b]: the last forward step that reads a tensor held in b (views and in-place
+  // layers put several tensors in one buffer), so nothing overwrites b before then.
   std::array<bool, Plan<L>::buffer_capacity> needed_by_backward{};
-  std::int64_t parameter_offset = 0;
-  bool parameters_before = false;
-  int current = input;
+  std::array<std::int64_t, Plan<L>::buffer_capacity> last_read{};
+  std::int64_t parameter_offset = 0, statistics_offset = 0;
   for (std::int64_t i = 0; i < layers; ++i) {
     const Node& n = g.nodes[i];
     LayerPlan& lp = p.layers[i];
     lp.kind = n.desc.kind;
     lp.options = n.desc;
+    lp.inputs[0] = n.inputs[0];
+    lp.inputs[1] = n.inputs[1];
     lp.input_shape = n.input;
+    lp.input2_shape = n.input2;
     lp.output_shape = n.output;
     lp.parameters = n.parameters();
     lp.weight_offset = parameter_offset;
     lp.bias_offset = parameter_offset + n.weights;
     parameter_offset += n.parameters();
+    lp.non_trainable = n.statistics;
+    lp.statistics_offset = statistics_offset;
+    statistics_offset += n.statistics;
     lp.forward_flops = n.forward_flops;
     lp.backward_flops = training ? n.backward_flops : 0;
     lp.workspace_bytes = detail::workspace_bytes(n);
-    lp.runs_backward = training && (parameters_before || n.parameters() > 0);
-    parameters_before = parameters_before || n.parameters() > 0;
+    lp.runs_backward = n.output_needs_gradient;
 
-    lp.input_buffer = current;
-    build.use(current, i);
-    const bool input_in_arena = p.buffers[current].region() == Region::activations;
+    const int x = buffer_of(n.inputs[0]);
+    lp.input_buffer = x;
+    build.use(x, i);
+    if (n.input_count() == 2) {
+      lp.input2_buffer = buffer_of(n.inputs[1]);
+      build.use(lp.input2_buffer, i);
+    }
+    // A view shares its input's storage; an elementwise layer, a Dropout or an Add may write
+    // over its (first) input when nothing reads that storage later.
+    const bool view =
+        n.desc.kind == LayerKind::Flatten || (n.desc.kind == LayerKind::Dropout && !training);
+    const bool can_overwrite = is_elementwise(n.desc.kind) || n.desc.kind == LayerKind::Dropout ||
+                               n.desc.kind == LayerKind::Add;
     const std::int64_t output_bytes = n.output.elements() * activation_bytes_per_element;
-    if (n.desc.kind == LayerKind::Flatten ||
-        (is_elementwise(n.desc.kind) && input_in_arena && !needed_by_backward[current])) {
+    if (view || (can_overwrite && p.buffers[x].region() == Region::activations &&
+                 !needed_by_backward[x] && last_read[x] <= i)) {
       lp.in_place = true;
-      lp.output_buffer = current;
+      lp.output_buffer = x;
     } else {
       lp.output_buffer = build.add(BufferRole::activation, i, output_bytes, i);
     }
+    output_of[i] = lp.output_buffer;
+    if (readers[i] > 0 && last_read[lp.output_buffer] < last_reader[i])
+      last_read[lp.output_buffer] = last_reader[i];
+
     if (lp.runs_backward) {
       const std::int64_t bwd = backward_step(i);
-      if (n.desc.kind == LayerKind::Linear || n.desc.kind == LayerKind::Conv2d) {
-        build.use(current, bwd);
-        needed_by_backward[current] = true;
-        lp.saved_bytes = p.buffers[current].size;
+      if (saves_input(n.desc.kind)) {
+        needed_by_backward[x] = true;
+        lp.saved_bytes = p.buffers[x].size;
+        build.use(x, bwd);
+        if (is_batch_norm(n.desc.kind)) {
+          lp.statistics_buffer = build.add(BufferRole::batch_statistics, i, n.statistics * 4, i);
+          build.use(lp.statistics_buffer, bwd);
+          lp.saved_bytes += p.buffers[lp.statistics_buffer].size;
+        }
       } else if (is_elementwise(n.desc.kind)) {
         build.use(lp.output_buffer, bwd);
         needed_by_backward[lp.output_buffer] = true;
@@ -590,51 +681,76 @@ constexpr Plan<L> plan(const Graph<L>& g) {
                                            n.output.elements() * window_index_bytes(n.desc), i);
         build.use(lp.window_index_buffer, bwd);
         lp.saved_bytes = p.buffers[lp.window_index_buffer].size;
+      } else if (n.desc.kind == LayerKind::Dropout) {
+        lp.mask_buffer = build.add(BufferRole::dropout_mask, i, (n.output.elements() + 7) / 8, i);
+        build.use(lp.mask_buffer, bwd);
+        lp.saved_bytes = p.buffers[lp.mask_buffer].size;
       }
     }
-    current = lp.output_buffer;
   }
+  const int output = output_of[L - 1];
 
   if (!training) {
-    build.use(current, build.last_step);  // the host reads the output after the pass
+    build.use(output, build.last_step);  // the host reads the output after the pass
   } else {
     // ---- loss: reads the output and the labels, writes per-sample losses and d(output), and
     // under CrossEntropy each sample's predicted class: the host reads losses and predictions
     // after the whole step (for the loss and accuracy it reports), when backward has long since
     // reused the logits' bytes.
-    build.use(current, loss_step);
+    build.use(output, loss_step);
     const int loss = build.add(BufferRole::loss, -1, batch * 4, loss_step);
     build.use(loss, build.last_step);
     if (g.setup.loss == LossKind::CrossEntropy) {
       const int predictions = build.add(BufferRole::predictions, -1, batch * 4, loss_step);
       build.use(predictions, build.last_step);
     }
-    int gradient = build.add(BufferRole::activation_gradient, layers - 1,
-                             g.output.elements() * activation_bytes_per_element, loss_step);
-    // ---- backward: dy -> dx, layer by layer; elementwise layers and Flatten work in place
+    // ---- backward, in reverse layer order. gradient_of[t]: the buffer holding d(tensor t).
+    // unread[b]: how many tensors whose gradient is buffer b have yet to be read by their
+    // layer's backward; a layer may overwrite its dy in place only when it is the last.
+    std::array<int, L> gradient_of{};
+    gradient_of.fill(no_buffer);
+    std::array<std::int32_t, Plan<L>::buffer_capacity> unread{};
+    gradient_of[L - 1] = build.add(BufferRole::activation_gradient, layers - 1,
+                                   g.output.elements() * activation_bytes_per_element, loss_step);
+    unread[gradient_of[L - 1]] = 1;
     for (std::int64_t i = layers - 1; i >= 0; --i) {
       LayerPlan& lp = p.layers[i];
       if (!lp.runs_backward)
-        break;  // no layer before this one has parameters either
+        continue;
       const std::int64_t step = backward_step(i);
-      lp.output_gradient_buffer = gradient;
-      build.use(gradient, step);
-      const bool input_gradient_needed = i > 0 && p.layers[i - 1].runs_backward;
-      if (!input_gradient_needed)
-        break;
-      if (lp.in_place) {
-        lp.input_gradient_buffer = gradient;
-      } else {
-        lp.input_gradient_buffer =
-            build.add(BufferRole::activation_gradient, i,
-                      lp.input_shape.elements() * activation_bytes_per_element, step);
+      const int dy = gradient_of[i];
+      lp.output_gradient_buffer = dy;
+      build.use(dy, step);
+      --unread[dy];
+      for (int k = 0; k < lp.input_count(); ++k) {
+        const std::int32_t t = lp.inputs[k];
+        if (!g.needs_gradient(t))
+          continue;
+        int& dx = k == 0 ? lp.input_gradient_buffer : lp.input2_gradient_buffer;
+        const std::int64_t bytes = g.shape_of(t).elements() * activation_bytes_per_element;
+        if (gradient_of[t] != no_buffer) {
+          // Another reader of t went first: add this part to its buffer.
+          dx = gradient_of[t];
+          build.use(dx, step);
+          (k == 0 ? lp.accumulates_input_gradient : lp.accumulates_input2_gradient) = true;
+          lp.backward_flops += bytes / activation_bytes_per_element;
+          continue;
+        }
+        const bool pass_through = lp.kind == LayerKind::Add || lp.kind == LayerKind::Flatten;
+        if (readers[t] == 1 && (pass_through || (lp.in_place && unread[dy] == 0))) {
+          dx = dy;  // the same values (Add, Flatten), or dy overwritten in place
+        } else {
+          dx = build.add(BufferRole::activation_gradient, i, bytes, step);
+        }
+        gradient_of[t] = dx;
+        ++unread[dx];
       }
-      gradient = lp.input_gradient_buffer;
     }
   }
 
   // ---- regions and offsets
   std::array<std::int64_t, region_count> region_size{};
+  constexpr int activations = static_cast<int>(Region::activations);
   for (Buffer& b : p.buffers) {
     if (b.region() == Region::activations)
       continue;
@@ -642,22 +758,26 @@ constexpr Plan<L> plan(const Graph<L>& g) {
     region_size[static_cast<int>(b.region())] += b.occupied();
   }
   std::int64_t base = 0;
-  for (int r = 0; r < region_count - 1; ++r) {
+  for (int r = 0; r < region_count; ++r) {
+    if (r == activations)
+      continue;
     p.region_offset[r] = base;
     base += region_size[r];
   }
-  p.region_offset[static_cast<int>(Region::activations)] = base;
+  p.region_offset[activations] = base;
   for (Buffer& b : p.buffers)
     if (b.region() != Region::activations)
       b.offset += p.region_offset[static_cast<int>(b.region())];
-  region_size[static_cast<int>(Region::activations)] = detail::place_activations(p, base);
+  region_size[activations] = detail::place_activations(p, base);
 
-  p.footprint = Footprint{.weights = Bytes{region_size[0]},
-                          .gradients = Bytes{region_size[1]},
-                          .optimizer_state = Bytes{region_size[2]},
-                          .activations = Bytes{region_size[5]},
-                          .workspace = Bytes{region_size[4]},
-                          .inputs = Bytes{region_size[3]}};
+  auto size = [&](Region r) { return Bytes{region_size[static_cast<int>(r)]}; };
+  p.footprint = Footprint{.weights = size(Region::weights),
+                          .gradients = size(Region::gradients),
+                          .optimizer_state = size(Region::optimizer_state),
+                          .activations = size(Region::activations),
+                          .workspace = size(Region::workspace),
+                          .inputs = size(Region::inputs),
+                          .non_trainable = size(Region::non_trainable)};
   return p;
 }
 

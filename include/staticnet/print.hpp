@@ -70,8 +70,10 @@ inline std::ostream& operator<<(std::ostream& os, Bytes b) {
 
 // The footprint, one field a line.
 inline void print_footprint(std::ostream& os, const Footprint& f) {
-  os << "  weights          " << f.weights << "\n"
-     << "  gradients        " << f.gradients << "\n"
+  os << "  weights          " << f.weights << "\n";
+  if (f.non_trainable.count > 0)  // only models with BatchNorm keep running statistics
+    os << "  non_trainable    " << f.non_trainable << "\n";
+  os << "  gradients        " << f.gradients << "\n"
      << "  optimizer_state  " << f.optimizer_state << "\n"
      << "  activations      " << f.activations << "\n"
      << "  workspace        " << f.workspace << "\n"

@@ -88,9 +88,13 @@ TEST_CASE("nested Sequentials flatten in order") {
                                 sn::Sequential<sn::Sequential<sn::Tanh>, sn::Linear<2>>>;
   constexpr auto layers = sn::flatten<Nested>();
   static_assert(layers.size() == 4);
-  static_assert(layers[0].kind == sn::LayerKind::Linear && layers[0].out == 4);
-  static_assert(layers[1].kind == sn::LayerKind::ReLU && layers[2].kind == sn::LayerKind::Tanh);
-  static_assert(layers[3].kind == sn::LayerKind::Linear && layers[3].out == 2);
+  static_assert(layers[0].layer.kind == sn::LayerKind::Linear && layers[0].layer.out == 4);
+  static_assert(layers[1].layer.kind == sn::LayerKind::ReLU &&
+                layers[2].layer.kind == sn::LayerKind::Tanh);
+  static_assert(layers[3].layer.kind == sn::LayerKind::Linear && layers[3].layer.out == 2);
+  // A chain: each reads the one before, the first the model's input.
+  static_assert(layers[0].inputs[0] == sn::model_input && layers[3].inputs[0] == 2);
+  static_assert(layers[3].input_count() == 1);
   CHECK(sn::layer_count<Nested> == 4);
 }
 

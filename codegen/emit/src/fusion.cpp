@@ -1,5 +1,6 @@
 #include "staticnet/codegen/fusion.hpp"
 
+#include <stdexcept>
 #include <string>
 
 namespace staticnet::codegen {
@@ -66,9 +67,49 @@ bool can_fuse_pool(const ModelView& model, std::int64_t product, std::int64_t po
                           model.backward_step(pool_layer));
 }
 
+// What the kernel emitters cannot write yet, or "" when they can write every layer.
+std::string not_emittable(const LayerPlan& l) {
+  switch (l.kind) {
+    case LayerKind::BatchNorm2d:
+    case LayerKind::BatchNorm1d:
+    case LayerKind::DepthwiseConv2d:
+    case LayerKind::GlobalAvgPool2d:
+    case LayerKind::Dropout:
+    case LayerKind::Add:
+      return "this layer kind";
+    case LayerKind::Conv2d:
+      if (l.options.groups != 1)
+        return "a grouped convolution";
+      break;
+    default:
+      break;
+  }
+  if (l.options.same_padding && (l.options.pad_h != 0 || l.options.pad_w != 0 ||
+                                 l.options.pad_h_end != 0 || l.options.pad_w_end != 0)) {
+    if (is_pool(l.kind))
+      return "'same' padding on a pool (TensorFlow's: padding ignored, not counted)";
+    if (!l.options.symmetric_padding())
+      return "unequal padding before and after ('same' with an odd total)";
+  }
+  return "";
+}
+
 }  // namespace
 
+void require_emittable(const ModelView& model) {
+  for (std::size_t i = 0; i < model.layers.size(); ++i) {
+    const std::string what = not_emittable(model.layers[i]);
+    if (!what.empty())
+      throw std::invalid_argument(
+          "staticnet codegen: " + model.names.name + ": layer " + std::to_string(i) + " (" +
+          name_of(model.layers[i].kind) + "): the kernel emitters do not write " + what +
+          " yet. Its plan, budgets and analysis are exact; generated trainers for it are not "
+          "built yet");
+  }
+}
+
 std::vector<FusedGroup> fuse(const ModelView& model) {
+  require_emittable(model);
   std::vector<FusedGroup> groups;
   const auto count = static_cast<std::int64_t>(model.layers.size());
   for (std::int64_t i = 0; i < count;) {

@@ -50,6 +50,15 @@ std::string buffer_comment(const ModelView& model, int index) {
       return "f32 (" + std::to_string(model.batch()) + "), loss per sample";
     case BufferRole::predictions:
       return "i32 (" + std::to_string(model.batch()) + "), predicted class per sample";
+    case BufferRole::non_trainable:
+      return "f32 [" + std::to_string(b.size / 4) +
+             "], each BatchNorm's running mean then running variance, layer by layer";
+    case BufferRole::batch_statistics:
+      return "f32 [" + std::to_string(b.size / 4) + "] batch mean, then 1/sqrt(var + eps), of " +
+             std::to_string(b.layer) + " " + name_of(layer(b.layer).kind);
+    case BufferRole::dropout_mask:
+      return "u8 [" + std::to_string(b.size) + "] one bit per element kept by " +
+             std::to_string(b.layer) + " Dropout";
     case BufferRole::activation: {
       std::string text = type + " " + shape_text(layer(b.layer).output_shape) + " output of " +
                          std::to_string(b.layer) + " " + name_of(layer(b.layer).kind);
@@ -63,6 +72,9 @@ std::string buffer_comment(const ModelView& model, int index) {
     case BufferRole::activation_gradient:
       if (b.first_step == static_cast<std::int64_t>(model.layers.size()))
         return "f32 " + shape_text(model.output_shape) + " d(output), from the loss";
+      if (layer(b.layer).input2_gradient_buffer == index)
+        return "f32 " + shape_text(layer(b.layer).input2_shape) + " d(second input of " +
+               std::to_string(b.layer) + " " + name_of(layer(b.layer).kind) + ")";
       return "f32 " + shape_text(layer(b.layer).input_shape) + " d(input of " +
              std::to_string(b.layer) + " " + name_of(layer(b.layer).kind) + ")";
   }

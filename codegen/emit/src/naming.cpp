@@ -1,5 +1,6 @@
 #include "staticnet/codegen/naming.hpp"
 
+#include <cstdio>
 #include <stdexcept>
 
 #include "staticnet/print.hpp"
@@ -20,14 +21,24 @@ std::string buffer_name(const ModelView& model, int index) {
     case BufferRole::workspace:
     case BufferRole::loss:
     case BufferRole::predictions:
+    case BufferRole::non_trainable:
       return name_of(b.role);
     case BufferRole::activation:
       return "activation_" + layer;
     case BufferRole::window_index:
       return "window_index_" + layer;
+    case BufferRole::batch_statistics:
+      return "batch_statistics_" + layer;
+    case BufferRole::dropout_mask:
+      return "dropout_mask_" + layer;
     case BufferRole::activation_gradient: {
       const auto loss_step = static_cast<std::int64_t>(model.layers.size());
-      return b.first_step == loss_step ? std::string("loss_gradient") : "input_gradient_" + layer;
+      if (b.first_step == loss_step)
+        return "loss_gradient";
+      // An Add may write the gradients of both its inputs.
+      const bool second =
+          model.layers.at(static_cast<std::size_t>(b.layer)).input2_gradient_buffer == index;
+      return (second ? "input2_gradient_" : "input_gradient_") + layer;
     }
   }
   throw std::logic_error("buffer_name: unknown role");
@@ -39,6 +50,23 @@ std::string pair_text(std::int64_t h, std::int64_t w, const char* joiner) {
 }
 std::string window_text(const LayerDesc& d) {
   return std::to_string(d.kernel_h) + "×" + std::to_string(d.kernel_w);
+}
+// ", pad 1", ", pad 1×2", or, for unequal sides (PaddingSame), ", pad 0/1×0/1" (before/after).
+std::string padding_text(const LayerDesc& d) {
+  if (d.pad_h == 0 && d.pad_w == 0 && d.pad_h_end == 0 && d.pad_w_end == 0)
+    return "";
+  if (d.symmetric_padding())
+    return ", pad " + pair_text(d.pad_h, d.pad_w, "×");
+  auto side = [](std::int64_t before, std::int64_t after) {
+    return std::to_string(before) + "/" + std::to_string(after);
+  };
+  return ", pad " + side(d.pad_h, d.pad_h_end) + "×" + side(d.pad_w, d.pad_w_end);
+}
+// A ratio N/D as the decimal it stands for: "0.2", "1e-05".
+std::string ratio_text(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", value);
+  return text;
 }
 }  // namespace
 
@@ -56,8 +84,17 @@ std::string describe_layer(const LayerPlan& layer) {
               window_text(d);
       if (d.stride_h != 1 || d.stride_w != 1)
         text += ", stride " + pair_text(d.stride_h, d.stride_w, "×");
-      if (d.pad_h != 0 || d.pad_w != 0)
-        text += ", pad " + pair_text(d.pad_h, d.pad_w, "×");
+      text += padding_text(d);
+      if (d.groups != 1)
+        text += ", " + std::to_string(d.groups) + " groups";
+      if (!d.bias)
+        text += ", no bias";
+      return text + ")";
+    case LayerKind::DepthwiseConv2d:
+      text += "(" + std::to_string(layer.input_shape[1]) + ", " + window_text(d);
+      if (d.stride_h != 1 || d.stride_w != 1)
+        text += ", stride " + pair_text(d.stride_h, d.stride_w, "×");
+      text += padding_text(d);
       if (!d.bias)
         text += ", no bias";
       return text + ")";
@@ -66,14 +103,24 @@ std::string describe_layer(const LayerPlan& layer) {
       text += "(" + window_text(d);
       if (d.stride_h != d.kernel_h || d.stride_w != d.kernel_w)
         text += ", stride " + pair_text(d.stride_h, d.stride_w, "×");
-      if (d.pad_h != 0 || d.pad_w != 0)
-        text += ", pad " + pair_text(d.pad_h, d.pad_w, "×");
-      return text + ")";
+      return text + padding_text(d) + ")";
+    case LayerKind::BatchNorm2d:
+    case LayerKind::BatchNorm1d:
+      return text + "(" + std::to_string(layer.input_shape[1]) + ", eps " +
+             ratio_text(d.epsilon()) + ", momentum " + ratio_text(d.momentum()) + ")";
+    case LayerKind::Dropout:
+      return text + "(" + ratio_text(d.drop_probability()) + ")";
+    case LayerKind::Add:
+      return text + "(layers " + std::to_string(layer.inputs[0]) + " + " +
+             (layer.inputs[1] == model_input ? std::string("input")
+                                             : std::to_string(layer.inputs[1])) +
+             ")";
     case LayerKind::ReLU:
     case LayerKind::LeakyReLU:
     case LayerKind::Sigmoid:
     case LayerKind::Tanh:
     case LayerKind::Flatten:
+    case LayerKind::GlobalAvgPool2d:
       return text;
   }
   return text;

@@ -104,6 +104,7 @@ inline void write_footprint(JsonOut& out, const Footprint& f) {
   out.key("footprint");
   out.open('{');
   out.field("weights", f.weights.count);
+  out.field("non_trainable", f.non_trainable.count);
   out.field("gradients", f.gradients.count);
   out.field("optimizer_state", f.optimizer_state.count);
   out.field("inputs", f.inputs.count);
@@ -140,6 +141,7 @@ void write_plan(JsonOut& out, const Plan<L>& p) {
   out.field("input_shape", p.input_shape);
   out.field("output_shape", p.output_shape);
   out.field("parameter_count", p.parameter_count);
+  out.field("non_trainable_count", p.non_trainable_count);
   write_footprint(out, p.footprint);
   out.key("layers");
   out.open('[');

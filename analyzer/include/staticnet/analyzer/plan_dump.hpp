@@ -15,17 +15,23 @@ namespace staticnet::analyzer {
 // The arena's regions (plan.hpp), in their order; the report stacks them bottom to top in this
 // order too. name_of(Category) is the core's: "optimizer_state".
 using Category = staticnet::Region;
-inline constexpr std::array<Category, 6> categories = {
-    Category::weights, Category::gradients, Category::optimizer_state,
-    Category::inputs,  Category::workspace, Category::activations};
+inline constexpr std::array<Category, 7> categories = {
+    Category::weights, Category::non_trainable, Category::gradients,  Category::optimizer_state,
+    Category::inputs,  Category::workspace,     Category::activations};
 const char* label_of(Category c);  // "optimizer state"
 
 struct FootprintBytes {
-  std::array<std::int64_t, 6> by_category{};  // indexed by Category
+  std::array<std::int64_t, categories.size()> by_category{};  // indexed by Category
   std::int64_t total = 0;
 
   std::int64_t operator[](Category c) const { return by_category[static_cast<int>(c)]; }
 };
+
+// Whether the text and picture reports list a category: all of them, except non-trainable state
+// in models that keep none (only BatchNorm keeps any). The JSON report lists every one.
+inline bool shown(Category c, const FootprintBytes& f) {
+  return c != Category::non_trainable || f[c] > 0;
+}
 
 using Dims = std::vector<std::int64_t>;
 

@@ -33,6 +33,11 @@ struct FusedGroup {
   bool fused() const { return last > first; }
 };
 
+// Throws std::invalid_argument naming the first layer the kernel emitters cannot write yet
+// (BatchNorm, DepthwiseConv2d, GlobalAvgPool2d, Dropout, a Residual's Add, grouped convolutions,
+// unequal 'same' padding). fuse() checks it first, so no emitter writes a wrong step.
+void require_emittable(const ModelView& model);
+
 std::vector<FusedGroup> fuse(const ModelView& model);
 
 // "layers 0-2" or "layer 4"
