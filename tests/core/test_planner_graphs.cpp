@@ -1,0 +1,574 @@
+// The planner on graphs: random models with residual blocks (nested and in sequence, identity and
+// projection shortcuts) and the layers the MLPerf Tiny models need, planned in training and
+// inference, and checked by *running* each plan on tags instead of numbers.
+//
+// The simulation gives every buffer the set of values it holds ("the output of layer 3", "the
+// gradient of layer 5's output with 1 of its 2 parts summed", "layer 2's batch statistics").
+// Each step of the schedule reads what the plan says it reads, and the read fails unless the
+// buffer still holds that value; each write replaces what the buffer held and wipes every
+// other activation-region buffer that shares a byte with it. So a plan passes only if no value
+// is overwritten (in place, by a later buffer in the same bytes, or by an early gradient sum)
+// before its last reader, every gradient is complete (all its readers' parts added) when it is
+// read, and every read and write falls inside the buffer's planned lifetime. It checks what the
+// chain-only property tests (test_planner_properties.cpp) check through their layer-by-layer
+// rules, without knowing the planner's rules: only what each layer kind reads and writes.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "staticnet/staticnet.hpp"
+
+namespace {
+
+namespace sn = staticnet;
+using sn::Buffer;
+using sn::BufferRole;
+using sn::LayerDesc;
+using sn::LayerKind;
+using sn::NodeDesc;
+using sn::Region;
+using std::int32_t;
+using std::int64_t;
+
+struct Rng {
+  std::uint64_t state;
+  std::uint64_t next() {  // splitmix64
+    std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  }
+  int64_t in(int64_t lo, int64_t hi) {
+    return lo + static_cast<int64_t>(next() % static_cast<std::uint64_t>(hi - lo + 1));
+  }
+  bool percent(int p) { return in(0, 99) < p; }
+};
+
+// ---- the simulation -------------------------------------------------------------------------
+
+enum class What : std::uint8_t {
+  output,
+  gradient,
+  statistics,
+  mask,
+  window_index,
+  loss,
+  predictions
+};
+
+struct Tag {
+  What what;
+  int32_t tensor;  // a layer, or model_input
+  int parts;       // gradient: how many readers' parts it holds
+  friend bool operator==(const Tag&, const Tag&) = default;
+};
+
+template <std::size_t L>
+class Simulation {
+ public:
+  explicit Simulation(const sn::Plan<L>& p) : p_(p), held_(p.buffers.size()) {}
+
+  // The first problem, or "" when the plan runs.
+  std::string run() {
+    count_readers();
+    held_[find(BufferRole::input)] = {{What::output, sn::model_input, 0}};
+    const int64_t layers = static_cast<int64_t>(L);
+    for (int64_t step = 0; step < p_.step_count() && problem_.empty(); ++step) {
+      const sn::Step s = p_.schedule[step];
+      step_ = step;
+      if (s.kind == sn::StepKind::forward)
+        forward(s.layer);
+      else if (s.kind == sn::StepKind::loss)
+        loss(layers);
+      else if (s.kind == sn::StepKind::backward)
+        backward(s.layer);
+    }
+    if (problem_.empty() && p_.mode == sn::Mode::training) {
+      step_ = p_.step_count() - 1;  // the host reads these after the step
+      read(find(BufferRole::loss), {What::loss, -1, 0}, "the loss, after the step");
+      if (p_.setup.loss == sn::LossKind::CrossEntropy)
+        read(find(BufferRole::predictions), {What::predictions, -1, 0}, "the predictions");
+    }
+    if (problem_.empty() && p_.mode == sn::Mode::inference)
+      read(p_.layers[L - 1].output_buffer, {What::output, static_cast<int32_t>(L - 1), 0},
+           "the output, after the pass");
+    return problem_;
+  }
+
+ private:
+  void count_readers() {
+    readers_.assign(L, 0);
+    for (const sn::LayerPlan& l : p_.layers)
+      for (int k = 0; k < l.input_count(); ++k)
+        if (l.inputs[k] >= 0)
+          ++readers_[l.inputs[k]];
+  }
+  int find(BufferRole role) const {
+    for (std::size_t i = 0; i < p_.buffers.size(); ++i)
+      if (p_.buffers[i].role == role)
+        return static_cast<int>(i);
+    return sn::no_buffer;
+  }
+  void fail(const std::string& what, int64_t layer) {
+    if (problem_.empty())
+      problem_ = "step " + std::to_string(step_) + ", layer " + std::to_string(layer) + ": " + what;
+  }
+  bool alive(int b, const char* what, int64_t layer) {
+    if (b == sn::no_buffer || b < 0 || b >= static_cast<int>(p_.buffers.size())) {
+      fail(std::string("no buffer for ") + what, layer);
+      return false;
+    }
+    if (!p_.buffers[b].alive_at(step_)) {
+      fail(std::string(what) + ": buffer " + std::to_string(b) + " used outside its lifetime",
+           layer);
+      return false;
+    }
+    return true;
+  }
+  bool holds(int b, const Tag& t) const {
+    return std::find(held_[b].begin(), held_[b].end(), t) != held_[b].end();
+  }
+  void read(int b, const Tag& t, const char* what, int64_t layer = -1) {
+    if (alive(b, what, layer) && !holds(b, t))
+      fail(std::string(what) + ": buffer " + std::to_string(b) + " no longer holds it", layer);
+  }
+  // Replaces what b holds and wipes every other activation buffer sharing a byte with it.
+  void write(int b, std::vector<Tag> values, const char* what, int64_t layer) {
+    if (!alive(b, what, layer))
+      return;
+    const Buffer& w = p_.buffers[b];
+    for (std::size_t i = 0; i < p_.buffers.size(); ++i) {
+      const Buffer& o = p_.buffers[i];
+      if (static_cast<int>(i) != b && o.region() == w.region() &&
+          o.offset < w.offset + w.occupied() && w.offset < o.offset + o.occupied())
+        held_[i].clear();
+    }
+    held_[b] = std::move(values);
+  }
+
+  void forward(int64_t i) {
+    const sn::LayerPlan& l = p_.layers[i];
+    const auto me = static_cast<int32_t>(i);
+    read(l.input_buffer, {What::output, l.inputs[0], 0}, "forward input", i);
+    if (l.input_count() == 2)
+      read(l.input2_buffer, {What::output, l.inputs[1], 0}, "forward second input", i);
+    if (!problem_.empty())
+      return;
+    const bool training = p_.mode == sn::Mode::training;
+    const bool view = l.kind == LayerKind::Flatten || (l.kind == LayerKind::Dropout && !training);
+    if (view) {
+      if (l.output_buffer != l.input_buffer)
+        fail("a view has storage of its own", i);
+      else
+        held_[l.output_buffer].push_back({What::output, me, 0});
+    } else {
+      write(l.output_buffer, {{What::output, me, 0}}, "forward output", i);
+    }
+    if (l.statistics_buffer != sn::no_buffer)
+      write(l.statistics_buffer, {{What::statistics, me, 0}}, "batch statistics", i);
+    if (l.mask_buffer != sn::no_buffer)
+      write(l.mask_buffer, {{What::mask, me, 0}}, "dropout mask", i);
+    if (l.window_index_buffer != sn::no_buffer)
+      write(l.window_index_buffer, {{What::window_index, me, 0}}, "window index", i);
+    if (training && l.runs_backward && sn::is_batch_norm(l.kind) &&
+        l.statistics_buffer == sn::no_buffer)
+      fail("a BatchNorm that trains keeps no batch statistics", i);
+    if (training && l.runs_backward && l.kind == LayerKind::Dropout &&
+        l.mask_buffer == sn::no_buffer)
+      fail("a Dropout that trains keeps no mask", i);
+  }
+
+  void loss(int64_t layers) {
+    const auto last = static_cast<int32_t>(layers - 1);
+    read(p_.layers[last].output_buffer, {What::output, last, 0}, "the loss's input", last);
+    write(find(BufferRole::loss), {{What::loss, -1, 0}}, "the loss", -1);
+    if (p_.setup.loss == sn::LossKind::CrossEntropy)
+      write(find(BufferRole::predictions), {{What::predictions, -1, 0}}, "the predictions", -1);
+    for (std::size_t b = 0; b < p_.buffers.size(); ++b)
+      if (p_.buffers[b].role == BufferRole::activation_gradient &&
+          p_.buffers[b].first_step == step_)
+        write(static_cast<int>(b), {{What::gradient, last, 1}}, "d(output)", last);
+  }
+
+  void backward(int64_t i) {
+    const sn::LayerPlan& l = p_.layers[i];
+    const auto me = static_cast<int32_t>(i);
+    const bool needs_any = std::any_of(l.inputs, l.inputs + l.input_count(), [&](int32_t t) {
+      return t >= 0 && p_.layers[t].runs_backward;
+    });
+    if (!l.runs_backward) {
+      if (l.parameters > 0 || needs_any)
+        fail("a layer with parameters, or after one, runs no backward", i);
+      return;
+    }
+    read(l.output_gradient_buffer, {What::gradient, me, std::max(1, readers_[i])}, "whole dy", i);
+    if (sn::saves_input(l.kind))
+      read(l.input_buffer, {What::output, l.inputs[0], 0}, "saved input", i);
+    if (sn::is_elementwise(l.kind))
+      read(l.output_buffer, {What::output, me, 0}, "saved output", i);
+    if (l.statistics_buffer != sn::no_buffer)
+      read(l.statistics_buffer, {What::statistics, me, 0}, "saved statistics", i);
+    if (l.mask_buffer != sn::no_buffer)
+      read(l.mask_buffer, {What::mask, me, 0}, "saved mask", i);
+    if (l.window_index_buffer != sn::no_buffer)
+      read(l.window_index_buffer, {What::window_index, me, 0}, "saved window index", i);
+    if (!problem_.empty())
+      return;
+    const int dy = l.output_gradient_buffer;
+    for (int k = 0; k < l.input_count(); ++k) {
+      const int32_t t = l.inputs[k];
+      const int dx = k == 0 ? l.input_gradient_buffer : l.input2_gradient_buffer;
+      const bool accumulates =
+          k == 0 ? l.accumulates_input_gradient : l.accumulates_input2_gradient;
+      const bool needed = t >= 0 && p_.layers[t].runs_backward;
+      if (!needed) {
+        if (dx != sn::no_buffer)
+          fail("a gradient nobody reads is written", i);
+        continue;
+      }
+      if (dx == sn::no_buffer) {
+        fail("the gradient of an input that needs one is not written", i);
+        continue;
+      }
+      if (accumulates) {
+        // Read-modify-write: dx must hold a part already, and must not be what this step reads.
+        if (dx == dy || dx == l.input_buffer || dx == l.statistics_buffer)
+          fail("a gradient sum is written over a buffer this backward reads", i);
+        int parts = 0;
+        if (alive(dx, "gradient sum", i))
+          for (Tag& tag : held_[dx])
+            if (tag.what == What::gradient && tag.tensor == t)
+              parts = ++tag.parts;
+        if (parts < 2)
+          fail("a gradient sum finds no part to add to", i);
+      } else if (dx == dy) {
+        // The same values (Add, Flatten) or dy overwritten in place (elementwise, Dropout).
+        const bool same_values = l.kind == LayerKind::Add || l.kind == LayerKind::Flatten;
+        if (same_values)
+          held_[dx].push_back({What::gradient, t, 1});
+        else
+          held_[dx] = {{What::gradient, t, 1}};
+      } else {
+        write(dx, {{What::gradient, t, 1}}, "dx", i);
+      }
+    }
+  }
+
+  const sn::Plan<L>& p_;
+  std::vector<std::vector<Tag>> held_;
+  std::vector<int> readers_;
+  int64_t step_ = 0;
+  std::string problem_;
+};
+
+template <std::size_t L>
+std::string simulate(const sn::Plan<L>& p) {
+  return Simulation<L>(p).run();
+}
+
+// Activation buffers alive at a common step share no byte; the region is at least the bytes
+// alive at its busiest step.
+template <std::size_t L>
+std::string check_layout(const sn::Plan<L>& p) {
+  for (std::size_t i = 0; i < p.buffers.size(); ++i)
+    for (std::size_t j = i + 1; j < p.buffers.size(); ++j) {
+      const Buffer& x = p.buffers[i];
+      const Buffer& y = p.buffers[j];
+      if (x.region() != y.region() || x.occupied() == 0 || y.occupied() == 0)
+        continue;
+      const bool meet = x.first_step <= y.last_step && y.first_step <= x.last_step;
+      if (meet && x.offset < y.offset + y.occupied() && y.offset < x.offset + x.occupied())
+        return "buffers " + std::to_string(i) + " and " + std::to_string(j) + " overlap";
+    }
+  int64_t bound = 0;
+  for (int64_t s = 0; s < p.step_count(); ++s)
+    bound = std::max(bound, p.live_activation_bytes(s));
+  if (p.footprint.activations.count < bound)
+    return "activations below the live bytes";
+  return "";
+}
+
+// ---- random graphs --------------------------------------------------------------------------
+
+struct Graph {
+  std::vector<NodeDesc> nodes;
+  int32_t add(const LayerDesc& d, int32_t input, int32_t second = sn::no_input,
+              int32_t first = -1) {
+    NodeDesc n;
+    n.layer = d;
+    n.inputs[0] = input;
+    n.inputs[1] = second;
+    n.block_first = first;
+    nodes.push_back(n);
+    return static_cast<int32_t>(nodes.size() - 1);
+  }
+};
+
+struct Shape3 {
+  int64_t c = 0, h = 0, w = 0;  // h == 0: flat, c features
+};
+
+LayerDesc conv(int64_t out, int64_t k, int64_t stride) {
+  LayerDesc d = LayerDesc::of(LayerKind::Conv2d, out);
+  d.kernel_h = d.kernel_w = k;
+  d.stride_h = d.stride_w = stride;
+  d.same_padding = true;
+  return d;
+}
+
+// Layers that keep the shape, maybe a nested residual block among them.
+int32_t shape_keeping(Rng& rng, Graph& g, int32_t x, const Shape3& s, int depth);
+
+int32_t residual_block(Rng& rng, Graph& g, int32_t x, Shape3& s, int depth) {
+  const auto first = static_cast<int32_t>(g.nodes.size());
+  const bool spatial = s.h > 0;
+  const bool project = rng.percent(35);
+  Shape3 out = s;
+  int32_t body = x;
+  if (project) {  // the body changes the shape; the shortcut follows it
+    if (spatial) {
+      const int64_t stride = s.h > 2 && rng.percent(60) ? 2 : 1;
+      out.c = rng.in(1, 12);
+      out.h = (s.h + stride - 1) / stride;
+      out.w = (s.w + stride - 1) / stride;
+      body = g.add(conv(out.c, rng.percent(70) ? 3 : 1, stride), x);
+    } else {
+      out.c = rng.in(1, 40);
+      body = g.add(LayerDesc::of(LayerKind::Linear, out.c), x);
+    }
+  }
+  body = shape_keeping(rng, g, body, out, depth + 1);
+  if (body == x)  // the body needs a layer of its own
+    body = g.add(LayerDesc::of(spatial ? LayerKind::BatchNorm2d : LayerKind::BatchNorm1d), x);
+  int32_t shortcut = x;
+  if (project) {
+    if (spatial) {
+      LayerDesc d = conv(out.c, 1, s.h == out.h ? 1 : 2);
+      d.same_padding = false;
+      shortcut = g.add(d, x);
+    } else {
+      shortcut = g.add(LayerDesc::of(LayerKind::Linear, out.c), x);
+    }
+    if (rng.percent(40))
+      shortcut =
+          g.add(LayerDesc::of(spatial ? LayerKind::BatchNorm2d : LayerKind::BatchNorm1d), shortcut);
+  } else if (rng.percent(15)) {
+    shortcut = g.add(LayerDesc::of(LayerKind::ReLU), x);  // a shortcut with a layer of its own
+  }
+  const int32_t sum = g.add(LayerDesc::of(LayerKind::Add), body, shortcut, first);
+  s = out;
+  if (rng.percent(60))
+    return g.add(LayerDesc::of(LayerKind::ReLU), sum);
+  return sum;
+}
+
+int32_t shape_keeping(Rng& rng, Graph& g, int32_t x, const Shape3& s, int depth) {
+  const int64_t count = rng.in(0, 4);
+  for (int64_t i = 0; i < count; ++i) {
+    const int64_t pick = rng.in(0, 99);
+    LayerDesc d;
+    if (pick < 12 && depth < 3) {
+      Shape3 same = s;
+      const auto before = static_cast<int32_t>(g.nodes.size());
+      const int32_t y = residual_block(rng, g, x, same, depth);
+      if (same.c != s.c || same.h != s.h || same.w != s.w) {  // projected: undo
+        g.nodes.resize(static_cast<std::size_t>(before));
+        continue;
+      }
+      x = y;
+      continue;
+    }
+    if (pick < 35) {
+      d = s.h > 0 ? conv(s.c, rng.percent(60) ? 3 : 1, 1) : LayerDesc::of(LayerKind::Linear, s.c);
+    } else if (pick < 45 && s.h > 0) {
+      d = LayerDesc::of(LayerKind::DepthwiseConv2d);
+      d.kernel_h = d.kernel_w = 3;
+      d.same_padding = true;
+    } else if (pick < 60) {
+      d = LayerDesc::of(s.h > 0 ? LayerKind::BatchNorm2d : LayerKind::BatchNorm1d);
+    } else if (pick < 70) {
+      d = LayerDesc::of(LayerKind::Dropout);
+      d.ratio_num = rng.in(0, 5);
+      d.ratio_den = 10;
+    } else {
+      constexpr LayerKind acts[] = {LayerKind::ReLU, LayerKind::LeakyReLU, LayerKind::Sigmoid,
+                                    LayerKind::Tanh};
+      d = LayerDesc::of(acts[rng.in(0, 3)]);
+    }
+    x = g.add(d, x);
+  }
+  return x;
+}
+
+template <std::size_t N>
+struct Case {
+  std::array<NodeDesc, N> nodes{};
+  sn::SetupDesc setup;
+};
+
+// A random model of exactly N nodes: an optional stem, residual blocks in sequence, a head, and
+// Flatten views on the logits to make up the count. nullopt-like: ok == false when it overflows.
+template <std::size_t N>
+bool random_case(Rng& rng, Case<N>& c) {
+  Graph g;
+  sn::SetupDesc& s = c.setup;
+  Shape3 shape;
+  const bool spatial = rng.percent(60);
+  if (spatial) {
+    shape = {rng.in(1, 4), rng.in(1, 12), rng.in(1, 12)};
+    s.input = sn::Shape{shape.c, shape.h, shape.w};
+  } else {
+    shape = {rng.in(1, 40), 0, 0};
+    s.input = sn::Shape{shape.c};
+  }
+  s.input_rank_written = s.input.rank;
+  s.batch = rng.in(1, 16);
+  s.mode = rng.percent(75) ? sn::Mode::training : sn::Mode::inference;
+  s.optimizer = rng.percent(50) ? sn::OptimizerKind::Adam : sn::OptimizerKind::SGD;
+  int32_t x = sn::model_input;
+  if (rng.percent(60))  // a stem, so that the first block's input needs a gradient
+    x = g.add(spatial ? conv(rng.in(1, 8), 3, 1) : LayerDesc::of(LayerKind::Linear, rng.in(1, 40)),
+              x);
+  if (x != sn::model_input)
+    shape.c = g.nodes.back().layer.out;
+  const int64_t blocks = rng.in(1, 4);
+  for (int64_t b = 0; b < blocks; ++b)
+    x = residual_block(rng, g, x, shape, 0);
+  if (spatial)
+    x = g.add(LayerDesc::of(rng.percent(50) ? LayerKind::GlobalAvgPool2d : LayerKind::Flatten), x);
+  x = g.add(LayerDesc::of(LayerKind::Linear, rng.in(1, 10)), x);
+  if (g.nodes.size() > N)
+    return false;
+  while (g.nodes.size() < N)
+    x = g.add(LayerDesc::of(LayerKind::Flatten), x);
+  std::copy(g.nodes.begin(), g.nodes.end(), c.nodes.begin());
+  s.loss = rng.percent(60) ? sn::LossKind::CrossEntropy : sn::LossKind::MSE;
+  return true;
+}
+
+struct Tally {
+  int models = 0, plans = 0, residuals = 0, sums = 0;
+};
+
+template <std::size_t N>
+void check_random(Rng& rng, int count, Tally& t) {
+  for (int made = 0; made < count;) {
+    Case<N> c;
+    if (!random_case(rng, c))
+      continue;
+    ++made;
+    ++t.models;
+    const auto g = sn::lower(c.nodes, c.setup);
+    REQUIRE_MESSAGE(g.error.ok(), "the generator made a model lowering rejects, code ",
+                    static_cast<int>(g.error.code), " at layer ", g.error.layer);
+    for (int64_t batch : {c.setup.batch, 2 * c.setup.batch}) {
+      sn::SetupDesc s = c.setup;
+      s.batch = batch;
+      const auto p = sn::plan(sn::lower(c.nodes, s));
+      ++t.plans;
+      for (const sn::LayerPlan& l : p.layers) {
+        t.residuals += l.kind == LayerKind::Add;
+        t.sums += l.accumulates_input_gradient + l.accumulates_input2_gradient;
+      }
+      const std::string layout = check_layout(p);
+      const std::string run = simulate(p);
+      CHECK_MESSAGE(layout.empty(), layout);
+      CHECK_MESSAGE(run.empty(), run);
+      if (!layout.empty() || !run.empty())
+        return;
+    }
+  }
+}
+
+// ---- hand-derived example -------------------------------------------------------------------
+
+// x -> Linear<8> (0) -> Residual< Linear<8> (1), ReLU (2) ; Identity > (Add 3) -> ReLU (4)
+//   -> Linear<2> (5), batch 4, MSE, SGD. Layer 0's output h is read twice (by 1 and by the Add),
+// so its gradient gets a buffer of its own: the Add's backward (step 9) writes it, layer 1's
+// backward (step 11) adds its part. L = 6: forward i at i, loss 6, backward i at 12 - i.
+using Block = sn::Residual<sn::Sequential<sn::Linear<8>, sn::ReLU>>;
+using Small = sn::Sequential<sn::Linear<8>, Block, sn::ReLU, sn::Linear<2>>;
+using SmallSetup = sn::Training<sn::Input<sn::f32, 4>, sn::Batch<4>, sn::Loss<sn::MSE>,
+                                sn::Optimizer<sn::SGD>, sn::Precision<sn::FP32>>;
+
+}  // namespace
+
+TEST_CASE("a residual block flattens to body, shortcut, Add") {
+  constexpr auto nodes = sn::flatten<Small>();
+  static_assert(nodes.size() == 6);
+  static_assert(nodes[1].inputs[0] == 0 && nodes[2].inputs[0] == 1);
+  static_assert(nodes[3].layer.kind == LayerKind::Add && nodes[3].inputs[0] == 2 &&
+                nodes[3].inputs[1] == 0 && nodes[3].block_first == 1);
+  static_assert(nodes[4].inputs[0] == 3 && nodes[5].inputs[0] == 4);
+  using Projected = sn::Residual<sn::Linear<3>, sn::Sequential<sn::Linear<3>, sn::ReLU>>;
+  constexpr auto q = sn::flatten<Projected>();
+  static_assert(q.size() == 4 && q[0].inputs[0] == sn::model_input &&
+                q[1].inputs[0] == sn::model_input && q[2].inputs[0] == 1);
+  static_assert(q[3].inputs[0] == 0 && q[3].inputs[1] == 2 && q[3].block_first == 0);
+}
+
+TEST_CASE("the planner on a residual block, derived by hand") {
+  constexpr auto& p = sn::plan<Small, SmallSetup>();
+  // Parameters: 4*8+8 = 40, 8*8+8 = 72, 8*2+2 = 18.
+  static_assert(p.parameter_count == 40 + 72 + 18 && p.non_trainable_count == 0);
+  // Forward: h (layer 0) is read by layers 1 and 3. ReLU 2 runs in place over layer 1's output
+  // (Linear 1 saves its input h, not its output). The Add writes over its first input, the ReLU
+  // output, which the ReLU's backward needs: so it cannot, and gets its own buffer. ReLU 4 runs in
+  // place over the Add's output (nothing reads it later).
+  CHECK(p.layers[2].in_place);
+  CHECK(!p.layers[3].in_place);
+  CHECK(p.layers[3].input_buffer == p.layers[2].output_buffer);
+  CHECK(p.layers[3].input2_buffer == p.layers[0].output_buffer);
+  CHECK(p.layers[4].in_place);
+  // Backward: the Add passes dy to both inputs. Its first input (ReLU 2's output) has one reader:
+  // the same buffer. Its second, h, has two: a buffer of its own, written by a copy at step 9,
+  // then summed into by layer 1 at step 11 and read by layer 0 at step 12.
+  const sn::LayerPlan& add = p.layers[3];
+  CHECK(add.input_gradient_buffer == add.output_gradient_buffer);
+  CHECK(add.input2_gradient_buffer != add.output_gradient_buffer);
+  CHECK(!add.accumulates_input2_gradient);
+  CHECK(p.layers[1].input_gradient_buffer == add.input2_gradient_buffer);
+  CHECK(p.layers[1].accumulates_input_gradient);
+  CHECK(p.layers[0].output_gradient_buffer == add.input2_gradient_buffer);
+  CHECK(p.layers[0].input_gradient_buffer == sn::no_buffer);  // the input needs none
+  const Buffer& dh = p.buffers[add.input2_gradient_buffer];
+  CHECK(dh.size == 4 * 8 * 4);
+  CHECK(dh.first_step == 9);
+  CHECK(dh.last_step == 12);
+  // h is saved for layer 1's backward (step 11); the Add's own read ends at step 3.
+  CHECK(p.buffers[p.layers[0].output_buffer].last_step == 11);
+  // Layer 1 gets the sum's extra add: 4*8 elements more than its own dW, db and dx.
+  CHECK(p.layers[1].backward_flops == 2 * 4 * 8 * 8 * 2 + 4 * 8 + 4 * 8);
+  CHECK(simulate(p).empty());
+  CHECK(check_layout(p).empty());
+}
+
+TEST_CASE("the tag simulation catches a value overwritten before its reader") {
+  auto p = sn::plan<Small, SmallSetup>();
+  REQUIRE(simulate(p).empty());
+  // The Add writing over h, which layer 1's backward still needs.
+  p.layers[3].output_buffer = p.layers[3].input2_buffer;
+  p.layers[4].input_buffer = p.layers[4].output_buffer = p.layers[3].output_buffer;
+  p.layers[5].input_buffer = p.layers[3].output_buffer;
+  CHECK(simulate(p).find("layer 1: saved input") != std::string::npos);
+  // A gradient part written instead of added.
+  auto q = sn::plan<Small, SmallSetup>();
+  q.layers[1].accumulates_input_gradient = false;
+  CHECK(simulate(q).find("whole dy") != std::string::npos);
+}
+
+TEST_CASE("planner properties hold on random graphs") {
+  Rng rng{20261123};
+  Tally t;
+  check_random<16>(rng, 600, t);
+  check_random<32>(rng, 600, t);
+  check_random<64>(rng, 300, t);
+  MESSAGE("random graphs: ", t.models, " models, ", t.plans, " plans, ", t.residuals,
+          " residual blocks, ", t.sums, " gradient sums");
+  CHECK(t.residuals > 1000);
+  CHECK(t.sums > 300);
+}
