@@ -248,9 +248,9 @@ const std::map<std::string, Decoder>& decoders() {
        }},
       {"residual_shapes_differ",
        [](const Facts& f) {
-         return "the Residual block of layers " + n(f["block_starts_at_layer"]) + " to " +
-                f.layer() + " adds its body's output, " + shape_text(f.shape(0)) +
-                ", to its shortcut's, " + shape_text(f.shape(1)) +
+         return f.layer() + " closes the Residual block that starts at layer " +
+                n(f["block_starts_at_layer"]) + ": it adds the body's output, " +
+                shape_text(f.shape(0)) + ", to the shortcut's, " + shape_text(f.shape(1)) +
                 "; the shapes must agree: give the shortcut a layer that makes them (e.g. a 1x1 "
                 "Conv2d with the body's stride and channels)";
        }},
