@@ -161,7 +161,8 @@ inline constexpr std::int32_t model_input = -1;
 inline constexpr std::int32_t no_input = -2;
 
 // One node of the flattened model: a layer and the tensors it reads, by the id of the node that
-// writes them. Nodes come in an order where every node follows the nodes it reads.
+// writes them. Nodes come in an order where every node follows the nodes it reads, and the last
+// node is the model's output; flatten() guarantees both, and hand-made node lists must keep them.
 struct NodeDesc {
   LayerDesc layer;
   std::int32_t inputs[2] = {model_input, no_input};

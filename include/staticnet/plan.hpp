@@ -715,7 +715,8 @@ constexpr Plan<L> plan(const Graph<L>& g) {
     unread[gradient_of[L - 1]] = 1;
     for (std::int64_t i = layers - 1; i >= 0; --i) {
       LayerPlan& lp = p.layers[i];
-      if (!lp.runs_backward)
+      // A layer whose output reaches no loss (possible only in hand-made node lists) gets no dy.
+      if (!lp.runs_backward || gradient_of[i] == no_buffer)
         continue;
       const std::int64_t step = backward_step(i);
       const int dy = gradient_of[i];
