@@ -6,9 +6,10 @@
 //
 // FLOP conventions (a multiply-add is 2 FLOPs; a transcendental such as exp or tanh is 1):
 //   Linear   forward 2·B·In·Out (+ B·Out bias); backward dW 2·B·In·Out (+ B·Out db),
-//            dx 2·B·In·Out unless no layer before it has parameters (then no one needs the
+//            dx 2·B·In·Out unless its input depends on no parameters (then no one needs the
 //            gradient of its input).
-//   Conv2d   the same with In = Cin·KH·KW per output position and B·Ho·Wo positions.
+//   Conv2d   the same with In = Cin/G·KH·KW per output position (G groups) and B·Ho·Wo
+//            positions.
 //   ReLU, LeakyReLU  1 per element each way; Sigmoid 3 forward (exp, add, divide), 3 backward
 //            (1−y, ·y, ·dy); Tanh 1 forward, 3 backward (y², 1−, ·dy).
 //   MaxPool2d, AvgPool2d  KH·KW per output element each way.
@@ -20,6 +21,8 @@
 //            plus 4n for dx (dx = k·(dy − a − x̂·b): a multiply-add, a subtract, a multiply).
 //   Dropout  1 per element each way in training (the scale), 0 under Inference.
 //   Add      1 per element forward; 0 backward (the gradient passes on unchanged).
+//   A tensor read by two layers: the plan adds 1 per element to the backward of the reader
+//            that adds its part to the other's (LayerPlan::backward_flops, not Node's).
 //   Flatten  0. A layer that has no parameters and reads nothing that depends on parameters
 //            runs no backward at all; a layer whose inputs depend on no parameters computes no
 //            input gradient.

@@ -33,9 +33,9 @@ struct flat_count<Sequential<L...>> {
 };
 template <class Body, class Shortcut>
 struct flat_count<Residual<Body, Shortcut>> {
-  static_assert(
-      flat_count<Body>::value > 0,
-      "staticnet: a Residual's body needs at least one layer (Identity + Identity is 2x)");
+  static_assert(flat_count<Body>::value > 0,
+                "staticnet: a Residual's body needs at least one layer; for x + Layer(x) write "
+                "Residual<Layer> (the shortcut defaults to Identity)");
   static constexpr std::size_t value = flat_count<Body>::value + flat_count<Shortcut>::value + 1;
 };
 
@@ -76,6 +76,7 @@ constexpr std::int32_t append_nodes(std::array<NodeDesc, N>& out, std::size_t& n
 // The model's nodes, flattened, in order: each reads the nodes it names (see NodeDesc).
 template <Model M>
 constexpr auto flatten() {
+  static_assert(detail::flat_count<M>::value > 0, "staticnet: a model needs at least one layer");
   std::array<NodeDesc, detail::flat_count<M>::value> out{};
   std::size_t next = 0;
   detail::append_nodes<M>(out, next, model_input);

@@ -16,9 +16,9 @@
 // where buffers whose lifetimes do not overlap share bytes.
 //
 // Gradients in a graph. A tensor read by one layer gets its gradient as a chain does: written by
-// that layer's backward, or, through an Add, a Flatten or an elementwise layer that ran in
-// place, the same buffer as the gradient of that layer's output. A tensor read by two layers (a
-// Residual's input) gets a buffer of its own: the first backward to reach it writes it, the
+// that layer's backward, or, through an Add, a Flatten, or an elementwise layer or Dropout that
+// ran in place, the same buffer as the gradient of that layer's output. A tensor read by two layers
+// (a Residual's input) gets a buffer of its own: the first backward to reach it writes it, the
 // second adds to it (LayerPlan::accumulates_*). No buffer is ever changed in place while another
 // tensor's gradient that shares it has yet to be read.
 //
@@ -230,7 +230,7 @@ struct LayerPlan {
   std::int64_t forward_flops = 0;
   std::int64_t backward_flops = 0;
   std::int64_t workspace_bytes = 0;  // scratch this layer's kernels need
-  bool runs_backward = false;        // has parameters, or a layer before it does
+  bool runs_backward = false;        // has parameters, or reads a tensor that depends on parameters
   bool in_place = false;          // output written over the first input (elementwise, Dropout, Add,
                                   // Flatten)
   int input_buffer = no_buffer;   // indices into Plan::buffers
