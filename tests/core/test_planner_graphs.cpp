@@ -22,6 +22,7 @@
 
 #include "staticnet/staticnet.hpp"
 #include "tests/core/plan_simulation.hpp"
+#include "tests/core/test_support.hpp"
 
 namespace {
 
@@ -37,19 +38,7 @@ using staticnet::testing::simulate;
 using std::int32_t;
 using std::int64_t;
 
-struct Rng {
-  std::uint64_t state;
-  std::uint64_t next() {  // splitmix64
-    std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  }
-  int64_t in(int64_t lo, int64_t hi) {
-    return lo + static_cast<int64_t>(next() % static_cast<std::uint64_t>(hi - lo + 1));
-  }
-  bool percent(int p) { return in(0, 99) < p; }
-};
+using staticnet::testing::Rng;
 
 // ---- random graphs --------------------------------------------------------------------------
 

@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "staticnet/staticnet.hpp"
+#include "tests/core/test_support.hpp"
 
 namespace {
 
@@ -48,19 +49,7 @@ using std::int64_t;
 
 // ---- deterministic randomness --------------------------------------------------------------
 
-struct Rng {
-  std::uint64_t state;
-  std::uint64_t next() {  // splitmix64
-    std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  }
-  int64_t in(int64_t lo, int64_t hi) {  // inclusive
-    return lo + static_cast<int64_t>(next() % static_cast<std::uint64_t>(hi - lo + 1));
-  }
-  bool percent(int p) { return in(0, 99) < p; }
-};
+using staticnet::testing::Rng;
 
 // ---- constexpr checks (usable in static_assert and at run time) -----------------------------
 

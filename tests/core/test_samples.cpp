@@ -9,6 +9,8 @@
 
 #include <staticnet/staticnet.hpp>
 
+#include "tests/core/test_support.hpp"
+
 #include "samples/deep_cnn.hpp"
 #include "samples/digits_cnn.hpp"
 #include "samples/larger_conv_network.hpp"
@@ -23,11 +25,7 @@ namespace ss = staticnet::samples;
 
 namespace {
 
-// Written out here rather than taken from sn::align_up, so the test does not grade the planner
-// with the planner's own helper.
-constexpr std::int64_t round256(std::int64_t n) {
-  return (n + 255) / 256 * 256;
-}
+using staticnet::testing::round256;
 
 struct Expected {
   std::int64_t weights, gradients, optimizer_state, inputs, workspace, activations;
