@@ -10,6 +10,7 @@
 #include <staticnet/cpu/launch.hpp>
 #include <staticnet/kernels/activations.hpp>
 #include <staticnet/kernels/bias_activation.hpp>
+#include <staticnet/kernels/dropout.hpp>
 #include <staticnet/kernels/losses.hpp>
 #include <staticnet/kernels/optimizers.hpp>
 #include <staticnet/kernels/pooling.hpp>
@@ -50,6 +51,37 @@ TEST_CASE("kernels: exp_f within 1 ulp and tanh_f within 1.3 ulp of the exact va
   CHECK(std::isnan(k::exp_f(nan)));  // a diverging loss must stay visible
   CHECK(std::isnan(k::tanh_f(nan)));
   CHECK(std::isnan(k::Sigmoid::forward(nan)));
+}
+
+TEST_CASE("kernels: Dropout's mask is SplitMix64, keeps 1 − p, and is a function of its key") {
+  // SplitMix64's first output from state 0 (Vigna's reference implementation).
+  CHECK(k::splitmix64(0) == 0xE220A8397B1DCDAFull);
+  using D = k::DropoutGeometry<20, 100, 80'000>;
+  CHECK(D::threshold == (20u << 24) / 100u);
+  CHECK(D::scale == 1.25f);
+  std::vector<float> x(D::count, 2.0f), y(D::count);
+  std::vector<k::MaskByte> mask(D::mask_bytes);
+  const std::uint64_t key = k::dropout_key(7, 1, 3);
+  for (k::index_t b = 0; b < D::mask_bytes; ++b)
+    k::dropout_forward<D>(b, key, x.data(), y.data(), mask.data());
+  k::index_t kept = 0;
+  for (k::index_t i = 0; i < D::count; ++i) {
+    const bool bit = (static_cast<unsigned>(mask[static_cast<std::size_t>(i / 8)]) >> (i % 8)) & 1u;
+    CHECK(y[static_cast<std::size_t>(i)] == (bit ? 2.5f : 0.0f));
+    kept += bit;
+  }
+  // 80,000 draws of p = 0.8: the standard deviation of the fraction is 0.0014.
+  CHECK(std::abs(static_cast<double>(kept) / D::count - 0.8) < 0.007);
+  // Backward routes dy through the same bits, scaled.
+  std::vector<float> dx(D::count);
+  for (k::index_t i = 0; i < D::count; ++i)
+    k::dropout_backward<D, false>(i, mask.data(), x.data(), dx.data());
+  CHECK(dx == y);
+  // Another step or layer draws another mask; the same key draws the same one.
+  CHECK(k::dropout_key(7, 2, 3) != key);
+  CHECK(k::dropout_key(7, 1, 4) != key);
+  CHECK(k::dropout_key(8, 1, 3) != key);
+  CHECK(k::dropout_key(7, 1, 3) == key);
 }
 
 TEST_CASE("kernels: activation derivatives from the saved output") {
@@ -226,9 +258,16 @@ TEST_CASE("launch: split covers 0..count in contiguous, near-equal pieces on the
 TEST_CASE("kernels: the fused pool bodies (the GPU's) equal the CPU's two sweeps") {
   // A 2-sample, 3-channel, 4×6 tile pooled 2×2, with bias and activation: the fused body applied
   // per window against bias_activation_forward over the rows, then the tiled reduction.
-  constexpr k::Pool2dGeometry g{.batch = 2, .channels = 3, .in_height = 4, .in_width = 6,
-                                .out_height = 2, .out_width = 3, .kernel_h = 2, .kernel_w = 2,
-                                .stride_h = 2, .stride_w = 2};
+  constexpr k::Pool2dGeometry g{.batch = 2,
+                                .channels = 3,
+                                .in_height = 4,
+                                .in_width = 6,
+                                .out_height = 2,
+                                .out_width = 3,
+                                .kernel_h = 2,
+                                .kernel_w = 2,
+                                .stride_h = 2,
+                                .stride_w = 2};
   constexpr k::index_t n = 2 * 3 * 4 * 6, pooled_n = 2 * 3 * 2 * 3;
   std::vector<float> z(n);
   for (k::index_t i = 0; i < n; ++i)
@@ -242,17 +281,16 @@ TEST_CASE("kernels: the fused pool bodies (the GPU's) equal the CPU's two sweeps
     for (k::index_t oh = 0; oh < 2; ++oh)
       for (k::index_t ow = 0; ow < 3; ++ow) {
         k::bias_activation_max_pool_forward<k::ReLU, g, true, k::WindowIndex8>(
-            plane, oh, ow, fused_y.data(), bias, fused_y.data(), fused_max.data(),
-            fused_at.data());
-        k::bias_activation_avg_pool_forward<k::Tanh, g, true>(
-            plane, oh, ow, fused_y2.data(), bias, fused_y2.data(), fused_avg.data());
+            plane, oh, ow, fused_y.data(), bias, fused_y.data(), fused_max.data(), fused_at.data());
+        k::bias_activation_avg_pool_forward<k::Tanh, g, true>(plane, oh, ow, fused_y2.data(), bias,
+                                                              fused_y2.data(), fused_avg.data());
       }
   for (k::index_t row = 0; row < 6; ++row)
     for (k::index_t p = 0; p < 24; ++p) {
-      k::bias_activation_forward<k::ReLU, k::BiasAlong::rows, 3, 24, true>(
-          row, p, swept_y.data(), bias, swept_y.data());
-      k::bias_activation_forward<k::Tanh, k::BiasAlong::rows, 3, 24, true>(
-          row, p, swept_y2.data(), bias, swept_y2.data());
+      k::bias_activation_forward<k::ReLU, k::BiasAlong::rows, 3, 24, true>(row, p, swept_y.data(),
+                                                                           bias, swept_y.data());
+      k::bias_activation_forward<k::Tanh, k::BiasAlong::rows, 3, 24, true>(row, p, swept_y2.data(),
+                                                                           bias, swept_y2.data());
     }
   for (k::index_t plane = 0; plane < 6; ++plane)
     for (k::index_t oh = 0; oh < 2; ++oh)

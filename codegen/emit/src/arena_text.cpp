@@ -63,7 +63,8 @@ std::string ArenaText::accessor_definitions() const {
     const char* type;
   } accessors[] = {{"bytes", "std::byte"},      {"f32", "float"},
                    {"i32", "std::int32_t"},     {"u8", "k::WindowIndex8"},
-                   {"u16", "k::WindowIndex16"}, {"u32", "k::WindowIndex32"}};
+                   {"u16", "k::WindowIndex16"}, {"u32", "k::WindowIndex32"},
+                   {"bits", "k::MaskByte"}};
   Printer p;
   for (const auto& a : accessors)
     if (used_.count(a.name))
@@ -83,9 +84,6 @@ GroupOrder group_order(const ModelView& model, const std::vector<FusedGroup>& gr
         return g;
     throw std::logic_error("layer in no group");
   };
-  auto layer = [&](std::int64_t i) -> const LayerPlan& {
-    return model.layers.at(static_cast<std::size_t>(i));
-  };
   GroupOrder order;
   for (const Step& s : model.schedule) {
     if (s.kind == StepKind::forward) {
@@ -96,11 +94,7 @@ GroupOrder group_order(const ModelView& model, const std::vector<FusedGroup>& gr
       const FusedGroup& g = group_of(s.layer);
       if (s.layer != g.last || g.view >= 0)
         continue;
-      const LayerPlan& first = layer(g.first);
-      const bool runs = g.product >= 0
-                            ? layer(g.product).runs_backward
-                            : first.runs_backward && first.input_gradient_buffer != no_buffer;
-      if (runs)
+      if (has_backward(model, g))
         order.backward.push_back(&g);
     }
   }

@@ -26,7 +26,8 @@ namespace {
 
 class CpuKernelEmitter {
  public:
-  explicit CpuKernelEmitter(const ModelView& model) : m_(model), groups_(fuse(model)), a_(model) {
+  explicit CpuKernelEmitter(const ModelView& model)
+      : m_(model), groups_(fuse(model, Target::cpu)), a_(model) {
     require_trainable(model);
   }
 
@@ -48,6 +49,17 @@ class CpuKernelEmitter {
   void emit_product_backward(const FusedGroup& g);
   void emit_activation(const FusedGroup& g);
   void emit_pool(const FusedGroup& g);
+  void emit_norm(const FusedGroup& g);
+  void emit_sum(const FusedGroup& g);
+  void emit_grouped(const FusedGroup& g);
+  void emit_global_pool(const FusedGroup& g);
+  void emit_dropout(const FusedGroup& g);
+  // The fused activation's kernel type, or k::Identity.
+  std::string fused_activation(const FusedGroup& g) const {
+    return g.activation >= 0 ? activation_type(layer(g.activation).kind) : "k::Identity";
+  }
+  // Whether forward_<group> takes the pass (training or evaluation, and Dropout's seed and step).
+  bool takes_pass(const FusedGroup& g) const { return g.norm >= 0 || g.dropout >= 0; }
   void emit_loss();
   void emit_update();
   void emit_entry_points();
@@ -77,6 +89,33 @@ void CpuKernelEmitter::emit_geometry(const FusedGroup& g) {
                R"(
           constexpr c::LinearGeometry $name${.batch = $n$, .in_features = $in$, .out_features = $out$};
         )");
+  }
+  if (g.grouped >= 0) {
+    const LayerPlan& l = layer(g.grouped);
+    Printer::Vars v = window_vars("conv_" + std::to_string(g.grouped), l);
+    v["groups"] =
+        literal(l.kind == LayerKind::DepthwiseConv2d ? l.input_shape[1] : l.options.groups);
+    body_.emit(v, R"(
+      constexpr k::Conv2dGeometry $name${
+          .batch = $n$, .in_channels = $ci$, .in_height = $hi$, .in_width = $wi$,
+          .out_channels = $co$, .out_height = $ho$, .out_width = $wo$,
+          .kernel_h = $kh$, .kernel_w = $kw$, .stride_h = $sh$, .stride_w = $sw$,
+          .pad_h = $ph$, .pad_w = $pw$, .groups = $groups$};
+    )");
+  }
+  if (g.norm >= 0) {
+    const LayerPlan& l = layer(g.norm);
+    const Shape& x = l.input_shape;
+    body_.emit({{"name", "norm_" + std::to_string(g.norm)},
+                {"n", literal(x[0])},
+                {"c", literal(x[1])},
+                {"positions", literal(x.rank == 4 ? x[2] * x[3] : 1)},
+                {"eps", float_literal(l.options.epsilon())},
+                {"momentum", float_literal(l.options.momentum())}},
+               R"(
+      constexpr k::BatchNormGeometry $name${
+          .batch = $n$, .channels = $c$, .positions = $positions$, .epsilon = $eps$, .momentum = $momentum$};
+    )");
   }
   if (g.pool >= 0) {
     // A pool keeps its channels: "channels" is the input's.
@@ -132,6 +171,32 @@ void CpuKernelEmitter::emit_section(const FusedGroup& g) {
       body_.line(wrap_comment(back, "// ", "//   "));
     }
   }
+  const std::string act = g.activation >= 0 ? name_of(layer(g.activation).kind) : "";
+  if (g.norm >= 0)
+    body_.line(wrap_comment(
+        "Training: per channel the batch mean and variance (the running statistics updated "
+        "too), then one pass normalises" +
+            (act.empty() ? std::string() : " and applies the " + act) +
+            ". Evaluation: one pass with the running statistics. Backward: per channel the two "
+            "sums" +
+            (act.empty() ? std::string() : " (the " + act + "'s derivative applied on the way)") +
+            ", then one pass for dx.",
+        "// ", "//   "));
+  if (g.sum >= 0)
+    body_.line(wrap_comment(
+        "The residual sum" + (act.empty() ? std::string() : " and the " + act + " after it") +
+            " in one pass. Backward hands d(output) to both inputs: as the same buffer where the "
+            "plan passes it through, else copied or added to another reader's part.",
+        "// ", "//   "));
+  if (g.grouped >= 0)
+    body_.line(
+        "// A grouped convolution computed directly (staticnet/kernels/grouped_conv.hpp says "
+        "why).");
+  if (g.dropout >= 0)
+    body_.line(wrap_comment(
+        "Training: keeps each element with its bit of a counter-based hash of (seed, step, "
+        "layer, element) and saves the bits. Evaluation: the identity.",
+        "// ", "//   "));
   body_.line(tensor_table(m_, g, "im2col of one sample"));
   emit_geometry(g);
   body_.blank();
@@ -139,6 +204,16 @@ void CpuKernelEmitter::emit_section(const FusedGroup& g) {
     emit_product_forward(g);
     if (layer(g.product).runs_backward)
       emit_product_backward(g);
+  } else if (g.norm >= 0) {
+    emit_norm(g);
+  } else if (g.sum >= 0) {
+    emit_sum(g);
+  } else if (g.grouped >= 0) {
+    emit_grouped(g);
+  } else if (g.global_pool >= 0) {
+    emit_global_pool(g);
+  } else if (g.dropout >= 0) {
+    emit_dropout(g);
   } else if (g.activation >= 0) {
     emit_activation(g);
   } else if (g.pool >= 0) {
@@ -286,7 +361,8 @@ void CpuKernelEmitter::emit_product_backward(const FusedGroup& g) {
                   {"dz", at(dz_buffer)},
                   {"dz_note", note(dz_buffer) + ": d(" + name_of(l.kind) + " output)"},
                   {"geometry", (conv ? "conv_" : "linear_") + std::to_string(g.product)},
-                  {"has_bias", bias ? "true" : "false"}};
+                  {"has_bias", bias ? "true" : "false"},
+                  {"accumulate", l.accumulates_input_gradient ? ", true" : ""}};
   body_.emit(v, R"(
     void backward_$name$(std::byte* arena, c::ThreadPool& pool) {
       const float* const x = $x$;  $x_note$
@@ -383,11 +459,11 @@ void CpuKernelEmitter::emit_product_backward(const FusedGroup& g) {
     )");
     if (needs_dx)
       body_.emit(v, R"(
-        c::conv2d_backward_input<$geometry$>(pool, dz, weight, col, dx);
+        c::conv2d_backward_input<$geometry$$accumulate$>(pool, dz, weight, col, dx);
       )");
   } else {
     body_.emit(v, needs_dx ? R"(
-      c::linear_backward<$geometry$, $has_bias$>(pool, x, dz, weight, dweight, dbias, dx);
+      c::linear_backward<$geometry$, $has_bias$$accumulate$>(pool, x, dz, weight, dweight, dbias, dx);
     )"
                            : R"(
       c::linear_backward<$geometry$, $has_bias$>(pool, x, dz, nullptr, dweight, dbias, nullptr);
@@ -421,13 +497,15 @@ void CpuKernelEmitter::emit_activation(const FusedGroup& g) {
   v["dy_note"] = note(a.output_gradient_buffer);
   v["dx"] = at(a.input_gradient_buffer);
   v["dx_note"] = note(a.input_gradient_buffer) +
-                 (a.input_gradient_buffer == a.output_gradient_buffer ? " (in place)" : "");
+                 (a.input_gradient_buffer == a.output_gradient_buffer ? " (in place)" : "") +
+                 (a.accumulates_input_gradient ? " (added to)" : "");
+  v["accumulate"] = a.accumulates_input_gradient ? ", true" : "";
   body_.emit(v, R"(
     void backward_$name$(std::byte* arena, c::ThreadPool& pool) {
       const float* const y = $y$;  $y_note$
       const float* const dy = $dy$;  $dy_note$
       float* const dx = $dx$;  $dx_note$
-      c::for_each(pool, $count$, [&](index_t i) { k::activation_backward<$act$>(i, y, dy, dx); });
+      c::for_each(pool, $count$, [&](index_t i) { k::activation_backward<$act$$accumulate$>(i, y, dy, dx); });
     }
 
   )");
@@ -511,6 +589,340 @@ void CpuKernelEmitter::emit_pool(const FusedGroup& g) {
       }
 
     )");
+}
+
+void CpuKernelEmitter::emit_norm(const FusedGroup& g) {
+  const LayerPlan& l = layer(g.norm);
+  const Shape& x = l.input_shape;
+  const std::int64_t y_buffer =
+      g.activation >= 0 ? layer(g.activation).output_buffer : l.output_buffer;
+  Printer::Vars v{{"name", group_name(g)},
+                  {"geometry", "norm_" + std::to_string(g.norm)},
+                  {"act", fused_activation(g)},
+                  {"x", at(l.input_buffer)},
+                  {"x_note", note(l.input_buffer)},
+                  {"y", at(static_cast<int>(y_buffer))},
+                  {"y_note", note(static_cast<int>(y_buffer))},
+                  {"gamma", parameter(l.weight_offset, BufferRole::parameters)},
+                  {"gamma_note", "// " + weight_name(g.norm) + " (γ)"},
+                  {"beta", parameter(l.bias_offset, BufferRole::parameters)},
+                  {"beta_note", "// " + bias_name(g.norm) + " (β)"},
+                  {"running", parameter(l.statistics_offset, BufferRole::non_trainable)},
+                  {"running_note", "// non_trainable: running mean, then running variance"},
+                  {"channels", literal(x[1])},
+                  {"count", literal(x.elements())}};
+  if (l.statistics_buffer == no_buffer)
+    throw std::logic_error("a BatchNorm in training without a statistics buffer");
+  v["stats"] = at(l.statistics_buffer);
+  v["stats_note"] = note(l.statistics_buffer) + ": mean, then 1/√(var + ε)";
+  body_.emit(v, R"(
+    void forward_$name$(std::byte* arena, c::ThreadPool& pool, const Pass& pass) {
+      const float* const x = $x$;  $x_note$
+      const float* const gamma = $gamma$;  $gamma_note$
+      const float* const beta = $beta$;  $beta_note$
+      float* const running = $running$;  $running_note$
+      float* const y = $y$;  $y_note$
+      if (!pass.training) {
+        c::for_each(pool, $count$, [&](index_t i) {
+          k::batch_norm_inference<$geometry$, $act$>(i, x, running, gamma, beta, y);
+        });
+        return;
+      }
+      float* const stats = $stats$;  $stats_note$
+      c::for_each(pool, $channels$, [&](index_t ch) {
+        k::batch_norm_statistics<$geometry$>(ch, x, stats, running);
+      });
+      c::for_each(pool, $count$, [&](index_t i) {
+        k::batch_norm_forward<$geometry$, $act$>(i, x, stats, gamma, beta, y);
+      });
+    }
+
+  )");
+  if (!l.runs_backward)
+    return;
+  const int dy_buffer =
+      g.activation >= 0 ? layer(g.activation).output_gradient_buffer : l.output_gradient_buffer;
+  v["dy"] = at(dy_buffer);
+  v["dy_note"] = note(dy_buffer) + (g.activation >= 0
+                                        ? ": d(" + std::string(name_of(layer(g.activation).kind)) +
+                                              " output), then d(BatchNorm output)"
+                                        : ": d(output)");
+  v["dgamma"] = parameter(l.weight_offset, BufferRole::gradients);
+  v["dbeta"] = parameter(l.bias_offset, BufferRole::gradients);
+  v["y_arg"] = g.activation >= 0 ? "y" : "nullptr";
+  body_.emit(v, R"(
+    void backward_$name$(std::byte* arena, c::ThreadPool& pool) {
+      const float* const x = $x$;  $x_note$
+      const float* const stats = $stats$;  $stats_note$
+      const float* const gamma = $gamma$;  $gamma_note$
+      float* const dy = $dy$;  $dy_note$
+      float* const dgamma = $dgamma$;  // gradient of $gamma_note$
+      float* const dbeta = $dbeta$;  // gradient of $beta_note$
+  )");
+  body_.indent();
+  if (g.activation >= 0)
+    body_.emit(v, R"(
+      const float* const y = $y$;  $y_note$, saved
+    )");
+  body_.emit(v, R"(
+    // Per channel: d = act'(y)·dy (left in dy), Σd into dβ and Σ d·x̂ into dγ.
+    c::for_each(pool, $channels$, [&](index_t ch) {
+      k::batch_norm_backward_sums<$geometry$, $act$>(ch, x, $y_arg$, stats, dy, dgamma, dbeta);
+    });
+  )");
+  if (l.input_gradient_buffer != no_buffer) {
+    v["dx"] = at(l.input_gradient_buffer);
+    v["dx_note"] =
+        note(l.input_gradient_buffer) + (l.accumulates_input_gradient ? " (added to)" : "");
+    v["accumulate"] = l.accumulates_input_gradient ? "true" : "false";
+    body_.emit(v, R"(
+      float* const dx = $dx$;  $dx_note$
+      c::for_each(pool, $count$, [&](index_t i) {
+        k::batch_norm_backward_input<$geometry$, $accumulate$>(i, x, stats, gamma, dy, dgamma, dbeta, dx);
+      });
+    )");
+  }
+  body_.outdent();
+  body_.line("}");
+  body_.blank();
+}
+
+void CpuKernelEmitter::emit_sum(const FusedGroup& g) {
+  const LayerPlan& l = layer(g.sum);
+  const int y_buffer = g.activation >= 0 ? layer(g.activation).output_buffer : l.output_buffer;
+  Printer::Vars v{{"name", group_name(g)},
+                  {"act", fused_activation(g)},
+                  {"a", at(l.input_buffer)},
+                  {"a_note", note(l.input_buffer)},
+                  {"b", at(l.input2_buffer)},
+                  {"b_note", note(l.input2_buffer)},
+                  {"y", at(y_buffer)},
+                  {"y_note", note(y_buffer) + (l.in_place ? " (in place)" : "")},
+                  {"count", literal(l.output_shape.elements())}};
+  body_.emit(v, R"(
+    void forward_$name$(std::byte* arena, c::ThreadPool& pool) {
+      const float* const a = $a$;  $a_note$
+      const float* const b = $b$;  $b_note$
+      float* const y = $y$;  $y_note$
+      c::for_each(pool, $count$, [&](index_t i) { k::residual_add_forward<$act$>(i, a, b, y); });
+    }
+
+  )");
+  if (!has_backward(m_, g))
+    return;
+  const int dy_buffer =
+      g.activation >= 0 ? layer(g.activation).output_gradient_buffer : l.output_gradient_buffer;
+  auto write = [&](int dx, bool accumulates) -> std::string {
+    if (dx == no_buffer || dx == dy_buffer)
+      return "k::GradientWrite::same_buffer";
+    return accumulates ? "k::GradientWrite::accumulate" : "k::GradientWrite::copy";
+  };
+  auto pointer = [&](int dx) { return dx == no_buffer || dx == dy_buffer ? "nullptr" : at(dx); };
+  auto dx_note = [&](int dx, bool accumulates) -> std::string {
+    if (dx == no_buffer)
+      return "// needs no gradient";
+    if (dx == dy_buffer)
+      return "// d(output) itself: the plan passes the buffer through";
+    return note(dx) + (accumulates ? " (added to)" : " (a copy)");
+  };
+  v["dy"] = at(dy_buffer);
+  v["dy_note"] = note(dy_buffer);
+  v["first"] = write(l.input_gradient_buffer, l.accumulates_input_gradient);
+  v["second"] = write(l.input2_gradient_buffer, l.accumulates_input2_gradient);
+  v["da"] = pointer(l.input_gradient_buffer);
+  v["da_note"] = dx_note(l.input_gradient_buffer, l.accumulates_input_gradient);
+  v["db"] = pointer(l.input2_gradient_buffer);
+  v["db_note"] = dx_note(l.input2_gradient_buffer, l.accumulates_input2_gradient);
+  v["y_arg"] = g.activation >= 0 ? "y" : "nullptr";
+  body_.emit(v, R"(
+    void backward_$name$(std::byte* arena, c::ThreadPool& pool) {
+      float* const dy = $dy$;  $dy_note$
+  )");
+  body_.indent();
+  if (g.activation >= 0) {
+    // Two passes: the derivative reads y everywhere before any input gradient is written, since
+    // those buffers begin at the Add's backward step and may reuse y's bytes.
+    body_.emit(v, R"(
+      const float* const y = $y$;  $y_note$, saved
+      c::for_each(pool, $count$, [&](index_t i) {
+        k::residual_add_backward<$act$, k::GradientWrite::same_buffer, k::GradientWrite::same_buffer>(i, y, dy, nullptr, nullptr);
+      });
+    )");
+  }
+  if (v["first"] != "k::GradientWrite::same_buffer" ||
+      v["second"] != "k::GradientWrite::same_buffer")
+    body_.emit(v, R"(
+      float* const da = $da$;  $da_note$
+      float* const db = $db$;  $db_note$
+      c::for_each(pool, $count$, [&](index_t i) {
+        k::residual_add_backward<k::Identity, $first$, $second$>(i, nullptr, dy, da, db);
+      });
+    )");
+  body_.outdent();
+  body_.line("}");
+  body_.blank();
+}
+
+void CpuKernelEmitter::emit_grouped(const FusedGroup& g) {
+  const LayerPlan& l = layer(g.grouped);
+  const bool bias = l.options.bias;
+  Printer::Vars v{{"name", group_name(g)},
+                  {"geometry", "conv_" + std::to_string(g.grouped)},
+                  {"x", at(l.input_buffer)},
+                  {"x_note", note(l.input_buffer)},
+                  {"w", parameter(l.weight_offset, BufferRole::parameters)},
+                  {"w_note", "// " + weight_name(g.grouped)},
+                  {"b", bias ? parameter(l.bias_offset, BufferRole::parameters) : "nullptr"},
+                  {"b_note", bias ? "// " + bias_name(g.grouped) : "// no bias"},
+                  {"y", at(l.output_buffer)},
+                  {"y_note", note(l.output_buffer)},
+                  {"has_bias", bias ? "true" : "false"},
+                  {"count", literal(l.output_shape.elements())}};
+  body_.emit(v, R"(
+    void forward_$name$(std::byte* arena, c::ThreadPool& pool) {
+      const float* const x = $x$;  $x_note$
+      const float* const weight = $w$;  $w_note$
+      const float* const bias = $b$;  $b_note$
+      float* const y = $y$;  $y_note$
+      c::for_each(pool, $count$, [&](index_t i) {
+        k::grouped_conv_forward<$geometry$, $has_bias$>(i, x, weight, bias, y);
+      });
+    }
+
+  )");
+  if (!l.runs_backward)
+    return;
+  v["dy"] = at(l.output_gradient_buffer);
+  v["dy_note"] = note(l.output_gradient_buffer);
+  v["dw"] = parameter(l.weight_offset, BufferRole::gradients);
+  v["db"] = bias ? parameter(l.bias_offset, BufferRole::gradients) : "nullptr";
+  v["weights"] = literal(weight_shape(l).elements());
+  v["channels"] = literal(l.output_shape[1]);
+  v["batch"] = literal(l.output_shape[0]);
+  v["positions"] = literal(l.output_shape[2] * l.output_shape[3]);
+  body_.emit(v, R"(
+    void backward_$name$(std::byte* arena, c::ThreadPool& pool) {
+      const float* const x = $x$;  $x_note$
+      const float* const dy = $dy$;  $dy_note$
+      float* const dweight = $dw$;  // gradient of $w_note$
+      c::for_each(pool, $weights$, [&](index_t e) { k::grouped_conv_backward_weight<$geometry$>(e, x, dy, dweight); });
+  )");
+  body_.indent();
+  if (bias)
+    body_.emit(v, R"(
+      float* const dbias = $db$;  // gradient of $b_note$
+      c::for_each(pool, $channels$, [&](index_t ch) {
+        k::bias_gradient_channels<$batch$, $channels$, $positions$>(ch, dy, dbias);
+      });
+    )");
+  if (l.input_gradient_buffer != no_buffer) {
+    v["dx"] = at(l.input_gradient_buffer);
+    v["dx_note"] =
+        note(l.input_gradient_buffer) + (l.accumulates_input_gradient ? " (added to)" : "");
+    v["accumulate"] = l.accumulates_input_gradient ? "true" : "false";
+    v["inputs"] = literal(l.input_shape.elements());
+    body_.emit(v, R"(
+      const float* const weight = $w$;  $w_note$
+      float* const dx = $dx$;  $dx_note$
+      c::for_each(pool, $inputs$, [&](index_t j) {
+        k::grouped_conv_backward_input<$geometry$, $accumulate$>(j, dy, weight, dx);
+      });
+    )");
+  }
+  body_.outdent();
+  body_.line("}");
+  body_.blank();
+}
+
+void CpuKernelEmitter::emit_global_pool(const FusedGroup& g) {
+  const LayerPlan& l = layer(g.global_pool);
+  Printer::Vars v{{"name", group_name(g)},
+                  {"x", at(l.input_buffer)},
+                  {"x_note", note(l.input_buffer)},
+                  {"y", at(l.output_buffer)},
+                  {"y_note", note(l.output_buffer)},
+                  {"planes", literal(l.output_shape.elements())},
+                  {"positions", literal(l.input_shape[2] * l.input_shape[3])},
+                  {"inputs", literal(l.input_shape.elements())}};
+  body_.emit(v, R"(
+    void forward_$name$(std::byte* arena, c::ThreadPool& pool) {
+      const float* const x = $x$;  $x_note$
+      float* const y = $y$;  $y_note$
+      c::for_each(pool, $planes$, [&](index_t plane) { k::global_avg_pool_forward<$positions$>(plane, x, y); });
+    }
+
+  )");
+  if (!has_backward(m_, g))
+    return;
+  v["dy"] = at(l.output_gradient_buffer);
+  v["dy_note"] = note(l.output_gradient_buffer);
+  v["dx"] = at(l.input_gradient_buffer);
+  v["dx_note"] =
+      note(l.input_gradient_buffer) + (l.accumulates_input_gradient ? " (added to)" : "");
+  v["accumulate"] = l.accumulates_input_gradient ? "true" : "false";
+  body_.emit(v, R"(
+    void backward_$name$(std::byte* arena, c::ThreadPool& pool) {
+      const float* const dy = $dy$;  $dy_note$
+      float* const dx = $dx$;  $dx_note$
+      c::for_each(pool, $inputs$, [&](index_t j) { k::global_avg_pool_backward<$positions$, $accumulate$>(j, dy, dx); });
+    }
+
+  )");
+}
+
+void CpuKernelEmitter::emit_dropout(const FusedGroup& g) {
+  const LayerPlan& l = layer(g.dropout);
+  const std::int64_t count = l.output_shape.elements();
+  Printer::Vars v{
+      {"name", group_name(g)},
+      {"layer", std::to_string(g.dropout)},
+      {"x", at(l.input_buffer)},
+      {"x_note", note(l.input_buffer)},
+      {"y", at(l.output_buffer)},
+      {"y_note", note(l.output_buffer) + (l.in_place ? " (in place)" : "")},
+      {"mask", l.mask_buffer != no_buffer ? at(l.mask_buffer) : "nullptr"},
+      {"mask_note",
+       l.mask_buffer != no_buffer ? note(l.mask_buffer) : "// no backward: nothing saved"},
+      {"geometry", "k::DropoutGeometry<" + std::to_string(l.options.ratio_num) + ", " +
+                       std::to_string(l.options.ratio_den) + ", " + literal(count) + ">"},
+      {"count", literal(count)},
+      {"bytes", literal((count + 7) / 8)},
+      {"identity",
+       l.in_place ? "// in place: y is x" : "std::copy(x, x + " + literal(count) + ", y);"}};
+  body_.emit(v, R"(
+    using dropout_$layer$ = $geometry$;
+
+    void forward_$name$(std::byte* arena, c::ThreadPool& pool, const Pass& pass) {
+      const float* const x = $x$;  $x_note$
+      float* const y = $y$;  $y_note$
+      if (!pass.training) {  // evaluation: the identity
+        $identity$
+        return;
+      }
+      k::MaskByte* const mask = $mask$;  $mask_note$
+      const std::uint64_t key = k::dropout_key(pass.seed, pass.step, $layer$);
+      c::for_each(pool, $bytes$, [&](index_t b) { k::dropout_forward<dropout_$layer$>(b, key, x, y, mask); });
+    }
+
+  )");
+  if (!has_backward(m_, g))
+    return;
+  v["dy"] = at(l.output_gradient_buffer);
+  v["dy_note"] = note(l.output_gradient_buffer);
+  v["dx"] = at(l.input_gradient_buffer);
+  v["dx_note"] = note(l.input_gradient_buffer) +
+                 (l.input_gradient_buffer == l.output_gradient_buffer ? " (in place)" : "") +
+                 (l.accumulates_input_gradient ? " (added to)" : "");
+  v["accumulate"] = l.accumulates_input_gradient ? "true" : "false";
+  body_.emit(v, R"(
+    void backward_$name$(std::byte* arena, c::ThreadPool& pool) {
+      const k::MaskByte* const mask = $mask$;  $mask_note$
+      const float* const dy = $dy$;  $dy_note$
+      float* const dx = $dx$;  $dx_note$
+      c::for_each(pool, $count$, [&](index_t i) { k::dropout_backward<dropout_$layer$, $accumulate$>(i, mask, dy, dx); });
+    }
+
+  )");
 }
 
 void CpuKernelEmitter::emit_loss() {
@@ -621,8 +1033,10 @@ void CpuKernelEmitter::emit_entry_points() {
   const GroupOrder order = group_order(m_, groups_);
   std::vector<std::string> forward, backward;
   for (const FusedGroup* g : order.forward)
-    forward.push_back(g->view >= 0 ? "// layer " + std::to_string(g->view) + ": Flatten, a view"
-                                   : "forward_" + group_name(*g) + "(arena, pool);");
+    forward.push_back(g->view >= 0
+                          ? "// layer " + std::to_string(g->view) + ": Flatten, a view"
+                          : "forward_" + group_name(*g) +
+                                (takes_pass(*g) ? "(arena, pool, pass);" : "(arena, pool);"));
   for (const FusedGroup* g : order.backward)
     backward.push_back("backward_" + group_name(*g) + "(arena, pool);");
   const int grads = a_.index(BufferRole::gradients);
@@ -636,7 +1050,7 @@ void CpuKernelEmitter::emit_entry_points() {
   v["backward"] = backward_calls;
   body_.emit(v, R"(
     // ==== The step, in the plan's schedule ====================================================
-    void forward(std::byte* arena, c::ThreadPool& pool) {
+    void forward(std::byte* arena, c::ThreadPool& pool, [[maybe_unused]] const Pass& pass) {
       $forward$
     }
 
@@ -644,14 +1058,14 @@ void CpuKernelEmitter::emit_entry_points() {
 
     void train_step(std::byte* arena, const k::OptimizerConstants& constants, c::ThreadPool& pool) {
       c::zero(pool, $grads$, $count$);  // gradients: backward accumulates into them
-      forward(arena, pool);
+      forward(arena, pool, Pass{.training = true, .seed = constants.seed, .step = constants.step});
       loss_step(arena, pool);
       $backward$
       update(arena, constants, pool);
     }
 
     void evaluate(std::byte* arena, c::ThreadPool& pool) {
-      forward(arena, pool);
+      forward(arena, pool, Pass{.training = false});
       loss_step(arena, pool);
     }
   )");
@@ -680,6 +1094,7 @@ EmittedFile CpuKernelEmitter::source() {
     // to OpenBLAS, one single-threaded call per thread.
     #include "$name$_kernels_cpu.h"
 
+    #include <algorithm>
     #include <cstddef>
     #include <cstdint>
 
@@ -687,10 +1102,15 @@ EmittedFile CpuKernelEmitter::source() {
     #include <staticnet/cpu/launch.hpp>
     #include <staticnet/cpu/linear.hpp>
     #include <staticnet/kernels/activations.hpp>
+    #include <staticnet/kernels/batch_norm.hpp>
     #include <staticnet/kernels/bias_activation.hpp>
+    #include <staticnet/kernels/dropout.hpp>
+    #include <staticnet/kernels/global_pool.hpp>
+    #include <staticnet/kernels/grouped_conv.hpp>
     #include <staticnet/kernels/losses.hpp>
     #include <staticnet/kernels/optimizers.hpp>
     #include <staticnet/kernels/pooling.hpp>
+    #include <staticnet/kernels/residual_add.hpp>
 
     namespace $name$::cpu {
 
@@ -699,6 +1119,14 @@ EmittedFile CpuKernelEmitter::source() {
     using k::index_t;
 
     namespace {
+
+    // Which forward pass runs: training (batch statistics, Dropout's masks drawn from the run's
+    // seed and the step number) or evaluation (running statistics, no dropout).
+    struct Pass {
+      bool training = false;
+      std::uint64_t seed = 0;
+      std::int64_t step = 0;
+    };
 
     // A buffer's first element, from its byte offset in the arena.
   )");

@@ -24,7 +24,8 @@ namespace {
 
 class CudaKernelEmitter {
  public:
-  explicit CudaKernelEmitter(const ModelView& model) : m_(model), groups_(fuse(model)), a_(model) {
+  explicit CudaKernelEmitter(const ModelView& model)
+      : m_(model), groups_(fuse(model, Target::cuda)), a_(model) {
     require_trainable(model);
   }
 

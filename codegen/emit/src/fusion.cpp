@@ -43,17 +43,44 @@ bool early_write_safe(const ModelView& model, int index, std::int64_t at_step) {
   return true;
 }
 
-// An activation after a product fuses when it runs in place over the product's output (always
-// the case today: a Linear or Conv2d saves its input, never its output).
-bool can_fuse_activation(const ModelView& model, std::int64_t activation) {
-  return layer_at(model, activation).in_place;
+// How many layers read layer i's output.
+int readers_of(const ModelView& model, std::int64_t i) {
+  int count = 0;
+  for (const LayerPlan& l : model.layers)
+    for (int k = 0; k < l.input_count(); ++k)
+      count += l.inputs[k] == i;
+  return count;
+}
+
+// Layer `next` reads layer `i`'s output, and nothing else reads it: it may join i's group.
+bool only_reader(const ModelView& model, std::int64_t i, std::int64_t next) {
+  const auto count = static_cast<std::int64_t>(model.layers.size());
+  if (next >= count)
+    return false;
+  const LayerPlan& n = layer_at(model, next);
+  return n.input_count() == 1 && n.inputs[0] == i && readers_of(model, i) == 1;
+}
+
+// An activation fuses after layer i when it is i's output's only reader and runs in place both
+// ways: the fused forward writes the activation's output over i's, and the fused backward leaves
+// d(i's output) in the activation's output gradient (always so for a chain; a residual block may
+// give an activation's input gradient a buffer of its own when its output gradient is shared).
+bool can_fuse_activation(const ModelView& model, std::int64_t i, std::int64_t next) {
+  if (!only_reader(model, i, next) || !is_elementwise(layer_at(model, next).kind))
+    return false;
+  const LayerPlan& a = layer_at(model, next);
+  return a.in_place && (!a.runs_backward || a.input_gradient_buffer == no_buffer ||
+                        a.input_gradient_buffer == a.output_gradient_buffer);
 }
 
 // A pool after the product (and its activation) fuses when its windows tile its input and the
 // writes the fused passes make early collide with nothing: the pooled values and window indices
 // (written at the product's forward step, not the pool's) and the product's output gradient
 // (written at the pool's backward step, not the activation's).
-bool can_fuse_pool(const ModelView& model, std::int64_t product, std::int64_t pool_layer) {
+bool can_fuse_pool(const ModelView& model, std::int64_t product, std::int64_t before,
+                   std::int64_t pool_layer) {
+  if (!only_reader(model, before, pool_layer) || !is_pool(layer_at(model, pool_layer).kind))
+    return false;
   const LayerPlan& pool = layer_at(model, pool_layer);
   if (!pool_tiles(pool))
     return false;
@@ -67,8 +94,22 @@ bool can_fuse_pool(const ModelView& model, std::int64_t product, std::int64_t po
                           model.backward_step(pool_layer));
 }
 
-// What the kernel emitters cannot write yet, or "" when they can write every layer.
-std::string not_emittable(const LayerPlan& l) {
+bool has_padding(const LayerDesc& d) {
+  return d.pad_h != 0 || d.pad_w != 0 || d.pad_h_end != 0 || d.pad_w_end != 0;
+}
+
+// What `target`'s emitter cannot write yet, or "" when it can write the layer.
+std::string not_emittable(const LayerPlan& l, Target target) {
+  if (is_pool(l.kind) && l.options.same_padding && has_padding(l.options))
+    return "'same' padding on a pool (TensorFlow's: padding ignored, not counted)";
+  if (target == Target::cpu) {
+    if (is_pool(l.kind) && l.accumulates_input_gradient)
+      return "a pool's input gradient summed with another reader's";
+    if (l.kind == LayerKind::Flatten && l.runs_backward && l.input_gradient_buffer != no_buffer &&
+        l.input_gradient_buffer != l.output_gradient_buffer)
+      return "a Flatten whose input has another reader";
+    return "";
+  }
   switch (l.kind) {
     case LayerKind::BatchNorm2d:
     case LayerKind::BatchNorm1d:
@@ -84,52 +125,71 @@ std::string not_emittable(const LayerPlan& l) {
     default:
       break;
   }
-  if (l.options.same_padding && (l.options.pad_h != 0 || l.options.pad_w != 0 ||
-                                 l.options.pad_h_end != 0 || l.options.pad_w_end != 0)) {
-    if (is_pool(l.kind))
-      return "'same' padding on a pool (TensorFlow's: padding ignored, not counted)";
-    if (!l.options.symmetric_padding())
-      return "unequal padding before and after ('same' with an odd total)";
-  }
+  if (l.accumulates_input_gradient || l.accumulates_input2_gradient)
+    return "a sum of input gradients (a tensor with two readers)";
+  if (!l.options.symmetric_padding())
+    return "unequal padding before and after ('same' with an odd total)";
   return "";
+}
+
+const char* target_name(Target target) {
+  return target == Target::cpu ? "CPU" : "CUDA";
+}
+
+bool is_grouped(const LayerPlan& l) {
+  return l.kind == LayerKind::DepthwiseConv2d ||
+         (l.kind == LayerKind::Conv2d && l.options.groups != 1);
 }
 
 }  // namespace
 
-void require_emittable(const ModelView& model) {
+void require_emittable(const ModelView& model, Target target) {
   for (std::size_t i = 0; i < model.layers.size(); ++i) {
-    const std::string what = not_emittable(model.layers[i]);
+    const std::string what = not_emittable(model.layers[i], target);
     if (!what.empty())
-      throw std::invalid_argument(
-          "staticnet codegen: " + model.names.name + ": layer " + std::to_string(i) + " (" +
-          name_of(model.layers[i].kind) + "): the kernel emitters do not write " + what +
-          " yet. Its plan, budgets and analysis are exact; generated trainers for it are not "
-          "built yet");
+      throw std::invalid_argument("staticnet codegen: " + model.names.name + ": layer " +
+                                  std::to_string(i) + " (" + name_of(model.layers[i].kind) +
+                                  "): the " + target_name(target) +
+                                  " kernel emitter does not write " + what +
+                                  " yet. Its plan, budgets and analysis are exact; the generated " +
+                                  target_name(target) + " trainer for it is not built yet");
   }
 }
 
-std::vector<FusedGroup> fuse(const ModelView& model) {
-  require_emittable(model);
+std::vector<FusedGroup> fuse(const ModelView& model, Target target) {
+  require_emittable(model, target);
   std::vector<FusedGroup> groups;
   const auto count = static_cast<std::int64_t>(model.layers.size());
   for (std::int64_t i = 0; i < count;) {
-    const LayerKind kind = layer_at(model, i).kind;
+    const LayerPlan& l = layer_at(model, i);
+    const LayerKind kind = l.kind;
     FusedGroup g;
     g.first = g.last = i;
-    if (is_product(kind)) {
+    auto fuse_activation = [&](std::int64_t after) {
+      if (can_fuse_activation(model, after, after + 1))
+        g.activation = g.last = after + 1;
+    };
+    if (is_grouped(l)) {
+      g.grouped = i;
+    } else if (is_product(kind)) {
       g.product = i;
-      std::int64_t next = i + 1;
-      if (next < count && is_elementwise(layer_at(model, next).kind) &&
-          can_fuse_activation(model, next))
-        g.activation = next++;
-      if (kind == LayerKind::Conv2d && next < count && is_pool(layer_at(model, next).kind) &&
-          can_fuse_pool(model, i, next))
-        g.pool = next++;
-      g.last = next - 1;
+      fuse_activation(i);
+      if (kind == LayerKind::Conv2d && can_fuse_pool(model, i, g.last, g.last + 1))
+        g.pool = g.last = g.last + 1;
+    } else if (is_batch_norm(kind)) {
+      g.norm = i;
+      fuse_activation(i);
+    } else if (kind == LayerKind::Add) {
+      g.sum = i;
+      fuse_activation(i);
     } else if (is_elementwise(kind)) {
       g.activation = i;
     } else if (is_pool(kind)) {
       g.pool = i;
+    } else if (kind == LayerKind::GlobalAvgPool2d) {
+      g.global_pool = i;
+    } else if (kind == LayerKind::Dropout) {
+      g.dropout = i;
     } else {
       g.view = i;  // Flatten
     }
@@ -137,6 +197,25 @@ std::vector<FusedGroup> fuse(const ModelView& model) {
     i = g.last + 1;
   }
   return groups;
+}
+
+bool has_backward(const ModelView& model, const FusedGroup& g) {
+  if (g.view >= 0)
+    return false;
+  const LayerPlan& first = layer_at(model, g.first);
+  if (!first.runs_backward)
+    return false;
+  if (first.parameters > 0)
+    return true;
+  if (g.sum >= 0) {
+    const bool fused_derivative = g.activation >= 0 && layer_at(model, g.activation).runs_backward;
+    const bool writes = (first.input_gradient_buffer != no_buffer &&
+                         first.input_gradient_buffer != first.output_gradient_buffer) ||
+                        (first.input2_gradient_buffer != no_buffer &&
+                         first.input2_gradient_buffer != first.output_gradient_buffer);
+    return fused_derivative || writes;
+  }
+  return first.input_gradient_buffer != no_buffer;
 }
 
 std::string layer_span(const FusedGroup& group) {

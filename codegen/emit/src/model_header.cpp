@@ -136,13 +136,17 @@ void emit_arena(Printer& p, const ModelView& model) {
           {"optimizer_state", literal(f.optimizer_state.count)},
           {"inputs", literal(f.inputs.count)},
           {"workspace", literal(f.workspace.count)},
-          {"activations", literal(f.activations.count)}},
+          {"activations", literal(f.activations.count)},
+          {"non_trainable", f.non_trainable.count > 0
+                                ? "\ninline constexpr std::int64_t non_trainable = " +
+                                      literal(f.non_trainable.count) + ";"
+                                : std::string()}},
          R"(
     // ---- The arena: one allocation, in regions (staticnet's Footprint) ----------------------------
     inline constexpr std::int64_t arena_bytes = $total$;
     inline constexpr std::int64_t arena_alignment = 256;  // every buffer starts on this boundary
     namespace footprint {
-    inline constexpr std::int64_t weights = $weights$;
+    inline constexpr std::int64_t weights = $weights$;$non_trainable$
     inline constexpr std::int64_t gradients = $gradients$;
     inline constexpr std::int64_t optimizer_state = $optimizer_state$;
     inline constexpr std::int64_t inputs = $inputs$;
@@ -191,17 +195,37 @@ void emit_buffers(Printer& p, const ModelView& model) {
   p.blank();
 }
 
+// One row of a Tensor table.
+void tensor_row(Printer& p, const std::string& name, std::int64_t offset, const Shape& shape,
+                std::int64_t fan_in, const char* init) {
+  std::string dims;
+  for (int i = 0; i < shape.rank; ++i)
+    dims += (i ? ", " : "") + std::to_string(shape[i]);
+  p.emit({{"name", name},
+          {"offset", literal(offset)},
+          {"elements", literal(shape.elements())},
+          {"rank", std::to_string(shape.rank)},
+          {"shape", dims},
+          {"fan_in", literal(fan_in)},
+          {"init", init}},
+         R"({"$name$", $offset$, $elements$, $rank$, {$shape$}, $fan_in$, Init::$init$},)");
+}
+
 void emit_parameters(Printer& p, const ModelView& model) {
   p.emit(R"(
     // ---- Parameters: element offsets into `parameters` (and into gradients and optimizer state,
-    // which share the layout), PyTorch's state-dict names for the model as an nn.Sequential, and
-    // fan_in (the inputs each output sums, for PyTorch's default initialisation).
+    // which share the layout), PyTorch's state-dict names for the model's layers as numbered
+    // modules (a Residual's body, shortcut and Add take the next numbers), and how PyTorch
+    // initialises each: uniform in ±1/√fan_in (Linear, Conv2d; fan_in = the inputs each output
+    // sums), or BatchNorm's γ = 1 and β = 0.
+    enum class Init { uniform, ones, zeros };
     struct Tensor {
       const char* name;
       std::int64_t offset, elements;
       int rank;
       std::int64_t shape[4];
       std::int64_t fan_in;
+      Init init;
     };
     inline constexpr Tensor parameter_tensors[] = {
   )");
@@ -211,27 +235,15 @@ void emit_parameters(Printer& p, const ModelView& model) {
     const LayerPlan& l = model.layers[i];
     if (l.parameters == 0)
       continue;
-    const bool conv = l.kind == LayerKind::Conv2d;
-    const std::int64_t out = l.options.out;
-    const std::int64_t fan_in =
-        conv ? l.input_shape[1] * l.options.kernel_h * l.options.kernel_w : l.input_shape[1];
-    const std::string shape =
-        conv ? dims_list(Shape{out, l.input_shape[1], l.options.kernel_h, l.options.kernel_w})
-             : dims_list(Shape{out, l.input_shape[1]});
-    p.emit({{"name", weight_name(static_cast<std::int64_t>(i))},
-            {"offset", literal(l.weight_offset)},
-            {"elements", literal(l.bias_offset - l.weight_offset)},
-            {"rank", conv ? "4" : "2"},
-            {"shape", shape},
-            {"fan_in", literal(fan_in)}},
-           R"({"$name$", $offset$, $elements$, $rank$, {$shape$}, $fan_in$},)");
+    const auto index = static_cast<std::int64_t>(i);
+    const bool norm = is_batch_norm(l.kind);
+    const std::int64_t fan = fan_in(l);
+    tensor_row(p, weight_name(index), l.weight_offset, weight_shape(l), fan,
+               norm ? "ones" : "uniform");
     ++count;
-    if (l.options.bias) {
-      p.emit({{"name", bias_name(static_cast<std::int64_t>(i))},
-              {"offset", literal(l.bias_offset)},
-              {"elements", literal(out)},
-              {"fan_in", literal(fan_in)}},
-             R"({"$name$", $offset$, $elements$, 1, {$elements$}, $fan_in$},)");
+    if (has_bias(l)) {
+      tensor_row(p, bias_name(index), l.bias_offset, Shape{l.output_shape[1]}, fan,
+                 norm ? "zeros" : "uniform");
       ++count;
     }
   }
@@ -239,6 +251,34 @@ void emit_parameters(Printer& p, const ModelView& model) {
   p.emit({{"count", std::to_string(count)}}, R"(
     };
     inline constexpr int parameter_tensor_count = $count$;
+
+  )");
+  if (model.non_trainable_count == 0)
+    return;
+  p.emit({{"count", literal(model.non_trainable_count)}}, R"(
+    // ---- Non-trainable state: BatchNorm's running statistics, element offsets into
+    // `non_trainable` (updated by every training step, read in evaluation, never by the
+    // optimizer). PyTorch also keeps "<layer>.num_batches_tracked", the training steps taken.
+    inline constexpr std::int64_t non_trainable_count = $count$;
+    inline constexpr Tensor non_trainable_tensors[] = {
+  )");
+  p.indent();
+  std::size_t tensors = 0;
+  for (std::size_t i = 0; i < model.layers.size(); ++i) {
+    const LayerPlan& l = model.layers[i];
+    if (l.non_trainable == 0)
+      continue;
+    const std::string layer = std::to_string(i);
+    const std::int64_t channels = l.non_trainable / 2;
+    tensor_row(p, layer + ".running_mean", l.statistics_offset, Shape{channels}, 1, "zeros");
+    tensor_row(p, layer + ".running_var", l.statistics_offset + channels, Shape{channels}, 1,
+               "ones");
+    tensors += 2;
+  }
+  p.outdent();
+  p.emit({{"count", std::to_string(tensors)}}, R"(
+    };
+    inline constexpr int non_trainable_tensor_count = $count$;
 
   )");
 }

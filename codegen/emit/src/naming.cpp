@@ -138,6 +138,8 @@ std::string element_type(const ModelView& model, int index) {
       return "i32";
     case BufferRole::input:
       return name_of(model.setup.input_dtype);
+    case BufferRole::dropout_mask:
+      return "mask";
     case BufferRole::window_index: {
       const std::int64_t elements =
           model.layers.at(static_cast<std::size_t>(b.layer)).output_shape.elements();
@@ -154,6 +156,35 @@ std::string weight_name(std::int64_t layer) {
 }
 std::string bias_name(std::int64_t layer) {
   return std::to_string(layer) + ".bias";
+}
+
+Shape weight_shape(const LayerPlan& l) {
+  const std::int64_t out = l.output_shape[1], in = l.input_shape[1];
+  switch (l.kind) {
+    case LayerKind::Linear:
+      return Shape{out, in};
+    case LayerKind::Conv2d:
+      return Shape{out, in / l.options.groups, l.options.kernel_h, l.options.kernel_w};
+    case LayerKind::DepthwiseConv2d:
+      return Shape{out, 1, l.options.kernel_h, l.options.kernel_w};
+    case LayerKind::BatchNorm2d:
+    case LayerKind::BatchNorm1d:
+      return Shape{in};
+    default:
+      throw std::logic_error(std::string(name_of(l.kind)) + " has no weights");
+  }
+}
+
+bool has_bias(const LayerPlan& l) {
+  return is_batch_norm(l.kind) || l.options.bias;
+}
+
+std::int64_t fan_in(const LayerPlan& l) {
+  const Shape w = weight_shape(l);
+  std::int64_t n = 1;
+  for (int i = 1; i < w.rank; ++i)
+    n *= w[i];
+  return n;
 }
 
 }  // namespace staticnet::codegen

@@ -50,6 +50,8 @@ ElementAccess access_for(const std::string& element) {
     return {"k::WindowIndex32", "u32"};
   if (element == "i32")
     return {"std::int32_t", "i32"};
+  if (element == "mask")  // Dropout's bits (staticnet/kernels/dropout.hpp)
+    return {"k::MaskByte", "bits"};
   return {"float", "f32"};
 }
 
@@ -95,16 +97,44 @@ std::string tensor_table(const ModelView& model, const FusedGroup& g,
                     "arena + " + grouped(model.buffer(b).offset), what});
   };
   auto parameter_rows = [&](const LayerPlan& l, std::int64_t i) {
-    const bool conv = l.kind == LayerKind::Conv2d;
-    const Shape w =
-        conv ? Shape{l.options.out, l.input_shape[1], l.options.kernel_h, l.options.kernel_w}
-             : Shape{l.options.out, l.input_shape[1]};
-    rows.push_back({weight_name(i), "f32 " + shape_text(w),
+    rows.push_back({weight_name(i), "f32 " + shape_text(weight_shape(l)),
                     "parameters[" + grouped(l.weight_offset) + "]", "and its gradient"});
-    if (l.options.bias)
-      rows.push_back({bias_name(i), "f32 " + shape_text(Shape{l.options.out}),
+    if (has_bias(l))
+      rows.push_back({bias_name(i), "f32 " + shape_text(Shape{l.output_shape[1]}),
                       "parameters[" + grouped(l.bias_offset) + "]", "and its gradient"});
   };
+  // A layer that is neither a product nor a pool: BatchNorm, Add, a grouped convolution, a
+  // global pool, a Dropout (and the activation fused after the first three).
+  const std::int64_t other = g.norm >= 0          ? g.norm
+                             : g.sum >= 0         ? g.sum
+                             : g.grouped >= 0     ? g.grouped
+                             : g.global_pool >= 0 ? g.global_pool
+                                                  : g.dropout;
+  if (other >= 0) {
+    const LayerPlan& l = layer(other);
+    const bool saves = saves_input(l.kind) && l.runs_backward;
+    buffer_row(l.input_buffer, saves ? "input, saved for backward" : "input", l.input_shape);
+    buffer_row(l.input2_buffer, "second input", l.input2_shape);
+    if (l.parameters > 0)
+      parameter_rows(l, other);
+    if (is_batch_norm(l.kind)) {
+      rows.push_back({"running mean, variance", "f32 " + shape_text(Shape{2, l.input_shape[1]}),
+                      "non_trainable[" + grouped(l.statistics_offset) + "]",
+                      "updated in training, read in evaluation"});
+      buffer_row(l.statistics_buffer, "batch mean and 1/√(var + ε), saved",
+                 Shape{2, l.input_shape[1]});
+    }
+    if (l.mask_buffer != no_buffer)
+      rows.push_back({buffer_name(model, l.mask_buffer), "bits " + shape_text(l.output_shape),
+                      "arena + " + grouped(model.buffer(l.mask_buffer).offset),
+                      "one bit per element: kept or dropped, saved"});
+    std::string out = std::string(name_of(l.kind)) + " output";
+    if (g.activation >= 0)
+      out += std::string(", then ") + name_of(layer(g.activation).kind) + " output (saved)";
+    buffer_row(l.output_buffer, out, l.output_shape);
+    if (l.runs_backward && l.input2_gradient_buffer != no_buffer)
+      buffer_row(l.input2_gradient_buffer, "d(second input), written by backward", l.input2_shape);
+  }
   if (g.product >= 0) {
     const LayerPlan& p = layer(g.product);
     buffer_row(p.input_buffer, "input, saved for backward", p.input_shape);

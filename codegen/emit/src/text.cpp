@@ -1,5 +1,6 @@
 #include "staticnet/codegen/text.hpp"
 
+#include <cstdio>
 #include <vector>
 
 #include "staticnet/print.hpp"
@@ -12,6 +13,15 @@ std::string literal(std::int64_t value) {
     if (c == ',')
       c = '\'';
   return text;
+}
+
+std::string float_literal(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.9gf", static_cast<double>(static_cast<float>(value)));
+  std::string out = text;
+  if (out.find_first_of(".e") == std::string::npos)  // "1f" is no float literal: "1.0f"
+    out.insert(out.size() - 1, ".0");
+  return out;
 }
 
 std::size_t display_width(std::string_view text) {

@@ -91,11 +91,23 @@ EmittedFile emit_trainer_header(const ModelView& model) {
       m.target_shape.assign(std::begin(target_sample), std::end(target_sample));
       m.arena.targets_at = targets.offset;
     )");
-  p.emit(R"(
+  p.emit({{"name", n}}, R"(
+    using Init = staticnet::runtime::ParameterTensor::Init;
+    auto init = []($name$::Init i) {
+      return i == $name$::Init::ones ? Init::ones : i == $name$::Init::zeros ? Init::zeros : Init::uniform;
+    };
     for (const Tensor& t : parameter_tensors)
-      m.parameters.push_back({t.name, {t.shape, t.shape + t.rank}, t.offset, t.fan_in});
-    return m;
+      m.parameters.push_back({t.name, {t.shape, t.shape + t.rank}, t.offset, t.fan_in, init(t.init)});
   )");
+  if (model.non_trainable_count > 0)
+    p.emit(R"(
+      m.non_trainable_count = non_trainable_count;
+      m.arena.non_trainable = footprint::non_trainable;
+      m.arena.non_trainable_at = non_trainable.offset;
+      for (const Tensor& t : non_trainable_tensors)
+        m.non_trainable.push_back({t.name, {t.shape, t.shape + t.rank}, t.offset, t.fan_in, init(t.init)});
+    )");
+  p.line("return m;");
   p.outdent();
   p.emit({{"name", n}}, R"(
     }

@@ -232,7 +232,7 @@ std::int64_t CudaBackend::state_offset(StateBuffer which) const {
 }
 
 void CudaBackend::read_state(StateBuffer which, std::span<float> out) {
-  if (static_cast<std::int64_t>(out.size()) != model_.parameter_count)
+  if (static_cast<std::int64_t>(out.size()) != state_elements(model_, which))
     throw std::invalid_argument("CudaBackend::read_state: wrong size");
   wait();
   check(cudaMemcpy(out.data(), arena_ + state_offset(which), out.size_bytes(),
@@ -241,7 +241,7 @@ void CudaBackend::read_state(StateBuffer which, std::span<float> out) {
 }
 
 void CudaBackend::write_state(StateBuffer which, std::span<const float> in) {
-  if (static_cast<std::int64_t>(in.size()) != model_.parameter_count)
+  if (static_cast<std::int64_t>(in.size()) != state_elements(model_, which))
     throw std::invalid_argument("CudaBackend::write_state: wrong size");
   wait();
   check(

@@ -65,8 +65,8 @@ std::span<const std::int32_t> CpuBackend::predictions() {
 std::span<float> CpuBackend::state(StateBuffer which) {
   const std::int64_t at = state_at(model_.arena, which);
   if (at < 0)
-    throw std::logic_error("CpuBackend: the optimizer keeps no such state");
-  return view<float>(at, model_.parameter_count);
+    throw std::logic_error("CpuBackend: the model keeps no such state");
+  return view<float>(at, state_elements(model_, which));
 }
 
 void CpuBackend::read_state(StateBuffer which, std::span<float> out) {

@@ -1,5 +1,6 @@
 #include "staticnet/runtime/trainer/initialize.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -12,10 +13,26 @@
 
 namespace staticnet::runtime {
 
+namespace {
+void initialize_constant(const ParameterTensor& tensor, std::span<float> values) {
+  const float value = tensor.init == ParameterTensor::Init::ones ? 1.0f : 0.0f;
+  std::fill_n(values.data() + tensor.offset, tensor.elements(), value);
+}
+}  // namespace
+
+void initialize_non_trainable(const ModelInfo& model, std::span<float> values) {
+  for (const ParameterTensor& tensor : model.non_trainable)
+    initialize_constant(tensor, values);
+}
+
 void initialize_parameters(const ModelInfo& model, std::uint64_t seed,
                            std::span<float> parameters) {
   for (std::size_t t = 0; t < model.parameters.size(); ++t) {
     const ParameterTensor& tensor = model.parameters[t];
+    if (tensor.init != ParameterTensor::Init::uniform) {
+      initialize_constant(tensor, parameters);
+      continue;
+    }
     const double bound = 1.0 / std::sqrt(static_cast<double>(tensor.fan_in));
     SplitMix64 draws(mix_seed(seed, RandomStream::initialize, t));
     float* out = parameters.data() + tensor.offset;

@@ -92,7 +92,11 @@ void report_start(std::ostream& out, const ModelInfo& model, const Backend& back
     out << fmt::format("  eval     {}, {} samples\n", described(*eval), eval->size());
   const MemoryReport memory = backend.memory();
   out << "  memory   planned " << mib_text(memory.planned) << " = weights "
-      << grouped(model.arena.weights) << " + gradients " << grouped(model.arena.gradients)
+      << grouped(model.arena.weights)
+      << (model.arena.non_trainable > 0
+              ? " + running statistics " + grouped(model.arena.non_trainable)
+              : std::string())
+      << " + gradients " << grouped(model.arena.gradients)
       << "\n                   + optimizer state " << grouped(model.arena.optimizer_state)
       << " + inputs " << grouped(model.arena.inputs) << " + workspace "
       << grouped(model.arena.workspace) << " + activations " << grouped(model.arena.activations)
@@ -309,6 +313,11 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
     else
       initialize_parameters(model, options.seed, parameters);
     backend.write_state(StateBuffer::parameters, parameters);
+    if (model.non_trainable_count > 0) {
+      std::vector<float> statistics(static_cast<std::size_t>(model.non_trainable_count));
+      initialize_non_trainable(model, statistics);
+      backend.write_state(StateBuffer::non_trainable, statistics);
+    }
   }
 
   LoaderConfig config = loader_config(model, *train_set, options, position.seed);
@@ -364,8 +373,11 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
       if (!staged)
         next_batch(loader, backend, model);
       step_labels.assign(backend.batch_labels().begin(), backend.batch_labels().end());
-      backend.train_step(
-          kernels::optimizer_constants(model.optimizer, options.optimizer, position.step + 1));
+      kernels::OptimizerConstants constants =
+          kernels::optimizer_constants(model.optimizer, options.optimizer, position.step + 1);
+      constants.seed =
+          position.seed;  // Dropout's masks: (seed, step) gives the same bits on resume
+      backend.train_step(constants);
       staged = position.batch + 1 < batches && !signals.raised() &&
                !(options.max_steps && position.step + 1 >= *options.max_steps);
       if (staged)

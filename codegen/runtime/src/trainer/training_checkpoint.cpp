@@ -20,6 +20,17 @@ std::string state_tensor_name(const ModelInfo& model, int moment, const Paramete
                               p.name);
 }
 
+// PyTorch's BatchNorm keeps the training steps it has seen beside its running statistics, an i64
+// scalar per layer: here every layer has seen every step.
+std::string batches_tracked_name(const ParameterTensor& running_mean) {
+  const std::string suffix = ".running_mean";
+  const std::string& n = running_mean.name;
+  return n.substr(0, n.size() - suffix.size()) + ".num_batches_tracked";
+}
+bool is_running_mean(const ParameterTensor& t) {
+  return t.name.ends_with(".running_mean");
+}
+
 std::span<const std::byte> bytes_of(const std::vector<float>& region, const ParameterTensor& p) {
   return std::as_bytes(
       std::span<const float>(region.data() + p.offset, static_cast<std::size_t>(p.elements())));
@@ -37,9 +48,22 @@ void save_training_checkpoint(const std::filesystem::path& file, const ModelInfo
   for (int m = 0; m < model.moments(); ++m)
     backend.read_state(moment_buffer(m), regions[static_cast<std::size_t>(m) + 1]);
 
+  std::vector<float> statistics(static_cast<std::size_t>(model.non_trainable_count));
+  if (!statistics.empty())
+    backend.read_state(StateBuffer::non_trainable, statistics);
+  const std::int64_t steps = position.step;
+
   std::vector<SafetensorsTensorRef> tensors;
   for (const ParameterTensor& p : model.parameters)
     tensors.push_back({p.name, Dtype::f32, p.shape, bytes_of(regions[0], p)});
+  for (const ParameterTensor& p : model.non_trainable) {
+    tensors.push_back({p.name, Dtype::f32, p.shape, bytes_of(statistics, p)});
+    if (is_running_mean(p))
+      tensors.push_back({batches_tracked_name(p),
+                         Dtype::i64,
+                         {},
+                         std::as_bytes(std::span<const std::int64_t>(&steps, 1))});
+  }
   for (int m = 0; m < model.moments(); ++m)
     for (const ParameterTensor& p : model.parameters)
       tensors.push_back({state_tensor_name(model, m, p), Dtype::f32, p.shape,
@@ -69,6 +93,11 @@ TrainingPosition load_training_checkpoint(const std::filesystem::path& file, con
   for (int m = 0; m < model.moments(); ++m)
     for (const ParameterTensor& p : model.parameters)
       expected.tensors.push_back({state_tensor_name(model, m, p), Dtype::f32, p.shape});
+  for (const ParameterTensor& p : model.non_trainable) {
+    expected.tensors.push_back({p.name, Dtype::f32, p.shape});
+    if (is_running_mean(p))
+      expected.tensors.push_back({batches_tracked_name(p), Dtype::i64, {}});
+  }
   const Checkpoint checkpoint = load_checkpoint(file, expected);
 
   const auto count = static_cast<std::size_t>(model.parameter_count);
@@ -85,6 +114,14 @@ TrainingPosition load_training_checkpoint(const std::filesystem::path& file, con
   for (int m = 0; m < model.moments(); ++m)
     restore(moment_buffer(m),
             [&](const ParameterTensor& p) { return state_tensor_name(model, m, p); });
+  if (model.non_trainable_count > 0) {
+    std::vector<float> statistics(static_cast<std::size_t>(model.non_trainable_count));
+    for (const ParameterTensor& p : model.non_trainable) {
+      const CheckpointTensor* t = checkpoint.find(p.name);
+      std::memcpy(statistics.data() + p.offset, t->data.data(), t->data.size());
+    }
+    backend.write_state(StateBuffer::non_trainable, statistics);
+  }
 
   const TrainingState& s = checkpoint.state;
   if (s.data_order.index_in_epoch % static_cast<std::uint64_t>(model.batch) != 0)

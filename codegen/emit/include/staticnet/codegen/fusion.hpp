@@ -2,10 +2,14 @@
 // Which layers run as one pass. Every backend emits one section per group, forward in order and
 // backward in reverse, so the grouping is decided once, here.
 //
+// Layers read tensors by id (LayerPlan::inputs), so "after" below means "reads the output of, as
+// its only reader": in a residual block the layer that follows another in the list may read
+// something else entirely.
+//
 // The rules:
 //   * A Linear or Conv2d starts a group (its "product": a GEMM or convolution).
-//   * An elementwise activation right after it joins: bias + activation are applied in the pass
-//     that finishes the product's output, and backward applies the activation's derivative in the
+//   * An elementwise activation after it joins: bias + activation are applied in the pass that
+//     finishes the product's output, and backward applies the activation's derivative in the
 //     pass that starts the product's backward.
 //   * After a Conv2d (and its activation, if any), a MaxPool2d or AvgPool2d whose windows tile
 //     its input exactly (stride = kernel, no padding, no leftover row or column) joins too: each
@@ -13,6 +17,12 @@
 //     gradient through the activation straight into the convolution's output gradient. Windows
 //     that overlap or leave elements out would visit an element twice or never, so such a pool
 //     runs as a group of its own.
+//   * A BatchNorm starts a group, and an activation after it joins: normalise and activate in one
+//     pass; backward applies the activation's derivative in the pass that sums for BatchNorm's.
+//   * A residual Add starts a group, and an activation after it joins (ResNet's ReLU after the
+//     sum): y = act(a + b) in one pass.
+//   * An activation joins only when it runs in place in both directions (its output over its
+//     input, its input gradient over its output gradient): the fused pass writes one buffer.
 //   * Every other layer is a group of its own; a Flatten is a view and emits no code.
 // A group never changes what the plan placed where: it reads and writes the buffers the plan
 // gave its layers, by id.
@@ -26,19 +36,32 @@ namespace staticnet::codegen {
 struct FusedGroup {
   std::int64_t first = 0, last = 0;  // the layers covered, inclusive
   std::int64_t product = -1;         // the Linear or Conv2d, or -1
-  std::int64_t activation = -1;      // the activation fused after the product, or a standalone one
-  std::int64_t pool = -1;            // the pool fused after the product, or a standalone one
-  std::int64_t view = -1;            // a Flatten (nothing to run)
+  std::int64_t activation = -1;   // the activation fused after the first layer, or a standalone one
+  std::int64_t pool = -1;         // the pool fused after the product, or a standalone one
+  std::int64_t view = -1;         // a Flatten (nothing to run)
+  std::int64_t norm = -1;         // a BatchNorm2d or BatchNorm1d
+  std::int64_t sum = -1;          // a residual block's Add
+  std::int64_t grouped = -1;      // a DepthwiseConv2d, or a Conv2d with Groups<G>, G > 1
+  std::int64_t global_pool = -1;  // a GlobalAvgPool2d
+  std::int64_t dropout = -1;      // a Dropout
 
   bool fused() const { return last > first; }
 };
 
-// Throws std::invalid_argument naming the first layer the kernel emitters cannot write yet
-// (BatchNorm, DepthwiseConv2d, GlobalAvgPool2d, Dropout, a Residual's Add, grouped convolutions,
-// unequal 'same' padding). fuse() checks it first, so no emitter writes a wrong step.
-void require_emittable(const ModelView& model);
+// The kernel emitters, for what each can write.
+enum class Target { cpu, cuda };
 
-std::vector<FusedGroup> fuse(const ModelView& model);
+// Throws std::invalid_argument naming the first layer `target`'s emitter cannot write yet (on
+// CUDA: BatchNorm, DepthwiseConv2d, GlobalAvgPool2d, Dropout, a Residual's Add, grouped
+// convolutions, unequal 'same' padding; on both: 'same' padding on a pool). fuse() checks it
+// first, so no emitter writes a wrong step.
+void require_emittable(const ModelView& model, Target target);
+
+std::vector<FusedGroup> fuse(const ModelView& model, Target target);
+
+// Whether the group has a backward pass to emit: it has parameters, or writes a gradient some
+// earlier layer reads (an Add whose inputs both take its gradient as is has nothing to do).
+bool has_backward(const ModelView& model, const FusedGroup& group);
 
 // "layers 0-2" or "layer 4"
 std::string layer_span(const FusedGroup& group);

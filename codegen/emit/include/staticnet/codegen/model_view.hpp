@@ -27,6 +27,7 @@ struct ModelView {
   Shape input_shape;   // with the batch extent
   Shape output_shape;  // with the batch extent
   std::int64_t parameter_count = 0;
+  std::int64_t non_trainable_count = 0;  // BatchNorm running statistics
   Footprint footprint;
   std::array<std::int64_t, region_count> region_offset{};
   std::vector<LayerPlan> layers;
@@ -51,6 +52,7 @@ ModelView describe(const Plan<L>& plan, ModelNames names) {
   view.input_shape = plan.input_shape;
   view.output_shape = plan.output_shape;
   view.parameter_count = plan.parameter_count;
+  view.non_trainable_count = plan.non_trainable_count;
   view.footprint = plan.footprint;
   view.region_offset = plan.region_offset;
   view.layers.assign(plan.layers.begin(), plan.layers.end());

@@ -27,7 +27,19 @@ std::string element_type(const ModelView& model, int buffer);
 
 // PyTorch's state-dict names for the flattened model as an nn.Sequential: "<layer>.weight",
 // "<layer>.bias".
+// A residual model flattens to a list too (body, shortcut, Add), so a PyTorch port registers its
+// modules under those indices. BatchNorm's γ and β are its "weight" and "bias", and its running
+// statistics "<layer>.running_mean", "<layer>.running_var" (and "<layer>.num_batches_tracked").
 std::string weight_name(std::int64_t layer);
 std::string bias_name(std::int64_t layer);
+
+// A layer's weight tensor as PyTorch shapes it: Linear (Out, In); Conv2d and DepthwiseConv2d
+// (Out, In / groups, KH, KW); BatchNorm (C,).
+Shape weight_shape(const LayerPlan& layer);
+// Whether the layer has a bias tensor (BatchNorm: β, always).
+bool has_bias(const LayerPlan& layer);
+// The inputs each output sums (PyTorch's default initialisation bound 1/√fan_in); 1 for
+// BatchNorm, whose γ starts at 1 and β at 0.
+std::int64_t fan_in(const LayerPlan& layer);
 
 }  // namespace staticnet::codegen

@@ -61,8 +61,9 @@ void conv2d_backward_weights(ThreadPool& pool, const float* x, const float* dz, 
   });
 }
 
-// dx[n] = col2im(Wᵀ · dz[n]) for every sample: the gradient of the convolution's input.
-template <kernels::Conv2dGeometry G>
+// dx[n] = col2im(Wᵀ · dz[n]) for every sample: the gradient of the convolution's input (added to
+// dx with Accumulate).
+template <kernels::Conv2dGeometry G, bool Accumulate = false>
 void conv2d_backward_input(ThreadPool& pool, const float* dz, const float* w, float* col,
                            float* dx) {
   constexpr index_t rows_per_channel = G.kernel_h * G.kernel_w;
@@ -75,7 +76,7 @@ void conv2d_backward_input(ThreadPool& pool, const float* dz, const float* w, fl
       gemm(Transpose::yes, Transpose::no, rows.size(), G.positions(), G.out_channels,
            w + rows.begin, G.rows(), dz + n * G.output_sample(), G.positions(), 0.0f,
            col + rows.begin * G.positions(), G.positions());
-      col2im<G>(col, dx + n * G.input_sample(), channels);
+      col2im<G, Accumulate>(col, dx + n * G.input_sample(), channels);
     }
   });
 }

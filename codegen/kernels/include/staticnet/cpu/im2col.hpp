@@ -65,11 +65,13 @@ void im2col(const float* x, float* col, Range rows, Range columns) {
 }
 
 // dx[ci] = Σ over its column rows of the column matrix scattered back (the adjoint of im2col),
-// for input channels [channels.begin, channels.end) of one sample. Overwrites those planes of dx.
-template <kernels::Conv2dGeometry G>
+// for input channels [channels.begin, channels.end) of one sample. Overwrites those planes of dx,
+// or with Accumulate adds to them (another reader of the input wrote its part already).
+template <kernels::Conv2dGeometry G, bool Accumulate = false>
 void col2im(const float* col, float* dx, Range channels) {
   constexpr index_t OW = G.out_width;
-  std::fill(dx + channels.begin * G.input_plane(), dx + channels.end * G.input_plane(), 0.0f);
+  if constexpr (!Accumulate)
+    std::fill(dx + channels.begin * G.input_plane(), dx + channels.end * G.input_plane(), 0.0f);
   for (index_t ci = channels.begin; ci < channels.end; ++ci) {
     float* plane = dx + ci * G.input_plane();
     for (index_t kh = 0; kh < G.kernel_h; ++kh) {

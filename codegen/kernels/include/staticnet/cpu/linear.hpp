@@ -28,8 +28,8 @@ void linear_forward(ThreadPool& pool, const float* x, const float* w, float* z,
 }
 
 // dW += dzᵀ · x, db += Σ_n dz (when HasBias), and dx = dz · W when dx is not null (the first layer
-// with parameters needs no input gradient).
-template <LinearGeometry G, bool HasBias>
+// with parameters needs no input gradient); with Accumulate, dx += dz · W.
+template <LinearGeometry G, bool HasBias, bool Accumulate = false>
 void linear_backward(ThreadPool& pool, const float* x, const float* dz, const float* w, float* dw,
                      float* db, float* dx) {
   pool.run([&](int t) {
@@ -51,8 +51,8 @@ void linear_backward(ThreadPool& pool, const float* x, const float* dz, const fl
     if (dx != nullptr) {
       const Range rows = split(G.batch, parts, t);
       gemm(Transpose::no, Transpose::no, rows.size(), G.in_features, G.out_features,
-           dz + rows.begin * G.out_features, G.out_features, w, G.in_features, 0.0f,
-           dx + rows.begin * G.in_features, G.in_features);
+           dz + rows.begin * G.out_features, G.out_features, w, G.in_features,
+           Accumulate ? 1.0f : 0.0f, dx + rows.begin * G.in_features, G.in_features);
     }
   });
 }

@@ -55,10 +55,14 @@ STATICNET_HD void activation_forward(index_t i, const float* x, float* y) {
   y[i] = Act::forward(x[i]);
 }
 
-// dx[i] = f'(y[i]) · dy[i]; dy and dx may be the same buffer (backward in place).
-template <class Act>
+// dx[i] = f'(y[i]) · dy[i]; dy and dx may be the same buffer (backward in place). Accumulate
+// adds to dx (another reader of the input wrote its part already).
+template <class Act, bool Accumulate = false>
 STATICNET_HD void activation_backward(index_t i, const float* y, const float* dy, float* dx) {
-  dx[i] = Act::backward(y[i], dy[i]);
+  if constexpr (Accumulate)
+    dx[i] += Act::backward(y[i], dy[i]);
+  else
+    dx[i] = Act::backward(y[i], dy[i]);
 }
 
 // y[i] when the activation's backward reads it, else nothing is read.

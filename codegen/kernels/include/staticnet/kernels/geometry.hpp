@@ -6,19 +6,37 @@
 
 namespace staticnet::kernels {
 
-// A 2-D convolution over (batch, in_channels, in_height, in_width), zero padding on both sides.
+// A 2-D convolution over (batch, in_channels, in_height, in_width) with zero padding: pad_h rows
+// above and pad_w columns left; the padding after is whatever out_height and out_width imply (so
+// TensorFlow's 'same', which may pad one more after than before, needs no field of its own).
+// With groups > 1 each group of out_channels / groups outputs reads in_channels / groups inputs
+// (a depthwise convolution: groups = in_channels = out_channels).
 struct Conv2dGeometry {
   index_t batch = 0, in_channels = 0, in_height = 0, in_width = 0;
   index_t out_channels = 0, out_height = 0, out_width = 0;
   index_t kernel_h = 0, kernel_w = 0, stride_h = 1, stride_w = 1, pad_h = 0, pad_w = 0;
+  index_t groups = 1;
 
   // The im2col matrix of one sample: one row per (input channel, kernel row, kernel column), one
   // column per output position.
   STATICNET_HOST_DEVICE constexpr index_t rows() const { return in_channels * kernel_h * kernel_w; }
   STATICNET_HOST_DEVICE constexpr index_t positions() const { return out_height * out_width; }
   STATICNET_HOST_DEVICE constexpr index_t input_plane() const { return in_height * in_width; }
-  STATICNET_HOST_DEVICE constexpr index_t input_sample() const { return in_channels * input_plane(); }
-  STATICNET_HOST_DEVICE constexpr index_t output_sample() const { return out_channels * positions(); }
+  STATICNET_HOST_DEVICE constexpr index_t input_sample() const {
+    return in_channels * input_plane();
+  }
+  STATICNET_HOST_DEVICE constexpr index_t output_sample() const {
+    return out_channels * positions();
+  }
+  STATICNET_HOST_DEVICE constexpr index_t group_inputs() const { return in_channels / groups; }
+  STATICNET_HOST_DEVICE constexpr index_t group_outputs() const { return out_channels / groups; }
+  STATICNET_HOST_DEVICE constexpr index_t output_elements() const {
+    return batch * output_sample();
+  }
+  STATICNET_HOST_DEVICE constexpr index_t input_elements() const { return batch * input_sample(); }
+  STATICNET_HOST_DEVICE constexpr index_t weight_elements() const {
+    return out_channels * group_inputs() * kernel_h * kernel_w;
+  }
 };
 
 // A 2-D pooling window over (batch, channels, in_height, in_width).

@@ -41,6 +41,10 @@ struct OptimizerConstants {
   float one_minus_beta1 = 0, beta2 = 0, one_minus_beta2 = 0, epsilon = 0;
   float neg_step_size = 0;          // −lr / (1 − β1^t)
   float bias_correction2_sqrt = 1;  // √(1 − β2^t)
+  // Not the optimizer's, but per step too: what Dropout's masks are drawn from (dropout.hpp).
+  // `step` is t; `seed` is the run's (--seed), set by the caller.
+  std::int64_t step = 0;
+  std::uint64_t seed = 0;
 };
 
 // t counts optimizer steps from 1 (Adam's bias correction).
@@ -58,6 +62,7 @@ inline OptimizerConstants optimizer_constants(Optimizer kind, const OptimizerSet
   const double step = static_cast<double>(t);
   c.neg_step_size = static_cast<float>(-(s.learning_rate / (1.0 - std::pow(s.beta1, step))));
   c.bias_correction2_sqrt = static_cast<float>(std::sqrt(1.0 - std::pow(s.beta2, step)));
+  c.step = t;
   return c;
 }
 

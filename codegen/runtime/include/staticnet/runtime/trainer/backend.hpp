@@ -13,9 +13,10 @@
 
 namespace staticnet::runtime {
 
-// The persistent buffers of the arena, one value per parameter: those a checkpoint saves and
-// restores, and the gradients, which hold the last train_step's (tests compare them with PyTorch).
-enum class StateBuffer { parameters, moment1, moment2, gradients };
+// The persistent buffers of the arena: one value per parameter (those a checkpoint saves and
+// restores, and the gradients, which hold the last train_step's: tests compare them with
+// PyTorch), and BatchNorm's running statistics (non_trainable_count values).
+enum class StateBuffer { parameters, moment1, moment2, gradients, non_trainable };
 
 // Where `which` starts in the arena: a byte offset, or -1 when the setup has no such buffer (an
 // optimizer without moments).
@@ -29,8 +30,15 @@ inline std::int64_t state_at(const ArenaLayout& arena, StateBuffer which) {
       return arena.moment2_at;
     case StateBuffer::gradients:
       return arena.gradients_at;
+    case StateBuffer::non_trainable:
+      return arena.non_trainable_at;
   }
   return -1;
+}
+
+// How many floats `which` holds.
+inline std::int64_t state_elements(const ModelInfo& model, StateBuffer which) {
+  return which == StateBuffer::non_trainable ? model.non_trainable_count : model.parameter_count;
 }
 
 struct MemoryReport {
@@ -65,7 +73,7 @@ class Backend {
   virtual std::span<const float> losses() = 0;
   virtual std::span<const std::int32_t> predictions() = 0;  // cross_entropy only
 
-  // Copies of the persistent state, in the plan's layout (parameter_count floats each).
+  // Copies of the persistent state, in the plan's layout (state_elements() floats each).
   virtual void read_state(StateBuffer which, std::span<float> out) = 0;
   virtual void write_state(StateBuffer which, std::span<const float> in) = 0;
 

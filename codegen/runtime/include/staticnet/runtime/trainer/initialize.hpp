@@ -3,7 +3,7 @@
 // generator so that it is the same on every platform. Every weight and bias is drawn from
 // U(−b, b) with b = 1/√fan_in (kaiming_uniform with a = √5 gives exactly that bound for the
 // weights, and PyTorch draws biases from the same range). Element j of tensor t is a pure function
-// of (seed, t, j).
+// of (seed, t, j). BatchNorm's γ starts at 1 and β at 0, as in PyTorch.
 #include <cstdint>
 #include <filesystem>
 #include <span>
@@ -13,6 +13,9 @@
 namespace staticnet::runtime {
 
 void initialize_parameters(const ModelInfo& model, std::uint64_t seed, std::span<float> parameters);
+
+// BatchNorm's running statistics as PyTorch starts them: mean 0, variance 1.
+void initialize_non_trainable(const ModelInfo& model, std::span<float> values);
 
 // Loads the parameters by name from any safetensors file whose tensors have the model's names and
 // shapes (f32), such as PyTorch's `save_file(model.state_dict())` of the same model built as an

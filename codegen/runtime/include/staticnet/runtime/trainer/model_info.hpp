@@ -14,11 +14,17 @@ enum class LossFunction { cross_entropy, mean_squared_error };
 
 // One parameter tensor inside the contiguous parameter region (gradients and optimizer moments
 // share its element offsets).
+// BatchNorm's running statistics are tensors of the same kind in the non-trainable region.
 struct ParameterTensor {
+  // How PyTorch initialises it: U(±1/√fan_in) (Linear, Conv2d), or ones or zeros (BatchNorm's γ
+  // and β, and its running variance and mean).
+  enum class Init { uniform, ones, zeros };
+
   std::string name;                 // PyTorch's state-dict name, e.g. "0.weight"
   std::vector<std::int64_t> shape;  // e.g. {16, 3, 3, 3}
   std::int64_t offset = 0;          // first element in the region
   std::int64_t fan_in = 1;          // inputs each output sums (PyTorch's default init bound)
+  Init init = Init::uniform;
 
   std::int64_t elements() const {
     std::int64_t n = 1;
@@ -33,8 +39,10 @@ struct ParameterTensor {
 struct ArenaLayout {
   std::int64_t bytes = 0;  // footprint.total(): the one allocation
   std::int64_t weights = 0, gradients = 0, optimizer_state = 0, inputs = 0, workspace = 0,
-               activations = 0;  // the footprint, region by region
+               activations = 0;    // the footprint, region by region
+  std::int64_t non_trainable = 0;  // BatchNorm running statistics (0 without BatchNorm)
   std::int64_t parameters_at = -1, gradients_at = -1, moment1_at = -1, moment2_at = -1;
+  std::int64_t non_trainable_at = -1;
   std::int64_t inputs_at = -1;  // the inputs region: the input, then labels or targets
   std::int64_t input_at = -1, labels_at = -1, targets_at = -1;
   std::int64_t loss_at = -1, predictions_at = -1;
@@ -53,6 +61,8 @@ struct ModelInfo {
   std::int64_t parameter_count = 0;
   ArenaLayout arena;
   std::vector<ParameterTensor> parameters;
+  std::int64_t non_trainable_count = 0;        // BatchNorm running statistics
+  std::vector<ParameterTensor> non_trainable;  // "<layer>.running_mean", "<layer>.running_var"
 
   std::int64_t sample_elements() const;
   std::int64_t target_elements() const;

@@ -1,0 +1,129 @@
+#pragma once
+// Batch normalisation, training and inference, forward and backward, alone or with the ReLU (or
+// other activation) that follows it fused in.
+//
+// A tensor of shape (Batch, Channels, Positions): BatchNorm2d has Positions = H·W, BatchNorm1d
+// Positions = 1. Per channel c, over its M = Batch·Positions elements:
+//   training   mean = Σx / M, var = Σ(x − mean)² / M (biased), inv = 1/√(var + ε)
+//              y = act(γ·(x − mean)·inv + β)
+//              running_mean = (1 − m)·running_mean + m·mean
+//              running_var  = (1 − m)·running_var + m·var·M/(M − 1)   (unbiased, as PyTorch)
+//   inference  y = act(γ·(x − running_mean)/√(running_var + ε) + β)
+//   backward   d = act'(y)·dy;  x̂ = (x − mean)·inv
+//              dβ = Σd,  dγ = Σ d·x̂
+//              dx = γ·inv·(d − dβ/M − x̂·dγ/M)
+// The batch statistics (mean and inv per channel) are what the plan saves beside the input.
+//
+// Reductions run one channel per call, in double, two-pass (mean first, then squared
+// deviations): the same sums on every thread count, and no cancellation when the mean is large.
+// Backward's first pass leaves d in dy (the fused activation's derivative applied in place) and
+// the two sums in dβ and dγ (the gradient region, which no other layer writes), and its second
+// pass reads them back: so the activation's output is read only before dx is written, which may
+// reuse its bytes.
+#include "staticnet/kernels/activations.hpp"
+#include "staticnet/kernels/host_device.hpp"
+
+namespace staticnet::kernels {
+
+// The layer's constants, as literals: ε and the running statistics' momentum m.
+struct BatchNormGeometry {
+  index_t batch = 0, channels = 0, positions = 1;
+  float epsilon = 1e-5f, momentum = 0.1f;
+
+  STATICNET_HOST_DEVICE constexpr index_t per_channel() const { return batch * positions; }
+  STATICNET_HOST_DEVICE constexpr index_t elements() const { return batch * channels * positions; }
+  STATICNET_HOST_DEVICE constexpr index_t channel_of(index_t i) const {
+    return (i / positions) % channels;
+  }
+};
+
+// Training forward, part 1, one channel: the batch mean and 1/√(var + ε) into stats[c] and
+// stats[C + c], and the running statistics (running[c] mean, running[C + c] variance) updated.
+template <BatchNormGeometry G>
+STATICNET_HD void batch_norm_statistics(index_t c, const float* x, float* stats, float* running) {
+  double sum = 0.0;
+  for (index_t n = 0; n < G.batch; ++n) {
+    const float* plane = x + (n * G.channels + c) * G.positions;
+    for (index_t p = 0; p < G.positions; ++p)
+      sum += plane[p];
+  }
+  constexpr double count = static_cast<double>(G.per_channel());
+  const double mean = sum / count;
+  double squares = 0.0;
+  for (index_t n = 0; n < G.batch; ++n) {
+    const float* plane = x + (n * G.channels + c) * G.positions;
+    for (index_t p = 0; p < G.positions; ++p) {
+      const double d = plane[p] - mean;
+      squares += d * d;
+    }
+  }
+  const double variance = squares / count;
+  stats[c] = static_cast<float>(mean);
+  stats[G.channels + c] = static_cast<float>(1.0 / std::sqrt(variance + G.epsilon));
+  // M = 1 has no unbiased variance (PyTorch refuses such a batch): the biased one (0) is used.
+  constexpr double bessel = count > 1 ? count / (count - 1) : 1.0;
+  const float m = G.momentum;
+  running[c] = (1.0f - m) * running[c] + m * static_cast<float>(mean);
+  running[G.channels + c] =
+      (1.0f - m) * running[G.channels + c] + m * static_cast<float>(variance * bessel);
+}
+
+// Training forward, part 2, one element: y = act(γ·(x − mean)·inv + β). x and y may not alias
+// (backward reads x).
+template <BatchNormGeometry G, class Act>
+STATICNET_HD void batch_norm_forward(index_t i, const float* x, const float* stats,
+                                     const float* gamma, const float* beta, float* y) {
+  const index_t c = G.channel_of(i);
+  y[i] = Act::forward(gamma[c] * ((x[i] - stats[c]) * stats[G.channels + c]) + beta[c]);
+}
+
+// Inference forward, one element, from the running statistics.
+template <BatchNormGeometry G, class Act>
+STATICNET_HD void batch_norm_inference(index_t i, const float* x, const float* running,
+                                       const float* gamma, const float* beta, float* y) {
+  const index_t c = G.channel_of(i);
+  const float inv = 1.0f / sqrt_f(running[G.channels + c] + G.epsilon);
+  y[i] = Act::forward(gamma[c] * ((x[i] - running[c]) * inv) + beta[c]);
+}
+
+// Backward, part 1, one channel: d = act'(y)·dy written back over dy, then dβ[c] += Σd and
+// dγ[c] += Σ d·x̂. With Act = Identity, y is not read (pass nullptr).
+template <BatchNormGeometry G, class Act>
+STATICNET_HD void batch_norm_backward_sums(index_t c, const float* x, const float* y,
+                                           const float* stats, float* dy, float* dgamma,
+                                           float* dbeta) {
+  const float mean = stats[c], inv = stats[G.channels + c];
+  double sum = 0.0, dot = 0.0;
+  for (index_t n = 0; n < G.batch; ++n) {
+    const index_t first = (n * G.channels + c) * G.positions;
+    for (index_t p = first; p < first + G.positions; ++p) {
+      const float d = Act::backward(saved_output<Act>(y, p), dy[p]);
+      if constexpr (Act::reads_output)
+        dy[p] = d;
+      sum += d;
+      dot += static_cast<double>(d) * ((x[p] - mean) * inv);
+    }
+  }
+  dbeta[c] += static_cast<float>(sum);
+  dgamma[c] += static_cast<float>(dot);
+}
+
+// Backward, part 2, one element: dx = γ·inv·(d − dβ/M − x̂·dγ/M), with d in dy and the sums in
+// dβ and dγ (part 1's; the gradient region is zeroed before each step, so they hold exactly
+// this layer's sums). Accumulate adds to dx (another reader of x wrote its part already).
+template <BatchNormGeometry G, bool Accumulate>
+STATICNET_HD void batch_norm_backward_input(index_t i, const float* x, const float* stats,
+                                            const float* gamma, const float* dy,
+                                            const float* dgamma, const float* dbeta, float* dx) {
+  const index_t c = G.channel_of(i);
+  constexpr float inv_count = 1.0f / static_cast<float>(G.per_channel());
+  const float inv = stats[G.channels + c];
+  const float x_hat = (x[i] - stats[c]) * inv;
+  const float v = gamma[c] * inv * (dy[i] - dbeta[c] * inv_count - x_hat * (dgamma[c] * inv_count));
+  if constexpr (Accumulate)
+    dx[i] += v;
+  else
+    dx[i] = v;
+}
+
+}  // namespace staticnet::kernels

@@ -1,0 +1,24 @@
+#pragma once
+// The MLPerf Tiny samples at the batches of tests/reference/make_mlperf_fixtures.py, trained with
+// SGD with momentum (that script says why not Adam): the model types are the samples' own.
+#include <staticnet/staticnet.hpp>
+
+#include "samples/mlperf_tiny/ds_cnn.hpp"
+#include "samples/mlperf_tiny/fc_autoencoder.hpp"
+#include "samples/mlperf_tiny/mobilenet_v1.hpp"
+#include "samples/mlperf_tiny/resnet8.hpp"
+
+namespace mlperf_fixture_setups {
+
+namespace sn = staticnet;
+
+using ResNet8 = sn::Training<sn::Input<sn::f32, 3, 32, 32>, sn::Batch<8>,
+                             sn::Loss<sn::CrossEntropy>, sn::Optimizer<sn::SGDMomentum>>;
+using DSCNN = sn::Training<sn::Input<sn::f32, 1, 49, 10>, sn::Batch<8>, sn::Loss<sn::CrossEntropy>,
+                           sn::Optimizer<sn::SGDMomentum>>;
+using MobileNetV1 = sn::Training<sn::Input<sn::f32, 3, 96, 96>, sn::Batch<4>,
+                                 sn::Loss<sn::CrossEntropy>, sn::Optimizer<sn::SGDMomentum>>;
+using FCAutoencoder = sn::Training<sn::Input<sn::f32, 640>, sn::Batch<16>, sn::Loss<sn::MSE>,
+                                   sn::Optimizer<sn::SGDMomentum>>;
+
+}  // namespace mlperf_fixture_setups
