@@ -11,6 +11,7 @@
 // to OpenBLAS, one single-threaded call per thread.
 #include "lenet5_kernels_cpu.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 
@@ -18,10 +19,15 @@
 #include <staticnet/cpu/launch.hpp>
 #include <staticnet/cpu/linear.hpp>
 #include <staticnet/kernels/activations.hpp>
+#include <staticnet/kernels/batch_norm.hpp>
 #include <staticnet/kernels/bias_activation.hpp>
+#include <staticnet/kernels/dropout.hpp>
+#include <staticnet/kernels/global_pool.hpp>
+#include <staticnet/kernels/grouped_conv.hpp>
 #include <staticnet/kernels/losses.hpp>
 #include <staticnet/kernels/optimizers.hpp>
 #include <staticnet/kernels/pooling.hpp>
+#include <staticnet/kernels/residual_add.hpp>
 
 namespace lenet5::cpu {
 
@@ -30,6 +36,14 @@ namespace c = staticnet::cpu;
 using k::index_t;
 
 namespace {
+
+// Which forward pass runs: training (batch statistics, Dropout's masks drawn from the run's
+// seed and the step number) or evaluation (running statistics, no dropout).
+struct Pass {
+  bool training = false;
+  std::uint64_t seed = 0;
+  std::int64_t step = 0;
+};
 
 // A buffer's first element, from its byte offset in the arena.
 float* f32(std::byte* arena, std::int64_t offset) {
@@ -305,7 +319,7 @@ void update(std::byte* arena, const k::OptimizerConstants& constants, c::ThreadP
 }
 
 // ==== The step, in the plan's schedule ====================================================
-void forward(std::byte* arena, c::ThreadPool& pool) {
+void forward(std::byte* arena, c::ThreadPool& pool, [[maybe_unused]] const Pass& pass) {
   forward_layers_0_2(arena, pool);
   forward_layers_3_5(arena, pool);
   // layer 6: Flatten, a view
@@ -318,7 +332,7 @@ void forward(std::byte* arena, c::ThreadPool& pool) {
 
 void train_step(std::byte* arena, const k::OptimizerConstants& constants, c::ThreadPool& pool) {
   c::zero(pool, f32(arena, 247'040), 61'706);  // gradients: backward accumulates into them
-  forward(arena, pool);
+  forward(arena, pool, Pass{.training = true, .seed = constants.seed, .step = constants.step});
   loss_step(arena, pool);
   backward_layer_11(arena, pool);
   backward_layers_9_10(arena, pool);
@@ -329,7 +343,7 @@ void train_step(std::byte* arena, const k::OptimizerConstants& constants, c::Thr
 }
 
 void evaluate(std::byte* arena, c::ThreadPool& pool) {
-  forward(arena, pool);
+  forward(arena, pool, Pass{.training = false});
   loss_step(arena, pool);
 }
 

@@ -66,26 +66,30 @@ inline constexpr Buffer buffers[] = {parameters, gradients, optimizer_moment1, i
     input_gradient_7, input_gradient_5, input_gradient_3, input_gradient_2};
 
 // ---- Parameters: element offsets into `parameters` (and into gradients and optimizer state,
-// which share the layout), PyTorch's state-dict names for the model as an nn.Sequential, and
-// fan_in (the inputs each output sums, for PyTorch's default initialisation).
+// which share the layout), PyTorch's state-dict names for the model's layers as numbered
+// modules (a Residual's body, shortcut and Add take the next numbers), and how PyTorch
+// initialises each: uniform in ±1/√fan_in (Linear, Conv2d; fan_in = the inputs each output
+// sums), or BatchNorm's γ = 1 and β = 0.
+enum class Init { uniform, ones, zeros };
 struct Tensor {
   const char* name;
   std::int64_t offset, elements;
   int rank;
   std::int64_t shape[4];
   std::int64_t fan_in;
+  Init init;
 };
 inline constexpr Tensor parameter_tensors[] = {
-  {"0.weight", 0, 150, 4, {6, 1, 5, 5}, 25},
-  {"0.bias", 150, 6, 1, {6}, 25},
-  {"3.weight", 156, 2'400, 4, {16, 6, 5, 5}, 150},
-  {"3.bias", 2'556, 16, 1, {16}, 150},
-  {"7.weight", 2'572, 48'000, 2, {120, 400}, 400},
-  {"7.bias", 50'572, 120, 1, {120}, 400},
-  {"9.weight", 50'692, 10'080, 2, {84, 120}, 120},
-  {"9.bias", 60'772, 84, 1, {84}, 120},
-  {"11.weight", 60'856, 840, 2, {10, 84}, 84},
-  {"11.bias", 61'696, 10, 1, {10}, 84},
+  {"0.weight", 0, 150, 4, {6, 1, 5, 5}, 25, Init::uniform},
+  {"0.bias", 150, 6, 1, {6}, 25, Init::uniform},
+  {"3.weight", 156, 2'400, 4, {16, 6, 5, 5}, 150, Init::uniform},
+  {"3.bias", 2'556, 16, 1, {16}, 150, Init::uniform},
+  {"7.weight", 2'572, 48'000, 2, {120, 400}, 400, Init::uniform},
+  {"7.bias", 50'572, 120, 1, {120}, 400, Init::uniform},
+  {"9.weight", 50'692, 10'080, 2, {84, 120}, 120, Init::uniform},
+  {"9.bias", 60'772, 84, 1, {84}, 120, Init::uniform},
+  {"11.weight", 60'856, 840, 2, {10, 84}, 84, Init::uniform},
+  {"11.bias", 61'696, 10, 1, {10}, 84, Init::uniform},
 };
 inline constexpr int parameter_tensor_count = 10;
 

@@ -59,20 +59,24 @@ inline constexpr Buffer buffers[] = {parameters, gradients, optimizer_moment1, o
     predictions, loss_gradient, input_gradient_4, input_gradient_2};
 
 // ---- Parameters: element offsets into `parameters` (and into gradients and optimizer state,
-// which share the layout), PyTorch's state-dict names for the model as an nn.Sequential, and
-// fan_in (the inputs each output sums, for PyTorch's default initialisation).
+// which share the layout), PyTorch's state-dict names for the model's layers as numbered
+// modules (a Residual's body, shortcut and Add take the next numbers), and how PyTorch
+// initialises each: uniform in ±1/√fan_in (Linear, Conv2d; fan_in = the inputs each output
+// sums), or BatchNorm's γ = 1 and β = 0.
+enum class Init { uniform, ones, zeros };
 struct Tensor {
   const char* name;
   std::int64_t offset, elements;
   int rank;
   std::int64_t shape[4];
   std::int64_t fan_in;
+  Init init;
 };
 inline constexpr Tensor parameter_tensors[] = {
-  {"0.weight", 0, 432, 4, {16, 3, 3, 3}, 27},
-  {"0.bias", 432, 16, 1, {16}, 27},
-  {"4.weight", 448, 40'960, 2, {10, 4096}, 4'096},
-  {"4.bias", 41'408, 10, 1, {10}, 4'096},
+  {"0.weight", 0, 432, 4, {16, 3, 3, 3}, 27, Init::uniform},
+  {"0.bias", 432, 16, 1, {16}, 27, Init::uniform},
+  {"4.weight", 448, 40'960, 2, {10, 4096}, 4'096, Init::uniform},
+  {"4.bias", 41'408, 10, 1, {10}, 4'096, Init::uniform},
 };
 inline constexpr int parameter_tensor_count = 4;
 
