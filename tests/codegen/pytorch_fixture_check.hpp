@@ -56,6 +56,24 @@ inline double setting(const rt::SafetensorsReader& file, const std::string& key)
   return std::stod(it->second);
 }
 
+// The fixture batch into the backend's batch buffers. Written before every step: a backend may
+// stage batches in buffers it alternates between.
+inline void write_batch(rt::Backend& backend, const rt::ModelInfo& model) {
+  fixture_batch::inputs(backend.batch_inputs());
+  if (model.classifies())
+    fixture_batch::labels(backend.batch_labels(), model.classes);
+  else
+    fixture_batch::targets(backend.batch_targets());
+}
+
+// The last step's loss over the batch, as PyTorch reports it (the mean).
+inline double mean_loss(rt::Backend& backend, const rt::ModelInfo& model) {
+  double loss = 0;
+  for (float l : backend.losses())
+    loss += l;
+  return loss / static_cast<double>(model.batch);
+}
+
 // `backend` holds `model`'s step, freshly made.
 inline void check_against_pytorch(const std::string& model_name, const std::string& optimizer,
                                   const rt::ModelInfo& model, rt::Backend& backend) {
@@ -72,14 +90,6 @@ inline void check_against_pytorch(const std::string& model_name, const std::stri
       parameters[static_cast<std::size_t>(t.offset) + i] = static_cast<float>(init[i]);
   }
   backend.write_state(rt::StateBuffer::parameters, parameters);
-  // Written before every step: a backend may stage batches in buffers it alternates between.
-  auto write_batch = [&] {
-    fixture_batch::inputs(backend.batch_inputs());
-    if (model.classifies())
-      fixture_batch::labels(backend.batch_labels(), model.classes);
-    else
-      fixture_batch::targets(backend.batch_targets());
-  };
 
   k::OptimizerSettings settings;
   settings.learning_rate = setting(file, optimizer + ".lr");
@@ -96,14 +106,10 @@ inline void check_against_pytorch(const std::string& model_name, const std::stri
   std::vector<float> gradients(parameters.size());
   for (int step = 1; step <= 3; ++step) {
     CAPTURE(step);
-    write_batch();
+    write_batch(backend, model);
     backend.train_step(k::optimizer_constants(model.optimizer, settings, step));
-    double loss = 0;
-    for (float l : backend.losses())
-      loss += l;
-    loss /= static_cast<double>(model.batch);
     const double expected = losses[static_cast<std::size_t>(step - 1)];
-    CHECK(std::abs(loss - expected) <= 1e-5 * std::abs(expected));
+    CHECK(std::abs(mean_loss(backend, model) - expected) <= 1e-5 * std::abs(expected));
     if (step == 1) {
       backend.read_state(rt::StateBuffer::gradients, gradients);
       for (const rt::ParameterTensor& t : model.parameters) {

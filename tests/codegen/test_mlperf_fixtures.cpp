@@ -21,7 +21,6 @@
 #include <staticnet/runtime/trainer/cpu_backend.hpp>
 #include <staticnet/runtime/trainer/initialize.hpp>
 
-#include "fixture_batch.hpp"
 #include "fixture_init.hpp"
 #include "mlperf_ds_cnn_kernels_cpu.h"
 #include "mlperf_ds_cnn_trainer.h"
@@ -37,8 +36,10 @@ namespace {
 
 namespace rt = staticnet::runtime;
 namespace k = staticnet::kernels;
+using pytorch_fixture::mean_loss;
 using pytorch_fixture::setting;
 using pytorch_fixture::values;
+using pytorch_fixture::write_batch;
 
 double largest(const std::vector<double>& v) {
   double m = 0;
@@ -61,19 +62,6 @@ void check_mlperf(const std::string& name, const rt::ModelInfo& model, rt::CpuSt
   rt::initialize_non_trainable(model, statistics);
   backend.write_state(rt::StateBuffer::non_trainable, statistics);
 
-  auto write_batch = [&] {
-    fixture_batch::inputs(backend.batch_inputs());
-    if (model.classifies())
-      fixture_batch::labels(backend.batch_labels(), model.classes);
-    else
-      fixture_batch::targets(backend.batch_targets());
-  };
-  auto mean_loss = [&] {
-    double loss = 0;
-    for (float l : backend.losses())
-      loss += l;
-    return loss / static_cast<double>(model.batch);
-  };
   k::OptimizerSettings settings;
   settings.learning_rate = setting(file, "lr");
   settings.momentum = setting(file, "momentum");
@@ -84,12 +72,12 @@ void check_mlperf(const std::string& name, const rt::ModelInfo& model, rt::CpuSt
   std::vector<float> gradients(parameters.size());
   for (int step = 1; step <= steps; ++step) {
     CAPTURE(step);
-    write_batch();
+    write_batch(backend, model);
     k::OptimizerConstants constants = k::optimizer_constants(model.optimizer, settings, step);
     constants.seed = static_cast<std::uint64_t>(setting(file, "dropout_seed"));
     backend.train_step(constants);
     const double expected = losses[static_cast<std::size_t>(step - 1)];
-    CHECK(std::abs(mean_loss() - expected) <= 1e-5 * std::abs(expected));
+    CHECK(std::abs(mean_loss(backend, model) - expected) <= 1e-5 * std::abs(expected));
     if (step != 1)
       continue;
     backend.read_state(rt::StateBuffer::gradients, gradients);
@@ -124,10 +112,10 @@ void check_mlperf(const std::string& name, const rt::ModelInfo& model, rt::CpuSt
                            .subspan(static_cast<std::size_t>(t.offset), expected.size()),
                        std::span<const double>(expected)) <= 1e-4);
   }
-  write_batch();
+  write_batch(backend, model);
   backend.evaluate();
   const double expected = values(file, "eval_loss")[0];
-  CHECK(std::abs(mean_loss() - expected) <= 1e-5 * std::abs(expected));
+  CHECK(std::abs(mean_loss(backend, model) - expected) <= 1e-5 * std::abs(expected));
 }
 
 }  // namespace

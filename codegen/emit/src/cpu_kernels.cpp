@@ -58,6 +58,8 @@ class CpuKernelEmitter {
   std::string fused_activation(const FusedGroup& g) const {
     return g.activation >= 0 ? activation_type(layer(g.activation).kind) : "k::Identity";
   }
+  // $dx$, $dx_note$ and $accumulate$ ("true" or "false") for layer l's input gradient.
+  void input_gradient_vars(Printer::Vars& v, const LayerPlan& l);
   // Whether forward_<group> takes the pass (training or evaluation, and Dropout's seed and step).
   bool takes_pass(const FusedGroup& g) const { return g.norm >= 0 || g.dropout >= 0; }
   void emit_loss();
@@ -474,6 +476,14 @@ void CpuKernelEmitter::emit_product_backward(const FusedGroup& g) {
   body_.blank();
 }
 
+void CpuKernelEmitter::input_gradient_vars(Printer::Vars& v, const LayerPlan& l) {
+  v["dx"] = at(l.input_gradient_buffer);
+  v["dx_note"] = note(l.input_gradient_buffer) +
+                 (l.input_gradient_buffer == l.output_gradient_buffer ? " (in place)" : "") +
+                 (l.accumulates_input_gradient ? " (added to)" : "");
+  v["accumulate"] = l.accumulates_input_gradient ? "true" : "false";
+}
+
 void CpuKernelEmitter::emit_activation(const FusedGroup& g) {
   const LayerPlan& a = layer(g.activation);
   Printer::Vars v{{"name", group_name(g)},
@@ -495,11 +505,8 @@ void CpuKernelEmitter::emit_activation(const FusedGroup& g) {
     return;
   v["dy"] = at(a.output_gradient_buffer);
   v["dy_note"] = note(a.output_gradient_buffer);
-  v["dx"] = at(a.input_gradient_buffer);
-  v["dx_note"] = note(a.input_gradient_buffer) +
-                 (a.input_gradient_buffer == a.output_gradient_buffer ? " (in place)" : "") +
-                 (a.accumulates_input_gradient ? " (added to)" : "");
-  v["accumulate"] = a.accumulates_input_gradient ? ", true" : "";
+  input_gradient_vars(v, a);
+  v["accumulate"] = a.accumulates_input_gradient ? ", true" : "";  // the default is false
   body_.emit(v, R"(
     void backward_$name$(std::byte* arena, c::ThreadPool& pool) {
       const float* const y = $y$;  $y_note$
@@ -671,10 +678,7 @@ void CpuKernelEmitter::emit_norm(const FusedGroup& g) {
     });
   )");
   if (l.input_gradient_buffer != no_buffer) {
-    v["dx"] = at(l.input_gradient_buffer);
-    v["dx_note"] =
-        note(l.input_gradient_buffer) + (l.accumulates_input_gradient ? " (added to)" : "");
-    v["accumulate"] = l.accumulates_input_gradient ? "true" : "false";
+    input_gradient_vars(v, l);
     body_.emit(v, R"(
       float* const dx = $dx$;  $dx_note$
       c::for_each(pool, $count$, [&](index_t i) {
@@ -816,10 +820,7 @@ void CpuKernelEmitter::emit_grouped(const FusedGroup& g) {
       });
     )");
   if (l.input_gradient_buffer != no_buffer) {
-    v["dx"] = at(l.input_gradient_buffer);
-    v["dx_note"] =
-        note(l.input_gradient_buffer) + (l.accumulates_input_gradient ? " (added to)" : "");
-    v["accumulate"] = l.accumulates_input_gradient ? "true" : "false";
+    input_gradient_vars(v, l);
     v["inputs"] = literal(l.input_shape.elements());
     body_.emit(v, R"(
       const float* const weight = $w$;  $w_note$
@@ -856,10 +857,7 @@ void CpuKernelEmitter::emit_global_pool(const FusedGroup& g) {
     return;
   v["dy"] = at(l.output_gradient_buffer);
   v["dy_note"] = note(l.output_gradient_buffer);
-  v["dx"] = at(l.input_gradient_buffer);
-  v["dx_note"] =
-      note(l.input_gradient_buffer) + (l.accumulates_input_gradient ? " (added to)" : "");
-  v["accumulate"] = l.accumulates_input_gradient ? "true" : "false";
+  input_gradient_vars(v, l);
   body_.emit(v, R"(
     void backward_$name$(std::byte* arena, c::ThreadPool& pool) {
       const float* const dy = $dy$;  $dy_note$
@@ -909,11 +907,7 @@ void CpuKernelEmitter::emit_dropout(const FusedGroup& g) {
     return;
   v["dy"] = at(l.output_gradient_buffer);
   v["dy_note"] = note(l.output_gradient_buffer);
-  v["dx"] = at(l.input_gradient_buffer);
-  v["dx_note"] = note(l.input_gradient_buffer) +
-                 (l.input_gradient_buffer == l.output_gradient_buffer ? " (in place)" : "") +
-                 (l.accumulates_input_gradient ? " (added to)" : "");
-  v["accumulate"] = l.accumulates_input_gradient ? "true" : "false";
+  input_gradient_vars(v, l);
   body_.emit(v, R"(
     void backward_$name$(std::byte* arena, c::ThreadPool& pool) {
       const k::MaskByte* const mask = $mask$;  $mask_note$
