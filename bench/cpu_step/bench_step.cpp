@@ -3,8 +3,8 @@
 // warm-up steps, then `repeats` timings of `steps` steps each; prints the median milliseconds
 // per step.
 //
-//   staticnet_bench_cpu_step simple_cnn|lenet5_adam|lenet_relu
-//                            [--threads N] [--steps N] [--repeats N]
+//   staticnet_bench_cpu_step simple_cnn|lenet5_adam|lenet_relu|resnet8|ds_cnn|mobilenet_v1|
+//                            fc_autoencoder [--threads N] [--steps N] [--repeats N]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -16,20 +16,54 @@
 #include <staticnet/runtime/trainer/train.hpp>
 
 #include "../common/random_batch.hpp"
+#include "ds_cnn_kernels_cpu.h"
+#include "ds_cnn_trainer.h"
+#include "fc_autoencoder_kernels_cpu.h"
+#include "fc_autoencoder_trainer.h"
 #include "lenet5_adam_kernels_cpu.h"
 #include "lenet5_adam_trainer.h"
 #include "lenet_relu_kernels_cpu.h"
 #include "lenet_relu_trainer.h"
+#include "mobilenet_v1_kernels_cpu.h"
+#include "mobilenet_v1_trainer.h"
+#include "resnet8_kernels_cpu.h"
+#include "resnet8_trainer.h"
 #include "simple_cnn_kernels_cpu.h"
 #include "simple_cnn_trainer.h"
 
 namespace rt = staticnet::runtime;
 
+namespace {
+
+struct Sample {
+  const char* name;
+  rt::ModelInfo (*model_info)();
+  rt::CpuSteps steps;
+};
+
+// Each generated trainer's model and CPU step, by the name run.py passes.
+#define STATICNET_BENCH_SAMPLE(NAME)               \
+  Sample {                                         \
+#NAME, &NAME::model_info, {                    \
+      &NAME::cpu::train_step, &NAME::cpu::evaluate \
+    }                                              \
+  }
+const Sample samples[] = {
+    STATICNET_BENCH_SAMPLE(simple_cnn),     STATICNET_BENCH_SAMPLE(lenet5_adam),
+    STATICNET_BENCH_SAMPLE(lenet_relu),     STATICNET_BENCH_SAMPLE(resnet8),
+    STATICNET_BENCH_SAMPLE(ds_cnn),         STATICNET_BENCH_SAMPLE(mobilenet_v1),
+    STATICNET_BENCH_SAMPLE(fc_autoencoder),
+};
+#undef STATICNET_BENCH_SAMPLE
+
+}  // namespace
+
 int main(int argc, char** argv) {
   if (argc < 2) {
     std::fprintf(
         stderr,
-        "usage: %s simple_cnn|lenet5_adam|lenet_relu [--threads N] [--steps N] [--repeats N]\n",
+        "usage: %s simple_cnn|lenet5_adam|lenet_relu|resnet8|ds_cnn|mobilenet_v1|fc_autoencoder\n"
+        "          [--threads N] [--steps N] [--repeats N]\n",
         argv[0]);
     return 2;
   }
@@ -44,21 +78,16 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--repeats"))
       repeats = value;
   }
-  rt::ModelInfo model;
-  rt::CpuSteps cpu_steps;
-  if (which == "simple_cnn") {
-    model = simple_cnn::model_info();
-    cpu_steps = {&simple_cnn::cpu::train_step, &simple_cnn::cpu::evaluate};
-  } else if (which == "lenet5_adam") {
-    model = lenet5_adam::model_info();
-    cpu_steps = {&lenet5_adam::cpu::train_step, &lenet5_adam::cpu::evaluate};
-  } else if (which == "lenet_relu") {
-    model = lenet_relu::model_info();
-    cpu_steps = {&lenet_relu::cpu::train_step, &lenet_relu::cpu::evaluate};
-  } else {
+  const Sample* sample = nullptr;
+  for (const Sample& s : samples)
+    if (which == s.name)
+      sample = &s;
+  if (!sample) {
     std::fprintf(stderr, "unknown model %s\n", which.c_str());
     return 2;
   }
+  const rt::ModelInfo model = sample->model_info();
+  const rt::CpuSteps cpu_steps = sample->steps;
   rt::CpuBackend backend(model, cpu_steps, threads);
   bench::initialize_parameters(model, backend);
   bench::write_random_batch(model, backend);

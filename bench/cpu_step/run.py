@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """CPU step time: the generated CPU trainer's step against PyTorch eager on the same model, batch,
 optimizer and thread count (SimpleCNN: batch 128, Adam; LeNet-5 and the tutorials' ReLU LeNet:
-batch 64, Adam), alternating the two RUNS times and printing a Markdown table of the medians, with the machine and its load.
+batch 64, Adam; the MLPerf Tiny models at their reference batches, Adam), alternating the two RUNS
+times and printing a Markdown table of the medians, with the machine and its load.
 
 usage: bench/cpu_step/run.py --bench BUILD/bench/cpu_step/staticnet_bench_cpu_step
                              [--python PYTHON_WITH_TORCH] [--threads 2] [--runs 5] [--compile]
+                             [--models simple_cnn,lenet5_adam,lenet_relu | mlperf] [--steps 50]
 Not a test: run it by hand on a machine as quiet as you can get (see bench/RESULTS.md).
 """
 import argparse
@@ -41,12 +43,17 @@ def main():
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--runs", type=int, default=5)
     p.add_argument("--compile", action="store_true", help="also time torch.compile")
+    p.add_argument("--models", default="simple_cnn,lenet5_adam,lenet_relu",
+                   help="comma-separated, or 'mlperf' for resnet8,ds_cnn,mobilenet_v1,fc_autoencoder")
+    p.add_argument("--steps", type=int, default=50, help="steps per timed repeat")
     args = p.parse_args()
+    models = ("resnet8,ds_cnn,mobilenet_v1,fc_autoencoder" if args.models == "mlperf"
+              else args.models).split(",")
     rows = []
     load_before = os.getloadavg()[0]
-    for model in ("simple_cnn", "lenet5_adam", "lenet_relu"):
+    for model in models:
         torch_model = model.replace("_adam", "")
-        common = ["--threads", str(args.threads), "--steps", "50", "--repeats", "3"]
+        common = ["--threads", str(args.threads), "--steps", str(args.steps), "--repeats", "3"]
         ours, eager, compiled = [], [], []
         for _ in range(args.runs):
             ours.append(ms([args.bench, model] + common))
@@ -58,7 +65,7 @@ def main():
                      statistics.median(compiled) if compiled else None))
     load_after = os.getloadavg()[0]
     print(f"CPU: {cpu_name()}, {os.cpu_count()} cores; threads {args.threads}; "
-          f"median of {args.runs} alternating runs (each the median of 3 x 50 steps); "
+          f"median of {args.runs} alternating runs (each the median of 3 x {args.steps} steps); "
           f"load average {load_before:.2f} before, {load_after:.2f} after\n")
     print("| model | staticnet ms/step | PyTorch eager ms/step | eager / staticnet |"
           + (" torch.compile ms/step |" if args.compile else ""))

@@ -3,13 +3,19 @@
 count as staticnet_bench_cpu_step, timed the same way (warm-up, then repeats of N steps, median
 milliseconds per step). A step is zero_grad, forward, loss, backward, optimizer.step().
 
-usage: torch_step.py simple_cnn|lenet5|lenet_relu [--threads N] [--steps N] [--repeats N] [--compile]
+usage: torch_step.py simple_cnn|lenet5|lenet_relu|resnet8|ds_cnn|mobilenet_v1|fc_autoencoder
+                     [--threads N] [--steps N] [--repeats N] [--compile]
+
+The MLPerf Tiny models (mlperf_models.py) train with Adam at their reference batches, in training
+mode (batch statistics, Dropout on), as the generated trainers do.
 """
 import argparse
 import statistics
 import time
 
 import torch
+
+import mlperf_models
 
 
 def model_and_batch(name):
@@ -33,7 +39,8 @@ def model_and_batch(name):
 
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("model", choices=["simple_cnn", "lenet5", "lenet_relu"])
+    p.add_argument("model", choices=["simple_cnn", "lenet5", "lenet_relu"] +
+                   list(mlperf_models.MODELS))
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--steps", type=int, default=50)
     p.add_argument("--repeats", type=int, default=5)
@@ -41,12 +48,17 @@ def main():
     args = p.parse_args()
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
-    model, shape, optimizer = model_and_batch(args.model)
     # Random normal inputs and random labels, as bench_step.cpp uses (the same distribution, not
     # the same numbers: a step's time does not depend on which random numbers they are).
-    x = torch.randn(shape)
-    y = torch.randint(0, 10, (shape[0],))
-    loss_fn = torch.nn.CrossEntropyLoss()
+    if args.model in mlperf_models.MODELS:
+        model = mlperf_models.build(args.model).train()
+        optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+        x, y, loss_fn = mlperf_models.batch(args.model)
+    else:
+        model, shape, optimizer = model_and_batch(args.model)
+        x = torch.randn(shape)
+        y = torch.randint(0, 10, (shape[0],))
+        loss_fn = torch.nn.CrossEntropyLoss()
     forward = torch.compile(model) if args.compile else model
 
     def step():

@@ -617,7 +617,7 @@ void CpuKernelEmitter::emit_norm(const FusedGroup& g) {
                   {"running", parameter(l.statistics_offset, BufferRole::non_trainable)},
                   {"running_note", "// non_trainable: running mean, then running variance"},
                   {"channels", literal(x[1])},
-                  {"count", literal(x.elements())}};
+                  {"planes", literal(x[0] * x[1])}};  // (sample, channel) planes
   if (l.statistics_buffer == no_buffer)
     throw std::logic_error("a BatchNorm in training without a statistics buffer");
   v["stats"] = at(l.statistics_buffer);
@@ -630,8 +630,8 @@ void CpuKernelEmitter::emit_norm(const FusedGroup& g) {
       float* const running = $running$;  $running_note$
       float* const y = $y$;  $y_note$
       if (!pass.training) {
-        c::for_each(pool, $count$, [&](index_t i) {
-          k::batch_norm_inference<$geometry$, $act$>(i, x, running, gamma, beta, y);
+        c::for_each(pool, $planes$, [&](index_t plane) {
+          k::batch_norm_inference_plane<$geometry$, $act$>(plane, x, running, gamma, beta, y);
         });
         return;
       }
@@ -639,8 +639,8 @@ void CpuKernelEmitter::emit_norm(const FusedGroup& g) {
       c::for_each(pool, $channels$, [&](index_t ch) {
         k::batch_norm_statistics<$geometry$>(ch, x, stats, running);
       });
-      c::for_each(pool, $count$, [&](index_t i) {
-        k::batch_norm_forward<$geometry$, $act$>(i, x, stats, gamma, beta, y);
+      c::for_each(pool, $planes$, [&](index_t plane) {
+        k::batch_norm_forward_plane<$geometry$, $act$>(plane, x, stats, gamma, beta, y);
       });
     }
 
@@ -681,8 +681,8 @@ void CpuKernelEmitter::emit_norm(const FusedGroup& g) {
     input_gradient_vars(v, l);
     body_.emit(v, R"(
       float* const dx = $dx$;  $dx_note$
-      c::for_each(pool, $count$, [&](index_t i) {
-        k::batch_norm_backward_input<$geometry$, $accumulate$>(i, x, stats, gamma, dy, dgamma, dbeta, dx);
+      c::for_each(pool, $planes$, [&](index_t plane) {
+        k::batch_norm_backward_input_plane<$geometry$, $accumulate$>(plane, x, stats, gamma, dy, dgamma, dbeta, dx);
       });
     )");
   }
@@ -781,15 +781,15 @@ void CpuKernelEmitter::emit_grouped(const FusedGroup& g) {
                   {"y", at(l.output_buffer)},
                   {"y_note", note(l.output_buffer)},
                   {"has_bias", bias ? "true" : "false"},
-                  {"count", literal(l.output_shape.elements())}};
+                  {"planes", literal(l.output_shape[0] * l.output_shape[1])}};
   body_.emit(v, R"(
     void forward_$name$(std::byte* arena, c::ThreadPool& pool) {
       const float* const x = $x$;  $x_note$
       const float* const weight = $w$;  $w_note$
       const float* const bias = $b$;  $b_note$
       float* const y = $y$;  $y_note$
-      c::for_each(pool, $count$, [&](index_t i) {
-        k::grouped_conv_forward<$geometry$, $has_bias$>(i, x, weight, bias, y);
+      c::for_each(pool, $planes$, [&](index_t plane) {
+        k::grouped_conv_forward_plane<$geometry$, $has_bias$>(plane, x, weight, bias, y);
       });
     }
 
@@ -800,7 +800,7 @@ void CpuKernelEmitter::emit_grouped(const FusedGroup& g) {
   v["dy_note"] = note(l.output_gradient_buffer);
   v["dw"] = parameter(l.weight_offset, BufferRole::gradients);
   v["db"] = bias ? parameter(l.bias_offset, BufferRole::gradients) : "nullptr";
-  v["weights"] = literal(weight_shape(l).elements());
+  v["filters"] = literal(weight_shape(l)[0] * weight_shape(l)[1]);  // (Co, Ci/groups) pairs
   v["channels"] = literal(l.output_shape[1]);
   v["batch"] = literal(l.output_shape[0]);
   v["positions"] = literal(l.output_shape[2] * l.output_shape[3]);
@@ -809,7 +809,7 @@ void CpuKernelEmitter::emit_grouped(const FusedGroup& g) {
       const float* const x = $x$;  $x_note$
       const float* const dy = $dy$;  $dy_note$
       float* const dweight = $dw$;  // gradient of $w_note$
-      c::for_each(pool, $weights$, [&](index_t e) { k::grouped_conv_backward_weight<$geometry$>(e, x, dy, dweight); });
+      c::for_each(pool, $filters$, [&](index_t f) { k::grouped_conv_backward_filter<$geometry$>(f, x, dy, dweight); });
   )");
   body_.indent();
   if (bias)
@@ -821,12 +821,12 @@ void CpuKernelEmitter::emit_grouped(const FusedGroup& g) {
     )");
   if (l.input_gradient_buffer != no_buffer) {
     input_gradient_vars(v, l);
-    v["inputs"] = literal(l.input_shape.elements());
+    v["input_planes"] = literal(l.input_shape[0] * l.input_shape[1]);
     body_.emit(v, R"(
       const float* const weight = $w$;  $w_note$
       float* const dx = $dx$;  $dx_note$
-      c::for_each(pool, $inputs$, [&](index_t j) {
-        k::grouped_conv_backward_input<$geometry$, $accumulate$>(j, dy, weight, dx);
+      c::for_each(pool, $input_planes$, [&](index_t plane) {
+        k::grouped_conv_backward_input_plane<$geometry$, $accumulate$>(plane, dy, weight, dx);
       });
     )");
   }

@@ -16,6 +16,13 @@
 //
 // Reductions run one channel per call, in double, two-pass (mean first, then squared
 // deviations): the same sums on every thread count, and no cancellation when the mean is large.
+// Each keeps eight partial sums (position p of a plane into lane p mod 8, added up at the end),
+// so the additions overlap instead of each waiting on the last; the order is fixed, so the bits
+// are too.
+//
+// The element-wise passes come in two shapes: one element per call (a CUDA thread's work) and
+// one (sample, channel) plane per call (the CPU's: the channel's constants loaded once, the row
+// contiguous, no index divided per element). Both compute each element with the same expression.
 // Backward's first pass leaves d in dy (the fused activation's derivative applied in place) and
 // the two sums in dβ and dγ (the gradient region, which no other layer writes), and its second
 // pass reads them back: so the activation's output is read only before dx is written, which may
@@ -37,27 +44,49 @@ struct BatchNormGeometry {
   }
 };
 
+// Eight partial sums in double, added up in a fixed order.
+struct LaneSums {
+  static constexpr index_t lanes = 8;
+  double lane[lanes] = {};
+
+  // Adds the N values f(0), ..., f(N − 1), value k into lane k mod 8.
+  template <index_t N, class F>
+  STATICNET_HD void add_row(F&& f) {
+    constexpr index_t whole = N / lanes * lanes;
+    for (index_t k = 0; k < whole; k += lanes)
+      for (index_t l = 0; l < lanes; ++l)
+        lane[l] += f(k + l);
+    for (index_t l = 0; l < N - whole; ++l)
+      lane[l] += f(whole + l);
+  }
+  STATICNET_HD double total() const {
+    double t = 0.0;
+    for (index_t l = 0; l < lanes; ++l)
+      t += lane[l];
+    return t;
+  }
+};
+
 // Training forward, part 1, one channel: the batch mean and 1/√(var + ε) into stats[c] and
 // stats[C + c], and the running statistics (running[c] mean, running[C + c] variance) updated.
 template <BatchNormGeometry G>
 STATICNET_HD void batch_norm_statistics(index_t c, const float* x, float* stats, float* running) {
-  double sum = 0.0;
+  LaneSums sum;
   for (index_t n = 0; n < G.batch; ++n) {
     const float* plane = x + (n * G.channels + c) * G.positions;
-    for (index_t p = 0; p < G.positions; ++p)
-      sum += plane[p];
+    sum.add_row<G.positions>([&](index_t p) { return static_cast<double>(plane[p]); });
   }
   constexpr double count = static_cast<double>(G.per_channel());
-  const double mean = sum / count;
-  double squares = 0.0;
+  const double mean = sum.total() / count;
+  LaneSums squares;
   for (index_t n = 0; n < G.batch; ++n) {
     const float* plane = x + (n * G.channels + c) * G.positions;
-    for (index_t p = 0; p < G.positions; ++p) {
+    squares.add_row<G.positions>([&](index_t p) {
       const double d = plane[p] - mean;
-      squares += d * d;
-    }
+      return d * d;
+    });
   }
-  const double variance = squares / count;
+  const double variance = squares.total() / count;
   stats[c] = static_cast<float>(mean);
   stats[G.channels + c] = static_cast<float>(1.0 / std::sqrt(variance + G.epsilon));
   // M = 1 has no unbiased variance (PyTorch refuses such a batch): the biased one (0) is used.
@@ -93,19 +122,19 @@ STATICNET_HD void batch_norm_backward_sums(index_t c, const float* x, const floa
                                            const float* stats, float* dy, float* dgamma,
                                            float* dbeta) {
   const float mean = stats[c], inv = stats[G.channels + c];
-  double sum = 0.0, dot = 0.0;
+  LaneSums sum, dot;
   for (index_t n = 0; n < G.batch; ++n) {
     const index_t first = (n * G.channels + c) * G.positions;
-    for (index_t p = first; p < first + G.positions; ++p) {
-      const float d = Act::backward(saved_output<Act>(y, p), dy[p]);
-      if constexpr (Act::reads_output)
-        dy[p] = d;
-      sum += d;
-      dot += static_cast<double>(d) * ((x[p] - mean) * inv);
-    }
+    if constexpr (Act::reads_output)
+      for (index_t p = first; p < first + G.positions; ++p)
+        dy[p] = Act::backward(saved_output<Act>(y, p), dy[p]);
+    sum.add_row<G.positions>([&](index_t p) { return static_cast<double>(dy[first + p]); });
+    dot.add_row<G.positions>([&](index_t p) {
+      return static_cast<double>(dy[first + p]) * ((x[first + p] - mean) * inv);
+    });
   }
-  dbeta[c] += static_cast<float>(sum);
-  dgamma[c] += static_cast<float>(dot);
+  dbeta[c] += static_cast<float>(sum.total());
+  dgamma[c] += static_cast<float>(dot.total());
 }
 
 // Backward, part 2, one element: dx = γ·inv·(d − dβ/M − x̂·dγ/M), with d in dy and the sums in
@@ -124,6 +153,47 @@ STATICNET_HD void batch_norm_backward_input(index_t i, const float* x, const flo
     dx[i] += v;
   else
     dx[i] = v;
+}
+
+// ---- one (sample, channel) plane per call (the CPU's) -------------------------------------------
+
+template <BatchNormGeometry G, class Act>
+STATICNET_HD void batch_norm_forward_plane(index_t plane, const float* x, const float* stats,
+                                           const float* gamma, const float* beta, float* y) {
+  const index_t c = plane % G.channels, first = plane * G.positions;
+  const float mean = stats[c], inv = stats[G.channels + c], g = gamma[c], b = beta[c];
+  for (index_t p = first; p < first + G.positions; ++p)
+    y[p] = Act::forward(g * ((x[p] - mean) * inv) + b);
+}
+
+template <BatchNormGeometry G, class Act>
+STATICNET_HD void batch_norm_inference_plane(index_t plane, const float* x, const float* running,
+                                             const float* gamma, const float* beta, float* y) {
+  const index_t c = plane % G.channels, first = plane * G.positions;
+  const float mean = running[c], inv = 1.0f / sqrt_f(running[G.channels + c] + G.epsilon);
+  const float g = gamma[c], b = beta[c];
+  for (index_t p = first; p < first + G.positions; ++p)
+    y[p] = Act::forward(g * ((x[p] - mean) * inv) + b);
+}
+
+template <BatchNormGeometry G, bool Accumulate>
+STATICNET_HD void batch_norm_backward_input_plane(index_t plane, const float* x, const float* stats,
+                                                  const float* gamma, const float* dy,
+                                                  const float* dgamma, const float* dbeta,
+                                                  float* dx) {
+  const index_t c = plane % G.channels, first = plane * G.positions;
+  constexpr float inv_count = 1.0f / static_cast<float>(G.per_channel());
+  const float mean = stats[c], inv = stats[G.channels + c];
+  const float scale = gamma[c] * inv, shift = dbeta[c] * inv_count;
+  const float slope = dgamma[c] * inv_count;
+  for (index_t p = first; p < first + G.positions; ++p) {
+    const float x_hat = (x[p] - mean) * inv;
+    const float v = scale * (dy[p] - shift - x_hat * slope);
+    if constexpr (Accumulate)
+      dx[p] += v;
+    else
+      dx[p] = v;
+  }
 }
 
 }  // namespace staticnet::kernels

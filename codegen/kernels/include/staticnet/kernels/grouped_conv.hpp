@@ -13,6 +13,12 @@
 //   forward   y[n][co][oh][ow] = b[co] + Σ_{ci, kh, kw} x[n][g·Cig + ci][oh·SH − PH + kh][...]·w
 //   dx        a gather: the outputs whose windows read x[n][c][ih][iw], times their weight
 //   dW        Σ over samples and output positions, per weight element (in double across samples)
+//
+// Two shapes of each: one element per call (a CUDA thread's work), and one plane per call (the
+// CPU's: the taps in the outer loops and a contiguous row innermost, so rows vectorise and no
+// index is divided per element). Both add every element's terms in the same order, so they
+// give the same bits; the plane-wise dx under Accumulate adds term by term into dx instead of
+// adding one sum, which rounds differently.
 #include "staticnet/kernels/geometry.hpp"
 #include "staticnet/kernels/host_device.hpp"
 
@@ -101,6 +107,120 @@ STATICNET_HD void grouped_conv_backward_weight(index_t e, const float* x, const 
     sum += partial;
   }
   dw[e] += static_cast<float>(sum);
+}
+
+// ---- one plane per call (the CPU's) ------------------------------------------------------------
+
+// The first and one-past-last output index o whose input index o·stride − pad + k lies in
+// [0, extent): the outputs a tap reaches without padding.
+STATICNET_HD constexpr index_t first_in_bounds(index_t k, index_t stride, index_t pad) {
+  const index_t lowest = pad - k;  // o·stride ≥ pad − k
+  return lowest <= 0 ? 0 : (lowest + stride - 1) / stride;
+}
+STATICNET_HD constexpr index_t end_in_bounds(index_t k, index_t stride, index_t pad, index_t extent,
+                                             index_t outputs) {
+  const index_t limit = extent + pad - k;  // o·stride < extent + pad − k
+  const index_t end = limit <= 0 ? 0 : (limit + stride - 1) / stride;
+  return end < outputs ? end : outputs;
+}
+
+// Output plane (n, co) of (N, Co, Ho, Wo), plane = n·Co + co.
+template <Conv2dGeometry G, bool HasBias>
+STATICNET_HD void grouped_conv_forward_plane(index_t plane, const float* x, const float* w,
+                                             const float* b, float* y) {
+  const index_t co = plane % G.out_channels, n = plane / G.out_channels;
+  const index_t first_input = co / G.group_outputs() * G.group_inputs();
+  float* out = y + plane * G.positions();
+  for (index_t p = 0; p < G.positions(); ++p)
+    out[p] = 0.0f;
+  for (index_t ci = 0; ci < G.group_inputs(); ++ci) {
+    const float* in = x + n * G.input_sample() + (first_input + ci) * G.input_plane();
+    const float* kernel = w + (co * G.group_inputs() + ci) * G.kernel_h * G.kernel_w;
+    for (index_t kh = 0; kh < G.kernel_h; ++kh) {
+      const index_t oh_end = end_in_bounds(kh, G.stride_h, G.pad_h, G.in_height, G.out_height);
+      for (index_t kw = 0; kw < G.kernel_w; ++kw) {
+        const float weight = kernel[kh * G.kernel_w + kw];
+        const index_t ow_begin = first_in_bounds(kw, G.stride_w, G.pad_w);
+        const index_t ow_end = end_in_bounds(kw, G.stride_w, G.pad_w, G.in_width, G.out_width);
+        for (index_t oh = first_in_bounds(kh, G.stride_h, G.pad_h); oh < oh_end; ++oh) {
+          const float* in_row = in + (oh * G.stride_h - G.pad_h + kh) * G.in_width - G.pad_w + kw;
+          float* out_row = out + oh * G.out_width;
+          for (index_t ow = ow_begin; ow < ow_end; ++ow)
+            out_row[ow] += in_row[ow * G.stride_w] * weight;
+        }
+      }
+    }
+  }
+  if constexpr (HasBias)
+    for (index_t p = 0; p < G.positions(); ++p)
+      out[p] += b[co];
+}
+
+// Input plane (n, c) of (N, Ci, Hi, Wi): each output's dy · w scattered to the inputs its window
+// read, taps in the order the gather above adds them.
+template <Conv2dGeometry G, bool Accumulate>
+STATICNET_HD void grouped_conv_backward_input_plane(index_t plane, const float* dy, const float* w,
+                                                    float* dx) {
+  const index_t c = plane % G.in_channels, n = plane / G.in_channels;
+  const index_t group = c / G.group_inputs(), ci = c % G.group_inputs();
+  float* in = dx + plane * G.input_plane();
+  if constexpr (!Accumulate)
+    for (index_t p = 0; p < G.input_plane(); ++p)
+      in[p] = 0.0f;
+  for (index_t co = group * G.group_outputs(); co < (group + 1) * G.group_outputs(); ++co) {
+    const float* grad = dy + n * G.output_sample() + co * G.positions();
+    const float* kernel = w + (co * G.group_inputs() + ci) * G.kernel_h * G.kernel_w;
+    for (index_t kh = 0; kh < G.kernel_h; ++kh) {
+      const index_t oh_end = end_in_bounds(kh, G.stride_h, G.pad_h, G.in_height, G.out_height);
+      for (index_t kw = 0; kw < G.kernel_w; ++kw) {
+        const float weight = kernel[kh * G.kernel_w + kw];
+        const index_t ow_begin = first_in_bounds(kw, G.stride_w, G.pad_w);
+        const index_t ow_end = end_in_bounds(kw, G.stride_w, G.pad_w, G.in_width, G.out_width);
+        for (index_t oh = first_in_bounds(kh, G.stride_h, G.pad_h); oh < oh_end; ++oh) {
+          float* in_row = in + (oh * G.stride_h - G.pad_h + kh) * G.in_width - G.pad_w + kw;
+          const float* grad_row = grad + oh * G.out_width;
+          for (index_t ow = ow_begin; ow < ow_end; ++ow)
+            in_row[ow * G.stride_w] += grad_row[ow] * weight;
+        }
+      }
+    }
+  }
+}
+
+// The KH·KW weights of filter f = co·(Ci/groups) + ci at once: one pass over the outputs with a
+// partial sum per tap, so the taps' additions overlap instead of each waiting on the last. Each
+// tap still adds its terms in the element-wise version's order.
+template <Conv2dGeometry G>
+STATICNET_HD void grouped_conv_backward_filter(index_t f, const float* x, const float* dy,
+                                               float* dw) {
+  constexpr index_t taps = G.kernel_h * G.kernel_w;
+  const index_t ci = f % G.group_inputs(), co = f / G.group_inputs();
+  const index_t c = co / G.group_outputs() * G.group_inputs() + ci;
+  double sum[taps] = {};
+  for (index_t n = 0; n < G.batch; ++n) {
+    const float* in = x + n * G.input_sample() + c * G.input_plane();
+    const float* grad = dy + n * G.output_sample() + co * G.positions();
+    float partial[taps] = {};  // one sample in single precision, as the element-wise version
+    for (index_t oh = 0; oh < G.out_height; ++oh) {
+      for (index_t ow = 0; ow < G.out_width; ++ow) {
+        const float d = grad[oh * G.out_width + ow];
+        for (index_t kh = 0; kh < G.kernel_h; ++kh) {
+          const index_t ih = oh * G.stride_h - G.pad_h + kh;
+          if (ih < 0 || ih >= G.in_height)
+            continue;
+          for (index_t kw = 0; kw < G.kernel_w; ++kw) {
+            const index_t iw = ow * G.stride_w - G.pad_w + kw;
+            if (iw >= 0 && iw < G.in_width)
+              partial[kh * G.kernel_w + kw] += d * in[ih * G.in_width + iw];
+          }
+        }
+      }
+    }
+    for (index_t t = 0; t < taps; ++t)
+      sum[t] += partial[t];
+  }
+  for (index_t t = 0; t < taps; ++t)
+    dw[f * taps + t] += static_cast<float>(sum[t]);
 }
 
 }  // namespace staticnet::kernels

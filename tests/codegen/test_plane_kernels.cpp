@@ -1,0 +1,155 @@
+// The CPU's plane-wise kernel bodies (one (sample, channel) plane or one filter per call) against
+// the element-wise ones (one element per call, as a CUDA thread runs them), bit for bit: both
+// must add each element's terms in the same order. The element-wise bodies are the ones checked
+// against PyTorch and finite differences (test_mlperf_fixtures.cpp, test_gradients.cpp); this
+// keeps the faster shape equal to them on geometries those models do not reach (uneven 'same'
+// padding, stride 2, several channels per group, a row that is no multiple of 8).
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <vector>
+
+#include <staticnet/kernels/batch_norm.hpp>
+#include <staticnet/kernels/grouped_conv.hpp>
+
+namespace k = staticnet::kernels;
+using k::index_t;
+
+namespace {
+
+// Values in [-1, 1] from a linear congruential generator: any numbers do, the same each run.
+std::vector<float> values(std::size_t n, std::uint32_t seed) {
+  std::vector<float> out(n);
+  for (float& v : out) {
+    seed = seed * 1664525u + 1013904223u;
+    v = static_cast<float>((seed >> 8) % 2001) / 1000.0f - 1.0f;
+  }
+  return out;
+}
+
+template <k::Conv2dGeometry G>
+void check_grouped_conv() {
+  CAPTURE(G.groups);
+  CAPTURE(G.stride_h);
+  const auto x = values(static_cast<std::size_t>(G.input_elements()), 1);
+  const auto w = values(static_cast<std::size_t>(G.weight_elements()), 2);
+  const auto b = values(static_cast<std::size_t>(G.out_channels), 3);
+  const auto dy = values(static_cast<std::size_t>(G.output_elements()), 4);
+  std::vector<float> y_element(dy.size()), y_plane(dy.size());
+  std::vector<float> dx_element(x.size()), dx_plane(x.size());
+  std::vector<float> dw_element(w.size()), dw_filter(w.size());
+  for (index_t i = 0; i < G.output_elements(); ++i)
+    k::grouped_conv_forward<G, true>(i, x.data(), w.data(), b.data(), y_element.data());
+  for (index_t p = 0; p < G.batch * G.out_channels; ++p)
+    k::grouped_conv_forward_plane<G, true>(p, x.data(), w.data(), b.data(), y_plane.data());
+  for (index_t j = 0; j < G.input_elements(); ++j)
+    k::grouped_conv_backward_input<G, false>(j, dy.data(), w.data(), dx_element.data());
+  for (index_t p = 0; p < G.batch * G.in_channels; ++p)
+    k::grouped_conv_backward_input_plane<G, false>(p, dy.data(), w.data(), dx_plane.data());
+  for (index_t e = 0; e < G.weight_elements(); ++e)
+    k::grouped_conv_backward_weight<G>(e, x.data(), dy.data(), dw_element.data());
+  for (index_t f = 0; f < G.out_channels * G.group_inputs(); ++f)
+    k::grouped_conv_backward_filter<G>(f, x.data(), dy.data(), dw_filter.data());
+  CHECK(y_plane == y_element);
+  CHECK(dx_plane == dx_element);
+  CHECK(dw_filter == dw_element);
+}
+
+template <k::BatchNormGeometry G, class Act>
+void check_batch_norm() {
+  CAPTURE(G.positions);
+  const auto x = values(static_cast<std::size_t>(G.elements()), 5);
+  const auto gamma = values(static_cast<std::size_t>(G.channels), 6);
+  const auto beta = values(static_cast<std::size_t>(G.channels), 7);
+  const auto dy = values(static_cast<std::size_t>(G.elements()), 8);
+  std::vector<float> stats(2 * static_cast<std::size_t>(G.channels));
+  std::vector<float> running(stats.size(), 1.0f);
+  for (index_t c = 0; c < G.channels; ++c)
+    k::batch_norm_statistics<G>(c, x.data(), stats.data(), running.data());
+  std::vector<float> y_element(x.size()), y_plane(x.size());
+  for (index_t i = 0; i < G.elements(); ++i)
+    k::batch_norm_forward<G, Act>(i, x.data(), stats.data(), gamma.data(), beta.data(),
+                                  y_element.data());
+  for (index_t p = 0; p < G.batch * G.channels; ++p)
+    k::batch_norm_forward_plane<G, Act>(p, x.data(), stats.data(), gamma.data(), beta.data(),
+                                        y_plane.data());
+  CHECK(y_plane == y_element);
+  for (index_t i = 0; i < G.elements(); ++i)
+    k::batch_norm_inference<G, Act>(i, x.data(), running.data(), gamma.data(), beta.data(),
+                                    y_element.data());
+  for (index_t p = 0; p < G.batch * G.channels; ++p)
+    k::batch_norm_inference_plane<G, Act>(p, x.data(), running.data(), gamma.data(), beta.data(),
+                                          y_plane.data());
+  CHECK(y_plane == y_element);
+
+  std::vector<float> d = dy, dgamma(gamma.size()), dbeta(beta.size());
+  for (index_t c = 0; c < G.channels; ++c)
+    k::batch_norm_backward_sums<G, Act>(c, x.data(), y_element.data(), stats.data(), d.data(),
+                                        dgamma.data(), dbeta.data());
+  std::vector<float> dx_element(x.size()), dx_plane(x.size());
+  for (index_t i = 0; i < G.elements(); ++i)
+    k::batch_norm_backward_input<G, false>(i, x.data(), stats.data(), gamma.data(), d.data(),
+                                           dgamma.data(), dbeta.data(), dx_element.data());
+  for (index_t p = 0; p < G.batch * G.channels; ++p)
+    k::batch_norm_backward_input_plane<G, false>(p, x.data(), stats.data(), gamma.data(), d.data(),
+                                                 dgamma.data(), dbeta.data(), dx_plane.data());
+  CHECK(dx_plane == dx_element);
+}
+
+// The statistics and backward sums by a plain loop in long double: the lanes reorder additions,
+// so these agree to rounding, not to the bit.
+template <k::BatchNormGeometry G>
+void check_batch_norm_sums() {
+  const auto x = values(static_cast<std::size_t>(G.elements()), 9);
+  const auto dy = values(static_cast<std::size_t>(G.elements()), 10);
+  std::vector<float> stats(2 * static_cast<std::size_t>(G.channels)), running(stats.size());
+  std::vector<float> d = dy, dgamma(static_cast<std::size_t>(G.channels)), dbeta(dgamma.size());
+  for (index_t c = 0; c < G.channels; ++c) {
+    k::batch_norm_statistics<G>(c, x.data(), stats.data(), running.data());
+    k::batch_norm_backward_sums<G, k::Identity>(c, x.data(), nullptr, stats.data(), d.data(),
+                                                dgamma.data(), dbeta.data());
+  }
+  for (index_t c = 0; c < G.channels; ++c) {
+    long double sum = 0, squares = 0, dsum = 0, dot = 0;
+    auto at = [&](index_t n, index_t p) { return (n * G.channels + c) * G.positions + p; };
+    for (index_t n = 0; n < G.batch; ++n)
+      for (index_t p = 0; p < G.positions; ++p)
+        sum += x[at(n, p)];
+    const long double mean = sum / G.per_channel();
+    for (index_t n = 0; n < G.batch; ++n)
+      for (index_t p = 0; p < G.positions; ++p)
+        squares += (x[at(n, p)] - mean) * (x[at(n, p)] - mean);
+    const long double inv = 1 / std::sqrt(squares / G.per_channel() + G.epsilon);
+    for (index_t n = 0; n < G.batch; ++n)
+      for (index_t p = 0; p < G.positions; ++p) {
+        dsum += dy[at(n, p)];
+        dot += dy[at(n, p)] * ((x[at(n, p)] - stats[c]) * stats[G.channels + c]);
+      }
+    CAPTURE(c);
+    CHECK(stats[c] == doctest::Approx(static_cast<double>(mean)).epsilon(1e-6));
+    CHECK(stats[G.channels + c] == doctest::Approx(static_cast<double>(inv)).epsilon(1e-6));
+    CHECK(dbeta[c] == doctest::Approx(static_cast<double>(dsum)).epsilon(1e-6));
+    CHECK(dgamma[c] == doctest::Approx(static_cast<double>(dot)).epsilon(1e-6));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("kernels: plane-wise grouped convolutions equal the element-wise ones bit for bit") {
+  // batch, Ci, Hi, Wi, Co, Ho, Wo, KH, KW, SH, SW, PH, PW, groups
+  check_grouped_conv<k::Conv2dGeometry{2, 4, 25, 5, 4, 25, 5, 3, 3, 1, 1, 1, 1, 4}>();
+  check_grouped_conv<k::Conv2dGeometry{2, 4, 8, 8, 4, 4, 4, 3, 3, 2, 2, 0, 0, 4}>();  // 0/1 pad
+  check_grouped_conv<k::Conv2dGeometry{2, 4, 7, 6, 8, 4, 3, 3, 3, 2, 2, 1, 1, 2}>();
+  check_grouped_conv<k::Conv2dGeometry{1, 3, 9, 10, 6, 5, 4, 10, 4, 2, 3, 4, 1, 3}>();
+}
+
+TEST_CASE("kernels: plane-wise BatchNorm passes equal the element-wise ones bit for bit") {
+  check_batch_norm<k::BatchNormGeometry{4, 3, 125, 1e-3f, 0.01f}, k::ReLU>();
+  check_batch_norm<k::BatchNormGeometry{3, 5, 9, 1e-5f, 0.1f}, k::Identity>();
+  check_batch_norm<k::BatchNormGeometry{16, 7, 1, 1e-5f, 0.1f}, k::ReLU>();  // BatchNorm1d
+}
+
+TEST_CASE("kernels: BatchNorm's lane sums agree with a plain long-double sum") {
+  check_batch_norm_sums<k::BatchNormGeometry{4, 3, 125, 1e-3f, 0.01f}>();
+  check_batch_norm_sums<k::BatchNormGeometry{64, 5, 1, 1e-5f, 0.1f}>();
+}
