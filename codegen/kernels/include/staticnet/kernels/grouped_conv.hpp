@@ -143,10 +143,11 @@ STATICNET_HD void grouped_conv_forward_plane(index_t plane, const float* x, cons
         const index_t ow_begin = first_in_bounds(kw, G.stride_w, G.pad_w);
         const index_t ow_end = end_in_bounds(kw, G.stride_w, G.pad_w, G.in_width, G.out_width);
         for (index_t oh = first_in_bounds(kh, G.stride_h, G.pad_h); oh < oh_end; ++oh) {
-          const float* in_row = in + (oh * G.stride_h - G.pad_h + kh) * G.in_width - G.pad_w + kw;
+          // The input row's index for ow = 0 (negative where the padding is; never used there).
+          const index_t in_row = (oh * G.stride_h - G.pad_h + kh) * G.in_width - G.pad_w + kw;
           float* out_row = out + oh * G.out_width;
           for (index_t ow = ow_begin; ow < ow_end; ++ow)
-            out_row[ow] += in_row[ow * G.stride_w] * weight;
+            out_row[ow] += in[in_row + ow * G.stride_w] * weight;
         }
       }
     }
@@ -177,10 +178,10 @@ STATICNET_HD void grouped_conv_backward_input_plane(index_t plane, const float* 
         const index_t ow_begin = first_in_bounds(kw, G.stride_w, G.pad_w);
         const index_t ow_end = end_in_bounds(kw, G.stride_w, G.pad_w, G.in_width, G.out_width);
         for (index_t oh = first_in_bounds(kh, G.stride_h, G.pad_h); oh < oh_end; ++oh) {
-          float* in_row = in + (oh * G.stride_h - G.pad_h + kh) * G.in_width - G.pad_w + kw;
+          const index_t in_row = (oh * G.stride_h - G.pad_h + kh) * G.in_width - G.pad_w + kw;
           const float* grad_row = grad + oh * G.out_width;
           for (index_t ow = ow_begin; ow < ow_end; ++ow)
-            in_row[ow * G.stride_w] += grad_row[ow] * weight;
+            in[in_row + ow * G.stride_w] += grad_row[ow] * weight;
         }
       }
     }
