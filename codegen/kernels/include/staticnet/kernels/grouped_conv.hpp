@@ -124,6 +124,24 @@ STATICNET_HD constexpr index_t end_in_bounds(index_t k, index_t stride, index_t 
   return end < outputs ? end : outputs;
 }
 
+// Walks one (input plane, output plane) pair tap by tap, (kh, kw) in order, and for each the
+// output rows the tap reaches inside the input: body(tap, oh, in_row, ow_begin, ow_end), where
+// input element in_row + ow·SW meets output (oh, ow) for ow in [ow_begin, ow_end). in_row is the
+// index ow = 0 would read, negative where the padding is (never read there).
+template <Conv2dGeometry G, class Body>
+STATICNET_HD void for_each_tap_row(Body&& body) {
+  for (index_t kh = 0; kh < G.kernel_h; ++kh) {
+    const index_t oh_end = end_in_bounds(kh, G.stride_h, G.pad_h, G.in_height, G.out_height);
+    for (index_t kw = 0; kw < G.kernel_w; ++kw) {
+      const index_t ow_begin = first_in_bounds(kw, G.stride_w, G.pad_w);
+      const index_t ow_end = end_in_bounds(kw, G.stride_w, G.pad_w, G.in_width, G.out_width);
+      for (index_t oh = first_in_bounds(kh, G.stride_h, G.pad_h); oh < oh_end; ++oh)
+        body(kh * G.kernel_w + kw, oh, (oh * G.stride_h - G.pad_h + kh) * G.in_width - G.pad_w + kw,
+             ow_begin, ow_end);
+    }
+  }
+}
+
 // Output plane (n, co) of (N, Co, Ho, Wo), plane = n·Co + co.
 template <Conv2dGeometry G, bool HasBias>
 STATICNET_HD void grouped_conv_forward_plane(index_t plane, const float* x, const float* w,
@@ -136,21 +154,12 @@ STATICNET_HD void grouped_conv_forward_plane(index_t plane, const float* x, cons
   for (index_t ci = 0; ci < G.group_inputs(); ++ci) {
     const float* in = x + n * G.input_sample() + (first_input + ci) * G.input_plane();
     const float* kernel = w + (co * G.group_inputs() + ci) * G.kernel_h * G.kernel_w;
-    for (index_t kh = 0; kh < G.kernel_h; ++kh) {
-      const index_t oh_end = end_in_bounds(kh, G.stride_h, G.pad_h, G.in_height, G.out_height);
-      for (index_t kw = 0; kw < G.kernel_w; ++kw) {
-        const float weight = kernel[kh * G.kernel_w + kw];
-        const index_t ow_begin = first_in_bounds(kw, G.stride_w, G.pad_w);
-        const index_t ow_end = end_in_bounds(kw, G.stride_w, G.pad_w, G.in_width, G.out_width);
-        for (index_t oh = first_in_bounds(kh, G.stride_h, G.pad_h); oh < oh_end; ++oh) {
-          // The input row's index for ow = 0 (negative where the padding is; never used there).
-          const index_t in_row = (oh * G.stride_h - G.pad_h + kh) * G.in_width - G.pad_w + kw;
+    for_each_tap_row<G>(
+        [&](index_t tap, index_t oh, index_t in_row, index_t ow_begin, index_t ow_end) {
           float* out_row = out + oh * G.out_width;
           for (index_t ow = ow_begin; ow < ow_end; ++ow)
-            out_row[ow] += in[in_row + ow * G.stride_w] * weight;
-        }
-      }
-    }
+            out_row[ow] += in[in_row + ow * G.stride_w] * kernel[tap];
+        });
   }
   if constexpr (HasBias)
     for (index_t p = 0; p < G.positions(); ++p)
@@ -171,20 +180,12 @@ STATICNET_HD void grouped_conv_backward_input_plane(index_t plane, const float* 
   for (index_t co = group * G.group_outputs(); co < (group + 1) * G.group_outputs(); ++co) {
     const float* grad = dy + n * G.output_sample() + co * G.positions();
     const float* kernel = w + (co * G.group_inputs() + ci) * G.kernel_h * G.kernel_w;
-    for (index_t kh = 0; kh < G.kernel_h; ++kh) {
-      const index_t oh_end = end_in_bounds(kh, G.stride_h, G.pad_h, G.in_height, G.out_height);
-      for (index_t kw = 0; kw < G.kernel_w; ++kw) {
-        const float weight = kernel[kh * G.kernel_w + kw];
-        const index_t ow_begin = first_in_bounds(kw, G.stride_w, G.pad_w);
-        const index_t ow_end = end_in_bounds(kw, G.stride_w, G.pad_w, G.in_width, G.out_width);
-        for (index_t oh = first_in_bounds(kh, G.stride_h, G.pad_h); oh < oh_end; ++oh) {
-          const index_t in_row = (oh * G.stride_h - G.pad_h + kh) * G.in_width - G.pad_w + kw;
+    for_each_tap_row<G>(
+        [&](index_t tap, index_t oh, index_t in_row, index_t ow_begin, index_t ow_end) {
           const float* grad_row = grad + oh * G.out_width;
           for (index_t ow = ow_begin; ow < ow_end; ++ow)
-            in[in_row + ow * G.stride_w] += grad_row[ow] * weight;
-        }
-      }
-    }
+            in[in_row + ow * G.stride_w] += grad_row[ow] * kernel[tap];
+        });
   }
 }
 
