@@ -1,16 +1,18 @@
 #!/usr/bin/env python3
-"""Compile cost of sn::plan<...>() on long chains.
+"""Compile cost of sn::plan<...>() on long chains and on a ResNet-50-sized graph.
 
 Generates translation units that plan a chain of N repetitions of `sn::Linear<64>, sn::ReLU`
 followed by `sn::Linear<10>` (2N+1 layers), trained with Input<f32, 64>, Batch<32> and Adam,
 with static_asserts on the plan; and a baseline per N: the same TU (header and model/setup
-aliases) without the plan, so that the planning cost is the difference. Compiles each with g++
-and clang++ (clang with -fconstexpr-steps=100000000), RUNS times each, under
-/usr/bin/time -f '%e %M %U %S', and prints a Markdown table of medians (wall seconds, user+system
-CPU seconds, peak RSS MiB).
+aliases) without the plan, so that the planning cost is the difference. A size named `resnet50`
+is ResNet-50 instead (bottleneck blocks 3-4-6-3 with BatchNorm and residual sums, 3x224x224,
+Batch<32>, Adam: 174 nodes). Compiles each with g++ and clang++ at the compilers' default
+constexpr limits (--clang-steps N adds -fconstexpr-steps=N, as staticnet's CMake target does),
+RUNS times each, under /usr/bin/time -f '%e %M %U %S', and prints a Markdown table of medians
+(wall seconds, user+system CPU seconds, peak RSS MiB).
 
-Usage: bench/compile_cost/run.py [--sizes 100,300,1000] [--runs 3] [--compilers g++,clang++]
-                                 [--out DIR]
+Usage: bench/compile_cost/run.py [--sizes 100,300,1000,5000,resnet50] [--runs 3]
+                                 [--compilers g++,clang++] [--clang-steps N] [--out DIR]
 Not a test: run it by hand on a quiet machine (it prints the load average before and after).
 """
 import argparse
@@ -24,7 +26,46 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
+def resnet50_source(with_plan):
+    lines = [
+        "#include <staticnet/staticnet.hpp>",
+        "namespace sn = staticnet;",
+        "template <long C, long S>",
+        "using Body = sn::Sequential<sn::Conv2d<C, sn::Kernel<1>, sn::Stride<S>, sn::NoBias>, sn::BatchNorm2d<>,",
+        "    sn::ReLU, sn::Conv2d<C, sn::Kernel<3>, sn::Padding<1>, sn::NoBias>, sn::BatchNorm2d<>, sn::ReLU,",
+        "    sn::Conv2d<4 * C, sn::Kernel<1>, sn::NoBias>, sn::BatchNorm2d<>>;",
+        "template <long C, long S>",
+        "using Down = sn::Sequential<sn::Residual<Body<C, S>, sn::Sequential<sn::Conv2d<4 * C, sn::Kernel<1>,",
+        "    sn::Stride<S>, sn::NoBias>, sn::BatchNorm2d<>>>, sn::ReLU>;",
+        "template <long C>",
+        "using Same = sn::Sequential<sn::Residual<Body<C, 1>>, sn::ReLU>;",
+        "using Model = sn::Sequential<sn::Conv2d<64, sn::Kernel<7>, sn::Stride<2>, sn::Padding<3>, sn::NoBias>,",
+        "    sn::BatchNorm2d<>, sn::ReLU, sn::MaxPool2d<3, sn::Stride<2>, sn::Padding<1>>,",
+        "    Down<64, 1>, Same<64>, Same<64>,",
+        "    Down<128, 2>, Same<128>, Same<128>, Same<128>,",
+        "    Down<256, 2>, Same<256>, Same<256>, Same<256>, Same<256>, Same<256>,",
+        "    Down<512, 2>, Same<512>, Same<512>,",
+        "    sn::GlobalAvgPool2d, sn::Linear<1000>>;",
+        "using Setup = sn::Training<sn::Input<sn::f32, 3, 224, 224>, sn::Batch<32>, "
+        "sn::Optimizer<sn::Adam>>;",
+    ]
+    if with_plan:
+        lines += [
+            "constexpr auto& p = sn::plan<Model, Setup>();",
+            "static_assert(p.error.ok());",
+            "static_assert(p.layer_count() == 174);",
+            # torchvision's resnet50: 25,557,032 parameters, 53,120 BatchNorm running statistics
+            "static_assert(p.parameter_count == 25557032);",
+            "static_assert(p.non_trainable_count == 53120);",
+            "static_assert(p.output_shape == sn::Shape{32, 1000});",
+        ]
+    lines.append("int main() { return 0; }")
+    return "\n".join(lines) + "\n"
+
+
 def source(n, with_plan):
+    if n == "resnet50":
+        return resnet50_source(with_plan)
     params = n * (64 * 64 + 64) + 64 * 10 + 10
     chain = ",\n".join(["    sn::Linear<64>, sn::ReLU"] * n)
     lines = [
@@ -52,15 +93,19 @@ def source(n, with_plan):
     return "\n".join(lines) + "\n"
 
 
+def layers(n):
+    return 174 if n == "resnet50" else 2 * n + 1
+
+
 class CompileFailed(Exception):
     pass
 
 
-def compile_once(cxx, path, obj, keep_going=False):
+def compile_once(cxx, path, obj, keep_going=False, clang_steps=None):
     cmd = ["/usr/bin/time", "-f", "%e %M %U %S", cxx, "-std=c++20", "-I", os.path.join(ROOT, "include"),
            "-c", path, "-o", obj]
-    if "clang" in cxx:
-        cmd.insert(4, "-fconstexpr-steps=100000000")
+    if "clang" in cxx and clang_steps:
+        cmd.insert(4, f"-fconstexpr-steps={clang_steps}")
     r = subprocess.run(cmd, capture_output=True, text=True)
     last = r.stderr.strip().splitlines()[-1] if r.stderr.strip() else ""
     if r.returncode != 0:
@@ -85,10 +130,12 @@ def loadavg():
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--sizes", default="100,300,1000")
+    ap.add_argument("--sizes", default="100,300,1000,5000,resnet50")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--compilers", default="g++,clang++")
     ap.add_argument("--out", default=None, help="keep the generated sources here")
+    ap.add_argument("--clang-steps", type=int, default=None,
+                    help="pass -fconstexpr-steps=N to clang (default: clang's own limit)")
     ap.add_argument("--keep-going", action="store_true",
                     help="report a failing compile in the table instead of stopping")
     a = ap.parse_args()
@@ -101,7 +148,7 @@ def main():
     print(f"load average before: {loadavg()}")
     rows = []
     for cxx in a.compilers.split(","):
-        for n in [int(s) for s in a.sizes.split(",")]:
+        for n in [s if s == "resnet50" else int(s) for s in a.sizes.split(",")]:
             res = {}
             for kind in ("baseline", "plan"):
                 path = os.path.join(out, f"chain_{n}_{kind}.cpp")
@@ -109,11 +156,11 @@ def main():
                     f.write(source(n, kind == "plan"))
                 try:
                     runs = [compile_once(cxx, path, os.path.join(out, f"chain_{n}_{kind}_{cxx}.o"),
-                                         a.keep_going) for _ in range(a.runs)]
+                                         a.keep_going, a.clang_steps) for _ in range(a.runs)]
                 except CompileFailed as e:
                     res = None
                     print(f"  {cxx} N={n} {kind}: FAILS: {e}", flush=True)
-                    rows.append((cxx, n, 2 * n + 1, f"fails: {e}", loadavg()))
+                    rows.append((cxx, n, layers(n), f"fails: {e}", loadavg()))
                     break
                 res[kind] = (statistics.median(r[0] for r in runs),
                              statistics.median(r[1] for r in runs), [r[0] for r in runs],
@@ -122,7 +169,7 @@ def main():
             if res is None:
                 continue
             b, p = res["baseline"], res["plan"]
-            rows.append((cxx, n, 2 * n + 1, p[0], p[1], b[0], b[1], p[0] - b[0], p[1] - b[1],
+            rows.append((cxx, n, layers(n), p[0], p[1], b[0], b[1], p[0] - b[0], p[1] - b[1],
                          p[2], loadavg(), p[3], b[3]))
             print(f"  {cxx} N={n}: plan {p[0]:.2f} s {p[1]:.0f} MiB cpu {p[3]:.2f} s (runs {p[2]}), "
                   f"baseline {b[0]:.2f} s {b[1]:.0f} MiB, load {loadavg()}  [{cmd}]", flush=True)

@@ -86,11 +86,18 @@ constexpr auto flatten() {
 template <Model M>
 inline constexpr std::size_t layer_count = detail::flat_count<M>::value;
 
+namespace detail {
+// One constant per model and setup, so that lowering is its own constant evaluation (see
+// plan.hpp's entry points) and the graph exists once however many stages read it.
+template <Model M, Setup S>
+inline constexpr auto graph_v = lower(flatten<M>(), S::desc());
+}  // namespace detail
+
 // The model lowered for the setup. A wrong model or setup fails to compile here, with the
 // numbers (see errors.hpp); the Graph returned then carries the error and nothing else.
 template <Model M, Setup S>
-constexpr auto lower() {
-  constexpr auto graph = lower(flatten<M>(), S::desc());
+constexpr const auto& lower() {
+  constexpr const auto& graph = detail::graph_v<M, S>;
   if constexpr (!graph.error.ok())
     error::report<graph.error>();
   return graph;

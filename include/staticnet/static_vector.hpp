@@ -1,6 +1,10 @@
 #pragma once
 // A fixed-capacity vector usable in constant expressions: the plan's buffer list has a size
 // known only after planning, but a capacity known from the layer count.
+//
+// Constant evaluation charges every call, and std::array's operator[] is several (g++ counts
+// about 44 operations for it, clang 5 steps), so the members index the storage through a
+// built-in pointer, and the planner's hot loops do the same through begin().
 #include <array>
 #include <cstddef>
 
@@ -14,26 +18,28 @@ struct StaticVector {
   constexpr std::size_t size() const { return count; }
   constexpr bool empty() const { return count == 0; }
   static constexpr std::size_t capacity() { return Capacity; }
-  constexpr T& operator[](std::size_t i) { return items[i]; }
-  constexpr const T& operator[](std::size_t i) const { return items[i]; }
+  constexpr T& operator[](std::size_t i) { return items.data()[i]; }
+  constexpr const T& operator[](std::size_t i) const { return items.data()[i]; }
   constexpr T* begin() { return items.data(); }
   constexpr T* end() { return items.data() + count; }
   constexpr const T* begin() const { return items.data(); }
   constexpr const T* end() const { return items.data() + count; }
-  constexpr T& back() { return items[count - 1]; }
+  constexpr T& back() { return items.data()[count - 1]; }
   constexpr std::size_t push_back(const T& t) {
-    items[count] = t;
+    items.data()[count] = t;
     return count++;
   }
   constexpr void insert(std::size_t at, const T& t) {
+    T* const p = items.data();
     for (std::size_t i = count; i > at; --i)
-      items[i] = items[i - 1];
-    items[at] = t;
+      p[i] = p[i - 1];
+    p[at] = t;
     ++count;
   }
   constexpr void erase(std::size_t at) {
+    T* const p = items.data();
     for (std::size_t i = at; i + 1 < count; ++i)
-      items[i] = items[i + 1];
+      p[i] = p[i + 1];
     --count;
   }
 };

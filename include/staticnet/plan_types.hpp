@@ -1,0 +1,294 @@
+#pragma once
+// The memory plan's types: the schedule of one training step (or one forward pass under
+// sn::Inference), the buffers it uses with their lifetimes and offsets, and the footprint.
+// plan.hpp builds a Plan from a lowered graph.
+//
+// Schedule (training, L layers): steps 0..L-1 run layer i forward, step L the loss (which also
+// writes the gradient of the output), steps L+1..2L run backward from layer L-1 down to layer 0
+// (layer i at step 2L-i), step 2L+1 the optimizer update. Under Inference, steps 0..L-1 only.
+// Layers are nodes of a graph in an order where each follows the layers it reads (a Residual's
+// Add reads two), so forward in order and backward in reverse order are both valid.
+//
+// The arena is one allocation, laid out as regions in this order, each 256-byte aligned:
+//   weights | non_trainable | gradients | optimizer_state | inputs | workspace | activations
+// Parameters are one contiguous f32 vector (layer by layer: weight, then bias), so gradients and
+// optimizer moments share its element offsets and zeroing or updating them is one kernel each.
+// Non-trainable state (BatchNorm's running mean and variance, layer by layer) is a vector of its
+// own, which the optimizer never touches. Every other buffer lives in the activation region,
+// where buffers whose lifetimes do not overlap share bytes (placement.hpp).
+#include <array>
+#include <cstddef>
+#include <cstdint>
+
+#include "staticnet/bytes.hpp"
+#include "staticnet/diagnostic.hpp"
+#include "staticnet/graph.hpp"
+#include "staticnet/static_vector.hpp"
+
+namespace staticnet {
+
+enum class Region : std::uint8_t {
+  weights,
+  non_trainable,
+  gradients,
+  optimizer_state,
+  inputs,
+  workspace,
+  activations,
+};
+inline constexpr int region_count = 7;
+
+enum class BufferRole : std::uint8_t {
+  parameters,           // all weights and biases, f32
+  non_trainable,        // BatchNorm running means and variances, f32
+  gradients,            // one per parameter, f32
+  optimizer_moment1,    // SGDMomentum velocity, Adam/AdamW first moment
+  optimizer_moment2,    // Adam/AdamW second moment
+  input,                // the batch's inputs
+  labels,               // CrossEntropy: int32 class index per sample
+  targets,              // MSE: f32 targets shaped like the output
+  workspace,            // scratch of the largest kernel (Conv2d im2col of one sample)
+  activation,           // a layer's output (also the next layer's input)
+  window_index,         // MaxPool2d: the argmax position in each window
+  activation_gradient,  // gradient of a layer's output or input
+  loss,                 // per-sample loss values, read by the host after the step
+  predictions,          // CrossEntropy: each sample's predicted class (int32), read by the host
+  batch_statistics,     // BatchNorm: the batch's mean and 1/sqrt(var + eps) per channel
+  dropout_mask,         // Dropout: one bit per element, 1 where the element was kept
+  // (The activation region's roles are the last ones; in_activation_region relies on it.)
+};
+
+// The activation region's roles come first: a plan has a few persistent buffers and thousands
+// of activation-region ones, and clang's constant evaluator charges a step for every case it
+// passes on the way to the one it takes.
+constexpr Region region_of(BufferRole r) {
+  switch (r) {
+    case BufferRole::activation:
+    case BufferRole::activation_gradient:
+    case BufferRole::window_index:
+    case BufferRole::batch_statistics:
+    case BufferRole::dropout_mask:
+    case BufferRole::loss:
+    case BufferRole::predictions:
+      return Region::activations;
+    case BufferRole::parameters:
+      return Region::weights;
+    case BufferRole::non_trainable:
+      return Region::non_trainable;
+    case BufferRole::gradients:
+      return Region::gradients;
+    case BufferRole::optimizer_moment1:
+    case BufferRole::optimizer_moment2:
+      return Region::optimizer_state;
+    case BufferRole::input:
+    case BufferRole::labels:
+    case BufferRole::targets:
+      return Region::inputs;
+    case BufferRole::workspace:
+      return Region::workspace;
+  }
+  return Region::activations;
+}
+
+// The roles from `activation` on are those of the activation region, so the planner's loops,
+// which ask this of every buffer many times, can tell with one comparison.
+constexpr bool in_activation_region(BufferRole r) {
+  return r >= BufferRole::activation;
+}
+static_assert(
+    [] {
+      for (int r = 0; r <= static_cast<int>(BufferRole::dropout_mask); ++r)
+        if ((region_of(static_cast<BufferRole>(r)) == Region::activations) !=
+            in_activation_region(static_cast<BufferRole>(r)))
+          return false;
+      return true;
+    }(),
+    "staticnet: BufferRole lists the activation region's roles last, from `activation` on");
+
+// "optimizer_state": the region's name in reports and in the analyzer's JSON.
+constexpr const char* name_of(Region r) {
+  switch (r) {
+    case Region::weights:
+      return "weights";
+    case Region::non_trainable:
+      return "non_trainable";
+    case Region::gradients:
+      return "gradients";
+    case Region::optimizer_state:
+      return "optimizer_state";
+    case Region::inputs:
+      return "inputs";
+    case Region::workspace:
+      return "workspace";
+    case Region::activations:
+      return "activations";
+  }
+  return "?";
+}
+
+constexpr const char* name_of(BufferRole r) {
+  switch (r) {
+    case BufferRole::parameters:
+      return "parameters";
+    case BufferRole::non_trainable:
+      return "non_trainable";
+    case BufferRole::gradients:
+      return "gradients";
+    case BufferRole::optimizer_moment1:
+      return "optimizer_moment1";
+    case BufferRole::optimizer_moment2:
+      return "optimizer_moment2";
+    case BufferRole::input:
+      return "input";
+    case BufferRole::labels:
+      return "labels";
+    case BufferRole::targets:
+      return "targets";
+    case BufferRole::workspace:
+      return "workspace";
+    case BufferRole::activation:
+      return "activation";
+    case BufferRole::window_index:
+      return "window_index";
+    case BufferRole::activation_gradient:
+      return "activation_gradient";
+    case BufferRole::loss:
+      return "loss";
+    case BufferRole::predictions:
+      return "predictions";
+    case BufferRole::batch_statistics:
+      return "batch_statistics";
+    case BufferRole::dropout_mask:
+      return "dropout_mask";
+  }
+  return "?";
+}
+
+struct Buffer {
+  BufferRole role = BufferRole::activation;
+  std::int64_t layer = -1;  // the layer that writes it, or -1
+  std::int64_t size = 0;    // bytes the buffer holds; it occupies align_up(size) in the arena
+  std::int64_t offset = 0;  // from the start of the arena, a multiple of 256
+  std::int64_t first_step = 0;
+  std::int64_t last_step = 0;
+
+  constexpr Region region() const { return region_of(role); }
+  constexpr std::int64_t occupied() const { return align_up(size); }
+  constexpr bool alive_at(std::int64_t step) const {
+    return first_step <= step && step <= last_step;
+  }
+};
+
+enum class StepKind : std::uint8_t { forward, loss, backward, update };
+
+struct Step {
+  StepKind kind = StepKind::forward;
+  std::int64_t layer = -1;
+};
+
+struct Footprint {
+  Bytes weights;
+  Bytes gradients;
+  Bytes optimizer_state;
+  Bytes activations;
+  Bytes workspace;
+  Bytes inputs;
+  Bytes non_trainable;  // BatchNorm running statistics: kept and checkpointed, never trained
+
+  constexpr Bytes total() const {
+    return weights + non_trainable + gradients + optimizer_state + activations + workspace + inputs;
+  }
+  constexpr Bytes of(Region r) const {
+    switch (r) {
+      case Region::weights:
+        return weights;
+      case Region::non_trainable:
+        return non_trainable;
+      case Region::gradients:
+        return gradients;
+      case Region::optimizer_state:
+        return optimizer_state;
+      case Region::inputs:
+        return inputs;
+      case Region::workspace:
+        return workspace;
+      case Region::activations:
+        return activations;
+    }
+    return Bytes{};
+  }
+  friend constexpr bool operator==(const Footprint&, const Footprint&) = default;
+};
+
+inline constexpr int no_buffer = -1;
+
+struct LayerPlan {
+  LayerKind kind = LayerKind::Flatten;
+  LayerDesc options;  // kernel, stride, bias as written; padding as applied (PaddingSame resolved)
+  std::int32_t inputs[2] = {model_input, no_input};  // the layers whose outputs it reads
+  Shape input_shape;                                 // with the batch extent
+  Shape input2_shape;                                // an Add: its second input
+  Shape output_shape;
+  std::int64_t parameters = 0;
+  std::int64_t weight_offset = 0;  // element offsets into the parameter vector
+  std::int64_t bias_offset = 0;
+  std::int64_t non_trainable = 0;      // BatchNorm: running mean and variance, 2 per channel
+  std::int64_t statistics_offset = 0;  // element offset of its running mean in that vector
+  std::int64_t saved_bytes = 0;        // bytes kept from forward for this layer's backward
+  std::int64_t forward_flops = 0;
+  std::int64_t backward_flops = 0;
+  std::int64_t workspace_bytes = 0;  // scratch this layer's kernels need
+  bool runs_backward = false;        // has parameters, or reads a tensor that depends on parameters
+  bool in_place = false;          // output written over the first input (elementwise, Dropout, Add,
+                                  // Flatten)
+  int input_buffer = no_buffer;   // indices into Plan::buffers
+  int input2_buffer = no_buffer;  // an Add: the second input
+  int output_buffer = no_buffer;
+  int window_index_buffer = no_buffer;     // MaxPool2d
+  int statistics_buffer = no_buffer;       // BatchNorm in training: batch mean and 1/std
+  int mask_buffer = no_buffer;             // Dropout in training
+  int output_gradient_buffer = no_buffer;  // dy, read by backward
+  int input_gradient_buffer = no_buffer;   // dx, written by backward (none if no one needs it)
+  int input2_gradient_buffer = no_buffer;  // an Add: the gradient of its second input
+  // The input's gradient buffer already holds another reader's part: backward adds to it.
+  bool accumulates_input_gradient = false;
+  bool accumulates_input2_gradient = false;
+
+  constexpr int input_count() const { return inputs[1] == no_input ? 1 : 2; }
+};
+
+template <std::size_t L>
+struct Plan {
+  // Per layer at most an output, a saved buffer (window index, statistics or mask) and two
+  // input gradients; at most 8 persistent buffers; the loss, the predictions and the loss's
+  // gradient.
+  static constexpr std::size_t buffer_capacity = 4 * L + 11;
+  static constexpr std::size_t step_capacity = 2 * L + 2;
+
+  Mode mode = Mode::training;
+  SetupDesc setup;
+  Shape input_shape;                     // with the batch extent
+  Shape output_shape;                    // with the batch extent
+  std::int64_t parameter_count = 0;      // trainable
+  std::int64_t non_trainable_count = 0;  // BatchNorm running statistics
+  Footprint footprint;
+  std::array<LayerPlan, L> layers{};
+  StaticVector<Buffer, buffer_capacity> buffers;
+  StaticVector<Step, step_capacity> schedule;
+  std::array<std::int64_t, region_count> region_offset{};  // start of each region in the arena
+  Diagnostic error;  // set when the model or setup is wrong (the build has failed already)
+
+  constexpr std::int64_t batch() const { return setup.batch; }
+  constexpr std::int64_t step_count() const { return static_cast<std::int64_t>(schedule.size()); }
+  constexpr std::size_t layer_count() const { return L; }
+  // Bytes of activation-region buffers alive at a step: a lower bound for footprint.activations.
+  constexpr std::int64_t live_activation_bytes(std::int64_t step) const {
+    std::int64_t sum = 0;
+    for (const Buffer& b : buffers)
+      if (b.region() == Region::activations && b.alive_at(step))
+        sum += b.occupied();
+    return sum;
+  }
+};
+
+}  // namespace staticnet
