@@ -29,12 +29,14 @@ struct Graph {
   std::int64_t non_trainable_count = 0;  // BatchNorm running statistics
   Diagnostic error;
 
-  // The shape of tensor `id`: a node's output, or the model's input.
+  // The shape of tensor `id`: a node's output, or the model's input. Both index through data():
+  // lowering and planning call them per layer, and constant evaluation charges std::array's
+  // operator[] several calls (see static_vector.hpp).
   constexpr const Shape& shape_of(std::int32_t id) const {
-    return id == model_input ? input : nodes[static_cast<std::size_t>(id)].output;
+    return id == model_input ? input : nodes.data()[id].output;
   }
   constexpr bool needs_gradient(std::int32_t id) const {
-    return id >= 0 && nodes[static_cast<std::size_t>(id)].output_needs_gradient;
+    return id >= 0 && nodes.data()[id].output_needs_gradient;
   }
 };
 
@@ -119,16 +121,15 @@ constexpr Graph<N> lower(const std::array<NodeDesc, N>& nodes, const SetupDesc& 
   // (see static_vector.hpp), and this loop runs once per layer.
   const NodeDesc* const descs = nodes.data();
   Node* const out = g.nodes.data();
-  auto needs_gradient = [&](std::int32_t id) { return id >= 0 && out[id].output_needs_gradient; };
   for (std::size_t i = 0; i < N; ++i) {
     const NodeDesc& nd = descs[i];
     Node& node = out[i];
     const auto index = static_cast<std::int64_t>(i);
     const bool two_inputs = nd.inputs[1] != no_input;
     const bool needs_dx =
-        needs_gradient(nd.inputs[0]) || (two_inputs && needs_gradient(nd.inputs[1]));
-    const Shape& input = nd.inputs[0] == model_input ? g.input : out[nd.inputs[0]].output;
-    g.error = detail::lower_layer(index, needs_dx, training, nd.layer, input, node);
+        g.needs_gradient(nd.inputs[0]) || (two_inputs && g.needs_gradient(nd.inputs[1]));
+    g.error =
+        detail::lower_layer(index, needs_dx, training, nd.layer, g.shape_of(nd.inputs[0]), node);
     node.inputs[0] = nd.inputs[0];
     node.inputs[1] = nd.inputs[1];
     node.block_first = nd.block_first;

@@ -298,10 +298,10 @@ constexpr Plan<L> plan_backward(const Graph<L>& g, const Plan<L>& forward) {
     --unread[dy];
     for (int k = 0; k < lp.input_count(); ++k) {
       const std::int32_t t = lp.inputs[k];
-      if (t < 0 || !nodes[t].output_needs_gradient)
+      if (!g.needs_gradient(t))
         continue;
       int& dx = k == 0 ? lp.input_gradient_buffer : lp.input2_gradient_buffer;
-      const std::int64_t bytes = nodes[t].output.elements() * activation_bytes_per_element;
+      const std::int64_t bytes = g.shape_of(t).elements() * activation_bytes_per_element;
       if (gradient_of[t] != no_buffer) {
         // Another reader of t went first: add this part to its buffer.
         dx = gradient_of[t];
