@@ -7,9 +7,10 @@
 
 namespace fixture_batch {
 
-inline void inputs(std::span<float> x) {
+// `offset` shifts the element index (make_mlperf_fixtures.py picks one per model).
+inline void inputs(std::span<float> x, std::uint64_t offset = 0) {
   for (std::uint64_t i = 0; i < x.size(); ++i) {
-    const auto v = static_cast<double>((i * 2654435761ULL) % 2001ULL);
+    const auto v = static_cast<double>(((i + offset) * 2654435761ULL) % 2001ULL);
     x[i] = static_cast<float>((v - 1000.0) / 1000.0);
   }
 }

@@ -12,11 +12,11 @@ namespace mlperf_fixture_setups {
 
 namespace sn = staticnet;
 
-using ResNet8 = sn::Training<sn::Input<sn::f32, 3, 32, 32>, sn::Batch<8>,
+using ResNet8 = sn::Training<sn::Input<sn::f32, 3, 32, 32>, sn::Batch<4>,
                              sn::Loss<sn::CrossEntropy>, sn::Optimizer<sn::SGDMomentum>>;
-using DSCNN = sn::Training<sn::Input<sn::f32, 1, 49, 10>, sn::Batch<8>, sn::Loss<sn::CrossEntropy>,
+using DSCNN = sn::Training<sn::Input<sn::f32, 1, 49, 10>, sn::Batch<4>, sn::Loss<sn::CrossEntropy>,
                            sn::Optimizer<sn::SGDMomentum>>;
-using MobileNetV1 = sn::Training<sn::Input<sn::f32, 3, 96, 96>, sn::Batch<4>,
+using MobileNetV1 = sn::Training<sn::Input<sn::f32, 3, 96, 96>, sn::Batch<2>,
                                  sn::Loss<sn::CrossEntropy>, sn::Optimizer<sn::SGDMomentum>>;
 using FCAutoencoder = sn::Training<sn::Input<sn::f32, 640>, sn::Batch<16>, sn::Loss<sn::MSE>,
                                    sn::Optimizer<sn::SGDMomentum>>;

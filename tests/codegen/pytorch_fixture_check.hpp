@@ -58,8 +58,9 @@ inline double setting(const rt::SafetensorsReader& file, const std::string& key)
 
 // The fixture batch into the backend's batch buffers. Written before every step: a backend may
 // stage batches in buffers it alternates between.
-inline void write_batch(rt::Backend& backend, const rt::ModelInfo& model) {
-  fixture_batch::inputs(backend.batch_inputs());
+inline void write_batch(rt::Backend& backend, const rt::ModelInfo& model,
+                        std::uint64_t input_offset = 0) {
+  fixture_batch::inputs(backend.batch_inputs(), input_offset);
   if (model.classifies())
     fixture_batch::labels(backend.batch_labels(), model.classes);
   else

@@ -5,16 +5,27 @@
 // the last, and the evaluation loss (running statistics, no dropout) must agree. Dropout's masks
 // come from the same hash on both sides.
 //
+// The expected values are PyTorch's in float64, from the same float32 weights and batch.
 // Tolerances are the other fixtures' (pytorch_fixture_check.hpp): losses within 1e-5 relative,
-// tensors within 1e-4 of their largest element, with one exception. A convolution's (or
-// Linear's) bias before a BatchNorm has a gradient of exactly zero (the normalisation removes
-// any constant), so both sides hold rounding noise there, a few millionths of the model's largest
-// gradient. Where PyTorch's gradient is that small (below 1e-4 of the model's largest), ours must
-// be too.
+// tensors within 1e-4 of their largest element, with two exceptions:
+// - A convolution's (or Linear's) bias before a BatchNorm has a gradient of exactly zero (the
+//   normalisation removes any constant), so ours holds rounding noise there, a few millionths of
+//   the model's largest gradient. Where PyTorch's gradient is that small (below 1e-4 of the
+//   model's largest), ours must be too.
+// - A deep model at a small batch amplifies float32's rounding: PyTorch's own float32 gradients
+//   of MobileNetV1 at batch 2 are 6e-5 from its float64 ones. The fixture records that error
+//   (float32_gradient_noise) and first-step gradients may be 5 times it; for the other three
+//   models it is below 1.4e-5, so 1e-4 stands.
+//
+// The batches keep clear of ReLU's kink: every ReLU input of every step is at least 5 times
+// float32's rounding noise from 0 (the script's MIN_KINK_CLEARANCE says why; closer, which side
+// of 0 an input lands on follows the BLAS kernel, and one input moved DS-CNN's gradients by
+// 1e-3).
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -52,8 +63,11 @@ void check_mlperf(const std::string& name, const rt::ModelInfo& model, rt::CpuSt
   CAPTURE(name);
   rt::CpuBackend backend(model, entry_points, 2);
   const rt::SafetensorsReader file = pytorch_fixture::fixture("mlperf_" + name);
-  REQUIRE(file.metadata().at("fixture_version") == "1");
+  REQUIRE(file.metadata().at("fixture_version") == "2");
   REQUIRE(setting(file, "batch") == static_cast<double>(model.batch));
+  const auto input_offset = static_cast<std::uint64_t>(setting(file, "input_offset"));
+  // Within 1e-4, or 5 times PyTorch's own float32 error where the model is worse conditioned.
+  const double gradient_tolerance = std::max(1e-4, 5 * setting(file, "float32_gradient_noise"));
 
   std::vector<float> parameters(static_cast<std::size_t>(model.parameter_count));
   fixture_init::parameters(model, parameters);
@@ -72,7 +86,7 @@ void check_mlperf(const std::string& name, const rt::ModelInfo& model, rt::CpuSt
   std::vector<float> gradients(parameters.size());
   for (int step = 1; step <= steps; ++step) {
     CAPTURE(step);
-    write_batch(backend, model);
+    write_batch(backend, model, input_offset);
     k::OptimizerConstants constants = k::optimizer_constants(model.optimizer, settings, step);
     constants.seed = static_cast<std::uint64_t>(setting(file, "dropout_seed"));
     backend.train_step(constants);
@@ -93,7 +107,7 @@ void check_mlperf(const std::string& name, const rt::ModelInfo& model, rt::CpuSt
         CHECK(*std::ranges::max_element(ours, {}, [](float g) { return std::abs(g); }) <
               1e-4 * model_scale);
       else
-        CHECK(tensor_error(ours, std::span<const double>(expected)) <= 1e-4);
+        CHECK(tensor_error(ours, std::span<const double>(expected)) <= gradient_tolerance);
     }
   }
   backend.read_state(rt::StateBuffer::parameters, parameters);
@@ -112,7 +126,7 @@ void check_mlperf(const std::string& name, const rt::ModelInfo& model, rt::CpuSt
                            .subspan(static_cast<std::size_t>(t.offset), expected.size()),
                        std::span<const double>(expected)) <= 1e-4);
   }
-  write_batch(backend, model);
+  write_batch(backend, model, input_offset);
   backend.evaluate();
   const double expected = values(file, "eval_loss")[0];
   CHECK(std::abs(mean_loss(backend, model) - expected) <= 1e-5 * std::abs(expected));

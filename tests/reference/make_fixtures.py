@@ -76,13 +76,14 @@ def make_optimizer(name, parameters):
                              weight_decay=s["weight_decay"])
 
 
-def batch(batch_size, sample_shape, loss, outputs):
+def batch(batch_size, sample_shape, loss, outputs, offset=0):
     """The batch, from integer formulas C++ reproduces exactly (tests/codegen/fixture_batch.hpp):
-    input element i = float32(((i * 2654435761) mod 2001 - 1000) / 1000), in [-1, 1];
+    input element i = float32((((i + offset) * 2654435761) mod 2001 - 1000) / 1000), in [-1, 1];
     label of sample n = (n * 7 + 3) mod classes;
-    target element i = float32(((i * 40503) mod 1001 - 500) / 250), in [-2, 2]."""
+    target element i = float32(((i * 40503) mod 1001 - 500) / 250), in [-2, 2].
+    The offset (0 here; make_mlperf_fixtures.py chooses one per model) gives other batches."""
     count = batch_size * int(np.prod(sample_shape))
-    i = np.arange(count, dtype=np.uint64)
+    i = np.arange(count, dtype=np.uint64) + np.uint64(offset)
     x = ((i * np.uint64(2654435761)) % np.uint64(2001)).astype(np.float64)
     x = ((x - 1000.0) / 1000.0).astype(np.float32).reshape((batch_size,) + tuple(sample_shape))
     if loss == "cross_entropy":
