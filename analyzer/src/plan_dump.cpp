@@ -12,7 +12,7 @@ namespace {
 using nlohmann::json;
 
 // The probe of this staticnet writes exactly this version.
-constexpr int expected_probe_format = 1;
+constexpr int expected_probe_format = 2;
 
 FootprintBytes footprint_of(const json& j) {
   FootprintBytes f;
@@ -25,10 +25,12 @@ FootprintBytes footprint_of(const json& j) {
 LayerRow layer_of(const json& j) {
   LayerRow l;
   l.kind = j.at("kind").get<std::string>();
+  l.inputs = j.at("inputs").get<std::vector<std::int64_t>>();
   l.out = j.at("out").get<std::int64_t>();
   l.kernel = j.at("kernel").get<Dims>();
   l.stride = j.at("stride").get<Dims>();
   l.padding = j.at("padding").get<Dims>();
+  l.padding_end = j.at("padding_end").get<Dims>();
   l.bias = j.at("bias").get<bool>();
   l.input_shape = j.at("input_shape").get<Dims>();
   l.output_shape = j.at("output_shape").get<Dims>();

@@ -46,6 +46,9 @@ ordered_json model_json(const ModelReport& m) {
     const LayerRow& l = p.layers[i];
     layers.push_back({{"index", i},
                       {"kind", l.kind},
+                      {"inputs", l.inputs},
+                      {"padding", l.padding},
+                      {"padding_end", l.padding_end},
                       {"input_shape", l.input_shape},
                       {"output_shape", l.output_shape},
                       {"parameters", l.parameters},

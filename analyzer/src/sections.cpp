@@ -25,6 +25,20 @@ std::string sweep_heading(const SweepColumn& c, bool several_optimizers) {
   return several_optimizers ? h + " " + c.optimizer : h;
 }
 
+std::string input_name(std::int64_t layer) {
+  return layer < 0 ? "the input" : std::to_string(layer);
+}
+
+// The layer's kind, and what it reads where that is not the layer before: "Add (7 + 2)",
+// "Conv2d (reads 9)", as the samples' hand-derived tables write a graph.
+std::string layer_text(const LayerRow& l, std::int64_t index) {
+  if (l.inputs.size() == 2)
+    return l.kind + " (" + input_name(l.inputs[0]) + " + " + input_name(l.inputs[1]) + ")";
+  if (l.inputs.size() == 1 && l.inputs[0] != index - 1)
+    return l.kind + " (reads " + input_name(l.inputs[0]) + ")";
+  return l.kind;
+}
+
 bool several_optimizers(const ModelReport& m) {
   for (const SweepColumn& c : m.sweep)
     if (c.optimizer != m.sweep.front().optimizer)
@@ -77,8 +91,8 @@ Table layer_table(const ModelReport& m) {
   };
   for (std::size_t i = 0; i < p.layers.size(); ++i) {
     const LayerRow& l = p.layers[i];
-    row({std::to_string(i), l.kind, shape_text(l.input_shape), shape_text(l.output_shape),
-         grouped_count(l.parameters)},
+    row({std::to_string(i), layer_text(l, static_cast<std::int64_t>(i)), shape_text(l.input_shape),
+         shape_text(l.output_shape), grouped_count(l.parameters)},
         l.saved_bytes, l.forward_flops, l.backward_flops);
   }
   row({"", "total", "", "", grouped_count(p.parameter_count)}, m.total_saved_bytes,

@@ -153,6 +153,30 @@ def check_hand_numbers(args):
     check(m["footprint"]["total"] == persistent + live_peak + hole, "DeepCNN total")
     check(m["footprint"]["total"] == 94161664, "DeepCNN total, as samples/deep_cnn.hpp says")
 
+    # ResNet-8 (samples/mlperf_tiny/resnet8.hpp, its hand table): the graph's reads, and 'same'
+    # padding: 3x3 stride 1 pads 1 each side; 3x3 stride 2 on an even input pads 0 before, 1
+    # after; the 1x1 stride-2 shortcut pads nothing.
+    m = report_of(args, "mlperf_tiny/resnet8")
+    layers = m["layers"]
+    check(m["parameter_count"] == 78186, f"ResNet-8 parameters {m['parameter_count']}")
+    check(layers[0]["inputs"] == [-1], f"ResNet-8 layer 0 reads {layers[0]['inputs']}")
+    for add, reads in ((8, [7, 2]), (16, [14, 15]), (24, [22, 23])):
+        check(layers[add]["kind"] == "Add" and layers[add]["inputs"] == reads,
+              f"ResNet-8 layer {add}: {layers[add]['kind']} reads {layers[add]['inputs']}")
+    for shortcut, reads in ((15, [9]), (23, [17])):
+        check(layers[shortcut]["inputs"] == reads, f"ResNet-8 shortcut {shortcut} reads "
+              f"{layers[shortcut]['inputs']}")
+    for layer, before, end in ((0, [1, 1], [1, 1]), (10, [0, 0], [1, 1]), (15, [0, 0], [0, 0])):
+        got = (layers[layer]["padding"], layers[layer]["padding_end"])
+        check(got == (before, end), f"ResNet-8 layer {layer} padding {got}")
+    text = analyze(args, sample("mlperf_tiny/resnet8"), "-I", ".", expect=0).stdout
+    for cell in ("Add (7 + 2)", "Conv2d (reads 9)", "Add (22 + 23)"):
+        check(cell in text, f"ResNet-8's text report has no '{cell}'")
+    # DS-CNN's first convolution, 10x4 stride 2 'same' on 49x10: out 25x5, pads 4/5 and 1/1.
+    m = report_of(args, "mlperf_tiny/ds_cnn")
+    got = (m["layers"][0]["padding"], m["layers"][0]["padding_end"])
+    check(got == ([4, 1], [5, 1]), f"DS-CNN layer 0 padding {got}")
+
     # LinearRegression (seed 002): nn.Linear(10, 2), 22 parameters.
     m = report_of(args, "linear_regression")
     check(m["parameter_count"] == 10 * 2 + 2, "LinearRegression parameters")
@@ -261,6 +285,7 @@ def check_schema(args):
     runs = [[sample(n), "-I", ".", *GOLDEN_FLAGS] for n in SAMPLES]
     runs.append([sample("simple_cnn"), "-I", ".", *SWEEP_FLAGS])
     runs.append(["tests/analyzer/data/two_models.hpp", "--budget", "1KiB"])
+    runs += [[sample(f"mlperf_tiny/{n}"), "-I", "."] for n in ("resnet8", "ds_cnn")]
     for flags in runs:
         result = analyze(args, *flags, "--format", "json")
         errors = list(validator.iter_errors(json.loads(result.stdout)))

@@ -28,7 +28,7 @@
 
 namespace staticnet::analysis {
 
-inline constexpr int probe_format = 1;
+inline constexpr int probe_format = 2;  // 2: layers' inputs and padding_end
 
 struct Request {
   std::string only;  // report only the model registered under this name
@@ -148,6 +148,11 @@ void write_plan(JsonOut& out, const Plan<L>& p) {
   for (const LayerPlan& l : p.layers) {
     out.open('{');
     out.field("kind", name_of(l.kind));
+    out.key("inputs");  // the layers it reads; -1 is the model's input
+    out.open('[');
+    for (int i = 0; i < l.input_count(); ++i)
+      out.value(std::int64_t{l.inputs[i]});
+    out.close(']');
     out.field("out", l.options.out);
     out.key("kernel");
     out.value(Shape{l.options.kernel_h, l.options.kernel_w});
@@ -155,6 +160,8 @@ void write_plan(JsonOut& out, const Plan<L>& p) {
     out.value(Shape{l.options.stride_h, l.options.stride_w});
     out.key("padding");
     out.value(Shape{l.options.pad_h, l.options.pad_w});
+    out.key("padding_end");  // bottom and right: 'same' may pad one more there
+    out.value(Shape{l.options.pad_h_end, l.options.pad_w_end});
     out.field("bias", l.options.bias);
     out.field("input_shape", l.input_shape);
     out.field("output_shape", l.output_shape);

@@ -36,9 +36,11 @@ inline bool shown(Category c, const FootprintBytes& f) {
 using Dims = std::vector<std::int64_t>;
 
 struct LayerRow {
-  std::string kind;  // "Conv2d"
+  std::string kind;                  // "Conv2d"
+  std::vector<std::int64_t> inputs;  // the layers it reads; -1 is the model's input
   std::int64_t out = 0;
-  Dims kernel, stride, padding;  // (h, w)
+  Dims kernel, stride;
+  Dims padding, padding_end;  // (h, w): top and left, then bottom and right
   bool bias = true;
   Dims input_shape, output_shape;  // with the batch extent
   std::int64_t parameters = 0;
