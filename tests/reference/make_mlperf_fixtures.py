@@ -22,7 +22,7 @@ full-size steps of either sign. For each model, fixtures/mlperf_<model>.safetens
                        dropout) after the last step, shape (1,)
 
 The values are the float64 run's (see "ReLU's kink" below for why there are two runs); the
-metadata holds batch(), steps, input_offset, dropout_seed, the optimizer's settings,
+metadata holds the batch size, steps, input_offset, dropout_seed, the optimizer's settings,
 kink_clearance and float32_gradient_noise (the float32 run's largest gradient error, which the test
 scales into its tolerance for the worse-conditioned models).
 
@@ -314,7 +314,8 @@ def kink_clearance(inputs32, inputs64):
         per_channel = [0] + list(range(2, b.dim()))
         rms = b.square().mean(dim=per_channel, keepdim=True).sqrt()
         noise = ((a - b) / rms).square().mean().sqrt().item()
-        smallest = min(smallest, (b.abs() / rms).min().item() / noise)
+        if noise > 0:  # else both runs agree to the bit: no side of 0 to disagree on
+            smallest = min(smallest, (b.abs() / rms).min().item() / noise)
     return smallest
 
 
