@@ -2,8 +2,10 @@
 // fusion would break the plan's placement), the names emitted code uses, and what it refuses.
 #include <doctest/doctest.h>
 
+#include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include <staticnet/codegen/emitters.hpp>
 #include <staticnet/codegen/fusion.hpp>
@@ -85,12 +87,26 @@ TEST_CASE("fusion: ResNet-8 fuses BatchNorm and the residual sum with the ReLU a
   CHECK(spans(cg::fuse(model, cg::Target::cpu)) ==
         "[0-0][1-2][3-3][4-5][6-6][7-7][8-9][10-10][11-12][13-13][14-14][15-15][16-17][18-18]"
         "[19-20][21-21][22-22][23-23][24-25][26-26][27-27]");
-  // The CUDA emitter does not write these layers yet, and says which and where.
-  CHECK_THROWS_WITH_AS(cg::fuse(model, cg::Target::cuda),
-                       "staticnet codegen: m: layer 1 (BatchNorm2d): the CUDA kernel emitter does "
-                       "not write this layer kind yet. Its plan, budgets and analysis are exact; "
-                       "the generated CUDA trainer for it is not built yet",
-                       std::invalid_argument);
+  // On CUDA the same groups, but three convolutions run directly, not on cuDNN: layer 3, whose
+  // input gradient adds to the Add's (layer 2's output has two readers, and the Add's backward
+  // runs first), and layers 10 and 18 (3×3 stride 2 'same' on an even input pads 0 before and 1
+  // after).
+  const std::vector<cg::FusedGroup> cuda = cg::fuse(model, cg::Target::cuda);
+  CHECK(spans(cuda) == spans(cg::fuse(model, cg::Target::cpu)));
+  std::vector<std::int64_t> direct;
+  for (const cg::FusedGroup& g : cuda)
+    if (g.grouped >= 0)
+      direct.push_back(g.grouped);
+  CHECK(direct == std::vector<std::int64_t>{3, 10, 18});
+  // The emitted step runs them on the shared direct bodies, and BatchNorm's statistics per channel.
+  const std::vector<cg::EmittedFile> files = cg::emit_cuda_backend(model);
+  const std::string& step = files.at(1).text;
+  CHECK(step.find("k::grouped_conv_forward<conv_10, true>(i, x, weight, bias, y);") !=
+        std::string::npos);
+  CHECK(step.find("k::grouped_conv_backward_input<conv_3, true>(i, dy, weight, dx);") !=
+        std::string::npos);
+  CHECK(step.find("k::batch_norm_statistics<norm_1>(i, x, stats, running);") != std::string::npos);
+  CHECK(step.find("forward_layers_1_2(arena, lib, stream, training);") != std::string::npos);
 }
 
 TEST_CASE("naming: layers are described the way PyTorch users read them") {

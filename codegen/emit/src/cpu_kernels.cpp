@@ -54,12 +54,12 @@ class CpuKernelEmitter {
   void emit_grouped(const FusedGroup& g);
   void emit_global_pool(const FusedGroup& g);
   void emit_dropout(const FusedGroup& g);
-  // The fused activation's kernel type, or k::Identity.
   std::string fused_activation(const FusedGroup& g) const {
-    return g.activation >= 0 ? activation_type(layer(g.activation).kind) : "k::Identity";
+    return codegen::fused_activation(m_, g);
   }
-  // $dx$, $dx_note$ and $accumulate$ ("true" or "false") for layer l's input gradient.
-  void input_gradient_vars(Printer::Vars& v, const LayerPlan& l);
+  void input_gradient_vars(Printer::Vars& v, const LayerPlan& l) {
+    codegen::input_gradient_vars(v, l, a_);
+  }
   // Whether forward_<group> takes the pass (training or evaluation, and Dropout's seed and step).
   bool takes_pass(const FusedGroup& g) const { return g.norm >= 0 || g.dropout >= 0; }
   void emit_loss();
@@ -92,33 +92,10 @@ void CpuKernelEmitter::emit_geometry(const FusedGroup& g) {
           constexpr c::LinearGeometry $name${.batch = $n$, .in_features = $in$, .out_features = $out$};
         )");
   }
-  if (g.grouped >= 0) {
-    const LayerPlan& l = layer(g.grouped);
-    Printer::Vars v = window_vars("conv_" + std::to_string(g.grouped), l);
-    v["groups"] =
-        literal(l.kind == LayerKind::DepthwiseConv2d ? l.input_shape[1] : l.options.groups);
-    body_.emit(v, R"(
-      constexpr k::Conv2dGeometry $name${
-          .batch = $n$, .in_channels = $ci$, .in_height = $hi$, .in_width = $wi$,
-          .out_channels = $co$, .out_height = $ho$, .out_width = $wo$,
-          .kernel_h = $kh$, .kernel_w = $kw$, .stride_h = $sh$, .stride_w = $sw$,
-          .pad_h = $ph$, .pad_w = $pw$, .groups = $groups$};
-    )");
-  }
-  if (g.norm >= 0) {
-    const LayerPlan& l = layer(g.norm);
-    const Shape& x = l.input_shape;
-    body_.emit({{"name", "norm_" + std::to_string(g.norm)},
-                {"n", literal(x[0])},
-                {"c", literal(x[1])},
-                {"positions", literal(x.rank == 4 ? x[2] * x[3] : 1)},
-                {"eps", float_literal(l.options.epsilon())},
-                {"momentum", float_literal(l.options.momentum())}},
-               R"(
-      constexpr k::BatchNormGeometry $name${
-          .batch = $n$, .channels = $c$, .positions = $positions$, .epsilon = $eps$, .momentum = $momentum$};
-    )");
-  }
+  if (g.grouped >= 0)
+    emit_direct_conv_geometry(body_, layer(g.grouped), g.grouped);
+  if (g.norm >= 0)
+    emit_norm_geometry(body_, layer(g.norm), g.norm);
   if (g.pool >= 0) {
     // A pool keeps its channels: "channels" is the input's.
     body_.emit(window_vars("pool_" + std::to_string(g.pool), layer(g.pool)), R"(
@@ -173,32 +150,8 @@ void CpuKernelEmitter::emit_section(const FusedGroup& g) {
       body_.line(wrap_comment(back, "// ", "//   "));
     }
   }
-  const std::string act = g.activation >= 0 ? name_of(layer(g.activation).kind) : "";
-  if (g.norm >= 0)
-    body_.line(wrap_comment(
-        "Training: per channel the batch mean and variance (the running statistics updated "
-        "too), then one pass normalises" +
-            (act.empty() ? std::string() : " and applies the " + act) +
-            ". Evaluation: one pass with the running statistics. Backward: per channel the two "
-            "sums" +
-            (act.empty() ? std::string() : " (the " + act + "'s derivative applied on the way)") +
-            ", then one pass for dx.",
-        "// ", "//   "));
-  if (g.sum >= 0)
-    body_.line(wrap_comment(
-        "The residual sum" + (act.empty() ? std::string() : " and the " + act + " after it") +
-            " in one pass. Backward hands d(output) to both inputs: as the same buffer where the "
-            "plan passes it through, else copied or added to another reader's part.",
-        "// ", "//   "));
-  if (g.grouped >= 0)
-    body_.line(
-        "// A grouped convolution computed directly (staticnet/kernels/grouped_conv.hpp says "
-        "why).");
-  if (g.dropout >= 0)
-    body_.line(wrap_comment(
-        "Training: keeps each element with its bit of a counter-based hash of (seed, step, "
-        "layer, element) and saves the bits. Evaluation: the identity.",
-        "// ", "//   "));
+  if (const std::string comment = group_comment(m_, g); !comment.empty())
+    body_.line(comment);
   body_.line(tensor_table(m_, g, "im2col of one sample"));
   emit_geometry(g);
   body_.blank();
@@ -476,14 +429,6 @@ void CpuKernelEmitter::emit_product_backward(const FusedGroup& g) {
   body_.blank();
 }
 
-void CpuKernelEmitter::input_gradient_vars(Printer::Vars& v, const LayerPlan& l) {
-  v["dx"] = at(l.input_gradient_buffer);
-  v["dx_note"] = note(l.input_gradient_buffer) +
-                 (l.input_gradient_buffer == l.output_gradient_buffer ? " (in place)" : "") +
-                 (l.accumulates_input_gradient ? " (added to)" : "");
-  v["accumulate"] = l.accumulates_input_gradient ? "true" : "false";
-}
-
 void CpuKernelEmitter::emit_activation(const FusedGroup& g) {
   const LayerPlan& a = layer(g.activation);
   Printer::Vars v{{"name", group_name(g)},
@@ -716,27 +661,10 @@ void CpuKernelEmitter::emit_sum(const FusedGroup& g) {
     return;
   const int dy_buffer =
       g.activation >= 0 ? layer(g.activation).output_gradient_buffer : l.output_gradient_buffer;
-  auto write = [&](int dx, bool accumulates) -> std::string {
-    if (dx == no_buffer || dx == dy_buffer)
-      return "k::GradientWrite::same_buffer";
-    return accumulates ? "k::GradientWrite::accumulate" : "k::GradientWrite::copy";
-  };
-  auto pointer = [&](int dx) { return dx == no_buffer || dx == dy_buffer ? "nullptr" : at(dx); };
-  auto dx_note = [&](int dx, bool accumulates) -> std::string {
-    if (dx == no_buffer)
-      return "// needs no gradient";
-    if (dx == dy_buffer)
-      return "// d(output) itself: the plan passes the buffer through";
-    return note(dx) + (accumulates ? " (added to)" : " (a copy)");
-  };
+  for (auto& [key, value] : sum_gradient_vars(l, dy_buffer, a_))
+    v[key] = value;
   v["dy"] = at(dy_buffer);
   v["dy_note"] = note(dy_buffer);
-  v["first"] = write(l.input_gradient_buffer, l.accumulates_input_gradient);
-  v["second"] = write(l.input2_gradient_buffer, l.accumulates_input2_gradient);
-  v["da"] = pointer(l.input_gradient_buffer);
-  v["da_note"] = dx_note(l.input_gradient_buffer, l.accumulates_input_gradient);
-  v["db"] = pointer(l.input2_gradient_buffer);
-  v["db_note"] = dx_note(l.input2_gradient_buffer, l.accumulates_input2_gradient);
   v["y_arg"] = g.activation >= 0 ? "y" : "nullptr";
   body_.emit(v, R"(
     void backward_$name$(std::byte* arena, c::ThreadPool& pool) {

@@ -58,12 +58,27 @@ class CudaKernelEmitter {
   void emit_product_backward(const FusedGroup& g);
   void emit_activation(const FusedGroup& g);
   void emit_pool(const FusedGroup& g);
+  void emit_norm(const FusedGroup& g);
+  void emit_sum(const FusedGroup& g);
+  void emit_direct_conv(const FusedGroup& g);
+  void emit_global_pool(const FusedGroup& g);
+  void emit_dropout(const FusedGroup& g);
+  std::string fused_activation(const FusedGroup& g) const {
+    return codegen::fused_activation(m_, g);
+  }
+  void input_gradient_vars(Printer::Vars& v, const LayerPlan& l) {
+    codegen::input_gradient_vars(v, l, a_);
+  }
+  // Whether forward_<group> takes `training` (BatchNorm's statistics, Dropout's masks).
+  bool takes_mode(const FusedGroup& g) const { return g.norm >= 0 || g.dropout >= 0; }
   void emit_loss();
   void emit_update();
   void emit_entry_points();
   // A __global__ kernel over [0, count) whose thread i runs `body` (which may use i).
   void emit_kernel(const std::string& name, const std::string& comment,
                    const std::string& parameters, std::int64_t count, const std::string& body);
+  // backward_<name>(arena, libraries, stream) running `lines`, for groups that use no library.
+  void emit_backward(const std::string& name, const std::string& lines);
   // The launch of such a kernel on the step's stream, checked.
   std::string launch(const std::string& name, std::int64_t count, const std::string& arguments);
 
@@ -119,6 +134,10 @@ void CudaKernelEmitter::emit_geometry(const FusedGroup& g) {
           .stride_h = $sh$, .stride_w = $sw$, .pad_h = $ph$, .pad_w = $pw$};
     )");
   }
+  if (g.grouped >= 0)
+    emit_direct_conv_geometry(kernels_, layer(g.grouped), g.grouped);
+  if (g.norm >= 0)
+    emit_norm_geometry(kernels_, layer(g.norm), g.norm);
   if (g.product >= 0 && layer(g.product).kind == LayerKind::Conv2d) {
     kernels_.emit(window_vars("conv_" + std::to_string(g.product), layer(g.product)), R"(
       constexpr k::Conv2dGeometry $name$_geometry{
@@ -164,11 +183,23 @@ void CudaKernelEmitter::emit_section(const FusedGroup& g) {
                    : " (no dx: no layer before this one has parameters)."),
           "// ", "//   "));
   }
+  if (const std::string comment = group_comment(m_, g); !comment.empty())
+    kernels_.line(comment);
   kernels_.line(tensor_table(m_, g, "cuDNN's and cuBLASLt's scratch (their algorithms fit it)"));
   emit_geometry(g);
   kernels_.blank();
   if (g.product >= 0)
     emit_product(g);
+  else if (g.norm >= 0)
+    emit_norm(g);
+  else if (g.sum >= 0)
+    emit_sum(g);
+  else if (g.grouped >= 0)
+    emit_direct_conv(g);
+  else if (g.global_pool >= 0)
+    emit_global_pool(g);
+  else if (g.dropout >= 0)
+    emit_dropout(g);
   else if (g.activation >= 0)
     emit_activation(g);
   else if (g.pool >= 0)
@@ -397,8 +428,13 @@ void CudaKernelEmitter::emit_product_backward(const FusedGroup& g) {
              note(l.input_gradient_buffer);
     lines += "\nlib." + member + ".backward_input(dz, weight, dx, " + workspace() + ");";
   }
-  kernels_.emit({{"name", name}, {"lines", lines}}, R"(
-    void backward_$name$(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
+  // Only a pass of ours before the library calls uses the stream (theirs is bound at set-up).
+  const bool launches = g.pool >= 0 || g.activation >= 0;
+  kernels_.emit({{"name", name},
+                 {"stream", launches ? "cudaStream_t stream" : "cudaStream_t /*stream*/"},
+                 {"lines", lines}},
+                R"(
+    void backward_$name$(std::byte* arena, const Libraries& lib, $stream$) {
       $lines$
     }
 
@@ -517,6 +553,387 @@ void CudaKernelEmitter::emit_pool(const FusedGroup& g) {
   )");
 }
 
+// ---- BatchNorm, residual sums, direct convolutions, global pooling, Dropout -------------------
+//
+// Each is one thread per index over the shared bodies, as the CPU backend's per-plane loops are
+// over theirs. Per-channel sums (BatchNorm's statistics and backward sums, a direct
+// convolution's bias gradient) run one thread per channel: few threads, but each adds its
+// channel in the bodies' fixed order, so the bits are the CPU's and no reduction is needed.
+
+void CudaKernelEmitter::emit_backward(const std::string& name, const std::string& lines) {
+  kernels_.emit({{"name", name}, {"lines", lines}}, R"(
+    void backward_$name$(std::byte* arena, const Libraries&, cudaStream_t stream) {
+      $lines$
+    }
+
+  )");
+}
+
+void CudaKernelEmitter::emit_norm(const FusedGroup& g) {
+  const LayerPlan& l = layer(g.norm);
+  const std::string name = group_name(g);
+  const std::string geometry = "norm_" + std::to_string(g.norm);
+  const std::string act = fused_activation(g);
+  const std::int64_t count = l.output_shape.elements();
+  const std::int64_t channels = l.input_shape[1];
+  const int y_buffer = g.activation >= 0 ? layer(g.activation).output_buffer : l.output_buffer;
+  if (l.statistics_buffer == no_buffer)
+    throw std::logic_error("a BatchNorm in training without a statistics buffer");
+  emit_kernel("forward_" + name + "_statistics_kernel",
+              "One thread per channel: the batch mean and 1/√(var + ε), and the running "
+              "statistics' update.",
+              "const float* __restrict__ x, float* __restrict__ stats, float* __restrict__ running",
+              channels, "k::batch_norm_statistics<" + geometry + ">(i, x, stats, running);");
+  emit_kernel("forward_" + name + "_kernel", "One thread per element: normalise, then " + act + ".",
+              "const float* __restrict__ x, const float* __restrict__ stats, const float* "
+              "__restrict__ gamma, const float* __restrict__ beta, float* __restrict__ y",
+              count,
+              "k::batch_norm_forward<" + geometry + ", " + act + ">(i, x, stats, gamma, beta, y);");
+  emit_kernel(
+      "forward_" + name + "_inference_kernel",
+      "One thread per element, in evaluation: the running statistics.",
+      "const float* __restrict__ x, const float* __restrict__ running, const float* "
+      "__restrict__ gamma, const float* __restrict__ beta, float* __restrict__ y",
+      count,
+      "k::batch_norm_inference<" + geometry + ", " + act + ">(i, x, running, gamma, beta, y);");
+  Printer::Vars v{
+      {"name", name},
+      {"x", at(l.input_buffer)},
+      {"x_note", note(l.input_buffer)},
+      {"y", at(y_buffer)},
+      {"y_note", note(y_buffer)},
+      {"gamma", parameter(l.weight_offset, BufferRole::parameters)},
+      {"gamma_note", "// " + weight_name(g.norm) + " (γ)"},
+      {"beta", parameter(l.bias_offset, BufferRole::parameters)},
+      {"beta_note", "// " + bias_name(g.norm) + " (β)"},
+      {"running", parameter(l.statistics_offset, BufferRole::non_trainable)},
+      {"stats", at(l.statistics_buffer)},
+      {"stats_note", note(l.statistics_buffer) + ": mean, then 1/√(var + ε)"},
+      {"inference",
+       launch("forward_" + name + "_inference_kernel", count, "x, running, gamma, beta, y")},
+      {"statistics",
+       launch("forward_" + name + "_statistics_kernel", channels, "x, stats, running")},
+      {"normalise", launch("forward_" + name + "_kernel", count, "x, stats, gamma, beta, y")}};
+  kernels_.emit(v, R"(
+    void forward_$name$(std::byte* arena, const Libraries&, cudaStream_t stream, bool training) {
+      const float* const x = $x$;  $x_note$
+      const float* const gamma = $gamma$;  $gamma_note$
+      const float* const beta = $beta$;  $beta_note$
+      float* const running = $running$;  // non_trainable: running mean, then running variance
+      float* const y = $y$;  $y_note$
+      if (!training) {
+        $inference$
+        return;
+      }
+      float* const stats = $stats$;  $stats_note$
+      $statistics$
+      $normalise$
+    }
+
+  )");
+  if (!l.runs_backward)
+    return;
+  const int dy_buffer =
+      g.activation >= 0 ? layer(g.activation).output_gradient_buffer : l.output_gradient_buffer;
+  emit_kernel("backward_" + name + "_sums_kernel",
+              "One thread per channel: d = act'(y)·dy left in dy, Σd into dβ and Σ d·x̂ into dγ.",
+              "const float* __restrict__ x, const float* __restrict__ y, const float* "
+              "__restrict__ stats, float* __restrict__ dy, float* __restrict__ dgamma, float* "
+              "__restrict__ dbeta",
+              channels,
+              "k::batch_norm_backward_sums<" + geometry + ", " + act +
+                  ">(i, x, y, stats, dy, dgamma, dbeta);");
+  v["dy"] = at(dy_buffer);
+  v["dy_note"] = note(dy_buffer) + (g.activation >= 0
+                                        ? ": d(" + std::string(name_of(layer(g.activation).kind)) +
+                                              " output), then d(BatchNorm output)"
+                                        : ": d(output)");
+  v["dgamma"] = parameter(l.weight_offset, BufferRole::gradients);
+  v["dbeta"] = parameter(l.bias_offset, BufferRole::gradients);
+  v["y_arg"] = g.activation >= 0 ? "y" : "nullptr";
+  v["sums"] = launch(
+      "backward_" + name + "_sums_kernel", channels,
+      std::string("x, ") + (g.activation >= 0 ? "y" : "nullptr") + ", stats, dy, dgamma, dbeta");
+  std::string input;
+  if (l.input_gradient_buffer != no_buffer) {
+    input_gradient_vars(v, l);
+    emit_kernel("backward_" + name + "_kernel",
+                "One thread per element: dx from d and the channel's two sums.",
+                "const float* __restrict__ x, const float* __restrict__ stats, const float* "
+                "__restrict__ gamma, const float* dy, const float* __restrict__ dgamma, const "
+                "float* __restrict__ dbeta, float* dx",
+                count,
+                "k::batch_norm_backward_input<" + geometry + ", " + v["accumulate"] +
+                    ">(i, x, stats, gamma, dy, dgamma, dbeta, dx);");
+    input = "float* const dx = " + v["dx"] + ";  " + v["dx_note"] + "\n" +
+            launch("backward_" + name + "_kernel", count, "x, stats, gamma, dy, dgamma, dbeta, dx");
+  }
+  v["input"] = input;
+  v["saved_y"] =
+      g.activation >= 0 ? "const float* const y = " + v["y"] + ";  " + v["y_note"] + ", saved" : "";
+  kernels_.emit(v, R"(
+    void backward_$name$(std::byte* arena, const Libraries&, cudaStream_t stream) {
+      const float* const x = $x$;  $x_note$
+      const float* const stats = $stats$;  $stats_note$
+      const float* const gamma = $gamma$;  $gamma_note$
+      float* const dy = $dy$;  $dy_note$
+      float* const dgamma = $dgamma$;  // gradient of $gamma_note$
+      float* const dbeta = $dbeta$;  // gradient of $beta_note$
+      $saved_y$
+      $sums$
+      $input$
+    }
+
+  )");
+}
+
+void CudaKernelEmitter::emit_sum(const FusedGroup& g) {
+  const LayerPlan& l = layer(g.sum);
+  const std::string name = group_name(g);
+  const std::string act = fused_activation(g);
+  const std::int64_t count = l.output_shape.elements();
+  const int y_buffer = g.activation >= 0 ? layer(g.activation).output_buffer : l.output_buffer;
+  emit_kernel("forward_" + name + "_kernel", "One thread per element: y = " + act + "(a + b).",
+              "const float* a, const float* b, float* y", count,
+              "k::residual_add_forward<" + act + ">(i, a, b, y);");
+  kernels_.emit({{"name", name},
+                 {"a", at(l.input_buffer)},
+                 {"a_note", note(l.input_buffer)},
+                 {"b", at(l.input2_buffer)},
+                 {"b_note", note(l.input2_buffer)},
+                 {"y", at(y_buffer)},
+                 {"y_note", note(y_buffer) + (l.in_place ? " (in place)" : "")},
+                 {"launch", launch("forward_" + name + "_kernel", count, "a, b, y")}},
+                R"(
+    void forward_$name$(std::byte* arena, const Libraries&, cudaStream_t stream) {
+      const float* const a = $a$;  $a_note$
+      const float* const b = $b$;  $b_note$
+      float* const y = $y$;  $y_note$
+      $launch$
+    }
+
+  )");
+  if (!has_backward(m_, g))
+    return;
+  const int dy_buffer =
+      g.activation >= 0 ? layer(g.activation).output_gradient_buffer : l.output_gradient_buffer;
+  const Printer::Vars w = sum_gradient_vars(l, dy_buffer, a_);
+  const std::string& first = w.at("first");
+  const std::string& second = w.at("second");
+  std::string lines = "float* const dy = " + at(dy_buffer) + ";  " + note(dy_buffer);
+  if (g.activation >= 0) {
+    // Two passes, as on the CPU: the derivative reads y everywhere before any input gradient
+    // is written, since those buffers begin at the Add's backward step and may reuse y's bytes.
+    emit_kernel("backward_" + name + "_activation_kernel",
+                "One thread per element: d(sum) = act'(y)·dy, in place.",
+                "const float* __restrict__ y, float* __restrict__ dy", count,
+                "k::residual_add_backward<" + act +
+                    ", k::GradientWrite::same_buffer, k::GradientWrite::same_buffer>(i, y, dy, "
+                    "nullptr, nullptr);");
+    lines += "\nconst float* const y = " + at(y_buffer) + ";  " + note(y_buffer) + ", saved\n" +
+             launch("backward_" + name + "_activation_kernel", count, "y, dy");
+  }
+  if (first != "k::GradientWrite::same_buffer" || second != "k::GradientWrite::same_buffer") {
+    emit_kernel("backward_" + name + "_kernel",
+                "One thread per element: d(sum) to each input that takes its own copy.",
+                "float* dy, float* da, float* db", count,
+                "k::residual_add_backward<k::Identity, " + first + ", " + second +
+                    ">(i, nullptr, dy, da, db);");
+    lines += "\nfloat* const da = " + w.at("da") + ";  " + w.at("da_note") +
+             "\nfloat* const db = " + w.at("db") + ";  " + w.at("db_note") + "\n" +
+             launch("backward_" + name + "_kernel", count, "dy, da, db");
+  }
+  emit_backward(name, lines);
+}
+
+void CudaKernelEmitter::emit_direct_conv(const FusedGroup& g) {
+  const LayerPlan& l = layer(g.grouped);
+  const bool bias = l.options.bias;
+  const std::string name = group_name(g);
+  const std::string geometry = "conv_" + std::to_string(g.grouped);
+  const std::int64_t outputs = l.output_shape.elements();
+  emit_kernel("forward_" + name + "_kernel", "One thread per output element.",
+              "const float* __restrict__ x, const float* __restrict__ weight, const float* "
+              "__restrict__ bias, float* __restrict__ y",
+              outputs,
+              "k::grouped_conv_forward<" + geometry + ", " + (bias ? "true" : "false") +
+                  ">(i, x, weight, bias, y);");
+  Printer::Vars v{{"name", name},
+                  {"x", at(l.input_buffer)},
+                  {"x_note", note(l.input_buffer)},
+                  {"w", parameter(l.weight_offset, BufferRole::parameters)},
+                  {"w_note", "// " + weight_name(g.grouped)},
+                  {"b", bias ? parameter(l.bias_offset, BufferRole::parameters) : "nullptr"},
+                  {"b_note", bias ? "// " + bias_name(g.grouped) : "// no bias"},
+                  {"y", at(l.output_buffer)},
+                  {"y_note", note(l.output_buffer)},
+                  {"launch", launch("forward_" + name + "_kernel", outputs, "x, weight, bias, y")}};
+  kernels_.emit(v, R"(
+    void forward_$name$(std::byte* arena, const Libraries&, cudaStream_t stream) {
+      const float* const x = $x$;  $x_note$
+      const float* const weight = $w$;  $w_note$
+      const float* const bias = $b$;  $b_note$
+      float* const y = $y$;  $y_note$
+      $launch$
+    }
+
+  )");
+  if (!l.runs_backward)
+    return;
+  const std::int64_t weights = weight_shape(l).elements();
+  const std::int64_t channels = l.output_shape[1];
+  emit_kernel("backward_" + name + "_weight_kernel",
+              "One thread per weight element: Σ over samples and output positions of dy · x.",
+              "const float* __restrict__ x, const float* __restrict__ dy, float* __restrict__ "
+              "dweight",
+              weights, "k::grouped_conv_backward_weight<" + geometry + ">(i, x, dy, dweight);");
+  std::string lines = "const float* const x = " + v["x"] + ";  " + v["x_note"] +
+                      "\nconst float* const dy = " + at(l.output_gradient_buffer) + ";  " +
+                      note(l.output_gradient_buffer) + "\nfloat* const dweight = " +
+                      parameter(l.weight_offset, BufferRole::gradients) + ";  // gradient of " +
+                      weight_name(g.grouped) + "\n" +
+                      launch("backward_" + name + "_weight_kernel", weights, "x, dy, dweight");
+  if (bias) {
+    emit_kernel("backward_" + name + "_bias_kernel",
+                "One thread per channel: Σ over samples and positions of dy.",
+                "const float* __restrict__ dy, float* __restrict__ dbias", channels,
+                "k::bias_gradient_channels<" + literal(l.output_shape[0]) + ", " +
+                    literal(channels) + ", " + literal(l.output_shape[2] * l.output_shape[3]) +
+                    ">(i, dy, dbias);");
+    lines += "\nfloat* const dbias = " + parameter(l.bias_offset, BufferRole::gradients) +
+             ";  // gradient of " + bias_name(g.grouped) + "\n" +
+             launch("backward_" + name + "_bias_kernel", channels, "dy, dbias");
+  }
+  if (l.input_gradient_buffer != no_buffer) {
+    input_gradient_vars(v, l);
+    const std::int64_t inputs = l.input_shape.elements();
+    emit_kernel("backward_" + name + "_input_kernel",
+                "One thread per input element: it gathers dy · w from the outputs that read it.",
+                "const float* __restrict__ dy, const float* __restrict__ weight, float* "
+                "__restrict__ dx",
+                inputs,
+                "k::grouped_conv_backward_input<" + geometry + ", " + v["accumulate"] +
+                    ">(i, dy, weight, dx);");
+    lines += "\nconst float* const weight = " + v["w"] + ";  " + v["w_note"] +
+             "\nfloat* const dx = " + v["dx"] + ";  " + v["dx_note"] + "\n" +
+             launch("backward_" + name + "_input_kernel", inputs, "dy, weight, dx");
+  }
+  emit_backward(name, lines);
+}
+
+void CudaKernelEmitter::emit_global_pool(const FusedGroup& g) {
+  const LayerPlan& l = layer(g.global_pool);
+  const std::string name = group_name(g);
+  const std::string positions = literal(l.input_shape[2] * l.input_shape[3]);
+  const std::int64_t planes = l.output_shape.elements();
+  emit_kernel("forward_" + name + "_kernel", "One thread per (sample, channel) plane: its mean.",
+              "const float* __restrict__ x, float* __restrict__ y", planes,
+              "k::global_avg_pool_forward<" + positions + ">(i, x, y);");
+  kernels_.emit({{"name", name},
+                 {"x", at(l.input_buffer)},
+                 {"x_note", note(l.input_buffer)},
+                 {"y", at(l.output_buffer)},
+                 {"y_note", note(l.output_buffer)},
+                 {"launch", launch("forward_" + name + "_kernel", planes, "x, y")}},
+                R"(
+    void forward_$name$(std::byte* arena, const Libraries&, cudaStream_t stream) {
+      const float* const x = $x$;  $x_note$
+      float* const y = $y$;  $y_note$
+      $launch$
+    }
+
+  )");
+  if (!has_backward(m_, g))
+    return;
+  const std::int64_t inputs = l.input_shape.elements();
+  Printer::Vars v{{"name", name},
+                  {"dy", at(l.output_gradient_buffer)},
+                  {"dy_note", note(l.output_gradient_buffer)}};
+  input_gradient_vars(v, l);
+  emit_kernel(
+      "backward_" + name + "_kernel",
+      "One thread per input element: its plane's gradient over the plane's size.",
+      "const float* __restrict__ dy, float* __restrict__ dx", inputs,
+      "k::global_avg_pool_backward<" + positions + ", " + v["accumulate"] + ">(i, dy, dx);");
+  v["launch"] = launch("backward_" + name + "_kernel", inputs, "dy, dx");
+  kernels_.emit(v, R"(
+    void backward_$name$(std::byte* arena, const Libraries&, cudaStream_t stream) {
+      const float* const dy = $dy$;  $dy_note$
+      float* const dx = $dx$;  $dx_note$
+      $launch$
+    }
+
+  )");
+}
+
+void CudaKernelEmitter::emit_dropout(const FusedGroup& g) {
+  const LayerPlan& l = layer(g.dropout);
+  const std::string name = group_name(g);
+  const std::string layer_index = std::to_string(g.dropout);
+  const std::string geometry = "dropout_" + layer_index;
+  const std::int64_t count = l.output_shape.elements();
+  const std::int64_t bytes = (count + 7) / 8;
+  kernels_.line("using " + geometry + " = k::DropoutGeometry<" +
+                std::to_string(l.options.ratio_num) + ", " + std::to_string(l.options.ratio_den) +
+                ", " + literal(count) + ">;");
+  kernels_.blank();
+  emit_kernel("forward_" + name + "_kernel",
+              "One thread per mask byte (8 elements); the step and seed come from "
+              "optimizer_constants, so the captured graph draws each step's masks.",
+              "const float* x, float* y, k::MaskByte* __restrict__ mask", bytes,
+              "k::dropout_forward<" + geometry +
+                  ">(i, k::dropout_key(optimizer_constants.seed, optimizer_constants.step, " +
+                  layer_index + "), x, y, mask);");
+  const std::string identity = l.in_place ? "// in place: y is x"
+                                          : "g::check(cudaMemcpyAsync(y, x, " + literal(count * 4) +
+                                                ", cudaMemcpyDeviceToDevice, stream), \"" +
+                                                geometry + "'s identity\");";
+  kernels_.emit({{"name", name},
+                 {"x", at(l.input_buffer)},
+                 {"x_note", note(l.input_buffer)},
+                 {"y", at(l.output_buffer)},
+                 {"y_note", note(l.output_buffer) + (l.in_place ? " (in place)" : "")},
+                 {"mask", l.mask_buffer != no_buffer ? at(l.mask_buffer) : "nullptr"},
+                 {"mask_note", l.mask_buffer != no_buffer ? note(l.mask_buffer)
+                                                          : "// no backward: nothing saved"},
+                 {"identity", identity},
+                 {"launch", launch("forward_" + name + "_kernel", bytes, "x, y, mask")}},
+                R"(
+    void forward_$name$(std::byte* arena, const Libraries&, cudaStream_t stream, bool training) {
+      const float* const x = $x$;  $x_note$
+      float* const y = $y$;  $y_note$
+      if (!training) {  // evaluation: the identity
+        $identity$
+        return;
+      }
+      k::MaskByte* const mask = $mask$;  $mask_note$
+      $launch$
+    }
+
+  )");
+  if (!has_backward(m_, g))
+    return;
+  Printer::Vars v{{"name", name},
+                  {"mask", at(l.mask_buffer)},
+                  {"mask_note", note(l.mask_buffer)},
+                  {"dy", at(l.output_gradient_buffer)},
+                  {"dy_note", note(l.output_gradient_buffer)}};
+  input_gradient_vars(v, l);
+  emit_kernel("backward_" + name + "_kernel", "One thread per element: dx = keep ? dy·scale : 0.",
+              "const k::MaskByte* __restrict__ mask, const float* dy, float* dx", count,
+              "k::dropout_backward<" + geometry + ", " + v["accumulate"] + ">(i, mask, dy, dx);");
+  v["launch"] = launch("backward_" + name + "_kernel", count, "mask, dy, dx");
+  kernels_.emit(v, R"(
+    void backward_$name$(std::byte* arena, const Libraries&, cudaStream_t stream) {
+      const k::MaskByte* const mask = $mask$;  $mask_note$
+      const float* const dy = $dy$;  $dy_note$
+      float* const dx = $dx$;  $dx_note$
+      $launch$
+    }
+
+  )");
+}
+
 // ---- loss, update, entry points ---------------------------------------------------------------
 
 void CudaKernelEmitter::emit_loss() {
@@ -625,7 +1042,8 @@ void CudaKernelEmitter::emit_entry_points() {
   const GroupOrder order = group_order(m_, groups_);
   for (const FusedGroup* g : order.forward)
     add(forward, g->view >= 0 ? "// layer " + std::to_string(g->view) + ": Flatten, a view"
-                              : "forward_" + group_name(*g) + "(arena, lib, stream);");
+                              : "forward_" + group_name(*g) + "(arena, lib, stream" +
+                                    (takes_mode(*g) ? ", training" : "") + ");");
   for (const FusedGroup* g : order.backward)
     add(backward, "backward_" + group_name(*g) + "(arena, lib, stream);");
   std::string inits, describe;
@@ -645,7 +1063,10 @@ void CudaKernelEmitter::emit_entry_points() {
     Libraries::Libraries(cudaStream_t stream)
         : handles(stream)$inits$ {}
 
-    void forward(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
+    // `training`: BatchNorm normalises by the batch's statistics and updates the running ones,
+    // and Dropout draws its masks; in evaluation both are their inference selves.
+    void forward(std::byte* arena, const Libraries& lib, cudaStream_t stream,
+                 [[maybe_unused]] bool training) {
       $forward$
     }
 
@@ -665,14 +1086,14 @@ void CudaKernelEmitter::emit_entry_points() {
         cudaStream_t stream = stream_;
         // gradients: backward accumulates into them
         g::check(cudaMemsetAsync($grads$, 0, $grad_bytes$, stream), "zeroing the gradients");
-        forward(arena, lib, stream);
+        forward(arena, lib, stream, /*training=*/true);
         loss_step(arena, stream);
         $backward$
         update(arena, stream);
       }
 
       void evaluate() override {
-        forward(arena_, lib_, stream_);
+        forward(arena_, lib_, stream_, /*training=*/false);
         loss_step(arena_, stream_);
       }
 
@@ -735,10 +1156,15 @@ EmittedFile CudaKernelEmitter::source() {
     #include <staticnet/cuda/convolution.hpp>
     #include <staticnet/cuda/linear.hpp>
     #include <staticnet/kernels/activations.hpp>
+    #include <staticnet/kernels/batch_norm.hpp>
     #include <staticnet/kernels/bias_activation.hpp>
+    #include <staticnet/kernels/dropout.hpp>
+    #include <staticnet/kernels/global_pool.hpp>
+    #include <staticnet/kernels/grouped_conv.hpp>
     #include <staticnet/kernels/losses.hpp>
     #include <staticnet/kernels/optimizers.hpp>
     #include <staticnet/kernels/pooling.hpp>
+    #include <staticnet/kernels/residual_add.hpp>
 
     namespace $name$::cuda {
 

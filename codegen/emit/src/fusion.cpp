@@ -98,36 +98,39 @@ bool has_padding(const LayerDesc& d) {
   return d.pad_h != 0 || d.pad_w != 0 || d.pad_h_end != 0 || d.pad_w_end != 0;
 }
 
+bool takes_gradient_sum(LayerKind k) {
+  switch (k) {
+    case LayerKind::Conv2d:  // on the direct kernel when it must add (runs_direct)
+    case LayerKind::DepthwiseConv2d:
+    case LayerKind::BatchNorm2d:
+    case LayerKind::BatchNorm1d:
+    case LayerKind::GlobalAvgPool2d:
+    case LayerKind::Dropout:
+    case LayerKind::Add:
+      return true;
+    default:
+      return false;
+  }
+}
+
 // What `target`'s emitter cannot write yet, or "" when it can write the layer.
 std::string not_emittable(const LayerPlan& l, Target target) {
   if (is_pool(l.kind) && l.options.same_padding && has_padding(l.options))
     return "'same' padding on a pool (TensorFlow's: padding ignored, not counted)";
-  if (target == Target::cpu) {
-    if (is_pool(l.kind) && l.accumulates_input_gradient)
-      return "a pool's input gradient summed with another reader's";
-    if (l.kind == LayerKind::Flatten && l.runs_backward && l.input_gradient_buffer != no_buffer &&
-        l.input_gradient_buffer != l.output_gradient_buffer)
-      return "a Flatten whose input has another reader";
-    return "";
-  }
-  switch (l.kind) {
-    case LayerKind::BatchNorm2d:
-    case LayerKind::BatchNorm1d:
-    case LayerKind::DepthwiseConv2d:
-    case LayerKind::GlobalAvgPool2d:
-    case LayerKind::Dropout:
-    case LayerKind::Add:
-      return "this layer kind";
-    case LayerKind::Conv2d:
-      if (l.options.groups != 1)
-        return "a grouped convolution";
-      break;
-    default:
-      break;
-  }
-  if (l.accumulates_input_gradient || l.accumulates_input2_gradient)
-    return "a sum of input gradients (a tensor with two readers)";
-  if (!l.options.symmetric_padding())
+  if (l.kind == LayerKind::Flatten && l.runs_backward && l.input_gradient_buffer != no_buffer &&
+      l.input_gradient_buffer != l.output_gradient_buffer)
+    return "a Flatten whose input has another reader";
+  if (target == Target::cpu)
+    return is_pool(l.kind) && l.accumulates_input_gradient
+               ? "a pool's input gradient summed with another reader's"
+               : "";
+  // CUDA: the libraries' products, the activations and the pools write their input gradient;
+  // the direct kernels can add it to another reader's part.
+  if ((l.accumulates_input_gradient || l.accumulates_input2_gradient) &&
+      !takes_gradient_sum(l.kind))
+    return "a sum of input gradients (a tensor with two readers) after this layer kind";
+  if (!l.options.symmetric_padding() && l.kind != LayerKind::Conv2d &&
+      l.kind != LayerKind::DepthwiseConv2d)
     return "unequal padding before and after ('same' with an odd total)";
   return "";
 }
@@ -136,9 +139,17 @@ const char* target_name(Target target) {
   return target == Target::cpu ? "CPU" : "CUDA";
 }
 
-bool is_grouped(const LayerPlan& l) {
-  return l.kind == LayerKind::DepthwiseConv2d ||
-         (l.kind == LayerKind::Conv2d && l.options.groups != 1);
+// A convolution computed directly (grouped_conv.hpp) rather than as a product: grouped and
+// depthwise ones on both backends, and on CUDA a dense one that cuDNN's graphs cannot take as
+// the plan has it (padding uneven before and after, or an input gradient added to another
+// reader's part).
+bool runs_direct(const LayerPlan& l, Target target) {
+  if (l.kind == LayerKind::DepthwiseConv2d)
+    return true;
+  if (l.kind != LayerKind::Conv2d)
+    return false;
+  return l.options.groups != 1 || (target == Target::cuda && (!l.options.symmetric_padding() ||
+                                                              l.accumulates_input_gradient));
 }
 
 }  // namespace
@@ -169,7 +180,7 @@ std::vector<FusedGroup> fuse(const ModelView& model, Target target) {
       if (can_fuse_activation(model, after, after + 1))
         g.activation = g.last = after + 1;
     };
-    if (is_grouped(l)) {
+    if (runs_direct(l, target)) {
       g.grouped = i;
     } else if (is_product(kind)) {
       g.product = i;

@@ -208,4 +208,102 @@ Printer::Vars window_vars(const std::string& name, const LayerPlan& l) {
           {"pw", std::to_string(d.pad_w)}};
 }
 
+void emit_direct_conv_geometry(Printer& out, const LayerPlan& l, std::int64_t layer) {
+  Printer::Vars v = window_vars("conv_" + std::to_string(layer), l);
+  v["groups"] = literal(l.kind == LayerKind::DepthwiseConv2d ? l.input_shape[1] : l.options.groups);
+  out.emit(v, R"(
+    constexpr k::Conv2dGeometry $name${
+        .batch = $n$, .in_channels = $ci$, .in_height = $hi$, .in_width = $wi$,
+        .out_channels = $co$, .out_height = $ho$, .out_width = $wo$,
+        .kernel_h = $kh$, .kernel_w = $kw$, .stride_h = $sh$, .stride_w = $sw$,
+        .pad_h = $ph$, .pad_w = $pw$, .groups = $groups$};
+  )");
+}
+
+void emit_norm_geometry(Printer& out, const LayerPlan& l, std::int64_t layer) {
+  const Shape& x = l.input_shape;
+  out.emit({{"name", "norm_" + std::to_string(layer)},
+            {"n", literal(x[0])},
+            {"c", literal(x[1])},
+            {"positions", literal(x.rank == 4 ? x[2] * x[3] : 1)},
+            {"eps", float_literal(l.options.epsilon())},
+            {"momentum", float_literal(l.options.momentum())}},
+           R"(
+    constexpr k::BatchNormGeometry $name${
+        .batch = $n$, .channels = $c$, .positions = $positions$, .epsilon = $eps$, .momentum = $momentum$};
+  )");
+}
+
+std::string fused_activation(const ModelView& model, const FusedGroup& g) {
+  return g.activation >= 0
+             ? activation_type(model.layers.at(static_cast<std::size_t>(g.activation)).kind)
+             : "k::Identity";
+}
+
+void input_gradient_vars(Printer::Vars& v, const LayerPlan& l, ArenaText& arena) {
+  v["dx"] = arena.at(l.input_gradient_buffer);
+  v["dx_note"] = arena.note(l.input_gradient_buffer) +
+                 (l.input_gradient_buffer == l.output_gradient_buffer ? " (in place)" : "") +
+                 (l.accumulates_input_gradient ? " (added to)" : "");
+  v["accumulate"] = l.accumulates_input_gradient ? "true" : "false";
+}
+
+Printer::Vars sum_gradient_vars(const LayerPlan& sum, int dy, ArenaText& arena) {
+  auto write = [&](int dx, bool accumulates) -> std::string {
+    if (dx == no_buffer || dx == dy)
+      return "k::GradientWrite::same_buffer";
+    return accumulates ? "k::GradientWrite::accumulate" : "k::GradientWrite::copy";
+  };
+  auto pointer = [&](int dx) { return dx == no_buffer || dx == dy ? "nullptr" : arena.at(dx); };
+  auto dx_note = [&](int dx, bool accumulates) -> std::string {
+    if (dx == no_buffer)
+      return "// needs no gradient";
+    if (dx == dy)
+      return "// d(output) itself: the plan passes the buffer through";
+    return arena.note(dx) + (accumulates ? " (added to)" : " (a copy)");
+  };
+  return {{"first", write(sum.input_gradient_buffer, sum.accumulates_input_gradient)},
+          {"second", write(sum.input2_gradient_buffer, sum.accumulates_input2_gradient)},
+          {"da", pointer(sum.input_gradient_buffer)},
+          {"da_note", dx_note(sum.input_gradient_buffer, sum.accumulates_input_gradient)},
+          {"db", pointer(sum.input2_gradient_buffer)},
+          {"db_note", dx_note(sum.input2_gradient_buffer, sum.accumulates_input2_gradient)}};
+}
+
+std::string group_comment(const ModelView& model, const FusedGroup& g) {
+  const std::string act =
+      g.activation >= 0 ? name_of(model.layers.at(static_cast<std::size_t>(g.activation)).kind)
+                        : "";
+  std::string text;
+  if (g.norm >= 0)
+    text =
+        "Training: per channel the batch mean and variance (the running statistics updated "
+        "too), then one pass normalises" +
+        (act.empty() ? std::string() : " and applies the " + act) +
+        ". Evaluation: one pass with the running statistics. Backward: per channel the two "
+        "sums" +
+        (act.empty() ? std::string() : " (the " + act + "'s derivative applied on the way)") +
+        ", then one pass for dx.";
+  else if (g.sum >= 0)
+    text = "The residual sum" + (act.empty() ? std::string() : " and the " + act + " after it") +
+           " in one pass. Backward hands d(output) to both inputs: as the same buffer where the "
+           "plan passes it through, else copied or added to another reader's part.";
+  else if (g.grouped >= 0 &&
+           model.layers.at(static_cast<std::size_t>(g.grouped)).kind == LayerKind::Conv2d &&
+           model.layers.at(static_cast<std::size_t>(g.grouped)).options.groups == 1)
+    text =
+        "A convolution computed directly (grouped_conv.hpp's kernel, one group), not by "
+        "cuDNN, whose graphs take neither uneven padding nor an input gradient added to "
+        "another reader's.";
+  else if (g.grouped >= 0)
+    text =
+        "A grouped convolution computed directly (staticnet/kernels/grouped_conv.hpp says "
+        "why).";
+  else if (g.dropout >= 0)
+    text =
+        "Training: keeps each element with its bit of a counter-based hash of (seed, step, "
+        "layer, element) and saves the bits. Evaluation: the identity.";
+  return text.empty() ? text : wrap_comment(text, "// ", "//   ");
+}
+
 }  // namespace staticnet::codegen

@@ -24,10 +24,15 @@
 #include <staticnet/cuda/convolution.hpp>
 #include <staticnet/cuda/linear.hpp>
 #include <staticnet/kernels/activations.hpp>
+#include <staticnet/kernels/batch_norm.hpp>
 #include <staticnet/kernels/bias_activation.hpp>
+#include <staticnet/kernels/dropout.hpp>
+#include <staticnet/kernels/global_pool.hpp>
+#include <staticnet/kernels/grouped_conv.hpp>
 #include <staticnet/kernels/losses.hpp>
 #include <staticnet/kernels/optimizers.hpp>
 #include <staticnet/kernels/pooling.hpp>
+#include <staticnet/kernels/residual_add.hpp>
 
 namespace lenet5::cuda {
 
@@ -341,7 +346,7 @@ void forward_layer_11(std::byte* arena, const Libraries& lib, cudaStream_t strea
   }
 }
 
-void backward_layer_11(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
+void backward_layer_11(std::byte* arena, const Libraries& lib, cudaStream_t /*stream*/) {
   const float* const x = f32(arena, 2'767'616);  // activation_9
   float* const dweight = f32(arena, 490'464);  // gradient of 11.weight
   float* const dbias = f32(arena, 493'824);  // gradient of 11.bias
@@ -398,7 +403,10 @@ Libraries::Libraries(cudaStream_t stream)
       linear_9(handles, {.batch = 64, .in_features = 120, .out_features = 84}, g::LinearEpilogue::none, /*bias_gradient=*/true, /*input_gradient=*/true, 78'400),
       linear_11(handles, {.batch = 64, .in_features = 84, .out_features = 10}, g::LinearEpilogue::bias, /*bias_gradient=*/true, /*input_gradient=*/true, 78'400) {}
 
-void forward(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
+// `training`: BatchNorm normalises by the batch's statistics and updates the running ones,
+// and Dropout draws its masks; in evaluation both are their inference selves.
+void forward(std::byte* arena, const Libraries& lib, cudaStream_t stream,
+             [[maybe_unused]] bool training) {
   forward_layers_0_2(arena, lib, stream);
   forward_layers_3_5(arena, lib, stream);
   // layer 6: Flatten, a view
@@ -423,7 +431,7 @@ class Step final : public g::GeneratedStep {
     cudaStream_t stream = stream_;
     // gradients: backward accumulates into them
     g::check(cudaMemsetAsync(f32(arena, 247'040), 0, 246'824, stream), "zeroing the gradients");
-    forward(arena, lib, stream);
+    forward(arena, lib, stream, /*training=*/true);
     loss_step(arena, stream);
     backward_layer_11(arena, lib, stream);
     backward_layers_9_10(arena, lib, stream);
@@ -434,7 +442,7 @@ class Step final : public g::GeneratedStep {
   }
 
   void evaluate() override {
-    forward(arena_, lib_, stream_);
+    forward(arena_, lib_, stream_, /*training=*/false);
     loss_step(arena_, stream_);
   }
 

@@ -24,10 +24,15 @@
 #include <staticnet/cuda/convolution.hpp>
 #include <staticnet/cuda/linear.hpp>
 #include <staticnet/kernels/activations.hpp>
+#include <staticnet/kernels/batch_norm.hpp>
 #include <staticnet/kernels/bias_activation.hpp>
+#include <staticnet/kernels/dropout.hpp>
+#include <staticnet/kernels/global_pool.hpp>
+#include <staticnet/kernels/grouped_conv.hpp>
 #include <staticnet/kernels/losses.hpp>
 #include <staticnet/kernels/optimizers.hpp>
 #include <staticnet/kernels/pooling.hpp>
+#include <staticnet/kernels/residual_add.hpp>
 
 namespace simple_cnn::cuda {
 
@@ -169,7 +174,7 @@ void forward_layer_4(std::byte* arena, const Libraries& lib, cudaStream_t stream
   }
 }
 
-void backward_layer_4(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
+void backward_layer_4(std::byte* arena, const Libraries& lib, cudaStream_t /*stream*/) {
   const float* const x = f32(arena, 10'736'128);  // activation_2
   float* const dweight = f32(arena, 167'680);  // gradient of 4.weight
   float* const dbias = f32(arena, 331'520);  // gradient of 4.bias
@@ -224,7 +229,10 @@ Libraries::Libraries(cudaStream_t stream)
       conv_0(handles, conv_0_geometry, g::ConvEpilogue::none, /*input_gradient=*/false, 110'592, /*alignment=*/16),
       linear_4(handles, {.batch = 128, .in_features = 4'096, .out_features = 10}, g::LinearEpilogue::bias, /*bias_gradient=*/true, /*input_gradient=*/true, 110'592) {}
 
-void forward(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
+// `training`: BatchNorm normalises by the batch's statistics and updates the running ones,
+// and Dropout draws its masks; in evaluation both are their inference selves.
+void forward(std::byte* arena, const Libraries& lib, cudaStream_t stream,
+             [[maybe_unused]] bool training) {
   forward_layers_0_2(arena, lib, stream);
   // layer 3: Flatten, a view
   forward_layer_4(arena, lib, stream);
@@ -246,7 +254,7 @@ class Step final : public g::GeneratedStep {
     cudaStream_t stream = stream_;
     // gradients: backward accumulates into them
     g::check(cudaMemsetAsync(f32(arena, 165'888), 0, 165'672, stream), "zeroing the gradients");
-    forward(arena, lib, stream);
+    forward(arena, lib, stream, /*training=*/true);
     loss_step(arena, stream);
     backward_layer_4(arena, lib, stream);
     backward_layers_0_2(arena, lib, stream);
@@ -254,7 +262,7 @@ class Step final : public g::GeneratedStep {
   }
 
   void evaluate() override {
-    forward(arena_, lib_, stream_);
+    forward(arena_, lib_, stream_, /*training=*/false);
     loss_step(arena_, stream_);
   }
 

@@ -7,7 +7,10 @@
 // something else entirely.
 //
 // The rules:
-//   * A Linear or Conv2d starts a group (its "product": a GEMM or convolution).
+//   * A Linear or Conv2d starts a group (its "product": a GEMM or convolution), unless the
+//     convolution runs directly (grouped or depthwise; on CUDA also a dense one whose padding is
+//     uneven or whose input gradient adds to another reader's, which cuDNN's graphs do not take):
+//     then it is a group of its own.
 //   * An elementwise activation after it joins: bias + activation are applied in the pass that
 //     finishes the product's output, and backward applies the activation's derivative in the
 //     pass that starts the product's backward.
@@ -41,7 +44,7 @@ struct FusedGroup {
   std::int64_t view = -1;         // a Flatten (nothing to run)
   std::int64_t norm = -1;         // a BatchNorm2d or BatchNorm1d
   std::int64_t sum = -1;          // a residual block's Add
-  std::int64_t grouped = -1;      // a DepthwiseConv2d, or a Conv2d with Groups<G>, G > 1
+  std::int64_t grouped = -1;      // a convolution computed directly (see the rules above)
   std::int64_t global_pool = -1;  // a GlobalAvgPool2d
   std::int64_t dropout = -1;      // a Dropout
 
@@ -52,9 +55,9 @@ struct FusedGroup {
 enum class Target { cpu, cuda };
 
 // Throws std::invalid_argument naming the first layer `target`'s emitter cannot write yet (on
-// CUDA: BatchNorm, DepthwiseConv2d, GlobalAvgPool2d, Dropout, a Residual's Add, grouped
-// convolutions, unequal 'same' padding; on both: 'same' padding on a pool). fuse() checks it
-// first, so no emitter writes a wrong step.
+// both: 'same' padding on a pool, a Flatten whose input has another reader; on the CPU a pool's
+// input gradient added to another reader's; on CUDA a Linear's, activation's or pool's). fuse()
+// checks it first, so no emitter writes a wrong step.
 void require_emittable(const ModelView& model, Target target);
 
 std::vector<FusedGroup> fuse(const ModelView& model, Target target);

@@ -4,6 +4,7 @@
 // literals' values and the C++ spellings of activations, optimizers and element types.
 #include <string>
 
+#include "staticnet/codegen/arena_text.hpp"
 #include "staticnet/codegen/fusion.hpp"
 #include "staticnet/codegen/model_view.hpp"
 #include "staticnet/codegen/printer.hpp"
@@ -39,5 +40,26 @@ std::string tensor_table(const ModelView& model, const FusedGroup& g,
 // The shapes and window of a Conv2d or pool layer, as the Printer variables its geometry
 // literal uses: n, ci, hi, wi (input), co, ho, wo (output), kh, kw, sh, sw, ph, pw (window).
 Printer::Vars window_vars(const std::string& name, const LayerPlan& l);
+
+// The geometry literals of a directly computed convolution ("conv_<layer>": grouped, depthwise,
+// or on CUDA a dense one cuDNN cannot take as planned) and of a BatchNorm ("norm_<layer>").
+void emit_direct_conv_geometry(Printer& out, const LayerPlan& l, std::int64_t layer);
+void emit_norm_geometry(Printer& out, const LayerPlan& l, std::int64_t layer);
+
+// The activation fused into the group's pass, as its kernel type ("k::ReLU"), or "k::Identity".
+std::string fused_activation(const ModelView& model, const FusedGroup& g);
+
+// $dx$, $dx_note$ and $accumulate$ ("true" or "false") for layer l's input gradient, added to v.
+void input_gradient_vars(Printer::Vars& v, const LayerPlan& l, ArenaText& arena);
+
+// The Printer variables of a residual sum's backward, where d(output) is buffer `dy`: $first$ and
+// $second$ (how each input's gradient is written: "k::GradientWrite::same_buffer" where the plan
+// passes dy itself through or no gradient is needed, else copy or accumulate), $da$ and $db$
+// (their pointers, "nullptr" for same_buffer) and $da_note$ and $db_note$.
+Printer::Vars sum_gradient_vars(const LayerPlan& sum, int dy, ArenaText& arena);
+
+// What a BatchNorm, residual sum, direct convolution or Dropout group does, as a comment for
+// its section ("" for other groups: their emitters say it, in their backend's terms).
+std::string group_comment(const ModelView& model, const FusedGroup& g);
 
 }  // namespace staticnet::codegen
