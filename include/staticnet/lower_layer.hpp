@@ -46,6 +46,25 @@ constexpr Diagnostic layer_error(ErrorCode code, std::int64_t index, const Layer
   return e;
 }
 
+// The input's rank is not the layer's: `code` says which it needs; the shape is reported.
+constexpr Diagnostic input_rank_error(ErrorCode code, std::int64_t index, const LayerDesc& d,
+                                      const Shape& in) {
+  Diagnostic e = layer_error(code, index, d);
+  e.shape_a = in;
+  return e;
+}
+
+// An option's two values (height and width, or a ratio's numerator and denominator) are out of
+// range.
+constexpr Diagnostic option_error(ErrorCode code, std::int64_t index, const LayerDesc& d,
+                                  OptionKind option, std::int64_t a, std::int64_t b) {
+  Diagnostic e = layer_error(code, index, d);
+  e.option = option;
+  e.a = a;
+  e.b = b;
+  return e;
+}
+
 // Output extent of a window of size k with stride s over n inputs padded by `before` and `after`.
 constexpr std::int64_t window_output(std::int64_t n, std::int64_t k, std::int64_t s,
                                      std::int64_t before, std::int64_t after) {
@@ -66,11 +85,8 @@ constexpr void same_padding(std::int64_t n, std::int64_t k, std::int64_t s, std:
 // setup trains, the layer as written, its input shape, and the node to fill in.
 constexpr Diagnostic lower_linear(std::int64_t index, bool needs_dx, const LayerDesc& d,
                                   const Shape& in, Node& node) {
-  if (in.rank != 2) {
-    Diagnostic e = layer_error(ErrorCode::linear_needs_flat_input, index, d);
-    e.shape_a = in;
-    return e;
-  }
+  if (in.rank != 2)
+    return input_rank_error(ErrorCode::linear_needs_flat_input, index, d, in);
   const std::int64_t batch = in[0];
   const std::int64_t features = in[1];
   if (d.in_features != -1 && d.in_features != features) {
@@ -91,17 +107,10 @@ constexpr Diagnostic lower_linear(std::int64_t index, bool needs_dx, const Layer
 // Conv2d, DepthwiseConv2d, MaxPool2d and AvgPool2d: a window slid over (N, C, H, W).
 constexpr Diagnostic lower_window(std::int64_t index, bool needs_dx, const LayerDesc& d,
                                   const Shape& in, Node& node) {
-  if (in.rank != 4) {
-    Diagnostic e = layer_error(ErrorCode::needs_spatial_input, index, d);
-    e.shape_a = in;
-    return e;
-  }
+  if (in.rank != 4)
+    return input_rank_error(ErrorCode::needs_spatial_input, index, d, in);
   auto bad_option = [&](OptionKind option, std::int64_t h, std::int64_t w) {
-    Diagnostic e = layer_error(ErrorCode::nonpositive_window_option, index, d);
-    e.option = option;
-    e.a = h;
-    e.b = w;
-    return e;
+    return option_error(ErrorCode::nonpositive_window_option, index, d, option, h, w);
   };
   if (d.kernel_h <= 0 || d.kernel_w <= 0)
     return bad_option(OptionKind::kernel, d.kernel_h, d.kernel_w);
@@ -168,11 +177,8 @@ constexpr Diagnostic lower_window(std::int64_t index, bool needs_dx, const Layer
 
 constexpr Diagnostic lower_global_pool(std::int64_t index, bool needs_dx, const LayerDesc& d,
                                        const Shape& in, Node& node) {
-  if (in.rank != 4) {
-    Diagnostic e = layer_error(ErrorCode::needs_spatial_input, index, d);
-    e.shape_a = in;
-    return e;
-  }
+  if (in.rank != 4)
+    return input_rank_error(ErrorCode::needs_spatial_input, index, d, in);
   const std::int64_t n = in.elements();
   node.output = Shape{in[0], in[1]};
   node.forward_flops = n;
@@ -183,23 +189,15 @@ constexpr Diagnostic lower_global_pool(std::int64_t index, bool needs_dx, const 
 constexpr Diagnostic lower_batch_norm(std::int64_t index, bool needs_dx, bool training,
                                       const LayerDesc& d, const Shape& in, Node& node) {
   const bool two_d = d.kind == LayerKind::BatchNorm2d;
-  if (in.rank != (two_d ? 4 : 2)) {
-    Diagnostic e =
-        layer_error(two_d ? ErrorCode::needs_spatial_input : ErrorCode::needs_flat_input, index, d);
-    e.shape_a = in;
-    return e;
-  }
-  auto bad_ratio = [&](OptionKind option, std::int64_t num, std::int64_t den) {
-    Diagnostic e = layer_error(ErrorCode::bad_ratio, index, d);
-    e.option = option;
-    e.a = num;
-    e.b = den;
-    return e;
-  };
+  if (in.rank != (two_d ? 4 : 2))
+    return input_rank_error(two_d ? ErrorCode::needs_spatial_input : ErrorCode::needs_flat_input,
+                            index, d, in);
   if (d.epsilon_num <= 0 || d.epsilon_den <= 0)
-    return bad_ratio(OptionKind::epsilon, d.epsilon_num, d.epsilon_den);
+    return option_error(ErrorCode::bad_ratio, index, d, OptionKind::epsilon, d.epsilon_num,
+                        d.epsilon_den);
   if (d.momentum_num < 0 || d.momentum_den <= 0 || d.momentum_num > d.momentum_den)
-    return bad_ratio(OptionKind::momentum, d.momentum_num, d.momentum_den);
+    return option_error(ErrorCode::bad_ratio, index, d, OptionKind::momentum, d.momentum_num,
+                        d.momentum_den);
   const std::int64_t n = in.elements();
   const std::int64_t channels = in[1];
   node.output = in;

@@ -104,22 +104,20 @@ inline void check_mlperf(const std::string& name, const rt::ModelInfo& model,
         CHECK(tensor_error(ours, std::span<const double>(expected)) <= gradient_tolerance);
     }
   }
-  backend.read_state(rt::StateBuffer::parameters, parameters);
-  for (const rt::ParameterTensor& t : model.parameters) {
-    CAPTURE(t.name);
-    const std::vector<double> expected = values(file, "final." + t.name);
-    CHECK(tensor_error(std::span<const float>(parameters)
-                           .subspan(static_cast<std::size_t>(t.offset), expected.size()),
-                       std::span<const double>(expected)) <= 1e-4);
-  }
-  backend.read_state(rt::StateBuffer::non_trainable, statistics);
-  for (const rt::ParameterTensor& t : model.non_trainable) {
-    CAPTURE(t.name);
-    const std::vector<double> expected = values(file, "final." + t.name);
-    CHECK(tensor_error(std::span<const float>(statistics)
-                           .subspan(static_cast<std::size_t>(t.offset), expected.size()),
-                       std::span<const double>(expected)) <= 1e-4);
-  }
+  // The weights, then BatchNorm's running statistics, after the last step.
+  auto check_final = [&](rt::StateBuffer which, std::vector<float>& state,
+                         const std::vector<rt::ParameterTensor>& tensors) {
+    backend.read_state(which, state);
+    for (const rt::ParameterTensor& t : tensors) {
+      CAPTURE(t.name);
+      const std::vector<double> expected = values(file, "final." + t.name);
+      CHECK(tensor_error(std::span<const float>(state).subspan(static_cast<std::size_t>(t.offset),
+                                                               expected.size()),
+                         std::span<const double>(expected)) <= 1e-4);
+    }
+  };
+  check_final(rt::StateBuffer::parameters, parameters, model.parameters);
+  check_final(rt::StateBuffer::non_trainable, statistics, model.non_trainable);
   write_batch(backend, model, input_offset);
   backend.evaluate();
   const double expected = values(file, "eval_loss")[0];

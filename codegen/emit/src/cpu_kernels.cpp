@@ -60,8 +60,6 @@ class CpuKernelEmitter {
   void input_gradient_vars(Printer::Vars& v, const LayerPlan& l) {
     codegen::input_gradient_vars(v, l, a_);
   }
-  // Whether forward_<group> takes the pass (training or evaluation, and Dropout's seed and step).
-  bool takes_pass(const FusedGroup& g) const { return g.norm >= 0 || g.dropout >= 0; }
   void emit_loss();
   void emit_update();
   void emit_entry_points();
@@ -665,7 +663,6 @@ void CpuKernelEmitter::emit_sum(const FusedGroup& g) {
     v[key] = value;
   v["dy"] = at(dy_buffer);
   v["dy_note"] = note(dy_buffer);
-  v["y_arg"] = g.activation >= 0 ? "y" : "nullptr";
   body_.emit(v, R"(
     void backward_$name$(std::byte* arena, c::ThreadPool& pool) {
       float* const dy = $dy$;  $dy_note$
@@ -955,10 +952,10 @@ void CpuKernelEmitter::emit_entry_points() {
   const GroupOrder order = group_order(m_, groups_);
   std::vector<std::string> forward, backward;
   for (const FusedGroup* g : order.forward)
-    forward.push_back(g->view >= 0
-                          ? "// layer " + std::to_string(g->view) + ": Flatten, a view"
-                          : "forward_" + group_name(*g) +
-                                (takes_pass(*g) ? "(arena, pool, pass);" : "(arena, pool);"));
+    forward.push_back(
+        g->view >= 0 ? "// layer " + std::to_string(g->view) + ": Flatten, a view"
+                     : "forward_" + group_name(*g) +
+                           (differs_in_evaluation(*g) ? "(arena, pool, pass);" : "(arena, pool);"));
   for (const FusedGroup* g : order.backward)
     backward.push_back("backward_" + group_name(*g) + "(arena, pool);");
   const int grads = a_.index(BufferRole::gradients);

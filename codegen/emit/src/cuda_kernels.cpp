@@ -69,8 +69,6 @@ class CudaKernelEmitter {
   void input_gradient_vars(Printer::Vars& v, const LayerPlan& l) {
     codegen::input_gradient_vars(v, l, a_);
   }
-  // Whether forward_<group> takes `training` (BatchNorm's statistics, Dropout's masks).
-  bool takes_mode(const FusedGroup& g) const { return g.norm >= 0 || g.dropout >= 0; }
   void emit_loss();
   void emit_update();
   void emit_entry_points();
@@ -650,7 +648,6 @@ void CudaKernelEmitter::emit_norm(const FusedGroup& g) {
                                         : ": d(output)");
   v["dgamma"] = parameter(l.weight_offset, BufferRole::gradients);
   v["dbeta"] = parameter(l.bias_offset, BufferRole::gradients);
-  v["y_arg"] = g.activation >= 0 ? "y" : "nullptr";
   v["sums"] = launch(
       "backward_" + name + "_sums_kernel", channels,
       std::string("x, ") + (g.activation >= 0 ? "y" : "nullptr") + ", stats, dy, dgamma, dbeta");
@@ -1043,7 +1040,7 @@ void CudaKernelEmitter::emit_entry_points() {
   for (const FusedGroup* g : order.forward)
     add(forward, g->view >= 0 ? "// layer " + std::to_string(g->view) + ": Flatten, a view"
                               : "forward_" + group_name(*g) + "(arena, lib, stream" +
-                                    (takes_mode(*g) ? ", training" : "") + ");");
+                                    (differs_in_evaluation(*g) ? ", training" : "") + ");");
   for (const FusedGroup* g : order.backward)
     add(backward, "backward_" + group_name(*g) + "(arena, lib, stream);");
   std::string inits, describe;

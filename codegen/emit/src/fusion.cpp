@@ -126,12 +126,11 @@ std::string not_emittable(const LayerPlan& l, Target target) {
                : "";
   // CUDA: the libraries' products, the activations and the pools write their input gradient;
   // the direct kernels can add it to another reader's part.
+  // Uneven padding needs no check here: only 'same' makes it, and a convolution with it runs
+  // directly (runs_direct) while a pool with 'same' padding was refused above.
   if ((l.accumulates_input_gradient || l.accumulates_input2_gradient) &&
       !takes_gradient_sum(l.kind))
     return "a sum of input gradients (a tensor with two readers) after this layer kind";
-  if (!l.options.symmetric_padding() && l.kind != LayerKind::Conv2d &&
-      l.kind != LayerKind::DepthwiseConv2d)
-    return "unequal padding before and after ('same' with an odd total)";
   return "";
 }
 
@@ -227,6 +226,10 @@ bool has_backward(const ModelView& model, const FusedGroup& g) {
     return fused_derivative || writes;
   }
   return first.input_gradient_buffer != no_buffer;
+}
+
+bool differs_in_evaluation(const FusedGroup& group) {
+  return group.norm >= 0 || group.dropout >= 0;
 }
 
 std::string layer_span(const FusedGroup& group) {

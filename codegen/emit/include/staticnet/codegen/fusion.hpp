@@ -66,6 +66,10 @@ std::vector<FusedGroup> fuse(const ModelView& model, Target target);
 // earlier layer reads (an Add whose inputs both take its gradient as is has nothing to do).
 bool has_backward(const ModelView& model, const FusedGroup& group);
 
+// Whether the group runs differently in training and in evaluation (BatchNorm's statistics,
+// Dropout's masks): its forward takes the mode.
+bool differs_in_evaluation(const FusedGroup& group);
+
 // "layers 0-2" or "layer 4"
 std::string layer_span(const FusedGroup& group);
 
