@@ -128,8 +128,11 @@ constexpr Graph<N> lower(const std::array<NodeDesc, N>& nodes, const SetupDesc& 
     const bool two_inputs = nd.inputs[1] != no_input;
     const bool needs_dx =
         g.needs_gradient(nd.inputs[0]) || (two_inputs && g.needs_gradient(nd.inputs[1]));
-    g.error =
+    // Into g.error only when it is one: g++ spends memory on every struct it copies.
+    const Diagnostic e =
         detail::lower_layer(index, needs_dx, training, nd.layer, g.shape_of(nd.inputs[0]), node);
+    if (!e.ok())
+      g.error = e;
     node.inputs[0] = nd.inputs[0];
     node.inputs[1] = nd.inputs[1];
     node.block_first = nd.block_first;

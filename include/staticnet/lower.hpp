@@ -39,10 +39,11 @@ struct flat_count<Residual<Body, Shortcut>> {
   static constexpr std::size_t value = flat_count<Body>::value + flat_count<Shortcut>::value + 1;
 };
 
-// Appends L's nodes, reading the tensor `current`; returns the tensor L's output is.
-template <class L, std::size_t N>
-constexpr std::int32_t append_nodes(std::array<NodeDesc, N>& out, std::size_t& next,
-                                    std::int32_t current) {
+// Appends L's nodes, reading the tensor `current`; returns the tensor L's output is. `out` is a
+// built-in pointer: constant evaluation charges std::array's subscript several calls (see
+// static_vector.hpp).
+template <class L>
+constexpr std::int32_t append_nodes(NodeDesc* out, std::size_t& next, std::int32_t current) {
   if constexpr (std::is_same_v<L, Identity>) {
     return current;
   } else if constexpr (is_sequential<L>::value) {
@@ -79,7 +80,7 @@ constexpr auto flatten() {
   static_assert(detail::flat_count<M>::value > 0, "staticnet: a model needs at least one layer");
   std::array<NodeDesc, detail::flat_count<M>::value> out{};
   std::size_t next = 0;
-  detail::append_nodes<M>(out, next, model_input);
+  detail::append_nodes<M>(out.data(), next, model_input);
   return out;
 }
 

@@ -16,23 +16,21 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "staticnet/plan_state.hpp"
 #include "staticnet/plan_types.hpp"
 #include "staticnet/static_vector.hpp"
 
 namespace staticnet::detail {
 
 template <std::size_t L>
-using Offsets = std::array<std::int64_t, Plan<L>::buffer_capacity>;
+using Offsets = std::array<std::int64_t, PlanState<L>::buffer_capacity>;
 
 // Online: walk the buffers in the order of their first steps; before placing one, free those
 // whose last step is behind its first; place it in the smallest free hole that fits (best fit),
 // else at the top. Returns the region size.
 template <std::size_t L>
-constexpr std::int64_t place_by_step(const Plan<L>& plan, Offsets<L>& offsets) {
-  struct Hole {
-    std::int64_t offset = 0, size = 0;
-  };
-  constexpr std::size_t cap = Plan<L>::buffer_capacity;
+constexpr std::int64_t place_by_step(const PlanState<L>& plan, Offsets<L>& offsets) {
+  constexpr std::size_t cap = PlanState<L>::buffer_capacity;
   const Buffer* const buffers = plan.buffers.begin();
   const int count = static_cast<int>(plan.buffers.size());
   std::int64_t* const offset = offsets.data();
@@ -60,53 +58,67 @@ constexpr std::int64_t place_by_step(const Plan<L>& plan, Offsets<L>& offsets) {
   }
   // By last step, a counting sort: by_last[last_start[s] .. last_start[s + 1]) end at step s.
   int by_last[cap]{};
-  int last_start[Plan<L>::step_capacity + 1]{};
+  int last_start[PlanState<L>::step_capacity + 1]{};
   for (int k = 0; k < n; ++k)
     ++last_start[buffers[by_first[k]].last_step + 1];
-  for (std::int64_t s = 0; s < plan.step_count(); ++s)
+  for (std::int64_t s = 0; s < plan.step_count; ++s)
     last_start[s + 1] += last_start[s];
   for (int k = 0; k < n; ++k)
     by_last[last_start[buffers[by_first[k]].last_step]++] = by_first[k];
 
-  StaticVector<Hole, cap + 1> free_space;  // below `top`, sorted by offset, coalesced
-  Hole* const holes = free_space.begin();
+  // The free holes below `top`, sorted by offset and coalesced, as two arrays of scalars: g++
+  // spends memory on every struct it copies in a constant evaluation, and shifting holes copies.
+  std::int64_t hole_offset[cap + 1]{};
+  std::int64_t hole_size[cap + 1]{};
+  std::size_t holes = 0;
+  auto erase_hole = [&](std::size_t at) {
+    for (std::size_t h = at; h + 1 < holes; ++h) {
+      hole_offset[h] = hole_offset[h + 1];
+      hole_size[h] = hole_size[h + 1];
+    }
+    --holes;
+  };
   std::int64_t top = 0;
   auto release = [&](int i) {
-    const Hole h{offset[i], buffers[i].occupied()};
+    const std::int64_t start = offset[i];
     std::size_t at = 0;
-    while (at < free_space.size() && holes[at].offset < h.offset)
+    while (at < holes && hole_offset[at] < start)
       ++at;
-    free_space.insert(at, h);
-    if (at + 1 < free_space.size() && holes[at].offset + holes[at].size == holes[at + 1].offset) {
-      holes[at].size += holes[at + 1].size;
-      free_space.erase(at + 1);
+    for (std::size_t h = holes; h > at; --h) {
+      hole_offset[h] = hole_offset[h - 1];
+      hole_size[h] = hole_size[h - 1];
     }
-    if (at > 0 && holes[at - 1].offset + holes[at - 1].size == holes[at].offset) {
-      holes[at - 1].size += holes[at].size;
-      free_space.erase(at);
+    hole_offset[at] = start;
+    hole_size[at] = buffers[i].occupied();
+    ++holes;
+    if (at + 1 < holes && hole_offset[at] + hole_size[at] == hole_offset[at + 1]) {
+      hole_size[at] += hole_size[at + 1];
+      erase_hole(at + 1);
+    }
+    if (at > 0 && hole_offset[at - 1] + hole_size[at - 1] == hole_offset[at]) {
+      hole_size[at - 1] += hole_size[at];
+      erase_hole(at);
     }
   };
   auto place = [&](int i) {
     const std::int64_t need = buffers[i].occupied();
-    const std::size_t holes_now = free_space.size();
-    std::size_t best = holes_now;
-    for (std::size_t h = 0; h < holes_now; ++h)
-      if (holes[h].size >= need && (best == holes_now || holes[h].size < holes[best].size))
+    std::size_t best = holes;
+    for (std::size_t h = 0; h < holes; ++h)
+      if (hole_size[h] >= need && (best == holes || hole_size[h] < hole_size[best]))
         best = h;
-    if (best != holes_now) {
-      offset[i] = holes[best].offset;
-      holes[best].offset += need;
-      holes[best].size -= need;
-      if (holes[best].size == 0)
-        free_space.erase(best);
+    if (best != holes) {
+      offset[i] = hole_offset[best];
+      hole_offset[best] += need;
+      hole_size[best] -= need;
+      if (hole_size[best] == 0)
+        erase_hole(best);
       return;
     }
     // No hole fits: grow the region, starting in the last hole when it reaches the top.
-    const std::size_t last = holes_now - 1;
-    if (holes_now > 0 && holes[last].offset + holes[last].size == top) {
-      offset[i] = holes[last].offset;
-      top = holes[last].offset + need;
-      free_space.erase(last);
+    if (holes > 0 && hole_offset[holes - 1] + hole_size[holes - 1] == top) {
+      offset[i] = hole_offset[holes - 1];
+      top = hole_offset[holes - 1] + need;
+      --holes;
       return;
     }
     offset[i] = top;
@@ -134,9 +146,9 @@ enum class PlacementOrder : std::uint8_t {
 // the lowest offset where it overlaps no placed buffer whose lifetime meets its own.
 // O(buffers²), so used only for models with few buffers. Returns the region size.
 template <std::size_t L>
-constexpr std::int64_t place_by_size(const Plan<L>& plan, Offsets<L>& offsets,
+constexpr std::int64_t place_by_size(const PlanState<L>& plan, Offsets<L>& offsets,
                                      PlacementOrder how = PlacementOrder::largest_first) {
-  constexpr std::size_t cap = Plan<L>::buffer_capacity;
+  constexpr std::size_t cap = PlanState<L>::buffer_capacity;
   const Buffer* const buffers = plan.buffers.begin();
   std::int64_t* const offset = offsets.data();
   StaticVector<int, cap> order;
@@ -206,8 +218,8 @@ inline constexpr std::size_t extra_orders_limit = 128;
 // The most bytes of activation buffers alive at one step: no placement can do with less.
 // A sweep: each buffer adds its bytes at its first step and takes them away after its last.
 template <std::size_t L>
-constexpr std::int64_t live_bytes_bound(const Plan<L>& plan) {
-  std::int64_t change[Plan<L>::step_capacity + 1]{};
+constexpr std::int64_t live_bytes_bound(const PlanState<L>& plan) {
+  std::int64_t change[PlanState<L>::step_capacity + 1]{};
   for (const Buffer& b : plan.buffers) {
     if (!in_activation_region(b.role))
       continue;
@@ -215,7 +227,7 @@ constexpr std::int64_t live_bytes_bound(const Plan<L>& plan) {
     change[b.last_step + 1] -= b.occupied();
   }
   std::int64_t live = 0, bound = 0;
-  for (std::int64_t s = 0; s < plan.step_count(); ++s) {
+  for (std::int64_t s = 0; s < plan.step_count; ++s) {
     live += change[s];
     bound = bound > live ? bound : live;
   }
@@ -227,7 +239,7 @@ constexpr std::int64_t live_bytes_bound(const Plan<L>& plan) {
 // Meeting it matters beyond the bytes saved: the bound scales with the batch, so plans that meet
 // it grow linearly and monotonically with the batch, which max_batch relies on.
 template <std::size_t L>
-constexpr std::int64_t place_activations(Plan<L>& plan, std::int64_t base) {
+constexpr std::int64_t place_activations(PlanState<L>& plan, std::int64_t base) {
   Offsets<L> best{};
   std::int64_t best_size = place_by_step(plan, best);
   const std::size_t count = plan.buffers.size();

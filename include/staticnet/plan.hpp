@@ -17,6 +17,7 @@
 #include "staticnet/graph.hpp"
 #include "staticnet/lower.hpp"
 #include "staticnet/placement.hpp"
+#include "staticnet/plan_state.hpp"
 #include "staticnet/plan_types.hpp"
 #include "staticnet/static_vector.hpp"
 
@@ -24,12 +25,12 @@ namespace staticnet {
 
 namespace detail {
 
-// Lifetime bookkeeping while the buffers are created. `buffers` is plan.buffers' storage: the
+// Lifetime bookkeeping while the buffers are created. `buffers` is the list's storage: the
 // planner's loops index it as a built-in pointer, which constant evaluation charges less than a
 // call (see static_vector.hpp).
 template <std::size_t L>
 struct PlanBuilder {
-  Plan<L>& plan;
+  StaticVector<Buffer, PlanState<L>::buffer_capacity>& list;
   Buffer* buffers;
   std::int64_t last_step;
 
@@ -39,7 +40,7 @@ struct PlanBuilder {
     b.layer = layer;
     b.size = size;
     b.first_step = b.last_step = first;
-    return static_cast<int>(plan.buffers.push_back(b));
+    return static_cast<int>(list.push_back(b));
   }
   constexpr int add_persistent(BufferRole role, std::int64_t size) {
     const int b = add(role, -1, size, 0);
@@ -52,6 +53,11 @@ struct PlanBuilder {
       buffers[b].last_step = step;
   }
 };
+
+// Steps in the schedule (see plan_types.hpp): forward, loss, backward and update in training.
+constexpr std::int64_t step_count_of(Mode mode, std::int64_t layers) {
+  return mode == Mode::training ? 2 * layers + 2 : layers;
+}
 
 // Scratch a layer's kernels need: Conv2d lowers each sample (each group of it) to a column
 // matrix (im2col) of Cin/G·KH·KW rows by Ho·Wo columns, reused by forward, dW and dx (col2im).
@@ -72,37 +78,20 @@ constexpr void count_readers(const Node* nodes, std::int32_t (&readers)[L]) {
         ++readers[nodes[i].inputs[k]];
 }
 
-// The first stage of plan(): the schedule, the persistent buffers, and forward's buffers with
-// what backward keeps. A graph that carries an error gives an empty plan with that error.
+// The first stage of plan(): the persistent buffers, and forward's buffers with what backward
+// keeps. A graph that carries an error gives an empty state.
 template <std::size_t L>
-constexpr Plan<L> plan_forward(const Graph<L>& g) {
-  Plan<L> p;
-  p.error = g.error;
-  p.setup = g.setup;
-  p.mode = g.setup.mode;
+constexpr PlanState<L> plan_forward(const Graph<L>& g) {
+  PlanState<L> p;
   if (!g.error.ok())
     return p;
-  p.input_shape = g.input;
-  p.output_shape = g.output;
-  p.parameter_count = g.parameter_count;
-  p.non_trainable_count = g.non_trainable_count;
-
-  const bool training = p.mode == Mode::training;
+  const bool training = g.setup.mode == Mode::training;
   const auto layers = static_cast<std::int64_t>(L);
   auto backward_step = [&](std::int64_t i) { return 2 * layers - i; };
-
-  // ---- schedule
-  for (std::int64_t i = 0; i < layers; ++i)
-    p.schedule.push_back({StepKind::forward, i});
-  if (training) {
-    p.schedule.push_back({StepKind::loss, -1});
-    for (std::int64_t i = layers - 1; i >= 0; --i)
-      p.schedule.push_back({StepKind::backward, i});
-    p.schedule.push_back({StepKind::update, -1});
-  }
-  PlanBuilder<L> build{p, p.buffers.begin(), p.step_count() - 1};
+  p.step_count = step_count_of(g.setup.mode, layers);
+  PlanBuilder<L> build{p.buffers, p.buffers.begin(), p.step_count - 1};
   const Node* const nodes = g.nodes.data();
-  LayerPlan* const layers_out = p.layers.data();
+  LayerBuffers* const layers_out = p.layers;
   const Buffer* const buffers = p.buffers.begin();
 
   // ---- persistent buffers, made before any other (place() relies on it)
@@ -151,11 +140,11 @@ constexpr Plan<L> plan_forward(const Graph<L>& g) {
   // needed_by_backward[b]: some layer's backward reads buffer b, so nothing may overwrite it.
   // last_read[b]: the last forward step that reads a tensor held in b (views and in-place
   // layers put several tensors in one buffer), so nothing overwrites b before then.
-  bool needed_by_backward[Plan<L>::buffer_capacity]{};
-  std::int64_t last_read[Plan<L>::buffer_capacity]{};
+  bool needed_by_backward[PlanState<L>::buffer_capacity]{};
+  std::int64_t last_read[PlanState<L>::buffer_capacity]{};
   for (std::int64_t i = 0; i < layers; ++i) {
     const Node& n = nodes[i];
-    LayerPlan& lp = layers_out[i];
+    LayerBuffers& lp = layers_out[i];
 
     const int x = buffer_of(n.inputs[0]);
     lp.input_buffer = x;
@@ -215,52 +204,18 @@ constexpr Plan<L> plan_forward(const Graph<L>& g) {
   return p;
 }
 
-// What each layer is, from its node: kind, options, shapes, parameter offsets and FLOPs.
+// The second stage of plan(): in training, the loss's buffers and backward's gradient buffers.
 template <std::size_t L>
-constexpr void describe_layers(const Graph<L>& g, Plan<L>& p) {
-  const bool training = p.mode == Mode::training;
-  std::int64_t parameter_offset = 0, statistics_offset = 0;
-  LayerPlan* const layers = p.layers.data();
-  for (std::size_t i = 0; i < L; ++i) {
-    const Node& n = g.nodes.data()[i];
-    LayerPlan& lp = layers[i];
-    lp.kind = n.desc.kind;
-    lp.options = n.desc;
-    lp.inputs[0] = n.inputs[0];
-    lp.inputs[1] = n.inputs[1];
-    lp.input_shape = n.input;
-    lp.input2_shape = n.input2;
-    lp.output_shape = n.output;
-    lp.parameters = n.weights + n.biases;
-    lp.weight_offset = parameter_offset;
-    lp.bias_offset = parameter_offset + n.weights;
-    parameter_offset += lp.parameters;
-    lp.non_trainable = n.statistics;
-    lp.statistics_offset = statistics_offset;
-    statistics_offset += n.statistics;
-    lp.forward_flops = n.forward_flops;
-    lp.backward_flops = training ? n.backward_flops : 0;
-    lp.runs_backward = n.output_needs_gradient;
-  }
-}
-
-// The second stage of plan(): what each layer is, and in training the loss and backward's
-// gradient buffers. (Describing the layers here rather than in plan_forward evens the two
-// stages' costs; see the entry points below.)
-template <std::size_t L>
-constexpr Plan<L> plan_backward(const Graph<L>& g, const Plan<L>& forward) {
-  Plan<L> p = forward;
-  if (!g.error.ok())
-    return p;
-  describe_layers(g, p);
-  if (p.mode != Mode::training)
+constexpr PlanState<L> plan_backward(const Graph<L>& g, const PlanState<L>& forward) {
+  PlanState<L> p = forward;
+  if (!g.error.ok() || g.setup.mode != Mode::training)
     return p;
   const auto layers = static_cast<std::int64_t>(L);
   const std::int64_t loss_step = layers;
   auto backward_step = [&](std::int64_t i) { return 2 * layers - i; };
-  PlanBuilder<L> build{p, p.buffers.begin(), p.step_count() - 1};
+  PlanBuilder<L> build{p.buffers, p.buffers.begin(), p.step_count - 1};
   const Node* const nodes = g.nodes.data();
-  LayerPlan* const layers_out = p.layers.data();
+  LayerBuffers* const layers_out = p.layers;
   const std::int64_t batch = g.setup.batch;
   std::int32_t readers[L]{};
   count_readers(nodes, readers);
@@ -282,22 +237,23 @@ constexpr Plan<L> plan_backward(const Graph<L>& g, const Plan<L>& forward) {
   int gradient_of[L]{};
   for (std::size_t t = 0; t < L; ++t)
     gradient_of[t] = no_buffer;
-  std::int32_t unread[Plan<L>::buffer_capacity]{};
+  std::int32_t unread[PlanState<L>::buffer_capacity]{};
   gradient_of[L - 1] = build.add(BufferRole::activation_gradient, layers - 1,
                                  g.output.elements() * activation_bytes_per_element, loss_step);
   unread[gradient_of[L - 1]] = 1;
   for (std::int64_t i = layers - 1; i >= 0; --i) {
-    LayerPlan& lp = layers_out[i];
+    const Node& n = nodes[i];
+    LayerBuffers& lp = layers_out[i];
     // A layer whose output reaches no loss (possible only in hand-made node lists) gets no dy.
-    if (!lp.runs_backward || gradient_of[i] == no_buffer)
+    if (!n.output_needs_gradient || gradient_of[i] == no_buffer)
       continue;
     const std::int64_t step = backward_step(i);
     const int dy = gradient_of[i];
     lp.output_gradient_buffer = dy;
     build.use(dy, step);
     --unread[dy];
-    for (int k = 0; k < lp.input_count(); ++k) {
-      const std::int32_t t = lp.inputs[k];
+    for (int k = 0; k < n.input_count(); ++k) {
+      const std::int32_t t = n.inputs[k];
       if (!g.needs_gradient(t))
         continue;
       int& dx = k == 0 ? lp.input_gradient_buffer : lp.input2_gradient_buffer;
@@ -307,10 +263,9 @@ constexpr Plan<L> plan_backward(const Graph<L>& g, const Plan<L>& forward) {
         dx = gradient_of[t];
         build.use(dx, step);
         (k == 0 ? lp.accumulates_input_gradient : lp.accumulates_input2_gradient) = true;
-        lp.backward_flops += bytes / activation_bytes_per_element;
         continue;
       }
-      const bool pass_through = lp.kind == LayerKind::Add || lp.kind == LayerKind::Flatten;
+      const bool pass_through = n.desc.kind == LayerKind::Add || n.desc.kind == LayerKind::Flatten;
       if (readers[t] == 1 && (pass_through || (lp.in_place && unread[dy] == 0))) {
         dx = dy;  // the same values (Add, Flatten), or dy overwritten in place
       } else {
@@ -324,37 +279,107 @@ constexpr Plan<L> plan_backward(const Graph<L>& g, const Plan<L>& forward) {
   return p;
 }
 
-// The last stage of plan(): the regions' offsets, the activation region's placement and the
-// footprint.
+// The third stage of plan(): the regions' offsets and sizes, and the activation region's
+// placement.
 template <std::size_t L>
-constexpr Plan<L> place(const Plan<L>& unplaced) {
-  Plan<L> p = unplaced;
-  if (!p.error.ok())
+constexpr PlanState<L> place(const PlanState<L>& unplaced) {
+  PlanState<L> p = unplaced;
+  if (p.buffers.empty())  // the graph carries an error
     return p;
   // ---- regions and offsets. The persistent buffers are the first ones made (plan_forward), so
   // the walk stops at the first buffer of the activation region.
-  std::array<std::int64_t, region_count> region_size{};
   constexpr int activations = static_cast<int>(Region::activations);
   Buffer* const buffers = p.buffers.begin();
   std::size_t persistent = 0;
   while (persistent < p.buffers.size() && !in_activation_region(buffers[persistent].role)) {
     Buffer& b = buffers[persistent++];
-    b.offset = region_size[static_cast<int>(b.region())];  // relative until bases are known
-    region_size[static_cast<int>(b.region())] += b.occupied();
+    b.offset = p.region_size[static_cast<int>(b.region())];  // relative until bases are known
+    p.region_size[static_cast<int>(b.region())] += b.occupied();
   }
   std::int64_t base = 0;
   for (int r = 0; r < region_count; ++r) {
     if (r == activations)
       continue;
     p.region_offset[r] = base;
-    base += region_size[r];
+    base += p.region_size[r];
   }
   p.region_offset[activations] = base;
   for (std::size_t i = 0; i < persistent; ++i)
     buffers[i].offset += p.region_offset[static_cast<int>(buffers[i].region())];
-  region_size[activations] = place_activations(p, base);
+  p.region_size[activations] = place_activations(p, base);
+  return p;
+}
 
-  auto size = [&](Region r) { return Bytes{region_size[static_cast<int>(r)]}; };
+// What each layer is, from its node: kind, options, shapes, parameter offsets and FLOPs; and the
+// buffers the stages gave it.
+template <std::size_t L>
+constexpr void describe_layers(const Graph<L>& g, const PlanState<L>& s, Plan<L>& p) {
+  const bool training = p.mode == Mode::training;
+  std::int64_t parameter_offset = 0, statistics_offset = 0;
+  const Node* const nodes = g.nodes.data();
+  LayerPlan* const layers = p.layers.data();
+  for (std::size_t i = 0; i < L; ++i) {
+    const Node& n = nodes[i];
+    LayerPlan& lp = layers[i];
+    static_cast<LayerBuffers&>(lp) = s.layers[i];
+    lp.kind = n.desc.kind;
+    lp.options = n.desc;
+    lp.inputs[0] = n.inputs[0];
+    lp.inputs[1] = n.inputs[1];
+    lp.input_shape = n.input;
+    lp.input2_shape = n.input2;
+    lp.output_shape = n.output;
+    lp.parameters = n.weights + n.biases;
+    lp.weight_offset = parameter_offset;
+    lp.bias_offset = parameter_offset + n.weights;
+    parameter_offset += lp.parameters;
+    lp.non_trainable = n.statistics;
+    lp.statistics_offset = statistics_offset;
+    statistics_offset += n.statistics;
+    lp.forward_flops = n.forward_flops;
+    lp.backward_flops = training ? n.backward_flops : 0;
+    // Adding a part to another reader's gradient is one more add per element.
+    if (lp.accumulates_input_gradient)
+      lp.backward_flops += n.input.elements();
+    if (lp.accumulates_input2_gradient)
+      lp.backward_flops += n.input2.elements();
+    lp.runs_backward = n.output_needs_gradient;
+  }
+}
+
+// The last stage of plan(): the Plan, from the graph and the placed buffers.
+template <std::size_t L>
+constexpr Plan<L> assemble(const Graph<L>& g, const PlanState<L>& s) {
+  Plan<L> p;
+  p.error = g.error;
+  p.setup = g.setup;
+  p.mode = g.setup.mode;
+  if (!g.error.ok())
+    return p;
+  p.input_shape = g.input;
+  p.output_shape = g.output;
+  p.parameter_count = g.parameter_count;
+  p.non_trainable_count = g.non_trainable_count;
+  // The schedule, written field by field into the defaults (forward, no layer): g++ spent about
+  // 1 KB on each push_back of a Step.
+  const auto layers = static_cast<std::int64_t>(L);
+  Step* const steps = p.schedule.begin();
+  for (std::int64_t i = 0; i < layers; ++i)
+    steps[i].layer = i;
+  if (p.mode == Mode::training) {
+    steps[layers].kind = StepKind::loss;
+    for (std::int64_t i = 0; i < layers; ++i) {
+      steps[layers + 1 + i].kind = StepKind::backward;
+      steps[layers + 1 + i].layer = layers - 1 - i;
+    }
+    steps[2 * layers + 1].kind = StepKind::update;
+  }
+  p.schedule.count = static_cast<std::size_t>(step_count_of(p.mode, layers));
+  describe_layers(g, s, p);
+  p.buffers = s.buffers;
+  for (int r = 0; r < region_count; ++r)
+    p.region_offset[r] = s.region_offset[r];
+  auto size = [&](Region r) { return Bytes{s.region_size[static_cast<int>(r)]}; };
   p.footprint = Footprint{.weights = size(Region::weights),
                           .gradients = size(Region::gradients),
                           .optimizer_state = size(Region::optimizer_state),
@@ -370,25 +395,27 @@ constexpr Plan<L> place(const Plan<L>& unplaced) {
 // Plans a lowered graph. A graph that carries an error gives an empty plan with that error.
 template <std::size_t L>
 constexpr Plan<L> plan(const Graph<L>& g) {
-  return detail::place(detail::plan_backward(g, detail::plan_forward(g)));
+  return detail::assemble(g, detail::place(detail::plan_backward(g, detail::plan_forward(g))));
 }
 
 // ---- the type-level entry points -------------------------------------------------------------
 //
 // Each stage is a constant of its own, so each is its own constant evaluation with its own
 // budget under the compilers' limits (g++'s -fconstexpr-ops-limit, clang's -fconstexpr-steps):
-// lowering, forward's buffers, backward's, their placement. A model of ten thousand layers plans
-// within the default limits of both (bench/RESULTS.md, "Compile cost of planning").
+// lowering, forward's buffers, backward's, their placement, the Plan. A model of ten thousand
+// layers plans within the default limits of both (bench/RESULTS.md, "Compile cost of planning").
 
 namespace detail {
 template <Model M, Setup S>
 inline constexpr auto forward_v = plan_forward(lower<M, S>());
 template <Model M, Setup S>
 inline constexpr auto backward_v = plan_backward(lower<M, S>(), forward_v<M, S>);
+template <Model M, Setup S>
+inline constexpr auto placed_v = place(backward_v<M, S>);
 }  // namespace detail
 
 template <Model M, Setup S>
-inline constexpr auto plan_v = detail::place(detail::backward_v<M, S>);
+inline constexpr auto plan_v = detail::assemble(lower<M, S>(), detail::placed_v<M, S>);
 
 // The plan of Model trained (or run) as Setup says. Evaluated once per program, at compile time.
 template <Model M, Setup S>

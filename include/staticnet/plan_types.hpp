@@ -222,23 +222,11 @@ struct Footprint {
 
 inline constexpr int no_buffer = -1;
 
-struct LayerPlan {
-  LayerKind kind = LayerKind::Flatten;
-  LayerDesc options;  // kernel, stride, bias as written; padding as applied (PaddingSame resolved)
-  std::int32_t inputs[2] = {model_input, no_input};  // the layers whose outputs it reads
-  Shape input_shape;                                 // with the batch extent
-  Shape input2_shape;                                // an Add: its second input
-  Shape output_shape;
-  std::int64_t parameters = 0;
-  std::int64_t weight_offset = 0;  // element offsets into the parameter vector
-  std::int64_t bias_offset = 0;
-  std::int64_t non_trainable = 0;      // BatchNorm: running mean and variance, 2 per channel
-  std::int64_t statistics_offset = 0;  // element offset of its running mean in that vector
-  std::int64_t saved_bytes = 0;        // bytes kept from forward for this layer's backward
-  std::int64_t forward_flops = 0;
-  std::int64_t backward_flops = 0;
+// The buffers one layer uses, as indices into Plan::buffers, and the bytes they hold for it: the
+// part of a LayerPlan the planner's stages compute (plan.hpp).
+struct LayerBuffers {
+  std::int64_t saved_bytes = 0;      // bytes kept from forward for this layer's backward
   std::int64_t workspace_bytes = 0;  // scratch this layer's kernels need
-  bool runs_backward = false;        // has parameters, or reads a tensor that depends on parameters
   bool in_place = false;          // output written over the first input (elementwise, Dropout, Add,
                                   // Flatten)
   int input_buffer = no_buffer;   // indices into Plan::buffers
@@ -253,6 +241,24 @@ struct LayerPlan {
   // The input's gradient buffer already holds another reader's part: backward adds to it.
   bool accumulates_input_gradient = false;
   bool accumulates_input2_gradient = false;
+};
+
+// One layer of the plan: what it is (from its graph node) and the buffers it uses.
+struct LayerPlan : LayerBuffers {
+  LayerKind kind = LayerKind::Flatten;
+  LayerDesc options;  // kernel, stride, bias as written; padding as applied (PaddingSame resolved)
+  std::int32_t inputs[2] = {model_input, no_input};  // the layers whose outputs it reads
+  Shape input_shape;                                 // with the batch extent
+  Shape input2_shape;                                // an Add: its second input
+  Shape output_shape;
+  std::int64_t parameters = 0;
+  std::int64_t weight_offset = 0;  // element offsets into the parameter vector
+  std::int64_t bias_offset = 0;
+  std::int64_t non_trainable = 0;      // BatchNorm: running mean and variance, 2 per channel
+  std::int64_t statistics_offset = 0;  // element offset of its running mean in that vector
+  std::int64_t forward_flops = 0;
+  std::int64_t backward_flops = 0;
+  bool runs_backward = false;  // has parameters, or reads a tensor that depends on parameters
 
   constexpr int input_count() const { return inputs[1] == no_input ? 1 : 2; }
 };

@@ -3,41 +3,42 @@
 // known only after planning, but a capacity known from the layer count.
 //
 // Constant evaluation charges every call, and std::array's operator[] is several (g++ counts
-// about 44 operations for it, clang 5 steps), so the members index the storage through a
-// built-in pointer, and the planner's hot loops do the same through begin().
-#include <array>
+// about 44 operations for it, clang 5 steps), so the storage is a built-in array and the
+// planner's hot loops index it through begin(). (g++ also allocates memory for every step it
+// evaluates, which it frees only between declarations; a std::array subscript costs it about
+// 550 bytes, a built-in one about 60.)
 #include <cstddef>
 
 namespace staticnet {
 
 template <class T, std::size_t Capacity>
 struct StaticVector {
-  std::array<T, Capacity> items{};
+  T items[Capacity]{};
   std::size_t count = 0;
 
   constexpr std::size_t size() const { return count; }
   constexpr bool empty() const { return count == 0; }
   static constexpr std::size_t capacity() { return Capacity; }
-  constexpr T& operator[](std::size_t i) { return items.data()[i]; }
-  constexpr const T& operator[](std::size_t i) const { return items.data()[i]; }
-  constexpr T* begin() { return items.data(); }
-  constexpr T* end() { return items.data() + count; }
-  constexpr const T* begin() const { return items.data(); }
-  constexpr const T* end() const { return items.data() + count; }
-  constexpr T& back() { return items.data()[count - 1]; }
+  constexpr T& operator[](std::size_t i) { return items[i]; }
+  constexpr const T& operator[](std::size_t i) const { return items[i]; }
+  constexpr T* begin() { return items; }
+  constexpr T* end() { return items + count; }
+  constexpr const T* begin() const { return items; }
+  constexpr const T* end() const { return items + count; }
+  constexpr T& back() { return items[count - 1]; }
   constexpr std::size_t push_back(const T& t) {
-    items.data()[count] = t;
+    items[count] = t;
     return count++;
   }
   constexpr void insert(std::size_t at, const T& t) {
-    T* const p = items.data();
+    T* const p = items;
     for (std::size_t i = count; i > at; --i)
       p[i] = p[i - 1];
     p[at] = t;
     ++count;
   }
   constexpr void erase(std::size_t at) {
-    T* const p = items.data();
+    T* const p = items;
     for (std::size_t i = at; i + 1 < count; ++i)
       p[i] = p[i + 1];
     --count;
