@@ -18,6 +18,8 @@
 //            multiply-add for the squares; then y = x·s + t per channel, a multiply-add),
 //            inference forward 2n; backward 5n for dγ and dβ (x̂ again 2, Σdy 1, Σdy·x̂ 2),
 //            plus 4n for dx (dx = k·(dy − a − x̂·b): a multiply-add, a subtract, a multiply).
+//            Under Inference the plan folds it into a convolution or Linear before it
+//            (plan.hpp, folded_batch_norm): 0, or n where that layer had no bias to fold into.
 //   Dropout  1 per element each way in training (the scale), 0 under Inference.
 //   Add      1 per element forward; 0 backward (the gradient passes on unchanged).
 //   A tensor read by two layers: the plan adds 1 per element to the backward of the reader

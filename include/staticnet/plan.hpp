@@ -154,12 +154,15 @@ constexpr PlanState<L> plan_forward(const Graph<L>& g) {
       build.use(lp.input2_buffer, i);
     }
     // A view shares its input's storage; an elementwise layer, a Dropout or an Add may write
-    // over its (first) input when nothing reads that storage later.
+    // over its (first) input when nothing reads that storage later, and so may a BatchNorm under
+    // Inference, a per-channel affine map of its input (folded_batch_norm() says when it is
+    // folded into the layer before).
     const bool view =
         n.desc.kind == LayerKind::Flatten || (n.desc.kind == LayerKind::Dropout && !training);
     const bool elementwise = is_elementwise(n.desc.kind);
-    const bool can_overwrite =
-        elementwise || n.desc.kind == LayerKind::Dropout || n.desc.kind == LayerKind::Add;
+    const bool can_overwrite = elementwise || n.desc.kind == LayerKind::Dropout ||
+                               n.desc.kind == LayerKind::Add ||
+                               (!training && is_batch_norm(n.desc.kind));
     const std::int64_t output_bytes = n.output.elements() * activation_bytes_per_element;
     if (view || (can_overwrite && in_activation_region(buffers[x].role) && !needed_by_backward[x] &&
                  last_read[x] <= i)) {
@@ -310,6 +313,21 @@ constexpr PlanState<L> place(const PlanState<L>& unplaced) {
   return p;
 }
 
+// Under Inference, a BatchNorm that reads a convolution's or a Linear's output, which nothing
+// else reads, is folded into that layer (as TensorFlow Lite's converter and PyTorch's
+// fuse_conv_bn_eval do): W' = W·γ/√(var + ε) per output channel, b' = (b − mean)·γ/√(var + ε) + β.
+// It then runs no kernel of its own; plan_forward() already lets it write over its input.
+constexpr bool folded_batch_norm(const Node* nodes, const std::int32_t* readers, std::size_t i,
+                                 Mode mode) {
+  const Node& n = nodes[i];
+  if (mode != Mode::inference || !is_batch_norm(n.desc.kind) || n.inputs[0] == model_input)
+    return false;
+  const LayerKind producer = nodes[n.inputs[0]].desc.kind;
+  return readers[n.inputs[0]] == 1 &&
+         (producer == LayerKind::Conv2d || producer == LayerKind::DepthwiseConv2d ||
+          producer == LayerKind::Linear);
+}
+
 // What each layer is, from its node: kind, options, shapes, parameter offsets and FLOPs; and the
 // buffers the stages gave it.
 template <std::size_t L>
@@ -318,6 +336,9 @@ constexpr void describe_layers(const Graph<L>& g, const PlanState<L>& s, Plan<L>
   std::int64_t parameter_offset = 0, statistics_offset = 0;
   const Node* const nodes = g.nodes.data();
   LayerPlan* const layers = p.layers.data();
+  std::int32_t readers[L]{};
+  if (!training)
+    count_readers(nodes, readers);
   for (std::size_t i = 0; i < L; ++i) {
     const Node& n = nodes[i];
     LayerPlan& lp = layers[i];
@@ -344,6 +365,12 @@ constexpr void describe_layers(const Graph<L>& g, const PlanState<L>& s, Plan<L>
     if (lp.accumulates_input2_gradient)
       lp.backward_flops += n.input2.elements();
     lp.runs_backward = n.output_needs_gradient;
+    if (!training && folded_batch_norm(nodes, readers, i, p.mode)) {
+      lp.folded = true;
+      // Folding costs nothing per element, unless the layer before had no bias: then it gains
+      // one, an add per element.
+      lp.forward_flops = nodes[n.inputs[0]].desc.bias ? 0 : n.output.elements();
+    }
   }
 }
 

@@ -259,6 +259,9 @@ struct LayerPlan : LayerBuffers {
   std::int64_t forward_flops = 0;
   std::int64_t backward_flops = 0;
   bool runs_backward = false;  // has parameters, or reads a tensor that depends on parameters
+  // Inference: a BatchNorm folded into the convolution or Linear before it (plan.hpp,
+  // folded_batch_norm), in place over that layer's output and with no kernel of its own.
+  bool folded = false;
 
   constexpr int input_count() const { return inputs[1] == no_input ? 1 : 2; }
 };

@@ -295,6 +295,52 @@ TEST_CASE("the planner on a residual block, derived by hand") {
   CHECK(check_layout(p).empty());
 }
 
+// Conv2d (no bias) -> BatchNorm2d -> ReLU -> Flatten -> Linear, batch 2 of 1x8x8.
+using FoldNet = sn::Sequential<sn::Conv2d<4, sn::Kernel<3>, sn::Padding<1>, sn::NoBias>,
+                               sn::BatchNorm2d<>, sn::ReLU, sn::Flatten, sn::Linear<10>>;
+using FoldNetBias = sn::Sequential<sn::Conv2d<4, sn::Kernel<3>, sn::Padding<1>>, sn::BatchNorm2d<>,
+                                   sn::ReLU, sn::Flatten, sn::Linear<10>>;
+// The convolution's output has a second reader (the Add): BatchNorm cannot fold or overwrite it.
+using NoFoldNet = sn::Sequential<sn::Conv2d<4, sn::Kernel<3>, sn::Padding<1>>,
+                                 sn::Residual<sn::Sequential<sn::BatchNorm2d<>, sn::ReLU>>,
+                                 sn::Flatten, sn::Linear<10>>;
+using FoldRun = sn::Inference<sn::Input<sn::f32, 1, 8, 8>, sn::Batch<2>>;
+
+TEST_CASE("Inference folds a BatchNorm into the convolution before it, derived by hand") {
+  constexpr auto& p = sn::plan<FoldNet, FoldRun>();
+  // The convolution's output, 2x4x8x8 f32 = 2048 B, is BatchNorm's input, read by nothing else:
+  // BatchNorm folds into the convolution and runs in place, ReLU in place after it, Flatten is a
+  // view, and Linear writes 2x10 f32 = 80 B (256 aligned). At most 2048 + 256 B are alive.
+  CHECK(p.layers[1].folded);
+  CHECK(p.layers[1].in_place);
+  CHECK(p.layers[1].output_buffer == p.layers[0].output_buffer);
+  CHECK(p.layers[2].in_place);
+  CHECK(p.footprint.activations.count == 2048 + 256);
+  // Unfolded, BatchNorm's own 2048 B output would be alive beside its input: 4096 B.
+  // The folded convolution gains a bias: an add per output element (2x4x8x8 = 512).
+  CHECK(p.layers[1].forward_flops == 512);
+  CHECK(p.layers[0].forward_flops == 2 * 512 * 9);  // a multiply-add per tap, no bias
+  CHECK(p.footprint.non_trainable.count == 256);    // 2x4 running statistics, f32, 256 aligned
+  CHECK(simulate(p).empty());
+  CHECK(check_layout(p).empty());
+
+  constexpr auto& with_bias = sn::plan<FoldNetBias, FoldRun>();
+  CHECK(with_bias.layers[1].folded);
+  CHECK(with_bias.layers[1].forward_flops == 0);  // into the bias it had
+
+  // Training never folds: BatchNorm normalizes with the batch's statistics.
+  constexpr auto& trained =
+      sn::plan<FoldNet, sn::Training<sn::Input<sn::f32, 1, 8, 8>, sn::Batch<2>>>();
+  CHECK(!trained.layers[1].folded);
+  CHECK(!trained.layers[1].in_place);
+
+  constexpr auto& no_fold = sn::plan<NoFoldNet, FoldRun>();
+  CHECK(!no_fold.layers[1].folded);
+  CHECK(!no_fold.layers[1].in_place);
+  CHECK(no_fold.layers[1].forward_flops == 2 * 512);  // x·s + t per element
+  CHECK(simulate(no_fold).empty());
+}
+
 TEST_CASE("the tag simulation catches a value overwritten before its reader") {
   auto p = sn::plan<Small, SmallSetup>();
   REQUIRE(simulate(p).empty());
