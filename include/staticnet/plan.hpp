@@ -336,7 +336,7 @@ constexpr void describe_layers(const Graph<L>& g, const PlanState<L>& s, Plan<L>
   std::int64_t parameter_offset = 0, statistics_offset = 0;
   const Node* const nodes = g.nodes.data();
   LayerPlan* const layers = p.layers.data();
-  std::int32_t readers[L]{};
+  std::int32_t readers[L]{};  // only folding (Inference) asks; training is spared the count
   if (!training)
     count_readers(nodes, readers);
   for (std::size_t i = 0; i < L; ++i) {
@@ -365,7 +365,7 @@ constexpr void describe_layers(const Graph<L>& g, const PlanState<L>& s, Plan<L>
     if (lp.accumulates_input2_gradient)
       lp.backward_flops += n.input2.elements();
     lp.runs_backward = n.output_needs_gradient;
-    if (!training && folded_batch_norm(nodes, readers, i, p.mode)) {
+    if (folded_batch_norm(nodes, readers, i, p.mode)) {
       lp.folded = true;
       // Folding costs nothing per element, unless the layer before had no bias: then it gains
       // one, an add per element.
