@@ -4,6 +4,8 @@
 #                   HEADER <file.hpp>          the header that declares the model and setup types
 #                   MODEL <type>               e.g. my::Net (a staticnet model type)
 #                   SETUP <type>               e.g. my::Training (sn::Training<...>)
+#                   [INFERENCE]                SETUP is an sn::Inference<...> setup: build an
+#                                              inference program, not a trainer (CPU only)
 #                   [BACKENDS cpu cuda]        default: cpu, and cuda when this staticnet was
 #                                              built with its CUDA backend
 #                   [INCLUDE_DIRECTORIES <dir>...]  what the header itself includes
@@ -28,11 +30,16 @@
 #        <name>_kernels_cpu.h/.cpp the training step on the CPU, every size a literal
 #        <name>_trainer_cpu.cpp    the trainer's main()
 #        <name>_kernels_cuda.h, <name>_kernels.cu, <name>_trainer_cuda.cpp   the same for CUDA
+#      or, with INFERENCE:
+#        <name>_model.h, <name>_infer.h, <name>_kernels_cpu.h/.cpp (the forward pass, every
+#        BatchNorm the plan folded folded into the layer before it), <name>_infer_cpu.cpp
 #   3. defines the targets
 #        <name>_model         INTERFACE library: the include directory of <name>_model.h
 #        <name>_kernels_cpu   STATIC library: the CPU step (link it to call <name>::cpu::train_step)
 #        <name>_trainer_cpu   the trainer program (<name>_trainer_cpu --help)
 #        <name>_kernels_cuda, <name>_trainer_cuda   the same for CUDA (one CUDA graph per step)
+#      or, with INFERENCE, <name>_kernels_cpu (<name>::cpu::fold_batch_norms, <name>::cpu::infer)
+#      and <name>_infer_cpu, the inference program (<name>_infer_cpu --help)
 #
 # Example:
 #   find_package(staticnet REQUIRED)      # or add_subdirectory(staticnet)
@@ -47,7 +54,7 @@ function(staticnet_model name)
   # Defined here, not in the file: the function is called from other directories (a parent
   # project after add_subdirectory), where variables of this file's scope are not visible.
   set(known_backends cpu cuda)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "ANALYZE"
+  cmake_parse_arguments(PARSE_ARGV 1 arg "ANALYZE;INFERENCE"
                         "HEADER;MODEL;SETUP;OUTPUT_DIRECTORY;CPU_ARCH;BUDGET;CUDA_ARCHITECTURES"
                         "BACKENDS;INCLUDE_DIRECTORIES;DEVICES")
   if(NOT TARGET staticnet::codegen)
@@ -73,7 +80,13 @@ function(staticnet_model name)
     message(FATAL_ERROR "staticnet_model(${name}): HEADER ${arg_HEADER} does not exist "
                         "(looked for ${header})")
   endif()
-  if(NOT arg_BACKENDS)
+  if(arg_INFERENCE AND arg_BACKENDS AND NOT arg_BACKENDS STREQUAL "cpu")
+    message(FATAL_ERROR "staticnet_model(${name}): INFERENCE builds the CPU inference program "
+                        "only (BACKENDS cpu); the CUDA backend generates trainers")
+  endif()
+  if(arg_INFERENCE)
+    set(arg_BACKENDS cpu)
+  elseif(NOT arg_BACKENDS)
     set(arg_BACKENDS cpu)
     # This staticnet has its CUDA backend, and CUDA is enabled where this is called (a project
     # that add_subdirectory()s staticnet enables CUDA itself to get CUDA trainers).
@@ -129,13 +142,20 @@ int main(int argc, char** argv) {
   target_include_directories(${name}_generator PRIVATE ${arg_INCLUDE_DIRECTORIES})
 
   # ---- 2. the generated files
-  set(outputs "${out}/${name}_model.h" "${out}/${name}_trainer.h")
-  set(backend_args)
+  if(arg_INFERENCE)
+    set(program infer)
+    set(outputs "${out}/${name}_model.h" "${out}/${name}_infer.h")
+    set(backend_args --program inference)
+  else()
+    set(program trainer)
+    set(outputs "${out}/${name}_model.h" "${out}/${name}_trainer.h")
+    set(backend_args --program trainer)
+  endif()
   foreach(backend IN LISTS arg_BACKENDS)
     list(APPEND backend_args --backend ${backend})
     if(backend STREQUAL "cpu")
       list(APPEND outputs "${out}/${name}_kernels_cpu.h" "${out}/${name}_kernels_cpu.cpp"
-                          "${out}/${name}_trainer_cpu.cpp")
+                          "${out}/${name}_${program}_cpu.cpp")
     elseif(backend STREQUAL "cuda")
       list(APPEND outputs "${out}/${name}_kernels_cuda.h" "${out}/${name}_kernels.cu"
                           "${out}/${name}_trainer_cuda.cpp")
@@ -166,8 +186,12 @@ int main(int argc, char** argv) {
     if(arg_CPU_ARCH)
       target_compile_options(${name}_kernels_cpu PRIVATE -march=${arg_CPU_ARCH})
     endif()
-    add_executable(${name}_trainer_cpu "${out}/${name}_trainer_cpu.cpp")
-    target_link_libraries(${name}_trainer_cpu PRIVATE ${name}_kernels_cpu staticnet::trainer)
+    add_executable(${name}_${program}_cpu "${out}/${name}_${program}_cpu.cpp")
+    if(arg_INFERENCE)
+      target_link_libraries(${name}_infer_cpu PRIVATE ${name}_kernels_cpu staticnet::inference)
+    else()
+      target_link_libraries(${name}_trainer_cpu PRIVATE ${name}_kernels_cpu staticnet::trainer)
+    endif()
   endif()
 
   if("cuda" IN_LIST arg_BACKENDS)
@@ -202,8 +226,8 @@ int main(int argc, char** argv) {
                       INCLUDE_DIRECTORIES ${arg_INCLUDE_DIRECTORIES})
     # Every target of the model waits for the report, so building only the trainer runs it too
     # (and a model over budget stops before its kernels compile).
-    foreach(dependent ${name}_model ${name}_kernels_cpu ${name}_trainer_cpu ${name}_kernels_cuda
-                      ${name}_trainer_cuda)
+    foreach(dependent ${name}_model ${name}_kernels_cpu ${name}_trainer_cpu ${name}_infer_cpu
+                      ${name}_kernels_cuda ${name}_trainer_cuda)
       if(TARGET ${dependent})
         add_dependencies(${dependent} ${name}_memory_report)
       endif()

@@ -1,13 +1,18 @@
 # Real data: the generated trainer of samples/digits_cnn.hpp on scikit-learn's digits
 # (samples/digits/) must reach at least 95% accuracy on the 360 held-out images. Not a timing:
-# for a given seed and thread count the run is the same every time.
-#   cmake -DTRAINER=<digits_cnn_trainer_cpu> -DDATA=<samples/digits> -DWORK=<dir> -P this
+# for a given seed and thread count the run is the same every time. Then the inference program
+# (samples/digits_cnn.hpp's DigitsInference, one image at a time) runs the saved checkpoint over
+# the same images: it must count the same correct answers as the trainer's evaluation, and write
+# every image's 10 scores to a .npy file.
+#   cmake -DTRAINER=<digits_cnn_trainer_cpu> -DINFER=<digits_infer_cpu> -DDATA=<samples/digits>
+#         -DWORK=<dir> -P this
 cmake_minimum_required(VERSION 3.25)
 file(MAKE_DIRECTORY "${WORK}")
 execute_process(
   COMMAND ${TRAINER} --data ${DATA}/train_images.npy --labels ${DATA}/train_labels.npy
           --eval ${DATA}/test_images.npy --eval-labels ${DATA}/test_labels.npy --scale 0.0625
           --epochs 20 --seed 0 --threads 2 --progress none --metrics ${WORK}/metrics.jsonl
+          --save ${WORK}/digits.safetensors
   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "training failed (${rc}):\n${out}${err}")
@@ -20,3 +25,43 @@ if(accuracy LESS 0.95)
   message(FATAL_ERROR "test accuracy ${accuracy} is below 0.95")
 endif()
 file(REMOVE "${WORK}/metrics.jsonl")
+
+if(NOT INFER)
+  return()
+endif()
+file(REMOVE "${WORK}/outputs.npy")
+execute_process(
+  COMMAND ${INFER} --weights ${WORK}/digits.safetensors --data ${DATA}/test_images.npy
+          --labels ${DATA}/test_labels.npy --scale 0.0625 --threads 2 --output ${WORK}/outputs.npy
+  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "inference failed (${rc}):\n${out}${err}")
+endif()
+message("${out}")
+if(NOT out MATCHES "accuracy [0-9.]+% \\(([0-9]+) of 360\\)")
+  message(FATAL_ERROR "the inference program printed no accuracy:\n${out}")
+endif()
+set(correct "${CMAKE_MATCH_1}")
+# The trainer's accuracy (a JSON number) as a count: math() has no floating point.
+if(accuracy MATCHES "^1(\\.0*)?$")
+  set(trainer_correct 360)
+else()
+  string(REGEX MATCH "^0\\.([0-9]+)" fraction "${accuracy}")
+  set(digits "${CMAKE_MATCH_1}0000000000")
+  string(SUBSTRING "${digits}" 0 6 millionths)
+  string(REGEX REPLACE "^0+([0-9])" "\\1" millionths "${millionths}")  # not octal
+  math(EXPR trainer_correct "(${millionths} * 360 + 500000) / 1000000")
+endif()
+if(NOT correct EQUAL trainer_correct)
+  message(FATAL_ERROR "the inference program got ${correct} of 360 right, the trainer's "
+                      "evaluation of the same checkpoint ${trainer_correct}")
+endif()
+# 360 images x 10 scores, f32, after NumPy's 128-byte header.
+file(SIZE "${WORK}/outputs.npy" bytes)
+if(NOT bytes EQUAL 14528)
+  message(FATAL_ERROR "outputs.npy has ${bytes} bytes, expected 128 + 360 x 10 x 4 = 14528")
+endif()
+file(READ "${WORK}/outputs.npy" header LIMIT 128)
+if(NOT header MATCHES "'shape': \\(360, 10\\)")
+  message(FATAL_ERROR "outputs.npy's header is not (360, 10): ${header}")
+endif()

@@ -21,4 +21,11 @@ using MobileNetV1 = sn::Training<sn::Input<sn::f32, 3, 96, 96>, sn::Batch<2>,
 using FCAutoencoder = sn::Training<sn::Input<sn::f32, 640>, sn::Batch<16>, sn::Loss<sn::MSE>,
                                    sn::Optimizer<sn::SGDMomentum>>;
 
+// The same models and batches under Inference: the generated forward pass with the BatchNorms
+// folded, checked against the fixtures' evaluation loss (test_inference.cpp).
+using ResNet8Inference = sn::Inference<sn::Input<sn::f32, 3, 32, 32>, sn::Batch<4>>;
+using DSCNNInference = sn::Inference<sn::Input<sn::f32, 1, 49, 10>, sn::Batch<4>>;
+using MobileNetV1Inference = sn::Inference<sn::Input<sn::f32, 3, 96, 96>, sn::Batch<2>>;
+using FCAutoencoderInference = sn::Inference<sn::Input<sn::f32, 640>, sn::Batch<16>>;
+
 }  // namespace mlperf_fixture_setups

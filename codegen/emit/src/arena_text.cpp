@@ -14,9 +14,13 @@ void require_trainable(const ModelView& model) {
     throw std::invalid_argument(model.names.setup_type +
                                 " is an Inference setup: staticnet_model() builds trainers, "
                                 "which need a Training setup");
+  require_parameters(model);
+}
+
+void require_parameters(const ModelView& model) {
   if (model.parameter_count == 0)
-    throw std::invalid_argument(model.names.model_type +
-                                " has no parameters: there is nothing to train");
+    throw std::invalid_argument(model.names.model_type + " has no parameters: there is nothing " +
+                                (model.training() ? "to train" : "to load"));
 }
 
 const Buffer& ArenaText::role(BufferRole r) const {

@@ -28,7 +28,7 @@ class CpuKernelEmitter {
  public:
   explicit CpuKernelEmitter(const ModelView& model)
       : m_(model), groups_(fuse(model, Target::cpu)), a_(model) {
-    require_trainable(model);
+    require_parameters(model);
   }
 
   EmittedFile header() const;
@@ -63,6 +63,9 @@ class CpuKernelEmitter {
   void emit_loss();
   void emit_update();
   void emit_entry_points();
+  void emit_inference_entry_points();
+  std::string fold_call(const FusedGroup& g);
+  EmittedFile inference_header() const;
 
   const ModelView& m_;
   std::vector<FusedGroup> groups_;
@@ -94,6 +97,8 @@ void CpuKernelEmitter::emit_geometry(const FusedGroup& g) {
     emit_direct_conv_geometry(body_, layer(g.grouped), g.grouped);
   if (g.norm >= 0)
     emit_norm_geometry(body_, layer(g.norm), g.norm);
+  if (g.folded >= 0)
+    emit_norm_geometry(body_, layer(g.folded), g.folded);
   if (g.pool >= 0) {
     // A pool keeps its channels: "channels" is the input's.
     body_.emit(window_vars("pool_" + std::to_string(g.pool), layer(g.pool)), R"(
@@ -120,10 +125,13 @@ void CpuKernelEmitter::emit_section(const FusedGroup& g) {
                                  "weights is the convolution"
                                : "Forward: one GEMM, x · Wᵀ";
     std::vector<std::string> finish;
-    if (p.options.bias)
+    if (g.folded >= 0)
+      finish.push_back("adds the folded BatchNorm's shift");
+    else if (p.options.bias)
       finish.push_back("adds the bias");
     if (g.activation >= 0)
-      finish.push_back("applies the " + act + " (kept: its backward reads it)");
+      finish.push_back("applies the " + act +
+                       (p.runs_backward ? " (kept: its backward reads it)" : ""));
     if (g.pool >= 0)
       finish.push_back(std::string(layer(g.pool).kind == LayerKind::MaxPool2d ? "max" : "avg") +
                        "-pools each window");
@@ -177,16 +185,17 @@ void CpuKernelEmitter::emit_section(const FusedGroup& g) {
 void CpuKernelEmitter::emit_product_forward(const FusedGroup& g) {
   const LayerPlan& l = layer(g.product);
   const bool conv = l.kind == LayerKind::Conv2d;
-  const bool bias = l.options.bias;
+  const ForwardBias b = forward_bias(m_, g, g.product, a_);
+  const bool bias = b.present;
   const std::string act =
       g.activation >= 0 ? activation_type(layer(g.activation).kind) : std::string("k::Identity");
   Printer::Vars v{{"name", group_name(g)},
                   {"x", at(l.input_buffer)},
                   {"x_note", note(l.input_buffer)},
                   {"w", parameter(l.weight_offset, BufferRole::parameters)},
-                  {"w_note", "// " + weight_name(g.product)},
-                  {"b", bias ? parameter(l.bias_offset, BufferRole::parameters) : "nullptr"},
-                  {"b_note", bias ? "// " + bias_name(g.product) : "// no bias"},
+                  {"w_note", "// " + weight_name(g.product) + b.weight_note},
+                  {"b", b.pointer},
+                  {"b_note", b.note},
                   {"z", at(l.output_buffer)},
                   {"z_note", note(l.output_buffer)},
                   {"geometry", (conv ? "conv_" : "linear_") + std::to_string(g.product)},
@@ -223,10 +232,16 @@ void CpuKernelEmitter::emit_product_forward(const FusedGroup& g) {
       body_.emit(v, R"(
         float* const pooled = $pooled$;  $pooled_note$
       )");
-      if (max) {
+      if (max && q.window_index_buffer == no_buffer) {  // inference: nothing reads it
+        v["window"] = "nullptr";
+        v["window_note"] = "// no backward: no window index";
+        v["index"] = "k::WindowIndex8";
+      } else if (max) {
         v["window"] = at(q.window_index_buffer);
         v["window_note"] = note(q.window_index_buffer);
         v["index"] = element(q.window_index_buffer);
+      }
+      if (max) {
         body_.emit(v, R"(
           $index$* const window = $window$;  $window_note$
         )");
@@ -561,6 +576,22 @@ void CpuKernelEmitter::emit_norm(const FusedGroup& g) {
                   {"running_note", "// non_trainable: running mean, then running variance"},
                   {"channels", literal(x[1])},
                   {"planes", literal(x[0] * x[1])}};  // (sample, channel) planes
+  if (!m_.training()) {
+    body_.emit(v, R"(
+      void forward_$name$(std::byte* arena, c::ThreadPool& pool) {
+        const float* const x = $x$;  $x_note$
+        const float* const gamma = $gamma$;  $gamma_note$
+        const float* const beta = $beta$;  $beta_note$
+        const float* const running = $running$;  $running_note$
+        float* const y = $y$;  $y_note$
+        c::for_each(pool, $planes$, [&](index_t plane) {
+          k::batch_norm_inference_plane<$geometry$, $act$>(plane, x, running, gamma, beta, y);
+        });
+      }
+
+    )");
+    return;
+  }
   if (l.statistics_buffer == no_buffer)
     throw std::logic_error("a BatchNorm in training without a statistics buffer");
   v["stats"] = at(l.statistics_buffer);
@@ -695,6 +726,7 @@ void CpuKernelEmitter::emit_sum(const FusedGroup& g) {
 void CpuKernelEmitter::emit_grouped(const FusedGroup& g) {
   const LayerPlan& l = layer(g.grouped);
   const bool bias = l.options.bias;
+  const ForwardBias forward = forward_bias(m_, g, g.grouped, a_);
   Printer::Vars v{{"name", group_name(g)},
                   {"geometry", "conv_" + std::to_string(g.grouped)},
                   {"x", at(l.input_buffer)},
@@ -703,18 +735,35 @@ void CpuKernelEmitter::emit_grouped(const FusedGroup& g) {
                   {"w_note", "// " + weight_name(g.grouped)},
                   {"b", bias ? parameter(l.bias_offset, BufferRole::parameters) : "nullptr"},
                   {"b_note", bias ? "// " + bias_name(g.grouped) : "// no bias"},
+                  {"forward_w_note", "// " + weight_name(g.grouped) + forward.weight_note},
+                  {"forward_b", forward.pointer},
+                  {"forward_b_note", forward.note},
                   {"y", at(l.output_buffer)},
                   {"y_note", note(l.output_buffer)},
-                  {"has_bias", bias ? "true" : "false"},
+                  {"has_bias", forward.present ? "true" : "false"},
+                  {"act", fused_activation(g)},
+                  {"positions", literal(l.output_shape[2] * l.output_shape[3])},
                   {"planes", literal(l.output_shape[0] * l.output_shape[1])}};
   body_.emit(v, R"(
     void forward_$name$(std::byte* arena, c::ThreadPool& pool) {
       const float* const x = $x$;  $x_note$
-      const float* const weight = $w$;  $w_note$
-      const float* const bias = $b$;  $b_note$
+      const float* const weight = $w$;  $forward_w_note$
+      const float* const bias = $forward_b$;  $forward_b_note$
       float* const y = $y$;  $y_note$
       c::for_each(pool, $planes$, [&](index_t plane) {
         k::grouped_conv_forward_plane<$geometry$, $has_bias$>(plane, x, weight, bias, y);
+  )");
+  if (g.activation >= 0) {  // over the plane just written, while it is in cache
+    body_.indent();
+    body_.indent();
+    body_.emit(v, R"(
+      for (index_t i = plane * $positions$; i < (plane + 1) * $positions$; ++i)
+        k::activation_forward<$act$>(i, y, y);
+    )");
+    body_.outdent();
+    body_.outdent();
+  }
+  body_.emit(R"(
       });
     }
 
@@ -796,6 +845,28 @@ void CpuKernelEmitter::emit_global_pool(const FusedGroup& g) {
 void CpuKernelEmitter::emit_dropout(const FusedGroup& g) {
   const LayerPlan& l = layer(g.dropout);
   const std::int64_t count = l.output_shape.elements();
+  if (!m_.training()) {
+    if (l.in_place) {
+      body_.line("// In place: its output is its input's storage. No code.");
+      body_.blank();
+      return;
+    }
+    body_.emit({{"name", group_name(g)},
+                {"x", at(l.input_buffer)},
+                {"x_note", note(l.input_buffer)},
+                {"y", at(l.output_buffer)},
+                {"y_note", note(l.output_buffer)},
+                {"count", literal(count)}},
+               R"(
+      void forward_$name$(std::byte* arena, c::ThreadPool&) {
+        const float* const x = $x$;  $x_note$
+        float* const y = $y$;  $y_note$
+        std::copy(x, x + $count$, y);
+      }
+
+    )");
+    return;
+  }
   Printer::Vars v{
       {"name", group_name(g)},
       {"layer", std::to_string(g.dropout)},
@@ -948,7 +1019,86 @@ void CpuKernelEmitter::emit_update() {
   body_.blank();
 }
 
+std::string CpuKernelEmitter::fold_call(const FusedGroup& g) {
+  const std::int64_t conv = g.product >= 0 ? g.product : g.grouped;
+  const LayerPlan& l = layer(conv);
+  const LayerPlan& n = layer(g.folded);
+  const Shape w = weight_shape(l);
+  std::int64_t per_channel = 1;
+  for (int d = 1; d < w.rank; ++d)
+    per_channel *= w[d];
+  Printer p;
+  p.emit({{"span", layer_span(g)},
+          {"conv", std::to_string(conv)},
+          {"kind", name_of(l.kind)},
+          {"norm", std::to_string(g.folded)},
+          {"w", parameter(l.weight_offset, BufferRole::parameters)},
+          {"w_note", "// " + weight_name(conv)},
+          {"b", l.options.bias ? parameter(l.bias_offset, BufferRole::parameters) : "nullptr"},
+          {"b_note", l.options.bias ? "// " + bias_name(conv) : "// no bias"},
+          {"gamma", parameter(n.weight_offset, BufferRole::parameters)},
+          {"gamma_note", "// " + weight_name(g.folded) + " (γ)"},
+          {"beta", parameter(n.bias_offset, BufferRole::parameters)},
+          {"beta_note", "// " + bias_name(g.folded) + " (β), becomes the shift"},
+          {"running", parameter(n.statistics_offset, BufferRole::non_trainable)},
+          {"channels", literal(w[0])},
+          {"per_channel", literal(per_channel)}},
+         R"(
+    {  // $span$: BatchNorm $norm$ into the $kind$ (layer $conv$)
+      float* const weight = $w$;  $w_note$
+      const float* const bias = $b$;  $b_note$
+      const float* const gamma = $gamma$;  $gamma_note$
+      float* const beta = $beta$;  $beta_note$
+      const float* const running = $running$;  // non_trainable: running mean, then running variance
+      c::for_each(pool, $channels$, [&](index_t ch) {
+        k::fold_batch_norm<norm_$norm$, $per_channel$>(ch, weight, bias, gamma, beta, running);
+      });
+    }
+  )");
+  return p.text();
+}
+
+void CpuKernelEmitter::emit_inference_entry_points() {
+  const GroupOrder order = group_order(m_, groups_);
+  std::string forward_calls, folds;
+  for (const FusedGroup* g : order.forward) {
+    std::string call;
+    if (g->view >= 0)
+      call = "// layer " + std::to_string(g->view) + ": Flatten, a view";
+    else if (g->dropout >= 0 && layer(g->dropout).in_place)
+      call = "// layer " + std::to_string(g->dropout) + ": Dropout, the identity, in place";
+    else
+      call = "forward_" + group_name(*g) + "(arena, pool);";
+    forward_calls += (forward_calls.empty() ? "" : "\n") + call;
+    if (g->folded >= 0)
+      folds += fold_call(*g);
+  }
+  if (folds.empty())
+    folds = "// No BatchNorm to fold.\n";
+  body_.emit(R"(
+    }  // namespace
+
+    // ==== Loading: the folded BatchNorms, once =================================================
+    void fold_batch_norms(std::byte* arena, c::ThreadPool& pool) {
+  )");
+  body_.indent();
+  body_.emit(folds);
+  body_.outdent();
+  body_.emit({{"forward", forward_calls}}, R"(
+    }
+
+    // ==== The forward pass, in the plan's schedule =============================================
+    void infer(std::byte* arena, c::ThreadPool& pool) {
+      $forward$
+    }
+  )");
+}
+
 void CpuKernelEmitter::emit_entry_points() {
+  if (!m_.training()) {
+    emit_inference_entry_points();
+    return;
+  }
   const GroupOrder order = group_order(m_, groups_);
   std::vector<std::string> forward, backward;
   for (const FusedGroup* g : order.forward)
@@ -993,13 +1143,18 @@ void CpuKernelEmitter::emit_entry_points() {
 EmittedFile CpuKernelEmitter::source() {
   for (const FusedGroup& g : groups_)
     emit_section(g);
-  emit_loss();
-  emit_update();
+  if (m_.training()) {
+    emit_loss();
+    emit_update();
+  }
   emit_entry_points();
 
   const std::string file = m_.names.name + "_kernels_cpu.cpp";
   Printer p;
-  p.emit({{"banner", file_banner(m_, file, "the training step on the CPU, every size a literal")},
+  const bool training = m_.training();
+  p.emit({{"banner", file_banner(m_, file,
+                                 training ? "the training step on the CPU, every size a literal"
+                                          : "the forward pass on the CPU, every size a literal")},
           {"name", m_.names.name},
           {"total", grouped(m_.footprint.total().count)}},
          R"(
@@ -1038,14 +1193,19 @@ EmittedFile CpuKernelEmitter::source() {
     using k::index_t;
 
     namespace {
+  )");
+  if (training)
+    p.emit(R"(
 
-    // Which forward pass runs: training (batch statistics, Dropout's masks drawn from the run's
-    // seed and the step number) or evaluation (running statistics, no dropout).
-    struct Pass {
-      bool training = false;
-      std::uint64_t seed = 0;
-      std::int64_t step = 0;
-    };
+      // Which forward pass runs: training (batch statistics, Dropout's masks drawn from the run's
+      // seed and the step number) or evaluation (running statistics, no dropout).
+      struct Pass {
+        bool training = false;
+        std::uint64_t seed = 0;
+        std::int64_t step = 0;
+      };
+    )");
+  p.emit(R"(
 
     // A buffer's first element, from its byte offset in the arena.
   )");
@@ -1054,7 +1214,39 @@ EmittedFile CpuKernelEmitter::source() {
   return {file, text};
 }
 
+EmittedFile CpuKernelEmitter::inference_header() const {
+  const std::string file = m_.names.name + "_kernels_cpu.h";
+  Printer p;
+  p.emit({{"banner", file_banner(m_, file, "the CPU forward pass's entry points")},
+          {"name", m_.names.name}},
+         R"(
+    $banner$
+    #pragma once
+    #include <cstddef>
+
+    #include <staticnet/cpu/thread_pool.hpp>
+
+    namespace $name$::cpu {
+
+    // Once, after the parameters and running statistics are in `arena` ($name$::arena_bytes of
+    // $name$_model.h, 256-byte aligned): folds every BatchNorm the plan folded into the layer
+    // before it, scaling that layer's weights and writing the shift over the BatchNorm's β. A
+    // second call would fold twice.
+    void fold_batch_norms(std::byte* arena, staticnet::cpu::ThreadPool& pool);
+
+    // One forward pass over the batch in the input buffer, leaving the model's output in its
+    // buffer ($name$::output). Allocates nothing; for a given thread count, the same inputs give
+    // the same bits.
+    void infer(std::byte* arena, staticnet::cpu::ThreadPool& pool);
+
+    }  // namespace $name$::cpu
+  )");
+  return {file, p.text()};
+}
+
 EmittedFile CpuKernelEmitter::header() const {
+  if (!m_.training())
+    return inference_header();
   const std::string file = m_.names.name + "_kernels_cpu.h";
   Printer p;
   p.emit({{"banner", file_banner(m_, file, "the CPU training step's entry points")},
@@ -1096,7 +1288,7 @@ std::vector<EmittedFile> emit_cpu_backend(const ModelView& model) {
   std::vector<EmittedFile> files;
   files.push_back(emitter.header());
   files.push_back(emitter.source());
-  files.push_back(emit_cpu_trainer_main(model));
+  files.push_back(model.training() ? emit_cpu_trainer_main(model) : emit_cpu_infer_main(model));
   return files;
 }
 

@@ -11,6 +11,8 @@ std::span<const Backend> backends() {
 }
 
 std::string setup_summary(const ModelView& model) {
+  if (!model.training())
+    return "batch " + std::to_string(model.batch()) + ", Inference, FP32";
   return "batch " + std::to_string(model.batch()) + ", " + name_of(model.setup.loss) + ", " +
          name_of(model.setup.optimizer) + ", FP32";
 }

@@ -179,11 +179,22 @@ std::vector<FusedGroup> fuse(const ModelView& model, Target target) {
       if (can_fuse_activation(model, after, after + 1))
         g.activation = g.last = after + 1;
     };
+    // Under Inference the plan may have folded the BatchNorm after this layer into it.
+    auto fuse_folded_norm = [&] {
+      if (only_reader(model, i, i + 1) && layer_at(model, i + 1).folded) {
+        g.folded = g.last = i + 1;
+        fuse_activation(g.last);
+      } else {
+        fuse_activation(i);
+      }
+    };
     if (runs_direct(l, target)) {
       g.grouped = i;
+      if (!model.training())
+        fuse_folded_norm();
     } else if (is_product(kind)) {
       g.product = i;
-      fuse_activation(i);
+      fuse_folded_norm();
       if (kind == LayerKind::Conv2d && can_fuse_pool(model, i, g.last, g.last + 1))
         g.pool = g.last = g.last + 1;
     } else if (is_batch_norm(kind)) {

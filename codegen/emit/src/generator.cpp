@@ -50,7 +50,8 @@ int usage(const char* program, const std::string& problem) {
   for (const Backend& b : backends())
     known += (known.empty() ? "" : ", ") + std::string(b.name);
   std::fprintf(stderr,
-               "%s: %s\nusage: %s --out DIR [--backend NAME]...   (backends: %s; default all)\n",
+               "%s: %s\nusage: %s --out DIR [--program trainer|inference] [--backend NAME]...   "
+               "(backends: %s; default all)\n",
                program, problem.c_str(), program, known.c_str());
   return 2;
 }
@@ -60,13 +61,18 @@ int usage(const char* program, const std::string& problem) {
 int run_generator(int argc, char** argv, const ModelView& model) {
   const char* program = argc > 0 ? argv[0] : "generator";
   fs::path out;
+  std::string program_kind;  // what staticnet_model() builds over the files: checked below
   std::vector<const Backend*> chosen;
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
-    if ((arg == "--out" || arg == "--backend") && i + 1 >= argc)
+    if ((arg == "--out" || arg == "--backend" || arg == "--program") && i + 1 >= argc)
       return usage(program, std::string(arg) + " needs a value");
     if (arg == "--out") {
       out = argv[++i];
+    } else if (arg == "--program") {
+      program_kind = argv[++i];
+      if (program_kind != "trainer" && program_kind != "inference")
+        return usage(program, "--program is trainer or inference, not \"" + program_kind + "\"");
     } else if (arg == "--backend") {
       const Backend* b = backend_named(argv[++i]);
       if (!b)
@@ -81,9 +87,29 @@ int run_generator(int argc, char** argv, const ModelView& model) {
   if (chosen.empty())
     for (const Backend& b : backends())
       chosen.push_back(&b);
+  // CMake cannot see the setup's kind, so staticnet_model() says what it will build; a mismatch
+  // is the user's, and the message says which line to change.
+  const std::string& n = model.names.name;
+  if (program_kind == "trainer" && !model.training()) {
+    std::fprintf(stderr,
+                 "staticnet_model(%s): error: SETUP %s is an Inference setup: add INFERENCE to "
+                 "staticnet_model(%s ...) to build %s_infer_cpu, an inference program (a trainer "
+                 "needs a Training setup)\n",
+                 n.c_str(), model.names.setup_type.c_str(), n.c_str(), n.c_str());
+    return 1;
+  }
+  if (program_kind == "inference" && model.training()) {
+    std::fprintf(stderr,
+                 "staticnet_model(%s): error: INFERENCE needs an Inference setup "
+                 "(sn::Inference<...>), and SETUP %s is a Training setup\n",
+                 n.c_str(), model.names.setup_type.c_str());
+    return 1;
+  }
 
   try {
-    std::vector<EmittedFile> files{emit_model_header(model), emit_trainer_header(model)};
+    std::vector<EmittedFile> files{emit_model_header(model), model.training()
+                                                                 ? emit_trainer_header(model)
+                                                                 : emit_inference_header(model)};
     for (const Backend* b : chosen)
       for (EmittedFile& f : b->emit(model))
         files.push_back(std::move(f));

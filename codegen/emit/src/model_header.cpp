@@ -106,7 +106,9 @@ void emit_step_constants(Printer& p, const ModelView& model) {
           {"output", dims_list(model.output_shape.sample())},
           {"parameters", literal(model.parameter_count)},
           {"layers", std::to_string(model.layers.size())},
-          {"steps", std::to_string(model.schedule.size())}},
+          {"steps", std::to_string(model.schedule.size())},
+          {"schedule", model.training() ? "forward per layer, loss, backward per layer, update"
+                                        : "forward per layer (Inference)"}},
          R"(
     // ---- The step ----------------------------------------------------------------------------
     inline constexpr std::int64_t batch = $batch$;
@@ -114,13 +116,14 @@ void emit_step_constants(Printer& p, const ModelView& model) {
     inline constexpr std::int64_t output_sample[] = {$output$};
     inline constexpr std::int64_t parameter_count = $parameters$;
     inline constexpr int layer_count = $layers$;
-    inline constexpr int step_count = $steps$;  // forward per layer, loss, backward per layer, update
+    inline constexpr int step_count = $steps$;  // $schedule$
   )");
-  if (classes) {
+  // An Inference setup has no loss, so neither labels nor targets.
+  if (model.training() && classes) {
     p.emit({{"classes", literal(model.output_shape[1])}}, R"(
       inline constexpr std::int64_t classes = $classes$;  // CrossEntropy: i32 labels in [0, classes)
     )");
-  } else {
+  } else if (model.training()) {
     p.emit({{"target", dims_list(model.output_shape.sample())}}, R"(
       inline constexpr std::int64_t target_sample[] = {$target$};  // MSE: f32 targets
     )");
@@ -192,6 +195,10 @@ void emit_buffers(Printer& p, const ModelView& model) {
     all += item;
   }
   p.line(all);
+  p.line("// The model's output (its last layer's), which the " +
+         std::string(model.training() ? "loss reads" : "host reads after the forward pass") + ".");
+  p.line("inline constexpr const Buffer& output = " +
+         buffer_name(model, model.layers.back().output_buffer) + ";");
   p.blank();
 }
 
@@ -284,7 +291,8 @@ void emit_parameters(Printer& p, const ModelView& model) {
 }
 
 void emit_layer_table(Printer& p, const ModelView& model) {
-  p.line("// ---- Layers, and the schedule of one training step");
+  p.line(model.training() ? "// ---- Layers, and the schedule of one training step"
+                          : "// ---- Layers, and the schedule of one forward pass");
   p.line("//   #  layer                                 input               output");
   for (std::size_t i = 0; i < model.layers.size(); ++i) {
     const LayerPlan& l = model.layers[i];
@@ -312,8 +320,9 @@ EmittedFile emit_model_header(const ModelView& model) {
   const std::string file = model.names.name + "_model.h";
   Printer p;
   p.emit({{"banner", file_banner(model, file,
-                                 "the memory plan of one training step, as plain "
-                                 "constants")}},
+                                 model.training()
+                                     ? "the memory plan of one training step, as plain constants"
+                                     : "the memory plan of one forward pass, as plain constants")}},
          R"(
     $banner$
     //

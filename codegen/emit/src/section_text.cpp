@@ -96,13 +96,26 @@ std::string tensor_table(const ModelView& model, const FusedGroup& g,
     rows.push_back({buffer_name(model, b), element_type(model, b) + " " + shape_text(shape),
                     "arena + " + grouped(model.buffer(b).offset), what});
   };
+  const bool training = model.training();
+  const std::string parameter_note = training ? "and its gradient" : "";
   auto parameter_rows = [&](const LayerPlan& l, std::int64_t i) {
     rows.push_back({weight_name(i), "f32 " + shape_text(weight_shape(l)),
-                    "parameters[" + grouped(l.weight_offset) + "]", "and its gradient"});
+                    "parameters[" + grouped(l.weight_offset) + "]",
+                    i == g.folded   ? "γ, folded into the weights at load"
+                    : g.folded >= 0 ? "scaled by the folded BatchNorm at load"
+                                    : parameter_note});
     if (has_bias(l))
       rows.push_back({bias_name(i), "f32 " + shape_text(Shape{l.output_shape[1]}),
-                      "parameters[" + grouped(l.bias_offset) + "]", "and its gradient"});
+                      "parameters[" + grouped(l.bias_offset) + "]",
+                      i == g.folded   ? "β, overwritten by the folded shift at load"
+                      : g.folded >= 0 ? "folded into the shift at load"
+                                      : parameter_note});
   };
+  auto running_row = [&](const LayerPlan& l, const std::string& what) {
+    rows.push_back({"running mean, variance", "f32 " + shape_text(Shape{2, l.input_shape[1]}),
+                    "non_trainable[" + grouped(l.statistics_offset) + "]", what});
+  };
+  const std::string saved = training ? " (saved)" : "";
   // A layer that is neither a product nor a pool: BatchNorm, Add, a grouped convolution, a
   // global pool, a Dropout (and the activation fused after the first three).
   const std::int64_t other = g.norm >= 0          ? g.norm
@@ -118,9 +131,7 @@ std::string tensor_table(const ModelView& model, const FusedGroup& g,
     if (l.parameters > 0)
       parameter_rows(l, other);
     if (is_batch_norm(l.kind)) {
-      rows.push_back({"running mean, variance", "f32 " + shape_text(Shape{2, l.input_shape[1]}),
-                      "non_trainable[" + grouped(l.statistics_offset) + "]",
-                      "updated in training, read in evaluation"});
+      running_row(l, training ? "updated in training, read in evaluation" : "read");
       buffer_row(l.statistics_buffer, "batch mean and 1/√(var + ε), saved",
                  Shape{2, l.input_shape[1]});
     }
@@ -130,24 +141,30 @@ std::string tensor_table(const ModelView& model, const FusedGroup& g,
                       "one bit per element: kept or dropped, saved"});
     std::string out = std::string(name_of(l.kind)) + " output";
     if (g.activation >= 0)
-      out += std::string(", then ") + name_of(layer(g.activation).kind) + " output (saved)";
+      out += std::string(", then ") + name_of(layer(g.activation).kind) + " output" + saved;
     buffer_row(l.output_buffer, out, l.output_shape);
     if (l.runs_backward && l.input2_gradient_buffer != no_buffer)
       buffer_row(l.input2_gradient_buffer, "d(second input), written by backward", l.input2_shape);
   }
   if (g.product >= 0) {
     const LayerPlan& p = layer(g.product);
-    buffer_row(p.input_buffer, "input, saved for backward", p.input_shape);
+    buffer_row(p.input_buffer, p.runs_backward ? "input, saved for backward" : "input",
+               p.input_shape);
     parameter_rows(p, g.product);
     std::string out = std::string(name_of(p.kind)) + " output";
     if (g.activation >= 0)
-      out += std::string(", then ") + name_of(layer(g.activation).kind) + " output (saved)";
+      out += std::string(", then ") + name_of(layer(g.activation).kind) + " output" + saved;
     buffer_row(p.output_buffer, out, p.output_shape);
+  }
+  if (g.folded >= 0) {
+    parameter_rows(layer(g.folded), g.folded);
+    running_row(layer(g.folded), "folded into the weights and the shift at load");
   }
   if (g.activation >= 0 && g.product < 0) {
     const LayerPlan& a = layer(g.activation);
     buffer_row(a.input_buffer, "input", a.input_shape);
-    buffer_row(a.output_buffer, "output, saved for backward", a.output_shape);
+    buffer_row(a.output_buffer, a.runs_backward ? "output, saved for backward" : "output",
+               a.output_shape);
   }
   if (g.pool >= 0) {
     const LayerPlan& q = layer(g.pool);
@@ -270,12 +287,39 @@ Printer::Vars sum_gradient_vars(const LayerPlan& sum, int dy, ArenaText& arena) 
           {"db_note", dx_note(sum.input2_gradient_buffer, sum.accumulates_input2_gradient)}};
 }
 
+ForwardBias forward_bias(const ModelView& model, const FusedGroup& g, std::int64_t layer,
+                         ArenaText& arena) {
+  if (g.folded >= 0) {
+    const LayerPlan& norm = model.layers.at(static_cast<std::size_t>(g.folded));
+    return {true, arena.parameter(norm.bias_offset, BufferRole::parameters),
+            "// " + bias_name(g.folded) + ", holding the folded shift",
+            " (BatchNorm " + std::to_string(g.folded) + "'s scale folded in)"};
+  }
+  const LayerPlan& l = model.layers.at(static_cast<std::size_t>(layer));
+  if (!l.options.bias)
+    return {};
+  return {true, arena.parameter(l.bias_offset, BufferRole::parameters), "// " + bias_name(layer),
+          ""};
+}
+
 std::string group_comment(const ModelView& model, const FusedGroup& g) {
   const std::string act =
       g.activation >= 0 ? name_of(model.layers.at(static_cast<std::size_t>(g.activation)).kind)
                         : "";
   std::string text;
-  if (g.norm >= 0)
+  if (g.norm >= 0 && !model.training())
+    text = "Inference: one pass normalises with the running statistics" +
+           (act.empty() ? std::string() : " and applies the " + act) +
+           " (this BatchNorm could not be folded: the layer before it is not a convolution or "
+           "Linear, or its output has another reader).";
+  else if (g.folded >= 0)
+    text = "The BatchNorm (layer " + std::to_string(g.folded) +
+           ") is folded: fold_batch_norms scaled the weights by γ/√(running_var + ε) once, at "
+           "load time, and its shift β + (b − running_mean)·γ/√(running_var + ε) is added "
+           "where the bias was.";
+  else if (g.dropout >= 0 && !model.training())
+    text = "Inference: the identity.";
+  else if (g.norm >= 0)
     text =
         "Training: per channel the batch mean and variance (the running statistics updated "
         "too), then one pass normalises" +

@@ -24,6 +24,16 @@ std::string float_literal(double value) {
   return out;
 }
 
+std::string string_literal(const std::string& text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\')
+      out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
 std::size_t display_width(std::string_view text) {
   std::size_t width = 0;
   for (char c : text)

@@ -7,21 +7,6 @@
 #include "staticnet/codegen/text.hpp"
 
 namespace staticnet::codegen {
-namespace {
-
-// A C++ string literal for a name written in CMake (type names hold no quotes or backslashes,
-// but be safe).
-std::string quoted(const std::string& text) {
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"' || c == '\\')
-      out += '\\';
-    out += c;
-  }
-  return out + "\"";
-}
-
-}  // namespace
 
 EmittedFile emit_trainer_header(const ModelView& model) {
   const std::string& n = model.names.name;
@@ -31,8 +16,8 @@ EmittedFile emit_trainer_header(const ModelView& model) {
   Printer p;
   p.emit({{"banner", file_banner(model, file, "the model as the trainer runtime sees it")},
           {"name", n},
-          {"model_type", quoted(model.names.model_type)},
-          {"setup_type", quoted(model.names.setup_type)},
+          {"model_type", string_literal(model.names.model_type)},
+          {"setup_type", string_literal(model.names.setup_type)},
           {"inputs_at", literal(model.region_offset[static_cast<std::size_t>(Region::inputs)])},
           {"optimizer", std::string("staticnet::kernels::Optimizer::") +
                             (model.setup.optimizer == OptimizerKind::SGD           ? "sgd"

@@ -6,8 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "staticnet/runtime/checkpoints/checkpoint.hpp"
-#include "staticnet/runtime/checkpoints/safetensors_reader.hpp"
+#include "staticnet/runtime/checkpoints/load_tensors.hpp"
 #include "staticnet/runtime/prng.hpp"
 #include "staticnet/runtime/validation.hpp"
 
@@ -45,21 +44,8 @@ void initialize_parameters(const ModelInfo& model, std::uint64_t seed,
 
 void load_parameters(const ModelInfo& model, const std::filesystem::path& file,
                      std::span<float> parameters) {
-  const SafetensorsReader reader = SafetensorsReader::open(file);
-  std::vector<TensorSignature> found;
-  for (const SafetensorsTensorInfo& t : reader.tensors())
-    found.push_back({t.name, t.dtype, t.shape});
-  CheckpointExpectations expected;
-  expected.allow_unexpected_tensors = true;
-  for (const ParameterTensor& p : model.parameters)
-    expected.tensors.push_back({p.name, Dtype::f32, p.shape});
-  auto problems = checkpoint_mismatches(reader.source(), found, expected);
-  if (!problems.empty())
-    throw CheckpointMismatch(reader.source(), std::move(problems));
-  for (const ParameterTensor& p : model.parameters) {
-    const auto bytes = reader.data(*reader.find(p.name));
-    std::memcpy(parameters.data() + p.offset, bytes.data(), bytes.size());
-  }
+  const TensorRegion region{model.parameters, parameters};
+  load_tensors(file, {&region, 1});
 }
 
 }  // namespace staticnet::runtime

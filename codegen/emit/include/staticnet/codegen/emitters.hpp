@@ -6,6 +6,9 @@
 //   NAME_trainer.h         the model as the trainer runtime sees it (emit_trainer_header)
 //   backend "cpu":         NAME_kernels_cpu.h, NAME_kernels_cpu.cpp, NAME_trainer_cpu.cpp
 //   backend "cuda":        NAME_kernels_cuda.h, NAME_kernels.cu, NAME_trainer_cuda.cpp
+// An sn::Inference setup gives an inference program instead of a trainer, on the CPU only:
+//   NAME_infer.h (emit_inference_header), NAME_kernels_cpu.h/.cpp (the forward pass, with the
+//   BatchNorms folded), NAME_infer_cpu.cpp (emit_cpu_infer_main).
 // A backend is one entry of backends().
 #include <span>
 #include <string>
@@ -31,14 +34,16 @@ std::span<const Backend> backends();
 
 EmittedFile emit_model_header(const ModelView& model);
 EmittedFile emit_trainer_header(const ModelView& model);
+EmittedFile emit_inference_header(const ModelView& model);
 std::vector<EmittedFile> emit_cpu_backend(const ModelView& model);
 EmittedFile emit_cpu_trainer_main(const ModelView& model);
+EmittedFile emit_cpu_infer_main(const ModelView& model);
 std::vector<EmittedFile> emit_cuda_backend(const ModelView& model);
 EmittedFile emit_cuda_trainer_main(const ModelView& model);
 
 // The comment every emitted file opens with: what it is, where it came from, do not edit.
 std::string file_banner(const ModelView& model, std::string_view file, std::string_view what);
-// "batch 128, CrossEntropy, Adam, FP32"
+// "batch 128, CrossEntropy, Adam, FP32"; "batch 1, Inference, FP32"
 std::string setup_summary(const ModelView& model);
 
 }  // namespace staticnet::codegen

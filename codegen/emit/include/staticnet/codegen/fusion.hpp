@@ -22,6 +22,10 @@
 //     runs as a group of its own.
 //   * A BatchNorm starts a group, and an activation after it joins: normalise and activate in one
 //     pass; backward applies the activation's derivative in the pass that sums for BatchNorm's.
+//   * Under sn::Inference, a BatchNorm the plan folded (LayerPlan::folded) joins the product or
+//     direct convolution before it, and the activation after it joins too: its scale is folded
+//     into that layer's weights once, at load time, and its shift is added where the bias was
+//     (kernels/batch_norm.hpp, fold_batch_norm), so conv + BN + ReLU is one pass over the output.
 //   * A residual Add starts a group, and an activation after it joins (ResNet's ReLU after the
 //     sum): y = act(a + b) in one pass.
 //   * An activation joins only when it runs in place in both directions (its output over its
@@ -43,6 +47,7 @@ struct FusedGroup {
   std::int64_t pool = -1;         // the pool fused after the product, or a standalone one
   std::int64_t view = -1;         // a Flatten (nothing to run)
   std::int64_t norm = -1;         // a BatchNorm2d or BatchNorm1d
+  std::int64_t folded = -1;       // Inference: a BatchNorm folded into the product or direct conv
   std::int64_t sum = -1;          // a residual block's Add
   std::int64_t grouped = -1;      // a convolution computed directly (see the rules above)
   std::int64_t global_pool = -1;  // a GlobalAvgPool2d

@@ -58,6 +58,18 @@ void input_gradient_vars(Printer::Vars& v, const LayerPlan& l, ArenaText& arena)
 // (their pointers, "nullptr" for same_buffer) and $da_note$ and $db_note$.
 Printer::Vars sum_gradient_vars(const LayerPlan& sum, int dy, ArenaText& arena);
 
+// The bias a product or direct convolution adds in its forward pass: its own, or under Inference
+// the shift of the BatchNorm folded into it, which fold_batch_norms writes over that BatchNorm's
+// β (the layer's own bias is folded into the shift). `pointer` is "nullptr" without one.
+struct ForwardBias {
+  bool present = false;
+  std::string pointer = "nullptr";
+  std::string note = "// no bias";  // the comment beside the pointer
+  std::string weight_note;  // added to the weights' comment: " (BatchNorm 5's scale folded in)"
+};
+ForwardBias forward_bias(const ModelView& model, const FusedGroup& g, std::int64_t layer,
+                         ArenaText& arena);
+
 // What a BatchNorm, residual sum, direct convolution or Dropout group does, as a comment for
 // its section ("" for other groups: their emitters say it, in their backend's terms).
 std::string group_comment(const ModelView& model, const FusedGroup& g);

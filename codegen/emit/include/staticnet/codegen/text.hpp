@@ -15,6 +15,8 @@ inline constexpr std::size_t line_width = 100;
 std::string literal(std::int64_t value);
 // 0.001 -> "0.00100000005f": the float nearest `value`, written so that it reads back exactly.
 std::string float_literal(double value);
+// A C++ string literal of `text` (quotes and backslashes escaped): names written in CMake.
+std::string string_literal(const std::string& text);
 // Characters as a terminal shows them (UTF-8 code points).
 std::size_t display_width(std::string_view text);
 // `text` followed by spaces up to `width` display columns.

@@ -196,4 +196,24 @@ STATICNET_HD void batch_norm_backward_input_plane(index_t plane, const float* x,
   }
 }
 
+// ---- folded into the layer before it (inference) ------------------------------------------
+// Under sn::Inference the plan folds a BatchNorm whose input nothing else reads into the
+// convolution or Linear that produced it (as TensorFlow Lite's converter and PyTorch's
+// fuse_conv_bn_eval do). With s = γ/√(running_var + ε), that layer's output channel c becomes
+//   W'[c, ...] = W[c, ...]·s        shift[c] = β[c] + (b[c] − running_mean[c])·s   (b = 0 without
+//   bias)
+// and its forward adds shift[c] where it added its bias: the BatchNorm costs no pass of its own.
+// Run once, after the weights are loaded, one output channel per call: the weights are scaled in
+// place and the shift is written over β (the layer's own bias is read, not written), so a second
+// call would fold twice. `WeightsPerChannel` is one output channel's weights (contiguous).
+template <BatchNormGeometry G, index_t WeightsPerChannel>
+STATICNET_HD void fold_batch_norm(index_t c, float* weight, const float* bias, const float* gamma,
+                                  float* beta, const float* running) {
+  const float s = gamma[c] / sqrt_f(running[G.channels + c] + G.epsilon);
+  for (index_t e = c * WeightsPerChannel; e < (c + 1) * WeightsPerChannel; ++e)
+    weight[e] *= s;
+  const float b = bias != nullptr ? bias[c] : 0.0f;
+  beta[c] += (b - running[c]) * s;
+}
+
 }  // namespace staticnet::kernels

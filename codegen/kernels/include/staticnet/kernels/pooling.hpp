@@ -164,7 +164,8 @@ STATICNET_HD void max_pool_tiled_forward(index_t plane, index_t oh, index_t ow, 
     }
   }
   pooled[w.output] = best;
-  window[w.output] = static_cast<WindowIndex>(best_at);
+  if (window != nullptr)  // null when no backward reads it (inference)
+    window[w.output] = static_cast<WindowIndex>(best_at);
 }
 
 template <Pool2dGeometry G>
@@ -198,8 +199,7 @@ template <class Act, Pool2dGeometry G, bool HasBias, class WindowIndex>
 STATICNET_HD void bias_activation_max_pool_forward(index_t plane, index_t oh, index_t ow,
                                                    const float* z, const float* bias, float* y,
                                                    float* pooled, WindowIndex* window) {
-  bias_activation_window<Act, G, HasBias>(detail::TiledWindow<G>(plane, oh, ow), plane, z, bias,
-                                          y);
+  bias_activation_window<Act, G, HasBias>(detail::TiledWindow<G>(plane, oh, ow), plane, z, bias, y);
   max_pool_tiled_forward<G, WindowIndex>(plane, oh, ow, y, pooled, window);
 }
 
@@ -207,8 +207,7 @@ template <class Act, Pool2dGeometry G, bool HasBias>
 STATICNET_HD void bias_activation_avg_pool_forward(index_t plane, index_t oh, index_t ow,
                                                    const float* z, const float* bias, float* y,
                                                    float* pooled) {
-  bias_activation_window<Act, G, HasBias>(detail::TiledWindow<G>(plane, oh, ow), plane, z, bias,
-                                          y);
+  bias_activation_window<Act, G, HasBias>(detail::TiledWindow<G>(plane, oh, ow), plane, z, bias, y);
   avg_pool_tiled_forward<G>(plane, oh, ow, y, pooled);
 }
 

@@ -1,0 +1,57 @@
+#pragma once
+// The generated forward pass on the CPU: one 256-byte-aligned arena of the plan's size, made
+// once, and a thread pool. Weights are written into it once (load), which also folds the
+// BatchNorms the plan folded; each batch is written straight into its input buffer and the
+// output read from its output buffer, so a pass copies nothing and allocates nothing.
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <string>
+
+#include "staticnet/cpu/thread_pool.hpp"
+#include "staticnet/runtime/inference/inference_model.hpp"
+
+namespace staticnet::runtime {
+
+// The generated entry points (NAME::cpu::fold_batch_norms and NAME::cpu::infer).
+struct CpuInferenceSteps {
+  void (*fold_batch_norms)(std::byte* arena, cpu::ThreadPool& pool) = nullptr;
+  void (*infer)(std::byte* arena, cpu::ThreadPool& pool) = nullptr;
+};
+
+class CpuInference {
+ public:
+  // Allocates and zeroes the arena; `threads` >= 1.
+  CpuInference(const InferenceModel& model, CpuInferenceSteps steps, int threads);
+
+  // "CPU, 2 threads, OpenBLAS"
+  std::string description() const;
+
+  // Copies the parameters and running statistics (the plan's layouts, parameter_count and
+  // non_trainable_count floats) into the arena and folds the BatchNorms. Once: a second load
+  // throws std::logic_error (the folded weights are no longer the file's).
+  void load(std::span<const float> parameters, std::span<const float> non_trainable);
+
+  // The batch's input (batch x sample floats), written by the caller before run().
+  std::span<float> input();
+  // One forward pass over the input; the output (batch x output floats) after it.
+  void run();
+  std::span<const float> output();
+
+  // The arena itself, for tests.
+  std::byte* arena() { return arena_.get(); }
+
+ private:
+  struct AlignedFree {
+    void operator()(std::byte* p) const noexcept;
+  };
+  std::span<float> floats(std::int64_t offset, std::int64_t count);
+
+  const InferenceModel& model_;
+  CpuInferenceSteps steps_;
+  std::unique_ptr<std::byte[], AlignedFree> arena_;
+  cpu::ThreadPool pool_;
+  bool loaded_ = false;
+};
+
+}  // namespace staticnet::runtime

@@ -1,0 +1,215 @@
+#include "staticnet/runtime/inference/infer.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <ostream>
+
+#include "staticnet/print.hpp"
+#include "staticnet/runtime/batches/loader.hpp"
+#include "staticnet/runtime/checkpoints/atomic_file.hpp"
+#include "staticnet/runtime/checkpoints/load_tensors.hpp"
+
+namespace staticnet::runtime {
+namespace {
+
+std::string shape_text(const std::vector<std::int64_t>& shape) {
+  std::string text;
+  for (std::size_t i = 0; i < shape.size(); ++i)
+    text += (i ? "x" : "") + std::to_string(shape[i]);
+  return text;
+}
+
+// The first element of `tensors` in `values` that is not finite, as an error naming it.
+void require_finite(const std::filesystem::path& file, std::span<const ParameterTensor> tensors,
+                    std::span<const float> values) {
+  for (const ParameterTensor& t : tensors)
+    for (std::int64_t j = 0; j < t.elements(); ++j)
+      if (const float v = values[static_cast<std::size_t>(t.offset + j)]; !std::isfinite(v))
+        throw InferenceSetupError(fmt::format("{}: tensor {} holds {} at element {}", file.string(),
+                                              t.name, std::isnan(v) ? "NaN" : "an infinity", j));
+}
+
+void load_weights(const InferenceModel& model, CpuInference& inference,
+                  const std::filesystem::path& file) {
+  std::vector<float> parameters(static_cast<std::size_t>(model.parameter_count));
+  std::vector<float> statistics(static_cast<std::size_t>(model.non_trainable_count));
+  const TensorRegion regions[] = {{model.parameters, parameters},
+                                  {model.non_trainable_tensors, statistics}};
+  load_tensors(file, regions);
+  require_finite(file, model.parameters, parameters);
+  require_finite(file, model.non_trainable_tensors, statistics);
+  inference.load(parameters, statistics);
+}
+
+std::unique_ptr<Dataset> open_data(const InferenceModel& model, const InferOptions& options) {
+  if (options.data.empty())
+    throw InferenceSetupError("--data: no data set given");
+  OpenOptions open;
+  open.format = options.format;
+  open.common.expect_sample_shape = model.sample_shape;
+  if (model.output_shape.size() == 1)  // a classifier's labels index its outputs
+    open.common.num_classes = model.output_shape[0];
+  if (!options.label_column.empty()) {  // "3" is a column index, anything else a header name
+    const std::string& c = options.label_column;
+    if (c.find_first_not_of("0123456789") == std::string::npos && c.size() < 19)
+      open.csv.label_column = static_cast<std::int64_t>(std::stoll(c));
+    else
+      open.csv.label_column = c;
+  }
+  auto data = open_dataset(options.data, open);
+  if (data->label_kind() == LabelKind::class_index && model.output_shape.size() != 1)
+    throw InferenceSetupError(fmt::format(
+        "{} has class labels, but {}'s output per sample is {}, not a vector of class scores",
+        data->source(), model.name, shape_text(model.output_shape)));
+  if (data->label_kind() == LabelKind::regression && data->target_shape() != model.output_shape)
+    throw InferenceSetupError(fmt::format("{} has targets of shape {}, but {}'s output is {}",
+                                          data->source(), shape_text(data->target_shape()),
+                                          model.name, shape_text(model.output_shape)));
+  // Every value once, before the first pass: a NaN in the data is the data's fault.
+  data->validate_all();
+  return data;
+}
+
+// NumPy's .npy, version 1.0: little-endian f32 of `shape`, the header padded to 64 bytes.
+std::vector<std::byte> npy_bytes(const std::vector<std::int64_t>& shape,
+                                 std::span<const float> values) {
+  std::string dims;
+  for (std::int64_t d : shape)
+    dims += std::to_string(d) + ",";
+  if (shape.size() > 1)
+    dims.pop_back();  // (n,) keeps its comma, (n, m) has none
+  std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (" + dims + "), }";
+  const std::size_t unpadded = 10 + header.size() + 1;  // magic, version, length; newline
+  header.append((64 - unpadded % 64) % 64, ' ');
+  header += '\n';
+  std::vector<std::byte> bytes(10 + header.size() + values.size_bytes());
+  const char magic[] = "\x93NUMPY\x01\x00";
+  std::memcpy(bytes.data(), magic, 8);
+  const auto length = static_cast<std::uint16_t>(header.size());
+  bytes[8] = static_cast<std::byte>(length & 0xff);
+  bytes[9] = static_cast<std::byte>(length >> 8);
+  std::memcpy(bytes.data() + 10, header.data(), header.size());
+  std::memcpy(bytes.data() + 10 + header.size(), values.data(), values.size_bytes());
+  return bytes;
+}
+
+// "21,747,200 B (20.74 MiB)": the printer the core, the analyzer and the trainer use.
+std::string mib_text(std::int64_t n) {
+  return to_string(Bytes{n});
+}
+
+void report_start(std::ostream& out, const InferenceModel& model, CpuInference& inference,
+                  const Dataset& data, const std::filesystem::path& weights) {
+  out << model.name << " (" << model.model_type << ", " << model.setup_type << ")\n";
+  out << "  forward  batch " << model.batch << ", input " << shape_text(model.sample_shape)
+      << ", output " << shape_text(model.output_shape) << ", on " << inference.description()
+      << "\n";
+  out << "  memory   planned " << mib_text(model.arena_bytes) << " = weights "
+      << mib_text(model.weights) << " + running statistics " << mib_text(model.non_trainable)
+      << " + input " << mib_text(model.inputs) << " + workspace " << mib_text(model.workspace)
+      << " + activations " << mib_text(model.activations) << "\n";
+  out << "           arena   " << mib_text(model.arena_bytes)
+      << ", host memory, 256-byte aligned (one allocation)\n";
+  out << "  weights  " << weights.string() << "\n";
+  out << "  data     " << data.source() << ": " << data.size() << " samples\n";
+}
+
+}  // namespace
+
+InferResult run_inference(const InferenceModel& model, CpuInference& inference,
+                          const InferOptions& options, std::ostream& out) {
+  if (options.weights.empty())
+    throw InferenceSetupError("--weights: no weights file given");
+  const std::unique_ptr<Dataset> data = open_data(model, options);
+  load_weights(model, inference, options.weights);
+  report_start(out, model, inference, *data, options.weights);
+
+  const bool classes = data->label_kind() == LabelKind::class_index;
+  LoaderConfig config;
+  config.batch_size = model.batch;
+  config.sample_shape = model.sample_shape;
+  config.label_kind = data->label_kind();
+  config.target_shape = data->target_shape();
+  config.shuffle = false;
+  config.last_batch = LastBatch::wrap;
+  config.normalization.scale =
+      options.scale.value_or(data->element_type() == ElementType::u8 ? 1.0f / 255.0f : 1.0f);
+  config.normalization.mean = options.mean;
+  config.normalization.stddev = options.stddev;
+  config.workers = options.workers;
+  config.slots = 2;
+  BatchLoader loader(*data, config);
+
+  const std::int64_t per_sample = model.output_elements();
+  const std::int64_t n = data->size();
+  std::vector<float> outputs;
+  if (!options.output.empty())
+    outputs.resize(static_cast<std::size_t>(n * per_sample));
+  std::vector<std::int32_t> labels(static_cast<std::size_t>(classes ? model.batch : 0));
+  std::vector<float> targets(static_cast<std::size_t>(classes ? 0 : model.batch * per_sample));
+  std::int64_t correct = 0;
+  double squared_error = 0;
+
+  const auto start = std::chrono::steady_clock::now();
+  const auto batches = static_cast<std::int64_t>(loader.batches_per_epoch());
+  for (std::int64_t b = 0; b < batches; ++b) {
+    if (classes)
+      loader.next(inference.input(), labels);
+    else
+      loader.next(inference.input(), targets);
+    inference.run();
+    const std::span<const float> y = inference.output();
+    const std::int64_t rows = std::min(model.batch, n - b * model.batch);
+    for (std::int64_t r = 0; r < rows; ++r) {
+      const auto row =
+          y.subspan(static_cast<std::size_t>(r * per_sample), static_cast<std::size_t>(per_sample));
+      const std::int64_t sample = b * model.batch + r;
+      if (const auto bad = std::ranges::find_if(row, [](float v) { return !std::isfinite(v); });
+          bad != row.end())
+        throw InferenceSetupError(fmt::format(
+            "the output of sample {} of {} is {} (element {}): the weights or the input "
+            "overflow float32",
+            sample, data->source(), std::isnan(*bad) ? "NaN" : "an infinity", bad - row.begin()));
+      if (classes) {
+        const auto best = std::ranges::max_element(row) - row.begin();
+        correct += best == labels[static_cast<std::size_t>(r)];
+      } else {
+        for (std::int64_t e = 0; e < per_sample; ++e) {
+          const double d = static_cast<double>(row[static_cast<std::size_t>(e)]) -
+                           targets[static_cast<std::size_t>(r * per_sample + e)];
+          squared_error += d * d;
+        }
+      }
+      if (!outputs.empty())
+        std::ranges::copy(row, outputs.begin() + sample * per_sample);
+    }
+  }
+  InferResult result;
+  result.samples = n;
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (classes)
+    result.accuracy = static_cast<double>(correct) / static_cast<double>(n);
+  else
+    result.mean_squared_error = squared_error / static_cast<double>(n * per_sample);
+
+  out << fmt::format("  result   {} samples in {:.3f} s ({:.0f} samples/s)", n, result.seconds,
+                     static_cast<double>(batches * model.batch) / result.seconds);
+  if (result.accuracy)
+    out << fmt::format(", accuracy {:.2f}% ({} of {})", 100 * *result.accuracy, correct, n);
+  else
+    out << fmt::format(", mean squared error {:.6g}", *result.mean_squared_error);
+  out << "\n";
+  if (!options.output.empty()) {
+    std::vector<std::int64_t> shape{n};
+    shape.insert(shape.end(), model.output_shape.begin(), model.output_shape.end());
+    write_file_atomically(options.output, npy_bytes(shape, outputs));
+    out << "  output   " << options.output.string() << ": f32 " << shape_text(shape) << "\n";
+  }
+  return result;
+}
+
+}  // namespace staticnet::runtime

@@ -1,0 +1,71 @@
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <thread>
+
+#include "staticnet/runtime/inference/infer.hpp"
+
+namespace staticnet::runtime {
+
+int infer_main(int argc, char** argv, const InferenceModel& model, CpuInferenceSteps steps) {
+  const std::string program =
+      argc > 0 ? std::filesystem::path(argv[0]).filename().string() : model.name + "_infer";
+  CLI::App app{"Runs " + model.name + " (" + model.model_type + ", " + model.setup_type +
+                   ") forward over a data set: batch " + std::to_string(model.batch) +
+                   ", BatchNorms folded. Memory is the compile-time plan.",
+               program};
+  InferOptions options;
+  std::string labels, format = "auto";
+  std::optional<float> scale;
+  int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  app.add_option("--weights", options.weights,
+                 "The model's weights: a trainer's checkpoint, or any safetensors file with the "
+                 "model's tensor names (PyTorch's save_file(model.state_dict()))")
+      ->required();
+  app.add_option("--data", options.data,
+                 "Data with labels or targets: IDX, CIFAR-10/100 .bin (repeat for several), .npy "
+                 "or .csv")
+      ->required();
+  app.add_option("--labels", labels, "The labels (or targets) file of IDX and .npy data");
+  app.add_option("--label-column", options.label_column,
+                 "CSV: the label's column, a 0-based index or a header name (default: the last)");
+  app.add_option("--format", format, "Data format (default: from the content and name)")
+      ->check(CLI::IsMember({"auto", "idx", "cifar10", "cifar100", "npy", "csv"}));
+  app.add_option("--scale", scale,
+                 "Multiply inputs by this (default 1/255 for u8 data, else 1): as in training");
+  app.add_option("--mean", options.mean, "Per-channel mean subtracted after scaling")
+      ->delimiter(',');
+  app.add_option("--std", options.stddev, "Per-channel standard deviation divided by")
+      ->delimiter(',');
+  app.add_option("--output", options.output,
+                 "Write every sample's output here (.npy, f32), atomically, after the last batch");
+  app.add_option("--workers", options.workers, "Data loader threads")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 64));
+  app.add_option("--threads", threads, "Compute threads")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1024));
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  if (!labels.empty())
+    options.data.push_back(labels);
+  options.format = *parse_dataset_format(format);
+  options.scale = scale;
+  try {
+    CpuInference inference(model, steps, threads);
+    run_inference(model, inference, options, std::cout);
+    return 0;
+  } catch (const std::exception& e) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "%s: error: %s\n", program.c_str(), e.what());
+    return 1;
+  }
+}
+
+}  // namespace staticnet::runtime
