@@ -1,4 +1,5 @@
-# staticnet_model(): turns a model type into generated code and a trainer program.
+# staticnet_model(): turns a model type into generated code and a trainer program (or, with
+# INFERENCE, an inference program).
 #
 #   staticnet_model(<name>
 #                   HEADER <file.hpp>          the header that declares the model and setup types
@@ -145,14 +146,14 @@ int main(int argc, char** argv) {
   if(arg_INFERENCE)
     set(program infer)
     set(outputs "${out}/${name}_model.h" "${out}/${name}_infer.h")
-    set(backend_args --program inference)
+    set(generator_args --program inference)
   else()
     set(program trainer)
     set(outputs "${out}/${name}_model.h" "${out}/${name}_trainer.h")
-    set(backend_args --program trainer)
+    set(generator_args --program trainer)
   endif()
   foreach(backend IN LISTS arg_BACKENDS)
-    list(APPEND backend_args --backend ${backend})
+    list(APPEND generator_args --backend ${backend})
     if(backend STREQUAL "cpu")
       list(APPEND outputs "${out}/${name}_kernels_cpu.h" "${out}/${name}_kernels_cpu.cpp"
                           "${out}/${name}_${program}_cpu.cpp")
@@ -163,7 +164,7 @@ int main(int argc, char** argv) {
   endforeach()
   add_custom_command(
     OUTPUT ${outputs}
-    COMMAND ${name}_generator --out "${out}" ${backend_args}
+    COMMAND ${name}_generator --out "${out}" ${generator_args}
     DEPENDS ${name}_generator "${header}"
     COMMENT "staticnet: generating ${name} (${arg_MODEL}) for ${arg_BACKENDS}"
     VERBATIM)

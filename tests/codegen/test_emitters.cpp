@@ -120,15 +120,32 @@ TEST_CASE("naming: layers are described the way PyTorch users read them") {
   CHECK(cg::literal(21747200) == "21'747'200");
 }
 
-TEST_CASE("emitters: a trainer needs a Training setup and a parameter") {
-  using Net = sn::Sequential<sn::Linear<4>>;
-  using Infer = sn::Inference<sn::Input<sn::f32, 8>, sn::Batch<2>>;
-  CHECK_THROWS_WITH_AS(cg::emit_cpu_backend(view_of<Net, Infer>()),
-                       "S is an Inference setup: staticnet_model() builds trainers, which need a "
-                       "Training setup",
+TEST_CASE("emitters: an Inference setup gives the CPU forward pass, and needs a parameter") {
+  using Net = sn::Sequential<sn::Conv2d<4, sn::Kernel<3>>, sn::BatchNorm2d<>, sn::ReLU, sn::Flatten,
+                             sn::Linear<4>>;
+  using Infer = sn::Inference<sn::Input<sn::f32, 1, 8, 8>, sn::Batch<2>>;
+  const std::vector<cg::EmittedFile> files = cg::emit_cpu_backend(view_of<Net, Infer>());
+  REQUIRE(files.size() == 3);
+  CHECK(files[0].name == "m_kernels_cpu.h");
+  CHECK(files[2].name == "m_infer_cpu.cpp");
+  const std::string& source = files[1].text;
+  // Conv + BN + ReLU is one group, its bias the BatchNorm's β holding the folded shift.
+  CHECK(spans(cg::fuse(view_of<Net, Infer>(), cg::Target::cpu)) == "[0-2][3-3][4-4]");
+  CHECK(source.find("void forward_layers_0_2(") != std::string::npos);
+  CHECK(source.find("1.bias, holding the folded shift") != std::string::npos);
+  CHECK(source.find("k::fold_batch_norm<norm_1, 9>") != std::string::npos);  // 1·3·3 per channel
+  CHECK(source.find("void infer(std::byte* arena") != std::string::npos);
+  CHECK(source.find("backward") == std::string::npos);
+  // The CUDA backend builds trainers only.
+  CHECK_THROWS_WITH_AS(cg::emit_cuda_backend(view_of<Net, Infer>()),
+                       "S is an Inference setup: this backend builds trainers only, which need a "
+                       "Training setup (the CPU backend builds inference programs)",
                        std::invalid_argument);
   using Nothing = sn::Sequential<sn::Flatten>;
   using Train = sn::Training<sn::Input<sn::f32, 8>, sn::Batch<2>, sn::Loss<sn::MSE>>;
   CHECK_THROWS_WITH_AS(cg::emit_cpu_backend(view_of<Nothing, Train>()),
                        "M has no parameters: there is nothing to train", std::invalid_argument);
+  CHECK_THROWS_WITH_AS(
+      cg::emit_cpu_backend(view_of<Nothing, sn::Inference<sn::Input<sn::f32, 8>, sn::Batch<2>>>()),
+      "M has no parameters: there is nothing to load", std::invalid_argument);
 }

@@ -12,8 +12,9 @@ namespace staticnet::codegen {
 void require_trainable(const ModelView& model) {
   if (!model.training())
     throw std::invalid_argument(model.names.setup_type +
-                                " is an Inference setup: staticnet_model() builds trainers, "
-                                "which need a Training setup");
+                                " is an Inference setup: this backend builds trainers only, "
+                                "which need a Training setup (the CPU backend builds inference "
+                                "programs)");
   require_parameters(model);
 }
 

@@ -1075,11 +1075,13 @@ void CpuKernelEmitter::emit_inference_entry_points() {
   }
   if (folds.empty())
     folds = "// No BatchNorm to fold.\n";
-  body_.emit(R"(
+  body_.emit({{"params", folds.starts_with("//") ? "std::byte*, c::ThreadPool&"
+                                                 : "std::byte* arena, c::ThreadPool& pool"}},
+             R"(
     }  // namespace
 
     // ==== Loading: the folded BatchNorms, once =================================================
-    void fold_batch_norms(std::byte* arena, c::ThreadPool& pool) {
+    void fold_batch_norms($params$) {
   )");
   body_.indent();
   body_.emit(folds);

@@ -198,6 +198,9 @@ std::vector<FusedGroup> fuse(const ModelView& model, Target target) {
       if (kind == LayerKind::Conv2d && can_fuse_pool(model, i, g.last, g.last + 1))
         g.pool = g.last = g.last + 1;
     } else if (is_batch_norm(kind)) {
+      if (l.folded)  // the plan folds only a BatchNorm right after its only reader's producer
+        throw std::logic_error("layer " + std::to_string(i) +
+                               ": a folded BatchNorm not grouped with the layer it folds into");
       g.norm = i;
       fuse_activation(i);
     } else if (kind == LayerKind::Add) {

@@ -310,8 +310,8 @@ std::string group_comment(const ModelView& model, const FusedGroup& g) {
   if (g.norm >= 0 && !model.training())
     text = "Inference: one pass normalises with the running statistics" +
            (act.empty() ? std::string() : " and applies the " + act) +
-           " (this BatchNorm could not be folded: the layer before it is not a convolution or "
-           "Linear, or its output has another reader).";
+           " (not folded: its input is not the output of a convolution or Linear that it alone "
+           "reads).";
   else if (g.folded >= 0)
     text = "The BatchNorm (layer " + std::to_string(g.folded) +
            ") is folded: fold_batch_norms scaled the weights by γ/√(running_var + ε) once, at "

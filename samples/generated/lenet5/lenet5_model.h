@@ -64,6 +64,8 @@ inline constexpr Buffer buffers[] = {parameters, gradients, optimizer_moment1, i
     workspace, activation_0, activation_2, activation_3, activation_5, activation_7, activation_9, 
     activation_11, loss, predictions, loss_gradient, input_gradient_11, input_gradient_9, 
     input_gradient_7, input_gradient_5, input_gradient_3, input_gradient_2};
+// The model's output (its last layer's), which the loss reads.
+inline constexpr const Buffer& output = activation_11;
 
 // ---- Parameters: element offsets into `parameters` (and into gradients and optimizer state,
 // which share the layout), PyTorch's state-dict names for the model's layers as numbered

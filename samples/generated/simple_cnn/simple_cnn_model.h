@@ -57,6 +57,8 @@ inline constexpr Buffer input_gradient_2  = { 10'736'128,   8'388'608,  8, 10}; 
 inline constexpr Buffer buffers[] = {parameters, gradients, optimizer_moment1, optimizer_moment2, 
     input, labels, workspace, activation_0, activation_2, window_index_2, activation_4, loss, 
     predictions, loss_gradient, input_gradient_4, input_gradient_2};
+// The model's output (its last layer's), which the loss reads.
+inline constexpr const Buffer& output = activation_4;
 
 // ---- Parameters: element offsets into `parameters` (and into gradients and optimizer state,
 // which share the layout), PyTorch's state-dict names for the model's layers as numbered

@@ -33,6 +33,21 @@ void require_finite(const std::filesystem::path& file, std::span<const Parameter
                                               t.name, std::isnan(v) ? "NaN" : "an infinity", j));
 }
 
+// A running variance below 0 would make √(var + ε) NaN in every output of its channel.
+void require_variances(const std::filesystem::path& file, std::span<const ParameterTensor> tensors,
+                       std::span<const float> values) {
+  for (const ParameterTensor& t : tensors) {
+    if (!t.name.ends_with(".running_var"))
+      continue;
+    for (std::int64_t j = 0; j < t.elements(); ++j)
+      if (const float v = values[static_cast<std::size_t>(t.offset + j)]; v < 0)
+        throw InferenceSetupError(
+            fmt::format("{}: tensor {} holds {} at element {}: a variance "
+                        "cannot be negative",
+                        file.string(), t.name, v, j));
+  }
+}
+
 void load_weights(const InferenceModel& model, CpuInference& inference,
                   const std::filesystem::path& file) {
   std::vector<float> parameters(static_cast<std::size_t>(model.parameter_count));
@@ -42,6 +57,7 @@ void load_weights(const InferenceModel& model, CpuInference& inference,
   load_tensors(file, regions);
   require_finite(file, model.parameters, parameters);
   require_finite(file, model.non_trainable_tensors, statistics);
+  require_variances(file, model.non_trainable_tensors, statistics);
   inference.load(parameters, statistics);
 }
 
@@ -77,11 +93,11 @@ std::unique_ptr<Dataset> open_data(const InferenceModel& model, const InferOptio
 // NumPy's .npy, version 1.0: little-endian f32 of `shape`, the header padded to 64 bytes.
 std::vector<std::byte> npy_bytes(const std::vector<std::int64_t>& shape,
                                  std::span<const float> values) {
-  std::string dims;
-  for (std::int64_t d : shape)
-    dims += std::to_string(d) + ",";
-  if (shape.size() > 1)
-    dims.pop_back();  // (n,) keeps its comma, (n, m) has none
+  std::string dims;  // as NumPy writes a tuple: "(n,)", "(n, m)"
+  for (std::size_t i = 0; i < shape.size(); ++i)
+    dims += (i ? ", " : "") + std::to_string(shape[i]);
+  if (shape.size() == 1)
+    dims += ",";
   std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (" + dims + "), }";
   const std::size_t unpadded = 10 + header.size() + 1;  // magic, version, length; newline
   header.append((64 - unpadded % 64) % 64, ' ');
@@ -197,7 +213,7 @@ InferResult run_inference(const InferenceModel& model, CpuInference& inference,
     result.mean_squared_error = squared_error / static_cast<double>(n * per_sample);
 
   out << fmt::format("  result   {} samples in {:.3f} s ({:.0f} samples/s)", n, result.seconds,
-                     static_cast<double>(batches * model.batch) / result.seconds);
+                     static_cast<double>(n) / result.seconds);
   if (result.accuracy)
     out << fmt::format(", accuracy {:.2f}% ({} of {})", 100 * *result.accuracy, correct, n);
   else

@@ -47,7 +47,7 @@ class CpuInference {
   };
   std::span<float> floats(std::int64_t offset, std::int64_t count);
 
-  const InferenceModel& model_;
+  InferenceModel model_;  // a copy: callers may pass NAME::model_info()'s temporary
   CpuInferenceSteps steps_;
   std::unique_ptr<std::byte[], AlignedFree> arena_;
   cpu::ThreadPool pool_;
