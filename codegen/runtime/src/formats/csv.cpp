@@ -279,6 +279,16 @@ class CsvDataset final : public Dataset {
 
 }  // namespace
 
+std::variant<std::monostate, std::int64_t, std::string> parse_label_column(
+    const std::string& text) {
+  if (text.empty())
+    return std::monostate{};
+  const bool digits = text.find_first_not_of("0123456789") == std::string::npos;
+  if (digits && text.size() < 19)
+    return static_cast<std::int64_t>(std::stoll(text));
+  return text;
+}
+
 std::unique_ptr<Dataset> open_csv(ByteSource source, const DatasetOptions& options,
                                   const CsvOptions& csv) {
   return std::make_unique<CsvDataset>(std::move(source), options, csv);

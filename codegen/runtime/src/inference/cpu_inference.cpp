@@ -1,13 +1,10 @@
 #include "staticnet/runtime/inference/cpu_inference.hpp"
 
 #include <algorithm>
-#include <cstring>
-#include <new>
 #include <stdexcept>
 
 namespace staticnet::runtime {
 namespace {
-constexpr std::align_val_t arena_alignment{256};
 
 std::int64_t product(const std::vector<std::int64_t>& shape) {
   std::int64_t n = 1;
@@ -24,28 +21,18 @@ std::int64_t InferenceModel::output_elements() const {
   return product(output_shape);
 }
 
-void CpuInference::AlignedFree::operator()(std::byte* p) const noexcept {
-  ::operator delete[](p, arena_alignment);
-}
-
 CpuInference::CpuInference(const InferenceModel& model, CpuInferenceSteps steps, int threads)
-    : model_(model),
-      steps_(steps),
-      arena_(static_cast<std::byte*>(
-          ::operator new[](static_cast<std::size_t>(model.arena_bytes), arena_alignment))),
-      pool_(threads) {
+    : model_(model), steps_(steps), arena_(model.arena_bytes), pool_(threads) {
   if (!steps.fold_batch_norms || !steps.infer)
     throw std::invalid_argument("CpuInference: the generated entry points are missing");
-  std::memset(arena_.get(), 0, static_cast<std::size_t>(model.arena_bytes));
 }
 
 std::string CpuInference::description() const {
-  return "CPU, " + std::to_string(pool_.threads()) +
-         (pool_.threads() == 1 ? " thread" : " threads") + ", OpenBLAS";
+  return cpu_description(pool_.threads());
 }
 
 std::span<float> CpuInference::floats(std::int64_t offset, std::int64_t count) {
-  return {reinterpret_cast<float*>(arena_.get() + offset), static_cast<std::size_t>(count)};
+  return {reinterpret_cast<float*>(arena_.data() + offset), static_cast<std::size_t>(count)};
 }
 
 void CpuInference::load(std::span<const float> parameters, std::span<const float> non_trainable) {
@@ -62,7 +49,7 @@ void CpuInference::load(std::span<const float> parameters, std::span<const float
   if (model_.non_trainable_count > 0)
     std::ranges::copy(non_trainable,
                       floats(model_.non_trainable_at, model_.non_trainable_count).begin());
-  steps_.fold_batch_norms(arena_.get(), pool_);
+  steps_.fold_batch_norms(arena_.data(), pool_);
   loaded_ = true;
 }
 
@@ -73,7 +60,7 @@ std::span<float> CpuInference::input() {
 void CpuInference::run() {
   if (!loaded_)
     throw std::logic_error("CpuInference::run: load the weights first");
-  steps_.infer(arena_.get(), pool_);
+  steps_.infer(arena_.data(), pool_);
 }
 
 std::span<const float> CpuInference::output() {

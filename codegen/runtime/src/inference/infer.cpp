@@ -69,13 +69,7 @@ std::unique_ptr<Dataset> open_data(const InferenceModel& model, const InferOptio
   open.common.expect_sample_shape = model.sample_shape;
   if (model.output_shape.size() == 1)  // a classifier's labels index its outputs
     open.common.num_classes = model.output_shape[0];
-  if (!options.label_column.empty()) {  // "3" is a column index, anything else a header name
-    const std::string& c = options.label_column;
-    if (c.find_first_not_of("0123456789") == std::string::npos && c.size() < 19)
-      open.csv.label_column = static_cast<std::int64_t>(std::stoll(c));
-    else
-      open.csv.label_column = c;
-  }
+  open.csv.label_column = parse_label_column(options.label_column);
   auto data = open_dataset(options.data, open);
   if (data->label_kind() == LabelKind::class_index && model.output_shape.size() != 1)
     throw InferenceSetupError(fmt::format(
@@ -113,8 +107,8 @@ std::vector<std::byte> npy_bytes(const std::vector<std::int64_t>& shape,
   return bytes;
 }
 
-// "21,747,200 B (20.74 MiB)": the printer the core, the analyzer and the trainer use.
-std::string mib_text(std::int64_t n) {
+// "21,747,200 B (20.74 MiB)": the core's and the trainer's printer.
+std::string bytes_text(std::int64_t n) {
   return to_string(Bytes{n});
 }
 
@@ -124,11 +118,11 @@ void report_start(std::ostream& out, const InferenceModel& model, CpuInference& 
   out << "  forward  batch " << model.batch << ", input " << shape_text(model.sample_shape)
       << ", output " << shape_text(model.output_shape) << ", on " << inference.description()
       << "\n";
-  out << "  memory   planned " << mib_text(model.arena_bytes) << " = weights "
-      << mib_text(model.weights) << " + running statistics " << mib_text(model.non_trainable)
-      << " + input " << mib_text(model.inputs) << " + workspace " << mib_text(model.workspace)
-      << " + activations " << mib_text(model.activations) << "\n";
-  out << "           arena   " << mib_text(model.arena_bytes)
+  out << "  memory   planned " << bytes_text(model.arena_bytes) << " = weights "
+      << bytes_text(model.weights) << " + running statistics " << bytes_text(model.non_trainable)
+      << " + input " << bytes_text(model.inputs) << " + workspace " << bytes_text(model.workspace)
+      << " + activations " << bytes_text(model.activations) << "\n";
+  out << "           arena   " << bytes_text(model.arena_bytes)
       << ", host memory, 256-byte aligned (one allocation)\n";
   out << "  weights  " << weights.string() << "\n";
   out << "  data     " << data.source() << ": " << data.size() << " samples\n";
@@ -152,8 +146,7 @@ InferResult run_inference(const InferenceModel& model, CpuInference& inference,
   config.target_shape = data->target_shape();
   config.shuffle = false;
   config.last_batch = LastBatch::wrap;
-  config.normalization.scale =
-      options.scale.value_or(data->element_type() == ElementType::u8 ? 1.0f / 255.0f : 1.0f);
+  config.normalization.scale = input_scale(options.scale, data->element_type());
   config.normalization.mean = options.mean;
   config.normalization.stddev = options.stddev;
   config.workers = options.workers;

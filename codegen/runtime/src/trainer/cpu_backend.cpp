@@ -6,36 +6,22 @@
 #include <string>
 
 namespace staticnet::runtime {
-namespace {
-constexpr std::align_val_t arena_alignment{256};
-}
-
-void CpuBackend::AlignedFree::operator()(std::byte* p) const noexcept {
-  ::operator delete[](p, arena_alignment);
-}
 
 CpuBackend::CpuBackend(const ModelInfo& model, CpuSteps steps, int threads)
-    : model_(model),
-      steps_(steps),
-      arena_(static_cast<std::byte*>(
-          ::operator new[](static_cast<std::size_t>(model.arena.bytes), arena_alignment))),
-      pool_(threads) {
+    : model_(model), steps_(steps), arena_(model.arena.bytes), pool_(threads) {
   if (!steps.train_step || !steps.evaluate)
     throw std::invalid_argument("CpuBackend: the generated step functions are missing");
-  // Zero once: optimizer moments start at zero, and the padding of every buffer is defined.
-  std::memset(arena_.get(), 0, static_cast<std::size_t>(model.arena.bytes));
 }
 
 std::string CpuBackend::description() const {
-  return "CPU, " + std::to_string(pool_.threads()) +
-         (pool_.threads() == 1 ? " thread" : " threads") + ", OpenBLAS";
+  return cpu_description(pool_.threads());
 }
 
 template <class T>
 std::span<T> CpuBackend::view(std::int64_t offset, std::int64_t count) {
   if (offset < 0)
     return {};
-  return {reinterpret_cast<T*>(arena_.get() + offset), static_cast<std::size_t>(count)};
+  return {reinterpret_cast<T*>(arena_.data() + offset), static_cast<std::size_t>(count)};
 }
 
 std::span<float> CpuBackend::batch_inputs() {
@@ -49,10 +35,10 @@ std::span<float> CpuBackend::batch_targets() {
 }
 
 void CpuBackend::train_step(const kernels::OptimizerConstants& constants) {
-  steps_.train_step(arena_.get(), constants, pool_);
+  steps_.train_step(arena_.data(), constants, pool_);
 }
 void CpuBackend::evaluate() {
-  steps_.evaluate(arena_.get(), pool_);
+  steps_.evaluate(arena_.data(), pool_);
 }
 
 std::span<const float> CpuBackend::losses() {

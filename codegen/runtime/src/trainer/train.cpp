@@ -169,8 +169,7 @@ LoaderConfig loader_config(const ModelInfo& model, const Dataset& data, const Tr
   c.target_shape = model.target_shape;
   c.shuffle = true;
   c.seed = seed;
-  c.normalization.scale =
-      options.scale.value_or(data.element_type() == ElementType::u8 ? 1.0f / 255.0f : 1.0f);
+  c.normalization.scale = input_scale(options.scale, data.element_type());
   c.normalization.mean = options.mean;
   c.normalization.stddev = options.stddev;
   c.augmentation = options.augmentation;

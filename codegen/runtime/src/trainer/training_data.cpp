@@ -132,13 +132,7 @@ std::unique_ptr<Dataset> open_training_data(const ModelInfo& model,
   } else {
     open.csv.label_kind = LabelKind::regression;
   }
-  if (!csv_label_column.empty()) {  // "3" is a column index, anything else a header name
-    const bool digits = csv_label_column.find_first_not_of("0123456789") == std::string::npos;
-    if (digits && csv_label_column.size() < 19)
-      open.csv.label_column = static_cast<std::int64_t>(std::stoll(csv_label_column));
-    else
-      open.csv.label_column = csv_label_column;
-  }
+  open.csv.label_column = parse_label_column(csv_label_column);
   auto data = open_dataset(paths, open);
   // Every value once, before the first step: a NaN in the data is the data's fault, and should
   // be reported as such (with its sample), not as a diverging loss many steps later.

@@ -5,10 +5,19 @@
 // computed once in double precision; results can differ from the literal formula in the last bit,
 // but are identical for every worker count and run.
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
+#include "staticnet/runtime/dataset.hpp"
+
 namespace staticnet::runtime {
+
+// The scale the programs apply unless told otherwise: `given`, else 1/255 for u8 data (pixels),
+// else 1.
+inline float input_scale(std::optional<float> given, ElementType stored) {
+  return given.value_or(stored == ElementType::u8 ? 1.0f / 255.0f : 1.0f);
+}
 
 struct Normalization {
   float scale = 1.0f;         // e.g. 1/255 for u8 images

@@ -28,6 +28,10 @@ struct CsvOptions {
   LabelKind label_kind = LabelKind::class_index;
 };
 
+// A --label-column value as CsvOptions::label_column: digits are a 0-based column index, anything
+// else a header name.
+std::variant<std::monostate, std::int64_t, std::string> parse_label_column(const std::string& text);
+
 std::unique_ptr<Dataset> open_csv(ByteSource source, const DatasetOptions& options = {},
                                   const CsvOptions& csv = {});
 std::unique_ptr<Dataset> open_csv(const std::string& path, const DatasetOptions& options = {},

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "staticnet/cpu/thread_pool.hpp"
+#include "staticnet/runtime/host_arena.hpp"
 #include "staticnet/runtime/inference/inference_model.hpp"
 
 namespace staticnet::runtime {
@@ -39,17 +40,14 @@ class CpuInference {
   std::span<const float> output();
 
   // The arena itself, for tests.
-  std::byte* arena() { return arena_.get(); }
+  std::byte* arena() { return arena_.data(); }
 
  private:
-  struct AlignedFree {
-    void operator()(std::byte* p) const noexcept;
-  };
   std::span<float> floats(std::int64_t offset, std::int64_t count);
 
   InferenceModel model_;  // a copy: callers may pass NAME::model_info()'s temporary
   CpuInferenceSteps steps_;
-  std::unique_ptr<std::byte[], AlignedFree> arena_;
+  HostArena arena_;
   cpu::ThreadPool pool_;
   bool loaded_ = false;
 };

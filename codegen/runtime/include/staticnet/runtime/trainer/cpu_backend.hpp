@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "staticnet/cpu/thread_pool.hpp"
+#include "staticnet/runtime/host_arena.hpp"
 #include "staticnet/runtime/trainer/backend.hpp"
 #include "staticnet/runtime/trainer/model_info.hpp"
 
@@ -37,19 +38,16 @@ class CpuBackend final : public Backend {
   MemoryReport memory() const override;
 
   // The arena itself, for tests.
-  std::byte* arena() { return arena_.get(); }
+  std::byte* arena() { return arena_.data(); }
 
  private:
-  struct AlignedFree {
-    void operator()(std::byte* p) const noexcept;
-  };
   template <class T>
   std::span<T> view(std::int64_t offset, std::int64_t count);
   std::span<float> state(StateBuffer which);
 
   const ModelInfo& model_;
   CpuSteps steps_;
-  std::unique_ptr<std::byte[], AlignedFree> arena_;
+  HostArena arena_;
   cpu::ThreadPool pool_;
 };
 
