@@ -28,21 +28,11 @@ struct DataCheckArgs {
   bool no_header = false;
   char delimiter = ',';
   bool regression = false;
+  bool no_labels = false;
   std::string cifar100_labels = "fine";
   bool allow_non_finite = false;
   std::string progress = "auto";
 };
-
-// "3" is a column index, anything else a header name.
-void set_label_column(rt::CsvOptions& csv, const std::string& text) {
-  if (text.empty())
-    return;
-  const bool digits = text.find_first_not_of("0123456789") == std::string::npos;
-  if (digits && text.size() < 19)
-    csv.label_column = static_cast<std::int64_t>(std::stoll(text));
-  else
-    csv.label_column = text;
-}
 
 rt::OpenOptions open_options(const DataCheckArgs& args) {
   rt::OpenOptions options;
@@ -53,9 +43,11 @@ rt::OpenOptions open_options(const DataCheckArgs& args) {
   options.csv.header = args.header      ? rt::CsvHeader::present
                        : args.no_header ? rt::CsvHeader::absent
                                         : rt::CsvHeader::detect;
-  set_label_column(options.csv, args.label_column);
+  options.csv.label_column = rt::parse_label_column(args.label_column);
   if (args.regression)
     options.csv.label_kind = rt::LabelKind::regression;
+  if (args.no_labels)
+    options.csv.label_kind = rt::LabelKind::none;
   options.cifar100_labels =
       args.cifar100_labels == "coarse" ? rt::Cifar100Labels::coarse : rt::Cifar100Labels::fine;
   return options;
@@ -100,7 +92,8 @@ void add_data_commands(CLI::App& app, Runner& run) {
   auto args = std::make_shared<DataCheckArgs>();
   check
       ->add_option("files", args->files,
-                   "Data files: IDX or .npy inputs and labels, CIFAR batch files, one CSV file")
+                   "Data files: IDX or .npy inputs and labels (or the inputs alone), CIFAR batch "
+                   "files, one CSV file")
       ->required();
   check
       ->add_option("--format", args->format,
@@ -117,7 +110,12 @@ void add_data_commands(CLI::App& app, Runner& run) {
   auto* no_header = check->add_flag("--no-header", args->no_header, "CSV: the first line is data");
   header->excludes(no_header);
   check->add_option("--delimiter", args->delimiter, "CSV: field delimiter (default ',')");
-  check->add_flag("--regression", args->regression, "CSV: the label column is a float target");
+  auto* regression =
+      check->add_flag("--regression", args->regression, "CSV: the label column is a float target");
+  check
+      ->add_flag("--no-labels", args->no_labels,
+                 "CSV: no label column, every field an input (IDX and .npy: give the inputs alone)")
+      ->excludes(regression);
   check->add_option("--cifar100-labels", args->cifar100_labels, "CIFAR-100: fine or coarse")
       ->check(CLI::IsMember({"fine", "coarse"}));
   check->add_flag("--allow-non-finite", args->allow_non_finite,

@@ -3,7 +3,8 @@
 # for a given seed and thread count the run is the same every time. Then the inference program
 # (samples/digits_cnn.hpp's DigitsInference, one image at a time) runs the saved checkpoint over
 # the same images: it must count the same correct answers as the trainer's evaluation, and write
-# every image's 10 scores to a .npy file.
+# every image's 10 scores to a .npy file. The images alone (unlabelled) give the same file, and
+# the trainer refuses them.
 #   cmake -DTRAINER=<digits_cnn_trainer_cpu> -DINFER=<digits_infer_cpu> -DDATA=<samples/digits>
 #         -DWORK=<dir> -P this
 cmake_minimum_required(VERSION 3.25)
@@ -63,4 +64,35 @@ endif()
 file(READ "${WORK}/outputs.npy" header OFFSET 10 LIMIT 118)  # after the magic's NUL byte
 if(NOT header MATCHES "'shape': \\(360, 10\\)")
   message(FATAL_ERROR "outputs.npy's header is not (360, 10): ${header}")
+endif()
+
+# The same images without their labels: nothing to score, so --output is required; with it, the
+# outputs are those of the labelled run, byte for byte.
+execute_process(
+  COMMAND ${INFER} --weights ${WORK}/digits.safetensors --data ${DATA}/test_images.npy
+          --scale 0.0625 --threads 2
+  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(rc EQUAL 0 OR NOT err MATCHES "holds inputs only, so there is nothing to score: pass --output")
+  message(FATAL_ERROR "unlabelled data without --output was not refused (${rc}):\n${out}${err}")
+endif()
+file(REMOVE "${WORK}/unlabelled.npy")
+execute_process(
+  COMMAND ${INFER} --weights ${WORK}/digits.safetensors --data ${DATA}/test_images.npy
+          --scale 0.0625 --threads 2 --output ${WORK}/unlabelled.npy
+  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0 OR NOT out MATCHES "360 samples, no labels" OR out MATCHES "accuracy")
+  message(FATAL_ERROR "inference on unlabelled images failed (${rc}):\n${out}${err}")
+endif()
+file(SHA256 "${WORK}/outputs.npy" labelled)
+file(SHA256 "${WORK}/unlabelled.npy" unlabelled)
+if(NOT labelled STREQUAL unlabelled)
+  message(FATAL_ERROR "the unlabelled run's outputs differ from the labelled run's")
+endif()
+
+# The trainer refuses the images alone by name: training needs the labels.
+execute_process(
+  COMMAND ${TRAINER} --data ${DATA}/train_images.npy --epochs 1 --progress none
+  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(rc EQUAL 0 OR NOT err MATCHES "train_images.npy holds inputs only; training needs their labels")
+  message(FATAL_ERROR "the trainer did not refuse unlabelled data (${rc}):\n${out}${err}")
 endif()

@@ -29,6 +29,11 @@ staticnet_cli_test(data_check_csv RC 0 ARGS data check table.csv
 staticnet_cli_test(data_check_csv_label_column RC 0
   ARGS data check --header --label-column 0 --regression table.csv
   STDOUT "format: csv" "samples: 6 of shape \\(3,?\\), f32" "targets: regression")
+staticnet_cli_test(data_check_npy_inputs_alone RC 0 ARGS data check inputs.npy
+  STDOUT "format: npy" "samples: 8 of shape \\(2, 3\\), f32"
+         "labels: none \\(inputs only: for inference, not training\\)" "scan: 48 values")
+staticnet_cli_test(data_check_csv_no_labels RC 0 ARGS data check --no-labels table.csv
+  STDOUT "samples: 6 of shape \\(4,?\\), f32" "labels: none" "scan: 24 values")
 staticnet_cli_test(data_check_cifar10_by_name RC 0 ARGS data check data_batch_1.bin
   STDOUT "format: cifar10" "samples: 5 of shape \\(3, 32, 32\\), u8"
          "labels: 10 classes, range 0\\.\\.9" "  0: 1  20\\.0%" "  3: 1  20\\.0%" "  9: 3  60\\.0%")

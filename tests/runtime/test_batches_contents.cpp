@@ -179,6 +179,36 @@ TEST_CASE("batches: regression targets") {
   CHECK_THROWS_AS(loader.next(inputs, labels), sr::LoaderConfigError);
 }
 
+TEST_CASE("batches: unlabelled data: inputs only, wrapped like any other") {
+  MemoryDataset data(3, {2});
+  data.make_unlabelled();
+  auto config = plain_config(2, {2});
+  config.label_kind = sr::LabelKind::none;
+  config.last_batch = sr::LastBatch::wrap;
+  sr::BatchLoader loader(data, config);
+  CHECK(loader.batches_per_epoch() == 2);
+  std::vector<float> inputs(4);
+  loader.next(inputs);
+  CHECK(inputs == std::vector<float>{0, 1, 100, 101});
+  const auto view = loader.acquire();  // sample 2, then sample 0 completing the batch
+  CHECK(std::vector<float>(view.inputs.begin(), view.inputs.end()) ==
+        std::vector<float>{200, 201, 0, 1});
+  CHECK(view.labels.empty());
+  CHECK(view.targets.empty());
+  loader.release();
+
+  std::vector<std::int32_t> labels(2);
+  CHECK_THROWS_WITH_AS(loader.next(inputs, labels),
+                       "next(inputs, labels) on a loader without class labels",
+                       sr::LoaderConfigError);
+  // A trainer's loader (class labels) refuses the unlabelled set by name.
+  config.label_kind = sr::LabelKind::class_index;
+  CHECK_THROWS_WITH_AS(sr::BatchLoader(data, config),
+                       "memory data set 'memory.bin' has no labels but the trainer was planned for "
+                       "class_index labels",
+                       sr::LoaderConfigError);
+}
+
 TEST_CASE("batches: a data set or buffer that does not fit the plan is refused by name") {
   MemoryDataset data(8, {1, 28, 28});
   auto config = plain_config(4, {3, 32, 32});
@@ -191,7 +221,9 @@ TEST_CASE("batches: a data set or buffer that does not fit the plan is refused b
   config.sample_shape = {1, 28, 28};
   config.label_kind = sr::LabelKind::regression;
   config.target_shape = {1};
-  CHECK_THROWS_WITH_AS(sr::BatchLoader(data, config), doctest::Contains("class_index labels"),
+  CHECK_THROWS_WITH_AS(sr::BatchLoader(data, config),
+                       "memory data set 'memory.bin' has class_index labels but the trainer was "
+                       "planned for regression targets",
                        sr::LoaderConfigError);
 
   config.label_kind = sr::LabelKind::class_index;

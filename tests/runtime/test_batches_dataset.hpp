@@ -34,6 +34,10 @@ class MemoryDataset : public Dataset {
     target_shape_ = std::move(target_shape);
     classes_ = 0;
   }
+  void make_unlabelled() {
+    kind_ = LabelKind::none;
+    classes_ = 0;
+  }
   void set_label_override(std::int64_t index, std::int32_t label) {
     override_index_ = index;
     override_label_ = label;

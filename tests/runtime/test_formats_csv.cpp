@@ -73,6 +73,26 @@ TEST_CASE("formats: csv label column by index or name, delimiter, explicit heade
   CHECK(open_text("1,2,3,4,0\n", reshape)->sample_shape() == std::vector<std::int64_t>{2, 2});
 }
 
+TEST_CASE("formats: csv without a label column: every field an input") {
+  CsvOptions unlabelled;
+  unlabelled.label_kind = LabelKind::none;
+  unlabelled.label_column = std::int64_t{0};  // ignored: there is no label
+  auto d = open_text("a,b,c\n1,2,3\n4,5,6\n", {}, unlabelled);
+  CHECK(d->label_kind() == LabelKind::none);
+  CHECK(d->size() == 2);
+  CHECK(d->sample_shape() == std::vector<std::int64_t>{3});
+  CHECK(sample(*d, 0) == std::vector<float>{1, 2, 3});
+  CHECK(sample(*d, 1) == std::vector<float>{4, 5, 6});
+  CHECK(d->num_classes() == 0);
+  CHECK_THROWS_AS(d->label(0), std::logic_error);
+  // One column is a sample of one input, not a missing label.
+  CHECK(open_text("0.5\n-1\n", {}, unlabelled)->sample_shape() == std::vector<std::int64_t>{1});
+  // Non-finite inputs are still found, in the right column.
+  CHECK(error_text("1,2\n3,nan\n", {}, unlabelled) ==
+        "d.csv: line 2, column 3: expected a finite value (allow_non_finite is off), found NaN in "
+        "sample 1, element 1");
+}
+
 TEST_CASE("formats: csv errors carry line, character column and the offending text") {
   CHECK(error_text("a,b,c\n1,2,0\n1,x2,0\n") ==
         "d.csv: line 3, column 3: expected a number, found 'x2'");

@@ -48,6 +48,17 @@ TEST_CASE("formats: idx u8 images load with shape, values and labels") {
   dataset->validate_all();
 }
 
+TEST_CASE("formats: idx images alone are an unlabelled data set") {
+  const auto images = idx_file(0x08, {2, 3}, bytes({9, 8, 7, 6, 5, 4}));
+  auto dataset = open_idx(memory(images, "images.idx"));
+  CHECK(dataset->label_kind() == LabelKind::none);
+  CHECK(dataset->source() == "images.idx");
+  CHECK(dataset->size() == 2);
+  CHECK(dataset->sample_shape() == std::vector<std::int64_t>{3});
+  CHECK(sample(*dataset, 1) == std::vector<float>{6, 5, 4});
+  CHECK_THROWS_AS(dataset->label(0), std::logic_error);
+}
+
 TEST_CASE("formats: idx decodes every big-endian element type") {
   SUBCASE("i8") {
     auto d = open(idx_file(0x09, {2, 1}, bytes({0xFF, 0x80})), two_labels());

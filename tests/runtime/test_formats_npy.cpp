@@ -115,6 +115,24 @@ TEST_CASE("formats: npy fixtures load with exact values in every dtype") {
   }
 }
 
+TEST_CASE("formats: npy inputs alone are an unlabelled data set") {
+  auto d = open_npy(ByteSource::from_file(fixture("inputs_f4.npy")));
+  CHECK(d->label_kind() == LabelKind::none);
+  CHECK(d->source() == fixture("inputs_f4.npy"));
+  CHECK(d->size() == 2);
+  CHECK(d->num_classes() == 0);
+  CHECK(d->target_shape().empty());
+  CHECK(sample(*d, 1) == std::vector<float>{3.0f, 4.75f, -0.125f});
+  CHECK_THROWS_AS(d->label(0), std::logic_error);
+  std::vector<float> t(1);
+  CHECK_THROWS_AS(d->read_target(0, t), std::logic_error);
+  d->validate_all();
+  // The scan still covers the inputs: bad_nan.npy's NaN is found without a labels file.
+  CHECK(format_error([&] {
+          open_npy(ByteSource::from_file(fixture("bad_nan.npy")))->validate_all();
+        }).find("NaN") != std::string::npos);
+}
+
 TEST_CASE("formats: npy refuses big-endian, Fortran order and object arrays at the byte") {
   const auto big = format_error([] { open_fixtures("bad_big_endian.npy", "labels_i8.npy"); });
   CHECK(big.find(fixture("bad_big_endian.npy") +

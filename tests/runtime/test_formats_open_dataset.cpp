@@ -107,14 +107,29 @@ TEST_CASE("formats: open_dataset opens each format from files and summarizes it"
   }
 }
 
+TEST_CASE("formats: open_dataset opens IDX and .npy inputs alone as unlabelled") {
+  auto npy = open_dataset({fixture("inputs_f4.npy")});
+  CHECK(npy->format_name() == "npy");
+  CHECK(npy->label_kind() == LabelKind::none);
+  CHECK(to_string(summarize(*npy)).find("labels: none (inputs only)\n") != std::string::npos);
+  TempFile images("images-idx3-ubyte", bytes({0, 0, 8, 2, 0, 0, 0, 1, 0, 0, 0, 2, 4, 5}));
+  auto idx = open_dataset({images.path()});
+  CHECK(idx->format_name() == "idx");
+  CHECK(idx->label_kind() == LabelKind::none);
+  CHECK(idx->sample_shape() == std::vector<std::int64_t>{2});
+}
+
 TEST_CASE("formats: open_dataset refusals") {
   TempFile unknown("notes.txt", text_bytes("hello"));
   CHECK(format_error([&] {
           open_dataset({unknown.path()});
         }).find(unknown.path() + ": byte 0: expected a recognisable data set") == 0);
-  CHECK(format_error([&] { open_dataset({fixture("inputs_f4.npy")}); }) ==
-        fixture("inputs_f4.npy") +
-            ": expected 2 files (inputs, labels) for format npy, found 1 file");
+  CHECK(format_error([&] {
+          open_dataset(
+              {fixture("inputs_f4.npy"), fixture("labels_i8.npy"), fixture("labels_i8.npy")});
+        }) == fixture("inputs_f4.npy") +
+                  ": expected 2 files (inputs, labels), or the inputs alone for format npy, found "
+                  "3 files");
   CHECK(format_error([&] { open_dataset({}); }) ==
         "(no files): expected at least one data file, found none");
   CHECK_THROWS_AS(open_dataset({"/nonexistent/x.csv"}), IoError);

@@ -123,8 +123,12 @@ inline void exercise_dataset(const Dataset& dataset, const DatasetOptions& optio
             "sample_shape() is the expected shape when one was given");
 
   const bool classes = dataset.label_kind() == LabelKind::class_index;
+  const bool targets = dataset.label_kind() == LabelKind::regression;
   std::int64_t target_elements = 0;
-  if (classes) {
+  if (!classes && !targets) {
+    require(dataset.num_classes() == 0 && dataset.target_shape().empty(),
+            "an unlabelled data set reports no classes and no target shape");
+  } else if (classes) {
     require(dataset.num_classes() > 0, "a classification data set has classes");
     require(dataset.num_classes() <= runtime::max_num_classes, "num_classes fits an i32");
     if (options.num_classes)
@@ -149,7 +153,7 @@ inline void exercise_dataset(const Dataset& dataset, const DatasetOptions& optio
     if (classes) {
       const auto label = dataset.label(i);
       require(label >= 0 && label < dataset.num_classes(), "labels lie in [0, num_classes)");
-    } else {
+    } else if (targets) {
       dataset.read_target(i, target);
       for (float v : target)
         all_finite = all_finite && std::isfinite(v);

@@ -87,7 +87,7 @@ void BatchFiller::fill_rows(std::span<const std::int64_t> order, std::uint64_t s
       const std::int32_t label = dataset_.label(index);
       check_label(label, index);
       out.labels[row] = label;
-    } else {
+    } else if (layout_.label_kind == LabelKind::regression) {
       dataset_.read_target(
           index, std::span<float>(out.targets + row * target, static_cast<std::size_t>(target)));
     }

@@ -16,7 +16,15 @@ std::int64_t checked_product(const std::vector<std::int64_t>& shape, const char*
 }
 
 const char* kind_name(LabelKind k) {
-  return k == LabelKind::class_index ? "class_index" : "regression";
+  switch (k) {
+    case LabelKind::class_index:
+      return "class_index labels";
+    case LabelKind::regression:
+      return "regression targets";
+    case LabelKind::none:
+      return "no labels";
+  }
+  return "?";
 }
 
 std::string describe(const Dataset& d) {
@@ -48,8 +56,7 @@ void check_dataset_matches(const Dataset& dataset, const LoaderConfig& config) {
   }
   if (dataset.label_kind() != config.label_kind) {
     throw LoaderConfigError(describe(dataset) + " has " + kind_name(dataset.label_kind()) +
-                            " labels but the trainer was planned for " +
-                            kind_name(config.label_kind) + " labels");
+                            " but the trainer was planned for " + kind_name(config.label_kind));
   }
   if (config.label_kind == LabelKind::regression && dataset.target_shape() != config.target_shape) {
     throw LoaderConfigError(

@@ -246,7 +246,7 @@ void BatchLoader::check_buffer(std::size_t given, std::size_t needed, const char
 
 void BatchLoader::next(std::span<float> inputs, std::span<std::int32_t> labels) {
   if (config_.label_kind != LabelKind::class_index) {
-    throw LoaderConfigError("next(inputs, labels) on a regression loader; pass f32 targets");
+    throw LoaderConfigError("next(inputs, labels) on a loader without class labels");
   }
   check_buffer(inputs.size(), filler_.layout().input_floats(), "inputs", config_.sample_shape);
   check_buffer(labels.size(), filler_.layout().label_count(), "labels", {});
@@ -258,13 +258,23 @@ void BatchLoader::next(std::span<float> inputs, std::span<std::int32_t> labels) 
 
 void BatchLoader::next(std::span<float> inputs, std::span<float> targets) {
   if (config_.label_kind != LabelKind::regression) {
-    throw LoaderConfigError("next(inputs, targets) on a class_index loader; pass int32 labels");
+    throw LoaderConfigError("next(inputs, targets) on a loader without regression targets");
   }
   check_buffer(inputs.size(), filler_.layout().input_floats(), "inputs", config_.sample_shape);
   check_buffer(targets.size(), filler_.layout().target_floats(), "targets", config_.target_shape);
   const BatchView view = acquire();
   std::memcpy(inputs.data(), view.inputs.data(), view.inputs.size_bytes());
   std::memcpy(targets.data(), view.targets.data(), view.targets.size_bytes());
+  release();
+}
+
+void BatchLoader::next(std::span<float> inputs) {
+  if (config_.label_kind != LabelKind::none) {
+    throw LoaderConfigError("next(inputs) on a loader with labels or targets; pass them too");
+  }
+  check_buffer(inputs.size(), filler_.layout().input_floats(), "inputs", config_.sample_shape);
+  const BatchView view = acquire();
+  std::memcpy(inputs.data(), view.inputs.data(), view.inputs.size_bytes());
   release();
 }
 

@@ -20,8 +20,8 @@ void check_span_size(std::size_t got, std::int64_t want, const char* what) {
   }
 }
 
-ArrayDataset::ArrayDataset(std::string format, StoredArray inputs, StoredArray labels,
-                           const DatasetOptions& options)
+ArrayDataset::ArrayDataset(std::string format, StoredArray inputs,
+                           std::optional<StoredArray> labels, const DatasetOptions& options)
     : format_(std::move(format)),
       inputs_(std::move(inputs)),
       labels_(std::move(labels)),
@@ -31,11 +31,11 @@ ArrayDataset::ArrayDataset(std::string format, StoredArray inputs, StoredArray l
     throw FormatError(Location{inputs_.source.name(), inputs_.count_offset, {}, {}},
                       "at least 1 sample", "0");
   }
-  if (labels_.shape.at(0) != size_) {
+  if (labels_ && labels_->shape.at(0) != size_) {
     throw FormatError(
-        Location{labels_.source.name(), labels_.count_offset, {}, {}},
+        Location{labels_->source.name(), labels_->count_offset, {}, {}},
         std::to_string(size_) + " labels (one per sample in " + inputs_.source.name() + ")",
-        std::to_string(labels_.shape[0]));
+        std::to_string(labels_->shape[0]));
   }
 
   std::vector<std::int64_t> stored_sample(inputs_.shape.begin() + 1, inputs_.shape.end());
@@ -47,36 +47,41 @@ ArrayDataset::ArrayDataset(std::string format, StoredArray inputs, StoredArray l
   sample_elements_ = static_cast<std::uint64_t>(shape_elements(stored_sample));
   sample_bytes_ = sample_elements_ * element_size(inputs_.type);
   input_base_ = inputs_.source.bytes().data() + inputs_.data_offset;
-  label_base_ = labels_.source.bytes().data() + labels_.data_offset;
+  if (!labels_) {
+    label_kind_ = LabelKind::none;
+    return;
+  }
+  const StoredArray& labels_array = *labels_;
+  label_base_ = labels_array.source.bytes().data() + labels_array.data_offset;
 
-  const bool integer_labels = !is_floating(labels_.type);
-  if (integer_labels && labels_.shape.size() == 1) {
+  const bool integer_labels = !is_floating(labels_array.type);
+  if (integer_labels && labels_array.shape.size() == 1) {
     label_kind_ = LabelKind::class_index;
-    LabelRangeCheck range(options.num_classes, Location{labels_.source.name(), {}, {}, {}});
-    const auto width = element_size(labels_.type);
+    LabelRangeCheck range(options.num_classes, Location{labels_array.source.name(), {}, {}, {}});
+    const auto width = element_size(labels_array.type);
     for (std::int64_t i = 0; i < size_; ++i) {
       const auto offset = static_cast<std::uint64_t>(i) * width;
-      range.check(load_integer(labels_.type, labels_.order, label_base_ + offset), i,
-                  Location{labels_.source.name(), labels_.data_offset + offset, {}, {}});
+      range.check(load_integer(labels_array.type, labels_array.order, label_base_ + offset), i,
+                  Location{labels_array.source.name(), labels_array.data_offset + offset, {}, {}});
     }
     num_classes_ = range.num_classes();
   } else if (integer_labels) {
-    throw FormatError(Location{labels_.source.name(), labels_.count_offset, {}, {}},
+    throw FormatError(Location{labels_array.source.name(), labels_array.count_offset, {}, {}},
                       "labels of shape (N,) holding class indices, or float regression targets",
-                      "an integer array of shape " + shape_to_string(labels_.shape) +
+                      "an integer array of shape " + shape_to_string(labels_array.shape) +
                           " (for one-hot labels, store class indices instead)");
   } else {
     label_kind_ = LabelKind::regression;
-    target_shape_.assign(labels_.shape.begin() + 1, labels_.shape.end());
+    target_shape_.assign(labels_array.shape.begin() + 1, labels_array.shape.end());
     if (target_shape_.empty())
       target_shape_ = {1};
     target_elements_ = static_cast<std::uint64_t>(shape_elements(target_shape_));
-    target_bytes_ = target_elements_ * element_size(labels_.type);
+    target_bytes_ = target_elements_ * element_size(labels_array.type);
   }
 }
 
 std::string ArrayDataset::source() const {
-  return inputs_.source.name() + ", " + labels_.source.name();
+  return labels_ ? inputs_.source.name() + ", " + labels_->source.name() : inputs_.source.name();
 }
 
 void ArrayDataset::read_sample(std::int64_t index, std::span<float> features) const {
@@ -88,21 +93,22 @@ void ArrayDataset::read_sample(std::int64_t index, std::span<float> features) co
 
 std::int32_t ArrayDataset::label(std::int64_t index) const {
   if (label_kind_ != LabelKind::class_index) {
-    throw std::logic_error(source() + ": label() called on a regression data set");
+    throw std::logic_error(source() + ": label() called on a data set without class labels");
   }
   check_sample_index(index, size_);
-  const auto offset = static_cast<std::uint64_t>(index) * element_size(labels_.type);
+  const auto offset = static_cast<std::uint64_t>(index) * element_size(labels_->type);
   // Range-checked at open, so the narrowing cannot lose anything.
-  return static_cast<std::int32_t>(load_integer(labels_.type, labels_.order, label_base_ + offset));
+  return static_cast<std::int32_t>(
+      load_integer(labels_->type, labels_->order, label_base_ + offset));
 }
 
 void ArrayDataset::read_target(std::int64_t index, std::span<float> target) const {
   if (label_kind_ != LabelKind::regression) {
-    throw std::logic_error(source() + ": read_target() called on a classification data set");
+    throw std::logic_error(source() + ": read_target() called on a data set without targets");
   }
   check_sample_index(index, size_);
   check_span_size(target.size(), static_cast<std::int64_t>(target_elements_), "target");
-  decode_to_f32(labels_.type, labels_.order,
+  decode_to_f32(labels_->type, labels_->order,
                 label_base_ + static_cast<std::uint64_t>(index) * target_bytes_, target);
 }
 
@@ -125,7 +131,7 @@ void ArrayDataset::validate_all() const {
   };
   scan(inputs_, input_base_, sample_elements_);
   if (label_kind_ == LabelKind::regression)
-    scan(labels_, label_base_, target_elements_);
+    scan(*labels_, label_base_, target_elements_);
 }
 
 }  // namespace staticnet::runtime

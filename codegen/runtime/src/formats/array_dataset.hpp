@@ -1,7 +1,9 @@
 #pragma once
 // Private to the runtime: the Dataset over two dense arrays (inputs with shape (N, ...), labels
 // with shape (N,) or targets (N, ...)) that IDX and .npy both reduce to once their headers parse.
+// Without the second array the data set is unlabelled (inputs only, for inference).
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -26,8 +28,9 @@ struct StoredArray {
 class ArrayDataset final : public Dataset {
  public:
   // Checks sample counts agree, the sample shape, and (class labels) every label's range.
-  // Labels are class indices when `labels` is integer and 1-D, regression targets otherwise.
-  ArrayDataset(std::string format, StoredArray inputs, StoredArray labels,
+  // Labels are class indices when `labels` is integer and 1-D, regression targets otherwise;
+  // none when there is no labels array.
+  ArrayDataset(std::string format, StoredArray inputs, std::optional<StoredArray> labels,
                const DatasetOptions& options);
 
   std::string format_name() const override { return format_; }
@@ -48,7 +51,7 @@ class ArrayDataset final : public Dataset {
 
   std::string format_;
   StoredArray inputs_;
-  StoredArray labels_;
+  std::optional<StoredArray> labels_;
   std::int64_t size_ = 0;
   std::vector<std::int64_t> sample_shape_;
   std::vector<std::int64_t> target_shape_;

@@ -117,14 +117,14 @@ class CsvDataset final : public Dataset {
   }
   std::int32_t label(std::int64_t index) const override {
     if (label_kind_ != LabelKind::class_index) {
-      throw std::logic_error(name_ + ": label() called on a regression data set");
+      throw std::logic_error(name_ + ": label() called on a data set without class labels");
     }
     check_sample_index(index, size_);
     return labels_[static_cast<std::size_t>(index)];
   }
   void read_target(std::int64_t index, std::span<float> target) const override {
     if (label_kind_ != LabelKind::regression) {
-      throw std::logic_error(name_ + ": read_target() called on a classification data set");
+      throw std::logic_error(name_ + ": read_target() called on a data set without targets");
     }
     check_sample_index(index, size_);
     check_span_size(target.size(), 1, "target");
@@ -149,9 +149,12 @@ class CsvDataset final : public Dataset {
                       std::move(expected), std::move(found));
   }
 
+  // The label's column; `first.size()` (past the last) when the data set has none.
   std::size_t resolve_label_column(const CsvOptions& csv, const std::vector<Field>& first,
                                    const Line& first_line, bool has_header) const {
     const auto count = first.size();
+    if (label_kind_ == LabelKind::none)
+      return count;
     if (std::holds_alternative<std::monostate>(csv.label_column))
       return count - 1;
     if (const auto* index = std::get_if<std::int64_t>(&csv.label_column)) {
@@ -199,7 +202,7 @@ class CsvDataset final : public Dataset {
       split(line.text, csv.delimiter, fields);
       if (first_line) {
         first_line = false;
-        if (fields.size() < 2) {
+        if (fields.size() < 2 && label_kind_ != LabelKind::none) {
           fail(line, line.text.size(), "at least 2 columns (features and a label)",
                "1 column (is the delimiter " + quoted(std::string_view(&csv.delimiter, 1)) +
                    " right?)");
@@ -255,12 +258,12 @@ class CsvDataset final : public Dataset {
       throw FormatError(Location{name_, {}, line.number + (line.number == 0), 1},
                         "at least one data row", "end of file");
     }
-    feature_count_ = static_cast<std::int64_t>(*field_count - 1);
+    feature_count_ = static_cast<std::int64_t>(*field_count) - (label_kind_ != LabelKind::none);
     sample_shape_ = resolve_sample_shape({feature_count_}, options.expect_sample_shape, true,
                                          Location{name_, {}, {}, {}});
     if (label_kind_ == LabelKind::class_index) {
       num_classes_ = range.num_classes();
-    } else {
+    } else if (label_kind_ == LabelKind::regression) {
       target_shape_ = {1};
     }
   }

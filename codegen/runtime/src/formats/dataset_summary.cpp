@@ -45,6 +45,8 @@ std::string to_string(const DatasetSummary& summary) {
     text += "targets: regression, shape " + shape_to_string(summary.target_shape) + "\n";
     return text;
   }
+  if (summary.label_kind == LabelKind::none)
+    return text + "labels: none (inputs only)\n";
   text += "labels: " + std::to_string(summary.num_classes) + " classes";
   if (summary.min_label) {
     text += ", " + std::to_string(*summary.min_label) + ".." + std::to_string(*summary.max_label);

@@ -93,9 +93,18 @@ IdxHeader parse_idx(std::span<const std::byte> bytes, const std::string& name) {
   return header;
 }
 
+namespace {
+
+StoredArray idx_array(ByteSource images) {
+  const auto header = parse_idx(images.bytes(), images.name());
+  return StoredArray{std::move(images), header.data_offset, header.type,
+                     ByteOrder::big,    header.dims,        4};
+}
+
+}  // namespace
+
 std::unique_ptr<Dataset> open_idx(ByteSource images, ByteSource labels,
                                   const DatasetOptions& options) {
-  const auto image_header = parse_idx(images.bytes(), images.name());
   const auto label_header = parse_idx(labels.bytes(), labels.name());
   if (label_header.type != ElementType::u8) {
     throw FormatError(Location{labels.name(), 2, {}, {}}, "labels of type u8 (0x08)",
@@ -105,11 +114,14 @@ std::unique_ptr<Dataset> open_idx(ByteSource images, ByteSource labels,
     throw FormatError(Location{labels.name(), 3, {}, {}}, "1-dimensional labels",
                       std::to_string(label_header.dims.size()) + " dimensions");
   }
-  StoredArray inputs{std::move(images), image_header.data_offset, image_header.type,
-                     ByteOrder::big,    image_header.dims,        4};
   StoredArray targets{std::move(labels), label_header.data_offset, label_header.type,
                       ByteOrder::big,    label_header.dims,        4};
-  return std::make_unique<ArrayDataset>("idx", std::move(inputs), std::move(targets), options);
+  return std::make_unique<ArrayDataset>("idx", idx_array(std::move(images)), std::move(targets),
+                                        options);
+}
+
+std::unique_ptr<Dataset> open_idx(ByteSource images, const DatasetOptions& options) {
+  return std::make_unique<ArrayDataset>("idx", idx_array(std::move(images)), std::nullopt, options);
 }
 
 std::unique_ptr<Dataset> open_idx(const std::string& images_path, const std::string& labels_path,

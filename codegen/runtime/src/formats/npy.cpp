@@ -327,6 +327,11 @@ std::unique_ptr<Dataset> open_npy(ByteSource inputs, ByteSource labels,
                                         options);
 }
 
+std::unique_ptr<Dataset> open_npy(ByteSource inputs, const DatasetOptions& options) {
+  return std::make_unique<ArrayDataset>("npy", npy_array(std::move(inputs), "inputs"), std::nullopt,
+                                        options);
+}
+
 std::unique_ptr<Dataset> open_npy(const std::string& inputs_path, const std::string& labels_path,
                                   const DatasetOptions& options) {
   return open_npy(ByteSource::from_file(inputs_path), ByteSource::from_file(labels_path), options);

@@ -114,10 +114,14 @@ std::unique_ptr<Dataset> open_dataset(const std::vector<std::string>& paths,
 
   switch (format) {
     case DatasetFormat::idx:
-      require_files(paths, format, 2, 2, "2 files (images, labels)");
+      require_files(paths, format, 1, 2, "2 files (images, labels), or the images alone");
+      if (sources.size() == 1)
+        return open_idx(std::move(sources[0]), options.common);
       return open_idx(std::move(sources[0]), std::move(sources[1]), options.common);
     case DatasetFormat::npy:
-      require_files(paths, format, 2, 2, "2 files (inputs, labels)");
+      require_files(paths, format, 1, 2, "2 files (inputs, labels), or the inputs alone");
+      if (sources.size() == 1)
+        return open_npy(std::move(sources[0]), options.common);
       return open_npy(std::move(sources[0]), std::move(sources[1]), options.common);
     case DatasetFormat::cifar10:
     case DatasetFormat::cifar100:

@@ -70,7 +70,13 @@ std::unique_ptr<Dataset> open_data(const InferenceModel& model, const InferOptio
   if (model.output_shape.size() == 1)  // a classifier's labels index its outputs
     open.common.num_classes = model.output_shape[0];
   open.csv.label_column = parse_label_column(options.label_column);
+  if (options.no_labels)
+    open.csv.label_kind = LabelKind::none;
   auto data = open_dataset(options.data, open);
+  if (data->label_kind() == LabelKind::none && options.output.empty())
+    throw InferenceSetupError(fmt::format(
+        "{} holds inputs only, so there is nothing to score: pass --output to keep the outputs",
+        data->source()));
   if (data->label_kind() == LabelKind::class_index && model.output_shape.size() != 1)
     throw InferenceSetupError(fmt::format(
         "{} has class labels, but {}'s output per sample is {}, not a vector of class scores",
@@ -125,7 +131,8 @@ void report_start(std::ostream& out, const InferenceModel& model, CpuInference& 
   out << "           arena   " << bytes_text(model.arena_bytes)
       << ", host memory, 256-byte aligned (one allocation)\n";
   out << "  weights  " << weights.string() << "\n";
-  out << "  data     " << data.source() << ": " << data.size() << " samples\n";
+  out << "  data     " << data.source() << ": " << data.size() << " samples"
+      << (data.label_kind() == LabelKind::none ? ", no labels" : "") << "\n";
 }
 
 }  // namespace
@@ -138,11 +145,12 @@ InferResult run_inference(const InferenceModel& model, CpuInference& inference,
   load_weights(model, inference, options.weights);
   report_start(out, model, inference, *data, options.weights);
 
-  const bool classes = data->label_kind() == LabelKind::class_index;
+  const LabelKind kind = data->label_kind();
+  const bool classes = kind == LabelKind::class_index;
   LoaderConfig config;
   config.batch_size = model.batch;
   config.sample_shape = model.sample_shape;
-  config.label_kind = data->label_kind();
+  config.label_kind = kind;
   config.target_shape = data->target_shape();
   config.shuffle = false;
   config.last_batch = LastBatch::wrap;
@@ -159,7 +167,8 @@ InferResult run_inference(const InferenceModel& model, CpuInference& inference,
   if (!options.output.empty())
     outputs.resize(static_cast<std::size_t>(n * per_sample));
   std::vector<std::int32_t> labels(static_cast<std::size_t>(classes ? model.batch : 0));
-  std::vector<float> targets(static_cast<std::size_t>(classes ? 0 : model.batch * per_sample));
+  std::vector<float> targets(
+      static_cast<std::size_t>(kind == LabelKind::regression ? model.batch * per_sample : 0));
   std::int64_t correct = 0;
   double squared_error = 0;
 
@@ -168,8 +177,10 @@ InferResult run_inference(const InferenceModel& model, CpuInference& inference,
   for (std::int64_t b = 0; b < batches; ++b) {
     if (classes)
       loader.next(inference.input(), labels);
-    else
+    else if (kind == LabelKind::regression)
       loader.next(inference.input(), targets);
+    else
+      loader.next(inference.input());
     inference.run();
     const std::span<const float> y = inference.output();
     const std::int64_t rows = std::min(model.batch, n - b * model.batch);
@@ -186,7 +197,7 @@ InferResult run_inference(const InferenceModel& model, CpuInference& inference,
       if (classes) {
         const auto best = std::ranges::max_element(row) - row.begin();
         correct += best == labels[static_cast<std::size_t>(r)];
-      } else {
+      } else if (kind == LabelKind::regression) {
         for (std::int64_t e = 0; e < per_sample; ++e) {
           const double d = static_cast<double>(row[static_cast<std::size_t>(e)]) -
                            targets[static_cast<std::size_t>(r * per_sample + e)];
@@ -202,14 +213,14 @@ InferResult run_inference(const InferenceModel& model, CpuInference& inference,
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (classes)
     result.accuracy = static_cast<double>(correct) / static_cast<double>(n);
-  else
+  else if (kind == LabelKind::regression)
     result.mean_squared_error = squared_error / static_cast<double>(n * per_sample);
 
   out << fmt::format("  result   {} samples in {:.3f} s ({:.0f} samples/s)", n, result.seconds,
                      static_cast<double>(n) / result.seconds);
   if (result.accuracy)
     out << fmt::format(", accuracy {:.2f}% ({} of {})", 100 * *result.accuracy, correct, n);
-  else
+  else if (result.mean_squared_error)
     out << fmt::format(", mean squared error {:.6g}", *result.mean_squared_error);
   out << "\n";
   if (!options.output.empty()) {

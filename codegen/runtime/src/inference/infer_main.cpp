@@ -26,12 +26,16 @@ int infer_main(int argc, char** argv, const InferenceModel& model, CpuInferenceS
                  "model's tensor names (PyTorch's save_file(model.state_dict()))")
       ->required();
   app.add_option("--data", options.data,
-                 "Data with labels or targets: IDX, CIFAR-10/100 .bin (repeat for several), .npy "
-                 "or .csv")
+                 "Data: IDX, CIFAR-10/100 .bin (repeat for several), .npy or .csv. IDX and .npy "
+                 "inputs without --labels are unlabelled: their outputs need --output")
       ->required();
-  app.add_option("--labels", labels, "The labels (or targets) file of IDX and .npy data");
-  app.add_option("--label-column", options.label_column,
-                 "CSV: the label's column, a 0-based index or a header name (default: the last)");
+  app.add_option("--labels", labels,
+                 "The labels (or targets) file of IDX and .npy data: scores the outputs");
+  auto* label_column = app.add_option(
+      "--label-column", options.label_column,
+      "CSV: the label's column, a 0-based index or a header name (default: the last)");
+  app.add_flag("--no-labels", options.no_labels, "CSV: no label column, every field an input")
+      ->excludes(label_column);
   app.add_option("--format", format, "Data format (default: from the content and name)")
       ->check(CLI::IsMember({"auto", "idx", "cifar10", "cifar100", "npy", "csv"}));
   app.add_option("--scale", scale,
@@ -41,7 +45,8 @@ int infer_main(int argc, char** argv, const InferenceModel& model, CpuInferenceS
   app.add_option("--std", options.stddev, "Per-channel standard deviation divided by")
       ->delimiter(',');
   app.add_option("--output", options.output,
-                 "Write every sample's output here (.npy, f32), atomically, after the last batch");
+                 "Write every sample's output here (.npy, f32), atomically, after the last batch; "
+                 "required for unlabelled data");
   app.add_option("--workers", options.workers, "Data loader threads")
       ->capture_default_str()
       ->check(CLI::Range(1, 64));

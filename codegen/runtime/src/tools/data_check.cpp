@@ -95,6 +95,8 @@ std::string format_data_check(const DataCheckResult& result, std::size_t max_cla
           ", " + element_type_name(s.element_type) + "\n";
   if (s.label_kind == LabelKind::regression) {
     text += "targets: regression, shape " + shape_to_string(s.target_shape) + "\n";
+  } else if (s.label_kind == LabelKind::none) {
+    text += "labels: none (inputs only: for inference, not training)\n";
   } else {
     text += "labels: " + std::to_string(s.num_classes) + " classes";
     if (s.min_label)

@@ -134,6 +134,10 @@ std::unique_ptr<Dataset> open_training_data(const ModelInfo& model,
   }
   open.csv.label_column = parse_label_column(csv_label_column);
   auto data = open_dataset(paths, open);
+  if (data->label_kind() == LabelKind::none)
+    throw TrainingSetupError(option + ": " + data->source() +
+                             " holds inputs only; training needs their labels or targets too "
+                             "(IDX and .npy data are two files: the inputs, then the labels)");
   // Every value once, before the first step: a NaN in the data is the data's fault, and should
   // be reported as such (with its sample), not as a diverging loss many steps later.
   data->validate_all();

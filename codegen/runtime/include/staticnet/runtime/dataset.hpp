@@ -10,8 +10,9 @@
 namespace staticnet::runtime {
 
 // How a sample's label is stored. Classification labels are class indices in [0, num_classes);
-// regression targets are f32 tensors of target_shape().
-enum class LabelKind { class_index, regression };
+// regression targets are f32 tensors of target_shape(); unlabelled data sets (inputs only: an
+// IDX or .npy inputs file alone, a CSV read with no label column) serve inference, not training.
+enum class LabelKind { class_index, regression, none };
 
 // The element type the file stores (reported by `staticnet data check`).
 enum class ElementType { u8, i8, i16, i32, i64, f32, f64 };  // i16: IDX type 0x0B
@@ -26,8 +27,8 @@ class Dataset {
   virtual const std::vector<std::int64_t>& sample_shape() const = 0;  // e.g. {1, 28, 28}
   virtual ElementType element_type() const = 0;
   virtual LabelKind label_kind() const = 0;
-  virtual std::int64_t num_classes() const = 0;                       // 0 for regression
-  virtual const std::vector<std::int64_t>& target_shape() const = 0;  // {} for class_index
+  virtual std::int64_t num_classes() const = 0;                       // 0 unless class_index
+  virtual const std::vector<std::int64_t>& target_shape() const = 0;  // {} unless regression
 
   // Thread-safe: may be called concurrently from producer threads.
   // `features` has exactly product(sample_shape()) elements; values are converted, not scaled.

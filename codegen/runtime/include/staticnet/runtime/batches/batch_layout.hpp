@@ -1,6 +1,7 @@
 #pragma once
 // The sizes of one batch as the plan laid it out: inputs f32 [batch, sample_shape...], labels
-// int32 [batch] (class_index) or targets f32 [batch, target_shape...] (regression), and the checks
+// int32 [batch] (class_index), targets f32 [batch, target_shape...] (regression) or neither
+// (none), and the checks
 // that a data set or a caller's buffer matches them.
 #include <cstddef>
 #include <cstdint>

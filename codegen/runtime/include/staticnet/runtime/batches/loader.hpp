@@ -30,7 +30,8 @@
 
 namespace staticnet::runtime {
 
-// A ready batch, valid until release(). Exactly one of labels/targets is non-empty.
+// A ready batch, valid until release(). At most one of labels/targets is non-empty (neither for
+// an unlabelled data set).
 struct BatchView {
   std::span<const float> inputs;         // [batch, sample_shape...]
   std::span<const std::int32_t> labels;  // [batch], class_index data sets
@@ -54,6 +55,7 @@ class BatchLoader {
   // (inputs: batch * product(sample_shape); labels: batch; targets: batch * product(target_shape)).
   void next(std::span<float> inputs, std::span<std::int32_t> labels);  // class_index
   void next(std::span<float> inputs, std::span<float> targets);        // regression
+  void next(std::span<float> inputs);                                  // none (unlabelled)
 
   // Zero-copy: a view of the next batch in its slot, held until release(). At most one batch is
   // held at a time; the workers keep filling the other slots meanwhile.

@@ -1,5 +1,6 @@
 #pragma once
-// Numeric CSV: one sample per line, every field a number, one of them the label. Parsed whole at
+// Numeric CSV: one sample per line, every field a number, one of them the label (or none, for
+// inference). Parsed whole at
 // open (CSV cannot be indexed without a scan), so every check, non-finite values included,
 // happens then; errors carry 1-based line and character column and quote the offending text.
 // Blank lines are skipped; "\r\n" endings are accepted; fields may be padded with spaces and
@@ -25,6 +26,7 @@ struct CsvOptions {
   // monostate: the last column; an index: 0-based column; a string: the header's column name.
   std::variant<std::monostate, std::int64_t, std::string> label_column;
   // class_index: labels must be integers in [0, num_classes). regression: a float target.
+  // none: no label column, every field a feature (label_column is ignored).
   LabelKind label_kind = LabelKind::class_index;
 };
 

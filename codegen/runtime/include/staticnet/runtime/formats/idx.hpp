@@ -2,7 +2,7 @@
 // IDX, the MNIST format: two zero bytes, a type code (0x08 u8, 0x09 i8, 0x0B i16, 0x0C i32,
 // 0x0D f32, 0x0E f64), a dimension count, that many big-endian u32 dimensions, then the
 // big-endian elements, and nothing after them. A data set is an images file (N, ...) and a
-// labels file (N,) of u8.
+// labels file (N,) of u8, or the images file alone (unlabelled, for inference).
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -35,5 +35,7 @@ std::unique_ptr<Dataset> open_idx(ByteSource images, ByteSource labels,
                                   const DatasetOptions& options = {});
 std::unique_ptr<Dataset> open_idx(const std::string& images_path, const std::string& labels_path,
                                   const DatasetOptions& options = {});
+// Unlabelled: label_kind() is LabelKind::none.
+std::unique_ptr<Dataset> open_idx(ByteSource images, const DatasetOptions& options = {});
 
 }  // namespace staticnet::runtime

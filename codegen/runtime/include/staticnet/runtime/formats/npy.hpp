@@ -40,5 +40,7 @@ std::unique_ptr<Dataset> open_npy(ByteSource inputs, ByteSource labels,
                                   const DatasetOptions& options = {});
 std::unique_ptr<Dataset> open_npy(const std::string& inputs_path, const std::string& labels_path,
                                   const DatasetOptions& options = {});
+// Unlabelled (inputs alone): label_kind() is LabelKind::none.
+std::unique_ptr<Dataset> open_npy(ByteSource inputs, const DatasetOptions& options = {});
 
 }  // namespace staticnet::runtime

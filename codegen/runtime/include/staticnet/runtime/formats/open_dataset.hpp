@@ -3,8 +3,9 @@
 // from the first file's content (IDX magic, .npy magic), else from its name (*.csv; CIFAR-10's
 // data_batch_N.bin and test_batch.bin; CIFAR-100's train.bin and test.bin).
 //
-// Files per format: idx and npy take (inputs, labels); cifar10 and cifar100 take one or more
-// batch files; csv takes one file; synthetic takes none.
+// Files per format: idx and npy take (inputs, labels), or the inputs alone (unlabelled, for
+// inference); cifar10 and cifar100 take one or more batch files; csv takes one file (without a
+// label column when CsvOptions::label_kind is none); synthetic takes none.
 #include <cstddef>
 #include <memory>
 #include <optional>

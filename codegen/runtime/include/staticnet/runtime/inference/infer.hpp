@@ -3,7 +3,8 @@
 // its tensor names: a trainer's checkpoint, or PyTorch's save_file(model.state_dict())), fold the
 // BatchNorms, run the forward pass over a data set in the plan's batch, and report accuracy
 // (class labels) or mean squared error (targets shaped like the output). The outputs of every
-// sample can be written to a .npy file.
+// sample can be written to a .npy file; for unlabelled data (inputs only) that file is the result,
+// so it is required.
 //
 //  * Every sample once, in order: the last, partial batch is completed with samples from the
 //    start of the set, which are computed and neither counted nor written.
@@ -27,9 +28,10 @@ namespace staticnet::runtime {
 
 struct InferOptions {
   std::filesystem::path weights;  // required
-  std::vector<std::string> data;  // data file(s), with labels or targets
+  std::vector<std::string> data;  // data file(s): IDX or .npy inputs alone are unlabelled
   DatasetFormat format = DatasetFormat::automatic;
   std::string label_column;         // CSV: a 0-based index or a header name (default the last)
+  bool no_labels = false;           // CSV: no label column, every field an input
   std::optional<float> scale;       // input scale; default 1/255 for u8 data, else 1
   std::vector<float> mean, stddev;  // per channel (or one for all), after scaling
   int workers = 1;                  // data loader threads
@@ -39,7 +41,7 @@ struct InferOptions {
 struct InferResult {
   std::int64_t samples = 0;
   std::optional<double> accuracy;            // class labels
-  std::optional<double> mean_squared_error;  // targets, per element
+  std::optional<double> mean_squared_error;  // targets, per element (neither: unlabelled)
   double seconds = 0;                        // the forward passes, loading the data included
 };
 
