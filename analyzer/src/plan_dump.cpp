@@ -12,7 +12,7 @@ namespace {
 using nlohmann::json;
 
 // The probe of this staticnet writes exactly this version.
-constexpr int expected_probe_format = 2;
+constexpr int expected_probe_format = 3;
 
 FootprintBytes footprint_of(const json& j) {
   FootprintBytes f;
@@ -41,6 +41,7 @@ LayerRow layer_of(const json& j) {
   l.workspace_bytes = j.at("workspace_bytes").get<std::int64_t>();
   l.runs_backward = j.at("runs_backward").get<bool>();
   l.in_place = j.at("in_place").get<bool>();
+  l.folded = j.at("folded").get<bool>();
   return l;
 }
 

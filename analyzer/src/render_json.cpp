@@ -56,7 +56,8 @@ ordered_json model_json(const ModelReport& m) {
                       {"forward_flops", l.forward_flops},
                       {"backward_flops", l.backward_flops},
                       {"workspace_bytes", l.workspace_bytes},
-                      {"in_place", l.in_place}});
+                      {"in_place", l.in_place},
+                      {"folded", l.folded}});
   }
   j["layers"] = layers;
   j["layer_totals"] = {{"parameters", p.parameter_count},

@@ -1,5 +1,6 @@
 #include "sections.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace staticnet::analyzer {
@@ -30,8 +31,11 @@ std::string input_name(std::int64_t layer) {
 }
 
 // The layer's kind, and what it reads where that is not the layer before: "Add (7 + 2)",
-// "Conv2d (reads 9)", as the samples' hand-derived tables write a graph.
+// "Conv2d (reads 9)", as the samples' hand-derived tables write a graph; a folded BatchNorm says
+// where it went: "BatchNorm2d (folded into 0)".
 std::string layer_text(const LayerRow& l, std::int64_t index) {
+  if (l.folded && l.inputs.size() == 1)
+    return l.kind + " (folded into " + input_name(l.inputs[0]) + ")";
   if (l.inputs.size() == 2)
     return l.kind + " (" + input_name(l.inputs[0]) + " + " + input_name(l.inputs[1]) + ")";
   if (l.inputs.size() == 1 && l.inputs[0] != index - 1)
@@ -108,6 +112,10 @@ std::string flop_conventions(const PlanDump& plan) {
     s += " Backward counts the weight gradient and, except in layers before the first with "
          "parameters, the input gradient. Saved for backward: what a layer keeps from forward "
          "(its input, its output, or pool indices).";
+  else if (std::ranges::any_of(plan.layers, [](const LayerRow& l) { return l.folded; }))
+    s += " A BatchNorm folded into the layer it reads runs no pass of its own: the layer's "
+         "weights are scaled once at load and the shift is added where its bias was (an add per "
+         "element if it had none).";
   return s;
 }
 

@@ -172,6 +172,25 @@ def check_hand_numbers(args):
     text = analyze(args, sample("mlperf_tiny/resnet8"), "-I", ".", expect=0).stdout
     for cell in ("Add (7 + 2)", "Conv2d (reads 9)", "Add (22 + 23)"):
         check(cell in text, f"ResNet-8's text report has no '{cell}'")
+    # Training folds nothing: the BatchNorms need their batch statistics.
+    check(not any(l["folded"] for l in layers), "ResNet-8's training plan folds a BatchNorm")
+    # Served (batch 1): each of the seven BatchNorms reads a convolution's output that nothing
+    # else reads (hand table: 1, 4, 7, 11, 14, 19, 22), so each folds into the convolution before
+    # it, and, those convolutions having biases, costs no FLOPs. Layer 0's forward stays
+    # 2 * 16*32*32 * 27 + 16*32*32 (multiply-adds and bias adds).
+    serving = "tests/analyzer/data/resnet8_inference.hpp"
+    result = analyze(args, serving, "-I", ".", "--format", "json", expect=0)
+    m = next(m for m in json.loads(result.stdout)["models"] if m["name"] == "resnet8_serving")
+    folded = [i for i, l in enumerate(m["layers"]) if l["folded"]]
+    check(folded == [1, 4, 7, 11, 14, 19, 22], f"ResNet-8 served folds {folded}")
+    check(all(m["layers"][i]["forward_flops"] == 0 for i in folded),
+          "a BatchNorm folded into a convolution with a bias costs FLOPs")
+    check(m["layers"][0]["forward_flops"] == 2 * 16 * 32 * 32 * 27 + 16 * 32 * 32,
+          f"ResNet-8 served layer 0 FLOPs {m['layers'][0]['forward_flops']}")
+    text = " ".join(analyze(args, serving, "-I", ".", expect=0).stdout.split())  # unwrapped
+    for cell in ("BatchNorm2d (folded into 0)", "BatchNorm2d (folded into 21)",
+                 "A BatchNorm folded into the layer it reads runs no pass of its own"):
+        check(cell in text, f"ResNet-8 served: the text report has no '{cell}'")
     # DS-CNN's first convolution, 10x4 stride 2 'same' on 49x10: out 25x5, pads 4/5 and 1/1.
     m = report_of(args, "mlperf_tiny/ds_cnn")
     got = (m["layers"][0]["padding"], m["layers"][0]["padding_end"])
@@ -286,6 +305,7 @@ def check_schema(args):
     runs.append([sample("simple_cnn"), "-I", ".", *SWEEP_FLAGS])
     runs.append(["tests/analyzer/data/two_models.hpp", "--budget", "1KiB"])
     runs += [[sample(f"mlperf_tiny/{n}"), "-I", "."] for n in ("resnet8", "ds_cnn")]
+    runs.append(["tests/analyzer/data/resnet8_inference.hpp", "-I", "."])
     for flags in runs:
         result = analyze(args, *flags, "--format", "json")
         errors = list(validator.iter_errors(json.loads(result.stdout)))

@@ -28,7 +28,7 @@
 
 namespace staticnet::analysis {
 
-inline constexpr int probe_format = 2;  // 2: layers' inputs and padding_end
+inline constexpr int probe_format = 3;  // 2: layers' inputs and padding_end; 3: folded
 
 struct Request {
   std::string only;  // report only the model registered under this name
@@ -172,6 +172,7 @@ void write_plan(JsonOut& out, const Plan<L>& p) {
     out.field("workspace_bytes", l.workspace_bytes);
     out.field("runs_backward", l.runs_backward);
     out.field("in_place", l.in_place);
+    out.field("folded", l.folded);
     out.close('}');
   }
   out.close(']');

@@ -50,6 +50,7 @@ struct LayerRow {
   std::int64_t workspace_bytes = 0;
   bool runs_backward = false;
   bool in_place = false;
+  bool folded = false;  // Inference: a BatchNorm folded into the layer it reads
 };
 
 struct BufferRow {
