@@ -6,9 +6,9 @@
 #                   MODEL <type>               e.g. my::Net (a staticnet model type)
 #                   SETUP <type>               e.g. my::Training (sn::Training<...>)
 #                   [INFERENCE]                SETUP is an sn::Inference<...> setup: build an
-#                                              inference program, not a trainer (CPU only)
+#                                              inference program, not a trainer
 #                   [BACKENDS cpu cuda]        default: cpu, and cuda when this staticnet was
-#                                              built with its CUDA backend
+#                                              built with its CUDA backend (and CUDA is enabled)
 #                   [INCLUDE_DIRECTORIES <dir>...]  what the header itself includes
 #                   [CPU_ARCH <arch>]          compile the CPU step with -march=<arch> (e.g.
 #                                              native, x86-64-v3, armv8.2-a); default: the
@@ -33,14 +33,16 @@
 #        <name>_kernels_cuda.h, <name>_kernels.cu, <name>_trainer_cuda.cpp   the same for CUDA
 #      or, with INFERENCE:
 #        <name>_model.h, <name>_infer.h, <name>_kernels_cpu.h/.cpp (the forward pass, every
-#        BatchNorm the plan folded folded into the layer before it), <name>_infer_cpu.cpp
+#        BatchNorm the plan folded folded into the layer before it), <name>_infer_cpu.cpp,
+#        and for CUDA <name>_kernels_cuda.h, <name>_kernels.cu, <name>_infer_cuda.cpp
 #   3. defines the targets
 #        <name>_model         INTERFACE library: the include directory of <name>_model.h
 #        <name>_kernels_cpu   STATIC library: the CPU step (link it to call <name>::cpu::train_step)
 #        <name>_trainer_cpu   the trainer program (<name>_trainer_cpu --help)
 #        <name>_kernels_cuda, <name>_trainer_cuda   the same for CUDA (one CUDA graph per step)
 #      or, with INFERENCE, <name>_kernels_cpu (<name>::cpu::fold_batch_norms, <name>::cpu::infer)
-#      and <name>_infer_cpu, the inference program (<name>_infer_cpu --help)
+#      and <name>_infer_cpu, the inference program (<name>_infer_cpu --help); for CUDA
+#      <name>_kernels_cuda (<name>::cuda::make_inference) and <name>_infer_cuda
 #
 # Example:
 #   find_package(staticnet REQUIRED)      # or add_subdirectory(staticnet)
@@ -81,13 +83,7 @@ function(staticnet_model name)
     message(FATAL_ERROR "staticnet_model(${name}): HEADER ${arg_HEADER} does not exist "
                         "(looked for ${header})")
   endif()
-  if(arg_INFERENCE AND arg_BACKENDS AND NOT arg_BACKENDS STREQUAL "cpu")
-    message(FATAL_ERROR "staticnet_model(${name}): INFERENCE builds the CPU inference program "
-                        "only (BACKENDS cpu); the CUDA backend generates trainers")
-  endif()
-  if(arg_INFERENCE)
-    set(arg_BACKENDS cpu)
-  elseif(NOT arg_BACKENDS)
+  if(NOT arg_BACKENDS)
     set(arg_BACKENDS cpu)
     # This staticnet has its CUDA backend, and CUDA is enabled where this is called (a project
     # that add_subdirectory()s staticnet enables CUDA itself to get CUDA trainers).
@@ -159,7 +155,7 @@ int main(int argc, char** argv) {
                           "${out}/${name}_${program}_cpu.cpp")
     elseif(backend STREQUAL "cuda")
       list(APPEND outputs "${out}/${name}_kernels_cuda.h" "${out}/${name}_kernels.cu"
-                          "${out}/${name}_trainer_cuda.cpp")
+                          "${out}/${name}_${program}_cuda.cpp")
     endif()
   endforeach()
   add_custom_command(
@@ -213,8 +209,14 @@ int main(int argc, char** argv) {
       $<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr>)
     # C++20 under nvcc (CMake 3.25 has no cuda_std_20 feature for nvcc 13).
     target_compile_options(${name}_kernels_cuda PUBLIC $<$<COMPILE_LANGUAGE:CUDA>:-std=c++20>)
-    add_executable(${name}_trainer_cuda "${out}/${name}_trainer_cuda.cpp")
-    target_link_libraries(${name}_trainer_cuda PRIVATE ${name}_kernels_cuda staticnet::trainer_cuda)
+    add_executable(${name}_${program}_cuda "${out}/${name}_${program}_cuda.cpp")
+    if(arg_INFERENCE)
+      target_link_libraries(${name}_infer_cuda PRIVATE ${name}_kernels_cuda
+                                                       staticnet::inference_cuda)
+    else()
+      target_link_libraries(${name}_trainer_cuda PRIVATE ${name}_kernels_cuda
+                                                         staticnet::trainer_cuda)
+    endif()
   endif()
 
   if(arg_ANALYZE)
@@ -228,7 +230,7 @@ int main(int argc, char** argv) {
     # Every target of the model waits for the report, so building only the trainer runs it too
     # (and a model over budget stops before its kernels compile).
     foreach(dependent ${name}_model ${name}_kernels_cpu ${name}_trainer_cpu ${name}_infer_cpu
-                      ${name}_kernels_cuda ${name}_trainer_cuda)
+                      ${name}_kernels_cuda ${name}_trainer_cuda ${name}_infer_cuda)
       if(TARGET ${dependent})
         add_dependencies(${dependent} ${name}_memory_report)
       endif()

@@ -5,6 +5,7 @@
 # the same images: it must count the same correct answers as the trainer's evaluation, and write
 # every image's 10 scores to a .npy file. The images alone (unlabelled) give the same file, and
 # the trainer refuses them.
+# INFER may be the CUDA program (digits_infer_cuda): the same checks, on the GPU.
 #   cmake -DTRAINER=<digits_cnn_trainer_cpu> -DINFER=<digits_infer_cpu> -DDATA=<samples/digits>
 #         -DWORK=<dir> -P this
 cmake_minimum_required(VERSION 3.25)
@@ -30,11 +31,19 @@ file(REMOVE "${WORK}/metrics.jsonl")
 if(NOT INFER)
   return()
 endif()
+set(threads --threads 2)  # the CPU's compute threads; the CUDA program has none to set
+if(INFER MATCHES "_cuda$")
+  set(threads)
+endif()
 file(REMOVE "${WORK}/outputs.npy")
 execute_process(
   COMMAND ${INFER} --weights ${WORK}/digits.safetensors --data ${DATA}/test_images.npy
-          --labels ${DATA}/test_labels.npy --scale 0.0625 --threads 2 --output ${WORK}/outputs.npy
+          --labels ${DATA}/test_labels.npy --scale 0.0625 ${threads} --output ${WORK}/outputs.npy
   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0 AND err MATCHES "no CUDA device")  # the CUDA program, where there is no GPU
+  message("STATICNET_SKIP: ${err}")
+  return()
+endif()
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "inference failed (${rc}):\n${out}${err}")
 endif()
@@ -70,7 +79,7 @@ endif()
 # outputs are those of the labelled run, byte for byte.
 execute_process(
   COMMAND ${INFER} --weights ${WORK}/digits.safetensors --data ${DATA}/test_images.npy
-          --scale 0.0625 --threads 2
+          --scale 0.0625 ${threads}
   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(rc EQUAL 0 OR NOT err MATCHES "holds inputs only, so there is nothing to score: pass --output")
   message(FATAL_ERROR "unlabelled data without --output was not refused (${rc}):\n${out}${err}")
@@ -78,7 +87,7 @@ endif()
 file(REMOVE "${WORK}/unlabelled.npy")
 execute_process(
   COMMAND ${INFER} --weights ${WORK}/digits.safetensors --data ${DATA}/test_images.npy
-          --scale 0.0625 --threads 2 --output ${WORK}/unlabelled.npy
+          --scale 0.0625 ${threads} --output ${WORK}/unlabelled.npy
   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 0 OR NOT out MATCHES "360 samples, no labels" OR out MATCHES "accuracy")
   message(FATAL_ERROR "inference on unlabelled images failed (${rc}):\n${out}${err}")

@@ -136,11 +136,24 @@ TEST_CASE("emitters: an Inference setup gives the CPU forward pass, and needs a 
   CHECK(source.find("k::fold_batch_norm<norm_1, 9>") != std::string::npos);  // 1·3·3 per channel
   CHECK(source.find("void infer(std::byte* arena") != std::string::npos);
   CHECK(source.find("backward") == std::string::npos);
-  // The CUDA backend builds trainers only.
-  CHECK_THROWS_WITH_AS(cg::emit_cuda_backend(view_of<Net, Infer>()),
-                       "S is an Inference setup: this backend builds trainers only, which need a "
-                       "Training setup (the CPU backend builds inference programs)",
-                       std::invalid_argument);
+  // The CUDA backend: the same groups; cuDNN adds the shift and the ReLU (the conv's epilogue),
+  // the fold runs one thread per output channel, and no backward is set up or emitted.
+  const std::vector<cg::EmittedFile> cuda = cg::emit_cuda_backend(view_of<Net, Infer>());
+  REQUIRE(cuda.size() == 3);
+  CHECK(cuda[0].name == "m_kernels_cuda.h");
+  CHECK(cuda[0].text.find("make_inference(std::byte* arena") != std::string::npos);
+  CHECK(cuda[1].name == "m_kernels.cu");
+  CHECK(cuda[2].name == "m_infer_cuda.cpp");
+  const std::string& cu = cuda[1].text;
+  CHECK(cu.find("void forward_layers_0_2(") != std::string::npos);
+  CHECK(cu.find("g::ConvEpilogue::bias_relu, g::Gradients::none") != std::string::npos);
+  CHECK(cu.find("g::LinearEpilogue::bias, g::Gradients::none") != std::string::npos);
+  CHECK(cu.find("1.bias, holding the folded shift") != std::string::npos);
+  CHECK(cu.find("k::fold_batch_norm<norm_1, 9>(i, weight, bias, gamma, beta, running);") !=
+        std::string::npos);
+  CHECK(cu.find("fold_layers_0_2_kernel<<<g::blocks_for(4)") != std::string::npos);  // 4 channels
+  CHECK(cu.find("backward") == std::string::npos);
+  CHECK(cu.find("optimizer_constants") == std::string::npos);
   using Nothing = sn::Sequential<sn::Flatten>;
   using Train = sn::Training<sn::Input<sn::f32, 8>, sn::Batch<2>, sn::Loss<sn::MSE>>;
   CHECK_THROWS_WITH_AS(cg::emit_cpu_backend(view_of<Nothing, Train>()),

@@ -1,7 +1,7 @@
-// The generated inference programs' forward pass (sn::Inference setups): BatchNorms folded into
-// the convolution or Linear before them, checked by hand on small models and against PyTorch on
-// the MLPerf Tiny models (the fixtures' evaluation loss: running statistics, no dropout, from
-// PyTorch's float64 run, make_mlperf_fixtures.py).
+// The generated inference programs' forward pass (sn::Inference setups) on the CPU: BatchNorms
+// folded into the convolution or Linear before them, checked by hand on small models and against
+// PyTorch on the MLPerf Tiny models (inference_check.hpp: the fixtures' evaluation loss, running
+// statistics, no dropout, from PyTorch's float64 run, make_mlperf_fixtures.py).
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -10,7 +10,6 @@
 
 #include <staticnet/runtime/inference/cpu_inference.hpp>
 
-#include "fixture_batch.hpp"
 #include "infer_conv_bias_bn_infer.h"
 #include "infer_conv_bias_bn_kernels_cpu.h"
 #include "infer_conv_bn_relu_infer.h"
@@ -25,32 +24,13 @@
 #include "infer_mobilenet_v1_kernels_cpu.h"
 #include "infer_resnet8_infer.h"
 #include "infer_resnet8_kernels_cpu.h"
-#include "pytorch_fixture_check.hpp"
+#include "inference_check.hpp"
 
 namespace {
 
 namespace rt = staticnet::runtime;
-
-// Values by tensor name, in the model's parameter and running-statistics layouts.
-struct Weights {
-  std::vector<float> parameters, statistics;
-};
-Weights weights_of(const rt::InferenceModel& model,
-                   const std::vector<std::pair<std::string, std::vector<float>>>& named) {
-  Weights w{std::vector<float>(static_cast<std::size_t>(model.parameter_count)),
-            std::vector<float>(static_cast<std::size_t>(model.non_trainable_count))};
-  auto put = [&](const std::vector<rt::ParameterTensor>& tensors, std::vector<float>& region) {
-    for (const rt::ParameterTensor& t : tensors)
-      for (const auto& [name, values] : named)
-        if (name == t.name) {
-          REQUIRE(std::ssize(values) == t.elements());
-          std::ranges::copy(values, region.begin() + t.offset);
-        }
-  };
-  put(model.parameters, w.parameters);
-  put(model.non_trainable_tensors, w.statistics);
-  return w;
-}
+using inference_check::Weights;
+using inference_check::weights_of;
 
 std::vector<float> run(const rt::InferenceModel& model, rt::CpuInferenceSteps steps,
                        const Weights& w, const std::vector<float>& input) {
@@ -122,59 +102,15 @@ TEST_CASE("inference: a BatchNorm folds into a depthwise convolution, with the R
   CHECK(y == std::vector<float>{6, 4.5f});
 }
 
-namespace {
-
-// The fixture's weights and running statistics after its last training step, the fixture's batch
-// through the folded forward pass, and the mean loss against PyTorch's evaluation loss of the
-// same weights and batch (within 1e-5 relative, as the trainer's evaluation is checked).
-void check_mlperf_inference(const std::string& name, const rt::InferenceModel& model,
-                            rt::CpuInferenceSteps steps) {
-  CAPTURE(name);
-  const rt::SafetensorsReader file = pytorch_fixture::fixture("mlperf_" + name);
-  REQUIRE(pytorch_fixture::setting(file, "batch") == static_cast<double>(model.batch));
-  std::vector<std::pair<std::string, std::vector<float>>> named;
-  for (const auto* tensors : {&model.parameters, &model.non_trainable_tensors})
-    for (const rt::ParameterTensor& t : *tensors) {
-      const std::vector<double> v = pytorch_fixture::values(file, "final." + t.name);
-      named.push_back({t.name, {v.begin(), v.end()}});
-    }
-  std::vector<float> input(static_cast<std::size_t>(model.batch * model.sample_elements()));
-  fixture_batch::inputs(input,
-                        static_cast<std::uint64_t>(pytorch_fixture::setting(file, "input_offset")));
-  const std::vector<float> y = run(model, steps, weights_of(model, named), input);
-
-  double loss = 0;
-  if (name == "fc_autoencoder") {  // MSE against the fixtures' targets, over every element
-    std::vector<float> targets(y.size());
-    fixture_batch::targets(targets);
-    for (std::size_t i = 0; i < y.size(); ++i)
-      loss += (static_cast<double>(y[i]) - targets[i]) * (static_cast<double>(y[i]) - targets[i]);
-    loss /= static_cast<double>(y.size());
-  } else {  // softmax cross-entropy against the fixtures' labels, the batch's mean
-    const std::int64_t classes = model.output_elements();
-    std::vector<std::int32_t> labels(static_cast<std::size_t>(model.batch));
-    fixture_batch::labels(labels, classes);
-    for (std::int64_t n = 0; n < model.batch; ++n) {
-      const float* z = y.data() + n * classes;
-      double top = z[0], sum = 0;
-      for (std::int64_t c = 1; c < classes; ++c)
-        top = std::max(top, static_cast<double>(z[c]));
-      for (std::int64_t c = 0; c < classes; ++c)
-        sum += std::exp(z[c] - top);
-      loss += top + std::log(sum) - z[labels[static_cast<std::size_t>(n)]];
-    }
-    loss /= static_cast<double>(model.batch);
-  }
-  const double expected = pytorch_fixture::values(file, "eval_loss")[0];
-  CHECK(std::abs(loss - expected) <= 1e-5 * std::abs(expected));
-}
-
-}  // namespace
-
-#define STATICNET_INFERENCE_CASE(model)                                                          \
-  TEST_CASE("pytorch: MLPerf Tiny " #model " inference, BatchNorms folded") {                    \
-    check_mlperf_inference(#model, infer_##model::model_info(),                                  \
-                           {&infer_##model::cpu::fold_batch_norms, &infer_##model::cpu::infer}); \
+#define STATICNET_INFERENCE_CASE(model)                                        \
+  TEST_CASE("pytorch: MLPerf Tiny " #model " inference, BatchNorms folded") {  \
+    const rt::InferenceModel info = infer_##model::model_info();               \
+    const rt::CpuInferenceSteps steps{&infer_##model::cpu::fold_batch_norms,   \
+                                      &infer_##model::cpu::infer};             \
+    inference_check::check_mlperf_inference(                                   \
+        #model, info, [&](const Weights& w, const std::vector<float>& input) { \
+          return run(info, steps, w, input);                                   \
+        });                                                                    \
   }
 
 STATICNET_INFERENCE_CASE(resnet8)

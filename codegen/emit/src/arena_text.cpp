@@ -9,15 +9,6 @@
 
 namespace staticnet::codegen {
 
-void require_trainable(const ModelView& model) {
-  if (!model.training())
-    throw std::invalid_argument(model.names.setup_type +
-                                " is an Inference setup: this backend builds trainers only, "
-                                "which need a Training setup (the CPU backend builds inference "
-                                "programs)");
-  require_parameters(model);
-}
-
 void require_parameters(const ModelView& model) {
   if (model.parameter_count == 0)
     throw std::invalid_argument(model.names.model_type + " has no parameters: there is nothing " +

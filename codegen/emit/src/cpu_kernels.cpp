@@ -1020,29 +1020,8 @@ void CpuKernelEmitter::emit_update() {
 }
 
 std::string CpuKernelEmitter::fold_call(const FusedGroup& g) {
-  const std::int64_t conv = g.product >= 0 ? g.product : g.grouped;
-  const LayerPlan& l = layer(conv);
-  const LayerPlan& n = layer(g.folded);
-  const Shape w = weight_shape(l);
-  std::int64_t per_channel = 1;
-  for (int d = 1; d < w.rank; ++d)
-    per_channel *= w[d];
   Printer p;
-  p.emit({{"span", layer_span(g)},
-          {"conv", std::to_string(conv)},
-          {"kind", name_of(l.kind)},
-          {"norm", std::to_string(g.folded)},
-          {"w", parameter(l.weight_offset, BufferRole::parameters)},
-          {"w_note", "// " + weight_name(conv)},
-          {"b", l.options.bias ? parameter(l.bias_offset, BufferRole::parameters) : "nullptr"},
-          {"b_note", l.options.bias ? "// " + bias_name(conv) : "// no bias"},
-          {"gamma", parameter(n.weight_offset, BufferRole::parameters)},
-          {"gamma_note", "// " + weight_name(g.folded) + " (γ)"},
-          {"beta", parameter(n.bias_offset, BufferRole::parameters)},
-          {"beta_note", "// " + bias_name(g.folded) + " (β), becomes the shift"},
-          {"running", parameter(n.statistics_offset, BufferRole::non_trainable)},
-          {"channels", literal(w[0])},
-          {"per_channel", literal(per_channel)}},
+  p.emit(fold_vars(m_, g, a_),
          R"(
     {  // $span$: BatchNorm $norm$ into the $kind$ (layer $conv$)
       float* const weight = $w$;  $w_note$
@@ -1062,14 +1041,8 @@ void CpuKernelEmitter::emit_inference_entry_points() {
   const GroupOrder order = group_order(m_, groups_);
   std::string forward_calls, folds;
   for (const FusedGroup* g : order.forward) {
-    std::string call;
-    if (g->view >= 0)
-      call = "// layer " + std::to_string(g->view) + ": Flatten, a view";
-    else if (g->dropout >= 0 && layer(g->dropout).in_place)
-      call = "// layer " + std::to_string(g->dropout) + ": Dropout, the identity, in place";
-    else
-      call = "forward_" + group_name(*g) + "(arena, pool);";
-    forward_calls += (forward_calls.empty() ? "" : "\n") + call;
+    forward_calls +=
+        (forward_calls.empty() ? "" : "\n") + inference_forward_line(m_, *g, "arena, pool");
     if (g->folded >= 0)
       folds += fold_call(*g);
   }

@@ -1,5 +1,8 @@
 // The CUDA backend: NAME_kernels_cuda.h (the step's entry point), NAME_kernels.cu (the training
 // step as CUDA over the arena in device memory) and NAME_trainer_cuda.cpp (the trainer's main()).
+// For an sn::Inference setup: the forward pass alone, with the BatchNorms the plan folded folded
+// into the product before them (fold_batch_norms() scales the weights once), and
+// NAME_infer_cuda.cpp.
 //
 // The sections follow the CPU backend's (fusion.hpp groups, the same headings and tensor tables),
 // so the two files read side by side. Each elementwise pass is an emitted __global__ kernel, one
@@ -26,7 +29,7 @@ class CudaKernelEmitter {
  public:
   explicit CudaKernelEmitter(const ModelView& model)
       : m_(model), groups_(fuse(model, Target::cuda)), a_(model) {
-    require_trainable(model);
+    require_parameters(model);
   }
 
   EmittedFile header() const;
@@ -72,6 +75,12 @@ class CudaKernelEmitter {
   void emit_loss();
   void emit_update();
   void emit_entry_points();
+  // Inference: the fold kernel of a group with a folded BatchNorm, and the call that launches it.
+  std::string emit_fold(const FusedGroup& g);
+  void emit_inference_entry_points();
+  EmittedFile inference_header() const;
+  std::string library_inits() const;
+  std::string library_describe() const;
   // A __global__ kernel over [0, count) whose thread i runs `body` (which may use i).
   void emit_kernel(const std::string& name, const std::string& comment,
                    const std::string& parameters, std::int64_t count, const std::string& body);
@@ -136,6 +145,8 @@ void CudaKernelEmitter::emit_geometry(const FusedGroup& g) {
     emit_direct_conv_geometry(kernels_, layer(g.grouped), g.grouped);
   if (g.norm >= 0)
     emit_norm_geometry(kernels_, layer(g.norm), g.norm);
+  if (g.folded >= 0)
+    emit_norm_geometry(kernels_, layer(g.folded), g.folded);
   if (g.product >= 0 && layer(g.product).kind == LayerKind::Conv2d) {
     kernels_.emit(window_vars("conv_" + std::to_string(g.product), layer(g.product)), R"(
       constexpr k::Conv2dGeometry $name$_geometry{
@@ -158,13 +169,15 @@ void CudaKernelEmitter::emit_section(const FusedGroup& g) {
     const LayerPlan& p = layer(g.product);
     const bool conv = p.kind == LayerKind::Conv2d;
     std::string text = conv ? "Forward: cuDNN's convolution" : "Forward: cuBLASLt's x · Wᵀ";
+    const std::string bias = g.folded >= 0 ? "the folded BatchNorm's shift" : "the bias";
     kernels_.line(wrap_comment(
         text +
             (conv && g.pool >= 0
-                 ? ", then one thread per pooled output adds the bias, applies the activation "
-                   "and pools its window"
-                 : ", with the bias and a ReLU in the library's epilogue where it has one, "
-                   "else one pass finishes them") +
+                 ? ", then one thread per pooled output adds " + bias +
+                       ", applies the activation and pools its window"
+                 : ", with " + bias +
+                       " and a ReLU in the library's epilogue where it has one, else one pass "
+                       "finishes them") +
             ".",
         "// ", "//   "));
     if (p.runs_backward)
@@ -210,9 +223,12 @@ void CudaKernelEmitter::emit_product(const FusedGroup& g) {
   const LayerPlan& l = layer(g.product);
   const bool conv = l.kind == LayerKind::Conv2d;
   const bool relu = g.activation >= 0 && layer(g.activation).kind == LayerKind::ReLU;
-  const bool bias = l.options.bias;
+  const bool bias = forward_bias(m_, g, g.product, a_).present;  // a folded shift is a bias
   const std::string member = (conv ? "conv_" : "linear_") + std::to_string(g.product);
-  const std::string dx = l.input_gradient_buffer != no_buffer ? "true" : "false";
+  const std::string gradients = !l.runs_backward ? "g::Gradients::none"
+                                : l.input_gradient_buffer != no_buffer
+                                    ? "g::Gradients::weights_and_input"
+                                    : "g::Gradients::weights";
   const std::string ws = literal(workspace_bytes());
   // What the library is asked to fuse: never with a pool after it (our pass does bias, activation
   // and pool in one visit), and only a ReLU (the only activation both libraries have).
@@ -223,9 +239,8 @@ void CudaKernelEmitter::emit_product(const FusedGroup& g) {
                : g.activation < 0   ? "bias"
                                     : "none";
     libraries_.push_back("g::Convolution " + member + ";");
-    library_init_.push_back(member + "(handles, " + member +
-                            "_geometry, g::ConvEpilogue::" + epilogue + ", /*input_gradient=*/" +
-                            dx + ", " + ws + ", /*alignment=*/" +
+    library_init_.push_back(member + "(handles, " + member + "_geometry, g::ConvEpilogue::" +
+                            epilogue + ", " + gradients + ", " + ws + ", /*alignment=*/" +
                             std::to_string(conv_alignment(g, epilogue != "none")) + ")");
   } else {
     epilogue = relu ? (bias ? "relu_bias" : "relu") : (bias && g.activation < 0 ? "bias" : "none");
@@ -233,8 +248,8 @@ void CudaKernelEmitter::emit_product(const FusedGroup& g) {
     library_init_.push_back(member + "(handles, {.batch = " + literal(l.input_shape[0]) +
                             ", .in_features = " + literal(l.input_shape[1]) + ", .out_features = " +
                             literal(l.output_shape[1]) + "}, g::LinearEpilogue::" + epilogue +
-                            ", /*bias_gradient=*/" + (bias ? "true" : "false") +
-                            ", /*input_gradient=*/" + dx + ", " + ws + ")");
+                            ", " + gradients + ", /*bias_gradient=*/" +
+                            (l.options.bias ? "true" : "false") + ", " + ws + ")");
   }
   library_lines_.push_back("\"layer " + std::to_string(g.product) + " " + name_of(l.kind) +
                            ": \" + l." + member + ".describe()");
@@ -249,10 +264,14 @@ void CudaKernelEmitter::emit_product(const FusedGroup& g) {
 // The bias is bound only when cuDNN is asked to add it (`bias_bound`).
 int CudaKernelEmitter::conv_alignment(const FusedGroup& g, bool bias_bound) const {
   const LayerPlan& l = layer(g.product);
-  std::vector<std::int64_t> offsets = {a_.offset(l.input_buffer), a_.offset(l.output_buffer),
-                                       a_.parameter_offset(l.weight_offset, BufferRole::parameters),
-                                       a_.parameter_offset(l.weight_offset, BufferRole::gradients)};
-  if (bias_bound)
+  std::vector<std::int64_t> offsets = {
+      a_.offset(l.input_buffer), a_.offset(l.output_buffer),
+      a_.parameter_offset(l.weight_offset, BufferRole::parameters)};
+  if (l.runs_backward)
+    offsets.push_back(a_.parameter_offset(l.weight_offset, BufferRole::gradients));
+  if (bias_bound && g.folded >= 0)  // the shift, over the folded BatchNorm's β
+    offsets.push_back(a_.parameter_offset(layer(g.folded).bias_offset, BufferRole::parameters));
+  else if (bias_bound)
     offsets.push_back(a_.parameter_offset(l.bias_offset, BufferRole::parameters));
   if (l.output_gradient_buffer != no_buffer)
     offsets.push_back(a_.offset(l.output_gradient_buffer));
@@ -270,20 +289,21 @@ int CudaKernelEmitter::conv_alignment(const FusedGroup& g, bool bias_bound) cons
 void CudaKernelEmitter::emit_product_forward(const FusedGroup& g, bool library_epilogue) {
   const LayerPlan& l = layer(g.product);
   const bool conv = l.kind == LayerKind::Conv2d;
-  const bool bias = l.options.bias;
   const std::string name = group_name(g);
   const std::string member = (conv ? "conv_" : "linear_") + std::to_string(g.product);
   const std::string act =
       g.activation >= 0 ? activation_type(layer(g.activation).kind) : std::string("k::Identity");
+  const ForwardBias forward = forward_bias(m_, g, g.product, a_);
+  const bool bias = forward.present;
   const std::string has_bias = bias ? "true" : "false";
   Printer::Vars v{{"name", name},
                   {"member", member},
                   {"x", at(l.input_buffer)},
                   {"x_note", note(l.input_buffer)},
                   {"w", parameter(l.weight_offset, BufferRole::parameters)},
-                  {"w_note", "// " + weight_name(g.product)},
-                  {"b", bias ? parameter(l.bias_offset, BufferRole::parameters) : "nullptr"},
-                  {"b_note", bias ? "// " + bias_name(g.product) : "// no bias"},
+                  {"w_note", "// " + weight_name(g.product) + forward.weight_note},
+                  {"b", forward.pointer},
+                  {"b_note", forward.note},
                   {"z", at(l.output_buffer)},
                   {"z_note", note(l.output_buffer)},
                   {"workspace", workspace()}};
@@ -291,10 +311,11 @@ void CudaKernelEmitter::emit_product_forward(const FusedGroup& g, bool library_e
   if (g.pool >= 0) {
     const LayerPlan& q = layer(g.pool);
     const bool max = q.kind == LayerKind::MaxPool2d;
+    const bool keeps_window = max && q.window_index_buffer != no_buffer;  // not in inference
     const std::int64_t pooled = q.output_shape.elements();
     const std::string pool = "pool_" + std::to_string(g.pool);
     const std::string kernel = "forward_" + name + "_epilogue";
-    const std::string index = max ? element(q.window_index_buffer) : "";
+    const std::string index = keeps_window ? element(q.window_index_buffer) : "k::WindowIndex8";
     const std::string where = pooled_position(q);
     const std::string call = max ? "k::bias_activation_max_pool_forward<" + act + ", " + pool +
                                        ", " + has_bias + ", " + index + ">(" + where +
@@ -305,14 +326,18 @@ void CudaKernelEmitter::emit_product_forward(const FusedGroup& g, bool library_e
                 "One thread per pooled output: " + std::string(bias ? "the bias and " : "") +
                     "the activation over its window of the convolution's output (kept for "
                     "backward), then the window's " +
-                    (max ? "max and its position." : "mean."),
+                    (keeps_window ? "max and its position."
+                     : max        ? "max."
+                                  : "mean."),
                 "const float* __restrict__ bias, float* z, float* __restrict__ pooled" +
                     (max ? ", " + index + "* __restrict__ window" : std::string()),
                 pooled, call);
     finish = "float* const pooled = " + at(q.output_buffer) + ";  " + note(q.output_buffer);
-    if (max)
+    if (keeps_window)
       finish += "\n" + index + "* const window = " + at(q.window_index_buffer) + ";  " +
                 note(q.window_index_buffer);
+    else if (max)
+      finish += "\n" + index + "* const window = nullptr;  // no backward: no window index";
     finish +=
         "\n" + launch(kernel, pooled, std::string("bias, z, pooled") + (max ? ", window" : ""));
   } else if (bias || g.activation >= 0) {
@@ -575,6 +600,39 @@ void CudaKernelEmitter::emit_norm(const FusedGroup& g) {
   const std::int64_t count = l.output_shape.elements();
   const std::int64_t channels = l.input_shape[1];
   const int y_buffer = g.activation >= 0 ? layer(g.activation).output_buffer : l.output_buffer;
+  if (!m_.training()) {  // a BatchNorm that could not fold: the running statistics, always
+    emit_kernel(
+        "forward_" + name + "_kernel",
+        "One thread per element: normalise by the running statistics, then " + act + ".",
+        "const float* __restrict__ x, const float* __restrict__ running, const float* "
+        "__restrict__ gamma, const float* __restrict__ beta, float* __restrict__ y",
+        count,
+        "k::batch_norm_inference<" + geometry + ", " + act + ">(i, x, running, gamma, beta, y);");
+    kernels_.emit(
+        {{"name", name},
+         {"x", at(l.input_buffer)},
+         {"x_note", note(l.input_buffer)},
+         {"y", at(y_buffer)},
+         {"y_note", note(y_buffer)},
+         {"gamma", parameter(l.weight_offset, BufferRole::parameters)},
+         {"gamma_note", "// " + weight_name(g.norm) + " (γ)"},
+         {"beta", parameter(l.bias_offset, BufferRole::parameters)},
+         {"beta_note", "// " + bias_name(g.norm) + " (β)"},
+         {"running", parameter(l.statistics_offset, BufferRole::non_trainable)},
+         {"launch", launch("forward_" + name + "_kernel", count, "x, running, gamma, beta, y")}},
+        R"(
+      void forward_$name$(std::byte* arena, const Libraries&, cudaStream_t stream) {
+        const float* const x = $x$;  $x_note$
+        const float* const gamma = $gamma$;  $gamma_note$
+        const float* const beta = $beta$;  $beta_note$
+        const float* const running = $running$;  // non_trainable: running mean, then variance
+        float* const y = $y$;  $y_note$
+        $launch$
+      }
+
+    )");
+    return;
+  }
   if (l.statistics_buffer == no_buffer)
     throw std::logic_error("a BatchNorm in training without a statistics buffer");
   emit_kernel("forward_" + name + "_statistics_kernel",
@@ -746,29 +804,36 @@ void CudaKernelEmitter::emit_sum(const FusedGroup& g) {
 void CudaKernelEmitter::emit_direct_conv(const FusedGroup& g) {
   const LayerPlan& l = layer(g.grouped);
   const bool bias = l.options.bias;
+  const ForwardBias forward = forward_bias(m_, g, g.grouped, a_);  // or the folded shift
   const std::string name = group_name(g);
   const std::string geometry = "conv_" + std::to_string(g.grouped);
   const std::int64_t outputs = l.output_shape.elements();
-  emit_kernel("forward_" + name + "_kernel", "One thread per output element.",
+  std::string body = "k::grouped_conv_forward<" + geometry + ", " +
+                     (forward.present ? "true" : "false") + ">(i, x, weight, bias, y);";
+  if (g.activation >= 0)  // the activation in place, on the value this thread just wrote
+    body += "\nk::activation_forward<" + fused_activation(g) + ">(i, y, y);";
+  emit_kernel("forward_" + name + "_kernel",
+              g.activation >= 0 ? "One thread per output element, then its " +
+                                      std::string(name_of(layer(g.activation).kind)) + "."
+                                : std::string("One thread per output element."),
               "const float* __restrict__ x, const float* __restrict__ weight, const float* "
               "__restrict__ bias, float* __restrict__ y",
-              outputs,
-              "k::grouped_conv_forward<" + geometry + ", " + (bias ? "true" : "false") +
-                  ">(i, x, weight, bias, y);");
+              outputs, body);
   Printer::Vars v{{"name", name},
                   {"x", at(l.input_buffer)},
                   {"x_note", note(l.input_buffer)},
                   {"w", parameter(l.weight_offset, BufferRole::parameters)},
                   {"w_note", "// " + weight_name(g.grouped)},
-                  {"b", bias ? parameter(l.bias_offset, BufferRole::parameters) : "nullptr"},
-                  {"b_note", bias ? "// " + bias_name(g.grouped) : "// no bias"},
+                  {"forward_w_note", "// " + weight_name(g.grouped) + forward.weight_note},
+                  {"b", forward.pointer},
+                  {"b_note", forward.note},
                   {"y", at(l.output_buffer)},
                   {"y_note", note(l.output_buffer)},
                   {"launch", launch("forward_" + name + "_kernel", outputs, "x, weight, bias, y")}};
   kernels_.emit(v, R"(
     void forward_$name$(std::byte* arena, const Libraries&, cudaStream_t stream) {
       const float* const x = $x$;  $x_note$
-      const float* const weight = $w$;  $w_note$
+      const float* const weight = $w$;  $forward_w_note$
       const float* const bias = $b$;  $b_note$
       float* const y = $y$;  $y_note$
       $launch$
@@ -870,6 +935,29 @@ void CudaKernelEmitter::emit_dropout(const FusedGroup& g) {
   const std::string geometry = "dropout_" + layer_index;
   const std::int64_t count = l.output_shape.elements();
   const std::int64_t bytes = (count + 7) / 8;
+  if (!m_.training()) {  // the identity
+    if (l.in_place) {
+      kernels_.line("// Inference: the identity, in place. No code.");
+      kernels_.blank();
+      return;
+    }
+    kernels_.emit({{"name", name},
+                   {"x", at(l.input_buffer)},
+                   {"x_note", note(l.input_buffer)},
+                   {"y", at(l.output_buffer)},
+                   {"y_note", note(l.output_buffer)},
+                   {"bytes", literal(count * 4)},
+                   {"geometry", geometry}},
+                  R"(
+      void forward_$name$(std::byte* arena, const Libraries&, cudaStream_t stream) {  // the identity
+        const float* const x = $x$;  $x_note$
+        float* const y = $y$;  $y_note$
+        g::check(cudaMemcpyAsync(y, x, $bytes$, cudaMemcpyDeviceToDevice, stream), "$geometry$'s identity");
+      }
+
+    )");
+    return;
+  }
   kernels_.line("using " + geometry + " = k::DropoutGeometry<" +
                 std::to_string(l.options.ratio_num) + ", " + std::to_string(l.options.ratio_den) +
                 ", " + literal(count) + ">;");
@@ -1031,6 +1119,109 @@ void CudaKernelEmitter::emit_update() {
   )");
 }
 
+std::string CudaKernelEmitter::emit_fold(const FusedGroup& g) {
+  Printer::Vars v = fold_vars(m_, g, a_);
+  const std::string kernel = "fold_" + group_name(g) + "_kernel";
+  const std::int64_t channels = weight_shape(layer(g.product >= 0 ? g.product : g.grouped))[0];
+  emit_kernel(kernel,
+              "Loading, once: one thread per output channel of layer " + v["conv"] +
+                  " scales its weights by BatchNorm " + v["norm"] +
+                  "'s γ/√(var + ε) and writes the shift over β.",
+              "float* __restrict__ weight, const float* __restrict__ bias, const float* "
+              "__restrict__ gamma, float* __restrict__ beta, const float* __restrict__ running",
+              channels,
+              "k::fold_batch_norm<norm_" + v["norm"] + ", " + v["per_channel"] +
+                  ">(i, weight, bias, gamma, beta, running);");
+  v["launch"] = launch(kernel, channels, "weight, bias, gamma, beta, running");
+  Printer p;
+  p.emit(v,
+         R"(
+    {  // $span$: BatchNorm $norm$ into the $kind$ (layer $conv$)
+      float* const weight = $w$;  $w_note$
+      const float* const bias = $b$;  $b_note$
+      const float* const gamma = $gamma$;  $gamma_note$
+      float* const beta = $beta$;  $beta_note$
+      const float* const running = $running$;  // non_trainable: running mean, then variance
+      $launch$
+    }
+  )");
+  return p.text();
+}
+
+// ",\n  conv_0(...)" for each product: the rest of Libraries' member initialisers.
+std::string CudaKernelEmitter::library_inits() const {
+  std::string inits;
+  for (const std::string& l : library_init_)
+    inits += ",\n  " + l;
+  return inits;
+}
+
+// The body of describe(): a line per product, from what its library chose.
+std::string CudaKernelEmitter::library_describe() const {
+  std::string lines;
+  for (const std::string& l : library_lines_)
+    lines += (lines.empty() ? "" : "\n") + ("lines += " + l + " + \"\\n\";");
+  return lines;
+}
+
+void CudaKernelEmitter::emit_inference_entry_points() {
+  const GroupOrder order = group_order(m_, groups_);
+  std::string forward, folds;
+  for (const FusedGroup* g : order.forward) {
+    forward += (forward.empty() ? "" : "\n") + inference_forward_line(m_, *g, "arena, lib, stream");
+    if (g->folded >= 0)
+      folds += emit_fold(*g);
+  }
+  if (folds.empty())
+    folds = "// No BatchNorm to fold.\n";
+  kernels_.emit({{"forward", forward},
+                 {"folds", folds},
+                 {"unused", folds.starts_with("//") ? "[[maybe_unused]] " : ""},
+                 {"inits", library_inits()},
+                 {"describe", library_describe()}},
+                R"(
+    // ==== Loading: the folded BatchNorms, once ================================================
+    void fold_all_batch_norms($unused$std::byte* arena, $unused$cudaStream_t stream) {
+      $folds$
+    }
+
+    // ==== The forward pass, in the plan's schedule =============================================
+    Libraries::Libraries(cudaStream_t stream)
+        : handles(stream)$inits$ {}
+
+    void forward(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
+      $forward$
+    }
+
+    class Inference final : public g::GeneratedInference {
+     public:
+      Inference(std::byte* arena, cudaStream_t stream) : arena_(arena), stream_(stream), lib_(stream) {}
+
+      void fold_batch_norms() override { fold_all_batch_norms(arena_, stream_); }
+      void infer() override { forward(arena_, lib_, stream_); }
+
+      std::string describe() const override {
+        [[maybe_unused]] const Libraries& l = lib_;
+        std::string lines;
+        $describe$
+        return lines;
+      }
+
+     private:
+      std::byte* arena_;
+      cudaStream_t stream_;
+      Libraries lib_;
+    };
+
+    }  // namespace
+
+    std::unique_ptr<staticnet::cuda::GeneratedInference> make_inference(std::byte* arena,
+                                                                        cudaStream_t stream) {
+      return std::make_unique<Inference>(arena, stream);
+    }
+  )");
+}
+
 void CudaKernelEmitter::emit_entry_points() {
   std::string forward, backward;
   auto add = [](std::string& to, const std::string& line) {
@@ -1043,17 +1234,12 @@ void CudaKernelEmitter::emit_entry_points() {
                                     (differs_in_evaluation(*g) ? ", training" : "") + ");");
   for (const FusedGroup* g : order.backward)
     add(backward, "backward_" + group_name(*g) + "(arena, lib, stream);");
-  std::string inits, describe;
-  for (const std::string& l : library_init_)
-    inits += ",\n  " + l;
-  for (const std::string& l : library_lines_)
-    add(describe, "lines += " + l + " + \"\\n\";");
   kernels_.emit({{"forward", forward},
                  {"backward", backward},
                  {"grads", a_.at(BufferRole::gradients)},
                  {"grad_bytes", literal(a_.role(BufferRole::gradients).size)},
-                 {"inits", inits},
-                 {"describe", describe},
+                 {"inits", library_inits()},
+                 {"describe", library_describe()},
                  {"name", m_.names.name}},
                 R"(
     // ==== The step, in the plan's schedule ====================================================
@@ -1116,19 +1302,34 @@ void CudaKernelEmitter::emit_entry_points() {
 }
 
 EmittedFile CudaKernelEmitter::source() {
+  const bool training = m_.training();
   for (const FusedGroup& g : groups_)
     emit_section(g);
-  emit_loss();
-  emit_update();
-  emit_entry_points();
+  if (training) {
+    emit_loss();
+    emit_update();
+    emit_entry_points();
+  } else {
+    emit_inference_entry_points();
+  }
 
   const std::string file = m_.names.name + "_kernels.cu";
   Printer p;
   p.emit(
-      {{"banner", file_banner(m_, file, "the training step on a CUDA GPU, every size a literal")},
+      {{"banner", file_banner(m_, file,
+                              training ? "the training step on a CUDA GPU, every size a literal"
+                                       : "the forward pass on a CUDA GPU, every size a literal")},
        {"name", m_.names.name},
        {"total", grouped(m_.footprint.total().count)},
-       {"workspace", grouped(workspace_bytes())}},
+       {"workspace", grouped(workspace_bytes())},
+       {"graph", training ? "the trainer captures train_step() once as a CUDA graph."
+                          : "the inference program captures infer() once as a CUDA graph."},
+       {"constants",
+        training ? "\n// The optimizer's scalars for the next step (Adam's bias corrections change "
+                   "every step):\n// copied in before each replay of the step's graph. Module "
+                   "memory, not the arena: 40 bytes in\n// the program image.\n__device__ "
+                   "k::OptimizerConstants optimizer_constants;\n"
+                 : ""}},
       R"(
     $banner$
     //
@@ -1139,7 +1340,7 @@ EmittedFile CudaKernelEmitter::source() {
     // staticnet/kernels/ (the CPU backend runs the same functions), one thread per index; Linear
     // runs on cuBLASLt and Conv2d on cuDNN, whose algorithms were chosen, when the step was made,
     // among those that need at most the plan's $workspace$-byte workspace. Nothing here
-    // synchronises or allocates: the trainer captures train_step() once as a CUDA graph.
+    // synchronises or allocates: $graph$
     #include "$name$_kernels_cuda.h"
 
     #include <cuda_runtime.h>
@@ -1170,12 +1371,7 @@ EmittedFile CudaKernelEmitter::source() {
     using k::index_t;
 
     namespace {
-
-    // The optimizer's scalars for the next step (Adam's bias corrections change every step):
-    // copied in before each replay of the step's graph. Module memory, not the arena: 40 bytes in
-    // the program image.
-    __device__ k::OptimizerConstants optimizer_constants;
-
+    $constants$
     // A buffer's first element, from its byte offset in the arena (device memory).
   )");
   std::string members;
@@ -1198,7 +1394,39 @@ EmittedFile CudaKernelEmitter::source() {
   return {file, text};
 }
 
+EmittedFile CudaKernelEmitter::inference_header() const {
+  const std::string file = m_.names.name + "_kernels_cuda.h";
+  Printer p;
+  p.emit({{"banner", file_banner(m_, file, "the CUDA forward pass's entry point")},
+          {"name", m_.names.name}},
+         R"(
+    $banner$
+    #pragma once
+    #include <cuda_runtime.h>
+
+    #include <cstddef>
+    #include <memory>
+
+    #include <staticnet/cuda/inference.hpp>
+
+    namespace $name$::cuda {
+
+    // The forward pass on `arena`: device memory of $name$::arena_bytes ($name$_model.h),
+    // 256-byte aligned, whose input buffer holds the batch. Making it creates the cuBLASLt and
+    // cuDNN handles on `stream` and chooses every product's algorithms within the plan's
+    // workspace; its calls only enqueue work on `stream`. fold_batch_norms() runs once, after
+    // the weights and running statistics are copied in.
+    std::unique_ptr<staticnet::cuda::GeneratedInference> make_inference(std::byte* arena,
+                                                                        cudaStream_t stream);
+
+    }  // namespace $name$::cuda
+  )");
+  return {file, p.text()};
+}
+
 EmittedFile CudaKernelEmitter::header() const {
+  if (!m_.training())
+    return inference_header();
   const std::string file = m_.names.name + "_kernels_cuda.h";
   Printer p;
   p.emit({{"banner", file_banner(m_, file, "the CUDA training step's entry point")},
@@ -1238,7 +1466,7 @@ std::vector<EmittedFile> emit_cuda_backend(const ModelView& model) {
   std::vector<EmittedFile> files;
   files.push_back(emitter.header());
   files.push_back(emitter.source());
-  files.push_back(emit_cuda_trainer_main(model));
+  files.push_back(model.training() ? emit_cuda_trainer_main(model) : emit_cuda_infer_main(model));
   return files;
 }
 

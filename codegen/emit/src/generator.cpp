@@ -84,10 +84,9 @@ int run_generator(int argc, char** argv, const ModelView& model) {
   }
   if (out.empty())
     return usage(program, "--out is required");
-  if (chosen.empty())  // every backend, or the CPU's alone for an inference program
+  if (chosen.empty())  // every backend
     for (const Backend& b : backends())
-      if (model.training() || b.name == "cpu")
-        chosen.push_back(&b);
+      chosen.push_back(&b);
   // CMake cannot see the setup's kind, so staticnet_model() says what it will build; a mismatch
   // is the user's, and the message says which line to change.
   const std::string& n = model.names.name;

@@ -1,5 +1,6 @@
-// NAME_infer.h (what the inference runtime needs to know about the model, from NAME_model.h)
-// and NAME_infer_cpu.cpp (the CPU inference program's main()), for sn::Inference setups.
+// NAME_infer.h (what the inference runtime needs to know about the model, from NAME_model.h),
+// NAME_infer_cpu.cpp and NAME_infer_cuda.cpp (the inference programs' main()), for sn::Inference
+// setups.
 #include <string>
 
 #include "staticnet/codegen/emitters.hpp"
@@ -86,6 +87,29 @@ EmittedFile emit_cpu_infer_main(const ModelView& model) {
       const rt::InferenceModel model = $name$::model_info();
       return rt::infer_main(argc, argv, model,
                             {&$name$::cpu::fold_batch_norms, &$name$::cpu::infer});
+    }
+  )");
+  return {file, p.text()};
+}
+
+EmittedFile emit_cuda_infer_main(const ModelView& model) {
+  const std::string& n = model.names.name;
+  const std::string file = n + "_infer_cuda.cpp";
+  Printer p;
+  p.emit({{"banner", file_banner(model, file, "the CUDA inference program")}, {"name", n}}, R"(
+    $banner$
+    //
+    // $name$_infer_cuda --help lists the options; the loop, the data formats and the weights file
+    // are staticnet's inference runtime, the forward pass is $name$_kernels.cu.
+    #include <staticnet/runtime/inference/cuda_inference.hpp>
+
+    #include "$name$_infer.h"
+    #include "$name$_kernels_cuda.h"
+
+    int main(int argc, char** argv) {
+      namespace rt = staticnet::runtime;
+      const rt::InferenceModel model = $name$::model_info();
+      return rt::infer_main(argc, argv, model, &$name$::cuda::make_inference);
     }
   )");
   return {file, p.text()};

@@ -302,6 +302,41 @@ ForwardBias forward_bias(const ModelView& model, const FusedGroup& g, std::int64
           ""};
 }
 
+Printer::Vars fold_vars(const ModelView& model, const FusedGroup& g, ArenaText& arena) {
+  const std::int64_t conv = g.product >= 0 ? g.product : g.grouped;
+  const LayerPlan& l = model.layers.at(static_cast<std::size_t>(conv));
+  const LayerPlan& n = model.layers.at(static_cast<std::size_t>(g.folded));
+  const Shape w = weight_shape(l);
+  std::int64_t per_channel = 1;
+  for (int d = 1; d < w.rank; ++d)
+    per_channel *= w[d];
+  const bool bias = l.options.bias;
+  return {{"span", layer_span(g)},
+          {"conv", std::to_string(conv)},
+          {"kind", name_of(l.kind)},
+          {"norm", std::to_string(g.folded)},
+          {"w", arena.parameter(l.weight_offset, BufferRole::parameters)},
+          {"w_note", "// " + weight_name(conv)},
+          {"b", bias ? arena.parameter(l.bias_offset, BufferRole::parameters) : "nullptr"},
+          {"b_note", bias ? "// " + bias_name(conv) : "// no bias"},
+          {"gamma", arena.parameter(n.weight_offset, BufferRole::parameters)},
+          {"gamma_note", "// " + weight_name(g.folded) + " (γ)"},
+          {"beta", arena.parameter(n.bias_offset, BufferRole::parameters)},
+          {"beta_note", "// " + bias_name(g.folded) + " (β), becomes the shift"},
+          {"running", arena.parameter(n.statistics_offset, BufferRole::non_trainable)},
+          {"channels", literal(w[0])},
+          {"per_channel", literal(per_channel)}};
+}
+
+std::string inference_forward_line(const ModelView& model, const FusedGroup& g,
+                                   const std::string& arguments) {
+  if (g.view >= 0)
+    return "// layer " + std::to_string(g.view) + ": Flatten, a view";
+  if (g.dropout >= 0 && model.layers.at(static_cast<std::size_t>(g.dropout)).in_place)
+    return "// layer " + std::to_string(g.dropout) + ": Dropout, the identity, in place";
+  return "forward_" + group_name(g) + "(" + arguments + ");";
+}
+
 std::string group_comment(const ModelView& model, const FusedGroup& g) {
   const std::string act =
       g.activation >= 0 ? name_of(model.layers.at(static_cast<std::size_t>(g.activation)).kind)

@@ -91,6 +91,7 @@ struct Convolution::Graphs {
   TensorPtr fx, fw, fb, fz;  // forward's x, W, bias, z
   TensorPtr wx, wdz, wdw;    // wgrad's x, dz, dW
   TensorPtr ddz, dw, ddx;    // dgrad's dz, W, dx
+  bool has_wgrad = false;
   bool has_dgrad = false;
   std::optional<ConvWeightGradient> direct_wgrad;  // our pass instead of cuDNN's wgrad
 
@@ -186,7 +187,7 @@ struct Convolution::Graphs {
 };
 
 Convolution::Convolution(const Libraries& libraries, const kernels::Conv2dGeometry& geometry,
-                         ConvEpilogue forward, bool input_gradient, std::int64_t workspace_limit,
+                         ConvEpilogue forward, Gradients gradients, std::int64_t workspace_limit,
                          int alignment)
     : libraries_(libraries), graphs_(std::make_unique<Graphs>()) {
   Graphs& s = *graphs_;
@@ -204,11 +205,14 @@ Convolution::Convolution(const Libraries& libraries, const kernels::Conv2dGeomet
   }
   if (forward == ConvEpilogue::none)
     s.fused = true;  // nothing was asked for
+  if (gradients == Gradients::none)
+    return;
   if (ConvWeightGradient direct(geometry, workspace_limit); direct.preferred())
     s.direct_wgrad = direct;
   else
     s.make_wgrad(handle, workspace_limit);
-  if (input_gradient)
+  s.has_wgrad = true;
+  if (gradients == Gradients::weights_and_input)
     s.make_dgrad(handle, workspace_limit);
 }
 
@@ -231,6 +235,8 @@ void Convolution::forward(const float* x, const float* w, const float* b, float*
 void Convolution::backward_weights(const float* x, const float* dz, float* dw, float* db,
                                    void* workspace) const {
   Graphs& s = *graphs_;
+  if (!s.has_wgrad)
+    throw Error("Convolution::backward_weights: set up without gradients");
   if (s.direct_wgrad) {
     s.direct_wgrad->run(x, dz, dw, db, workspace, libraries_.stream());
     return;
@@ -266,7 +272,10 @@ std::string Convolution::describe() const {
     text += s.asked == ConvEpilogue::bias_relu ? "conv+bias+ReLU fused" : "conv+bias fused";
   else
     text += "conv (cuDNN could not fuse the epilogue: " + s.fusion_refused + "; a kernel adds it)";
-  text += " (" + engine(s.forward) + "); ";
+  text += " (" + engine(s.forward) + ")";
+  if (!s.has_wgrad)
+    return text + "; no backward";
+  text += "; ";
   if (s.direct_wgrad)
     text += "wgrad + bias gradient (staticnet's pass, " + std::to_string(s.direct_wgrad->chunks()) +
             " chunks)";

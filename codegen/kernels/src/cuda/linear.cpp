@@ -116,7 +116,7 @@ LinearProduct::Choice LinearProduct::make(cublasOperation_t trans_a, cublasOpera
 }
 
 LinearProduct::LinearProduct(const Libraries& libraries, LinearShape shape, LinearEpilogue forward,
-                             bool bias_gradient, bool input_gradient, std::int64_t workspace_limit)
+                             Gradients gradients, bool bias_gradient, std::int64_t workspace_limit)
     : libraries_(libraries), shape_(shape), workspace_limit_(workspace_limit) {
   const std::int64_t batch = shape.batch, in = shape.in_features, out = shape.out_features;
   const cublasLtEpilogue_t fwd = forward == LinearEpilogue::relu_bias ? CUBLASLT_EPILOGUE_RELU_BIAS
@@ -126,13 +126,15 @@ LinearProduct::LinearProduct(const Libraries& libraries, LinearShape shape, Line
   forward_ = make(CUBLAS_OP_T, CUBLAS_OP_N, out, batch, in, in, in, out, fwd);
   if (forward == LinearEpilogue::none)
     forward_.fused = true;  // nothing was asked for
+  forward_epilogue_ = forward;
+  if (gradients == Gradients::none)
+    return;
   weights_ = make(CUBLAS_OP_N, CUBLAS_OP_T, in, out, batch, in, out, in,
                   bias_gradient ? CUBLASLT_EPILOGUE_BGRADB : CUBLASLT_EPILOGUE_DEFAULT);
   if (!bias_gradient)
     weights_.fused = true;
-  if (input_gradient)
+  if (gradients == Gradients::weights_and_input)
     input_ = make(CUBLAS_OP_N, CUBLAS_OP_N, in, batch, out, in, out, in, CUBLASLT_EPILOGUE_DEFAULT);
-  forward_epilogue_ = forward;
   bias_gradient_ = bias_gradient;
 }
 
@@ -153,6 +155,8 @@ void LinearProduct::forward(const float* x, const float* w, const float* b, floa
 
 void LinearProduct::backward_weights(const float* x, const float* dz, float* dw, float* db,
                                      void* workspace) const {
+  if (!weights_.product)
+    throw Error("LinearProduct::backward_weights: set up without gradients");
   if (bias_gradient_ && weights_.fused)
     weights_.product->set_pointer(CUBLASLT_MATMUL_DESC_BIAS_POINTER, db);
   weights_.product->run(libraries_, x, dz, dw, 1.0f, workspace);
@@ -176,7 +180,9 @@ std::string LinearProduct::describe() const {
     s += forward_.fused ? std::string(epilogue_name(forward_epilogue_)) + " epilogue"
                         : std::string("plain (no algorithm has the ") +
                               epilogue_name(forward_epilogue_) + " epilogue; a kernel adds it)";
-  if (bias_gradient_)
+  if (!weights_.product)
+    s += "; no backward";
+  else if (bias_gradient_)
     s += weights_.fused ? "; dW with the BGRADB epilogue (db in the same pass)"
                         : "; dW, then db by a reduction kernel (no algorithm has BGRADB)";
   else

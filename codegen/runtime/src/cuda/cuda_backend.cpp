@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "staticnet/cuda/check.hpp"
+#include "staticnet/cuda/device.hpp"
 #include "staticnet/print.hpp"
 
 namespace staticnet::runtime {
@@ -17,9 +18,7 @@ using cuda::check;
 namespace {
 
 std::int64_t used_bytes() {
-  std::size_t free = 0, total = 0;
-  check(cudaMemGetInfo(&free, &total), "cudaMemGetInfo");
-  return static_cast<std::int64_t>(total - free);
+  return cuda::device_memory_in_use();
 }
 
 }  // namespace
@@ -49,27 +48,15 @@ CudaBackend::CudaBackend(const ModelInfo& model, CudaStepFactory make_step, Cuda
   if (const char* graphs = std::getenv("STATICNET_CUDA_GRAPHS");
       graphs && std::string(graphs) == "0")
     options_.graphs = false;
-  if (!cuda::device_available())
-    throw cuda::Error("no CUDA device: this trainer needs an NVIDIA GPU and its driver");
-  check(cudaSetDevice(options.device), "cudaSetDevice");
-  check(cudaFree(nullptr), "creating the CUDA context");
-  cudaDeviceProp properties{};
-  check(cudaGetDeviceProperties(&properties, options.device), "cudaGetDeviceProperties");
-  device_name_ = properties.name;
-  sm_ = properties.major * 10 + properties.minor;
-  total_ = static_cast<std::int64_t>(properties.totalGlobalMem);
-  context_ = used_bytes();
+  const cuda::OpenedDevice device = cuda::open_device(options.device, "trainer");
+  device_name_ = device.name;
+  sm_ = device.sm;
+  total_ = device.total;
+  context_ = device.in_use;
 
   check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
   check(cudaEventCreateWithFlags(&done_, cudaEventDisableTiming), "cudaEventCreate");
-  // The one allocation: the plan's bytes exactly (cudaMalloc aligns to at least 256 bytes).
-  const std::int64_t before_arena = used_bytes();
-  void* arena = nullptr;
-  check(cudaMalloc(&arena, static_cast<std::size_t>(model.arena.bytes)),
-        "allocating the arena of the plan's footprint");
-  arena_ = static_cast<std::byte*>(arena);
-  check(cudaMemset(arena_, 0, static_cast<std::size_t>(model.arena.bytes)), "zeroing the arena");
-  arena_measured_ = used_bytes() - before_arena;
+  arena_ = cuda::allocate_arena(model.arena.bytes, arena_measured_);
 
   const std::int64_t before_libraries = used_bytes();
   step_ = make_step(arena_, stream_);

@@ -31,6 +31,21 @@ std::string CpuInference::description() const {
   return cpu_description(pool_.threads());
 }
 
+std::string CpuInference::arena_where() const {
+  return "host memory, 256-byte aligned (one allocation)";
+}
+
+void check_load_sizes(const InferenceModel& model, std::span<const float> parameters,
+                      std::span<const float> non_trainable, const char* who) {
+  if (std::ssize(parameters) != model.parameter_count ||
+      std::ssize(non_trainable) != model.non_trainable_count)
+    throw std::invalid_argument(std::string(who) + "::load: expected " +
+                                std::to_string(model.parameter_count) + " parameters and " +
+                                std::to_string(model.non_trainable_count) +
+                                " running statistics, got " + std::to_string(parameters.size()) +
+                                " and " + std::to_string(non_trainable.size()));
+}
+
 std::span<float> CpuInference::floats(std::int64_t offset, std::int64_t count) {
   return {reinterpret_cast<float*>(arena_.data() + offset), static_cast<std::size_t>(count)};
 }
@@ -38,13 +53,7 @@ std::span<float> CpuInference::floats(std::int64_t offset, std::int64_t count) {
 void CpuInference::load(std::span<const float> parameters, std::span<const float> non_trainable) {
   if (loaded_)
     throw std::logic_error("CpuInference::load: the weights are loaded (and folded) already");
-  if (std::ssize(parameters) != model_.parameter_count ||
-      std::ssize(non_trainable) != model_.non_trainable_count)
-    throw std::invalid_argument("CpuInference::load: expected " +
-                                std::to_string(model_.parameter_count) + " parameters and " +
-                                std::to_string(model_.non_trainable_count) +
-                                " running statistics, got " + std::to_string(parameters.size()) +
-                                " and " + std::to_string(non_trainable.size()));
+  check_load_sizes(model_, parameters, non_trainable, "CpuInference");
   std::ranges::copy(parameters, floats(model_.parameters_at, model_.parameter_count).begin());
   if (model_.non_trainable_count > 0)
     std::ranges::copy(non_trainable,

@@ -48,7 +48,7 @@ void require_variances(const std::filesystem::path& file, std::span<const Parame
   }
 }
 
-void load_weights(const InferenceModel& model, CpuInference& inference,
+void load_weights(const InferenceModel& model, InferenceBackend& inference,
                   const std::filesystem::path& file) {
   std::vector<float> parameters(static_cast<std::size_t>(model.parameter_count));
   std::vector<float> statistics(static_cast<std::size_t>(model.non_trainable_count));
@@ -118,7 +118,7 @@ std::string bytes_text(std::int64_t n) {
   return to_string(Bytes{n});
 }
 
-void report_start(std::ostream& out, const InferenceModel& model, CpuInference& inference,
+void report_start(std::ostream& out, const InferenceModel& model, InferenceBackend& inference,
                   const Dataset& data, const std::filesystem::path& weights) {
   out << model.name << " (" << model.model_type << ", " << model.setup_type << ")\n";
   out << "  forward  batch " << model.batch << ", input " << shape_text(model.sample_shape)
@@ -128,8 +128,10 @@ void report_start(std::ostream& out, const InferenceModel& model, CpuInference& 
       << bytes_text(model.weights) << " + running statistics " << bytes_text(model.non_trainable)
       << " + input " << bytes_text(model.inputs) << " + workspace " << bytes_text(model.workspace)
       << " + activations " << bytes_text(model.activations) << "\n";
-  out << "           arena   " << bytes_text(model.arena_bytes)
-      << ", host memory, 256-byte aligned (one allocation)\n";
+  out << "           arena   " << bytes_text(model.arena_bytes) << ", " << inference.arena_where()
+      << "\n";
+  if (const std::string other = inference.other_memory(); !other.empty())
+    out << "           besides " << other << "\n";
   out << "  weights  " << weights.string() << "\n";
   out << "  data     " << data.source() << ": " << data.size() << " samples"
       << (data.label_kind() == LabelKind::none ? ", no labels" : "") << "\n";
@@ -137,7 +139,7 @@ void report_start(std::ostream& out, const InferenceModel& model, CpuInference& 
 
 }  // namespace
 
-InferResult run_inference(const InferenceModel& model, CpuInference& inference,
+InferResult run_inference(const InferenceModel& model, InferenceBackend& inference,
                           const InferOptions& options, std::ostream& out) {
   if (options.weights.empty())
     throw InferenceSetupError("--weights: no weights file given");

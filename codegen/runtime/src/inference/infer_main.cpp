@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <memory>
 #include <thread>
 
 #include "staticnet/runtime/inference/infer.hpp"
@@ -11,11 +12,21 @@
 namespace staticnet::runtime {
 
 int infer_main(int argc, char** argv, const InferenceModel& model, CpuInferenceSteps steps) {
+  return infer_main(
+      argc, argv, model,
+      InferenceProgram{"CPU", true, [&](int threads) -> std::unique_ptr<InferenceBackend> {
+                         return std::make_unique<CpuInference>(model, steps, threads);
+                       }});
+}
+
+int infer_main(int argc, char** argv, const InferenceModel& model,
+               const InferenceProgram& backend) {
   const std::string program =
       argc > 0 ? std::filesystem::path(argv[0]).filename().string() : model.name + "_infer";
   CLI::App app{"Runs " + model.name + " (" + model.model_type + ", " + model.setup_type +
                    ") forward over a data set: batch " + std::to_string(model.batch) +
-                   ", BatchNorms folded. Memory is the compile-time plan.",
+                   ", BatchNorms folded, on the " + backend.backend +
+                   ". Memory is the compile-time plan.",
                program};
   InferOptions options;
   std::string labels, format = "auto";
@@ -50,9 +61,10 @@ int infer_main(int argc, char** argv, const InferenceModel& model, CpuInferenceS
   app.add_option("--workers", options.workers, "Data loader threads")
       ->capture_default_str()
       ->check(CLI::Range(1, 64));
-  app.add_option("--threads", threads, "Compute threads")
-      ->capture_default_str()
-      ->check(CLI::Range(1, 1024));
+  if (backend.compute_threads)
+    app.add_option("--threads", threads, "Compute threads")
+        ->capture_default_str()
+        ->check(CLI::Range(1, 1024));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -63,8 +75,8 @@ int infer_main(int argc, char** argv, const InferenceModel& model, CpuInferenceS
   options.format = *parse_dataset_format(format);
   options.scale = scale;
   try {
-    CpuInference inference(model, steps, threads);
-    run_inference(model, inference, options, std::cout);
+    const std::unique_ptr<InferenceBackend> inference = backend.make(threads);
+    run_inference(model, *inference, options, std::cout);
     return 0;
   } catch (const std::exception& e) {
     std::fflush(stdout);

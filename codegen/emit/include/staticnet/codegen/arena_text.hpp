@@ -12,9 +12,6 @@
 
 namespace staticnet::codegen {
 
-// Throws std::invalid_argument unless the model can be trained: a Training setup and at least
-// one parameter.
-void require_trainable(const ModelView& model);
 // Throws std::invalid_argument unless the model has parameters: without them a trainer has
 // nothing to train and an inference program nothing to load.
 void require_parameters(const ModelView& model);

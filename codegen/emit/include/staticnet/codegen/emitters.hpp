@@ -6,9 +6,10 @@
 //   NAME_trainer.h         the model as the trainer runtime sees it (emit_trainer_header)
 //   backend "cpu":         NAME_kernels_cpu.h, NAME_kernels_cpu.cpp, NAME_trainer_cpu.cpp
 //   backend "cuda":        NAME_kernels_cuda.h, NAME_kernels.cu, NAME_trainer_cuda.cpp
-// An sn::Inference setup gives an inference program instead of a trainer, on the CPU only:
-//   NAME_infer.h (emit_inference_header), NAME_kernels_cpu.h/.cpp (the forward pass, with the
-//   BatchNorms folded), NAME_infer_cpu.cpp (emit_cpu_infer_main).
+// An sn::Inference setup gives an inference program instead of a trainer: NAME_infer.h
+// (emit_inference_header), and per backend the forward pass with the BatchNorms folded and the
+// program's main(): NAME_kernels_cpu.h/.cpp and NAME_infer_cpu.cpp (emit_cpu_infer_main);
+// NAME_kernels_cuda.h, NAME_kernels.cu and NAME_infer_cuda.cpp (emit_cuda_infer_main).
 // A backend is one entry of backends().
 #include <span>
 #include <string>
@@ -40,6 +41,7 @@ EmittedFile emit_cpu_trainer_main(const ModelView& model);
 EmittedFile emit_cpu_infer_main(const ModelView& model);
 std::vector<EmittedFile> emit_cuda_backend(const ModelView& model);
 EmittedFile emit_cuda_trainer_main(const ModelView& model);
+EmittedFile emit_cuda_infer_main(const ModelView& model);
 
 // The comment every emitted file opens with: what it is, where it came from, do not edit.
 std::string file_banner(const ModelView& model, std::string_view file, std::string_view what);

@@ -70,6 +70,15 @@ struct ForwardBias {
 ForwardBias forward_bias(const ModelView& model, const FusedGroup& g, std::int64_t layer,
                          ArenaText& arena);
 
+// Under Inference, the fold of group g's BatchNorm into its product or grouped convolution, as
+// both backends' fold code names it: span, conv, kind, norm; the pointers w, b, gamma, beta,
+// running and their notes; channels (output channels) and per_channel (weights per channel).
+Printer::Vars fold_vars(const ModelView& model, const FusedGroup& g, ArenaText& arena);
+// Under Inference, the line of the forward pass that runs group g: "forward_<name>(<arguments>);",
+// or a comment for a group without code (a Flatten view, a Dropout in place).
+std::string inference_forward_line(const ModelView& model, const FusedGroup& g,
+                                   const std::string& arguments);
+
 // What a BatchNorm, residual sum, direct convolution or Dropout group does, as a comment for
 // its section ("" for other groups: their emitters say it, in their backend's terms).
 std::string group_comment(const ModelView& model, const FusedGroup& g);

@@ -5,6 +5,7 @@
 // reads cudaGetLastError (a bad launch configuration is reported there, not by the launch).
 #include <cuda_runtime.h>
 
+#include <cstddef>
 #include <stdexcept>
 #include <string>
 
@@ -30,6 +31,14 @@ inline void check_launch(const char* kernel) {
 inline bool device_available() {
   int count = 0;
   return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
+}
+
+// Bytes in use on the current device (cudaMemGetInfo's total − free): read before and after a
+// stage, the difference is what that stage took.
+inline long long device_memory_in_use() {
+  std::size_t free = 0, total = 0;
+  check(cudaMemGetInfo(&free, &total), "cudaMemGetInfo");
+  return static_cast<long long>(total - free);
 }
 
 // Threads per block of the elementwise kernels, and the blocks that cover `count` indices.

@@ -37,7 +37,7 @@ class Convolution {
   // alignment: the bytes (16, 8 or 4) every tensor's address is a multiple of; cuDNN only
   // considers engines that work at that alignment.
   Convolution(const Libraries& libraries, const kernels::Conv2dGeometry& geometry,
-              ConvEpilogue forward, bool input_gradient, std::int64_t workspace_limit,
+              ConvEpilogue forward, Gradients gradients, std::int64_t workspace_limit,
               int alignment);
   ~Convolution();
   Convolution(const Convolution&) = delete;

@@ -9,6 +9,11 @@
 
 namespace staticnet::cuda {
 
+// Which backward passes a product (Convolution, LinearProduct) sets up with its forward: a
+// trainer's first layer needs no input gradient, an inference program no backward at all (and
+// has no gradient buffers to bind).
+enum class Gradients { none, weights, weights_and_input };
+
 class Libraries {
  public:
   explicit Libraries(cudaStream_t stream);

@@ -33,8 +33,9 @@ enum class LinearEpilogue { none, bias, relu, relu_bias };
 class LinearProduct {
  public:
   // `workspace_limit`: bytes of the plan's workspace region the products may use.
+  // `bias_gradient`: the weight gradient's pass also sums db (ignored for Gradients::none).
   LinearProduct(const Libraries& libraries, LinearShape shape, LinearEpilogue forward,
-                bool bias_gradient, bool input_gradient, std::int64_t workspace_limit);
+                Gradients gradients, bool bias_gradient, std::int64_t workspace_limit);
   ~LinearProduct();
   LinearProduct(const LinearProduct&) = delete;
   LinearProduct& operator=(const LinearProduct&) = delete;

@@ -10,6 +10,7 @@
 
 #include "staticnet/cpu/thread_pool.hpp"
 #include "staticnet/runtime/host_arena.hpp"
+#include "staticnet/runtime/inference/inference_backend.hpp"
 #include "staticnet/runtime/inference/inference_model.hpp"
 
 namespace staticnet::runtime {
@@ -20,24 +21,17 @@ struct CpuInferenceSteps {
   void (*infer)(std::byte* arena, cpu::ThreadPool& pool) = nullptr;
 };
 
-class CpuInference {
+class CpuInference final : public InferenceBackend {
  public:
   // Allocates and zeroes the arena; `threads` >= 1.
   CpuInference(const InferenceModel& model, CpuInferenceSteps steps, int threads);
 
-  // "CPU, 2 threads, OpenBLAS"
-  std::string description() const;
-
-  // Copies the parameters and running statistics (the plan's layouts, parameter_count and
-  // non_trainable_count floats) into the arena and folds the BatchNorms. Once: a second load
-  // throws std::logic_error (the folded weights are no longer the file's).
-  void load(std::span<const float> parameters, std::span<const float> non_trainable);
-
-  // The batch's input (batch x sample floats), written by the caller before run().
-  std::span<float> input();
-  // One forward pass over the input; the output (batch x output floats) after it.
-  void run();
-  std::span<const float> output();
+  std::string description() const override;  // "CPU, 2 threads, OpenBLAS"
+  std::string arena_where() const override;
+  void load(std::span<const float> parameters, std::span<const float> non_trainable) override;
+  std::span<float> input() override;
+  void run() override;
+  std::span<const float> output() override;
 
   // The arena itself, for tests.
   std::byte* arena() { return arena_.data(); }

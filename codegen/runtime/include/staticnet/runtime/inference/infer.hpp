@@ -15,13 +15,16 @@
 //    atomically, and only when every batch has run.
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <iosfwd>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "staticnet/runtime/formats/open_dataset.hpp"
 #include "staticnet/runtime/inference/cpu_inference.hpp"
+#include "staticnet/runtime/inference/inference_backend.hpp"
 #include "staticnet/runtime/inference/inference_model.hpp"
 
 namespace staticnet::runtime {
@@ -53,10 +56,19 @@ class InferenceSetupError : public std::runtime_error {
 
 // Throws InferenceSetupError, and the runtime's FormatError, IoError, CheckpointMismatch and
 // LoaderConfigError.
-InferResult run_inference(const InferenceModel& model, CpuInference& inference,
+InferResult run_inference(const InferenceModel& model, InferenceBackend& inference,
                           const InferOptions& options, std::ostream& out);
 
+// How an inference program makes its backend, once its command line is parsed.
+struct InferenceProgram {
+  std::string backend;           // "CPU", "CUDA": named in --help
+  bool compute_threads = false;  // offers --threads (the CPU's thread pool)
+  std::function<std::unique_ptr<InferenceBackend>(int threads)> make;
+};
+
 // The inference program's main(): parses the command line (NAME_infer_cpu --help) and runs.
+int infer_main(int argc, char** argv, const InferenceModel& model, const InferenceProgram& backend);
+// NAME_infer_cpu's: CpuInference over the generated entry points.
 int infer_main(int argc, char** argv, const InferenceModel& model, CpuInferenceSteps steps);
 
 }  // namespace staticnet::runtime

@@ -1,0 +1,174 @@
+#include "staticnet/runtime/inference/cuda_inference.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+
+#include "staticnet/cuda/check.hpp"
+#include "staticnet/cuda/device.hpp"
+#include "staticnet/print.hpp"
+#include "staticnet/runtime/inference/infer.hpp"
+
+namespace staticnet::runtime {
+
+using cuda::check;
+
+namespace {
+
+std::int64_t in_use() {
+  return cuda::device_memory_in_use();
+}
+
+std::size_t bytes_of(std::int64_t floats) {
+  return static_cast<std::size_t>(floats) * sizeof(float);
+}
+
+}  // namespace
+
+CudaInference::CudaInference(const InferenceModel& model, CudaInferenceFactory make, int device)
+    : model_(model) {
+  if (const char* graphs = std::getenv("STATICNET_CUDA_GRAPHS");
+      graphs && std::string(graphs) == "0")
+    graphs_ = false;
+  if (!make)
+    throw std::invalid_argument("CudaInference: the generated entry point is missing");
+  const cuda::OpenedDevice opened = cuda::open_device(device, "program");
+  device_name_ = opened.name;
+  sm_ = opened.sm;
+  total_ = opened.total;
+  context_ = opened.in_use;
+
+  check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
+  arena_ = cuda::allocate_arena(model.arena_bytes, arena_measured_);
+
+  const std::int64_t before_libraries = in_use();
+  pass_ = make(arena_, stream_);
+  check(cudaStreamSynchronize(stream_), "setting up the forward pass");
+  libraries_ = in_use() - before_libraries;
+
+  const std::size_t input = bytes_of(model.batch * model.sample_elements());
+  const std::size_t output = bytes_of(model.batch * model.output_elements());
+  check(cudaHostAlloc(reinterpret_cast<void**>(&pinned_input_), input, cudaHostAllocDefault),
+        "allocating pinned input memory");
+  std::memset(pinned_input_, 0, input);
+  check(cudaHostAlloc(reinterpret_cast<void**>(&pinned_output_), output, cudaHostAllocDefault),
+        "allocating pinned output memory");
+  std::memset(pinned_output_, 0, output);
+}
+
+CudaInference::~CudaInference() {
+  if (stream_)
+    cudaStreamSynchronize(stream_);
+  if (graph_)
+    cudaGraphExecDestroy(graph_);
+  pass_.reset();
+  if (pinned_input_)
+    cudaFreeHost(pinned_input_);
+  if (pinned_output_)
+    cudaFreeHost(pinned_output_);
+  if (arena_)
+    cudaFree(arena_);
+  if (stream_)
+    cudaStreamDestroy(stream_);
+}
+
+std::string CudaInference::description() const {
+  return fmt::format("CUDA, {} (sm_{}), {}", device_name_, sm_,
+                     graphs_ ? "one CUDA graph per batch" : "launch by launch");
+}
+
+std::string CudaInference::arena_where() const {
+  return fmt::format("device memory, one cudaMalloc (the device's free memory fell by {})",
+                     to_string(Bytes{arena_measured_}));
+}
+
+std::string CudaInference::other_memory() const {
+  return fmt::format(
+      "CUDA context {} and cuDNN + cuBLASLt {} (cudaMemGetInfo, of {} on the device); pinned "
+      "host memory {} (the batch's input and output)",
+      to_string(Bytes{context_}), to_string(Bytes{libraries_}), to_string(Bytes{total_}),
+      to_string(Bytes{static_cast<std::int64_t>(
+          bytes_of(model_.batch * (model_.sample_elements() + model_.output_elements())))}));
+}
+
+void CudaInference::load(std::span<const float> parameters, std::span<const float> non_trainable) {
+  if (loaded_)
+    throw std::logic_error("CudaInference::load: the weights are loaded (and folded) already");
+  check_load_sizes(model_, parameters, non_trainable, "CudaInference");
+  check(cudaMemcpy(arena_ + model_.parameters_at, parameters.data(), parameters.size_bytes(),
+                   cudaMemcpyHostToDevice),
+        "copying the weights to the device");
+  if (model_.non_trainable_count > 0)
+    check(cudaMemcpy(arena_ + model_.non_trainable_at, non_trainable.data(),
+                     non_trainable.size_bytes(), cudaMemcpyHostToDevice),
+          "copying the running statistics to the device");
+  pass_->fold_batch_norms();
+  check(cudaStreamSynchronize(stream_), "folding the BatchNorms");
+  loaded_ = true;
+}
+
+std::span<float> CudaInference::input() {
+  return {pinned_input_, static_cast<std::size_t>(model_.batch * model_.sample_elements())};
+}
+
+// The batch in, the forward pass, the output back: all on the stream, nothing waited for.
+void CudaInference::enqueue_pass() {
+  check(cudaMemcpyAsync(arena_ + model_.input_at, pinned_input_,
+                        bytes_of(model_.batch * model_.sample_elements()), cudaMemcpyHostToDevice,
+                        stream_),
+        "copying the batch to the device");
+  pass_->infer();
+  check(cudaMemcpyAsync(pinned_output_, arena_ + model_.output_at,
+                        bytes_of(model_.batch * model_.output_elements()), cudaMemcpyDeviceToHost,
+                        stream_),
+        "copying the output back");
+}
+
+void CudaInference::run() {
+  if (!loaded_)
+    throw std::logic_error("CudaInference::run: load the weights first");
+  // The first pass goes launch by launch (loading every kernel and library module); the second
+  // is captured and every later one replays the graph.
+  if (!graphs_ || runs_ == 0) {
+    enqueue_pass();
+  } else {
+    if (!graph_) {
+      cudaGraph_t graph = nullptr;
+      check(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal),
+            "cudaStreamBeginCapture");
+      try {
+        enqueue_pass();
+      } catch (...) {
+        cudaStreamEndCapture(stream_, &graph);
+        if (graph)
+          cudaGraphDestroy(graph);
+        throw;
+      }
+      check(cudaStreamEndCapture(stream_, &graph), "capturing the forward pass as a CUDA graph");
+      const cudaError_t instantiated = cudaGraphInstantiate(&graph_, graph, 0);
+      cudaGraphDestroy(graph);
+      check(instantiated, "cudaGraphInstantiate");
+    }
+    check(cudaGraphLaunch(graph_, stream_), "cudaGraphLaunch");
+  }
+  ++runs_;
+  // The loop reads the output next: wait for it here (the pass is the whole batch's work).
+  check(cudaStreamSynchronize(stream_), "running the forward pass");
+}
+
+std::span<const float> CudaInference::output() {
+  return {pinned_output_, static_cast<std::size_t>(model_.batch * model_.output_elements())};
+}
+
+int infer_main(int argc, char** argv, const InferenceModel& model, CudaInferenceFactory make) {
+  return infer_main(
+      argc, argv, model,
+      InferenceProgram{"CUDA GPU", false, [&](int) -> std::unique_ptr<InferenceBackend> {
+                         return std::make_unique<CudaInference>(model, make);
+                       }});
+}
+
+}  // namespace staticnet::runtime
