@@ -6,7 +6,8 @@
 #                   in Release and install it into WORK/prefix; check what users need is there
 #   command         run the installed `staticnet` command
 #   trainer         build trainer_consumer/ (staticnet_model() from the installed package) in
-#                   Release; train its model on synthetic data; run its DSL-free arena_size
+#                   Release; train its model on synthetic data; run its DSL-free arena_size and
+#                   the inference program of the same model over the checkpoint
 #   consumer_small  build consumer/ against WORK/prefix for a board too small: must FAIL, naming
 #                   the bytes (EXPECT holds the patterns, '|'-separated, all required)
 #   consumer_fits   the same for a board that fits: must build, and run; the run's output must
@@ -68,13 +69,15 @@ if(STEP STREQUAL "install")
   set(missing "")
   foreach(file include/staticnet/staticnet.hpp include/staticnet/kernels/pooling.hpp
                include/staticnet/cpu/conv2d.hpp include/staticnet/codegen/generate.hpp
-               include/staticnet/runtime/trainer/train.hpp bin/staticnet)
+               include/staticnet/runtime/trainer/train.hpp
+               include/staticnet/runtime/inference/infer.hpp bin/staticnet)
     if(NOT EXISTS "${prefix}/${file}")
       string(APPEND missing " ${file}")
     endif()
   endforeach()
   foreach(pattern */staticnetConfig.cmake */StaticnetModel.cmake */libstaticnet_runtime.a
-                  */libstaticnet_trainer.a */libstaticnet_cpu.a */libstaticnet_codegen.a)
+                  */libstaticnet_trainer.a */libstaticnet_inference.a */libstaticnet_cpu.a
+                  */libstaticnet_codegen.a)
     file(GLOB_RECURSE found "${prefix}/${pattern}")
     if(NOT found)
       string(APPEND missing " ${pattern}")
@@ -115,8 +118,16 @@ elseif(STEP STREQUAL "trainer")
     endif()
   endif()
   run(train TRUE "${dir}/iris_trainer_cpu" --data synthetic:480 --eval synthetic:96 --epochs 3
-      --threads 1 --progress none)
+      --threads 1 --progress none --save "${dir}/iris.safetensors")
   set(trained "${last_output}")
+  # The checkpoint through the inference program, on three unlabelled flowers.
+  file(WRITE "${dir}/flowers.csv" "5.1,3.5,1.4,0.2\n6.7,3.0,5.2,2.3\n5.9,3.0,4.2,1.5\n")
+  run(infer TRUE "${dir}/iris_serving_infer_cpu" --weights "${dir}/iris.safetensors"
+      --data "${dir}/flowers.csv" --no-labels --threads 1 --output "${dir}/scores.npy")
+  if(NOT last_output MATCHES "flowers.csv: 3 samples, no labels" OR
+     NOT last_output MATCHES "scores.npy: f32 3x3")
+    message(FATAL_ERROR "the inference program's output is not as expected:\n${last_output}")
+  endif()
   run(arena TRUE "${dir}/arena_size")
   message("${trained}${last_output}")
   expect_patterns("trainer and arena_size output" "${trained}${last_output}")

@@ -9,5 +9,7 @@ namespace sn = staticnet;
 using IrisMlp = sn::Sequential<sn::Linear<16>, sn::ReLU, sn::Linear<3>>;
 using IrisTraining = sn::Training<sn::Input<sn::f32, 4>, sn::Batch<16>, sn::Loss<sn::CrossEntropy>,
                                   sn::Optimizer<sn::Adam>>;
+// Deployed: one flower at a time.
+using IrisServing = sn::Inference<sn::Input<sn::f32, 4>, sn::Batch<1>>;
 
 }  // namespace user
