@@ -52,8 +52,8 @@ using DigitsCNN = Sequential<Conv2d<16, Kernel<3>, Padding<1>>, ReLU, MaxPool2d<
 using DigitsTraining =
     Training<Input<f32, 1, 8, 8>, Batch<32>, Loss<CrossEntropy>, Optimizer<Adam>, Precision<FP32>>;
 
-// The deployed model: one image at a time, forward only (the inference program `digits_infer_cpu`
-// runs a trainer's checkpoint through it).
+// The deployed model: one image at a time, forward only (the inference programs `digits_infer_cpu`
+// and, where the CUDA backend is built, `digits_infer_cuda` run a trainer's checkpoint through it).
 using DigitsInference = Inference<Input<f32, 1, 8, 8>, Batch<1>>;
 
 STATICNET_MODEL(digits_cnn, DigitsCNN, DigitsTraining);  // for `staticnet analyze samples/digits_cnn.hpp`

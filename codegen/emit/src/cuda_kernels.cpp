@@ -324,8 +324,8 @@ void CudaKernelEmitter::emit_product_forward(const FusedGroup& g, bool library_e
                                        ", " + has_bias + ">(" + where + ", z, bias, z, pooled);";
     emit_kernel(kernel,
                 "One thread per pooled output: " + std::string(bias ? "the bias and " : "") +
-                    "the activation over its window of the convolution's output (kept for "
-                    "backward), then the window's " +
+                    "the activation over its window of the convolution's output" +
+                    (l.runs_backward ? " (kept for backward)" : "") + ", then the window's " +
                     (keeps_window ? "max and its position."
                      : max        ? "max."
                                   : "mean."),
@@ -603,9 +603,10 @@ void CudaKernelEmitter::emit_norm(const FusedGroup& g) {
   if (!m_.training()) {  // a BatchNorm that could not fold: the running statistics, always
     emit_kernel(
         "forward_" + name + "_kernel",
-        "One thread per element: normalise by the running statistics, then " + act + ".",
-        "const float* __restrict__ x, const float* __restrict__ running, const float* "
-        "__restrict__ gamma, const float* __restrict__ beta, float* __restrict__ y",
+        "One thread per element: normalise by the running statistics, then " + act +
+            " (y may be x: in place).",
+        "const float* x, const float* __restrict__ running, const float* __restrict__ gamma, "
+        "const float* __restrict__ beta, float* y",
         count,
         "k::batch_norm_inference<" + geometry + ", " + act + ">(i, x, running, gamma, beta, y);");
     kernels_.emit(

@@ -231,9 +231,12 @@ void CudaBackend::write_state(StateBuffer which, std::span<const float> in) {
   if (static_cast<std::int64_t>(in.size()) != state_elements(model_, which))
     throw std::invalid_argument("CudaBackend::write_state: wrong size");
   wait();
-  check(
-      cudaMemcpy(arena_ + state_offset(which), in.data(), in.size_bytes(), cudaMemcpyHostToDevice),
-      "writing state to the device");
+  // On the step's stream, then waited for: a plain cudaMemcpy from pageable memory may return
+  // before its data reach the device, and the step's stream does not wait for the default one.
+  check(cudaMemcpyAsync(arena_ + state_offset(which), in.data(), in.size_bytes(),
+                        cudaMemcpyHostToDevice, stream_),
+        "writing state to the device");
+  check(cudaStreamSynchronize(stream_), "writing state to the device");
 }
 
 MemoryReport CudaBackend::memory() const {

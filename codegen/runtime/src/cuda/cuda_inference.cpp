@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
+#include <utility>
 
 #include "staticnet/cuda/check.hpp"
 #include "staticnet/cuda/device.hpp"
@@ -30,6 +31,15 @@ std::size_t bytes_of(std::int64_t floats) {
 
 CudaInference::CudaInference(const InferenceModel& model, CudaInferenceFactory make, int device)
     : model_(model) {
+  try {
+    set_up(make, device);
+  } catch (...) {
+    release();  // the destructor does not run for an object whose constructor threw
+    throw;
+  }
+}
+
+void CudaInference::set_up(CudaInferenceFactory make, int device) {
   if (const char* graphs = std::getenv("STATICNET_CUDA_GRAPHS");
       graphs && std::string(graphs) == "0")
     graphs_ = false;
@@ -42,15 +52,15 @@ CudaInference::CudaInference(const InferenceModel& model, CudaInferenceFactory m
   context_ = opened.in_use;
 
   check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
-  arena_ = cuda::allocate_arena(model.arena_bytes, arena_measured_);
+  arena_ = cuda::allocate_arena(model_.arena_bytes, arena_measured_);
 
   const std::int64_t before_libraries = in_use();
   pass_ = make(arena_, stream_);
   check(cudaStreamSynchronize(stream_), "setting up the forward pass");
   libraries_ = in_use() - before_libraries;
 
-  const std::size_t input = bytes_of(model.batch * model.sample_elements());
-  const std::size_t output = bytes_of(model.batch * model.output_elements());
+  const std::size_t input = bytes_of(model_.batch * model_.sample_elements());
+  const std::size_t output = bytes_of(model_.batch * model_.output_elements());
   check(cudaHostAlloc(reinterpret_cast<void**>(&pinned_input_), input, cudaHostAllocDefault),
         "allocating pinned input memory");
   std::memset(pinned_input_, 0, input);
@@ -60,19 +70,23 @@ CudaInference::CudaInference(const InferenceModel& model, CudaInferenceFactory m
 }
 
 CudaInference::~CudaInference() {
+  release();
+}
+
+void CudaInference::release() noexcept {
   if (stream_)
     cudaStreamSynchronize(stream_);
   if (graph_)
-    cudaGraphExecDestroy(graph_);
+    cudaGraphExecDestroy(std::exchange(graph_, nullptr));
   pass_.reset();
   if (pinned_input_)
-    cudaFreeHost(pinned_input_);
+    cudaFreeHost(std::exchange(pinned_input_, nullptr));
   if (pinned_output_)
-    cudaFreeHost(pinned_output_);
+    cudaFreeHost(std::exchange(pinned_output_, nullptr));
   if (arena_)
-    cudaFree(arena_);
+    cudaFree(std::exchange(arena_, nullptr));
   if (stream_)
-    cudaStreamDestroy(stream_);
+    cudaStreamDestroy(std::exchange(stream_, nullptr));
 }
 
 std::string CudaInference::description() const {
@@ -98,12 +112,15 @@ void CudaInference::load(std::span<const float> parameters, std::span<const floa
   if (loaded_)
     throw std::logic_error("CudaInference::load: the weights are loaded (and folded) already");
   check_load_sizes(model_, parameters, non_trainable, "CudaInference");
-  check(cudaMemcpy(arena_ + model_.parameters_at, parameters.data(), parameters.size_bytes(),
-                   cudaMemcpyHostToDevice),
+  // On the pass's stream, so that the fold is ordered after the copies: a plain cudaMemcpy from
+  // pageable memory may return before its data reach the device, and the stream does not wait
+  // for the default one.
+  check(cudaMemcpyAsync(arena_ + model_.parameters_at, parameters.data(), parameters.size_bytes(),
+                        cudaMemcpyHostToDevice, stream_),
         "copying the weights to the device");
   if (model_.non_trainable_count > 0)
-    check(cudaMemcpy(arena_ + model_.non_trainable_at, non_trainable.data(),
-                     non_trainable.size_bytes(), cudaMemcpyHostToDevice),
+    check(cudaMemcpyAsync(arena_ + model_.non_trainable_at, non_trainable.data(),
+                          non_trainable.size_bytes(), cudaMemcpyHostToDevice, stream_),
           "copying the running statistics to the device");
   pass_->fold_batch_norms();
   check(cudaStreamSynchronize(stream_), "folding the BatchNorms");

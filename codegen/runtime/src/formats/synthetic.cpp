@@ -111,6 +111,8 @@ class SyntheticDataset final : public Dataset {
     if (options_.first_index < 0)
       throw std::invalid_argument("synthetic: first_index < 0");
     elements_ = checked_elements(options_.sample_shape, "sample_shape");
+    if (options_.label_kind == LabelKind::none)
+      throw std::invalid_argument("synthetic: data are made with labels or targets, not none");
     if (options_.label_kind == LabelKind::class_index) {
       if (options_.num_classes < 2 || options_.num_classes > max_num_classes) {
         throw std::invalid_argument("synthetic: num_classes must be in [2, 2^31)");

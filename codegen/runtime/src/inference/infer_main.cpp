@@ -40,13 +40,14 @@ int infer_main(int argc, char** argv, const InferenceModel& model,
                  "Data: IDX, CIFAR-10/100 .bin (repeat for several), .npy or .csv. IDX and .npy "
                  "inputs without --labels are unlabelled: their outputs need --output")
       ->required();
-  app.add_option("--labels", labels,
-                 "The labels (or targets) file of IDX and .npy data: scores the outputs");
+  auto* labels_option = app.add_option(
+      "--labels", labels, "The labels (or targets) file of IDX and .npy data: scores the outputs");
   auto* label_column = app.add_option(
       "--label-column", options.label_column,
       "CSV: the label's column, a 0-based index or a header name (default: the last)");
   app.add_flag("--no-labels", options.no_labels, "CSV: no label column, every field an input")
-      ->excludes(label_column);
+      ->excludes(label_column)
+      ->excludes(labels_option);
   app.add_option("--format", format, "Data format (default: from the content and name)")
       ->check(CLI::IsMember({"auto", "idx", "cifar10", "cifar100", "npy", "csv"}));
   app.add_option("--scale", scale,

@@ -21,6 +21,8 @@ class MaterializedDataset final : public Dataset {
         sample_(source_->sample_elements()),
         target_(shape_product(source_->target_shape())) {
     const std::int64_t n = source_->size();
+    if (source_->label_kind() == LabelKind::none)
+      throw std::logic_error("MaterializedDataset: " + source_->source() + " has no labels");
     const bool classes = source_->label_kind() == LabelKind::class_index;
     inputs_.resize(static_cast<std::size_t>(n * sample_));
     if (classes)

@@ -44,6 +44,8 @@ class CudaInference final : public InferenceBackend {
   std::string details() const { return pass_->describe(); }
 
  private:
+  void set_up(CudaInferenceFactory make, int device);
+  void release() noexcept;  // what set_up made, in reverse
   void enqueue_pass();
 
   InferenceModel model_;

@@ -61,12 +61,13 @@ InferResult run_inference(const InferenceModel& model, InferenceBackend& inferen
 
 // How an inference program makes its backend, once its command line is parsed.
 struct InferenceProgram {
-  std::string backend;           // "CPU", "CUDA": named in --help
+  std::string backend;           // "CPU", "CUDA GPU": named in --help
   bool compute_threads = false;  // offers --threads (the CPU's thread pool)
   std::function<std::unique_ptr<InferenceBackend>(int threads)> make;
 };
 
-// The inference program's main(): parses the command line (NAME_infer_cpu --help) and runs.
+// The inference program's main(): parses the command line (NAME_infer_cpu --help, NAME_infer_cuda
+// --help) and runs.
 int infer_main(int argc, char** argv, const InferenceModel& model, const InferenceProgram& backend);
 // NAME_infer_cpu's: CpuInference over the generated entry points.
 int infer_main(int argc, char** argv, const InferenceModel& model, CpuInferenceSteps steps);
