@@ -10,8 +10,10 @@
 # optionally, lib/ with shared libraries the GPU machine lacks (libfmt). scripts/gpu-bundle.sh
 # builds such a folder. Everything lands in OUT_DIR; a summary is printed last.
 #   tests     the gpu-labelled test program (staticnet_cuda_tests, run from the source tree it was
-#             built in: it reads tests/reference/fixtures): every fixture model's CUDA step against
-#             PyTorch, staticnet::cuda's kernels against float64 references
+#             built in: it reads tests/reference/fixtures): every fixture model's CUDA step and
+#             the MLPerf Tiny inference programs' forward pass against PyTorch, staticnet::cuda's
+#             kernels against float64 references; then the digits checkpoint through
+#             digits_infer_cpu and digits_infer_cuda (the correct answers should agree, +-1)
 #   train     SimpleCNN and LeNet-5 on synthetic data, 3 epochs, --metrics (compare with the CPU
 #             trainer's metrics for the same arguments); SimpleCNN again launch by launch
 #             (STATICNET_CUDA_GRAPHS=0): the saved checkpoints must be identical bytes
@@ -43,6 +45,16 @@ note "GPU: $(cat "$out/gpu.txt")"
 if [[ " $parts " == *" tests "* ]]; then
   "$bin/staticnet_cuda_tests" >"$out/cuda_tests.txt" 2>&1
   note "gpu tests: exit $? ($(grep -E '^\[doctest\] (test cases|assertions)' "$out/cuda_tests.txt" | tr -s ' ' | paste -sd ';'))"
+  digits="$here/samples/digits"
+  "$bin/digits_cnn_trainer_cpu" --data "$digits/train_images.npy" --labels "$digits/train_labels.npy" \
+    --scale 0.0625 --epochs 20 --seed 0 --threads 2 --progress none \
+    --save "$out/digits.safetensors" >"$out/digits_train.txt" 2>&1
+  for backend in cpu cuda; do
+    "$bin/digits_infer_$backend" --weights "$out/digits.safetensors" --data "$digits/test_images.npy" \
+      --labels "$digits/test_labels.npy" --scale 0.0625 --output "$out/digits_$backend.npy" \
+      >"$out/digits_infer_$backend.txt" 2>&1
+    note "digits_infer_$backend: exit $? ($(grep -o 'accuracy.*' "$out/digits_infer_$backend.txt" | tail -1))"
+  done
 fi
 
 if [[ " $parts " == *" train "* ]]; then
