@@ -68,51 +68,54 @@ EmittedFile emit_inference_header(const ModelView& model) {
   return {file, p.text()};
 }
 
-EmittedFile emit_cpu_infer_main(const ModelView& model) {
+namespace {
+
+// An inference program's main(): the runtime's infer_main over one backend's generated entry
+// points. `entry` is infer_main's last argument, `forward_pass` the file the pass is in.
+EmittedFile emit_infer_main(const ModelView& model, const std::string& backend,
+                            const std::string& what, const std::string& forward_pass,
+                            const std::string& runtime_header, const std::string& entry) {
   const std::string& n = model.names.name;
-  const std::string file = n + "_infer_cpu.cpp";
+  const std::string file = n + "_infer_" + backend + ".cpp";
   Printer p;
-  p.emit({{"banner", file_banner(model, file, "the CPU inference program")}, {"name", n}}, R"(
+  p.emit({{"banner", file_banner(model, file, what)},
+          {"name", n},
+          {"backend", backend},
+          {"forward_pass", forward_pass},
+          {"runtime", runtime_header},
+          {"entry", entry}},
+         R"(
     $banner$
     //
-    // $name$_infer_cpu --help lists the options; the loop, the data formats and the weights file
-    // are staticnet's inference runtime, the forward pass is $name$_kernels_cpu.cpp.
-    #include <staticnet/runtime/inference/infer.hpp>
+    // $name$_infer_$backend$ --help lists the options; the loop, the data formats and the weights
+    // file are staticnet's inference runtime, the forward pass is $forward_pass$.
+    #include <staticnet/runtime/inference/$runtime$>
 
     #include "$name$_infer.h"
-    #include "$name$_kernels_cpu.h"
+    #include "$name$_kernels_$backend$.h"
 
     int main(int argc, char** argv) {
       namespace rt = staticnet::runtime;
       const rt::InferenceModel model = $name$::model_info();
-      return rt::infer_main(argc, argv, model,
-                            {&$name$::cpu::fold_batch_norms, &$name$::cpu::infer});
+      return rt::infer_main(argc, argv, model, $entry$);
     }
   )");
   return {file, p.text()};
 }
 
+}  // namespace
+
+EmittedFile emit_cpu_infer_main(const ModelView& model) {
+  const std::string& n = model.names.name;
+  return emit_infer_main(model, "cpu", "the CPU inference program", n + "_kernels_cpu.cpp",
+                         "infer.hpp",
+                         "{&" + n + "::cpu::fold_batch_norms, &" + n + "::cpu::infer}");
+}
+
 EmittedFile emit_cuda_infer_main(const ModelView& model) {
   const std::string& n = model.names.name;
-  const std::string file = n + "_infer_cuda.cpp";
-  Printer p;
-  p.emit({{"banner", file_banner(model, file, "the CUDA inference program")}, {"name", n}}, R"(
-    $banner$
-    //
-    // $name$_infer_cuda --help lists the options; the loop, the data formats and the weights file
-    // are staticnet's inference runtime, the forward pass is $name$_kernels.cu.
-    #include <staticnet/runtime/inference/cuda_inference.hpp>
-
-    #include "$name$_infer.h"
-    #include "$name$_kernels_cuda.h"
-
-    int main(int argc, char** argv) {
-      namespace rt = staticnet::runtime;
-      const rt::InferenceModel model = $name$::model_info();
-      return rt::infer_main(argc, argv, model, &$name$::cuda::make_inference);
-    }
-  )");
-  return {file, p.text()};
+  return emit_infer_main(model, "cuda", "the CUDA inference program", n + "_kernels.cu",
+                         "cuda_inference.hpp", "&" + n + "::cuda::make_inference");
 }
 
 }  // namespace staticnet::codegen

@@ -3,25 +3,17 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 
 #include "staticnet/cuda/check.hpp"
 #include "staticnet/cuda/device.hpp"
+#include "staticnet/cuda/replay.hpp"
 #include "staticnet/print.hpp"
 
 namespace staticnet::runtime {
 
 using cuda::check;
-
-namespace {
-
-std::int64_t used_bytes() {
-  return cuda::device_memory_in_use();
-}
-
-}  // namespace
 
 // Pinned host memory: two staging copies of the arena's inputs region (the loader fills one while
 // the other's batch is in flight), and the step's per-sample results.
@@ -44,10 +36,7 @@ struct CudaBackend::Staging {
 
 CudaBackend::CudaBackend(const ModelInfo& model, CudaStepFactory make_step, CudaOptions options)
     : model_(model), options_(options), staging_(std::make_unique<Staging>()) {
-  // STATICNET_CUDA_GRAPHS=0 runs every step launch by launch (to compare, or to profile).
-  if (const char* graphs = std::getenv("STATICNET_CUDA_GRAPHS");
-      graphs && std::string(graphs) == "0")
-    options_.graphs = false;
+  options_.graphs = options_.graphs && cuda::graphs_allowed();
   const cuda::OpenedDevice device = cuda::open_device(options.device, "trainer");
   device_name_ = device.name;
   sm_ = device.sm;
@@ -58,10 +47,10 @@ CudaBackend::CudaBackend(const ModelInfo& model, CudaStepFactory make_step, Cuda
   check(cudaEventCreateWithFlags(&done_, cudaEventDisableTiming), "cudaEventCreate");
   arena_ = cuda::allocate_arena(model.arena.bytes, arena_measured_);
 
-  const std::int64_t before_libraries = used_bytes();
+  const std::int64_t before_libraries = cuda::device_memory_in_use();
   step_ = make_step(arena_, stream_);
   check(cudaStreamSynchronize(stream_), "setting up the step");
-  libraries_ = used_bytes() - before_libraries;
+  libraries_ = cuda::device_memory_in_use() - before_libraries;
 
   const auto inputs = static_cast<std::size_t>(model.arena.inputs);
   for (std::byte*& p : staging_->inputs) {
@@ -82,9 +71,8 @@ CudaBackend::CudaBackend(const ModelInfo& model, CudaStepFactory make_step, Cuda
 CudaBackend::~CudaBackend() {
   if (stream_)
     cudaStreamSynchronize(stream_);
-  for (cudaGraphExec_t g : graphs_)
-    if (g)
-      cudaGraphExecDestroy(g);
+  for (cuda::ReplayedWork& r : replays_)
+    r.reset();
   step_.reset();
   staging_.reset();
   if (arena_)
@@ -154,31 +142,7 @@ void CudaBackend::run(bool training) {
                             batch * sizeof(std::int32_t), cudaMemcpyDeviceToHost, stream_),
             "copying the predictions back");
   };
-  // The first run goes launch by launch (loading every kernel and library module); the second is
-  // captured and every later one replays the graph.
-  if (!options_.graphs || runs_[which] == 0) {
-    enqueue();
-  } else {
-    if (!graphs_[which]) {
-      cudaGraph_t graph = nullptr;
-      check(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal),
-            "cudaStreamBeginCapture");
-      try {
-        enqueue();
-      } catch (...) {
-        cudaStreamEndCapture(stream_, &graph);
-        if (graph)
-          cudaGraphDestroy(graph);
-        throw;
-      }
-      check(cudaStreamEndCapture(stream_, &graph), "capturing the step as a CUDA graph");
-      const cudaError_t instantiated = cudaGraphInstantiate(&graphs_[which], graph, 0);
-      cudaGraphDestroy(graph);
-      check(instantiated, "cudaGraphInstantiate");
-    }
-    check(cudaGraphLaunch(graphs_[which], stream_), "cudaGraphLaunch");
-  }
-  ++runs_[which];
+  replays_[which].run(stream_, options_.graphs, "the step", enqueue);
   check(cudaEventRecord(done_, stream_), "cudaEventRecord");
   pending_ = true;
 }

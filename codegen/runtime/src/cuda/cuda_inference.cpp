@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 #include <utility>
@@ -18,10 +17,6 @@ namespace staticnet::runtime {
 using cuda::check;
 
 namespace {
-
-std::int64_t in_use() {
-  return cuda::device_memory_in_use();
-}
 
 std::size_t bytes_of(std::int64_t floats) {
   return static_cast<std::size_t>(floats) * sizeof(float);
@@ -40,9 +35,7 @@ CudaInference::CudaInference(const InferenceModel& model, CudaInferenceFactory m
 }
 
 void CudaInference::set_up(CudaInferenceFactory make, int device) {
-  if (const char* graphs = std::getenv("STATICNET_CUDA_GRAPHS");
-      graphs && std::string(graphs) == "0")
-    graphs_ = false;
+  graphs_ = cuda::graphs_allowed();
   if (!make)
     throw std::invalid_argument("CudaInference: the generated entry point is missing");
   const cuda::OpenedDevice opened = cuda::open_device(device, "program");
@@ -54,10 +47,10 @@ void CudaInference::set_up(CudaInferenceFactory make, int device) {
   check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
   arena_ = cuda::allocate_arena(model_.arena_bytes, arena_measured_);
 
-  const std::int64_t before_libraries = in_use();
+  const std::int64_t before_libraries = cuda::device_memory_in_use();
   pass_ = make(arena_, stream_);
   check(cudaStreamSynchronize(stream_), "setting up the forward pass");
-  libraries_ = in_use() - before_libraries;
+  libraries_ = cuda::device_memory_in_use() - before_libraries;
 
   const std::size_t input = bytes_of(model_.batch * model_.sample_elements());
   const std::size_t output = bytes_of(model_.batch * model_.output_elements());
@@ -76,8 +69,7 @@ CudaInference::~CudaInference() {
 void CudaInference::release() noexcept {
   if (stream_)
     cudaStreamSynchronize(stream_);
-  if (graph_)
-    cudaGraphExecDestroy(std::exchange(graph_, nullptr));
+  replay_.reset();
   pass_.reset();
   if (pinned_input_)
     cudaFreeHost(std::exchange(pinned_input_, nullptr));
@@ -147,31 +139,7 @@ void CudaInference::enqueue_pass() {
 void CudaInference::run() {
   if (!loaded_)
     throw std::logic_error("CudaInference::run: load the weights first");
-  // The first pass goes launch by launch (loading every kernel and library module); the second
-  // is captured and every later one replays the graph.
-  if (!graphs_ || runs_ == 0) {
-    enqueue_pass();
-  } else {
-    if (!graph_) {
-      cudaGraph_t graph = nullptr;
-      check(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal),
-            "cudaStreamBeginCapture");
-      try {
-        enqueue_pass();
-      } catch (...) {
-        cudaStreamEndCapture(stream_, &graph);
-        if (graph)
-          cudaGraphDestroy(graph);
-        throw;
-      }
-      check(cudaStreamEndCapture(stream_, &graph), "capturing the forward pass as a CUDA graph");
-      const cudaError_t instantiated = cudaGraphInstantiate(&graph_, graph, 0);
-      cudaGraphDestroy(graph);
-      check(instantiated, "cudaGraphInstantiate");
-    }
-    check(cudaGraphLaunch(graph_, stream_), "cudaGraphLaunch");
-  }
-  ++runs_;
+  replay_.run(stream_, graphs_, "the forward pass", [this] { enqueue_pass(); });
   // The loop reads the output next: wait for it here (the pass is the whole batch's work).
   check(cudaStreamSynchronize(stream_), "running the forward pass");
 }

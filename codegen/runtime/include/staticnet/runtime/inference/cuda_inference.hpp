@@ -13,6 +13,7 @@
 #include <string>
 
 #include "staticnet/cuda/inference.hpp"
+#include "staticnet/cuda/replay.hpp"
 #include "staticnet/runtime/inference/inference_backend.hpp"
 #include "staticnet/runtime/inference/inference_model.hpp"
 
@@ -54,9 +55,8 @@ class CudaInference final : public InferenceBackend {
   std::unique_ptr<cuda::GeneratedInference> pass_;
   float* pinned_input_ = nullptr;
   float* pinned_output_ = nullptr;
-  cudaGraphExec_t graph_ = nullptr;
+  cuda::ReplayedWork replay_;  // launch by launch, then a captured graph replayed
   bool graphs_ = true;
-  int runs_ = 0;
   bool loaded_ = false;
   std::string device_name_;
   int sm_ = 0;

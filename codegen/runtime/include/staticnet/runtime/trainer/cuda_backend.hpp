@@ -21,6 +21,7 @@
 #include <memory>
 #include <string>
 
+#include "staticnet/cuda/replay.hpp"
 #include "staticnet/cuda/step.hpp"
 #include "staticnet/runtime/trainer/backend.hpp"
 #include "staticnet/runtime/trainer/model_info.hpp"
@@ -68,9 +69,8 @@ class CudaBackend final : public Backend {
   std::byte* arena_ = nullptr;
   std::unique_ptr<cuda::GeneratedStep> step_;
   std::unique_ptr<Staging> staging_;
-  cudaGraphExec_t graphs_[2] = {nullptr, nullptr};  // [training, evaluation]
-  int runs_[2] = {0, 0};
-  bool pending_ = false;  // a step was enqueued and not yet waited for
+  cuda::ReplayedWork replays_[2];  // [training, evaluation]
+  bool pending_ = false;           // a step was enqueued and not yet waited for
   std::string device_name_;
   int sm_ = 0;
   // cudaMemGetInfo readings, bytes in use on the device after each stage.
