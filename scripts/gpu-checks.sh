@@ -16,9 +16,12 @@
 #             digits_infer_cpu and digits_infer_cuda (the correct answers should agree, +-1)
 #   train     SimpleCNN and LeNet-5 on synthetic data, 3 epochs, --metrics (compare with the CPU
 #             trainer's metrics for the same arguments); SimpleCNN again launch by launch
-#             (STATICNET_CUDA_GRAPHS=0): the saved checkpoints must be identical bytes
+#             (STATICNET_CUDA_GRAPHS=0): the saved checkpoints must be identical bytes; and
+#             SimpleCNN with Prefetch (bench/cuda_step): same losses, and its samples/s beside the
+#             sample's
 #   sanitize  compute-sanitizer memcheck and racecheck over 3 steps of each sample trainer
-#   bench     step time and memory against PyTorch eager and torch.compile (bench/cuda_step)
+#   bench     step time and memory against PyTorch eager and torch.compile (bench/cuda_step),
+#             and SimpleCNN's step with Prefetch (the batch's copy overlapping the step) beside it
 #   profile   where the step's time goes: every cuDNN engine for the samples' convolutions
 #             (staticnet_bench_conv_engines), Nsight Compute's duration of each kernel of a few
 #             launch-by-launch steps, and torch.profiler's kernels for PyTorch's eager step
@@ -72,6 +75,17 @@ if [[ " $parts " == *" train "* ]]; then
   else
     note "graph replay = launch by launch: checkpoints DIFFER"
   fi
+  # Prefetch changes when the batch is copied, not the arithmetic: the same losses (the arena's
+  # other offsets move, so cuDNN may pick another engine: compare the lines, not the bytes).
+  "$bin/simple_cnn_prefetch_trainer_cuda" --data synthetic:4096 --eval synthetic:1024 --epochs 3 \
+    --seed 1 --save "$out/simple_cnn_prefetch_cuda.safetensors" --progress none \
+    >"$out/simple_cnn_prefetch_cuda_train.txt" 2>&1
+  note "train simple_cnn with Prefetch: exit $? ($(tail -1 "$out/simple_cnn_prefetch_cuda_train.txt"))"
+  if cmp -s "$out/simple_cnn_cuda.safetensors" "$out/simple_cnn_prefetch_cuda.safetensors"; then
+    note "Prefetch = no Prefetch: identical checkpoints after 3 epochs"
+  else
+    note "Prefetch = no Prefetch: checkpoints differ (compare the losses above)"
+  fi
 fi
 
 if [[ " $parts " == *" sanitize "* ]]; then
@@ -86,6 +100,8 @@ if [[ " $parts " == *" sanitize "* ]]; then
 fi
 
 if [[ " $parts " == *" bench "* ]]; then
+  "$bin/staticnet_bench_cuda_step" simple_cnn_prefetch >"$out/bench_simple_cnn_prefetch.txt" 2>&1
+  note "staticnet simple_cnn with Prefetch: $(head -1 "$out/bench_simple_cnn_prefetch.txt")"
   for model in simple_cnn lenet5_adam; do
     torch_model=${model%_adam}
     "$bin/staticnet_bench_cuda_step" "$model" >"$out/bench_${model}.txt" 2>&1

@@ -12,7 +12,7 @@ namespace {
 using nlohmann::json;
 
 // The probe of this staticnet writes exactly this version.
-constexpr int expected_probe_format = 3;
+constexpr int expected_probe_format = 4;
 
 FootprintBytes footprint_of(const json& j) {
   FootprintBytes f;
@@ -71,6 +71,7 @@ PlanDump plan_of(const json& j) {
   p.loss = j.at("loss").get<std::string>();
   p.optimizer = j.at("optimizer").get<std::string>();
   p.precision = j.at("precision").get<std::string>();
+  p.prefetch = j.at("prefetch").get<bool>();
   p.input_shape = j.at("input_shape").get<Dims>();
   p.output_shape = j.at("output_shape").get<Dims>();
   p.parameter_count = j.at("parameter_count").get<std::int64_t>();

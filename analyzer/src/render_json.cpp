@@ -37,6 +37,7 @@ ordered_json model_json(const ModelReport& m) {
   j["optimizer"] = p.training() ? ordered_json(p.optimizer) : ordered_json(nullptr);
   j["loss"] = p.training() ? ordered_json(p.loss) : ordered_json(nullptr);
   j["precision"] = p.precision;
+  j["prefetch"] = p.prefetch;
   j["input_dtype"] = p.input_dtype;
   j["input_shape"] = p.input_shape;
   j["output_shape"] = p.output_shape;

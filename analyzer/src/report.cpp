@@ -62,6 +62,8 @@ std::string buffer_name(const PlanDump& plan, const BufferRow& b) {
     return "labels (class indices)";
   if (r == "targets")
     return "targets";
+  if (r == "next_batch")
+    return "next batch (Prefetch)";
   if (r == "workspace")
     return "workspace (im2col of one sample)";
   if (r == "loss")

@@ -56,7 +56,8 @@ std::string setup_line(const PlanDump& plan) {
   if (!plan.training())
     return "inference (forward only): batch " + grouped_count(plan.batch) + ", " + plan.precision;
   return "training step: batch " + grouped_count(plan.batch) + ", " + plan.optimizer + ", " +
-         plan.loss + ", " + plan.precision;
+         plan.loss + ", " + plan.precision +
+         (plan.prefetch ? ", Prefetch (the next batch arrives during the step)" : "");
 }
 
 std::string shape_line(const PlanDump& plan) {

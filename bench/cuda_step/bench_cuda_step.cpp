@@ -1,11 +1,12 @@
 // Times the generated CUDA training step of a sample on one fixed batch, the way torch_step.py
 // times PyTorch on the GPU: weights initialised, a batch of random normal inputs and random labels
 // written once, warm-up steps, then `repeats` timings of `steps` steps each. Every step is what the
-// trainer does per batch: copy the staged batch in, replay the step's graph, copy the losses back
-// and wait for them (PyTorch's side reads loss.item() each step). Prints the median milliseconds
-// per step and the device memory.
+// trainer does per batch: replay the step's graph, send the next staged batch (batch_ready(): under
+// Prefetch its copy overlaps the step, else it follows it), copy the losses back and wait for
+// them (PyTorch's side reads loss.item() each step). Prints the median milliseconds per step and
+// the device memory.
 //
-//   staticnet_bench_cuda_step simple_cnn|lenet5_adam [--steps N] [--repeats N]
+//   staticnet_bench_cuda_step simple_cnn|simple_cnn_prefetch|lenet5_adam [--steps N] [--repeats N]
 //   (STATICNET_CUDA_GRAPHS=0 times launch by launch instead)
 #include <algorithm>
 #include <chrono>
@@ -21,13 +22,17 @@
 #include "lenet5_adam_kernels_cuda.h"
 #include "lenet5_adam_trainer.h"
 #include "simple_cnn_kernels_cuda.h"
+#include "simple_cnn_prefetch_kernels_cuda.h"
+#include "simple_cnn_prefetch_trainer.h"
 #include "simple_cnn_trainer.h"
 
 namespace rt = staticnet::runtime;
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: %s simple_cnn|lenet5_adam [--steps N] [--repeats N]\n", argv[0]);
+    std::fprintf(stderr,
+                 "usage: %s simple_cnn|simple_cnn_prefetch|lenet5_adam [--steps N] [--repeats N]\n",
+                 argv[0]);
     return 2;
   }
   const std::string which = argv[1];
@@ -44,6 +49,9 @@ int main(int argc, char** argv) {
   if (which == "simple_cnn") {
     model = simple_cnn::model_info();
     make_step = &simple_cnn::cuda::make_step;
+  } else if (which == "simple_cnn_prefetch") {
+    model = simple_cnn_prefetch::model_info();
+    make_step = &simple_cnn_prefetch::cuda::make_step;
   } else if (which == "lenet5_adam") {
     model = lenet5_adam::model_info();
     make_step = &lenet5_adam::cuda::make_step;
@@ -63,6 +71,7 @@ int main(int argc, char** argv) {
   std::int64_t t = 0;
   auto step = [&] {
     backend.train_step(staticnet::kernels::optimizer_constants(model.optimizer, settings, ++t));
+    backend.batch_ready();  // the loader would have written the next batch here
     (void)backend.losses();
   };
   for (int i = 0; i < 20; ++i)

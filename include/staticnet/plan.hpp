@@ -108,14 +108,20 @@ constexpr PlanState<L> plan_forward(const Graph<L>& g) {
     if (copies >= 2)
       build.add_persistent(BufferRole::optimizer_moment2, parameter_bytes);
   }
-  const int input =
-      build.add_persistent(BufferRole::input, g.input.elements() * size_of(g.setup.input_dtype));
+  const std::int64_t input_bytes = g.input.elements() * size_of(g.setup.input_dtype);
+  const int input = build.add_persistent(BufferRole::input, input_bytes);
+  std::int64_t batch_bytes = align_up(input_bytes);  // the inputs region's layout, so far
   if (training) {
-    if (g.setup.loss == LossKind::CrossEntropy)
-      build.add_persistent(BufferRole::labels, batch * 4);
-    else
-      build.add_persistent(BufferRole::targets, g.output.elements() * 4);
+    const std::int64_t answer_bytes =
+        g.setup.loss == LossKind::CrossEntropy ? batch * 4 : g.output.elements() * 4;
+    build.add_persistent(
+        g.setup.loss == LossKind::CrossEntropy ? BufferRole::labels : BufferRole::targets,
+        answer_bytes);
+    batch_bytes += answer_bytes;
   }
+  // Prefetch: a copy of the batch's layout (input, then labels or targets), after it.
+  if (g.setup.prefetch)
+    build.add_persistent(BufferRole::next_batch, batch_bytes);
   std::int64_t workspace = 0;
   for (std::size_t i = 0; i < L; ++i) {
     layers_out[i].workspace_bytes = workspace_bytes(nodes[i]);

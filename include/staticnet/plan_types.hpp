@@ -47,6 +47,7 @@ enum class BufferRole : std::uint8_t {
   input,                // the batch's inputs
   labels,               // CrossEntropy: int32 class index per sample
   targets,              // MSE: f32 targets shaped like the output
+  next_batch,           // Prefetch: where the next batch (input, labels or targets) arrives
   workspace,            // scratch of the largest kernel (Conv2d im2col of one sample)
   activation,           // a layer's output (also the next layer's input)
   window_index,         // MaxPool2d: the argmax position in each window
@@ -83,6 +84,7 @@ constexpr Region region_of(BufferRole r) {
     case BufferRole::input:
     case BufferRole::labels:
     case BufferRole::targets:
+    case BufferRole::next_batch:
       return Region::inputs;
     case BufferRole::workspace:
       return Region::workspace;
@@ -144,6 +146,8 @@ constexpr const char* name_of(BufferRole r) {
       return "labels";
     case BufferRole::targets:
       return "targets";
+    case BufferRole::next_batch:
+      return "next_batch";
     case BufferRole::workspace:
       return "workspace";
     case BufferRole::activation:
@@ -269,9 +273,9 @@ struct LayerPlan : LayerBuffers {
 template <std::size_t L>
 struct Plan {
   // Per layer at most an output, a saved buffer (window index, statistics or mask) and two
-  // input gradients; at most 8 persistent buffers; the loss, the predictions and the loss's
+  // input gradients; at most 9 persistent buffers; the loss, the predictions and the loss's
   // gradient.
-  static constexpr std::size_t buffer_capacity = 4 * L + 11;
+  static constexpr std::size_t buffer_capacity = 4 * L + 12;
   static constexpr std::size_t step_capacity = 2 * L + 2;
 
   Mode mode = Mode::training;

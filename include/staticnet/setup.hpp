@@ -89,7 +89,16 @@ constexpr bool parse_optimizer(std::string_view text, OptimizerKind& out) {
 }
 
 // The options of a setup, as values.
-enum class SetupOption : std::uint8_t { input, batch, loss, optimizer, precision, target, count_ };
+enum class SetupOption : std::uint8_t {
+  input,
+  batch,
+  loss,
+  optimizer,
+  precision,
+  target,
+  prefetch,
+  count_
+};
 
 constexpr const char* name_of(SetupOption k) {
   switch (k) {
@@ -105,6 +114,8 @@ constexpr const char* name_of(SetupOption k) {
       return "Precision";
     case SetupOption::target:
       return "Target";
+    case SetupOption::prefetch:
+      return "Prefetch";
     case SetupOption::count_:
       break;
   }
@@ -124,6 +135,7 @@ struct SetupDesc {
   bool has_target = false;  // Target<...> given: checked against the model's output
   DType target_dtype = DType::f32;
   Shape target;
+  bool prefetch = false;  // Prefetch given: the arena holds a second batch, the next one
   SetupProblem problem = SetupProblem::none;
   SetupOption problem_option = SetupOption::count_;
   int input_rank_written = 0;  // to report Input with too many dimensions
@@ -180,6 +192,16 @@ struct Target {
   }
 };
 
+// Training only: a second batch in the arena. The next batch arrives in it while the step runs
+// on this one, so the CUDA trainer's copy of the batch overlaps the step instead of preceding it
+// (one device-to-device copy then moves it into place). It costs the inputs region's bytes once
+// more (plan.footprint.inputs doubles); the CPU trainer, whose loader writes the batch straight
+// into the arena between steps, leaves it unused.
+struct Prefetch {
+  static constexpr SetupOption option = SetupOption::prefetch;
+  static constexpr void apply(SetupDesc& s) { s.prefetch = true; }
+};
+
 template <class T>
 concept SetupOptionType = requires(SetupDesc& s) {
   { T::option } -> std::convertible_to<SetupOption>;
@@ -221,7 +243,8 @@ constexpr unsigned inference_options = (1u << static_cast<unsigned>(SetupOption:
                                        (1u << static_cast<unsigned>(SetupOption::precision));
 }  // namespace detail
 
-// Defaults: Batch<1>, Loss<CrossEntropy>, Optimizer<SGD>, Precision<FP32>. Input is required.
+// Defaults: Batch<1>, Loss<CrossEntropy>, Optimizer<SGD>, Precision<FP32>, no Prefetch. Input is
+// required.
 template <SetupOptionType... Options>
 struct Training {
   static constexpr SetupDesc desc() {

@@ -196,6 +196,23 @@ def check_hand_numbers(args):
     got = (m["layers"][0]["padding"], m["layers"][0]["padding_end"])
     check(got == ([4, 1], [5, 1]), f"DS-CNN layer 0 padding {got}")
 
+    # Prefetch: the next batch mirrors the batch's layout (input, then labels) right after it,
+    # so the inputs region doubles: input 32*1*28*28*4 = 100,352 (a multiple of 256), labels
+    # 32*4 = 128 -> 256. A swept batch keeps Prefetch.
+    prefetching = "tests/analyzer/data/prefetch.hpp"
+    result = analyze(args, prefetching, "-I", ".", "--format", "json", "--batch", "32,64", expect=0)
+    m = json.loads(result.stdout)["models"][0]
+    check(m["prefetch"] is True, f"Prefetch: the report says prefetch {m['prefetch']}")
+    batch_region = lambda b: round256(b * 28 * 28 * 4) + round256(b * 4)
+    check(m["footprint"]["inputs"] == 2 * batch_region(32) == 201216,
+          f"Prefetch: inputs {m['footprint']['inputs']}")
+    points = {p["batch"]: p["footprint"]["inputs"] for p in m["sweep"]["points"]}
+    check(points[64] == 2 * batch_region(64), f"Prefetch: the sweep's inputs at 64 {points[64]}")
+    text = " ".join(analyze(args, prefetching, "-I", ".", expect=0).stdout.split())
+    check("Adam, CrossEntropy, FP32, Prefetch (the next batch arrives during the step)" in text,
+          "Prefetch: the text report's setup line does not name it")
+    check(report_of(args, "simple_cnn")["prefetch"] is False, "SimpleCNN reports prefetch")
+
     # LinearRegression (seed 002): nn.Linear(10, 2), 22 parameters.
     m = report_of(args, "linear_regression")
     check(m["parameter_count"] == 10 * 2 + 2, "LinearRegression parameters")
@@ -306,6 +323,7 @@ def check_schema(args):
     runs.append(["tests/analyzer/data/two_models.hpp", "--budget", "1KiB"])
     runs += [[sample(f"mlperf_tiny/{n}"), "-I", "."] for n in ("resnet8", "ds_cnn")]
     runs.append(["tests/analyzer/data/resnet8_inference.hpp", "-I", "."])
+    runs.append(["tests/analyzer/data/prefetch.hpp"])
     for flags in runs:
         result = analyze(args, *flags, "--format", "json")
         errors = list(validator.iter_errors(json.loads(result.stdout)))

@@ -53,6 +53,7 @@ class InterruptedBackend final : public rt::Backend {
   std::span<float> batch_inputs() override { return inner_.batch_inputs(); }
   std::span<std::int32_t> batch_labels() override { return inner_.batch_labels(); }
   std::span<float> batch_targets() override { return inner_.batch_targets(); }
+  void batch_ready() override { inner_.batch_ready(); }
   void train_step(const staticnet::kernels::OptimizerConstants& c) override {
     inner_.train_step(c);
     if (++steps_ == at_)
@@ -73,7 +74,71 @@ class InterruptedBackend final : public rt::Backend {
   int steps_ = 0;
 };
 
+// Forwards to the CPU backend, and checks the loop's side of batch_ready(): every train_step and
+// evaluate runs on a batch announced once, after the loader wrote it and before anything else
+// was written into it (the CUDA backend starts copying it to the GPU at that moment).
+class BatchReadyBackend final : public rt::Backend {
+ public:
+  explicit BatchReadyBackend(rt::Backend& inner) : inner_(inner) {}
+  std::string description() const override { return inner_.description(); }
+  std::span<float> batch_inputs() override { return inner_.batch_inputs(); }
+  std::span<std::int32_t> batch_labels() override { return inner_.batch_labels(); }
+  std::span<float> batch_targets() override { return inner_.batch_targets(); }
+  void batch_ready() override {
+    ++ready_;
+    announced_ = batch();
+  }
+  void train_step(const staticnet::kernels::OptimizerConstants& c) override {
+    check_batch();
+    inner_.train_step(c);
+  }
+  void evaluate() override {
+    check_batch();
+    inner_.evaluate();
+  }
+  std::span<const float> losses() override { return inner_.losses(); }
+  std::span<const std::int32_t> predictions() override { return inner_.predictions(); }
+  void read_state(rt::StateBuffer w, std::span<float> out) override { inner_.read_state(w, out); }
+  void write_state(rt::StateBuffer w, std::span<const float> in) override {
+    inner_.write_state(w, in);
+  }
+  rt::MemoryReport memory() const override { return inner_.memory(); }
+
+  int runs = 0;
+
+ private:
+  std::vector<float> batch() {
+    std::vector<float> b(inner_.batch_inputs().begin(), inner_.batch_inputs().end());
+    for (std::int32_t label : inner_.batch_labels())
+      b.push_back(static_cast<float>(label));
+    return b;
+  }
+  void check_batch() {
+    ++runs;
+    CAPTURE(runs);
+    CHECK(ready_ == 1);            // announced, and once
+    CHECK(batch() == announced_);  // nothing written into it since
+    ready_ = 0;
+  }
+
+  rt::Backend& inner_;
+  int ready_ = 0;
+  std::vector<float> announced_;
+};
+
 }  // namespace
+
+TEST_CASE("trainer: each batch is announced with batch_ready() once, after it is written") {
+  const rt::ModelInfo model = cli_net::model_info();
+  rt::CpuBackend inner(model, {&cli_net::cpu::train_step, &cli_net::cpu::evaluate}, 2);
+  BatchReadyBackend backend(inner);
+  rt::TrainOptions o = options_for(2);
+  o.eval = {data_dir + "/eval.npy", data_dir + "/eval_labels.npy"};  // 6 samples, batches of 4
+  std::ostringstream out, progress;
+  rt::train(model, backend, o, out, progress);
+  // Per epoch: 3 training batches (12 samples) and 2 evaluation batches.
+  CHECK(backend.runs == 2 * (3 + 2));
+}
 
 TEST_CASE("trainer: evaluation counts every sample of the eval set exactly once") {
   const rt::ModelInfo model = cli_net::model_info();

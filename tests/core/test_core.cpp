@@ -249,6 +249,43 @@ TEST_CASE("MSE targets are planned like the output") {
   CHECK(has_targets);
 }
 
+TEST_CASE("Prefetch plans a second batch right after the first, in the inputs region") {
+  // TinyMlp, batch 5, CrossEntropy: input 80 B in one 256-byte slot, labels 20 B. The next
+  // batch mirrors that layout, 256 + 20 = 276 B, which occupies two slots: inputs 512 + 512.
+  using Prefetching = sn::Training<sn::Input<sn::f32, 4>, sn::Batch<5>, sn::Prefetch>;
+  static_assert(Prefetching::desc().prefetch && !TinyTraining::desc().prefetch);
+  constexpr auto& p = sn::plan<TinyMlp, Prefetching>();
+  CHECK(p.footprint.inputs.count == 512 + 512);
+  CHECK(p.footprint.total().count == 2304 + 512);  // nothing else moves
+  const auto role = [&](sn::BufferRole r) -> const sn::Buffer& {
+    for (const auto& b : p.buffers)
+      if (b.role == r)
+        return b;
+    FAIL("no such buffer");
+    return p.buffers[0];
+  };
+  const sn::Buffer& input = role(sn::BufferRole::input);
+  const sn::Buffer& next = role(sn::BufferRole::next_batch);
+  CHECK(role(sn::BufferRole::labels).offset == input.offset + 256);
+  CHECK(next.offset == input.offset + 512);
+  CHECK(next.size == 276);
+  CHECK(next.region() == sn::Region::inputs);
+  // Alive for the whole step: it receives the batch after this one at any time.
+  CHECK(next.first_step == 0);
+  CHECK(next.last_step == p.step_count() - 1);
+
+  // MSE, batch 100: input 4000 -> 4096, targets 800; the next batch 4896 -> 5120.
+  using M = sn::Sequential<sn::Linear<2>>;
+  using S = sn::Training<sn::Input<sn::f32, 10>, sn::Batch<100>, sn::Loss<sn::MSE>,
+                         sn::Target<sn::f32, 2>, sn::Prefetch>;
+  CHECK(sn::plan<M, S>().footprint.inputs.count == 4096 + 1024 + 5120);
+  // Given twice, or to an Inference setup (whose program has no prefetching loop): refused.
+  CHECK(sn::Training<sn::Input<sn::f32, 1>, sn::Prefetch, sn::Prefetch>::desc().problem ==
+        sn::SetupProblem::given_twice);
+  CHECK(sn::Inference<sn::Input<sn::f32, 1>, sn::Prefetch>::desc().problem ==
+        sn::SetupProblem::not_accepted);
+}
+
 TEST_CASE("budgets: fits adds the device overhead") {
   // TinyMlp needs 2304 B (see above).
   static_assert(sn::fits<TinyMlp, TinyTraining>(sn::Device{sn::Bytes{2304}, sn::Bytes{0}}));

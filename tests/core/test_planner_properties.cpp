@@ -348,6 +348,7 @@ constexpr Verdict check_inference_only(const sn::Plan<L>& p) {
       case BufferRole::optimizer_moment2:
       case BufferRole::labels:
       case BufferRole::targets:
+      case BufferRole::next_batch:
       case BufferRole::window_index:
       case BufferRole::activation_gradient:
       case BufferRole::loss:

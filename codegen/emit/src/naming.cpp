@@ -18,6 +18,7 @@ std::string buffer_name(const ModelView& model, int index) {
     case BufferRole::input:
     case BufferRole::labels:
     case BufferRole::targets:
+    case BufferRole::next_batch:
     case BufferRole::workspace:
     case BufferRole::loss:
     case BufferRole::predictions:

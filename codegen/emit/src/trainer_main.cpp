@@ -59,6 +59,13 @@ EmittedFile emit_trainer_header(const ModelView& model) {
       m.arena.loss_at = loss.offset;
   )");
   p.indent();
+  if (model.setup.prefetch)
+    p.emit(R"(
+      m.arena.batch_bytes = next_batch.bytes;  // Prefetch: the batch's layout, mirrored there
+      m.arena.next_batch_at = next_batch.offset;
+    )");
+  else
+    p.line("m.arena.batch_bytes = footprint::inputs;");
   if (moments >= 1)
     p.line("m.arena.moment1_at = optimizer_moment1.offset;");
   if (moments >= 2)

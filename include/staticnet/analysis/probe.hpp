@@ -28,7 +28,8 @@
 
 namespace staticnet::analysis {
 
-inline constexpr int probe_format = 3;  // 2: layers' inputs and padding_end; 3: folded
+inline constexpr int probe_format = 4;  // 2: layers' inputs and padding_end; 3: folded;
+                                        // 4: prefetch
 
 struct Request {
   std::string only;  // report only the model registered under this name
@@ -138,6 +139,7 @@ void write_plan(JsonOut& out, const Plan<L>& p) {
   out.field("loss", name_of(p.setup.loss));
   out.field("optimizer", name_of(p.setup.optimizer));
   out.field("precision", "FP32");
+  out.field("prefetch", p.setup.prefetch);
   out.field("input_shape", p.input_shape);
   out.field("output_shape", p.output_shape);
   out.field("parameter_count", p.parameter_count);

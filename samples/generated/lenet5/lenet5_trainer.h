@@ -33,6 +33,7 @@ inline staticnet::runtime::ModelInfo model_info() {
   m.arena.inputs_at = 741'120;
   m.arena.input_at = input.offset;
   m.arena.loss_at = loss.offset;
+  m.arena.batch_bytes = footprint::inputs;
   m.arena.moment1_at = optimizer_moment1.offset;
   m.loss = staticnet::runtime::LossFunction::cross_entropy;
   m.classes = classes;

@@ -12,5 +12,10 @@ using ConvRelu = sn::Sequential<sn::Conv2d<4, sn::Kernel<3>, sn::Padding<1>>, sn
                                 sn::Linear<3>>;
 using ConvReluSetup = sn::Training<sn::Input<sn::f32, 2, 6, 6>, sn::Batch<3>,
                                    sn::Loss<sn::CrossEntropy>, sn::Optimizer<sn::Adam>>;
+// The same with Prefetch: the CUDA backend copies each batch in while the step before runs
+// (test_prefetch_cuda.cpp).
+using ConvReluPrefetchSetup =
+    sn::Training<sn::Input<sn::f32, 2, 6, 6>, sn::Batch<3>, sn::Loss<sn::CrossEntropy>,
+                 sn::Optimizer<sn::Adam>, sn::Prefetch>;
 
 }  // namespace cuda_test_models

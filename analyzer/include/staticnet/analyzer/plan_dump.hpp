@@ -74,6 +74,7 @@ struct PlanDump {
   std::string mode;  // "training" or "inference"
   std::int64_t batch = 0;
   std::string input_dtype, loss, optimizer, precision;
+  bool prefetch = false;  // Prefetch: the arena holds the next batch too
   Dims input_shape, output_shape;
   std::int64_t parameter_count = 0;
   FootprintBytes footprint;

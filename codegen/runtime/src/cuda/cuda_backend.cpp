@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 #include <stdexcept>
+#include <utility>
 
 #include "staticnet/cuda/check.hpp"
 #include "staticnet/cuda/device.hpp"
@@ -15,8 +16,8 @@ namespace staticnet::runtime {
 
 using cuda::check;
 
-// Pinned host memory: two staging copies of the arena's inputs region (the loader fills one while
-// the other's batch is in flight), and the step's per-sample results.
+// Pinned host memory: two staging copies of the arena's batch (the loader fills one while the
+// other's batch is in flight), and the step's per-sample results.
 struct CudaBackend::Staging {
   std::byte* inputs[2] = {nullptr, nullptr};
   float* losses = nullptr;
@@ -36,8 +37,17 @@ struct CudaBackend::Staging {
 
 CudaBackend::CudaBackend(const ModelInfo& model, CudaStepFactory make_step, CudaOptions options)
     : model_(model), options_(options), staging_(std::make_unique<Staging>()) {
+  try {
+    set_up(make_step);
+  } catch (...) {
+    release();  // the destructor does not run for an object whose constructor threw
+    throw;
+  }
+}
+
+void CudaBackend::set_up(CudaStepFactory make_step) {
   options_.graphs = options_.graphs && cuda::graphs_allowed();
-  const cuda::OpenedDevice device = cuda::open_device(options.device, "trainer");
+  const cuda::OpenedDevice device = cuda::open_device(options_.device, "trainer");
   device_name_ = device.name;
   sm_ = device.sm;
   total_ = device.total;
@@ -45,20 +55,25 @@ CudaBackend::CudaBackend(const ModelInfo& model, CudaStepFactory make_step, Cuda
 
   check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
   check(cudaEventCreateWithFlags(&done_, cudaEventDisableTiming), "cudaEventCreate");
-  arena_ = cuda::allocate_arena(model.arena.bytes, arena_measured_);
+  if (prefetches()) {
+    check(cudaStreamCreateWithFlags(&copies_, cudaStreamNonBlocking), "cudaStreamCreate");
+    check(cudaEventCreateWithFlags(&arrived_, cudaEventDisableTiming), "cudaEventCreate");
+    check(cudaEventCreateWithFlags(&slot_free_, cudaEventDisableTiming), "cudaEventCreate");
+  }
+  arena_ = cuda::allocate_arena(model_.arena.bytes, arena_measured_);
 
   const std::int64_t before_libraries = cuda::device_memory_in_use();
   step_ = make_step(arena_, stream_);
   check(cudaStreamSynchronize(stream_), "setting up the step");
   libraries_ = cuda::device_memory_in_use() - before_libraries;
 
-  const auto inputs = static_cast<std::size_t>(model.arena.inputs);
+  const auto batch_bytes = static_cast<std::size_t>(model_.arena.batch_bytes);
   for (std::byte*& p : staging_->inputs) {
-    check(cudaHostAlloc(reinterpret_cast<void**>(&p), inputs, cudaHostAllocDefault),
+    check(cudaHostAlloc(reinterpret_cast<void**>(&p), batch_bytes, cudaHostAllocDefault),
           "allocating pinned staging memory");
-    std::memset(p, 0, inputs);
+    std::memset(p, 0, batch_bytes);
   }
-  const auto batch = static_cast<std::size_t>(model.batch);
+  const auto batch = static_cast<std::size_t>(model_.batch);
   check(cudaHostAlloc(reinterpret_cast<void**>(&staging_->losses), batch * sizeof(float),
                       cudaHostAllocDefault),
         "allocating pinned result memory");
@@ -69,6 +84,12 @@ CudaBackend::CudaBackend(const ModelInfo& model, CudaStepFactory make_step, Cuda
 }
 
 CudaBackend::~CudaBackend() {
+  release();
+}
+
+void CudaBackend::release() noexcept {
+  if (copies_)
+    cudaStreamSynchronize(copies_);
   if (stream_)
     cudaStreamSynchronize(stream_);
   for (cuda::ReplayedWork& r : replays_)
@@ -76,11 +97,13 @@ CudaBackend::~CudaBackend() {
   step_.reset();
   staging_.reset();
   if (arena_)
-    cudaFree(arena_);
-  if (done_)
-    cudaEventDestroy(done_);
-  if (stream_)
-    cudaStreamDestroy(stream_);
+    cudaFree(std::exchange(arena_, nullptr));
+  for (cudaEvent_t* e : {&done_, &arrived_, &slot_free_})
+    if (*e)
+      cudaEventDestroy(std::exchange(*e, nullptr));
+  for (cudaStream_t* s : {&copies_, &stream_})
+    if (*s)
+      cudaStreamDestroy(std::exchange(*s, nullptr));
 }
 
 std::string CudaBackend::description() const {
@@ -89,7 +112,16 @@ std::string CudaBackend::description() const {
 }
 
 std::string CudaBackend::details() const {
-  return step_->describe();
+  const std::string batch = to_string(Bytes{model_.arena.batch_bytes});
+  const std::string copy =
+      prefetches()
+          ? fmt::format("batch: {} copied into next_batch while the step before runs (Prefetch), "
+                        "then moved into place on the device\n",
+                        batch)
+          : fmt::format("batch: {} copied in after the step before ends (sn::Prefetch in the "
+                        "setup overlaps the copy with that step, for {} more of the arena)\n",
+                        batch, to_string(Bytes{align_up(model_.arena.batch_bytes)}));
+  return copy + step_->describe();
 }
 
 template <class T>
@@ -118,14 +150,47 @@ std::span<float> CudaBackend::batch_targets() {
                      model_.batch * model_.target_elements());
 }
 
+void CudaBackend::send_batch() {
+  if (sent_)
+    return;
+  const auto bytes = static_cast<std::size_t>(model_.arena.batch_bytes);
+  const std::byte* const from = staging_->inputs[staging_->next];
+  if (prefetches()) {
+    // Once the step before has moved the previous batch out of next_batch; the step that may
+    // still be running reads only the batch in place.
+    check(cudaStreamWaitEvent(copies_, slot_free_, 0), "cudaStreamWaitEvent");
+    check(cudaMemcpyAsync(arena_ + model_.arena.next_batch_at, from, bytes,
+                          cudaMemcpyHostToDevice, copies_),
+          "copying the batch to the device");
+    check(cudaEventRecord(arrived_, copies_), "cudaEventRecord");
+  } else {
+    // Stream-ordered after the step that still reads the batch in place.
+    check(cudaMemcpyAsync(arena_ + model_.arena.inputs_at, from, bytes, cudaMemcpyHostToDevice,
+                          stream_),
+          "copying the batch to the device");
+  }
+  sent_ = true;
+}
+
+void CudaBackend::batch_ready() {
+  send_batch();
+}
+
 void CudaBackend::run(bool training) {
   wait();  // the previous step's results are read before this one overwrites them
   const int which = training ? 0 : 1;
-  // The staged batch into the arena's inputs region, then the step.
-  check(cudaMemcpyAsync(arena_ + model_.arena.inputs_at, staging_->inputs[staging_->next],
-                        static_cast<std::size_t>(model_.arena.inputs), cudaMemcpyHostToDevice,
-                        stream_),
-        "copying the batch to the device");
+  send_batch();
+  if (prefetches()) {
+    // Outside the captured step, so that next_batch is free for the batch after this one as soon
+    // as this copy is done rather than when the whole step is.
+    check(cudaStreamWaitEvent(stream_, arrived_, 0), "cudaStreamWaitEvent");
+    check(cudaMemcpyAsync(arena_ + model_.arena.inputs_at, arena_ + model_.arena.next_batch_at,
+                          static_cast<std::size_t>(model_.arena.batch_bytes),
+                          cudaMemcpyDeviceToDevice, stream_),
+          "moving the batch into place");
+    check(cudaEventRecord(slot_free_, stream_), "cudaEventRecord");
+  }
+  sent_ = false;
   staging_->next ^= 1;  // the loader writes the next batch into the other buffer meanwhile
 
   auto enqueue = [&] {
@@ -211,9 +276,9 @@ MemoryReport CudaBackend::memory() const {
                               to_string(Bytes{arena_measured_}));
   r.other = fmt::format(
       "CUDA context {} and cuDNN + cuBLASLt {} (cudaMemGetInfo, of {} on the device);\n"
-      "                   pinned host staging {} (2 × the inputs region + results)",
+      "                   pinned host staging {} (2 × the batch + results)",
       to_string(Bytes{context_}), to_string(Bytes{libraries_}), to_string(Bytes{total_}),
-      to_string(Bytes{2 * model_.arena.inputs + model_.batch * 8}));
+      to_string(Bytes{2 * model_.arena.batch_bytes + model_.batch * 8}));
   return r;
 }
 

@@ -1,9 +1,13 @@
 #include "staticnet/runtime/trainer/cpu_backend.hpp"
 
+#include <fmt/format.h>
+
 #include <cstring>
 #include <new>
 #include <stdexcept>
 #include <string>
+
+#include "staticnet/print.hpp"
 
 namespace staticnet::runtime {
 
@@ -74,6 +78,10 @@ MemoryReport CpuBackend::memory() const {
   r.planned = model_.arena.bytes;
   r.arena = model_.arena.bytes;  // the one allocation above, of exactly this size
   r.arena_where = "host memory, one 256-byte-aligned allocation";
+  if (model_.arena.next_batch_at >= 0)  // the loader writes each batch in place between steps
+    r.other = fmt::format("the plan's next_batch ({}, Prefetch) is for the CUDA trainer: this one "
+                          "leaves it unused",
+                          to_string(Bytes{model_.arena.batch_bytes}));
   return r;
 }
 

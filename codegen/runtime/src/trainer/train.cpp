@@ -98,7 +98,9 @@ void report_start(std::ostream& out, const ModelInfo& model, const Backend& back
               : std::string())
       << " + gradients " << grouped(model.arena.gradients)
       << "\n                   + optimizer state " << grouped(model.arena.optimizer_state)
-      << " + inputs " << grouped(model.arena.inputs) << " + workspace "
+      << " + inputs " << grouped(model.arena.inputs)
+      << (model.arena.next_batch_at >= 0 ? " (this batch and the next: Prefetch)" : "")
+      << " + workspace "
       << grouped(model.arena.workspace) << " + activations " << grouped(model.arena.activations)
       << "\n";
   out << "           arena   " << mib_text(memory.arena) << ", " << memory.arena_where
@@ -183,6 +185,7 @@ void next_batch(BatchLoader& loader, Backend& backend, const ModelInfo& model) {
     loader.next(backend.batch_inputs(), backend.batch_labels());
   else
     loader.next(backend.batch_inputs(), backend.batch_targets());
+  backend.batch_ready();
 }
 
 // "NaN", "+Inf", "-Inf", as the data checks name them (runtime/validation.hpp).

@@ -63,6 +63,10 @@ class Backend {
   virtual std::span<float> batch_inputs() = 0;
   virtual std::span<std::int32_t> batch_labels() = 0;
   virtual std::span<float> batch_targets() = 0;
+  // The loader has written the next batch there. A backend may start moving it to its device
+  // now, while the step before it still runs (the CUDA backend does under Prefetch); the next
+  // train_step or evaluate does it otherwise. Write nothing more into the batch until that runs.
+  virtual void batch_ready() {}
 
   // One optimizer step on the batch: zero the gradients, forward, loss, backward, update.
   virtual void train_step(const kernels::OptimizerConstants& constants) = 0;

@@ -8,11 +8,15 @@
 //     Every address and shape is fixed, so nothing in the graph ever changes; the optimizer's
 //     per-step scalars are copied in before each replay.
 //   * Double-buffered pinned staging. The loader writes a batch into pinned host memory that
-//     mirrors the arena's inputs region; train_step copies it in (one copy) and returns at once,
-//     and the loader then fills the other staging buffer while the GPU runs. The step's results
+//     mirrors the arena's batch (input, then labels or targets); train_step returns at once, and
+//     the loader then fills the other staging buffer while the GPU runs. The step's results
 //     (per-sample losses and predictions) come back into pinned memory; losses() waits for them.
-//     The copy into the arena itself cannot overlap the step that reads the same input buffer:
-//     the plan has one.
+//   * The batch's copy to the device. Without Prefetch the plan has one batch buffer, which the
+//     running step reads until its first layer's weight gradient, so the copy waits for the step
+//     and precedes the next one on its stream. With Prefetch the plan has a second, next_batch:
+//     batch_ready() copies the loader's batch there on a stream of its own at once, overlapping
+//     the step still running; the next step then starts with one device-to-device copy into
+//     place (the generated step reads the batch at fixed addresses).
 //   * Memory, measured: cudaMemGetInfo before and after creating the context, the arena, and the
 //     libraries' handles and plans, reported by memory() against the device profile's figure.
 #include <cuda_runtime.h>
@@ -48,6 +52,7 @@ class CudaBackend final : public Backend {
   std::span<float> batch_inputs() override;
   std::span<std::int32_t> batch_labels() override;
   std::span<float> batch_targets() override;
+  void batch_ready() override;
   void train_step(const kernels::OptimizerConstants& constants) override;
   void evaluate() override;
   std::span<const float> losses() override;
@@ -58,14 +63,25 @@ class CudaBackend final : public Backend {
 
  private:
   struct Staging;  // pinned host buffers
+  void set_up(CudaStepFactory make_step);
+  void release() noexcept;  // what set_up made, in any state it left
   void run(bool training);
   void wait();
+  bool prefetches() const { return model_.arena.next_batch_at >= 0; }
+  // The loader's batch (staging_->next) toward the arena: with Prefetch into next_batch on
+  // copies_, else into place on stream_. Once per batch.
+  void send_batch();
   std::int64_t state_offset(StateBuffer which) const;
 
   const ModelInfo& model_;
   CudaOptions options_;
   cudaStream_t stream_ = nullptr;
   cudaEvent_t done_ = nullptr;
+  // Prefetch: the stream the batch is copied in on, and the events between it and stream_: the
+  // batch has arrived in next_batch; next_batch has been copied into place and may be rewritten.
+  cudaStream_t copies_ = nullptr;
+  cudaEvent_t arrived_ = nullptr, slot_free_ = nullptr;
+  bool sent_ = false;  // the loader's batch is on its way (send_batch ran since the last step)
   std::byte* arena_ = nullptr;
   std::unique_ptr<cuda::GeneratedStep> step_;
   std::unique_ptr<Staging> staging_;

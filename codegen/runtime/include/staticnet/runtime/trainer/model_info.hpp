@@ -24,6 +24,10 @@ struct ArenaLayout {
   std::int64_t non_trainable_at = -1;
   std::int64_t inputs_at = -1;  // the inputs region: the input, then labels or targets
   std::int64_t input_at = -1, labels_at = -1, targets_at = -1;
+  // The batch as the host stages it: bytes from inputs_at through the labels or targets.
+  std::int64_t batch_bytes = 0;
+  // Prefetch: where the next batch arrives, in the same layout (-1 without Prefetch).
+  std::int64_t next_batch_at = -1;
   std::int64_t loss_at = -1, predictions_at = -1;
 };
 
