@@ -7,6 +7,6 @@ namespace bench {
 using SimpleCNNPrefetch =
     staticnet::Training<staticnet::Input<staticnet::f32, 3, 32, 32>, staticnet::Batch<128>,
                         staticnet::Loss<staticnet::CrossEntropy>,
-                        staticnet::Optimizer<staticnet::Adam>, staticnet::Precision<staticnet::FP32>,
-                        staticnet::Prefetch>;
+                        staticnet::Optimizer<staticnet::Adam>,
+                        staticnet::Precision<staticnet::FP32>, staticnet::Prefetch>;
 }  // namespace bench

@@ -46,9 +46,9 @@ std::string buffer_comment(const ModelView& model, int index) {
       return "f32 " + shape_text(model.output_shape);
     case BufferRole::next_batch:
       return std::string("the next batch's ") +
-             (!model.training()                              ? "input"
+             (!model.training()                            ? "input"
               : model.setup.loss == LossKind::CrossEntropy ? "input and labels"
-                                                             : "input and targets") +
+                                                           : "input and targets") +
              ", laid out as above (Prefetch: it arrives while the step runs)";
     case BufferRole::workspace:
       return "f32 scratch (one sample's im2col)";

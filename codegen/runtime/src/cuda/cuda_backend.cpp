@@ -114,13 +114,14 @@ std::string CudaBackend::description() const {
 std::string CudaBackend::details() const {
   const std::string batch = to_string(Bytes{model_.arena.batch_bytes});
   const std::string copy =
-      prefetches()
-          ? fmt::format("batch: {} copied into next_batch while the step before runs (Prefetch), "
-                        "then moved into place on the device\n",
-                        batch)
-          : fmt::format("batch: {} copied in after the step before ends (sn::Prefetch in the "
-                        "setup overlaps the copy with that step, for {} more of the arena)\n",
-                        batch, to_string(Bytes{align_up(model_.arena.batch_bytes)}));
+      prefetches() ? fmt::format(
+                         "batch: {} copied into next_batch while the step before runs (Prefetch), "
+                         "then moved into place on the device\n",
+                         batch)
+                   : fmt::format(
+                         "batch: {} copied in after the step before ends (sn::Prefetch in the "
+                         "setup overlaps the copy with that step, for {} more of the arena)\n",
+                         batch, to_string(Bytes{align_up(model_.arena.batch_bytes)}));
   return copy + step_->describe();
 }
 
@@ -159,8 +160,8 @@ void CudaBackend::send_batch() {
     // Once the step before has moved the previous batch out of next_batch; the step that may
     // still be running reads only the batch in place.
     check(cudaStreamWaitEvent(copies_, slot_free_, 0), "cudaStreamWaitEvent");
-    check(cudaMemcpyAsync(arena_ + model_.arena.next_batch_at, from, bytes,
-                          cudaMemcpyHostToDevice, copies_),
+    check(cudaMemcpyAsync(arena_ + model_.arena.next_batch_at, from, bytes, cudaMemcpyHostToDevice,
+                          copies_),
           "copying the batch to the device");
     check(cudaEventRecord(arrived_, copies_), "cudaEventRecord");
   } else {

@@ -79,9 +79,10 @@ MemoryReport CpuBackend::memory() const {
   r.arena = model_.arena.bytes;  // the one allocation above, of exactly this size
   r.arena_where = "host memory, one 256-byte-aligned allocation";
   if (model_.arena.next_batch_at >= 0)  // the loader writes each batch in place between steps
-    r.other = fmt::format("the plan's next_batch ({}, Prefetch) is for the CUDA trainer: this one "
-                          "leaves it unused",
-                          to_string(Bytes{model_.arena.batch_bytes}));
+    r.other = fmt::format(
+        "the plan's next_batch ({}, Prefetch) is for the CUDA trainer: this one "
+        "leaves it unused",
+        to_string(Bytes{model_.arena.batch_bytes}));
   return r;
 }
 

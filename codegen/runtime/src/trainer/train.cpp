@@ -100,9 +100,8 @@ void report_start(std::ostream& out, const ModelInfo& model, const Backend& back
       << "\n                   + optimizer state " << grouped(model.arena.optimizer_state)
       << " + inputs " << grouped(model.arena.inputs)
       << (model.arena.next_batch_at >= 0 ? " (this batch and the next: Prefetch)" : "")
-      << " + workspace "
-      << grouped(model.arena.workspace) << " + activations " << grouped(model.arena.activations)
-      << "\n";
+      << " + workspace " << grouped(model.arena.workspace) << " + activations "
+      << grouped(model.arena.activations) << "\n";
   out << "           arena   " << mib_text(memory.arena) << ", " << memory.arena_where
       << (memory.arena == memory.planned ? ": the plan to the byte" : ": DIFFERS from the plan")
       << "\n";
