@@ -98,14 +98,27 @@ TEST_CASE("fusion: ResNet-8 fuses BatchNorm and the residual sum with the ReLU a
     if (g.grouped >= 0)
       direct.push_back(g.grouped);
   CHECK(direct == std::vector<std::int64_t>{3, 10, 18});
-  // The emitted step runs them on the shared direct bodies, and BatchNorm's statistics per channel.
+  // The emitted step runs them on the shared direct bodies, one thread per element, and the sums
+  // over the batch one block per result: ResNet-8's first BatchNorm has 16 channels; layer 3's
+  // weight, 16 · 16 · 3 · 3 = 2,304 elements.
   const std::vector<cg::EmittedFile> files = cg::emit_cuda_backend(model);
   const std::string& step = files.at(1).text;
   CHECK(step.find("k::grouped_conv_forward<conv_10, true>(i, x, weight, bias, y);") !=
         std::string::npos);
   CHECK(step.find("k::grouped_conv_backward_input<conv_3, true>(i, dy, weight, dx);") !=
         std::string::npos);
-  CHECK(step.find("k::batch_norm_statistics<norm_1>(i, x, stats, running);") != std::string::npos);
+  CHECK(step.find("g::per_block::batch_norm_statistics<norm_1>(x, stats, running);") !=
+        std::string::npos);
+  CHECK(step.find("forward_layers_1_2_statistics_kernel<<<16, g::channel_threads, 0, stream>>>") !=
+        std::string::npos);
+  CHECK(step.find("g::per_block::batch_norm_backward_sums<norm_1, k::ReLU>(x, y, stats, dy, "
+                  "dgamma, dbeta);") != std::string::npos);
+  CHECK(step.find("g::per_block::grouped_conv_backward_weight<conv_3>(x, dy, dweight);") !=
+        std::string::npos);
+  CHECK(step.find("backward_layer_3_weight_kernel<<<2'304, g::channel_threads, 0, stream>>>") !=
+        std::string::npos);
+  CHECK(step.find("one thread per channel") == std::string::npos);
+  CHECK(step.find("One thread per channel") == std::string::npos);
   CHECK(step.find("forward_layers_1_2(arena, lib, stream, training);") != std::string::npos);
 }
 

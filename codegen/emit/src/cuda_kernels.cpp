@@ -88,6 +88,12 @@ class CudaKernelEmitter {
   void emit_backward(const std::string& name, const std::string& lines);
   // The launch of such a kernel on the step's stream, checked.
   std::string launch(const std::string& name, std::int64_t count, const std::string& arguments);
+  // A __global__ kernel of `blocks` blocks of g::channel_threads threads, each block summing one
+  // result (channel_sums.hpp): `body` calls the g::per_block function. And its launch.
+  void emit_block_kernel(const std::string& name, const std::string& comment,
+                         const std::string& parameters, const std::string& body);
+  std::string launch_blocks(const std::string& name, std::int64_t blocks,
+                            const std::string& arguments);
 
   const ModelView& m_;
   std::vector<FusedGroup> groups_;
@@ -130,6 +136,27 @@ std::string CudaKernelEmitter::launch(const std::string& name, std::int64_t coun
                                       const std::string& arguments) {
   return name + "<<<g::blocks_for(" + literal(count) + "), g::block_threads, 0, stream>>>(" +
          arguments + ");\ng::check_launch(\"" + name + "\");";
+}
+
+void CudaKernelEmitter::emit_block_kernel(const std::string& name, const std::string& comment,
+                                          const std::string& parameters, const std::string& body) {
+  kernels_.emit({{"name", name},
+                 {"comment", wrap_comment(comment, "// ", "// ")},
+                 {"parameters", parameters},
+                 {"body", body}},
+                R"(
+    $comment$
+    __global__ void __launch_bounds__(g::channel_threads) $name$($parameters$) {
+      $body$
+    }
+
+  )");
+}
+
+std::string CudaKernelEmitter::launch_blocks(const std::string& name, std::int64_t blocks,
+                                             const std::string& arguments) {
+  return name + "<<<" + literal(blocks) + ", g::channel_threads, 0, stream>>>(" + arguments +
+         ");\ng::check_launch(\"" + name + "\");";
 }
 
 void CudaKernelEmitter::emit_geometry(const FusedGroup& g) {
@@ -579,9 +606,10 @@ void CudaKernelEmitter::emit_pool(const FusedGroup& g) {
 // ---- BatchNorm, residual sums, direct convolutions, global pooling, Dropout -------------------
 //
 // Each is one thread per index over the shared bodies, as the CPU backend's per-plane loops are
-// over theirs. Per-channel sums (BatchNorm's statistics and backward sums, a direct
-// convolution's bias gradient) run one thread per channel: few threads, but each adds its
-// channel in the bodies' fixed order, so the bits are the CPU's and no reduction is needed.
+// over theirs. Sums over the batch (BatchNorm's statistics and backward sums, a direct
+// convolution's weight and bias gradients) run one block per result (staticnet/cuda/
+// channel_sums.hpp): its threads share the terms and add their partial sums by a fixed tree, so
+// the bits are the same on every run (and equal the CPU's to rounding).
 
 void CudaKernelEmitter::emit_backward(const std::string& name, const std::string& lines) {
   kernels_.emit({{"name", name}, {"lines", lines}}, R"(
@@ -636,11 +664,12 @@ void CudaKernelEmitter::emit_norm(const FusedGroup& g) {
   }
   if (l.statistics_buffer == no_buffer)
     throw std::logic_error("a BatchNorm in training without a statistics buffer");
-  emit_kernel("forward_" + name + "_statistics_kernel",
-              "One thread per channel: the batch mean and 1/√(var + ε), and the running "
-              "statistics' update.",
-              "const float* __restrict__ x, float* __restrict__ stats, float* __restrict__ running",
-              channels, "k::batch_norm_statistics<" + geometry + ">(i, x, stats, running);");
+  emit_block_kernel(
+      "forward_" + name + "_statistics_kernel",
+      "One block per channel: the batch mean and 1/√(var + ε), and the running statistics' "
+      "update.",
+      "const float* __restrict__ x, float* __restrict__ stats, float* __restrict__ running",
+      "g::per_block::batch_norm_statistics<" + geometry + ">(x, stats, running);");
   emit_kernel("forward_" + name + "_kernel", "One thread per element: normalise, then " + act + ".",
               "const float* __restrict__ x, const float* __restrict__ stats, const float* "
               "__restrict__ gamma, const float* __restrict__ beta, float* __restrict__ y",
@@ -669,7 +698,7 @@ void CudaKernelEmitter::emit_norm(const FusedGroup& g) {
       {"inference",
        launch("forward_" + name + "_inference_kernel", count, "x, running, gamma, beta, y")},
       {"statistics",
-       launch("forward_" + name + "_statistics_kernel", channels, "x, stats, running")},
+       launch_blocks("forward_" + name + "_statistics_kernel", channels, "x, stats, running")},
       {"normalise", launch("forward_" + name + "_kernel", count, "x, stats, gamma, beta, y")}};
   kernels_.emit(v, R"(
     void forward_$name$(std::byte* arena, const Libraries&, cudaStream_t stream, bool training) {
@@ -692,14 +721,14 @@ void CudaKernelEmitter::emit_norm(const FusedGroup& g) {
     return;
   const int dy_buffer =
       g.activation >= 0 ? layer(g.activation).output_gradient_buffer : l.output_gradient_buffer;
-  emit_kernel("backward_" + name + "_sums_kernel",
-              "One thread per channel: d = act'(y)·dy left in dy, Σd into dβ and Σ d·x̂ into dγ.",
-              "const float* __restrict__ x, const float* __restrict__ y, const float* "
-              "__restrict__ stats, float* __restrict__ dy, float* __restrict__ dgamma, float* "
-              "__restrict__ dbeta",
-              channels,
-              "k::batch_norm_backward_sums<" + geometry + ", " + act +
-                  ">(i, x, y, stats, dy, dgamma, dbeta);");
+  emit_block_kernel("backward_" + name + "_sums_kernel",
+                    "One block per channel: d = act'(y)·dy left in dy, Σd into dβ and Σ d·x̂ "
+                    "into dγ.",
+                    "const float* __restrict__ x, const float* __restrict__ y, const float* "
+                    "__restrict__ stats, float* __restrict__ dy, float* __restrict__ dgamma, "
+                    "float* __restrict__ dbeta",
+                    "g::per_block::batch_norm_backward_sums<" + geometry + ", " + act +
+                        ">(x, y, stats, dy, dgamma, dbeta);");
   v["dy"] = at(dy_buffer);
   v["dy_note"] = note(dy_buffer) + (g.activation >= 0
                                         ? ": d(" + std::string(name_of(layer(g.activation).kind)) +
@@ -707,7 +736,7 @@ void CudaKernelEmitter::emit_norm(const FusedGroup& g) {
                                         : ": d(output)");
   v["dgamma"] = parameter(l.weight_offset, BufferRole::gradients);
   v["dbeta"] = parameter(l.bias_offset, BufferRole::gradients);
-  v["sums"] = launch(
+  v["sums"] = launch_blocks(
       "backward_" + name + "_sums_kernel", channels,
       std::string("x, ") + (g.activation >= 0 ? "y" : "nullptr") + ", stats, dy, dgamma, dbeta");
   std::string input;
@@ -845,27 +874,28 @@ void CudaKernelEmitter::emit_direct_conv(const FusedGroup& g) {
     return;
   const std::int64_t weights = weight_shape(l).elements();
   const std::int64_t channels = l.output_shape[1];
-  emit_kernel("backward_" + name + "_weight_kernel",
-              "One thread per weight element: Σ over samples and output positions of dy · x.",
-              "const float* __restrict__ x, const float* __restrict__ dy, float* __restrict__ "
-              "dweight",
-              weights, "k::grouped_conv_backward_weight<" + geometry + ">(i, x, dy, dweight);");
-  std::string lines = "const float* const x = " + v["x"] + ";  " + v["x_note"] +
-                      "\nconst float* const dy = " + at(l.output_gradient_buffer) + ";  " +
-                      note(l.output_gradient_buffer) + "\nfloat* const dweight = " +
-                      parameter(l.weight_offset, BufferRole::gradients) + ";  // gradient of " +
-                      weight_name(g.grouped) + "\n" +
-                      launch("backward_" + name + "_weight_kernel", weights, "x, dy, dweight");
+  emit_block_kernel(
+      "backward_" + name + "_weight_kernel",
+      "One block per weight element: Σ over samples and output positions of dy · x.",
+      "const float* __restrict__ x, const float* __restrict__ dy, float* __restrict__ dweight",
+      "g::per_block::grouped_conv_backward_weight<" + geometry + ">(x, dy, dweight);");
+  std::string lines =
+      "const float* const x = " + v["x"] + ";  " + v["x_note"] +
+      "\nconst float* const dy = " + at(l.output_gradient_buffer) + ";  " +
+      note(l.output_gradient_buffer) +
+      "\nfloat* const dweight = " + parameter(l.weight_offset, BufferRole::gradients) +
+      ";  // gradient of " + weight_name(g.grouped) + "\n" +
+      launch_blocks("backward_" + name + "_weight_kernel", weights, "x, dy, dweight");
   if (bias) {
-    emit_kernel("backward_" + name + "_bias_kernel",
-                "One thread per channel: Σ over samples and positions of dy.",
-                "const float* __restrict__ dy, float* __restrict__ dbias", channels,
-                "k::bias_gradient_channels<" + literal(l.output_shape[0]) + ", " +
-                    literal(channels) + ", " + literal(l.output_shape[2] * l.output_shape[3]) +
-                    ">(i, dy, dbias);");
+    emit_block_kernel("backward_" + name + "_bias_kernel",
+                      "One block per channel: Σ over samples and positions of dy.",
+                      "const float* __restrict__ dy, float* __restrict__ dbias",
+                      "g::per_block::bias_gradient_channels<" + literal(l.output_shape[0]) + ", " +
+                          literal(channels) + ", " +
+                          literal(l.output_shape[2] * l.output_shape[3]) + ">(dy, dbias);");
     lines += "\nfloat* const dbias = " + parameter(l.bias_offset, BufferRole::gradients) +
              ";  // gradient of " + bias_name(g.grouped) + "\n" +
-             launch("backward_" + name + "_bias_kernel", channels, "dy, dbias");
+             launch_blocks("backward_" + name + "_bias_kernel", channels, "dy, dbias");
   }
   if (l.input_gradient_buffer != no_buffer) {
     input_gradient_vars(v, l);
@@ -1338,7 +1368,8 @@ EmittedFile CudaKernelEmitter::source() {
     // ($name$_model.h names every buffer and its offset). Each section below covers one group of
     // layers fused into as few passes as their buffers allow, names the tensors it touches with
     // their arena offsets, and gives its sizes as literals. The elementwise arithmetic is
-    // staticnet/kernels/ (the CPU backend runs the same functions), one thread per index; Linear
+    // staticnet/kernels/ (the CPU backend runs the same functions), one thread per index, and
+    // the sums over the batch staticnet/cuda/channel_sums.hpp, one block per result; Linear
     // runs on cuBLASLt and Conv2d on cuDNN, whose algorithms were chosen, when the step was made,
     // among those that need at most the plan's $workspace$-byte workspace. Nothing here
     // synchronises or allocates: $graph$
@@ -1351,6 +1382,7 @@ EmittedFile CudaKernelEmitter::source() {
     #include <memory>
     #include <string>
 
+    #include <staticnet/cuda/channel_sums.hpp>
     #include <staticnet/cuda/check.hpp>
     #include <staticnet/cuda/convolution.hpp>
     #include <staticnet/cuda/linear.hpp>

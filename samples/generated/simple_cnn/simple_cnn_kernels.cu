@@ -7,7 +7,8 @@
 // (simple_cnn_model.h names every buffer and its offset). Each section below covers one group of
 // layers fused into as few passes as their buffers allow, names the tensors it touches with
 // their arena offsets, and gives its sizes as literals. The elementwise arithmetic is
-// staticnet/kernels/ (the CPU backend runs the same functions), one thread per index; Linear
+// staticnet/kernels/ (the CPU backend runs the same functions), one thread per index, and
+// the sums over the batch staticnet/cuda/channel_sums.hpp, one block per result; Linear
 // runs on cuBLASLt and Conv2d on cuDNN, whose algorithms were chosen, when the step was made,
 // among those that need at most the plan's 110,592-byte workspace. Nothing here
 // synchronises or allocates: the trainer captures train_step() once as a CUDA graph.
@@ -20,6 +21,7 @@
 #include <memory>
 #include <string>
 
+#include <staticnet/cuda/channel_sums.hpp>
 #include <staticnet/cuda/check.hpp>
 #include <staticnet/cuda/convolution.hpp>
 #include <staticnet/cuda/linear.hpp>

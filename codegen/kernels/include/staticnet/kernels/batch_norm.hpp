@@ -67,6 +67,24 @@ struct LaneSums {
   }
 };
 
+// Channel c's batch mean and (biased) variance, once summed: mean and 1/√(var + ε) into stats[c]
+// and stats[C + c], and the running statistics (running[c] mean, running[C + c] variance)
+// updated. Shared by the CPU's sums below and the GPU's block sums (staticnet/cuda/
+// channel_sums.hpp).
+template <BatchNormGeometry G>
+STATICNET_HD void batch_norm_store_statistics(index_t c, double mean, double variance, float* stats,
+                                              float* running) {
+  stats[c] = static_cast<float>(mean);
+  stats[G.channels + c] = static_cast<float>(1.0 / std::sqrt(variance + G.epsilon));
+  // M = 1 has no unbiased variance (PyTorch refuses such a batch): the biased one (0) is used.
+  constexpr double count = static_cast<double>(G.per_channel());
+  constexpr double bessel = count > 1 ? count / (count - 1) : 1.0;
+  const float m = G.momentum;
+  running[c] = (1.0f - m) * running[c] + m * static_cast<float>(mean);
+  running[G.channels + c] =
+      (1.0f - m) * running[G.channels + c] + m * static_cast<float>(variance * bessel);
+}
+
 // Training forward, part 1, one channel: the batch mean and 1/√(var + ε) into stats[c] and
 // stats[C + c], and the running statistics (running[c] mean, running[C + c] variance) updated.
 template <BatchNormGeometry G>
@@ -86,15 +104,7 @@ STATICNET_HD void batch_norm_statistics(index_t c, const float* x, float* stats,
       return d * d;
     });
   }
-  const double variance = squares.total() / count;
-  stats[c] = static_cast<float>(mean);
-  stats[G.channels + c] = static_cast<float>(1.0 / std::sqrt(variance + G.epsilon));
-  // M = 1 has no unbiased variance (PyTorch refuses such a batch): the biased one (0) is used.
-  constexpr double bessel = count > 1 ? count / (count - 1) : 1.0;
-  const float m = G.momentum;
-  running[c] = (1.0f - m) * running[c] + m * static_cast<float>(mean);
-  running[G.channels + c] =
-      (1.0f - m) * running[G.channels + c] + m * static_cast<float>(variance * bessel);
+  batch_norm_store_statistics<G>(c, mean, squares.total() / count, stats, running);
 }
 
 // Training forward, part 2, one element: y = act(γ·(x − mean)·inv + β). x and y may not alias
