@@ -89,7 +89,8 @@ std::string option_spelling(const std::string& e) {
                                                            {"loss", "Loss"},
                                                            {"optimizer", "Optimizer"},
                                                            {"precision", "Precision"},
-                                                           {"target", "Target"}};
+                                                           {"target", "Target"},
+                                                           {"prefetch", "Prefetch"}};
   const auto it = names.find(e);
   return it == names.end() ? e : it->second;
 }

@@ -382,9 +382,11 @@ constexpr Verdict check_formulas(const sn::Plan<L>& p) {
     inputs += p.setup.loss == sn::LossKind::CrossEntropy
                   ? sn::align_up(p.batch() * 4)
                   : sn::align_up(p.output_shape.elements() * 4);
+  if (p.setup.prefetch)  // next_batch: the same layout again
+    inputs *= 2;
   if (p.footprint.inputs.count != inputs)
-    return {"inputs != align(batch inputs) + align(labels or targets)", p.footprint.inputs.count,
-            inputs};
+    return {"inputs != align(batch inputs) + align(labels or targets), twice with Prefetch",
+            p.footprint.inputs.count, inputs};
   int64_t workspace = 0;
   for (const sn::LayerPlan& lp : p.layers)
     if (lp.kind == LayerKind::Conv2d)
@@ -571,6 +573,9 @@ Case<N> random_case(Rng& rng) {
                                               sn::OptimizerKind::SGDMomentum,
                                               sn::OptimizerKind::Adam, sn::OptimizerKind::AdamW};
   s.optimizer = optimizers[rng.in(0, 3)];
+  // Prefetch in a quarter of the cases (their training plans), from the batch rather than a new
+  // draw, so that the cases drawn after it stay the ones they were.
+  s.prefetch = s.batch % 4 == 1;
   // Spatial models: a conv/pool/activation segment, then Flatten, then a flat segment (or all
   // spatial, which only MSE accepts). Flat inputs: a pure MLP.
   std::size_t spatial_layers = 0;
@@ -651,6 +656,8 @@ std::string repro(const std::array<LayerDesc, N>& layers, const SetupDesc& s) {
          ">, sn::Optimizer<sn::" + sn::name_of(s.optimizer) + ">";
     if (s.has_target)
       m += std::string(", sn::Target<sn::") + sn::name_of(s.target_dtype) + dims_of(s.target) + ">";
+    if (s.prefetch)
+      m += ", sn::Prefetch";
   }
   return m + ">;";
 }
@@ -700,9 +707,24 @@ std::vector<int64_t> exact_live(const sn::Plan<L>& p) {
 }
 
 // Buffers that hold one slice per sample: everything but parameters, their gradients and
-// moments, and the workspace (one sample's im2col).
+// moments, and the workspace (one sample's im2col). Prefetch's next_batch mirrors the batch's
+// layout, padding included, so it does not scale exactly: see next_batch_bytes.
 constexpr bool per_sample(const Buffer& b) {
-  return b.region() == Region::activations || b.region() == Region::inputs;
+  return b.role != BufferRole::next_batch &&
+         (b.region() == Region::activations || b.region() == Region::inputs);
+}
+
+// What next_batch holds: the input as it occupies the arena, then the labels or targets.
+template <std::size_t L>
+constexpr int64_t next_batch_bytes(const sn::Plan<L>& p) {
+  int64_t bytes = 0;
+  for (const Buffer& b : p.buffers) {
+    if (b.role == BufferRole::input)
+      bytes += b.occupied();
+    if (b.role == BufferRole::labels || b.role == BufferRole::targets)
+      bytes += b.size;
+  }
+  return bytes;
 }
 
 // Slack used by the minimised probes below (known placement limits, not hard properties): Every
@@ -768,7 +790,9 @@ int64_t check_mode(const std::array<LayerDesc, N>& layers, SetupDesc setup, Repo
     }
     for (std::size_t i = 0; i < p1.buffers.size(); ++i) {
       const Buffer &x = p1.buffers[i], &y = pk.buffers[i];
-      const int64_t expected = per_sample(x) ? k * x.size : x.size;
+      const int64_t expected = x.role == BufferRole::next_batch ? next_batch_bytes(pk)
+                               : per_sample(x)                  ? k * x.size
+                                                                : x.size;
       if (x.role != y.role || x.layer != y.layer || x.first_step != y.first_step ||
           x.last_step != y.last_step || y.size != expected) {
         r.fail(mode + ": a buffer's size does not scale exactly with the batch (per-sample " +
@@ -822,6 +846,7 @@ void check_case(const Case<N>& c, Report& r) {
   training.mode = sn::Mode::training;
   inference.mode = sn::Mode::inference;
   inference.has_target = false;
+  inference.prefetch = false;  // Inference does not take it
   const int64_t a_train = check_mode(c.layers, training, r);
   const int64_t a_infer = check_mode(c.layers, inference, r);
   // (g) inference needs no more activation bytes than training the same model

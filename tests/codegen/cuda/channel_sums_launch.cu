@@ -57,8 +57,8 @@ __global__ void __launch_bounds__(g::channel_threads)
 
 template <int N>
 __global__ void __launch_bounds__(g::channel_threads) bias_kernel(const float* dz, float* db) {
-  constexpr k::Conv2dGeometry G = convs[N];
-  g::per_block::bias_gradient_channels<G.batch, G.out_channels, G.positions()>(dz, db);
+  g::per_block::bias_gradient_channels<convs[N].batch, convs[N].out_channels, convs[N].positions()>(
+      dz, db);
 }
 
 template <int N>

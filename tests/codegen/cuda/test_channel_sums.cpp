@@ -73,6 +73,7 @@ void check_norm() {
   std::vector<float> again(2 * channels), again_running = values(2 * channels, 12, 1.5f);
   t::batch_norm_statistics(N, x, again, again_running);
   CHECK(again == stats);
+  CHECK(again_running == running);
 }
 
 template <int N>

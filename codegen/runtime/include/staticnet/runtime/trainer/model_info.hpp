@@ -22,9 +22,12 @@ struct ArenaLayout {
   std::int64_t non_trainable = 0;  // BatchNorm running statistics (0 without BatchNorm)
   std::int64_t parameters_at = -1, gradients_at = -1, moment1_at = -1, moment2_at = -1;
   std::int64_t non_trainable_at = -1;
-  std::int64_t inputs_at = -1;  // the inputs region: the input, then labels or targets
+  // The inputs region: the input, then labels or targets (the batch), then under Prefetch the
+  // next batch in the same layout.
+  std::int64_t inputs_at = -1;
   std::int64_t input_at = -1, labels_at = -1, targets_at = -1;
-  // The batch as the host stages it: bytes from inputs_at through the labels or targets.
+  // The batch as the host stages and copies it, from inputs_at: through the labels or targets
+  // (under Prefetch), or the whole inputs region (without; its end is padding).
   std::int64_t batch_bytes = 0;
   // Prefetch: where the next batch arrives, in the same layout (-1 without Prefetch).
   std::int64_t next_batch_at = -1;
