@@ -99,7 +99,9 @@ void report_start(std::ostream& out, const ModelInfo& model, const Backend& back
       << " + gradients " << grouped(model.arena.gradients)
       << "\n                   + optimizer state " << grouped(model.arena.optimizer_state)
       << " + inputs " << grouped(model.arena.inputs)
-      << (model.arena.next_batch_at >= 0 ? " (this batch and the next: Prefetch)" : "")
+      << (model.arena.next_batch_at >= 0
+              ? " (this batch and the next: Prefetch)\n                  "
+              : "")
       << " + workspace " << grouped(model.arena.workspace) << " + activations "
       << grouped(model.arena.activations) << "\n";
   out << "           arena   " << mib_text(memory.arena) << ", " << memory.arena_where
