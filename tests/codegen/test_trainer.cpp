@@ -45,10 +45,10 @@ std::string bytes_of(const fs::path& file) {
   return {std::istreambuf_iterator<char>(in), {}};
 }
 
-// Forwards to the CPU backend, and raises SIGINT during a chosen step (as a user's Ctrl-C).
-class InterruptedBackend final : public rt::Backend {
+// Forwards every call to another backend; the test backends below override what they watch.
+class ForwardingBackend : public rt::Backend {
  public:
-  InterruptedBackend(rt::Backend& inner, int interrupt_at) : inner_(inner), at_(interrupt_at) {}
+  explicit ForwardingBackend(rt::Backend& inner) : inner_(inner) {}
   std::string description() const override { return inner_.description(); }
   std::span<float> batch_inputs() override { return inner_.batch_inputs(); }
   std::span<std::int32_t> batch_labels() override { return inner_.batch_labels(); }
@@ -56,8 +56,6 @@ class InterruptedBackend final : public rt::Backend {
   void batch_ready() override { inner_.batch_ready(); }
   void train_step(const staticnet::kernels::OptimizerConstants& c) override {
     inner_.train_step(c);
-    if (++steps_ == at_)
-      std::raise(SIGINT);
   }
   void evaluate() override { inner_.evaluate(); }
   std::span<const float> losses() override { return inner_.losses(); }
@@ -70,46 +68,50 @@ class InterruptedBackend final : public rt::Backend {
 
  private:
   rt::Backend& inner_;
+};
+
+// Raises SIGINT during a chosen step (as a user's Ctrl-C).
+class InterruptedBackend final : public ForwardingBackend {
+ public:
+  InterruptedBackend(rt::Backend& inner, int interrupt_at)
+      : ForwardingBackend(inner), at_(interrupt_at) {}
+  void train_step(const staticnet::kernels::OptimizerConstants& c) override {
+    ForwardingBackend::train_step(c);
+    if (++steps_ == at_)
+      std::raise(SIGINT);
+  }
+
+ private:
   int at_;
   int steps_ = 0;
 };
 
-// Forwards to the CPU backend, and checks the loop's side of batch_ready(): every train_step and
-// evaluate runs on a batch announced once, after the loader wrote it and before anything else
-// was written into it (the CUDA backend starts copying it to the GPU at that moment).
-class BatchReadyBackend final : public rt::Backend {
+// Checks the loop's side of batch_ready(): every train_step and evaluate runs on a batch
+// announced once, after the loader wrote it and before anything else was written into it (the
+// CUDA backend starts copying it to the GPU at that moment).
+class BatchReadyBackend final : public ForwardingBackend {
  public:
-  explicit BatchReadyBackend(rt::Backend& inner) : inner_(inner) {}
-  std::string description() const override { return inner_.description(); }
-  std::span<float> batch_inputs() override { return inner_.batch_inputs(); }
-  std::span<std::int32_t> batch_labels() override { return inner_.batch_labels(); }
-  std::span<float> batch_targets() override { return inner_.batch_targets(); }
+  using ForwardingBackend::ForwardingBackend;
   void batch_ready() override {
     ++ready_;
     announced_ = batch();
+    ForwardingBackend::batch_ready();
   }
   void train_step(const staticnet::kernels::OptimizerConstants& c) override {
     check_batch();
-    inner_.train_step(c);
+    ForwardingBackend::train_step(c);
   }
   void evaluate() override {
     check_batch();
-    inner_.evaluate();
+    ForwardingBackend::evaluate();
   }
-  std::span<const float> losses() override { return inner_.losses(); }
-  std::span<const std::int32_t> predictions() override { return inner_.predictions(); }
-  void read_state(rt::StateBuffer w, std::span<float> out) override { inner_.read_state(w, out); }
-  void write_state(rt::StateBuffer w, std::span<const float> in) override {
-    inner_.write_state(w, in);
-  }
-  rt::MemoryReport memory() const override { return inner_.memory(); }
 
   int runs = 0;
 
  private:
   std::vector<float> batch() {
-    std::vector<float> b(inner_.batch_inputs().begin(), inner_.batch_inputs().end());
-    for (std::int32_t label : inner_.batch_labels())
+    std::vector<float> b(batch_inputs().begin(), batch_inputs().end());
+    for (std::int32_t label : batch_labels())
       b.push_back(static_cast<float>(label));
     return b;
   }
@@ -121,7 +123,6 @@ class BatchReadyBackend final : public rt::Backend {
     ready_ = 0;
   }
 
-  rt::Backend& inner_;
   int ready_ = 0;
   std::vector<float> announced_;
 };

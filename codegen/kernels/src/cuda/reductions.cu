@@ -1,36 +1,26 @@
 #include "staticnet/cuda/reductions.hpp"
 
+#include "staticnet/cuda/channel_sums.hpp"
 #include "staticnet/cuda/check.hpp"
 
 namespace staticnet::cuda {
 namespace {
 
-constexpr int reduce_threads = 256;
-
-__global__ void bias_gradient_channels_kernel(const float* __restrict__ dz, float* __restrict__ db,
-                                              std::int64_t batch, std::int64_t channels,
-                                              std::int64_t positions) {
+__global__ void __launch_bounds__(channel_threads)
+    bias_gradient_channels_kernel(const float* __restrict__ dz, float* __restrict__ db,
+                                  std::int64_t batch, std::int64_t channels,
+                                  std::int64_t positions) {
   const std::int64_t c = blockIdx.x;
   float sum = 0.0f;
   for (std::int64_t n = 0; n < batch; ++n) {
     const float* plane = dz + (n * channels + c) * positions;
-    for (std::int64_t p = threadIdx.x; p < positions; p += reduce_threads)
+    for (std::int64_t p = threadIdx.x; p < positions; p += channel_threads)
       sum += plane[p];
   }
-  // The block's 256 partial sums: within each warp by shuffles, then the 8 warps' in shared
-  // memory, always in the same order.
-  for (int offset = 16; offset > 0; offset /= 2)
-    sum += __shfl_down_sync(0xffffffffu, sum, offset);
-  __shared__ float warp_sums[reduce_threads / 32];
-  if (threadIdx.x % 32 == 0)
-    warp_sums[threadIdx.x / 32] = sum;
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    float total = 0.0f;
-    for (int w = 0; w < reduce_threads / 32; ++w)
-      total += warp_sums[w];
+  // The block's partial sums, always in the same order.
+  const float total = block_total(sum);
+  if (threadIdx.x == 0)
     db[c] = total;
-  }
 }
 
 __global__ void bias_gradient_features_kernel(const float* __restrict__ dz, float* __restrict__ db,
@@ -48,7 +38,7 @@ __global__ void bias_gradient_features_kernel(const float* __restrict__ dz, floa
 
 void bias_gradient_channels(const float* dz, float* db, std::int64_t batch, std::int64_t channels,
                             std::int64_t positions, cudaStream_t stream) {
-  bias_gradient_channels_kernel<<<static_cast<unsigned>(channels), reduce_threads, 0, stream>>>(
+  bias_gradient_channels_kernel<<<static_cast<unsigned>(channels), channel_threads, 0, stream>>>(
       dz, db, batch, channels, positions);
   check_launch("bias_gradient_channels");
 }

@@ -113,16 +113,16 @@ std::string CudaBackend::description() const {
 
 std::string CudaBackend::details() const {
   const std::string batch = to_string(Bytes{model_.arena.batch_bytes});
-  const std::string copy =
-      prefetches() ? fmt::format(
-                         "batch: {} copied into next_batch while the step before runs (Prefetch), "
-                         "then moved into place on the device\n",
-                         batch)
-                   : fmt::format(
-                         "batch: {} copied in after the step before ends (sn::Prefetch in the "
-                         "setup overlaps the copy with that step, for {} more of the arena)\n",
-                         batch, to_string(Bytes{align_up(model_.arena.batch_bytes)}));
-  return copy + step_->describe();
+  if (prefetches())
+    return fmt::format(
+        "batch: {} copied into next_batch while the step before runs (Prefetch), "
+        "then moved into place on the device\n{}",
+        batch, step_->describe());
+  // Without Prefetch batch_bytes is the inputs region, which Prefetch would add once more.
+  return fmt::format(
+      "batch: {0} copied in after the step before ends (sn::Prefetch in the setup "
+      "overlaps the copy with that step, for {0} more of the arena)\n{1}",
+      batch, step_->describe());
 }
 
 template <class T>

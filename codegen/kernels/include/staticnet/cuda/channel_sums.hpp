@@ -26,23 +26,25 @@ inline constexpr int channel_threads = 256;
 static_assert(channel_threads % 32 == 0 && channel_threads <= 1024);
 
 // The block's total of every thread's `value`, returned to every thread. Called by all threads of
-// the block (it synchronises them).
-__device__ inline double block_total(double value) {
+// a block of channel_threads (it synchronises them). T is double here; reductions.cu's bias
+// gradients add in float.
+template <class T>
+__device__ T block_total(T value) {
   for (int offset = 16; offset > 0; offset /= 2)
     value += __shfl_down_sync(0xffffffffu, value, offset);
-  __shared__ double warp_totals[channel_threads / 32];
-  __shared__ double total;
+  __shared__ T warp_totals[channel_threads / 32];
+  __shared__ T total;
   if (threadIdx.x % 32 == 0)
     warp_totals[threadIdx.x / 32] = value;
   __syncthreads();
   if (threadIdx.x == 0) {
-    double t = 0.0;
+    T t = 0;
     for (int w = 0; w < channel_threads / 32; ++w)
       t += warp_totals[w];
     total = t;
   }
   __syncthreads();
-  const double result = total;
+  const T result = total;
   __syncthreads();  // every thread has read it before another call writes the slots again
   return result;
 }
