@@ -1,21 +1,35 @@
 #!/usr/bin/env bash
-# Gathers what scripts/gpu-checks.sh runs into one folder (default build/gpu), for a GPU machine
+# Builds and gathers what scripts/gpu-checks.sh runs into one folder, build/gpu, for a GPU machine
 # that has the NVIDIA libraries but not this project's build: the CUDA trainers of SimpleCNN and
-# LeNet-5 (and SimpleCNN's with Prefetch), the digits trainer and its two inference programs, the gpu-labelled test program, the
-# benchmarks, and the shared libraries they need that such a machine may lack.
-#   scripts/gpu-bundle.sh [BUILD_DIR [TEST_BUILD_DIR]]
-# BUILD_DIR (default build/bench) is configured with -DSTATICNET_BUILD_BENCH=ON; TEST_BUILD_DIR
-# (default build/gcc, the gcc preset) holds the test program.
+# LeNet-5 (and SimpleCNN's with Prefetch), both trainers of the four MLPerf Tiny models, the
+# digits trainer and its two inference programs, the gpu-labelled test program, the benchmarks,
+# and the shared libraries they need that such a machine may lack.
+#   scripts/gpu-bundle.sh [BUILD_DIR]
+# BUILD_DIR (default build/gcc, the gcc preset's) must be configured with the CUDA backend and
+# -DSTATICNET_BUILD_BENCH=ON:  cmake --preset gcc -DSTATICNET_BUILD_BENCH=ON
 set -euo pipefail
 cd "$(dirname "$0")/.."
-build=${1:-build/bench}
-tests=${2:-build/gcc}
+build=${1:-build/gcc}
+if ! grep -q '^STATICNET_BUILD_BENCH:BOOL=ON' "$build/CMakeCache.txt" 2>/dev/null; then
+  echo "gpu-bundle: $build is not configured with -DSTATICNET_BUILD_BENCH=ON" >&2
+  echo "  run: cmake --preset gcc -DSTATICNET_BUILD_BENCH=ON" >&2
+  exit 2
+fi
+mlperf_trainers=()
+for model in resnet8 ds_cnn mobilenet_v1 fc_autoencoder; do
+  mlperf_trainers+=("${model}_trainer_cpu" "${model}_trainer_cuda")
+done
+cmake --build "$build" --target simple_cnn_trainer_cuda lenet5_trainer_cuda \
+  simple_cnn_prefetch_trainer_cuda "${mlperf_trainers[@]}" digits_cnn_trainer_cpu \
+  digits_infer_cpu digits_infer_cuda staticnet_cuda_tests staticnet_bench_cuda_step \
+  staticnet_bench_conv_engines staticnet_bench_direct_conv
 out=build/gpu
 rm -rf "$out" && mkdir -p "$out/lib"
-cp "$build"/samples/{simple_cnn,lenet5}_trainer_cuda "$build"/bench/cuda_step/staticnet_bench_{cuda_step,conv_engines} \
-  "$build"/bench/cuda_step/simple_cnn_prefetch_trainer_cuda \
+cp "$build"/samples/{simple_cnn,lenet5}_trainer_cuda "$build"/samples/{resnet8,ds_cnn,mobilenet_v1,fc_autoencoder}_trainer_{cpu,cuda} \
   "$build"/samples/{digits_cnn_trainer_cpu,digits_infer_cpu,digits_infer_cuda} \
-  "$tests/tests/codegen/cuda/staticnet_cuda_tests" "$out/"
+  "$build"/bench/cuda_step/{simple_cnn_prefetch_trainer_cuda,staticnet_bench_cuda_step} \
+  "$build"/bench/cuda_step/staticnet_bench_{conv_engines,direct_conv} \
+  "$build/tests/codegen/cuda/staticnet_cuda_tests" "$out/"
 for lib in $(ldd $(find "$out" -maxdepth 1 -type f) | awk '/libfmt/ {print $3}' | sort -u); do
   cp -L "$lib" "$out/lib/"
 done

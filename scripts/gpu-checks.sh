@@ -5,10 +5,10 @@
 #   scripts/gpu-checks.sh BIN_DIR OUT_DIR [part...]     parts: tests train sanitize bench profile
 #                                                       (default all but profile)
 #
-# BIN_DIR holds the programs a Release build made (build/<dir>/samples/*_trainer_cuda and
-# build/<dir>/bench/cuda_step/staticnet_bench_cuda_step with -DSTATICNET_BUILD_BENCH=ON) and,
-# optionally, lib/ with shared libraries the GPU machine lacks (libfmt). scripts/gpu-bundle.sh
-# builds such a folder. Everything lands in OUT_DIR; a summary is printed last.
+# BIN_DIR holds the programs a Release build made (the trainers, the gpu-labelled test program and
+# the benchmarks of -DSTATICNET_BUILD_BENCH=ON) and, optionally, lib/ with shared libraries the GPU
+# machine lacks (libfmt). scripts/gpu-bundle.sh builds such a folder, build/gpu. Everything lands
+# in OUT_DIR; a summary is printed last.
 #   tests     the gpu-labelled test program (staticnet_cuda_tests, run from the source tree it was
 #             built in: it reads tests/reference/fixtures): every fixture model's CUDA step and
 #             the MLPerf Tiny inference programs' forward pass against PyTorch, staticnet::cuda's
@@ -18,10 +18,14 @@
 #             trainer's metrics for the same arguments); SimpleCNN again launch by launch
 #             (STATICNET_CUDA_GRAPHS=0): the saved checkpoints must be identical bytes; and
 #             SimpleCNN with Prefetch (bench/cuda_step): same losses, and its samples/s beside the
-#             sample's
-#   sanitize  compute-sanitizer memcheck and racecheck over 3 steps of each sample trainer
-#   bench     step time and memory against PyTorch eager and torch.compile (bench/cuda_step),
-#             and SimpleCNN's step with Prefetch (the batch's copy overlapping the step) beside it
+#             sample's; the four MLPerf Tiny trainers on both backends, 2 epochs from one seed:
+#             same losses to rounding
+#   sanitize  compute-sanitizer memcheck and racecheck over 3 steps of each sample's CUDA trainer
+#             (the MLPerf Tiny ones included)
+#   bench     step time and memory against PyTorch eager and torch.compile (bench/cuda_step) of
+#             SimpleCNN, LeNet-5 and the four MLPerf Tiny models at their reference batches, and
+#             SimpleCNN's step with Prefetch (the batch's copy overlapping the step) beside it
+#             and the direct convolution kernels against cuDNN (staticnet_bench_direct_conv)
 #   profile   where the step's time goes: every cuDNN engine for the samples' convolutions
 #             (staticnet_bench_conv_engines), Nsight Compute's duration of each kernel of a few
 #             launch-by-launch steps, and torch.profiler's kernels for PyTorch's eager step
@@ -30,6 +34,7 @@ bin=$(cd "$1" && pwd)
 out=$(mkdir -p "$2" && cd "$2" && pwd)
 shift 2
 parts=${*:-tests train sanitize bench}
+mlperf="resnet8 ds_cnn mobilenet_v1 fc_autoencoder"  # samples/mlperf_tiny/
 here=$(cd "$(dirname "$0")/.." && pwd)
 
 # cuDNN, cuBLASLt and NVRTC: PyTorch's pip packages where the system has none.
@@ -41,6 +46,21 @@ export LD_LIBRARY_PATH="$libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 
 summary=()
 note() { summary+=("$*"); echo "== $*"; }
+
+# The largest relative difference between two --metrics files' losses, epoch by epoch.
+loss_difference() {
+  "$python" - "$1" "$2" <<'PY'
+import json, sys
+def losses(path):
+    with open(path) as f:
+        return [(r["train_loss"], r.get("eval_loss", r["train_loss"])) for r in map(json.loads, f)]
+a, b = losses(sys.argv[1]), losses(sys.argv[2])
+if len(a) != len(b) or not a:
+    print(f"epochs differ ({len(a)} and {len(b)})")
+else:
+    print(max(abs(x - y) / abs(x) for ra, rb in zip(a, b) for x, y in zip(ra, rb)), "over", len(a), "epochs")
+PY
+}
 
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader >"$out/gpu.txt" 2>&1
 note "GPU: $(cat "$out/gpu.txt")"
@@ -82,19 +102,24 @@ if [[ " $parts " == *" train "* ]]; then
     --seed 1 --metrics "$out/simple_cnn_prefetch_cuda_metrics.jsonl" --progress none \
     >"$out/simple_cnn_prefetch_cuda_train.txt" 2>&1
   note "train simple_cnn with Prefetch: exit $? ($(tail -1 "$out/simple_cnn_prefetch_cuda_train.txt"))"
-  note "Prefetch against none, largest relative loss difference: $("$python" - "$out" <<'PY'
-import json, sys
-def losses(name):
-    with open(f"{sys.argv[1]}/{name}") as f:
-        return [(r["train_loss"], r["eval_loss"]) for r in map(json.loads, f)]
-a, b = losses("simple_cnn_cuda_metrics.jsonl"), losses("simple_cnn_prefetch_cuda_metrics.jsonl")
-print(max(abs(x - y) / abs(x) for ra, rb in zip(a, b) for x, y in zip(ra, rb)), "over", len(a), "epochs")
-PY
-)"
+  note "Prefetch against none, largest relative loss difference: $(loss_difference \
+    "$out/simple_cnn_cuda_metrics.jsonl" "$out/simple_cnn_prefetch_cuda_metrics.jsonl")"
+  # The MLPerf Tiny models, each trainer on both backends from the same seed: the losses should
+  # agree to rounding epoch by epoch (Dropout draws the same mask on both).
+  for model in $mlperf; do
+    for backend in cpu cuda; do
+      "$bin/${model}_trainer_$backend" --data synthetic:2048 --eval synthetic:512 --epochs 2 \
+        --seed 1 --metrics "$out/${model}_${backend}_metrics.jsonl" --progress none \
+        >"$out/${model}_${backend}_train.txt" 2>&1
+      note "train $model on $backend: exit $? ($(tail -1 "$out/${model}_${backend}_train.txt"))"
+    done
+    note "$model CUDA against CPU, largest relative loss difference: $(loss_difference \
+      "$out/${model}_cpu_metrics.jsonl" "$out/${model}_cuda_metrics.jsonl")"
+  done
 fi
 
 if [[ " $parts " == *" sanitize "* ]]; then
-  for model in simple_cnn lenet5; do
+  for model in simple_cnn lenet5 $mlperf; do
     for tool in memcheck racecheck; do
       compute-sanitizer --tool "$tool" --error-exitcode 9 "$bin/${model}_trainer_cuda" \
         --data synthetic:512 --epochs 1 --max-steps 3 --progress none \
@@ -105,9 +130,13 @@ if [[ " $parts " == *" sanitize "* ]]; then
 fi
 
 if [[ " $parts " == *" bench "* ]]; then
+  # Depthwise and uneven-padded convolutions: staticnet's direct kernels or cuDNN, whichever is
+  # faster within the plan's workspace (its table, for bench/RESULTS.md, ends the file).
+  "$bin/staticnet_bench_direct_conv" >"$out/direct_conv.txt" 2>&1
+  note "direct convolutions against cuDNN: exit $? ($(grep -c 'faster within the plan: staticnet' "$out/direct_conv.txt") of $(grep -c 'faster within the plan' "$out/direct_conv.txt") staticnet's; direct_conv.txt)"
   "$bin/staticnet_bench_cuda_step" simple_cnn_prefetch >"$out/bench_simple_cnn_prefetch.txt" 2>&1
   note "staticnet simple_cnn with Prefetch: $(head -1 "$out/bench_simple_cnn_prefetch.txt")"
-  for model in simple_cnn lenet5_adam; do
+  for model in simple_cnn lenet5_adam $mlperf; do
     torch_model=${model%_adam}
     "$bin/staticnet_bench_cuda_step" "$model" >"$out/bench_${model}.txt" 2>&1
     note "staticnet $model: $(head -1 "$out/bench_${model}.txt")"

@@ -6,7 +6,9 @@
 // them (PyTorch's side reads loss.item() each step). Prints the median milliseconds per step and
 // the device memory.
 //
-//   staticnet_bench_cuda_step simple_cnn|simple_cnn_prefetch|lenet5_adam [--steps N] [--repeats N]
+//   staticnet_bench_cuda_step MODEL [--steps N] [--repeats N]
+//   MODEL: simple_cnn, simple_cnn_prefetch, lenet5_adam, or an MLPerf Tiny model (resnet8, ds_cnn,
+//   mobilenet_v1, fc_autoencoder: samples/mlperf_tiny/, Adam, their reference batches)
 //   (STATICNET_CUDA_GRAPHS=0 times launch by launch instead)
 #include <algorithm>
 #include <chrono>
@@ -19,8 +21,16 @@
 #include <staticnet/runtime/trainer/train.hpp>
 
 #include "../common/random_batch.hpp"
+#include "ds_cnn_kernels_cuda.h"
+#include "ds_cnn_trainer.h"
+#include "fc_autoencoder_kernels_cuda.h"
+#include "fc_autoencoder_trainer.h"
 #include "lenet5_adam_kernels_cuda.h"
 #include "lenet5_adam_trainer.h"
+#include "mobilenet_v1_kernels_cuda.h"
+#include "mobilenet_v1_trainer.h"
+#include "resnet8_kernels_cuda.h"
+#include "resnet8_trainer.h"
 #include "simple_cnn_kernels_cuda.h"
 #include "simple_cnn_prefetch_kernels_cuda.h"
 #include "simple_cnn_prefetch_trainer.h"
@@ -28,11 +38,35 @@
 
 namespace rt = staticnet::runtime;
 
+namespace {
+
+struct Sample {
+  const char* name;
+  rt::ModelInfo (*model_info)();
+  rt::CudaStepFactory make_step;
+};
+
+// Each generated trainer's model and CUDA step, by the name gpu-checks.sh passes.
+#define STATICNET_BENCH_SAMPLE(NAME)                 \
+  Sample {                                           \
+#NAME, &NAME::model_info, &NAME::cuda::make_step \
+  }
+const Sample samples[] = {
+    STATICNET_BENCH_SAMPLE(simple_cnn),     STATICNET_BENCH_SAMPLE(simple_cnn_prefetch),
+    STATICNET_BENCH_SAMPLE(lenet5_adam),    STATICNET_BENCH_SAMPLE(resnet8),
+    STATICNET_BENCH_SAMPLE(ds_cnn),         STATICNET_BENCH_SAMPLE(mobilenet_v1),
+    STATICNET_BENCH_SAMPLE(fc_autoencoder),
+};
+#undef STATICNET_BENCH_SAMPLE
+
+}  // namespace
+
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr,
-                 "usage: %s simple_cnn|simple_cnn_prefetch|lenet5_adam [--steps N] [--repeats N]\n",
-                 argv[0]);
+    std::fprintf(stderr, "usage: %s MODEL [--steps N] [--repeats N]\n  MODEL:", argv[0]);
+    for (const Sample& s : samples)
+      std::fprintf(stderr, " %s", s.name);
+    std::fprintf(stderr, "\n");
     return 2;
   }
   const std::string which = argv[1];
@@ -44,22 +78,16 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--repeats"))
       repeats = value;
   }
-  rt::ModelInfo model;
-  rt::CudaStepFactory make_step = nullptr;
-  if (which == "simple_cnn") {
-    model = simple_cnn::model_info();
-    make_step = &simple_cnn::cuda::make_step;
-  } else if (which == "simple_cnn_prefetch") {
-    model = simple_cnn_prefetch::model_info();
-    make_step = &simple_cnn_prefetch::cuda::make_step;
-  } else if (which == "lenet5_adam") {
-    model = lenet5_adam::model_info();
-    make_step = &lenet5_adam::cuda::make_step;
-  } else {
+  const Sample* sample = nullptr;
+  for (const Sample& s : samples)
+    if (which == s.name)
+      sample = &s;
+  if (!sample) {
     std::fprintf(stderr, "unknown model %s\n", which.c_str());
     return 2;
   }
-  rt::CudaBackend backend(model, make_step);
+  const rt::ModelInfo model = sample->model_info();
+  rt::CudaBackend backend(model, sample->make_step);
   bench::initialize_parameters(model, backend);
   // Both staging buffers hold the same random batch, so every step copies real data in.
   for (int staging = 0; staging < 2; ++staging) {

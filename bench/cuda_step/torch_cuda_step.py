@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
-"""The PyTorch side of bench/cuda_step/run.py: the same sample model, batch and optimizer as
+"""The PyTorch side of scripts/gpu-checks.sh's bench part: the same model, batch and optimizer as
 staticnet_bench_cuda_step, on the GPU, FP32 (TF32 off: staticnet's setups say FP32), timed the same
 way: warm-up, then repeats of N steps, median milliseconds per step. A step is zero_grad,
 forward, loss, backward, optimizer.step() and loss.item() (a training loop reads its loss; the
 staticnet side reads every sample's). Also prints torch.cuda.max_memory_allocated over the steps.
 
-usage: torch_cuda_step.py simple_cnn|lenet5 [--steps N] [--repeats N] [--compile] [--profile]
+usage: torch_cuda_step.py MODEL [--steps N] [--repeats N] [--compile] [--profile]
+MODEL: simple_cnn, lenet5, or an MLPerf Tiny model (resnet8, ds_cnn, mobilenet_v1, fc_autoencoder:
+bench/cpu_step/mlperf_models.py, Adam, the reference batch, in training mode as the trainers run)
 (--profile: after the timing, the kernels of 20 steps from torch.profiler, by GPU time)
 """
 import argparse
@@ -17,12 +19,13 @@ import time
 import torch
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "cpu_step"))
-from torch_step import model_and_batch  # noqa: E402  the same models as the CPU benchmark
+import mlperf_models  # noqa: E402  the same models as the CPU benchmark
+from torch_step import model_and_batch  # noqa: E402
 
 
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("model", choices=["simple_cnn", "lenet5"])
+    p.add_argument("model", choices=["simple_cnn", "lenet5"] + list(mlperf_models.MODELS))
     p.add_argument("--steps", type=int, default=200)
     p.add_argument("--repeats", type=int, default=5)
     p.add_argument("--compile", action="store_true")
@@ -31,12 +34,17 @@ def main():
     torch.backends.cudnn.allow_tf32 = False
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.manual_seed(0)
-    model, shape, _ = model_and_batch(args.model)
-    model = model.cuda()
+    if args.model in mlperf_models.MODELS:
+        model = mlperf_models.build(args.model).train().cuda()
+        x, y, loss_fn = mlperf_models.batch(args.model)
+        x, y = x.cuda(), y.cuda()
+    else:
+        model, shape, _ = model_and_batch(args.model)
+        model = model.cuda()
+        x = torch.randn(shape, device="cuda")
+        y = torch.randint(0, 10, (shape[0],), device="cuda")
+        loss_fn = torch.nn.CrossEntropyLoss()
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
-    x = torch.randn(shape, device="cuda")
-    y = torch.randint(0, 10, (shape[0],), device="cuda")
-    loss_fn = torch.nn.CrossEntropyLoss()
     forward = torch.compile(model) if args.compile else model
 
     def step():

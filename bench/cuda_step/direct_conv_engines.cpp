@@ -1,0 +1,186 @@
+// staticnet's direct convolution kernels against cuDNN, for every convolution the CUDA backend
+// computes directly (direct_conv_cases.hpp: the MLPerf Tiny samples' depthwise convolutions and
+// their uneven-padded first layers). The rule: cuDNN's grouped convolution or our own
+// kernel, whichever measures faster within the plan's workspace. This measures it.
+//
+//   staticnet_bench_direct_conv
+//
+// Per case and direction (forward; dx where the step computes it; dW): every engine cuDNN offers
+// (conv_sweep.hpp: workspace, allowed or not, time, error against float64), then staticnet's
+// kernel's time and error, and which of the two a step could use is faster. Last, a Markdown table
+// of those verdicts for bench/RESULTS.md, with each sample's total per step (a case's time times
+// the layers that share its geometry).
+#include <cstdint>
+#include <cstdio>
+#include <exception>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <staticnet/cuda/check.hpp>
+#include <staticnet/cuda/libraries.hpp>
+#include <staticnet/staticnet.hpp>
+
+#include "conv_sweep.hpp"
+#include "direct_conv_cases.hpp"
+#include "direct_conv_kernels.hpp"
+#include "samples/mlperf_tiny/ds_cnn.hpp"
+#include "samples/mlperf_tiny/mobilenet_v1.hpp"
+
+namespace sn = staticnet;
+namespace cuda = staticnet::cuda;
+using bench::direct_conv_cases;
+using bench::Direction;
+
+namespace {
+
+// ---- the table describes the samples' plans --------------------------------------------------
+
+// Whether layer l of a plan is a convolution of geometry g.
+constexpr bool same_convolution(const sn::LayerPlan& l, const bench::Conv2dGeometry& g) {
+  const bool depthwise = l.kind == sn::LayerKind::DepthwiseConv2d;
+  if (!depthwise && l.kind != sn::LayerKind::Conv2d)
+    return false;
+  const sn::LayerDesc& d = l.options;
+  return l.input_shape[0] == g.batch && l.input_shape[1] == g.in_channels &&
+         l.input_shape[2] == g.in_height && l.input_shape[3] == g.in_width &&
+         l.output_shape[1] == g.out_channels && l.output_shape[2] == g.out_height &&
+         l.output_shape[3] == g.out_width && d.kernel_h == g.kernel_h && d.kernel_w == g.kernel_w &&
+         d.stride_h == g.stride_h && d.stride_w == g.stride_w && d.pad_h == g.pad_h &&
+         d.pad_w == g.pad_w && (depthwise ? l.input_shape[1] : d.groups) == g.groups;
+}
+
+// The layers of a plan that share geometry g.
+template <class Plan>
+constexpr int layers_like(const Plan& p, const bench::Conv2dGeometry& g) {
+  int count = 0;
+  for (const sn::LayerPlan& l : p.layers)
+    count += same_convolution(l, g) ? 1 : 0;
+  return count;
+}
+
+template <class Model, class Setup, int I>
+constexpr bool describes_plan() {
+  constexpr const auto& p = sn::plan<Model, Setup>();
+  constexpr bench::DirectConvCase c = direct_conv_cases[I];
+  const sn::LayerPlan& l = p.layers[c.layer];
+  return same_convolution(l, c.geometry) && p.footprint.workspace.count == c.plan_workspace &&
+         (l.input_gradient_buffer != sn::no_buffer) == c.input_gradient;
+}
+
+template <int I>
+constexpr bool describes_its_sample() {
+  if constexpr (direct_conv_cases[I].sample == bench::Sample::mobilenet_v1)
+    return describes_plan<sn::samples::MobileNetV1, sn::samples::MobileNetV1Training, I>();
+  else
+    return describes_plan<sn::samples::DSCNN, sn::samples::DSCNNTraining, I>();
+}
+
+template <int I>
+constexpr int repeats() {
+  if constexpr (direct_conv_cases[I].sample == bench::Sample::mobilenet_v1)
+    return layers_like(sn::plan<sn::samples::MobileNetV1, sn::samples::MobileNetV1Training>(),
+                       direct_conv_cases[I].geometry);
+  else
+    return layers_like(sn::plan<sn::samples::DSCNN, sn::samples::DSCNNTraining>(),
+                       direct_conv_cases[I].geometry);
+}
+
+template <int I>
+constexpr int checked_repeats() {
+  static_assert(describes_its_sample<I>(),
+                "direct_conv_cases[I] no longer describes its sample's layer: update the table");
+  return repeats<I>();
+}
+
+template <int... I>
+std::vector<int> repeats_of(std::integer_sequence<int, I...>) {
+  return {checked_repeats<I>()...};
+}
+
+// ---- timing ------------------------------------------------------------------------------------
+
+struct Verdict {
+  std::string name, direction, engine;
+  int repeats;
+  double staticnet_us, cudnn_us;  // cudnn_us < 0: no engine a step may use
+  bool mobilenet;
+};
+
+Verdict compare(cudnnHandle_t handle, cudaStream_t stream, int index, int repeats,
+                const bench::ConvTensors& t, Direction d) {
+  const bench::DirectConvCase& c = direct_conv_cases[index];
+  std::printf("%s (x%d) ", c.name, repeats);
+  const std::vector<double> expected = bench::reference(t, d);
+  const bench::Fastest cudnn = bench::sweep_cudnn(handle, stream, t, d, c.plan_workspace, expected);
+  // Once from zero (the weight gradient adds), for the error; then timed.
+  cuda::check(cudaMemset(t.output(d), 0, t.output_elements(d) * sizeof(float)), "cudaMemset");
+  bench::run_direct(index, d, t, stream);
+  cuda::check(cudaStreamSynchronize(stream), "running staticnet's kernel");
+  const double error = bench::relative_error(t.output(d), expected);
+  const double ms = bench::median_ms(stream, [&] {
+    bench::run_direct(index, d, t, stream);
+    return true;
+  });
+  std::printf("  %-40s %-42s %8.1f us  error %.2e\n", "staticnet direct kernel", "", ms * 1000.0,
+              error);
+  const bool ours = cudnn.ms < 0 || ms <= cudnn.ms;
+  std::printf("  faster within the plan: %s\n",
+              ours ? "staticnet" : ("cuDNN " + cudnn.engine).c_str());
+  return {c.name,
+          bench::name_of(d),
+          cudnn.engine,
+          repeats,
+          ms * 1000.0,
+          cudnn.ms < 0 ? -1.0 : cudnn.ms * 1000.0,
+          c.sample == bench::Sample::mobilenet_v1};
+}
+
+void print_summary(const std::vector<Verdict>& verdicts) {
+  std::printf(
+      "\n| convolution | direction | layers | staticnet | cuDNN, fastest allowed within "
+      "the plan | faster |\n|---|---|---|---|---|---|\n");
+  double ours[2] = {0, 0}, best[2] = {0, 0};
+  for (const Verdict& v : verdicts) {
+    const bool cudnn_wins = v.cudnn_us >= 0 && v.cudnn_us < v.staticnet_us;
+    std::printf("| %s | %s | %d | %.1f us | ", v.name.c_str(), v.direction.c_str(), v.repeats,
+                v.staticnet_us);
+    if (v.cudnn_us < 0)
+      std::printf("none |");
+    else
+      std::printf("%.1f us (%s) |", v.cudnn_us, v.engine.c_str());
+    std::printf(" %s |\n", cudnn_wins ? "cuDNN" : "staticnet");
+    ours[v.mobilenet] += v.repeats * v.staticnet_us;
+    best[v.mobilenet] += v.repeats * (cudnn_wins ? v.cudnn_us : v.staticnet_us);
+  }
+  const char* names[2] = {"DS-CNN", "MobileNetV1"};
+  for (int s = 0; s < 2; ++s)
+    std::printf(
+        "\n%s, these convolutions per step: staticnet %.1f us; the faster of the two each "
+        "time %.1f us\n",
+        names[s], ours[s], best[s]);
+}
+
+}  // namespace
+
+int main() {
+  const std::vector<int> layers =
+      repeats_of(std::make_integer_sequence<int, bench::direct_conv_case_count>{});
+  try {
+    cudaStream_t stream;
+    cuda::check(cudaStreamCreate(&stream), "cudaStreamCreate");
+    cuda::Libraries libraries(stream);
+    std::vector<Verdict> verdicts;
+    for (int i = 0; i < bench::direct_conv_case_count; ++i) {
+      const bench::ConvTensors tensors(direct_conv_cases[i].geometry);
+      for (Direction d : {Direction::fprop, Direction::dgrad, Direction::wgrad})
+        if (d != Direction::dgrad || direct_conv_cases[i].input_gradient)
+          verdicts.push_back(compare(libraries.dnn(), stream, i, layers[i], tensors, d));
+    }
+    print_summary(verdicts);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
