@@ -139,9 +139,11 @@ const char* target_name(Target target) {
 }
 
 // A convolution computed directly (grouped_conv.hpp) rather than as a product: grouped and
-// depthwise ones on both backends, and on CUDA a dense one that cuDNN's graphs cannot take as
-// the plan has it (padding uneven before and after, or an input gradient added to another
-// reader's part).
+// depthwise ones on both backends, and on CUDA a dense one that staticnet's cuDNN convolutions
+// (kernels/src/cuda/convolution.cpp) do not take as the plan has it: padding uneven before and
+// after (cuDNN's graphs have post-padding; whether its engines beat the direct kernel there is
+// what bench/cuda_step/direct_conv_engines.cpp measures), or an input gradient added to another
+// reader's part.
 bool runs_direct(const LayerPlan& l, Target target) {
   if (l.kind == LayerKind::DepthwiseConv2d)
     return true;

@@ -372,8 +372,8 @@ std::string group_comment(const ModelView& model, const FusedGroup& g) {
            model.layers.at(static_cast<std::size_t>(g.grouped)).options.groups == 1)
     text =
         "A convolution computed directly (grouped_conv.hpp's kernel, one group), not by "
-        "cuDNN, whose graphs take neither uneven padding nor an input gradient added to "
-        "another reader's.";
+        "cuDNN: staticnet's cuDNN convolutions take even padding only and write their input "
+        "gradient, where this one pads unevenly or adds to another reader's.";
   else if (g.grouped >= 0)
     text =
         "A grouped convolution computed directly (staticnet/kernels/grouped_conv.hpp says "
