@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <memory>
 #include <unordered_map>
 
@@ -194,13 +195,15 @@ double relative_error(const float* out, const std::vector<double>& reference) {
   const std::vector<float> host = host_copy(out, static_cast<std::int64_t>(reference.size()));
   double diff = 0, scale = 0;
   for (std::size_t i = 0; i < host.size(); ++i) {
+    if (!std::isfinite(host[i]))  // unwritten (NaN-filled) or overflowed: no error to speak of
+      return std::numeric_limits<double>::infinity();
     diff = std::max(diff, std::abs(double(host[i]) - reference[i]));
     scale = std::max(scale, std::abs(reference[i]));
   }
   return diff / scale;
 }
 
-Fastest sweep_cudnn(cudnnHandle_t handle, cudaStream_t stream, const ConvTensors& t, Direction d,
+Allowed sweep_cudnn(cudnnHandle_t handle, cudaStream_t stream, const ConvTensors& t, Direction d,
                     std::int64_t plan_workspace, const std::vector<double>& expected) {
   const Conv2dGeometry& g = t.geometry();
   std::printf(
@@ -240,7 +243,8 @@ Fastest sweep_cudnn(cudnnHandle_t handle, cudaStream_t stream, const ConvTensors
                  {exact_tensors[2], t.output(d)}};
   void* workspace = nullptr;
   std::size_t workspace_size = 0;
-  Fastest fastest;
+  const std::size_t output_bytes = static_cast<std::size_t>(t.output_elements(d)) * sizeof(float);
+  Allowed allowed;
   for (std::int64_t i = 0; i < all.get_execution_plan_count(); ++i) {
     std::string name;
     std::int64_t ws = 0;
@@ -249,30 +253,49 @@ Fastest sweep_cudnn(cudnnHandle_t handle, cudaStream_t stream, const ConvTensors
       continue;
     if (static_cast<std::size_t>(ws) > workspace_size) {
       cudaFree(workspace);
-      cuda::check(cudaMalloc(&workspace, ws), "cudaMalloc");
+      workspace = nullptr, workspace_size = 0;
+      if (cudaMalloc(&workspace, ws) != cudaSuccess) {
+        (void)cudaGetLastError();
+        std::printf("  %-40s workspace %10lld B  cannot be allocated\n", name.c_str(),
+                    (long long)ws);
+        continue;
+      }
       workspace_size = ws;
     }
-    const double ms = median_ms(
-        stream, [&] { return all.execute_plan_at_index(handle, bind, workspace, i).is_good(); });
-    if (ms < 0) {
+    // One run from NaNs, for the error: an engine that leaves outputs unwritten shows them.
+    cuda::check(cudaMemsetAsync(t.output(d), 0xFF, output_bytes, stream), "cudaMemsetAsync");
+    const bool ran = all.execute_plan_at_index(handle, bind, workspace, i).is_good();
+    cuda::check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+    if (!ran) {
       std::printf("  %-40s execute failed\n", name.c_str());
       continue;
     }
-    // Deselected engines were not built in `exact`: executing one there fails.
-    const bool is_exact = exact.execute_plan_at_index(handle, exact_bind, workspace, i).is_good();
+    const double error = expected.empty() ? -1 : relative_error(t.output(d), expected);
+    const double ms = median_ms(
+        stream, [&] { return all.execute_plan_at_index(handle, bind, workspace, i).is_good(); });
+    // Deselected engines were not built in `exact`: executing one there fails. Both graphs list
+    // the same heuristic's engines in the same order; the name guards that.
+    std::string exact_name;
+    const bool is_exact = exact.get_plan_name_at_index(i, exact_name).is_good() &&
+                          exact_name == name &&
+                          exact.execute_plan_at_index(handle, exact_bind, workspace, i).is_good();
     cuda::check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
     const bool within = ws <= plan_workspace;
     std::printf("  %-40s workspace %10lld B  %-9s %-15s %8.1f us", name.c_str(), (long long)ws,
                 is_exact ? "allowed" : "excluded", within ? "within plan" : "over plan",
                 ms * 1000.0);
-    if (!expected.empty())
-      std::printf("  error %.2e", relative_error(t.output(d), expected));
+    if (error >= 0)
+      std::printf("  error %.2e", error);
     std::printf("\n");
-    if (is_exact && within && (fastest.ms < 0 || ms < fastest.ms))
-      fastest = {name, ms};
+    if (is_exact && within && ms >= 0) {
+      if (allowed.first.ms < 0)
+        allowed.first = {name, ms};
+      if (allowed.fastest.ms < 0 || ms < allowed.fastest.ms)
+        allowed.fastest = {name, ms};
+    }
   }
   cudaFree(workspace);
-  return fastest;
+  return allowed;
 }
 
 }  // namespace bench

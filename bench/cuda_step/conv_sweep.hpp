@@ -63,7 +63,8 @@ std::vector<double> reference(const ConvTensors& t, Direction d);
 std::vector<double> reference(const Conv2dGeometry& g, Direction d, const std::vector<float>& x,
                               const std::vector<float>& w, const std::vector<float>& dy);
 
-// max |out − reference| / max |reference|, `out` copied back from the device.
+// max |out − reference| / max |reference|, `out` copied back from the device; infinity where an
+// output is not finite.
 double relative_error(const float* out, const std::vector<double>& reference);
 
 // Median milliseconds of `run` over 50 timed calls after 10 warm-up ones, by device events; -1
@@ -71,40 +72,51 @@ double relative_error(const float* out, const std::vector<double>& reference);
 template <class Run>
 double median_ms(cudaStream_t stream, Run run) {
   namespace cuda = staticnet::cuda;
-  cudaEvent_t start, stop;
-  cuda::check(cudaEventCreate(&start), "cudaEventCreate");
-  cuda::check(cudaEventCreate(&stop), "cudaEventCreate");
+  struct Events {  // destroyed however the timing ends (run may throw)
+    cudaEvent_t start = nullptr, stop = nullptr;
+    Events() {
+      cuda::check(cudaEventCreate(&start), "cudaEventCreate");
+      cuda::check(cudaEventCreate(&stop), "cudaEventCreate");
+    }
+    ~Events() {
+      cudaEventDestroy(start);
+      cudaEventDestroy(stop);
+    }
+  } events;
   std::vector<float> ms;
-  bool ok = true;
-  for (int r = 0; r < 60 && ok; ++r) {
-    cuda::check(cudaEventRecord(start, stream), "cudaEventRecord");
-    ok = run();
-    cuda::check(cudaEventRecord(stop, stream), "cudaEventRecord");
-    cuda::check(cudaEventSynchronize(stop), "cudaEventSynchronize");
+  for (int r = 0; r < 60; ++r) {
+    cuda::check(cudaEventRecord(events.start, stream), "cudaEventRecord");
+    const bool ok = run();
+    cuda::check(cudaEventRecord(events.stop, stream), "cudaEventRecord");
+    cuda::check(cudaEventSynchronize(events.stop), "cudaEventSynchronize");
+    if (!ok)
+      return -1;
     float t = 0;
-    cuda::check(cudaEventElapsedTime(&t, start, stop), "cudaEventElapsedTime");
+    cuda::check(cudaEventElapsedTime(&t, events.start, events.stop), "cudaEventElapsedTime");
     if (r >= 10)
       ms.push_back(t);
   }
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
-  if (!ok)
-    return -1;
   std::sort(ms.begin(), ms.end());
   return ms[ms.size() / 2];
 }
 
-// The fastest engine a staticnet step may use: allowed (exact FP32, deterministic) and within the
-// plan's workspace. ms < 0 when there is none.
-struct Fastest {
-  std::string engine;
+// A cuDNN engine and its median time; ms < 0 when there is none.
+struct Engine {
+  std::string name;
   double ms = -1;
 };
 
+// Among the engines a staticnet step may use (exact FP32, deterministic, within the plan's
+// workspace): the first in the heuristic's order, which is the one staticnet's Convolution
+// picks, and the fastest.
+struct Allowed {
+  Engine first, fastest;
+};
+
 // Times every engine cuDNN offers for direction d of t's convolution, printing a line each (name,
-// workspace, allowed or excluded, within or over the plan, median µs, and the error against
-// `expected` when it is not empty).
-Fastest sweep_cudnn(cudnnHandle_t handle, cudaStream_t stream, const ConvTensors& t, Direction d,
+// workspace, allowed or excluded, within or over the plan, median µs, and the error of one run
+// from NaN-filled outputs against `expected` when it is not empty).
+Allowed sweep_cudnn(cudnnHandle_t handle, cudaStream_t stream, const ConvTensors& t, Direction d,
                     std::int64_t plan_workspace, const std::vector<double>& expected);
 
 }  // namespace bench

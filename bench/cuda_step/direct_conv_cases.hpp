@@ -26,7 +26,8 @@ struct DirectConvCase {
 };
 
 // Workspace regions, from the samples' footprint tables (samples/mlperf_tiny/*.hpp): MobileNetV1's
-// first convolution's im2col, 27 x 48·48 floats; DS-CNN's, 40 x 25·5 floats.
+// first convolution's im2col, 27 x 48·48 floats; DS-CNN's pointwise convolutions', 64 x 25·5
+// floats.
 inline constexpr std::int64_t mobilenet_workspace = 248'832, ds_cnn_workspace = 32'000;
 
 constexpr staticnet::kernels::Conv2dGeometry depthwise(std::int64_t batch, std::int64_t channels,
