@@ -13,6 +13,7 @@ RUNS times each, under /usr/bin/time -f '%e %M %U %S', and prints a Markdown tab
 
 Usage: bench/compile_cost/run.py [--sizes 100,300,1000,5000,resnet50] [--runs 3]
                                  [--compilers g++,clang++] [--clang-steps N] [--out DIR]
+                                 [--declaration inline|plain]
 Not a test: run it by hand on a quiet machine (it prints the load average before and after).
 """
 import argparse
@@ -24,6 +25,17 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+# How the TUs name the plan: as the README writes it (`inline`: one definition across files, and
+# the Plan is emitted into the object only if the program reads it at run time), or as a plain
+# namespace-scope reference (`--declaration plain`: an external definition, so every object file
+# carries the whole Plan and the compiler's back end spends time writing it out).
+DECLARATIONS = {
+    "inline": "inline constexpr auto& p = sn::plan<Model, Setup>();",
+    "plain": "constexpr auto& p = sn::plan<Model, Setup>();",
+}
+PLAN_DECLARATION = DECLARATIONS["inline"]
 
 
 def resnet50_source(with_plan):
@@ -51,7 +63,7 @@ def resnet50_source(with_plan):
     ]
     if with_plan:
         lines += [
-            "constexpr auto& p = sn::plan<Model, Setup>();",
+            PLAN_DECLARATION,
             "static_assert(p.error.ok());",
             "static_assert(p.layer_count() == 174);",
             # torchvision's resnet50: 25,557,032 parameters, 53,120 BatchNorm running statistics
@@ -77,7 +89,7 @@ def source(n, with_plan):
     ]
     if with_plan:
         lines += [
-            "constexpr auto& p = sn::plan<Model, Setup>();",
+            PLAN_DECLARATION,
             "static_assert(p.error.ok());",
             f"static_assert(p.layer_count() == {2 * n + 1});",
             "static_assert(p.output_shape == sn::Shape{32, 10});",
@@ -134,11 +146,15 @@ def main():
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--compilers", default="g++,clang++")
     ap.add_argument("--out", default=None, help="keep the generated sources here")
+    ap.add_argument("--declaration", choices=list(DECLARATIONS), default="inline",
+                    help="how the TUs name the plan (see DECLARATIONS)")
     ap.add_argument("--clang-steps", type=int, default=None,
                     help="pass -fconstexpr-steps=N to clang (default: clang's own limit)")
     ap.add_argument("--keep-going", action="store_true",
                     help="report a failing compile in the table instead of stopping")
     a = ap.parse_args()
+    global PLAN_DECLARATION
+    PLAN_DECLARATION = DECLARATIONS[a.declaration]
     out = a.out or tempfile.mkdtemp(prefix="sn_compile_cost_")
     os.makedirs(out, exist_ok=True)
     cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
