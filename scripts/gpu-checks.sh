@@ -7,8 +7,9 @@
 #
 # BIN_DIR holds the programs a Release build made (the trainers, the gpu-labelled test program and
 # the benchmarks of -DSTATICNET_BUILD_BENCH=ON) and, optionally, lib/ with shared libraries the GPU
-# machine lacks (libfmt). scripts/gpu-bundle.sh builds such a folder, build/gpu. Everything lands
-# in OUT_DIR; a summary is printed last.
+# machine lacks (libfmt). scripts/gpu-bundle.sh builds such a folder, build/gpu, and packs it into
+# build/gpu.tar.xz for the trip (tar xJf build/gpu.tar.xz -C build). Everything lands in OUT_DIR;
+# a summary is printed last.
 #   tests     the gpu-labelled test program (staticnet_cuda_tests, run from the source tree it was
 #             built in: it reads tests/reference/fixtures): every fixture model's CUDA step and
 #             the MLPerf Tiny inference programs' forward pass against PyTorch, staticnet::cuda's
