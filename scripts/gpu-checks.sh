@@ -10,8 +10,8 @@
 # machine lacks (libfmt). scripts/gpu-bundle.sh builds such a folder, build/gpu, and packs it into
 # build/gpu.tar.xz for the trip (tar xJf build/gpu.tar.xz -C build). Everything lands in OUT_DIR;
 # a summary is printed last.
-#   tests     the gpu-labelled test program (staticnet_cuda_tests, run from the source tree it was
-#             built in: it reads tests/reference/fixtures): every fixture model's CUDA step and
+#   tests     the gpu-labelled test program (staticnet_cuda_tests, each test case in a process of
+#             its own, the fixtures read from this checkout): every fixture model's CUDA step and
 #             the MLPerf Tiny inference programs' forward pass against PyTorch, staticnet::cuda's
 #             kernels against float64 references; then the digits checkpoint through
 #             digits_infer_cpu and digits_infer_cuda (the correct answers should agree, +-1)
@@ -67,8 +67,25 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader >"
 note "GPU: $(cat "$out/gpu.txt")"
 
 if [[ " $parts " == *" tests "* ]]; then
-  "$bin/staticnet_cuda_tests" >"$out/cuda_tests.txt" 2>&1
-  note "gpu tests: exit $? ($(grep -E '^\[doctest\] (test cases|assertions)' "$out/cuda_tests.txt" | tr -s ' ' | paste -sd ';'))"
+  # Each test case in a process of its own: a kernel fault leaves the CUDA context unusable, and
+  # would otherwise fail every case after it. The fixtures are read from this checkout.
+  export STATICNET_FIXTURE_DIR="$here/tests/reference/fixtures"
+  : >"$out/cuda_tests.txt"
+  passed=0 failed=()
+  while IFS= read -r name; do
+    # doctest's filters split at commas unless escaped
+    if timeout 600 "$bin/staticnet_cuda_tests" --test-case="${name//,/\\,}" \
+      >"$out/cuda_test.txt" 2>&1 && grep -q '^\[doctest\] test cases: *1 | *1 passed' "$out/cuda_test.txt"; then
+      passed=$((passed + 1))
+    else
+      failed+=("$name")
+    fi
+    { echo "==== $name"; cat "$out/cuda_test.txt"; } >>"$out/cuda_tests.txt"
+  done < <("$bin/staticnet_cuda_tests" --list-test-cases | sed -n '/^=====/,/^=====/{/^=====/!p}')
+  rm -f "$out/cuda_test.txt"
+  failures=""
+  ((${#failed[@]})) && failures=$(printf '; FAILED: %s' "${failed[@]}")
+  note "gpu tests: $passed passed, ${#failed[@]} failed$failures (cuda_tests.txt)"
   digits="$here/samples/digits"
   "$bin/digits_cnn_trainer_cpu" --data "$digits/train_images.npy" --labels "$digits/train_labels.npy" \
     --scale 0.0625 --epochs 20 --seed 0 --threads 2 --progress none \

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <string>
@@ -28,9 +29,17 @@ namespace pytorch_fixture {
 namespace rt = staticnet::runtime;
 namespace k = staticnet::kernels;
 
+// The fixtures' folder: the source tree's, as the build saw it, unless STATICNET_FIXTURE_DIR in
+// the environment names another (a test program carried to a GPU machine whose checkout lies
+// elsewhere; scripts/gpu-checks.sh sets it).
+inline std::filesystem::path fixture_dir() {
+  if (const char* dir = std::getenv("STATICNET_FIXTURE_DIR"); dir && *dir)
+    return dir;
+  return STATICNET_FIXTURE_DIR;
+}
+
 inline rt::SafetensorsReader fixture(const std::string& model) {
-  return rt::SafetensorsReader::open(std::filesystem::path(STATICNET_FIXTURE_DIR) /
-                                     (model + ".safetensors"));
+  return rt::SafetensorsReader::open(fixture_dir() / (model + ".safetensors"));
 }
 
 inline std::vector<double> values(const rt::SafetensorsReader& file, const std::string& name) {
