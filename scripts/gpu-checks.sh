@@ -50,12 +50,15 @@ note() { summary+=("$*"); echo "== $*"; }
 
 # The largest relative difference between two --metrics files' losses, epoch by epoch.
 loss_difference() {
-  "$python" - "$1" "$2" <<'PY'
+  "$python" - "$1" "$2" 2>&1 <<'PY'
 import json, sys
 def losses(path):
     with open(path) as f:
         return [(r["train_loss"], r.get("eval_loss", r["train_loss"])) for r in map(json.loads, f)]
-a, b = losses(sys.argv[1]), losses(sys.argv[2])
+try:
+    a, b = losses(sys.argv[1]), losses(sys.argv[2])
+except OSError as e:
+    sys.exit(f"no metrics to compare ({e.filename}: {e.strerror})")
 if len(a) != len(b) or not a:
     print(f"epochs differ ({len(a)} and {len(b)})")
 else:
