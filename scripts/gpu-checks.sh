@@ -2,8 +2,9 @@
 # The checks only a GPU can run, in one go, on a machine with an NVIDIA GPU, its driver, PyTorch,
 # compute-sanitizer, and cuDNN/cuBLASLt (the system's or PyTorch's pip packages).
 #
-#   scripts/gpu-checks.sh BIN_DIR OUT_DIR [part...]     parts: tests train sanitize bench profile
-#                                                       (default all but profile)
+#   scripts/gpu-checks.sh BIN_DIR OUT_DIR [part...]
+#   parts: tests train sanitize bench mlperf profile (default all but profile). The device tool
+#   allows 10 minutes a command: run them in a few calls (tests train; sanitize; bench mlperf).
 #
 # BIN_DIR holds the programs a Release build made (the trainers, the gpu-labelled test program and
 # the benchmarks of -DSTATICNET_BUILD_BENCH=ON) and, optionally, lib/ with shared libraries the GPU
@@ -24,9 +25,11 @@
 #   sanitize  compute-sanitizer memcheck and racecheck over 3 steps of each sample's CUDA trainer
 #             (the MLPerf Tiny ones included)
 #   bench     step time and memory against PyTorch eager and torch.compile (bench/cuda_step) of
-#             SimpleCNN, LeNet-5 and the four MLPerf Tiny models at their reference batches, and
-#             SimpleCNN's step with Prefetch (the batch's copy overlapping the step) beside it
-#             and the direct convolution kernels against cuDNN (staticnet_bench_direct_conv)
+#             SimpleCNN and LeNet-5, and SimpleCNN's step with Prefetch (the batch's copy
+#             overlapping the step) beside it
+#   mlperf    the same for the four MLPerf Tiny models at their reference batches, and the direct
+#             (depthwise, uneven-padded) convolution kernels against cuDNN's engines
+#             (staticnet_bench_direct_conv)
 #   profile   where the step's time goes: every cuDNN engine for the samples' convolutions
 #             (staticnet_bench_conv_engines), Nsight Compute's duration of each kernel of a few
 #             launch-by-launch steps, and torch.profiler's kernels for PyTorch's eager step
@@ -34,7 +37,7 @@ set -uo pipefail
 bin=$(cd "$1" && pwd)
 out=$(mkdir -p "$2" && cd "$2" && pwd)
 shift 2
-parts=${*:-tests train sanitize bench}
+parts=${*:-tests train sanitize bench mlperf}
 mlperf="resnet8 ds_cnn mobilenet_v1 fc_autoencoder"  # samples/mlperf_tiny/
 here=$(cd "$(dirname "$0")/.." && pwd)
 
@@ -150,26 +153,37 @@ if [[ " $parts " == *" sanitize "* ]]; then
   done
 fi
 
+# Step time and memory of the generated CUDA step against PyTorch eager and torch.compile.
+compare_with_pytorch() {
+  local model=$1 torch_model=${1%_adam}
+  "$bin/staticnet_bench_cuda_step" "$model" >"$out/bench_${model}.txt" 2>&1
+  note "staticnet $model: $(head -1 "$out/bench_${model}.txt")"
+  STATICNET_CUDA_GRAPHS=0 "$bin/staticnet_bench_cuda_step" "$model" \
+    >"$out/bench_${model}_nograph.txt" 2>&1
+  note "staticnet $model launch by launch: $(head -1 "$out/bench_${model}_nograph.txt")"
+  "$python" "$here/bench/cuda_step/torch_cuda_step.py" "$torch_model" >"$out/torch_${model}.txt" 2>&1
+  note "torch eager $model: $(tail -1 "$out/torch_${model}.txt")"
+  "$python" "$here/bench/cuda_step/torch_cuda_step.py" "$torch_model" --compile \
+    >"$out/torch_compile_${model}.txt" 2>&1
+  note "torch.compile $model: $(tail -1 "$out/torch_compile_${model}.txt")"
+}
+
 if [[ " $parts " == *" bench "* ]]; then
+  "$bin/staticnet_bench_cuda_step" simple_cnn_prefetch >"$out/bench_simple_cnn_prefetch.txt" 2>&1
+  note "staticnet simple_cnn with Prefetch: $(head -1 "$out/bench_simple_cnn_prefetch.txt")"
+  for model in simple_cnn lenet5_adam; do
+    compare_with_pytorch "$model"
+  done
+fi
+
+if [[ " $parts " == *" mlperf "* ]]; then
+  for model in $mlperf; do
+    compare_with_pytorch "$model"
+  done
   # Depthwise and uneven-padded convolutions: staticnet's direct kernels or cuDNN, whichever is
   # faster within the plan's workspace (its table, for bench/RESULTS.md, ends the file).
   "$bin/staticnet_bench_direct_conv" >"$out/direct_conv.txt" 2>&1
   note "direct convolutions against cuDNN: exit $? ($(grep -c 'faster within the plan: staticnet' "$out/direct_conv.txt") of $(grep -c 'faster within the plan' "$out/direct_conv.txt") staticnet's; direct_conv.txt)"
-  "$bin/staticnet_bench_cuda_step" simple_cnn_prefetch >"$out/bench_simple_cnn_prefetch.txt" 2>&1
-  note "staticnet simple_cnn with Prefetch: $(head -1 "$out/bench_simple_cnn_prefetch.txt")"
-  for model in simple_cnn lenet5_adam $mlperf; do
-    torch_model=${model%_adam}
-    "$bin/staticnet_bench_cuda_step" "$model" >"$out/bench_${model}.txt" 2>&1
-    note "staticnet $model: $(head -1 "$out/bench_${model}.txt")"
-    STATICNET_CUDA_GRAPHS=0 "$bin/staticnet_bench_cuda_step" "$model" \
-      >"$out/bench_${model}_nograph.txt" 2>&1
-    note "staticnet $model launch by launch: $(head -1 "$out/bench_${model}_nograph.txt")"
-    "$python" "$here/bench/cuda_step/torch_cuda_step.py" "$torch_model" >"$out/torch_${model}.txt" 2>&1
-    note "torch eager $model: $(tail -1 "$out/torch_${model}.txt")"
-    "$python" "$here/bench/cuda_step/torch_cuda_step.py" "$torch_model" --compile \
-      >"$out/torch_compile_${model}.txt" 2>&1
-    note "torch.compile $model: $(tail -1 "$out/torch_compile_${model}.txt")"
-  done
 fi
 
 if [[ " $parts " == *" profile "* ]]; then
