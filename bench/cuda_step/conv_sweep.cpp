@@ -141,10 +141,10 @@ float* ConvTensors::output(Direction d) const {
   return d == Direction::fprop ? y_ : d == Direction::wgrad ? dw_ : dx_;
 }
 
-std::int64_t ConvTensors::output_elements(Direction d) const {
-  return d == Direction::fprop   ? g_.output_elements()
-         : d == Direction::wgrad ? g_.weight_elements()
-                                 : g_.input_elements();
+std::int64_t output_elements(const Conv2dGeometry& g, Direction d) {
+  return d == Direction::fprop   ? g.output_elements()
+         : d == Direction::wgrad ? g.weight_elements()
+                                 : g.input_elements();
 }
 
 std::vector<double> reference(const ConvTensors& t, Direction d) {
@@ -155,10 +155,7 @@ std::vector<double> reference(const ConvTensors& t, Direction d) {
 
 std::vector<double> reference(const Conv2dGeometry& g, Direction d, const std::vector<float>& x,
                               const std::vector<float>& w, const std::vector<float>& dy) {
-  const std::int64_t elements = d == Direction::fprop   ? g.output_elements()
-                                : d == Direction::wgrad ? g.weight_elements()
-                                                        : g.input_elements();
-  std::vector<double> out(static_cast<std::size_t>(elements), 0.0);
+  std::vector<double> out(static_cast<std::size_t>(output_elements(g, d)), 0.0);
   // Every (output element, tap) pair once: y += x·w, dx += dy·w, dw += dy·x at its indices.
   for (std::int64_t n = 0; n < g.batch; ++n)
     for (std::int64_t co = 0; co < g.out_channels; ++co)

@@ -26,6 +26,9 @@ using staticnet::kernels::Conv2dGeometry;
 enum class Direction { fprop, wgrad, dgrad };
 const char* name_of(Direction d);
 
+// The element count of direction d's output: y, dW or dx.
+std::int64_t output_elements(const Conv2dGeometry& g, Direction d);
+
 // The padding after the input (bottom, right) that the geometry's output extent implies; never
 // negative (a 'valid' convolution may leave input rows unread).
 std::int64_t post_padding_h(const Conv2dGeometry& g);
@@ -50,7 +53,7 @@ class ConvTensors {
   float* dx() const { return dx_; }
   // The output of direction d, and its element count.
   float* output(Direction d) const;
-  std::int64_t output_elements(Direction d) const;
+  std::int64_t output_elements(Direction d) const { return bench::output_elements(g_, d); }
 
  private:
   Conv2dGeometry g_;

@@ -59,9 +59,18 @@ constexpr int layers_like(const Plan& p, const bench::Conv2dGeometry& g) {
   return count;
 }
 
-template <class Model, class Setup, int I>
-constexpr bool describes_plan() {
-  constexpr const auto& p = sn::plan<Model, Setup>();
+// The plan of case I's sample (the two samples' plans have different types).
+template <int I>
+constexpr const auto& plan_of() {
+  if constexpr (direct_conv_cases[I].sample == bench::Sample::mobilenet_v1)
+    return sn::plan<sn::samples::MobileNetV1, sn::samples::MobileNetV1Training>();
+  else
+    return sn::plan<sn::samples::DSCNN, sn::samples::DSCNNTraining>();
+}
+
+template <int I>
+constexpr bool describes_its_sample() {
+  constexpr const auto& p = plan_of<I>();
   constexpr bench::DirectConvCase c = direct_conv_cases[I];
   const sn::LayerPlan& l = p.layers[c.layer];
   return same_convolution(l, c.geometry) && p.footprint.workspace.count == c.plan_workspace &&
@@ -69,28 +78,10 @@ constexpr bool describes_plan() {
 }
 
 template <int I>
-constexpr bool describes_its_sample() {
-  if constexpr (direct_conv_cases[I].sample == bench::Sample::mobilenet_v1)
-    return describes_plan<sn::samples::MobileNetV1, sn::samples::MobileNetV1Training, I>();
-  else
-    return describes_plan<sn::samples::DSCNN, sn::samples::DSCNNTraining, I>();
-}
-
-template <int I>
-constexpr int repeats() {
-  if constexpr (direct_conv_cases[I].sample == bench::Sample::mobilenet_v1)
-    return layers_like(sn::plan<sn::samples::MobileNetV1, sn::samples::MobileNetV1Training>(),
-                       direct_conv_cases[I].geometry);
-  else
-    return layers_like(sn::plan<sn::samples::DSCNN, sn::samples::DSCNNTraining>(),
-                       direct_conv_cases[I].geometry);
-}
-
-template <int I>
 constexpr int checked_repeats() {
   static_assert(describes_its_sample<I>(),
                 "direct_conv_cases[I] no longer describes its sample's layer: update the table");
-  return repeats<I>();
+  return layers_like(plan_of<I>(), direct_conv_cases[I].geometry);
 }
 
 template <int... I>
