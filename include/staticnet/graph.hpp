@@ -24,19 +24,18 @@ struct Graph {
   SetupDesc setup;
   Shape input;   // with the batch extent
   Shape output;  // with the batch extent
-  std::array<Node, N> nodes{};
+  Node
+      nodes[N]{};  // a built-in array, which constant evaluation reads cheapest (static_vector.hpp)
   std::int64_t parameter_count = 0;      // trainable
   std::int64_t non_trainable_count = 0;  // BatchNorm running statistics
   Diagnostic error;
 
-  // The shape of tensor `id`: a node's output, or the model's input. Both index through data():
-  // lowering and planning call them per layer, and constant evaluation charges std::array's
-  // operator[] several calls (see static_vector.hpp).
+  // The shape of tensor `id`: a node's output, or the model's input.
   constexpr const Shape& shape_of(std::int32_t id) const {
-    return id == model_input ? input : nodes.data()[id].output;
+    return id == model_input ? input : nodes[id].output;
   }
   constexpr bool needs_gradient(std::int32_t id) const {
-    return id >= 0 && nodes.data()[id].output_needs_gradient;
+    return id >= 0 && nodes[id].output_needs_gradient;
   }
 };
 
@@ -117,10 +116,12 @@ constexpr Graph<N> lower(const std::array<NodeDesc, N>& nodes, const SetupDesc& 
     return g;
   g.input = setup.input.batched(setup.batch);
   const bool training = setup.mode == Mode::training;
-  // Built-in pointers rather than std::array subscripts: constant evaluation charges every call
-  // (see static_vector.hpp), and this loop runs once per layer.
+  // The nodes are a built-in array, subscripted directly, and the descriptions (a std::array,
+  // flatten()'s result) through a pointer: constant evaluation charges std::array's operator[]
+  // several calls and g++ a good deal of memory (see static_vector.hpp), and this loop runs once
+  // per layer.
   const NodeDesc* const descs = nodes.data();
-  Node* const out = g.nodes.data();
+  auto& out = g.nodes;
   for (std::size_t i = 0; i < N; ++i) {
     const NodeDesc& nd = descs[i];
     Node& node = out[i];

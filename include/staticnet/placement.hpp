@@ -9,8 +9,9 @@
 // meets the live-bytes bound, which no placement can beat.
 //
 // These run inside constant evaluation, where every call and every std::array subscript is
-// charged against the compiler's limit (see static_vector.hpp): hot loops index built-in
-// pointers, so a model of ten thousand layers places within the default limits.
+// charged against the compiler's limit, and every expression costs g++ memory (see
+// static_vector.hpp): hot loops subscript built-in arrays, so a model of ten thousand layers
+// places within the default limits.
 #include <algorithm>
 #include <array>
 #include <cstddef>
@@ -22,8 +23,12 @@
 
 namespace staticnet::detail {
 
+// Each buffer's offset in the activation region, by buffer index. A struct around a built-in
+// array: placements are compared and the best one copied whole.
 template <std::size_t L>
-using Offsets = std::array<std::int64_t, PlanState<L>::buffer_capacity>;
+struct Offsets {
+  std::int64_t at[PlanState<L>::buffer_capacity]{};
+};
 
 // Online: walk the buffers in the order of their first steps; before placing one, free those
 // whose last step is behind its first; place it in the smallest free hole that fits (best fit),
@@ -31,9 +36,9 @@ using Offsets = std::array<std::int64_t, PlanState<L>::buffer_capacity>;
 template <std::size_t L>
 constexpr std::int64_t place_by_step(const PlanState<L>& plan, Offsets<L>& offsets) {
   constexpr std::size_t cap = PlanState<L>::buffer_capacity;
-  const Buffer* const buffers = plan.buffers.begin();
+  const auto& buffers = plan.buffers.items;
   const int count = static_cast<int>(plan.buffers.size());
-  std::int64_t* const offset = offsets.data();
+  auto& offset = offsets.at;
 
   // The region's buffers by first step. The planner makes each buffer at its first step, walking
   // the steps in order, so the order they were made in is that order already; sort only if not.
@@ -149,8 +154,8 @@ template <std::size_t L>
 constexpr std::int64_t place_by_size(const PlanState<L>& plan, Offsets<L>& offsets,
                                      PlacementOrder how = PlacementOrder::largest_first) {
   constexpr std::size_t cap = PlanState<L>::buffer_capacity;
-  const Buffer* const buffers = plan.buffers.begin();
-  std::int64_t* const offset = offsets.data();
+  const auto& buffers = plan.buffers.items;
+  auto& offset = offsets.at;
   StaticVector<int, cap> order;
   for (std::size_t i = 0; i < plan.buffers.size(); ++i)
     if (in_activation_region(buffers[i].role))
@@ -182,7 +187,7 @@ constexpr std::int64_t place_by_size(const PlanState<L>& plan, Offsets<L>& offse
   });
   std::int64_t top = 0;
   StaticVector<int, cap> by_offset;  // the placed buffers, sorted by offset
-  const int* const placed = by_offset.begin();
+  const auto& placed = by_offset.items;
   for (int i : order) {
     const Buffer& b = buffers[i];
     const std::int64_t need = b.occupied();
@@ -261,8 +266,8 @@ constexpr std::int64_t place_activations(PlanState<L>& plan, std::int64_t base) 
         break;
     }
   }
-  Buffer* const buffers = plan.buffers.begin();
-  const std::int64_t* const offset = best.data();
+  auto& buffers = plan.buffers.items;
+  const auto& offset = best.at;
   for (std::size_t i = 0; i < count; ++i)
     if (in_activation_region(buffers[i].role))
       buffers[i].offset = base + offset[i];

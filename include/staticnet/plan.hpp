@@ -25,13 +25,13 @@ namespace staticnet {
 
 namespace detail {
 
-// Lifetime bookkeeping while the buffers are created. `buffers` is the list's storage: the
-// planner's loops index it as a built-in pointer, which constant evaluation charges less than a
-// call (see static_vector.hpp).
+// Lifetime bookkeeping while the buffers are created. `buffers` is the list's storage, a built-in
+// array: the planner's loops subscript it directly, which constant evaluation charges least (see
+// static_vector.hpp).
 template <std::size_t L>
 struct PlanBuilder {
   StaticVector<Buffer, PlanState<L>::buffer_capacity>& list;
-  Buffer* buffers;
+  Buffer (&buffers)[PlanState<L>::buffer_capacity];
   std::int64_t last_step;
 
   constexpr int add(BufferRole role, std::int64_t layer, std::int64_t size, std::int64_t first) {
@@ -71,7 +71,7 @@ constexpr std::int64_t workspace_bytes(const Node& n) {
 
 // Who reads each layer's output: how many inputs name it.
 template <std::size_t L>
-constexpr void count_readers(const Node* nodes, std::int32_t (&readers)[L]) {
+constexpr void count_readers(const Node (&nodes)[L], std::int32_t (&readers)[L]) {
   for (std::size_t i = 0; i < L; ++i)
     for (int k = 0; k < nodes[i].input_count(); ++k)
       if (nodes[i].inputs[k] != model_input)
@@ -89,10 +89,10 @@ constexpr PlanState<L> plan_forward(const Graph<L>& g) {
   const auto layers = static_cast<std::int64_t>(L);
   auto backward_step = [&](std::int64_t i) { return 2 * layers - i; };
   p.step_count = step_count_of(g.setup.mode, layers);
-  PlanBuilder<L> build{p.buffers, p.buffers.begin(), p.step_count - 1};
-  const Node* const nodes = g.nodes.data();
-  LayerBuffers* const layers_out = p.layers;
-  const Buffer* const buffers = p.buffers.begin();
+  PlanBuilder<L> build{p.buffers, p.buffers.items, p.step_count - 1};
+  const auto& nodes = g.nodes;
+  auto& layers_out = p.layers;
+  const auto& buffers = p.buffers.items;
 
   // ---- persistent buffers, made before any other (place() relies on it)
   const std::int64_t parameter_bytes = g.parameter_count * 4;
@@ -222,9 +222,9 @@ constexpr PlanState<L> plan_backward(const Graph<L>& g, const PlanState<L>& forw
   const auto layers = static_cast<std::int64_t>(L);
   const std::int64_t loss_step = layers;
   auto backward_step = [&](std::int64_t i) { return 2 * layers - i; };
-  PlanBuilder<L> build{p.buffers, p.buffers.begin(), p.step_count - 1};
-  const Node* const nodes = g.nodes.data();
-  LayerBuffers* const layers_out = p.layers;
+  PlanBuilder<L> build{p.buffers, p.buffers.items, p.step_count - 1};
+  const auto& nodes = g.nodes;
+  auto& layers_out = p.layers;
   const std::int64_t batch = g.setup.batch;
   std::int32_t readers[L]{};
   count_readers(nodes, readers);
@@ -298,7 +298,7 @@ constexpr PlanState<L> place(const PlanState<L>& unplaced) {
   // ---- regions and offsets. The persistent buffers are the first ones made (plan_forward), so
   // the walk stops at the first buffer of the activation region.
   constexpr int activations = static_cast<int>(Region::activations);
-  Buffer* const buffers = p.buffers.begin();
+  auto& buffers = p.buffers.items;
   std::size_t persistent = 0;
   while (persistent < p.buffers.size() && !in_activation_region(buffers[persistent].role)) {
     Buffer& b = buffers[persistent++];
@@ -323,8 +323,9 @@ constexpr PlanState<L> place(const PlanState<L>& unplaced) {
 // else reads, is folded into that layer (as TensorFlow Lite's converter and PyTorch's
 // fuse_conv_bn_eval do): W' = W·γ/√(var + ε) per output channel, b' = (b − mean)·γ/√(var + ε) + β.
 // It then runs no kernel of its own; plan_forward() already lets it write over its input.
-constexpr bool folded_batch_norm(const Node* nodes, const std::int32_t* readers, std::size_t i,
-                                 Mode mode) {
+template <std::size_t L>
+constexpr bool folded_batch_norm(const Node (&nodes)[L], const std::int32_t (&readers)[L],
+                                 std::size_t i, Mode mode) {
   const Node& n = nodes[i];
   if (mode != Mode::inference || !is_batch_norm(n.desc.kind) || n.inputs[0] == model_input)
     return false;
@@ -340,7 +341,7 @@ template <std::size_t L>
 constexpr void describe_layers(const Graph<L>& g, const PlanState<L>& s, Plan<L>& p) {
   const bool training = p.mode == Mode::training;
   std::int64_t parameter_offset = 0, statistics_offset = 0;
-  const Node* const nodes = g.nodes.data();
+  const auto& nodes = g.nodes;
   LayerPlan* const layers = p.layers.data();
   std::int32_t readers[L]{};  // only folding (Inference) asks; training is spared the count
   if (!training)
@@ -396,7 +397,7 @@ constexpr Plan<L> assemble(const Graph<L>& g, const PlanState<L>& s) {
   // The schedule, written field by field into the defaults (forward, no layer): g++ spent about
   // 1 KB on each push_back of a Step.
   const auto layers = static_cast<std::int64_t>(L);
-  Step* const steps = p.schedule.begin();
+  auto& steps = p.schedule.items;
   for (std::int64_t i = 0; i < layers; ++i)
     steps[i].layer = i;
   if (p.mode == Mode::training) {
