@@ -1,11 +1,13 @@
-// The CPU's plane-wise kernel bodies (one (sample, channel) plane or one filter per call) against
-// the element-wise ones (one element per call, as a CUDA thread runs them), bit for bit: both
-// must add each element's terms in the same order. The element-wise bodies are the ones checked
-// against PyTorch and finite differences (test_mlperf_fixtures.cpp, test_gradients.cpp); this
-// keeps the faster shape equal to them on geometries those models do not reach (uneven 'same'
-// padding, stride 2, several channels per group, a row that is no multiple of 8).
+// The CPU's plane-wise kernel bodies (one (sample, channel) plane or one filter per call; for
+// BatchNorm1d one sample's row or a block of channels) against the element-wise ones (one element
+// per call, as a CUDA thread runs them), bit for bit: both must add each element's terms in the
+// same order. The element-wise bodies are the ones checked against PyTorch and finite differences
+// (test_mlperf_fixtures.cpp, test_gradients.cpp); this keeps the faster shape equal to them on
+// geometries those models do not reach (uneven 'same' padding, stride 2, several channels per
+// group, a row that is no multiple of 8).
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -23,6 +25,18 @@ std::vector<float> values(std::size_t n, std::uint32_t seed) {
   for (float& v : out) {
     seed = seed * 1664525u + 1013904223u;
     v = static_cast<float>((seed >> 8) % 2001) / 1000.0f - 1.0f;
+  }
+  return out;
+}
+
+// As values(), each scaled by 2^e with e in [-20, 20]. values() are thousandths in [-1, 1], whose
+// sums and products are often exact; spread this wide they round, so a term computed another way
+// (tried: x̂ in double instead of float in the backward sums) shows in the bits.
+std::vector<float> wide_values(std::size_t n, std::uint32_t seed) {
+  std::vector<float> out = values(n, seed);
+  for (float& v : out) {
+    seed = seed * 1664525u + 1013904223u;
+    v = std::ldexp(v, static_cast<int>((seed >> 8) % 41) - 20);
   }
   return out;
 }
@@ -96,6 +110,78 @@ void check_batch_norm() {
   CHECK(dx_plane == dx_element);
 }
 
+// BatchNorm1d's row- and block-wise passes (the CPU's, where a plane is one element) against the
+// element-wise ones and the per-channel sums, bit for bit; Width channels per block, the last
+// block partial when it does not divide the channels.
+template <k::BatchNormGeometry G, class Act, index_t Width>
+void check_batch_norm_rows() {
+  static_assert(G.positions == 1);
+  CAPTURE(G.channels);
+  const auto x = wide_values(static_cast<std::size_t>(G.elements()), 11);
+  const auto gamma = values(static_cast<std::size_t>(G.channels), 12);
+  const auto beta = values(static_cast<std::size_t>(G.channels), 13);
+  const auto dy = wide_values(static_cast<std::size_t>(G.elements()), 14);
+  const index_t blocks = (G.channels + Width - 1) / Width;
+  std::vector<float> stats(2 * static_cast<std::size_t>(G.channels)), stats_block(stats.size());
+  std::vector<float> running(stats.size(), 1.0f), running_block(stats.size(), 1.0f);
+  for (index_t c = 0; c < G.channels; ++c)
+    k::batch_norm_statistics<G>(c, x.data(), stats.data(), running.data());
+  for (index_t b = 0; b < blocks; ++b)
+    k::batch_norm_statistics_block<G, Width>(b, x.data(), stats_block.data(), running_block.data());
+  CHECK(stats_block == stats);
+  CHECK(running_block == running);
+
+  std::vector<float> y_element(x.size()), y_row(x.size());
+  for (index_t i = 0; i < G.elements(); ++i)
+    k::batch_norm_forward<G, Act>(i, x.data(), stats.data(), gamma.data(), beta.data(),
+                                  y_element.data());
+  for (index_t n = 0; n < G.batch; ++n)
+    k::batch_norm_forward_row<G, Act>(n, x.data(), stats.data(), gamma.data(), beta.data(),
+                                      y_row.data());
+  CHECK(y_row == y_element);
+  std::vector<float> z_element(x.size()), z_row(x.size());
+  for (index_t i = 0; i < G.elements(); ++i)
+    k::batch_norm_inference<G, Act>(i, x.data(), running.data(), gamma.data(), beta.data(),
+                                    z_element.data());
+  for (index_t n = 0; n < G.batch; ++n)
+    k::batch_norm_inference_row<G, Act>(n, x.data(), running.data(), gamma.data(), beta.data(),
+                                        z_row.data());
+  CHECK(z_row == z_element);
+
+  std::vector<float> d = dy, dgamma(gamma.size()), dbeta(beta.size());
+  std::vector<float> d_block = dy, dgamma_block(gamma.size()), dbeta_block(beta.size());
+  for (index_t c = 0; c < G.channels; ++c)
+    k::batch_norm_backward_sums<G, Act>(c, x.data(), y_element.data(), stats.data(), d.data(),
+                                        dgamma.data(), dbeta.data());
+  for (index_t b = 0; b < blocks; ++b)
+    k::batch_norm_backward_sums_block<G, Act, Width>(b, x.data(), y_element.data(), stats.data(),
+                                                     d_block.data(), dgamma_block.data(),
+                                                     dbeta_block.data());
+  CHECK(d_block == d);
+  CHECK(dgamma_block == dgamma);
+  CHECK(dbeta_block == dbeta);
+  // dx twice, the second time added to the first (Accumulate), as a second reader of x would.
+  std::vector<float> dx_element(x.size()), dx_row(x.size());
+  for (int pass = 0; pass < 2; ++pass) {
+    for (index_t i = 0; i < G.elements(); ++i)
+      if (pass == 0)
+        k::batch_norm_backward_input<G, false>(i, x.data(), stats.data(), gamma.data(), d.data(),
+                                               dgamma.data(), dbeta.data(), dx_element.data());
+      else
+        k::batch_norm_backward_input<G, true>(i, x.data(), stats.data(), gamma.data(), d.data(),
+                                              dgamma.data(), dbeta.data(), dx_element.data());
+    for (index_t n = 0; n < G.batch; ++n)
+      if (pass == 0)
+        k::batch_norm_backward_input_row<G, false>(n, x.data(), stats.data(), gamma.data(),
+                                                   d.data(), dgamma.data(), dbeta.data(),
+                                                   dx_row.data());
+      else
+        k::batch_norm_backward_input_row<G, true>(n, x.data(), stats.data(), gamma.data(), d.data(),
+                                                  dgamma.data(), dbeta.data(), dx_row.data());
+    CHECK(dx_row == dx_element);
+  }
+}
+
 // The statistics and backward sums by a plain loop in long double: the lanes reorder additions,
 // so these agree to rounding, not to the bit.
 template <k::BatchNormGeometry G>
@@ -147,6 +233,14 @@ TEST_CASE("kernels: plane-wise BatchNorm passes equal the element-wise ones bit 
   check_batch_norm<k::BatchNormGeometry{4, 3, 125, 1e-3f, 0.01f}, k::ReLU>();
   check_batch_norm<k::BatchNormGeometry{3, 5, 9, 1e-5f, 0.1f}, k::Identity>();
   check_batch_norm<k::BatchNormGeometry{16, 7, 1, 1e-5f, 0.1f}, k::ReLU>();  // BatchNorm1d
+}
+
+TEST_CASE(
+    "kernels: BatchNorm1d's row- and block-wise passes equal the element-wise ones bit for bit") {
+  check_batch_norm_rows<k::BatchNormGeometry{16, 7, 1, 1e-5f, 0.1f}, k::ReLU, 16>();    // one block
+  check_batch_norm_rows<k::BatchNormGeometry{33, 40, 1, 1e-3f, 0.01f}, k::ReLU, 16>();  // 16+16+8
+  check_batch_norm_rows<k::BatchNormGeometry{9, 128, 1, 1e-5f, 0.1f}, k::Identity, 16>();
+  check_batch_norm_rows<k::BatchNormGeometry{5, 12, 1, 1e-5f, 0.1f}, k::Sigmoid, 4>();
 }
 
 TEST_CASE("kernels: BatchNorm's lane sums agree with a plain long-double sum") {

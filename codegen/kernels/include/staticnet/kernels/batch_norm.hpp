@@ -206,6 +206,106 @@ STATICNET_HD void batch_norm_backward_input_plane(index_t plane, const float* x,
   }
 }
 
+// ---- BatchNorm1d: one sample row, or one block of channels, per call (the CPU's) -------------
+// With one position per channel a plane is a single element, so the plane-wise passes above
+// would make a call, a division and four loads of the channel's constants per element. A row
+// (one sample's C channels) is contiguous, and its loop over channels vectorises; the sums run
+// over a block of channels at once, one accumulator per channel, adding the batch in order, as
+// the lane sums do for one position (all of it lands in lane 0): the same bits.
+
+// The channels a block of `Width` covers: [first, end).
+template <BatchNormGeometry G, index_t Width>
+struct ChannelBlock {
+  static_assert(G.positions == 1, "row- and block-wise passes are for BatchNorm1d");
+  index_t first, end;
+  STATICNET_HD explicit ChannelBlock(index_t block)
+      : first(block * Width), end(first + Width < G.channels ? first + Width : G.channels) {}
+};
+
+template <BatchNormGeometry G, index_t Width>
+STATICNET_HD void batch_norm_statistics_block(index_t block, const float* x, float* stats,
+                                              float* running) {
+  const ChannelBlock<G, Width> b(block);
+  double sum[Width] = {}, squares[Width] = {}, mean[Width] = {};
+  for (index_t n = 0; n < G.batch; ++n)
+    for (index_t c = b.first; c < b.end; ++c)
+      sum[c - b.first] += static_cast<double>(x[n * G.channels + c]);
+  constexpr double count = static_cast<double>(G.per_channel());
+  for (index_t c = b.first; c < b.end; ++c)
+    mean[c - b.first] = sum[c - b.first] / count;
+  for (index_t n = 0; n < G.batch; ++n)
+    for (index_t c = b.first; c < b.end; ++c) {
+      const double d = x[n * G.channels + c] - mean[c - b.first];
+      squares[c - b.first] += d * d;
+    }
+  for (index_t c = b.first; c < b.end; ++c)
+    batch_norm_store_statistics<G>(c, mean[c - b.first], squares[c - b.first] / count, stats,
+                                   running);
+}
+
+template <BatchNormGeometry G, class Act>
+STATICNET_HD void batch_norm_forward_row(index_t n, const float* x, const float* stats,
+                                         const float* gamma, const float* beta, float* y) {
+  static_assert(G.positions == 1, "row-wise passes are for BatchNorm1d");
+  const float* const mean = stats;
+  const float* const inv = stats + G.channels;
+  const index_t first = n * G.channels;
+  for (index_t c = 0; c < G.channels; ++c)
+    y[first + c] = Act::forward(gamma[c] * ((x[first + c] - mean[c]) * inv[c]) + beta[c]);
+}
+
+template <BatchNormGeometry G, class Act>
+STATICNET_HD void batch_norm_inference_row(index_t n, const float* x, const float* running,
+                                           const float* gamma, const float* beta, float* y) {
+  static_assert(G.positions == 1, "row-wise passes are for BatchNorm1d");
+  const index_t first = n * G.channels;
+  for (index_t c = 0; c < G.channels; ++c) {
+    const float inv = 1.0f / sqrt_f(running[G.channels + c] + G.epsilon);
+    y[first + c] = Act::forward(gamma[c] * ((x[first + c] - running[c]) * inv) + beta[c]);
+  }
+}
+
+template <BatchNormGeometry G, class Act, index_t Width>
+STATICNET_HD void batch_norm_backward_sums_block(index_t block, const float* x, const float* y,
+                                                 const float* stats, float* dy, float* dgamma,
+                                                 float* dbeta) {
+  const ChannelBlock<G, Width> b(block);
+  double sum[Width] = {}, dot[Width] = {};
+  for (index_t n = 0; n < G.batch; ++n)
+    for (index_t c = b.first; c < b.end; ++c) {
+      const index_t i = n * G.channels + c;
+      if constexpr (Act::reads_output)
+        dy[i] = Act::backward(saved_output<Act>(y, i), dy[i]);
+      const float mean = stats[c], inv = stats[G.channels + c];
+      sum[c - b.first] += static_cast<double>(dy[i]);
+      dot[c - b.first] += static_cast<double>(dy[i]) * ((x[i] - mean) * inv);
+    }
+  for (index_t c = b.first; c < b.end; ++c) {
+    dbeta[c] += static_cast<float>(sum[c - b.first]);
+    dgamma[c] += static_cast<float>(dot[c - b.first]);
+  }
+}
+
+template <BatchNormGeometry G, bool Accumulate>
+STATICNET_HD void batch_norm_backward_input_row(index_t n, const float* x, const float* stats,
+                                                const float* gamma, const float* dy,
+                                                const float* dgamma, const float* dbeta,
+                                                float* dx) {
+  static_assert(G.positions == 1, "row-wise passes are for BatchNorm1d");
+  constexpr float inv_count = 1.0f / static_cast<float>(G.per_channel());
+  const index_t first = n * G.channels;
+  for (index_t c = 0; c < G.channels; ++c) {
+    const float inv = stats[G.channels + c];
+    const float x_hat = (x[first + c] - stats[c]) * inv;
+    const float v =
+        gamma[c] * inv * (dy[first + c] - dbeta[c] * inv_count - x_hat * (dgamma[c] * inv_count));
+    if constexpr (Accumulate)
+      dx[first + c] += v;
+    else
+      dx[first + c] = v;
+  }
+}
+
 // ---- folded into the layer before it (inference) ------------------------------------------
 // Under sn::Inference the plan folds a BatchNorm whose input nothing else reads into the
 // convolution or Linear that produced it (as TensorFlow Lite's converter and PyTorch's
