@@ -24,8 +24,8 @@ struct Graph {
   SetupDesc setup;
   Shape input;   // with the batch extent
   Shape output;  // with the batch extent
-  Node
-      nodes[N]{};  // a built-in array, which constant evaluation reads cheapest (static_vector.hpp)
+  // A built-in array, which constant evaluation reads cheapest (see static_vector.hpp).
+  Node nodes[N]{};
   std::int64_t parameter_count = 0;      // trainable
   std::int64_t non_trainable_count = 0;  // BatchNorm running statistics
   Diagnostic error;
@@ -116,10 +116,9 @@ constexpr Graph<N> lower(const std::array<NodeDesc, N>& nodes, const SetupDesc& 
     return g;
   g.input = setup.input.batched(setup.batch);
   const bool training = setup.mode == Mode::training;
-  // The nodes are a built-in array, subscripted directly, and the descriptions (a std::array,
-  // flatten()'s result) through a pointer: constant evaluation charges std::array's operator[]
-  // several calls and g++ a good deal of memory (see static_vector.hpp), and this loop runs once
-  // per layer.
+  // This loop runs once per layer, so it subscripts the nodes (a built-in array) directly and
+  // flatten()'s std::array through a pointer, never through operator[], which costs constant
+  // evaluation several calls and g++ memory (see static_vector.hpp).
   const NodeDesc* const descs = nodes.data();
   auto& out = g.nodes;
   for (std::size_t i = 0; i < N; ++i) {

@@ -22,7 +22,9 @@
 //
 // The element-wise passes come in two shapes: one element per call (a CUDA thread's work) and
 // one (sample, channel) plane per call (the CPU's: the channel's constants loaded once, the row
-// contiguous, no index divided per element). Both compute each element with the same expression.
+// contiguous, no index divided per element); for BatchNorm1d, whose planes are single elements,
+// the CPU runs a sample's row per call instead, and sums a block of channels at once. All compute
+// each element with the same expression.
 // Backward's first pass leaves d in dy (the fused activation's derivative applied in place) and
 // the two sums in dβ and dγ (the gradient region, which no other layer writes), and its second
 // pass reads them back: so the activation's output is read only before dx is written, which may
