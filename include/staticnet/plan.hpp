@@ -25,13 +25,11 @@ namespace staticnet {
 
 namespace detail {
 
-// Lifetime bookkeeping while the buffers are created. `buffers` is the list's storage, a built-in
-// array: the planner's loops subscript it directly, which constant evaluation charges least (see
-// static_vector.hpp).
+// Lifetime bookkeeping while the buffers are created. The list's storage is a built-in array,
+// subscripted directly, which constant evaluation charges least (see static_vector.hpp).
 template <std::size_t L>
 struct PlanBuilder {
   StaticVector<Buffer, PlanState<L>::buffer_capacity>& list;
-  Buffer (&buffers)[PlanState<L>::buffer_capacity];
   std::int64_t last_step;
 
   constexpr int add(BufferRole role, std::int64_t layer, std::int64_t size, std::int64_t first) {
@@ -44,13 +42,13 @@ struct PlanBuilder {
   }
   constexpr int add_persistent(BufferRole role, std::int64_t size) {
     const int b = add(role, -1, size, 0);
-    buffers[b].last_step = last_step;
+    list.items[b].last_step = last_step;
     return b;
   }
   // The buffer is read at `step`: keep it alive until then.
   constexpr void use(int b, std::int64_t step) {
-    if (b != no_buffer && buffers[b].last_step < step)
-      buffers[b].last_step = step;
+    if (b != no_buffer && list.items[b].last_step < step)
+      list.items[b].last_step = step;
   }
 };
 
@@ -89,7 +87,7 @@ constexpr PlanState<L> plan_forward(const Graph<L>& g) {
   const auto layers = static_cast<std::int64_t>(L);
   auto backward_step = [&](std::int64_t i) { return 2 * layers - i; };
   p.step_count = step_count_of(g.setup.mode, layers);
-  PlanBuilder<L> build{p.buffers, p.buffers.items, p.step_count - 1};
+  PlanBuilder<L> build{p.buffers, p.step_count - 1};
   const auto& nodes = g.nodes;
   auto& layers_out = p.layers;
   const auto& buffers = p.buffers.items;
@@ -222,7 +220,7 @@ constexpr PlanState<L> plan_backward(const Graph<L>& g, const PlanState<L>& forw
   const auto layers = static_cast<std::int64_t>(L);
   const std::int64_t loss_step = layers;
   auto backward_step = [&](std::int64_t i) { return 2 * layers - i; };
-  PlanBuilder<L> build{p.buffers, p.buffers.items, p.step_count - 1};
+  PlanBuilder<L> build{p.buffers, p.step_count - 1};
   const auto& nodes = g.nodes;
   auto& layers_out = p.layers;
   const std::int64_t batch = g.setup.batch;

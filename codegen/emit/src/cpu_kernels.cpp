@@ -675,14 +675,13 @@ void CpuKernelEmitter::emit_norm(const FusedGroup& g) {
     body_.emit(v, R"(
       const float* const y = $y$;  $y_note$, saved
     )");
+  body_.line("// Per channel: d = act'(y)·dy (left in dy), Σd into dβ and Σ d·x̂ into dγ.");
   body_.emit(v, by_rows ? R"(
-    // Per channel: d = act'(y)·dy (left in dy), Σd into dβ and Σ d·x̂ into dγ.
     c::for_each(pool, $blocks$, [&](index_t block) {
       k::batch_norm_backward_sums_block<$geometry$, $act$, $width$>(block, x, $y_arg$, stats, dy, dgamma, dbeta);
     });
   )"
                         : R"(
-    // Per channel: d = act'(y)·dy (left in dy), Σd into dβ and Σ d·x̂ into dγ.
     c::for_each(pool, $channels$, [&](index_t ch) {
       k::batch_norm_backward_sums<$geometry$, $act$>(ch, x, $y_arg$, stats, dy, dgamma, dbeta);
     });
