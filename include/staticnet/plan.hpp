@@ -59,7 +59,9 @@ constexpr std::int64_t step_count_of(Mode mode, std::int64_t layers) {
 
 // Scratch a layer's kernels need: Conv2d lowers each sample (each group of it) to a column
 // matrix (im2col) of Cin/G·KH·KW rows by Ho·Wo columns, reused by forward, dW and dx (col2im).
-// A depthwise convolution reads its input directly and needs none.
+// A depthwise convolution reads its input directly and needs none. (A 1x1 convolution at stride 1
+// is counted too: the CPU backend reads its input as the column matrix and does not touch the
+// workspace, but cuDNN, which the CUDA backend lets use it, may.)
 constexpr std::int64_t workspace_bytes(const Node& n) {
   if (n.desc.kind != LayerKind::Conv2d)
     return 0;

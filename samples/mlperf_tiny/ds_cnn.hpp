@@ -40,6 +40,8 @@
 //   inputs           al(100*1*49*10*4 = 196,000) = 196,096 + al(400) = 512  = 196,608
 //   workspace        the pointwise im2col, 64 rows x 25*5 columns x 4 (the first
 //                    convolution's is 1*10*4 x 125 x 4 = 20,000; depthwise needs none) = 32,000
+//                    (the CPU step reads a 1x1 convolution's input as its im2col: the
+//                    planned bytes are the CUDA libraries' scratch)
 #include <staticnet/staticnet.hpp>
 
 #include "samples/mlperf_tiny/keras_layers.hpp"

@@ -77,6 +77,39 @@ TEST_CASE("kernels: Dropout's mask is SplitMix64, keeps 1 − p, and is a functi
   for (k::index_t i = 0; i < D::count; ++i)
     k::dropout_backward<D, false>(i, mask.data(), x.data(), dx.data());
   CHECK(dx == y);
+  // The CPU's byte-wise backward gives the same values, written or added.
+  std::vector<float> dx_bytes(D::count), sum(D::count, 1.0f), sum_bytes(D::count, 1.0f);
+  for (k::index_t b = 0; b < D::mask_bytes; ++b) {
+    k::dropout_backward_byte<D, false>(b, mask.data(), x.data(), dx_bytes.data());
+    k::dropout_backward_byte<D, true>(b, mask.data(), x.data(), sum_bytes.data());
+  }
+  for (k::index_t i = 0; i < D::count; ++i)
+    k::dropout_backward<D, true>(i, mask.data(), x.data(), sum.data());
+  CHECK(dx_bytes == y);
+  CHECK(sum_bytes == sum);
+  CHECK(sum[0] == (y[0] == 0.0f ? 1.0f : 3.5f));
+  // A dropped element is +0 whatever its input; a kept NaN or infinity passes, scaled.
+  const float inf = std::numeric_limits<float>::infinity();
+  const float specials[8] = {inf, -inf, std::numeric_limits<float>::quiet_NaN(), -0.0f,
+                             inf, -inf, std::numeric_limits<float>::quiet_NaN(), -0.0f};
+  float out[8];
+  k::MaskByte bits[1];
+  k::dropout_forward<D>(0, key, specials, out, bits);
+  CHECK(static_cast<unsigned>(bits[0]) != 0u);     // this key's first byte keeps some and drops
+  CHECK(static_cast<unsigned>(bits[0]) != 0xFFu);  // some, so both arms are checked
+  for (int i = 0; i < 8; ++i) {
+    CAPTURE(i);
+    if ((static_cast<unsigned>(bits[0]) >> i) & 1u) {
+      CHECK(std::isnan(out[i]) == std::isnan(specials[i]));  // x · 1.25 is x for these
+      if (!std::isnan(specials[i])) {
+        CHECK(out[i] == specials[i]);
+        CHECK(std::signbit(out[i]) == std::signbit(specials[i]));
+      }
+    } else {
+      CHECK(std::signbit(out[i]) == false);
+      CHECK(out[i] == 0.0f);
+    }
+  }
   // Another step or layer draws another mask; the same key draws the same one.
   CHECK(k::dropout_key(7, 2, 3) != key);
   CHECK(k::dropout_key(7, 1, 4) != key);

@@ -45,10 +45,11 @@ template <k::Conv2dGeometry G>
 void check_grouped_conv() {
   CAPTURE(G.groups);
   CAPTURE(G.stride_h);
-  const auto x = values(static_cast<std::size_t>(G.input_elements()), 1);
-  const auto w = values(static_cast<std::size_t>(G.weight_elements()), 2);
-  const auto b = values(static_cast<std::size_t>(G.out_channels), 3);
-  const auto dy = values(static_cast<std::size_t>(G.output_elements()), 4);
+  CAPTURE(k::shifts_by_tap(G));
+  const auto x = wide_values(static_cast<std::size_t>(G.input_elements()), 1);
+  const auto w = wide_values(static_cast<std::size_t>(G.weight_elements()), 2);
+  const auto b = wide_values(static_cast<std::size_t>(G.out_channels), 3);
+  const auto dy = wide_values(static_cast<std::size_t>(G.output_elements()), 4);
   std::vector<float> y_element(dy.size()), y_plane(dy.size());
   std::vector<float> dx_element(x.size()), dx_plane(x.size());
   std::vector<float> dw_element(w.size()), dw_filter(w.size());
@@ -67,6 +68,17 @@ void check_grouped_conv() {
   CHECK(y_plane == y_element);
   CHECK(dx_plane == dx_element);
   CHECK(dw_filter == dw_element);
+  // Added to a gradient already there: the plane-wise version adds term by term, so it rounds
+  // differently; close, not equal (on values in [-1, 1], whose terms are of one size).
+  const auto small_dy = values(dy.size(), 6), small_w = values(w.size(), 7);
+  std::vector<float> sum_element = values(x.size(), 5), sum_plane = sum_element;
+  for (index_t j = 0; j < G.input_elements(); ++j)
+    k::grouped_conv_backward_input<G, true>(j, small_dy.data(), small_w.data(), sum_element.data());
+  for (index_t p = 0; p < G.batch * G.in_channels; ++p)
+    k::grouped_conv_backward_input_plane<G, true>(p, small_dy.data(), small_w.data(),
+                                                  sum_plane.data());
+  for (std::size_t j = 0; j < x.size(); ++j)
+    CHECK(sum_plane[j] == doctest::Approx(sum_element[j]).epsilon(1e-6).scale(1.0));
 }
 
 template <k::BatchNormGeometry G, class Act>
@@ -227,6 +239,10 @@ TEST_CASE("kernels: plane-wise grouped convolutions equal the element-wise ones 
   check_grouped_conv<k::Conv2dGeometry{2, 4, 8, 8, 4, 4, 4, 3, 3, 2, 2, 0, 0, 4}>();  // 0/1 pad
   check_grouped_conv<k::Conv2dGeometry{2, 4, 7, 6, 8, 4, 3, 3, 3, 2, 2, 1, 1, 2}>();
   check_grouped_conv<k::Conv2dGeometry{1, 3, 9, 10, 6, 5, 4, 10, 4, 2, 3, 4, 1, 3}>();
+  // Stride 1, as many output columns as input ones: one run over the plane per tap.
+  check_grouped_conv<k::Conv2dGeometry{2, 4, 9, 6, 4, 9, 6, 10, 4, 1, 1, 4, 1, 2}>();  // 4/5, 1/2
+  check_grouped_conv<k::Conv2dGeometry{1, 2, 7, 5, 4, 5, 5, 3, 1, 1, 1, 0, 0, 2}>();   // no pad
+  check_grouped_conv<k::Conv2dGeometry{1, 2, 4, 1, 2, 4, 1, 3, 3, 1, 1, 1, 1, 2}>();   // 1 wide
 }
 
 TEST_CASE("kernels: plane-wise BatchNorm passes equal the element-wise ones bit for bit") {

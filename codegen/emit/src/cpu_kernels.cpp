@@ -921,7 +921,6 @@ void CpuKernelEmitter::emit_dropout(const FusedGroup& g) {
        l.mask_buffer != no_buffer ? note(l.mask_buffer) : "// no backward: nothing saved"},
       {"geometry", "k::DropoutGeometry<" + std::to_string(l.options.ratio_num) + ", " +
                        std::to_string(l.options.ratio_den) + ", " + literal(count) + ">"},
-      {"count", literal(count)},
       {"bytes", literal((count + 7) / 8)},
       {"identity",
        l.in_place ? "// in place: y is x" : "std::copy(x, x + " + literal(count) + ", y);"}};
@@ -951,7 +950,7 @@ void CpuKernelEmitter::emit_dropout(const FusedGroup& g) {
       const k::MaskByte* const mask = $mask$;  $mask_note$
       const float* const dy = $dy$;  $dy_note$
       float* const dx = $dx$;  $dx_note$
-      c::for_each(pool, $count$, [&](index_t i) { k::dropout_backward<dropout_$layer$, $accumulate$>(i, mask, dy, dx); });
+      c::for_each(pool, $bytes$, [&](index_t b) { k::dropout_backward_byte<dropout_$layer$, $accumulate$>(b, mask, dy, dx); });
     }
 
   )");

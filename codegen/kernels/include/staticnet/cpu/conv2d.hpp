@@ -12,6 +12,11 @@
 //   backward input   thread t owns input channels C_t (all their rows): dcol[K(C_t), :] =
 //                    W[:, K(C_t)]ᵀ · dz[n], scattered back into dx[n][C_t] by col2im.
 // Each output element is computed by one thread in a fixed order, for every thread count.
+//
+// A 1x1 convolution with stride 1 and no padding (MobileNet's and the DS-CNN's pointwise ones)
+// needs no column matrix: a sample's (Ci, H·W) storage is its im2col already. Its GEMMs read x
+// and write dx directly, with the same operands and so the same bits, and leave the workspace
+// alone (the plan still reserves it: the CUDA backend's libraries may use it).
 #include "staticnet/cpu/gemm.hpp"
 #include "staticnet/cpu/im2col.hpp"
 #include "staticnet/cpu/launch.hpp"
@@ -19,6 +24,12 @@
 #include "staticnet/kernels/geometry.hpp"
 
 namespace staticnet::cpu {
+
+template <kernels::Conv2dGeometry G>
+constexpr bool sample_is_its_columns() {
+  return G.kernel_h == 1 && G.kernel_w == 1 && G.stride_h == 1 && G.stride_w == 1 && G.pad_h == 0 &&
+         G.pad_w == 0 && G.out_height == G.in_height && G.out_width == G.in_width && G.groups == 1;
+}
 
 // z[n] = W · im2col(x[n]) for every sample n, then epilogue(n, positions) on the positions this
 // thread computed, split on multiples of `Grain` positions. W is (Co, Ci·KH·KW), z (B, Co, Ho·Wo).
@@ -30,10 +41,14 @@ void conv2d_forward(ThreadPool& pool, const float* x, const float* w, float* col
     if (columns.empty())
       return;
     for (index_t n = 0; n < G.batch; ++n) {
-      im2col<G>(x + n * G.input_sample(), col, {0, G.rows()}, columns);
+      const float* columns_of_n = x + n * G.input_sample();
+      if constexpr (!sample_is_its_columns<G>()) {
+        im2col<G>(columns_of_n, col, {0, G.rows()}, columns);
+        columns_of_n = col;
+      }
       gemm(Transpose::no, Transpose::no, G.out_channels, columns.size(), G.rows(), w, G.rows(),
-           col + columns.begin, G.positions(), 0.0f, z + n * G.output_sample() + columns.begin,
-           G.positions());
+           columns_of_n + columns.begin, G.positions(), 0.0f,
+           z + n * G.output_sample() + columns.begin, G.positions());
       epilogue(n, columns);
     }
   });
@@ -47,9 +62,13 @@ void conv2d_backward_weights(ThreadPool& pool, const float* x, const float* dz, 
     const Range rows = split(G.rows(), pool.threads(), t);
     if (!rows.empty()) {
       for (index_t n = 0; n < G.batch; ++n) {
-        im2col<G>(x + n * G.input_sample(), col, rows, {0, G.positions()});
+        const float* columns_of_n = x + n * G.input_sample();
+        if constexpr (!sample_is_its_columns<G>()) {
+          im2col<G>(columns_of_n, col, rows, {0, G.positions()});
+          columns_of_n = col;
+        }
         gemm(Transpose::no, Transpose::yes, G.out_channels, rows.size(), G.positions(),
-             dz + n * G.output_sample(), G.positions(), col + rows.begin * G.positions(),
+             dz + n * G.output_sample(), G.positions(), columns_of_n + rows.begin * G.positions(),
              G.positions(), 1.0f, dw + rows.begin, G.rows());
       }
     }
@@ -72,11 +91,16 @@ void conv2d_backward_input(ThreadPool& pool, const float* dz, const float* w, fl
     if (channels.empty())
       return;
     const Range rows{channels.begin * rows_per_channel, channels.end * rows_per_channel};
+    // Added to a gradient already there, the product still goes through col2im, whose one
+    // addition per element rounds as before; a GEMM adding into dx might add in parts.
+    constexpr bool direct = sample_is_its_columns<G>() && !Accumulate;
     for (index_t n = 0; n < G.batch; ++n) {
+      float* const product = direct ? dx + n * G.input_sample() : col;
       gemm(Transpose::yes, Transpose::no, rows.size(), G.positions(), G.out_channels,
            w + rows.begin, G.rows(), dz + n * G.output_sample(), G.positions(), 0.0f,
-           col + rows.begin * G.positions(), G.positions());
-      col2im<G, Accumulate>(col, dx + n * G.input_sample(), channels);
+           product + rows.begin * G.positions(), G.positions());
+      if constexpr (!direct)
+        col2im<G, Accumulate>(col, dx + n * G.input_sample(), channels);
     }
   });
 }

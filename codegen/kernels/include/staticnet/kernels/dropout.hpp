@@ -12,7 +12,7 @@
 // (tests/reference/make_fixtures.py implements the same hash in NumPy for the PyTorch fixtures.)
 //
 // Forward works on whole mask bytes: call b covers elements [8b, 8b + 8), so no two calls write
-// one byte.
+// one byte. A dropped element is +0.0f whatever its input (a NaN or infinity included).
 #include <cstdint>
 
 #include "staticnet/kernels/host_device.hpp"
@@ -45,10 +45,27 @@ struct DropoutGeometry {
   static constexpr index_t mask_bytes = (Count + 7) / 8;
 };
 
-STATICNET_HD bool dropout_keeps(std::uint64_t key, index_t element, std::uint32_t threshold) {
+// All ones when element `element` is kept, zero when it is dropped. Computed with arithmetic, not
+// a comparison: the bits are random, so a branch on them mispredicts often, and compilers turn a
+// comparison (even one only used to build a mask) back into that branch. (h >> 40) and the
+// threshold are below 2^24, so their difference is negative exactly when the element is dropped.
+STATICNET_HD std::uint32_t dropout_keep_mask(std::uint64_t key, index_t element,
+                                             std::uint32_t threshold) {
   const std::uint64_t h =
       splitmix64(key + static_cast<std::uint64_t>(element) * 0x9E3779B97F4A7C15ull);
-  return static_cast<std::uint32_t>(h >> 40) >= threshold;
+  const std::int64_t margin = static_cast<std::int64_t>(h >> 40) - std::int64_t{threshold};
+  return ~static_cast<std::uint32_t>(margin >> 63);
+}
+
+// v where the mask is all ones, +0.0f where it is zero: a NaN or infinity dropped is +0.0f too.
+STATICNET_HD float masked(float v, std::uint32_t mask) {
+  return detail::float_of(
+      static_cast<std::int32_t>(static_cast<std::uint32_t>(detail::bits_of(v)) & mask));
+}
+
+// The mask of bit k of a mask byte, in the form masked() takes.
+STATICNET_HD std::uint32_t bit_mask(MaskByte byte, index_t k) {
+  return 0u - ((static_cast<std::uint32_t>(byte) >> k) & 1u);
 }
 
 // Forward for mask byte b: y = keep ? x·scale : 0 over its 8 elements, and the byte's bits
@@ -56,26 +73,42 @@ STATICNET_HD bool dropout_keeps(std::uint64_t key, index_t element, std::uint32_
 template <class D>
 STATICNET_HD void dropout_forward(index_t b, std::uint64_t key, const float* x, float* y,
                                   MaskByte* mask) {
-  unsigned bits = 0;
+  std::uint32_t bits = 0;
   const index_t end = 8 * b + 8 < D::count ? 8 * b + 8 : D::count;
   for (index_t e = 8 * b; e < end; ++e) {
-    const bool keep = dropout_keeps(key, e, D::threshold);
-    y[e] = keep ? x[e] * D::scale : 0.0f;
-    bits |= static_cast<unsigned>(keep) << (e - 8 * b);
+    const std::uint32_t keep = dropout_keep_mask(key, e, D::threshold);
+    y[e] = masked(x[e] * D::scale, keep);
+    bits |= (keep & 1u) << (e - 8 * b);
   }
   if (mask != nullptr)
     mask[b] = static_cast<MaskByte>(bits);
 }
 
-// Backward, element i: dx = keep ? dy·scale : 0. dy and dx may alias; Accumulate adds to dx.
+// Backward, element i (a CUDA thread's work): dx = keep ? dy·scale : 0. dy and dx may alias;
+// Accumulate adds to dx.
 template <class D, bool Accumulate>
 STATICNET_HD void dropout_backward(index_t i, const MaskByte* mask, const float* dy, float* dx) {
-  const bool keep = (static_cast<unsigned>(mask[i / 8]) >> (i % 8)) & 1u;
-  const float v = keep ? dy[i] * D::scale : 0.0f;
+  const float v = masked(dy[i] * D::scale, bit_mask(mask[i / 8], i % 8));
   if constexpr (Accumulate)
     dx[i] += v;
   else
     dx[i] = v;
+}
+
+// Backward for the 8 elements of mask byte b (the CPU's: no division per element, and the loop
+// over the byte's bits vectorises). The same arithmetic as the element-wise version.
+template <class D, bool Accumulate>
+STATICNET_HD void dropout_backward_byte(index_t b, const MaskByte* mask, const float* dy,
+                                        float* dx) {
+  const MaskByte byte = mask[b];
+  const index_t end = 8 * b + 8 < D::count ? 8 * b + 8 : D::count;
+  for (index_t e = 8 * b; e < end; ++e) {
+    const float v = masked(dy[e] * D::scale, bit_mask(byte, e - 8 * b));
+    if constexpr (Accumulate)
+      dx[e] += v;
+    else
+      dx[e] = v;
+  }
 }
 
 }  // namespace staticnet::kernels

@@ -16,7 +16,8 @@
 //
 // Two shapes of each: one element per call (a CUDA thread's work), and one plane per call (the
 // CPU's: the taps in the outer loops and a contiguous row innermost, so rows vectorise and no
-// index is divided per element). Both add every element's terms in the same order, so they
+// index is divided per element; at stride 1 the whole plane is one run per tap, see
+// shifts_by_tap()). Both add every element's terms in the same order, so they
 // give the same bits; the plane-wise dx under Accumulate adds term by term into dx instead of
 // adding one sum, which rounds differently.
 #include "staticnet/kernels/geometry.hpp"
@@ -142,6 +143,59 @@ STATICNET_HD void for_each_tap_row(Body&& body) {
   }
 }
 
+// Stride 1 with as many output columns as input columns ('same' padding, or none with a kernel one
+// column wide): input element p + shift(tap) meets output p, the same shift for the whole plane,
+// so a tap's work is one run over the plane instead of a run of Wo per output row. Short rows
+// (the DS-CNN's planes are 5 wide) then vectorise. The run also covers, at the start and end of
+// each row, outputs whose input lies in the padding: its reads land in the next or last row and
+// are masked out (`inside`), so every output still adds exactly the terms, in the order, of the
+// row-by-row loop: the same bits.
+STATICNET_HOST_DEVICE constexpr bool shifts_by_tap(const Conv2dGeometry& g) {
+  return g.stride_h == 1 && g.stride_w == 1 && g.out_width == g.in_width;
+}
+
+// inside[kw][p]: all ones where output p's input at kernel column kw is inside the row.
+template <Conv2dGeometry G>
+struct ColumnMasks {
+  std::uint32_t inside[G.kernel_w][G.positions()] = {};
+  constexpr ColumnMasks() {
+    for (index_t kw = 0; kw < G.kernel_w; ++kw) {
+      const index_t begin = first_in_bounds(kw, 1, G.pad_w);
+      const index_t end = end_in_bounds(kw, 1, G.pad_w, G.in_width, G.out_width);
+      for (index_t p = 0; p < G.positions(); ++p)
+        inside[kw][p] = p % G.out_width >= begin && p % G.out_width < end ? ~0u : 0u;
+    }
+  }
+};
+template <Conv2dGeometry G>
+inline constexpr ColumnMasks<G> column_masks{};
+
+// a where mask is all ones, b where it is zero, as bit operations: a select the compiler keeps
+// branch-free and vectorises.
+STATICNET_HD float select_bits(std::uint32_t mask, float a, float b) {
+  const auto bits = [](float v) { return static_cast<std::uint32_t>(detail::bits_of(v)); };
+  return detail::float_of(static_cast<std::int32_t>((bits(a) & mask) | (bits(b) & ~mask)));
+}
+
+// For shifts_by_tap(G): body(tap, inside, begin, end, shift) per tap (kh, kw) in order, where
+// outputs [begin, end) run from the first to the last that the tap reaches inside the input and
+// output p reads input p + shift where inside[p] is set. begin and end are inside, so p + shift
+// never leaves the plane.
+template <Conv2dGeometry G, class Body>
+STATICNET_HD void for_each_tap_span(Body&& body) {
+  for (index_t kh = 0; kh < G.kernel_h; ++kh) {
+    const index_t oh_begin = first_in_bounds(kh, 1, G.pad_h);
+    const index_t oh_end = end_in_bounds(kh, 1, G.pad_h, G.in_height, G.out_height);
+    for (index_t kw = 0; kw < G.kernel_w; ++kw) {
+      const index_t ow_begin = first_in_bounds(kw, 1, G.pad_w);
+      const index_t ow_end = end_in_bounds(kw, 1, G.pad_w, G.in_width, G.out_width);
+      if (oh_begin < oh_end && ow_begin < ow_end)
+        body(kh * G.kernel_w + kw, column_masks<G>.inside[kw], oh_begin * G.out_width + ow_begin,
+             (oh_end - 1) * G.out_width + ow_end, (kh - G.pad_h) * G.in_width + kw - G.pad_w);
+    }
+  }
+}
+
 // Output plane (n, co) of (N, Co, Ho, Wo), plane = n·Co + co.
 template <Conv2dGeometry G, bool HasBias>
 STATICNET_HD void grouped_conv_forward_plane(index_t plane, const float* x, const float* w,
@@ -154,12 +208,20 @@ STATICNET_HD void grouped_conv_forward_plane(index_t plane, const float* x, cons
   for (index_t ci = 0; ci < G.group_inputs(); ++ci) {
     const float* in = x + n * G.input_sample() + (first_input + ci) * G.input_plane();
     const float* kernel = w + (co * G.group_inputs() + ci) * G.kernel_h * G.kernel_w;
-    for_each_tap_row<G>(
-        [&](index_t tap, index_t oh, index_t in_row, index_t ow_begin, index_t ow_end) {
-          float* out_row = out + oh * G.out_width;
-          for (index_t ow = ow_begin; ow < ow_end; ++ow)
-            out_row[ow] += in[in_row + ow * G.stride_w] * kernel[tap];
-        });
+    if constexpr (shifts_by_tap(G)) {
+      for_each_tap_span<G>(
+          [&](index_t tap, const std::uint32_t* inside, index_t begin, index_t end, index_t shift) {
+            for (index_t p = begin; p < end; ++p)
+              out[p] = select_bits(inside[p], out[p] + in[p + shift] * kernel[tap], out[p]);
+          });
+    } else {
+      for_each_tap_row<G>(
+          [&](index_t tap, index_t oh, index_t in_row, index_t ow_begin, index_t ow_end) {
+            float* out_row = out + oh * G.out_width;
+            for (index_t ow = ow_begin; ow < ow_end; ++ow)
+              out_row[ow] += in[in_row + ow * G.stride_w] * kernel[tap];
+          });
+    }
   }
   if constexpr (HasBias)
     for (index_t p = 0; p < G.positions(); ++p)
@@ -180,12 +242,22 @@ STATICNET_HD void grouped_conv_backward_input_plane(index_t plane, const float* 
   for (index_t co = group * G.group_outputs(); co < (group + 1) * G.group_outputs(); ++co) {
     const float* grad = dy + n * G.output_sample() + co * G.positions();
     const float* kernel = w + (co * G.group_inputs() + ci) * G.kernel_h * G.kernel_w;
-    for_each_tap_row<G>(
-        [&](index_t tap, index_t oh, index_t in_row, index_t ow_begin, index_t ow_end) {
-          const float* grad_row = grad + oh * G.out_width;
-          for (index_t ow = ow_begin; ow < ow_end; ++ow)
-            in[in_row + ow * G.stride_w] += grad_row[ow] * kernel[tap];
-        });
+    if constexpr (shifts_by_tap(G)) {
+      for_each_tap_span<G>(
+          [&](index_t tap, const std::uint32_t* inside, index_t begin, index_t end, index_t shift) {
+            for (index_t p = begin; p < end; ++p) {
+              float& target = in[p + shift];
+              target = select_bits(inside[p], target + grad[p] * kernel[tap], target);
+            }
+          });
+    } else {
+      for_each_tap_row<G>(
+          [&](index_t tap, index_t oh, index_t in_row, index_t ow_begin, index_t ow_end) {
+            const float* grad_row = grad + oh * G.out_width;
+            for (index_t ow = ow_begin; ow < ow_end; ++ow)
+              in[in_row + ow * G.stride_w] += grad_row[ow] * kernel[tap];
+          });
+    }
   }
 }
 
