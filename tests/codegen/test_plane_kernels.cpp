@@ -9,9 +9,11 @@
 
 #include <cmath>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include <staticnet/kernels/batch_norm.hpp>
+#include <staticnet/kernels/bias_activation.hpp>
 #include <staticnet/kernels/grouped_conv.hpp>
 
 namespace k = staticnet::kernels;
@@ -262,4 +264,28 @@ TEST_CASE(
 TEST_CASE("kernels: BatchNorm's lane sums agree with a plain long-double sum") {
   check_batch_norm_sums<k::BatchNormGeometry{4, 3, 125, 1e-3f, 0.01f}>();
   check_batch_norm_sums<k::BatchNormGeometry{64, 5, 1, 1e-5f, 0.1f}>();
+}
+
+TEST_CASE("kernels: bias gradients over a range of channels or features equal one at a time") {
+  // 21 channels of 3 samples x 37 positions: ranges of two blocks of 8 and a rest, from 0 and
+  // from 3; 150 features of 5 samples: a block of 64, another, and 22.
+  constexpr index_t batch = 3, channels = 21, positions = 37, features = 150;
+  const auto dz = wide_values(static_cast<std::size_t>(batch * channels * positions), 9);
+  for (const auto& [begin, end] : {std::pair<index_t, index_t>{0, 21}, {3, 20}, {5, 6}}) {
+    CAPTURE(begin);
+    std::vector<float> one(channels, 0.5f), range(channels, 0.5f);
+    for (index_t c = begin; c < end; ++c)
+      k::bias_gradient_channels<batch, channels, positions>(c, dz.data(), one.data());
+    k::bias_gradient_channel_range<batch, channels, positions>(begin, end, dz.data(), range.data());
+    CHECK(range == one);
+  }
+  const auto dy = wide_values(static_cast<std::size_t>(5 * features), 10);
+  for (const auto& [begin, end] : {std::pair<index_t, index_t>{0, 150}, {7, 100}}) {
+    CAPTURE(begin);
+    std::vector<float> one(features, 0.5f), range(features, 0.5f);
+    for (index_t o = begin; o < end; ++o)
+      k::bias_gradient_features<5, features>(o, dy.data(), one.data());
+    k::bias_gradient_feature_range<5, features>(begin, end, dy.data(), range.data());
+    CHECK(range == one);
+  }
 }

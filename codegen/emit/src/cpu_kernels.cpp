@@ -831,8 +831,9 @@ void CpuKernelEmitter::emit_grouped(const FusedGroup& g) {
   if (bias)
     body_.emit(v, R"(
       float* const dbias = $db$;  // gradient of $b_note$
-      c::for_each(pool, $channels$, [&](index_t ch) {
-        k::bias_gradient_channels<$batch$, $channels$, $positions$>(ch, dy, dbias);
+      pool.run([&](int t) {
+        const c::Range channels = c::split($channels$, pool.threads(), t);
+        k::bias_gradient_channel_range<$batch$, $channels$, $positions$>(channels.begin, channels.end, dy, dbias);
       });
     )");
   if (l.input_gradient_buffer != no_buffer) {

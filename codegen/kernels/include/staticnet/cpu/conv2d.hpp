@@ -74,8 +74,8 @@ void conv2d_backward_weights(ThreadPool& pool, const float* x, const float* dz, 
     }
     if constexpr (HasBias) {
       const Range channels = split(G.out_channels, pool.threads(), t);
-      for (index_t c = channels.begin; c < channels.end; ++c)
-        kernels::bias_gradient_channels<G.batch, G.out_channels, G.positions()>(c, dz, db);
+      kernels::bias_gradient_channel_range<G.batch, G.out_channels, G.positions()>(
+          channels.begin, channels.end, dz, db);
     }
   });
 }

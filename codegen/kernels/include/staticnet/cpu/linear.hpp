@@ -45,8 +45,8 @@ void linear_backward(ThreadPool& pool, const float* x, const float* dz, const fl
     }
     if constexpr (HasBias) {
       const Range features = split(G.out_features, parts, t);
-      for (index_t o = features.begin; o < features.end; ++o)
-        kernels::bias_gradient_features<G.batch, G.out_features>(o, dz, db);
+      kernels::bias_gradient_feature_range<G.batch, G.out_features>(features.begin, features.end,
+                                                                    dz, db);
     }
     if (dx != nullptr) {
       const Range rows = split(G.batch, parts, t);

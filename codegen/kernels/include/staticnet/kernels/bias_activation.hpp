@@ -58,4 +58,47 @@ STATICNET_HD void bias_gradient_features(index_t o, const float* dz, float* db) 
   db[o] += static_cast<float>(sum);
 }
 
+// The two sums above for a range of channels or features at once (the CPU's, one range per
+// thread). Each channel's or feature's additions run in the order above, so the bits are the
+// same; what changes is that several run side by side. One channel's sum is a chain of dependent
+// additions, each waiting for the last; eight interleaved keep the adder busy. A feature's sum
+// walks a column of dz; a block of features walks rows, contiguous, and vectorises.
+template <index_t Batch, index_t Channels, index_t Positions>
+STATICNET_HD void bias_gradient_channel_range(index_t begin, index_t end, const float* dz,
+                                              float* db) {
+  constexpr index_t block = 8;
+  index_t c = begin;
+  for (; c + block <= end; c += block) {
+    double sum[block] = {};
+    for (index_t n = 0; n < Batch; ++n) {
+      const float* rows = dz + (n * Channels + c) * Positions;
+      float partial[block] = {};
+      for (index_t p = 0; p < Positions; ++p)
+        for (index_t b = 0; b < block; ++b)
+          partial[b] += rows[b * Positions + p];
+      for (index_t b = 0; b < block; ++b)
+        sum[b] += partial[b];
+    }
+    for (index_t b = 0; b < block; ++b)
+      db[c + b] += static_cast<float>(sum[b]);
+  }
+  for (; c < end; ++c)
+    bias_gradient_channels<Batch, Channels, Positions>(c, dz, db);
+}
+
+template <index_t Batch, index_t Features>
+STATICNET_HD void bias_gradient_feature_range(index_t begin, index_t end, const float* dz,
+                                              float* db) {
+  constexpr index_t block = 64;
+  for (index_t first = begin; first < end; first += block) {
+    const index_t width = end - first < block ? end - first : block;
+    double sum[block] = {};
+    for (index_t n = 0; n < Batch; ++n)
+      for (index_t o = 0; o < width; ++o)
+        sum[o] += dz[n * Features + first + o];
+    for (index_t o = 0; o < width; ++o)
+      db[first + o] += static_cast<float>(sum[o]);
+  }
+}
+
 }  // namespace staticnet::kernels
