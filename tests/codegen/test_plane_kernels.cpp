@@ -271,7 +271,8 @@ TEST_CASE("kernels: bias gradients over a range of channels or features equal on
   // from 3; 150 features of 5 samples: a block of 64, another, and 22.
   constexpr index_t batch = 3, channels = 21, positions = 37, features = 150;
   const auto dz = wide_values(static_cast<std::size_t>(batch * channels * positions), 9);
-  for (const auto& [begin, end] : {std::pair<index_t, index_t>{0, 21}, {3, 20}, {5, 6}}) {
+  for (const auto& range_of : {std::pair<index_t, index_t>{0, 21}, {3, 20}, {5, 6}}) {
+    const index_t begin = range_of.first, end = range_of.second;
     CAPTURE(begin);
     std::vector<float> one(channels, 0.5f), range(channels, 0.5f);
     for (index_t c = begin; c < end; ++c)
@@ -280,7 +281,8 @@ TEST_CASE("kernels: bias gradients over a range of channels or features equal on
     CHECK(range == one);
   }
   const auto dy = wide_values(static_cast<std::size_t>(5 * features), 10);
-  for (const auto& [begin, end] : {std::pair<index_t, index_t>{0, 150}, {7, 100}}) {
+  for (const auto& range_of : {std::pair<index_t, index_t>{0, 150}, {7, 100}}) {
+    const index_t begin = range_of.first, end = range_of.second;
     CAPTURE(begin);
     std::vector<float> one(features, 0.5f), range(features, 0.5f);
     for (index_t o = begin; o < end; ++o)
