@@ -57,13 +57,7 @@ STATICNET_HD std::uint32_t dropout_keep_mask(std::uint64_t key, index_t element,
   return ~static_cast<std::uint32_t>(margin >> 63);
 }
 
-// v where the mask is all ones, +0.0f where it is zero: a NaN or infinity dropped is +0.0f too.
-STATICNET_HD float masked(float v, std::uint32_t mask) {
-  return detail::float_of(
-      static_cast<std::int32_t>(static_cast<std::uint32_t>(detail::bits_of(v)) & mask));
-}
-
-// The mask of bit k of a mask byte, in the form masked() takes.
+// The mask of bit k of a mask byte, in the form select_bits() takes.
 STATICNET_HD std::uint32_t bit_mask(MaskByte byte, index_t k) {
   return 0u - ((static_cast<std::uint32_t>(byte) >> k) & 1u);
 }
@@ -77,7 +71,7 @@ STATICNET_HD void dropout_forward(index_t b, std::uint64_t key, const float* x, 
   const index_t end = 8 * b + 8 < D::count ? 8 * b + 8 : D::count;
   for (index_t e = 8 * b; e < end; ++e) {
     const std::uint32_t keep = dropout_keep_mask(key, e, D::threshold);
-    y[e] = masked(x[e] * D::scale, keep);
+    y[e] = select_bits(keep, x[e] * D::scale, 0.0f);
     bits |= (keep & 1u) << (e - 8 * b);
   }
   if (mask != nullptr)
@@ -88,7 +82,7 @@ STATICNET_HD void dropout_forward(index_t b, std::uint64_t key, const float* x, 
 // Accumulate adds to dx.
 template <class D, bool Accumulate>
 STATICNET_HD void dropout_backward(index_t i, const MaskByte* mask, const float* dy, float* dx) {
-  const float v = masked(dy[i] * D::scale, bit_mask(mask[i / 8], i % 8));
+  const float v = select_bits(bit_mask(mask[i / 8], i % 8), dy[i] * D::scale, 0.0f);
   if constexpr (Accumulate)
     dx[i] += v;
   else
@@ -103,7 +97,7 @@ STATICNET_HD void dropout_backward_byte(index_t b, const MaskByte* mask, const f
   const MaskByte byte = mask[b];
   const index_t end = 8 * b + 8 < D::count ? 8 * b + 8 : D::count;
   for (index_t e = 8 * b; e < end; ++e) {
-    const float v = masked(dy[e] * D::scale, bit_mask(byte, e - 8 * b));
+    const float v = select_bits(bit_mask(byte, e - 8 * b), dy[e] * D::scale, 0.0f);
     if constexpr (Accumulate)
       dx[e] += v;
     else

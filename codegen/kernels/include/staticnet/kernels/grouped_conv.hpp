@@ -170,13 +170,6 @@ struct ColumnMasks {
 template <Conv2dGeometry G>
 inline constexpr ColumnMasks<G> column_masks{};
 
-// a where mask is all ones, b where it is zero, as bit operations: a select the compiler keeps
-// branch-free and vectorises.
-STATICNET_HD float select_bits(std::uint32_t mask, float a, float b) {
-  const auto bits = [](float v) { return static_cast<std::uint32_t>(detail::bits_of(v)); };
-  return detail::float_of(static_cast<std::int32_t>((bits(a) & mask) | (bits(b) & ~mask)));
-}
-
 // For shifts_by_tap(G): body(tap, inside, begin, end, shift) per tap (kh, kw) in order, where
 // outputs [begin, end) run from the first to the last that the tap reaches inside the input and
 // output p reads input p + shift where inside[p] is set. begin and end are inside, so p + shift

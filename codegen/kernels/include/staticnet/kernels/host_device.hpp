@@ -54,6 +54,14 @@ STATICNET_HD float float_of(std::int32_t i) {
 }
 }  // namespace detail
 
+// a where mask is all ones, b where it is zero, as bit operations: a select that compilers keep
+// branch-free and vectorise, where `c ? a : b` on a condition that is a coin toss may become a
+// mispredicted branch (clang does that even to a mask built from a comparison).
+STATICNET_HD float select_bits(std::uint32_t mask, float a, float b) {
+  const auto bits = [](float v) { return static_cast<std::uint32_t>(detail::bits_of(v)); };
+  return detail::float_of(static_cast<std::int32_t>((bits(a) & mask) | (bits(b) & ~mask)));
+}
+
 // e^x, branch-free, so that a loop of them vectorises on the CPU and a warp runs them without
 // divergence on the GPU; the same operations on both, so both give the same bits. Cody-Waite
 // range reduction (x = n·ln 2 + r, |r| ≤ ln 2 / 2) and Cephes' degree-6 polynomial for e^r: within
