@@ -1,0 +1,99 @@
+// The CUDA backend's emitter, one class whose members are defined by layer kind across this
+// folder: backend.cpp assembles the files, the others write one kind of section each.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "staticnet/codegen/arena_text.hpp"
+#include "staticnet/codegen/emitters.hpp"
+#include "staticnet/codegen/fusion.hpp"
+#include "staticnet/codegen/naming.hpp"
+#include "staticnet/codegen/printer.hpp"
+#include "staticnet/codegen/section_text.hpp"
+#include "staticnet/codegen/text.hpp"
+#include "staticnet/print.hpp"
+
+namespace staticnet::codegen {
+
+class CudaKernelEmitter {
+ public:
+  explicit CudaKernelEmitter(const ModelView& model)
+      : m_(model), groups_(fuse(model, Target::cuda)), a_(model) {
+    require_parameters(model);
+  }
+
+  EmittedFile header() const;
+  EmittedFile source();
+
+ private:
+  const LayerPlan& layer(std::int64_t i) const { return m_.layers.at(static_cast<std::size_t>(i)); }
+  std::string at(int buffer) { return a_.at(buffer); }
+  std::string element(int buffer) const { return a_.element(buffer); }
+  std::string parameter(std::int64_t element_offset, BufferRole region) {
+    return a_.parameter(element_offset, region);
+  }
+  std::string note(int buffer) const { return a_.note(buffer); }
+  // The libraries' scratch: the plan's workspace buffer, in device memory.
+  std::string workspace() {
+    return m_.find(BufferRole::workspace) ? a_.bytes(a_.index(BufferRole::workspace)) : "nullptr";
+  }
+  std::int64_t workspace_bytes() const {
+    const Buffer* ws = m_.find(BufferRole::workspace);
+    return ws ? ws->size : 0;
+  }
+
+  void emit_section(const FusedGroup& g);
+  void emit_geometry(const FusedGroup& g);
+  void emit_product(const FusedGroup& g);
+  int conv_alignment(const FusedGroup& g, bool bias_bound) const;
+  // `library_epilogue`: the library was asked to finish the output itself (and may decline).
+  void emit_product_forward(const FusedGroup& g, bool library_epilogue);
+  void emit_product_backward(const FusedGroup& g);
+  void emit_activation(const FusedGroup& g);
+  void emit_pool(const FusedGroup& g);
+  void emit_norm(const FusedGroup& g);
+  void emit_sum(const FusedGroup& g);
+  void emit_direct_conv(const FusedGroup& g);
+  void emit_global_pool(const FusedGroup& g);
+  void emit_dropout(const FusedGroup& g);
+  std::string fused_activation(const FusedGroup& g) const {
+    return codegen::fused_activation(m_, g);
+  }
+  void input_gradient_vars(Printer::Vars& v, const LayerPlan& l) {
+    codegen::input_gradient_vars(v, l, a_);
+  }
+  void emit_loss();
+  void emit_update();
+  void emit_entry_points();
+  // Inference: the fold kernel of a group with a folded BatchNorm, and the call that launches it.
+  std::string emit_fold(const FusedGroup& g);
+  void emit_inference_entry_points();
+  EmittedFile inference_header() const;
+  std::string library_inits() const;
+  std::string library_describe() const;
+  // A __global__ kernel over [0, count) whose thread i runs `body` (which may use i).
+  void emit_kernel(const std::string& name, const std::string& comment,
+                   const std::string& parameters, std::int64_t count, const std::string& body);
+  // backward_<name>(arena, libraries, stream) running `lines`, for groups that use no library.
+  void emit_backward(const std::string& name, const std::string& lines);
+  // The launch of such a kernel on the step's stream, checked.
+  std::string launch(const std::string& name, std::int64_t count, const std::string& arguments);
+  // A __global__ kernel of `blocks` blocks of g::channel_threads threads, each block summing one
+  // result (channel_sums.hpp): `body` calls the g::per_block function. And its launch.
+  void emit_block_kernel(const std::string& name, const std::string& comment,
+                         const std::string& parameters, const std::string& body);
+  std::string launch_blocks(const std::string& name, std::int64_t blocks,
+                            const std::string& arguments);
+
+  const ModelView& m_;
+  std::vector<FusedGroup> groups_;
+  Printer kernels_;                     // the __global__ kernels and geometry, section by section
+  std::vector<std::string> libraries_;  // members of struct Libraries: "g::Convolution conv_0;"
+  std::vector<std::string> library_init_;   // their initialisers
+  std::vector<std::string> library_lines_;  // describe() lines
+  ArenaText a_;                             // buffer names, and the accessors the kernels use
+};
+
+}  // namespace staticnet::codegen
