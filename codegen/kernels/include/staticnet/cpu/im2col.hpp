@@ -28,11 +28,62 @@ constexpr Range valid_columns(index_t kw) {
 }
 }  // namespace detail
 
+// Stride 1 with the output as wide as the input (ResNet-8's 3x3 'same' convolutions): output
+// position p = oh·W + ow reads input p + shift, shift = (kh − PH)·W + (kw − PW), for the whole
+// plane. A row of the column matrix is then one copy of the plane, shifted, with the reads that
+// fall outside the input zeroed: whole output rows above or below it, and in each remaining row the
+// columns that wrapped into the row before or after.
+template <kernels::Conv2dGeometry G>
+constexpr bool columns_are_shifted_planes() {
+  return G.stride_h == 1 && G.stride_w == 1 && G.out_width == G.in_width;
+}
+
+namespace detail {
+template <kernels::Conv2dGeometry G>
+void im2col_shifted_row(const float* plane, float* out, index_t kh, index_t kw, Range columns) {
+  constexpr index_t W = G.in_width;
+  const index_t shift = (kh - G.pad_h) * W + (kw - G.pad_w);
+  // Output rows whose input row lies inside the plane, as positions, cut to `columns`.
+  const index_t top = std::clamp(G.pad_h - kh, index_t{0}, G.out_height);
+  const index_t bottom = std::clamp(G.in_height + G.pad_h - kh, top, G.out_height);
+  const index_t begin = std::clamp(top * W, columns.begin, columns.end);
+  const index_t end = std::clamp(bottom * W, begin, columns.end);
+  // The copy, kept to reads inside the plane: the positions it leaves out at either end are the
+  // plane's first or last columns reading across its edge, zeroed below with the other wraps.
+  const index_t copy_begin = std::clamp(-shift, begin, end);
+  const index_t copy_end = std::clamp(G.input_plane() - shift, copy_begin, end);
+  std::fill(out + columns.begin, out + copy_begin, 0.0f);
+  std::memcpy(out + copy_begin, plane + copy_begin + shift,
+              static_cast<std::size_t>(copy_end - copy_begin) * sizeof(float));
+  std::fill(out + copy_end, out + columns.end, 0.0f);
+  const Range valid = valid_columns<G>(kw);
+  if (valid.begin == 0 && valid.end == W)
+    return;
+  for (index_t row_start = begin - begin % W; row_start < end; row_start += W) {
+    for (index_t ow = 0; ow < valid.begin; ++ow)
+      if (row_start + ow >= begin && row_start + ow < end)
+        out[row_start + ow] = 0.0f;
+    for (index_t ow = valid.end; ow < W; ++ow)
+      if (row_start + ow >= begin && row_start + ow < end)
+        out[row_start + ow] = 0.0f;
+  }
+}
+}  // namespace detail
+
 // Writes rows [rows.begin, rows.end) and columns [columns.begin, columns.end) of one sample's
 // column matrix (row stride G.positions()) from that sample's input x.
 template <kernels::Conv2dGeometry G>
 void im2col(const float* x, float* col, Range rows, Range columns) {
   constexpr index_t OW = G.out_width;
+  if constexpr (columns_are_shifted_planes<G>()) {
+    for (index_t r = rows.begin; r < rows.end; ++r) {
+      const index_t kw = r % G.kernel_w, kh = (r / G.kernel_w) % G.kernel_h;
+      const index_t ci = r / (G.kernel_w * G.kernel_h);
+      detail::im2col_shifted_row<G>(x + ci * G.input_plane(), col + r * G.positions(), kh, kw,
+                                    columns);
+    }
+    return;
+  }
   for (index_t r = rows.begin; r < rows.end; ++r) {
     const index_t kw = r % G.kernel_w, kh = (r / G.kernel_w) % G.kernel_h;
     const index_t ci = r / (G.kernel_w * G.kernel_h);
