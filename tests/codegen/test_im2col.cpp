@@ -61,15 +61,22 @@ void check_geometry() {
     x[i] = 1.0f + static_cast<float>(i);
   CAPTURE(G.in_height);
   CAPTURE(G.in_width);
+  CAPTURE(G.out_height);
+  CAPTURE(G.out_width);
   CAPTURE(G.kernel_h);
   CAPTURE(G.kernel_w);
   CAPTURE(G.stride_h);
+  CAPTURE(G.stride_w);
   CAPTURE(G.pad_h);
   CAPTURE(G.pad_w);
   const index_t rows = G.rows(), positions = G.positions();
   check_part<G>(x, {0, rows}, {0, positions});
-  // The forward pass's shares: columns split in three at uneven points, every row.
-  for (const index_t cut : {index_t{1}, G.out_width - 1, G.out_width + 1, positions / 3}) {
+  // Empty shares (a thread with nothing to do) write nothing.
+  check_part<G>(x, {0, rows}, {positions / 2, positions / 2});
+  check_part<G>(x, {rows / 2, rows / 2}, {0, positions});
+  // The forward pass's shares: columns split at uneven points and on a row's end, every row.
+  for (const index_t cut :
+       {index_t{1}, G.out_width - 1, G.out_width, G.out_width + 1, positions / 3}) {
     if (cut <= 0 || cut >= positions)
       continue;
     CAPTURE(cut);
@@ -143,6 +150,40 @@ TEST_CASE("im2col: stride 1 as wide as the input, as shifted planes, equals its 
                                    .kernel_w = 7,
                                    .pad_h = 2,
                                    .pad_w = 3}>();
+  // An output taller than the input (pads of 3 before and, implied, 4 after; kernel 2 high).
+  check_geometry<k::Conv2dGeometry{.batch = 1,
+                                   .in_channels = 2,
+                                   .in_height = 3,
+                                   .in_width = 4,
+                                   .out_channels = 1,
+                                   .out_height = 7,
+                                   .out_width = 4,
+                                   .kernel_h = 2,
+                                   .kernel_w = 3,
+                                   .pad_h = 3,
+                                   .pad_w = 3}>();
+  // Kernel rows that read only below the plane (5 high on 2 rows, no padding: out_height
+  // 2 needs 4 rows of padding after).
+  check_geometry<k::Conv2dGeometry{.batch = 1,
+                                   .in_channels = 2,
+                                   .in_height = 2,
+                                   .in_width = 3,
+                                   .out_channels = 1,
+                                   .out_height = 2,
+                                   .out_width = 3,
+                                   .kernel_h = 5,
+                                   .kernel_w = 1}>();
+  // Padding above taller than the output: kernel rows that read only above the plane.
+  check_geometry<k::Conv2dGeometry{.batch = 1,
+                                   .in_channels = 2,
+                                   .in_height = 2,
+                                   .in_width = 3,
+                                   .out_channels = 1,
+                                   .out_height = 3,
+                                   .out_width = 3,
+                                   .kernel_h = 1,
+                                   .kernel_w = 2,
+                                   .pad_h = 4}>();
   // A plane one column wide.
   check_geometry<k::Conv2dGeometry{.batch = 1,
                                    .in_channels = 2,

@@ -48,24 +48,32 @@ void im2col_shifted_row(const float* plane, float* out, index_t kh, index_t kw, 
   const index_t bottom = std::clamp(G.in_height + G.pad_h - kh, top, G.out_height);
   const index_t begin = std::clamp(top * W, columns.begin, columns.end);
   const index_t end = std::clamp(bottom * W, begin, columns.end);
-  // The copy, kept to reads inside the plane: the positions it leaves out at either end are the
-  // plane's first or last columns reading across its edge, zeroed below with the other wraps.
+  const Range valid = valid_columns<G>(kw);
+  if (valid.empty()) {  // the tap reads left or right of every input row
+    std::fill(out + columns.begin, out + columns.end, 0.0f);
+    return;
+  }
+  // The copy, kept to reads inside the plane; the positions it leaves out at either end (the
+  // plane's first or last columns, reading across its edge) are zeros, as are the rows above and
+  // below it.
   const index_t copy_begin = std::clamp(-shift, begin, end);
   const index_t copy_end = std::clamp(G.input_plane() - shift, copy_begin, end);
   std::fill(out + columns.begin, out + copy_begin, 0.0f);
-  std::memcpy(out + copy_begin, plane + copy_begin + shift,
-              static_cast<std::size_t>(copy_end - copy_begin) * sizeof(float));
+  if (copy_end > copy_begin)  // else plane + copy_begin + shift may point outside the plane
+    std::memcpy(out + copy_begin, plane + copy_begin + shift,
+                static_cast<std::size_t>(copy_end - copy_begin) * sizeof(float));
   std::fill(out + copy_end, out + columns.end, 0.0f);
-  const Range valid = valid_columns<G>(kw);
   if (valid.begin == 0 && valid.end == W)
     return;
+  // The columns that wrapped into the row before or after, in each output row of [begin, end).
+  const auto zero = [&](index_t from, index_t to) {  // [from, to) cut to [begin, end)
+    from = std::max(from, begin), to = std::min(to, end);
+    if (from < to)
+      std::fill(out + from, out + to, 0.0f);
+  };
   for (index_t row_start = begin - begin % W; row_start < end; row_start += W) {
-    for (index_t ow = 0; ow < valid.begin; ++ow)
-      if (row_start + ow >= begin && row_start + ow < end)
-        out[row_start + ow] = 0.0f;
-    for (index_t ow = valid.end; ow < W; ++ow)
-      if (row_start + ow >= begin && row_start + ow < end)
-        out[row_start + ow] = 0.0f;
+    zero(row_start, row_start + valid.begin);
+    zero(row_start + valid.end, row_start + W);
   }
 }
 }  // namespace detail
