@@ -1,10 +1,10 @@
 // The CPU backend: NAME_kernels_cpu.h/.cpp (the training step as C++ over the arena) and
-// NAME_trainer_cpu.cpp (the trainer's entry point), or for an sn::Inference setup
-// NAME_infer_cpu.cpp.
+// NAME_trainer_cpu.cpp (the trainer's entry point, trainer_main.cpp), or for an sn::Inference
+// setup NAME_infer_cpu.cpp (inference_program.cpp).
 //
-// This file assembles them: each fused group (fusion.hpp) becomes one section, a comment naming
-// its layers, what the passes fuse and the tensors they touch (shapes and arena offsets), the
-// geometry as literal structs, then forward_<group> and backward_<group> written by the file of
+// This file writes the kernels' files: each fused group (fusion.hpp) becomes one section, a comment
+// naming its layers, what the passes fuse and the tensors they touch (shapes and arena offsets),
+// the geometry as literal structs, then forward_<group> and backward_<group> written by the file of
 // its layer kind in this folder. The arithmetic is never written here: the emitted code calls the
 // shared bodies of staticnet/kernels/ from the CPU launchers of staticnet/cpu/, with every size a
 // literal.

@@ -1,6 +1,6 @@
 // The CPU backend's BatchNorm groups (1d and 2d): batch statistics, the running statistics'
-// update and the normalisation in forward, with a ReLU that follows fused; backward through the
-// ReLU mask into the scale and shift gradients and dx.
+// update and the normalisation in forward, with the activation that follows (ResNet's ReLU)
+// fused; backward through its derivative into the scale and shift gradients and dx.
 #include <stdexcept>
 
 #include "emitter.hpp"

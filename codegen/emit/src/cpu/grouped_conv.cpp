@@ -1,5 +1,6 @@
 // The CPU backend's depthwise and grouped convolutions: direct per-plane passes over the shared
-// bodies of staticnet/kernels/grouped_conv.hpp, with bias and activation fused.
+// bodies of staticnet/kernels/grouped_conv.hpp, with the bias (or a folded
+// BatchNorm's shift) and the activation fused.
 #include "emitter.hpp"
 
 namespace staticnet::codegen {

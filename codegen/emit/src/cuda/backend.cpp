@@ -10,7 +10,8 @@
 // literal. Products go to the libraries: Linear to cuBLASLt, Conv2d to cuDNN's graph API
 // (staticnet/cuda/), set up once, when the step is made, with the literal shapes written here.
 //
-// This file assembles the files; the others in this folder write one kind of section each.
+// This file writes the kernels' files and each group's section heading; the trainer's and the
+// inference program's main() come from trainer_main.cpp and inference_program.cpp.
 #include "emitter.hpp"
 
 namespace staticnet::codegen {
@@ -98,22 +99,6 @@ void CudaKernelEmitter::emit_section(const FusedGroup& g) {
     emit_activation(g);
   else if (g.pool >= 0)
     emit_pool(g);
-}
-
-// ",\n  conv_0(...)" for each product: the rest of Libraries' member initialisers.
-std::string CudaKernelEmitter::library_inits() const {
-  std::string inits;
-  for (const std::string& l : library_init_)
-    inits += ",\n  " + l;
-  return inits;
-}
-
-// The body of describe(): a line per product, from what its library chose.
-std::string CudaKernelEmitter::library_describe() const {
-  std::string lines;
-  for (const std::string& l : library_lines_)
-    lines += (lines.empty() ? "" : "\n") + ("lines += " + l + " + \"\\n\";");
-  return lines;
 }
 
 EmittedFile CudaKernelEmitter::source() {

@@ -1,5 +1,7 @@
-// The CUDA backend's emitter, one class whose members are defined by layer kind across this
-// folder: backend.cpp assembles the files, the others write one kind of section each.
+// The CUDA backend's emitter, one class whose members are defined across this folder: backend.cpp
+// writes the files and each group's section heading, a file per layer family writes that
+// family's passes, step.cpp the loss, the update and the entry points. The includes below are
+// what those files share.
 #pragma once
 
 #include <cstdint>

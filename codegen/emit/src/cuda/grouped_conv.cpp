@@ -1,6 +1,6 @@
 // The CUDA backend's depthwise and grouped convolutions as direct kernels over the shared bodies
 // of staticnet/kernels/grouped_conv.hpp (bench/cuda_step/ compares them with cuDNN's engines),
-// with bias and activation fused.
+// with the bias (or a folded BatchNorm's shift) and the activation fused.
 #include "emitter.hpp"
 
 namespace staticnet::codegen {

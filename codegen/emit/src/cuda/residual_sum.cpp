@@ -1,5 +1,5 @@
-// The CUDA backend's residual sums: Body(x) + Shortcut(x), with the ReLU that follows fused; in
-// backward the gradient goes to both branches.
+// The CUDA backend's residual sums: Body(x) + Shortcut(x), with the activation that follows
+// (ResNet's ReLU) fused; in backward the gradient goes to both branches.
 #include "emitter.hpp"
 
 namespace staticnet::codegen {

@@ -132,6 +132,22 @@ std::string CudaKernelEmitter::emit_fold(const FusedGroup& g) {
   return p.text();
 }
 
+// ",\n  conv_0(...)" for each product: the rest of Libraries' member initialisers.
+std::string CudaKernelEmitter::library_inits() const {
+  std::string inits;
+  for (const std::string& l : library_init_)
+    inits += ",\n  " + l;
+  return inits;
+}
+
+// The body of describe(): a line per product, from what its library chose.
+std::string CudaKernelEmitter::library_describe() const {
+  std::string lines;
+  for (const std::string& l : library_lines_)
+    lines += (lines.empty() ? "" : "\n") + ("lines += " + l + " + \"\\n\";");
+  return lines;
+}
+
 void CudaKernelEmitter::emit_inference_entry_points() {
   const GroupOrder order = group_order(m_, groups_);
   std::string forward, folds;
