@@ -245,6 +245,30 @@ TEST_CASE("kernels: plane-wise grouped convolutions equal the element-wise ones 
   check_grouped_conv<k::Conv2dGeometry{2, 4, 9, 6, 4, 9, 6, 10, 4, 1, 1, 4, 1, 2}>();  // 4/5, 1/2
   check_grouped_conv<k::Conv2dGeometry{1, 2, 7, 5, 4, 5, 5, 3, 1, 1, 1, 0, 0, 2}>();   // no pad
   check_grouped_conv<k::Conv2dGeometry{1, 2, 4, 1, 2, 4, 1, 3, 3, 1, 1, 1, 1, 2}>();   // 1 wide
+  // dW runs k::filter_lanes samples at once: a batch of exactly that many, and one of two full
+  // passes and a partial third, each lane still adding its sample's terms in order.
+  static_assert(k::filter_lanes == 8);
+  check_grouped_conv<k::Conv2dGeometry{8, 4, 25, 5, 4, 25, 5, 3, 3, 1, 1, 1, 1, 4}>();
+  check_grouped_conv<k::Conv2dGeometry{19, 4, 8, 8, 4, 4, 4, 3, 3, 2, 2, 0, 0, 4}>();
+  check_grouped_conv<k::Conv2dGeometry{19, 2, 9, 6, 4, 9, 6, 10, 4, 1, 1, 4, 1, 2}>();
+  static_assert(
+      k::filter_tile_rows<k::Conv2dGeometry{8, 4, 25, 5, 4, 25, 5, 3, 3, 1, 1, 1, 1, 4}>() ==
+      25);  // the DS-CNN's planes: one band
+  // Planes too large for one band on the stack: bands of output rows, the last one shorter, at
+  // stride 1 and at stride 2 with 'same' padding 0/1 (bands whose input rows overlap).
+  constexpr k::Conv2dGeometry tall{11, 2, 48, 48, 2, 48, 48, 3, 3, 1, 1, 1, 1, 2};
+  constexpr k::Conv2dGeometry strided{11, 2, 46, 46, 2, 23, 23, 3, 3, 2, 2, 0, 0, 2};
+  // (in rows + out rows) · 48 floats · 8 lanes · 4 B ≤ 32 KiB: ((R + 2) + R) · 1,536 B, R = 9;
+  // at stride 2, ((2R + 1) · 46 + 23R) · 32 B, R = 8.
+  static_assert(k::filter_tile_rows<tall>() == 9 && 48 % 9 != 0);
+  static_assert(k::filter_tile_rows<strided>() == 8 && 23 % 8 != 0);
+  check_grouped_conv<tall>();
+  check_grouped_conv<strided>();
+  check_grouped_conv<k::Conv2dGeometry{9, 2, 40, 40, 2, 40, 40, 5, 5, 1, 1, 2, 2, 2}>();
+  // Rows too wide for even one band: a sample at a time.
+  constexpr k::Conv2dGeometry wide{3, 1, 3, 300, 1, 3, 300, 3, 3, 1, 1, 1, 1, 1};
+  static_assert(k::filter_tile_rows<wide>() == 0);
+  check_grouped_conv<wide>();
 }
 
 TEST_CASE("kernels: plane-wise BatchNorm passes equal the element-wise ones bit for bit") {
