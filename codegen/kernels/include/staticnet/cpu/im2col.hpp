@@ -1,7 +1,9 @@
 #pragma once
 // im2col and col2im for one sample, the CPU's way of turning a convolution into a GEMM. Only the
 // CPU backend lowers convolutions like this (the CUDA backend uses cuDNN), so these are CPU
-// loops, written row by row so that stride-1 rows become contiguous copies.
+// loops: at stride 1 with the output as wide as the input, one shifted copy of the plane per
+// column-matrix row (columns_are_shifted_planes); otherwise row by row, so that stride-1 rows
+// become contiguous copies.
 //
 // The column matrix has geometry.rows() rows, one per (input channel ci, kernel row kh, kernel
 // column kw), and geometry.positions() columns, one per output position (oh, ow):
