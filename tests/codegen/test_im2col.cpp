@@ -91,17 +91,17 @@ void check_geometry() {
 }  // namespace
 
 TEST_CASE("im2col: stride 1 as wide as the input, as shifted planes, equals its definition") {
-  static_assert(c::columns_are_shifted_planes<k::Conv2dGeometry{.batch = 1,
-                                                                .in_channels = 2,
-                                                                .in_height = 6,
-                                                                .in_width = 5,
-                                                                .out_channels = 1,
-                                                                .out_height = 6,
-                                                                .out_width = 5,
-                                                                .kernel_h = 3,
-                                                                .kernel_w = 3,
-                                                                .pad_h = 1,
-                                                                .pad_w = 1}>());
+  static_assert(k::shifts_by_tap(k::Conv2dGeometry{.batch = 1,
+                                                   .in_channels = 2,
+                                                   .in_height = 6,
+                                                   .in_width = 5,
+                                                   .out_channels = 1,
+                                                   .out_height = 6,
+                                                   .out_width = 5,
+                                                   .kernel_h = 3,
+                                                   .kernel_w = 3,
+                                                   .pad_h = 1,
+                                                   .pad_w = 1}));
   // 3x3 'same' (ResNet-8's).
   check_geometry<k::Conv2dGeometry{.batch = 1,
                                    .in_channels = 2,
@@ -199,15 +199,15 @@ TEST_CASE("im2col: stride 1 as wide as the input, as shifted planes, equals its 
 }
 
 TEST_CASE("im2col: strided and narrower outputs, row by row, equal their definition") {
-  static_assert(!c::columns_are_shifted_planes<k::Conv2dGeometry{.batch = 1,
-                                                                 .in_channels = 2,
-                                                                 .in_height = 6,
-                                                                 .in_width = 6,
-                                                                 .out_channels = 1,
-                                                                 .out_height = 4,
-                                                                 .out_width = 4,
-                                                                 .kernel_h = 3,
-                                                                 .kernel_w = 3}>());
+  static_assert(!k::shifts_by_tap(k::Conv2dGeometry{.batch = 1,
+                                                    .in_channels = 2,
+                                                    .in_height = 6,
+                                                    .in_width = 6,
+                                                    .out_channels = 1,
+                                                    .out_height = 4,
+                                                    .out_width = 4,
+                                                    .kernel_h = 3,
+                                                    .kernel_w = 3}));
   // 'valid' 3x3: narrower output.
   check_geometry<k::Conv2dGeometry{.batch = 1,
                                    .in_channels = 2,

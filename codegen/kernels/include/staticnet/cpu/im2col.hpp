@@ -2,7 +2,7 @@
 // im2col and col2im for one sample, the CPU's way of turning a convolution into a GEMM. Only the
 // CPU backend lowers convolutions like this (the CUDA backend uses cuDNN), so these are CPU
 // loops: at stride 1 with the output as wide as the input, one shifted copy of the plane per
-// column-matrix row (columns_are_shifted_planes); otherwise row by row, so that stride-1 rows
+// column-matrix row (kernels::shifts_by_tap); otherwise row by row, so that stride-1 rows
 // become contiguous copies.
 //
 // The column matrix has geometry.rows() rows, one per (input channel ci, kernel row kh, kernel
@@ -17,37 +17,25 @@
 namespace staticnet::cpu {
 
 namespace detail {
-// The output columns ow whose input column ow·SW − PW + kw lies inside [0, W): [first, last).
+// The output columns ow whose input column ow·SW − PW + kw lies inside [0, W): [first, last),
+// empty where the tap reaches none.
 template <kernels::Conv2dGeometry G>
 constexpr Range valid_columns(index_t kw) {
-  index_t first = 0;
-  while (first < G.out_width && first * G.stride_w - G.pad_w + kw < 0)
-    ++first;
-  index_t last = G.out_width;
-  while (last > first && (last - 1) * G.stride_w - G.pad_w + kw >= G.in_width)
-    --last;
-  return {first, last};
-}
-}  // namespace detail
-
-// Stride 1 with the output as wide as the input (ResNet-8's 3x3 'same' convolutions): output
-// position p = oh·W + ow reads input p + shift, shift = (kh − PH)·W + (kw − PW), for the whole
-// plane. A row of the column matrix is then one copy of the plane, shifted, with the reads that
-// fall outside the input zeroed: whole output rows above or below it, and in each remaining row the
-// columns that wrapped into the row before or after.
-template <kernels::Conv2dGeometry G>
-constexpr bool columns_are_shifted_planes() {
-  return G.stride_h == 1 && G.stride_w == 1 && G.out_width == G.in_width;
+  return {kernels::first_in_bounds(kw, G.stride_w, G.pad_w),
+          kernels::end_in_bounds(kw, G.stride_w, G.pad_w, G.in_width, G.out_width)};
 }
 
-namespace detail {
+// At kernels::shifts_by_tap(G) (ResNet-8's 3x3 'same' convolutions), a row of the column matrix
+// is one copy of the plane, shifted, with the reads that fall outside the input zeroed: whole
+// output rows above or below it, and in each remaining row the columns that wrapped into the row
+// before or after.
 template <kernels::Conv2dGeometry G>
 void im2col_shifted_row(const float* plane, float* out, index_t kh, index_t kw, Range columns) {
   constexpr index_t W = G.in_width;
   const index_t shift = (kh - G.pad_h) * W + (kw - G.pad_w);
   // Output rows whose input row lies inside the plane, as positions, cut to `columns`.
-  const index_t top = std::clamp(G.pad_h - kh, index_t{0}, G.out_height);
-  const index_t bottom = std::clamp(G.in_height + G.pad_h - kh, top, G.out_height);
+  const index_t top = kernels::first_in_bounds(kh, 1, G.pad_h);
+  const index_t bottom = kernels::end_in_bounds(kh, 1, G.pad_h, G.in_height, G.out_height);
   const index_t begin = std::clamp(top * W, columns.begin, columns.end);
   const index_t end = std::clamp(bottom * W, begin, columns.end);
   const Range valid = valid_columns<G>(kw);
@@ -85,7 +73,7 @@ void im2col_shifted_row(const float* plane, float* out, index_t kh, index_t kw, 
 template <kernels::Conv2dGeometry G>
 void im2col(const float* x, float* col, Range rows, Range columns) {
   constexpr index_t OW = G.out_width;
-  if constexpr (columns_are_shifted_planes<G>()) {
+  if constexpr (kernels::shifts_by_tap(G)) {
     for (index_t r = rows.begin; r < rows.end; ++r) {
       const index_t kw = r % G.kernel_w, kh = (r / G.kernel_w) % G.kernel_h;
       const index_t ci = r / (G.kernel_w * G.kernel_h);

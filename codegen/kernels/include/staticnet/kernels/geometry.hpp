@@ -39,6 +39,28 @@ struct Conv2dGeometry {
   }
 };
 
+// The first and one-past-last output index o whose input index o·stride − pad + k lies in
+// [0, extent): the outputs a tap (kernel row or column k) reaches without padding. The end may lie
+// before the first where the tap reaches none.
+STATICNET_HOST_DEVICE constexpr index_t first_in_bounds(index_t k, index_t stride, index_t pad) {
+  const index_t lowest = pad - k;  // o·stride ≥ pad − k
+  return lowest <= 0 ? 0 : (lowest + stride - 1) / stride;
+}
+STATICNET_HOST_DEVICE constexpr index_t end_in_bounds(index_t k, index_t stride, index_t pad,
+                                                      index_t extent, index_t outputs) {
+  const index_t limit = extent + pad - k;  // o·stride < extent + pad − k
+  const index_t end = limit <= 0 ? 0 : (limit + stride - 1) / stride;
+  return end < outputs ? end : outputs;
+}
+
+// Stride 1 with as many output columns as input columns ('same' padding, or none with a kernel one
+// column wide): input element p + shift(tap) meets output p, shift = (kh − PH)·W + (kw − PW), the
+// same shift for the whole plane. The CPU's im2col and its direct grouped convolutions then work
+// a tap at a time over the whole plane.
+STATICNET_HOST_DEVICE constexpr bool shifts_by_tap(const Conv2dGeometry& g) {
+  return g.stride_h == 1 && g.stride_w == 1 && g.out_width == g.in_width;
+}
+
 // A 2-D pooling window over (batch, channels, in_height, in_width).
 struct Pool2dGeometry {
   index_t batch = 0, channels = 0, in_height = 0, in_width = 0, out_height = 0, out_width = 0;

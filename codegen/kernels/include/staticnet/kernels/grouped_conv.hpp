@@ -112,19 +112,6 @@ STATICNET_HD void grouped_conv_backward_weight(index_t e, const float* x, const 
 
 // ---- one plane per call (the CPU's) ------------------------------------------------------------
 
-// The first and one-past-last output index o whose input index o·stride − pad + k lies in
-// [0, extent): the outputs a tap reaches without padding.
-STATICNET_HD constexpr index_t first_in_bounds(index_t k, index_t stride, index_t pad) {
-  const index_t lowest = pad - k;  // o·stride ≥ pad − k
-  return lowest <= 0 ? 0 : (lowest + stride - 1) / stride;
-}
-STATICNET_HD constexpr index_t end_in_bounds(index_t k, index_t stride, index_t pad, index_t extent,
-                                             index_t outputs) {
-  const index_t limit = extent + pad - k;  // o·stride < extent + pad − k
-  const index_t end = limit <= 0 ? 0 : (limit + stride - 1) / stride;
-  return end < outputs ? end : outputs;
-}
-
 // Walks one (input plane, output plane) pair tap by tap, (kh, kw) in order, and for each the
 // output rows the tap reaches inside the input: body(tap, oh, in_row, ow_begin, ow_end), where
 // input element in_row + ow·SW meets output (oh, ow) for ow in [ow_begin, ow_end). in_row is the
@@ -143,16 +130,11 @@ STATICNET_HD void for_each_tap_row(Body&& body) {
   }
 }
 
-// Stride 1 with as many output columns as input columns ('same' padding, or none with a kernel one
-// column wide): input element p + shift(tap) meets output p, the same shift for the whole plane,
-// so a tap's work is one run over the plane instead of a run of Wo per output row. Short rows
-// (the DS-CNN's planes are 5 wide) then vectorise. The run also covers, at the start and end of
-// each row, outputs whose input lies in the padding: its reads land in the next or last row and
-// are masked out (`inside`), so every output still adds exactly the terms, in the order, of the
-// row-by-row loop: the same bits.
-STATICNET_HOST_DEVICE constexpr bool shifts_by_tap(const Conv2dGeometry& g) {
-  return g.stride_h == 1 && g.stride_w == 1 && g.out_width == g.in_width;
-}
+// At shifts_by_tap(G) (geometry.hpp), a tap's work is one run over the plane instead of a run of
+// Wo per output row, so short rows (the DS-CNN's planes are 5 wide) vectorise. The run also
+// covers, at the start and end of each row, outputs whose input lies in the padding: its reads
+// land in the next or last row and are masked out (`inside`), so every output still adds exactly
+// the terms, in the order, of the row-by-row loop: the same bits.
 
 // inside[kw][p]: all ones where output p's input at kernel column kw is inside the row.
 template <Conv2dGeometry G>
@@ -259,6 +241,13 @@ STATICNET_HD void grouped_conv_backward_input_plane(index_t plane, const float* 
 // order one sample alone would.
 inline constexpr index_t filter_lanes = 8;
 
+// The input rows a band of `rows` output rows reads at most.
+template <Conv2dGeometry G>
+constexpr index_t filter_band_input_rows(index_t rows) {
+  const index_t read = (rows - 1) * G.stride_h + G.kernel_h;
+  return read < G.in_height ? read : G.in_height;
+}
+
 // grouped_conv_backward_filter copies its filter_lanes samples' planes into lane-interleaved
 // tiles on the stack, a band of output rows and the input rows they read at a time: the most
 // output rows whose tiles fit 32 KiB (all 25 of the DS-CNN's 25x5 planes, in 8 KiB; 9 of
@@ -266,9 +255,8 @@ inline constexpr index_t filter_lanes = 8;
 template <Conv2dGeometry G>
 constexpr index_t filter_tile_rows() {
   for (index_t rows = G.out_height; rows >= 1; --rows) {
-    const index_t read = (rows - 1) * G.stride_h + G.kernel_h;
-    const index_t in_rows = read < G.in_height ? read : G.in_height;
-    const index_t floats = (in_rows * G.in_width + rows * G.out_width) * filter_lanes;
+    const index_t floats =
+        (filter_band_input_rows<G>(rows) * G.in_width + rows * G.out_width) * filter_lanes;
     if (floats * index_t{sizeof(float)} <= 32 * 1024)
       return rows;
   }
@@ -290,9 +278,6 @@ STATICNET_HD void grouped_conv_backward_filter(index_t f, const float* x, const 
   constexpr index_t R = filter_tile_rows<G>();
   if constexpr (R > 0) {
     constexpr index_t L = filter_lanes, W = G.in_width, OW = G.out_width;
-    constexpr index_t tile_in_rows = (R - 1) * G.stride_h + G.kernel_h < G.in_height
-                                         ? (R - 1) * G.stride_h + G.kernel_h
-                                         : G.in_height;
     for (index_t n0 = 0; n0 < G.batch; n0 += L) {
       const index_t lanes = G.batch - n0 < L ? G.batch - n0 : L;
       float partial[taps][L] = {};  // one sample in single precision, as the element-wise version
@@ -303,7 +288,7 @@ STATICNET_HD void grouped_conv_backward_filter(index_t f, const float* x, const 
         const index_t ih0 = first < 0 ? 0 : first;
         const index_t ih1 = last + G.kernel_h < G.in_height ? last + G.kernel_h : G.in_height;
         // Lane l holds sample n0 + l (idle lanes copy sample n0; their sums are dropped).
-        float in[tile_in_rows * W][L];
+        float in[filter_band_input_rows<G>(R) * W][L];
         float grad[R * OW][L];
         for (index_t l = 0; l < L; ++l) {
           const index_t n = l < lanes ? n0 + l : n0;
