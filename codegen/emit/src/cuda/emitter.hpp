@@ -1,42 +1,22 @@
 // The CUDA backend's emitter, one class whose members are defined across this folder: backend.cpp
 // writes the files and each group's section heading, a file per layer family writes that
-// family's passes, step.cpp the loss, the update and the entry points. The includes below are
-// what those files share.
+// family's passes, step.cpp the loss, the update and the entry points. The model, its
+// groups, the arena's names and their accessors come from BackendEmitter, shared with the other
+// backend.
 #pragma once
 
-#include <cstdint>
-#include <string>
-#include <vector>
-
-#include "staticnet/codegen/arena_text.hpp"
-#include "staticnet/codegen/emitters.hpp"
-#include "staticnet/codegen/fusion.hpp"
-#include "staticnet/codegen/naming.hpp"
-#include "staticnet/codegen/printer.hpp"
-#include "staticnet/codegen/section_text.hpp"
-#include "staticnet/codegen/text.hpp"
-#include "staticnet/print.hpp"
+#include "../backend_emitter.hpp"
 
 namespace staticnet::codegen {
 
-class CudaKernelEmitter {
+class CudaKernelEmitter : BackendEmitter {
  public:
-  explicit CudaKernelEmitter(const ModelView& model)
-      : m_(model), groups_(fuse(model, Target::cuda)), a_(model) {
-    require_parameters(model);
-  }
+  explicit CudaKernelEmitter(const ModelView& model) : BackendEmitter(model, Target::cuda) {}
 
   EmittedFile header() const;
   EmittedFile source();
 
  private:
-  const LayerPlan& layer(std::int64_t i) const { return m_.layers.at(static_cast<std::size_t>(i)); }
-  std::string at(int buffer) { return a_.at(buffer); }
-  std::string element(int buffer) const { return a_.element(buffer); }
-  std::string parameter(std::int64_t element_offset, BufferRole region) {
-    return a_.parameter(element_offset, region);
-  }
-  std::string note(int buffer) const { return a_.note(buffer); }
   // The libraries' scratch: the plan's workspace buffer, in device memory.
   std::string workspace() {
     return m_.find(BufferRole::workspace) ? a_.bytes(a_.index(BufferRole::workspace)) : "nullptr";
@@ -60,12 +40,6 @@ class CudaKernelEmitter {
   void emit_direct_conv(const FusedGroup& g);
   void emit_global_pool(const FusedGroup& g);
   void emit_dropout(const FusedGroup& g);
-  std::string fused_activation(const FusedGroup& g) const {
-    return codegen::fused_activation(m_, g);
-  }
-  void input_gradient_vars(Printer::Vars& v, const LayerPlan& l) {
-    codegen::input_gradient_vars(v, l, a_);
-  }
   void emit_loss();
   void emit_update();
   void emit_entry_points();
@@ -89,13 +63,10 @@ class CudaKernelEmitter {
   std::string launch_blocks(const std::string& name, std::int64_t blocks,
                             const std::string& arguments);
 
-  const ModelView& m_;
-  std::vector<FusedGroup> groups_;
   Printer kernels_;                     // the __global__ kernels and geometry, section by section
   std::vector<std::string> libraries_;  // members of struct Libraries: "g::Convolution conv_0;"
   std::vector<std::string> library_init_;   // their initialisers
   std::vector<std::string> library_lines_;  // describe() lines
-  ArenaText a_;                             // buffer names, and the accessors the kernels use
 };
 
 }  // namespace staticnet::codegen
