@@ -11,6 +11,7 @@
 #include <vector>
 
 #include <staticnet/runtime/checkpoints/checkpoint.hpp>
+#include <staticnet/runtime/error.hpp>
 #include <staticnet/runtime/trainer/cpu_backend.hpp>
 #include <staticnet/runtime/trainer/train.hpp>
 
@@ -28,7 +29,6 @@ rt::TrainOptions options_for(int epochs) {
   rt::TrainOptions o;
   o.data = {data_dir + "/train.npy", data_dir + "/train_labels.npy"};
   o.epochs = epochs;
-  o.optimizer = rt::default_optimizer_settings(cli_net::model_info().optimizer);
   o.progress = rt::ProgressMode::none;
   return o;
 }
@@ -205,5 +205,160 @@ TEST_CASE("trainer: a signal stops after the running step, saves, and the run re
     CHECK(r.steps == 6);
   }
   CHECK(bytes_of(straight.save) == bytes_of(interrupted.save));
+  fs::remove_all(dir);
+}
+
+namespace {
+
+// Records the learning rate each train_step was given.
+class RateRecordingBackend final : public ForwardingBackend {
+ public:
+  using ForwardingBackend::ForwardingBackend;
+  void train_step(const staticnet::kernels::OptimizerConstants& c) override {
+    rates.push_back(-c.neg_learning_rate);
+    ForwardingBackend::train_step(c);
+  }
+  std::vector<float> rates;
+};
+
+}  // namespace
+
+TEST_CASE("trainer: the learning rate follows the schedule epoch by epoch") {
+  const rt::ModelInfo model = cli_net::model_info();
+  rt::CpuBackend inner(model, {&cli_net::cpu::train_step, &cli_net::cpu::evaluate}, 2);
+  RateRecordingBackend backend(inner);
+  rt::TrainOptions o = options_for(3);  // 3 batches an epoch
+  o.optimizer.learning_rate = 0.08;
+  o.optimizer.lr_schedule = rt::LrSchedule::exponential(0.5);
+  std::ostringstream out, progress;
+  const rt::TrainResult result = rt::train(model, backend, o, out, progress);
+  CHECK(backend.rates ==
+        std::vector<float>{0.08f, 0.08f, 0.08f, 0.04f, 0.04f, 0.04f, 0.02f, 0.02f, 0.02f});
+  REQUIRE(result.epochs.size() == 3);
+  CHECK(result.epochs[2].learning_rate == 0.02);
+  CHECK(out.str().find("(lr 0.08, x0.5 after every epoch)") != std::string::npos);
+  CHECK(out.str().find("epoch 2/3: lr 0.04, loss ") != std::string::npos);
+}
+
+TEST_CASE("trainer: a resumed run keeps the checkpoint's optimizer settings and schedule") {
+  const rt::ModelInfo model = cli_net::model_info();
+  const rt::CpuSteps steps{&cli_net::cpu::train_step, &cli_net::cpu::evaluate};
+  const fs::path dir = scratch("settings");
+  std::ostringstream out, progress;
+  auto chosen = [](int epochs) {
+    rt::TrainOptions o = options_for(epochs);
+    o.optimizer.learning_rate = 0.05;
+    o.optimizer.momentum = 0.5;
+    o.optimizer.lr_schedule = rt::LrSchedule::parse("steps:1=0.02");
+    return o;
+  };
+
+  rt::TrainOptions straight = chosen(2);
+  straight.save = dir / "straight.safetensors";
+  {
+    rt::CpuBackend backend(model, steps, 2);
+    rt::train(model, backend, straight, out, progress);
+  }
+  // Numbers as Python's repr writes them, so that they read back as the same doubles.
+  const rt::Checkpoint saved = rt::load_checkpoint(straight.save);
+  CHECK(saved.extra_metadata.at("learning_rate") == "0.05");
+  CHECK(saved.extra_metadata.at("momentum") == "0.5");
+  CHECK(saved.extra_metadata.at("weight_decay") == "0");
+  CHECK(saved.extra_metadata.at("beta1") == "0.9");
+  CHECK(saved.extra_metadata.at("beta2") == "0.999");
+  CHECK(saved.extra_metadata.at("epsilon") == "1e-08");
+  CHECK(saved.extra_metadata.at("lr_schedule") == "steps:1=0.02");
+
+  rt::TrainOptions interrupted = chosen(2);
+  interrupted.save = dir / "interrupted.safetensors";
+  {
+    rt::CpuBackend inner(model, steps, 2);
+    InterruptedBackend backend(inner, 4);  // epoch 2, batch 1 of 3
+    rt::train(model, backend, interrupted, out, progress);
+  }
+  // Resumed with none of the settings given: the checkpoint's, so the same bytes.
+  rt::TrainOptions resumed = options_for(2);
+  resumed.resume = resumed.save = interrupted.save;
+  {
+    rt::CpuBackend inner(model, steps, 2);
+    RateRecordingBackend backend(inner);
+    std::ostringstream resumed_out;
+    rt::train(model, backend, resumed, resumed_out, progress);
+    CHECK(backend.rates == std::vector<float>{0.02f, 0.02f});
+    CHECK(resumed_out.str().find("replaces") == std::string::npos);
+    CHECK(resumed_out.str().find("(lr 0.05, 0.02 after epoch 1)") != std::string::npos);
+  }
+  CHECK(bytes_of(straight.save) == bytes_of(interrupted.save));
+
+  // Given, a setting replaces the checkpoint's, and the run says so.
+  rt::TrainOptions replaced = options_for(3);
+  replaced.resume = straight.save;
+  replaced.optimizer.momentum = 0.9;
+  replaced.optimizer.lr_schedule = rt::LrSchedule{};
+  {
+    rt::CpuBackend inner(model, steps, 2);
+    RateRecordingBackend backend(inner);
+    std::ostringstream replaced_out;
+    rt::train(model, backend, replaced, replaced_out, progress);
+    CHECK(backend.rates == std::vector<float>{0.05f, 0.05f, 0.05f});
+    CHECK(replaced_out.str().find("--momentum 0.9 replaces the checkpoint's 0.5") !=
+          std::string::npos);
+    CHECK(replaced_out.str().find("--lr-schedule constant replaces the checkpoint's "
+                                  "steps:1=0.02") != std::string::npos);
+  }
+  fs::remove_all(dir);
+}
+
+TEST_CASE("trainer: checkpoints without optimizer settings resume; broken settings are refused") {
+  const rt::ModelInfo model = cli_net::model_info();
+  const rt::CpuSteps steps{&cli_net::cpu::train_step, &cli_net::cpu::evaluate};
+  const fs::path dir = scratch("old_settings");
+  std::ostringstream out, progress;
+  rt::TrainOptions first = options_for(1);
+  first.optimizer.learning_rate = 0.05;
+  first.save = dir / "run.safetensors";
+  {
+    rt::CpuBackend backend(model, steps, 2);
+    rt::train(model, backend, first, out, progress);
+  }
+  rt::Checkpoint checkpoint = rt::load_checkpoint(first.save);
+
+  // As an older staticnet wrote it: "learning_rate" in std::to_string's six decimals, nothing
+  // else. The options and the defaults apply, and the run says so.
+  rt::Checkpoint old = checkpoint;
+  for (const char* entry : {"momentum", "weight_decay", "beta1", "beta2", "epsilon", "lr_schedule"})
+    old.extra_metadata.erase(entry);
+  old.extra_metadata["learning_rate"] = "0.050000";
+  rt::save_checkpoint(dir / "old.safetensors", old);
+  rt::TrainOptions resume_old = options_for(2);
+  resume_old.resume = dir / "old.safetensors";
+  {
+    rt::CpuBackend inner(model, steps, 2);
+    RateRecordingBackend backend(inner);
+    std::ostringstream resumed_out;
+    rt::train(model, backend, resume_old, resumed_out, progress);
+    CHECK(backend.rates == std::vector<float>{0.01f, 0.01f, 0.01f});  // SGDMomentum's default
+    CHECK(resumed_out.str().find("the checkpoint keeps no optimizer settings") !=
+          std::string::npos);
+  }
+
+  // A value that does not read: refused before training, naming the file and the entry.
+  rt::Checkpoint broken = checkpoint;
+  broken.extra_metadata["momentum"] = "0.9x";
+  rt::save_checkpoint(dir / "broken.safetensors", broken);
+  rt::TrainOptions resume_broken = options_for(2);
+  resume_broken.resume = dir / "broken.safetensors";
+  rt::CpuBackend backend(model, steps, 2);
+  CHECK_THROWS_WITH_AS(rt::train(model, backend, resume_broken, out, progress),
+                       doctest::Contains("broken.safetensors: expected a non-negative number in "
+                                         "the metadata entry 'momentum', found '0.9x'"),
+                       rt::FormatError);
+  broken.extra_metadata["momentum"] = "0.9";
+  broken.extra_metadata["lr_schedule"] = "steps:5";
+  rt::save_checkpoint(dir / "broken.safetensors", broken);
+  CHECK_THROWS_WITH_AS(rt::train(model, backend, resume_broken, out, progress),
+                       doctest::Contains("expected a learning-rate schedule in the metadata entry "
+                                         "'lr_schedule', found 'steps:5'"),
+                       rt::FormatError);
   fs::remove_all(dir);
 }

@@ -32,6 +32,22 @@ if(SCENARIO STREQUAL "resume_bit_for_bit")
     message(FATAL_ERROR "resumed training differs from straight training")
   endif()
 
+elseif(SCENARIO STREQUAL "resume_keeps_settings")
+  # The optimizer's settings and the schedule come back from the checkpoint: resumed with none
+  # of them given, the run ends with the same bytes as a straight one.
+  set(settings --lr 0.05 --momentum 0.5 --weight-decay 0.001 --lr-schedule steps:1=0.02)
+  train(0 ${data} ${settings} --epochs 2 --save straight.safetensors)
+  train(0 ${data} ${settings} --epochs 1 --save resumed.safetensors)
+  train(0 ${data} --epochs 2 --resume resumed.safetensors --save resumed.safetensors)
+  if(NOT out MATCHES "\\(lr 0.05, 0.02 after epoch 1\\)" OR NOT out MATCHES "epoch 2/2: lr 0.02,")
+    message(FATAL_ERROR "the resumed run did not take the checkpoint's settings:\n${out}")
+  endif()
+  file(SHA256 "${WORK}/straight.safetensors" a)
+  file(SHA256 "${WORK}/resumed.safetensors" b)
+  if(NOT a STREQUAL b)
+    message(FATAL_ERROR "resumed training differs from straight training")
+  endif()
+
 elseif(SCENARIO STREQUAL "diverging_run_keeps_checkpoint")
   # An epoch saved; then a resumed run with an absurd learning rate diverges: it must stop with
   # the step, and the checkpoint must still be the first epoch's, with no temporary file left.
@@ -67,7 +83,8 @@ elseif(SCENARIO STREQUAL "metrics")
     if(NOT e EQUAL epoch OR NOT s EQUAL step)
       message(FATAL_ERROR "line ${epoch}: epoch ${e}, step ${s}: ${line}")
     endif()
-    foreach(key train_loss train_accuracy eval_loss eval_accuracy samples_per_second)
+    foreach(key learning_rate train_loss train_accuracy eval_loss eval_accuracy
+                samples_per_second)
       string(JSON value ERROR_VARIABLE missing GET "${line}" ${key})
       if(missing)
         message(FATAL_ERROR "line ${epoch} has no ${key}: ${line}")

@@ -19,6 +19,7 @@
 #include "staticnet/runtime/validation.hpp"
 #include "training_checkpoint.hpp"
 #include "training_data.hpp"
+#include "training_settings.hpp"
 
 namespace staticnet::runtime {
 namespace {
@@ -67,13 +68,22 @@ std::string described(const Dataset& data) {
   return source + " (" + data.format_name() + ")";
 }
 
+// "lr 0.001", "lr 0.001, x0.99 after every epoch"
+std::string learning_rate_text(const TrainingSettings& settings) {
+  std::string text = fmt::format("lr {}", settings.optimizer.learning_rate);
+  if (!settings.lr_schedule.is_constant())
+    text += ", " + settings.lr_schedule.description();
+  return text;
+}
+
 void report_start(std::ostream& out, const ModelInfo& model, const Backend& backend,
-                  const TrainOptions& options, const Dataset& data, const Dataset* eval,
-                  std::uint64_t batches_per_epoch, std::size_t loader_bytes) {
+                  const TrainOptions& options, const TrainingSettings& settings,
+                  const Dataset& data, const Dataset* eval, std::uint64_t batches_per_epoch,
+                  std::size_t loader_bytes) {
   out << model.name << ": " << model.model_type << " trained as " << model.setup_type << "\n";
-  out << fmt::format("  step     batch {}, {}, {} (lr {}), FP32; {}\n", model.batch,
+  out << fmt::format("  step     batch {}, {}, {} ({}), FP32; {}\n", model.batch,
                      model.classifies() ? "CrossEntropy" : "MSE", optimizer_name(model.optimizer),
-                     options.optimizer.learning_rate, backend.description());
+                     learning_rate_text(settings), backend.description());
   std::string details = backend.details();
   for (std::size_t start = 0; start < details.size();) {
     const std::size_t end = std::min(details.find('\n', start), details.size());
@@ -115,8 +125,14 @@ void report_start(std::ostream& out, const ModelInfo& model, const Backend& back
   out << std::flush;
 }
 
-std::string epoch_line(const ModelInfo& model, const EpochMetrics& m, std::int64_t epochs) {
-  std::string line = fmt::format("epoch {}/{}: loss {:.4f}", m.epoch, epochs, m.train_loss);
+// "epoch 3/10: loss 0.1234, accuracy 97.5% | eval ...", with the epoch's learning rate first
+// when it changes from epoch to epoch ("epoch 3/10: lr 0.00098, loss ...").
+std::string epoch_line(const ModelInfo& model, const EpochMetrics& m, std::int64_t epochs,
+                       bool scheduled) {
+  std::string line = fmt::format("epoch {}/{}: ", m.epoch, epochs);
+  if (scheduled)
+    line += fmt::format("lr {}, ", m.learning_rate);
+  line += fmt::format("loss {:.4f}", m.train_loss);
   if (model.classifies())
     line += fmt::format(", accuracy {:.1f}%", 100.0 * m.train_accuracy);
   if (m.eval_loss) {
@@ -142,6 +158,7 @@ class MetricsFile {
       return;
     nlohmann::json line{{"epoch", m.epoch},
                         {"step", m.step},
+                        {"learning_rate", m.learning_rate},
                         {"train_loss", m.train_loss},
                         {"samples_per_second", m.samples_per_second}};
     if (model.classifies())
@@ -307,8 +324,11 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
   const auto count = static_cast<std::size_t>(model.parameter_count);
   TrainingPosition position;
   position.seed = options.seed;
+  std::optional<TrainingSettings> saved;
   if (!options.resume.empty()) {
-    position = load_training_checkpoint(options.resume, model, backend);
+    ResumedTraining resumed = load_training_checkpoint(options.resume, model, backend);
+    position = resumed.position;
+    saved = std::move(resumed.settings);
   } else {
     std::vector<float> parameters(count);
     if (!options.init.empty())
@@ -323,6 +343,10 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
     }
   }
 
+  std::vector<std::string> replaced;
+  const TrainingSettings settings =
+      resolve_settings(options.optimizer, model.optimizer, saved, replaced);
+
   LoaderConfig config = loader_config(model, *train_set, options, position.seed);
   BatchLoader loader(*train_set, config,
                      LoaderState{position.seed, static_cast<std::uint64_t>(position.epoch),
@@ -333,11 +357,17 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
         "{}: the checkpoint stands at batch {} of an epoch of {} batches: was it written for "
         "another data set?",
         options.resume.string(), position.batch, batches));
-  report_start(out, model, backend, options, *train_set, eval_set.get(),
+  report_start(out, model, backend, options, settings, *train_set, eval_set.get(),
                static_cast<std::uint64_t>(batches), loader.host_bytes());
-  if (!options.resume.empty())
+  if (!options.resume.empty()) {
     out << fmt::format("resumed from {} at step {} (epoch {}, batch {})\n", options.resume.string(),
                        position.step, position.epoch + 1, position.batch);
+    if (!saved)
+      out << "  the checkpoint keeps no optimizer settings (an older staticnet wrote it): the "
+             "options given and PyTorch's defaults apply\n";
+    for (const std::string& line : replaced)
+      out << "  " << line << "\n";
+  }
 
   if (position.epoch >= options.epochs)
     out << fmt::format(
@@ -349,13 +379,16 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
   TrainResult result;
   auto save = [&] {
     if (!options.save.empty())
-      save_training_checkpoint(options.save, model, backend, position, options.optimizer);
+      save_training_checkpoint(options.save, model, backend, position, settings);
   };
 
   std::vector<std::int32_t> step_labels;
   step_labels.reserve(static_cast<std::size_t>(model.batch));
+  const bool scheduled = !settings.lr_schedule.is_constant();
   while (position.epoch < options.epochs) {
     const std::int64_t epoch = position.epoch;
+    kernels::OptimizerSettings epoch_settings = settings.optimizer;
+    epoch_settings.learning_rate = settings.lr_schedule.at(settings.optimizer.learning_rate, epoch);
     std::optional<ProgressBar> bar;
     if (options.progress != ProgressMode::none) {
       ProgressOptions p;
@@ -377,7 +410,7 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
         next_batch(loader, backend, model);
       step_labels.assign(backend.batch_labels().begin(), backend.batch_labels().end());
       kernels::OptimizerConstants constants =
-          kernels::optimizer_constants(model.optimizer, options.optimizer, position.step + 1);
+          kernels::optimizer_constants(model.optimizer, epoch_settings, position.step + 1);
       constants.seed =
           position.seed;  // Dropout's masks: (seed, step) gives the same bits on resume
       backend.train_step(constants);
@@ -394,7 +427,7 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
             non_finite_name(backend.losses()[static_cast<std::size_t>(t.first_bad)]),
             position.step + 1, epoch + 1, position.batch + 1, batches, t.first_bad,
             options.save.empty() ? "" : " (" + options.save.string() + " holds the last epoch)",
-            options.optimizer.learning_rate));
+            epoch_settings.learning_rate));
       ++position.step;
       ++position.batch;
       loss_sum += t.loss;
@@ -414,6 +447,7 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
     EpochMetrics m;
     m.epoch = epoch + 1;
     m.step = position.step;
+    m.learning_rate = epoch_settings.learning_rate;
     m.train_loss = samples ? loss_sum / static_cast<double>(samples) : 0;
     m.train_accuracy = samples ? static_cast<double>(correct) / static_cast<double>(samples) : 0;
     m.samples_per_second = seconds > 0 ? static_cast<double>(samples) / seconds : 0;
@@ -424,7 +458,7 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
           "stopped at step {} (epoch {}, batch {} of {}){}: {}\n", position.step, epoch + 1,
           position.batch, batches, signals.raised() ? " by a signal" : " (--max-steps)",
           options.save.empty() ? "no --save, nothing saved" : "saved " + options.save.string());
-      out << epoch_line(model, m, options.epochs) << " (partial epoch)\n" << std::flush;
+      out << epoch_line(model, m, options.epochs, scheduled) << " (partial epoch)\n" << std::flush;
       break;
     }
     ++position.epoch;
@@ -434,7 +468,7 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
       m.eval_loss = e.loss;
       m.eval_accuracy = e.accuracy;
     }
-    out << epoch_line(model, m, options.epochs) << "\n" << std::flush;
+    out << epoch_line(model, m, options.epochs, scheduled) << "\n" << std::flush;
     metrics.write(model, m);
     save();
     result.epochs.push_back(m);

@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <iostream>
+#include <stdexcept>
 #include <thread>
 
 #include "staticnet/runtime/batches/loader_config.hpp"
@@ -24,7 +25,7 @@ struct CommandLine {
   std::string eval_labels;
   std::string format = "auto";
   std::string progress = "auto";
-  std::optional<double> lr, momentum, weight_decay, beta1, beta2, epsilon;
+  std::optional<std::string> lr_schedule;
   std::optional<float> scale;
   int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 };
@@ -33,6 +34,16 @@ std::vector<std::string> with_labels(std::vector<std::string> files, const std::
   if (!labels.empty())
     files.push_back(labels);
   return files;
+}
+
+// CLI11's check of --lr-schedule: "" when it reads, else why not.
+std::string schedule_problem(const std::string& text) {
+  try {
+    LrSchedule::parse(text);
+    return "";
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
 }
 
 ProgressMode progress_mode(const std::string& name) {
@@ -74,15 +85,29 @@ int trainer_main(int argc, char** argv, const ModelInfo& model, const BackendFac
       ->check(CLI::PositiveNumber);
   app.add_option("--max-steps", options.max_steps, "Stop (and save) after this many steps")
       ->check(CLI::PositiveNumber);
-  app.add_option("--lr", cl.lr, fmt::format("Learning rate (default {})", defaults.learning_rate))
+  // The optimizer's settings: left out, they are the checkpoint's with --resume.
+  OptimizerChoices& chosen = options.optimizer;
+  app.add_option("--lr", chosen.learning_rate,
+                 fmt::format("Learning rate (the first epoch's under --lr-schedule; default {}; "
+                             "with --resume, the checkpoint's)",
+                             defaults.learning_rate))
       ->check(CLI::PositiveNumber);
-  app.add_option("--momentum", cl.momentum, "SGDMomentum's momentum (default 0.9)")
+  app.add_option("--lr-schedule", cl.lr_schedule,
+                 "The learning rate from epoch to epoch: constant (the default), "
+                 "exponential:GAMMA (times GAMMA after every epoch, e.g. exponential:0.99) or "
+                 "steps:EPOCHS=LR,... (LR once EPOCHS epochs are done, e.g. "
+                 "steps:12=1e-4,24=2e-5)")
+      ->check(CLI::Validator(schedule_problem, "SCHEDULE"));
+  app.add_option("--momentum", chosen.momentum, "SGDMomentum's momentum (default 0.9)")
       ->check(CLI::Range(0.0, 1.0));
-  app.add_option("--weight-decay", cl.weight_decay, "Weight decay (default 0; AdamW 0.01)")
+  app.add_option("--weight-decay", chosen.weight_decay, "Weight decay (default 0; AdamW 0.01)")
       ->check(CLI::Range(0.0, 1.0));
-  app.add_option("--beta1", cl.beta1, "Adam's beta1 (default 0.9)")->check(CLI::Range(0.0, 1.0));
-  app.add_option("--beta2", cl.beta2, "Adam's beta2 (default 0.999)")->check(CLI::Range(0.0, 1.0));
-  app.add_option("--eps", cl.epsilon, "Adam's epsilon (default 1e-8)")->check(CLI::PositiveNumber);
+  app.add_option("--beta1", chosen.beta1, "Adam's beta1 (default 0.9)")
+      ->check(CLI::Range(0.0, 1.0));
+  app.add_option("--beta2", chosen.beta2, "Adam's beta2 (default 0.999)")
+      ->check(CLI::Range(0.0, 1.0));
+  app.add_option("--eps", chosen.epsilon, "Adam's epsilon (default 1e-8)")
+      ->check(CLI::PositiveNumber);
   app.add_option("--seed", options.seed, "Seed of the initial weights and the data order")
       ->capture_default_str();
   app.add_option("--workers", options.workers, "Data loader threads")
@@ -128,19 +153,8 @@ int trainer_main(int argc, char** argv, const ModelInfo& model, const BackendFac
   options.format = *parse_dataset_format(cl.format);
   options.progress = progress_mode(cl.progress);
   options.scale = cl.scale;
-  options.optimizer = defaults;
-  if (cl.lr)
-    options.optimizer.learning_rate = *cl.lr;
-  if (cl.momentum)
-    options.optimizer.momentum = *cl.momentum;
-  if (cl.weight_decay)
-    options.optimizer.weight_decay = *cl.weight_decay;
-  if (cl.beta1)
-    options.optimizer.beta1 = *cl.beta1;
-  if (cl.beta2)
-    options.optimizer.beta2 = *cl.beta2;
-  if (cl.epsilon)
-    options.optimizer.epsilon = *cl.epsilon;
+  if (cl.lr_schedule)
+    chosen.lr_schedule = LrSchedule::parse(*cl.lr_schedule);  // checked while parsing
 
   try {
     const std::unique_ptr<Backend> runner = backend(cl.threads);

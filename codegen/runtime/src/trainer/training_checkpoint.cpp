@@ -3,6 +3,7 @@
 #include <cstring>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "staticnet/runtime/checkpoints/checkpoint.hpp"
@@ -40,7 +41,7 @@ std::span<const std::byte> bytes_of(const std::vector<float>& region, const Para
 
 void save_training_checkpoint(const std::filesystem::path& file, const ModelInfo& model,
                               Backend& backend, const TrainingPosition& position,
-                              const kernels::OptimizerSettings& settings) {
+                              const TrainingSettings& settings) {
   const auto count = static_cast<std::size_t>(model.parameter_count);
   std::vector<std::vector<float>> regions(1 + static_cast<std::size_t>(model.moments()),
                                           std::vector<float>(count));
@@ -74,19 +75,17 @@ void save_training_checkpoint(const std::filesystem::path& file, const ModelInfo
   state.epoch = static_cast<std::uint64_t>(position.epoch);
   state.data_order.epoch_seed = position.seed;
   state.data_order.index_in_epoch = static_cast<std::uint64_t>(position.batch * model.batch);
-  const std::map<std::string, std::string> extra{
-      {"model", model.name},
-      {"model_type", model.model_type},
-      {"setup_type", model.setup_type},
-      {"optimizer", optimizer_key(model.optimizer)},
-      {"learning_rate", std::to_string(settings.learning_rate)},
-      {"batch", std::to_string(model.batch)},
-  };
+  std::map<std::string, std::string> extra = settings_metadata(settings);
+  extra.insert({{"model", model.name},
+                {"model_type", model.model_type},
+                {"setup_type", model.setup_type},
+                {"optimizer", optimizer_key(model.optimizer)},
+                {"batch", std::to_string(model.batch)}});
   save_checkpoint(file, tensors, state, extra);
 }
 
-TrainingPosition load_training_checkpoint(const std::filesystem::path& file, const ModelInfo& model,
-                                          Backend& backend) {
+ResumedTraining load_training_checkpoint(const std::filesystem::path& file, const ModelInfo& model,
+                                         Backend& backend) {
   CheckpointExpectations expected;
   for (const ParameterTensor& p : model.parameters)
     expected.tensors.push_back({p.name, Dtype::f32, p.shape});
@@ -99,6 +98,8 @@ TrainingPosition load_training_checkpoint(const std::filesystem::path& file, con
       expected.tensors.push_back({batches_tracked_name(p), Dtype::i64, {}});
   }
   const Checkpoint checkpoint = load_checkpoint(file, expected);
+  std::optional<TrainingSettings> settings =
+      saved_settings(checkpoint.extra_metadata, file.string());
 
   const auto count = static_cast<std::size_t>(model.parameter_count);
   std::vector<float> region(count);
@@ -135,7 +136,7 @@ TrainingPosition load_training_checkpoint(const std::filesystem::path& file, con
   position.epoch = static_cast<std::int64_t>(s.epoch);
   position.batch = static_cast<std::int64_t>(s.data_order.index_in_epoch) / model.batch;
   position.seed = s.data_order.epoch_seed;
-  return position;
+  return {position, std::move(settings)};
 }
 
 }  // namespace staticnet::runtime

@@ -1,14 +1,16 @@
 #pragma once
 // Private to the trainer: a training checkpoint is the parameters under PyTorch's state-dict
 // names, the optimizer's state as "optimizer.<optimizer>.<state>.<parameter>" (PyTorch's state
-// names: momentum_buffer, exp_avg, exp_avg_sq), and where training stands, so that a resumed run
-// continues bit for bit. Written atomically: a crash or a full disk leaves the previous file.
+// names: momentum_buffer, exp_avg, exp_avg_sq), the optimizer's settings and the learning-rate
+// schedule (training_settings.hpp), and where training stands, so that a resumed run continues
+// bit for bit. Written atomically: a crash or a full disk leaves the previous file.
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 
-#include "staticnet/kernels/optimizers.hpp"
 #include "staticnet/runtime/trainer/backend.hpp"
 #include "staticnet/runtime/trainer/model_info.hpp"
+#include "training_settings.hpp"
 
 namespace staticnet::runtime {
 
@@ -23,11 +25,17 @@ struct TrainingPosition {
 
 void save_training_checkpoint(const std::filesystem::path& file, const ModelInfo& model,
                               Backend& backend, const TrainingPosition& position,
-                              const kernels::OptimizerSettings& settings);
+                              const TrainingSettings& settings);
 
-// Restores parameters and optimizer state into the backend and returns the position. Throws
-// CheckpointMismatch (every tensor that is missing or has the wrong shape), FormatError, IoError.
-TrainingPosition load_training_checkpoint(const std::filesystem::path& file, const ModelInfo& model,
-                                          Backend& backend);
+struct ResumedTraining {
+  TrainingPosition position;
+  std::optional<TrainingSettings> settings;  // none in checkpoints written before they were kept
+};
+
+// Restores parameters and optimizer state into the backend and returns where training stands,
+// and with which settings. Throws CheckpointMismatch (every tensor that is missing or has the
+// wrong shape), FormatError, IoError.
+ResumedTraining load_training_checkpoint(const std::filesystem::path& file, const ModelInfo& model,
+                                         Backend& backend);
 
 }  // namespace staticnet::runtime

@@ -13,7 +13,9 @@
 //    so the last checkpoint is the last good state.
 //  * Checkpoints (--save) are written atomically after every epoch and when training is
 //    interrupted (SIGINT/SIGTERM, after the running step); --resume continues from one bit for
-//    bit (same thread count), in mid-epoch if that is where it was written.
+//    bit (same thread count), in mid-epoch if that is where it was written, with the optimizer's
+//    settings and learning-rate schedule the checkpoint keeps unless the options replace them.
+//  * The learning rate may change from epoch to epoch (lr_schedule.hpp).
 #include <cstdint>
 #include <filesystem>
 #include <iosfwd>
@@ -26,11 +28,21 @@
 #include "staticnet/runtime/batches/augment.hpp"
 #include "staticnet/runtime/formats/open_dataset.hpp"
 #include "staticnet/runtime/trainer/backend.hpp"
+#include "staticnet/runtime/trainer/lr_schedule.hpp"
 #include "staticnet/runtime/trainer/model_info.hpp"
 
 namespace staticnet::runtime {
 
 enum class ProgressMode { automatic, bar, lines, none };
+
+// The optimizer's settings as the user chose them (the trainers' --lr, --momentum,
+// --weight-decay, --beta1, --beta2, --eps and --lr-schedule). Those left empty are PyTorch's
+// defaults (default_optimizer_settings, a constant rate), or on --resume the checkpoint's, so a
+// resumed run goes on as it was started, as PyTorch's optimizer and scheduler state_dicts do.
+struct OptimizerChoices {
+  std::optional<double> learning_rate, momentum, weight_decay, beta1, beta2, epsilon;
+  std::optional<LrSchedule> lr_schedule;
+};
 
 struct TrainOptions {
   std::vector<std::string> data;  // data file(s), or {"synthetic:N"}
@@ -39,7 +51,7 @@ struct TrainOptions {
   std::string label_column;  // CSV: the label's column, a 0-based index or a header name (last)
   std::int64_t epochs = 1;
   std::optional<std::int64_t> max_steps;  // stop (and save) after this many steps in total
-  kernels::OptimizerSettings optimizer;   // defaults: see default_optimizer_settings
+  OptimizerChoices optimizer;             // empty: the checkpoint's, or PyTorch's defaults
   std::uint64_t seed = 0;                 // initial weights and the data order
   int workers = 1;                        // data loader threads
   std::optional<float> scale;             // input scale; default 1/255 for u8 data, else 1
@@ -72,6 +84,7 @@ class TrainingSetupError : public std::runtime_error {
 struct EpochMetrics {
   std::int64_t epoch = 0;  // 1-based
   std::int64_t step = 0;   // optimizer steps so far
+  double learning_rate = 0;
   double train_loss = 0, train_accuracy = 0;
   std::optional<double> eval_loss, eval_accuracy;
   double samples_per_second = 0;

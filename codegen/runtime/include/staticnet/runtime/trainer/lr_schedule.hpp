@@ -1,0 +1,56 @@
+#pragma once
+// The learning rate epoch by epoch (the trainers' --lr-schedule). Beside a constant rate, the two
+// schedules the MLPerf Tiny reference recipes use (Keras' LearningRateScheduler, called once per
+// epoch):
+//
+//   exponential:G    the rate is multiplied by G after every epoch (ResNet-8: --lr 0.001
+//                    --lr-schedule exponential:0.99). Multiplied in double one epoch at a time,
+//                    as PyTorch's ExponentialLR stepped once per epoch does, so the rates are
+//                    PyTorch's to the bit (lr·G^epoch by pow() differs in the last bit from
+//                    epoch 3 on).
+//   steps:E=LR,...   LR once E epochs are done: E is PyTorch's milestone and Keras' `epoch < E`
+//                    (DS-CNN: --lr 0.0005 --lr-schedule steps:12=1e-4,24=2e-5,36=1e-5).
+//
+// The rate depends on the epoch alone, so a run resumed in mid-epoch goes on with the same rates.
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace staticnet::runtime {
+
+class LrSchedule {
+ public:
+  struct Step {
+    std::int64_t after_epochs = 0;  // the rate applies from this 0-based epoch on
+    double learning_rate = 0;
+    bool operator==(const Step&) const = default;
+  };
+
+  LrSchedule() = default;  // constant
+  static LrSchedule exponential(double gamma);
+  // Throws std::invalid_argument unless the epochs increase from 1 and every rate is positive.
+  static LrSchedule steps(std::vector<Step> steps);
+  // Reads "constant", "exponential:0.99" or "steps:12=0.0001,24=2e-05", as text() writes them.
+  // Throws std::invalid_argument with a message that quotes the part that is wrong.
+  static LrSchedule parse(std::string_view text);
+
+  // The rate of 0-based `epoch` when the first epoch's is `initial`.
+  double at(double initial, std::int64_t epoch) const;
+  bool is_constant() const { return kind_ == Kind::constant; }
+  // The schedule as parse() reads it.
+  std::string text() const;
+  // In words, for the trainer's report: "x0.99 after every epoch", "0.0001 after epoch 12,
+  // 2e-05 after epoch 24"; "constant".
+  std::string description() const;
+
+  bool operator==(const LrSchedule&) const = default;
+
+ private:
+  enum class Kind { constant, exponential, steps };
+  Kind kind_ = Kind::constant;
+  double gamma_ = 1;
+  std::vector<Step> steps_;
+};
+
+}  // namespace staticnet::runtime

@@ -1,0 +1,159 @@
+#include "staticnet/runtime/trainer/lr_schedule.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <optional>
+#include <stdexcept>
+#include <utility>
+
+namespace staticnet::runtime {
+namespace {
+
+constexpr std::string_view forms =
+    "constant, exponential:GAMMA or steps:EPOCHS=LR,... (e.g. steps:12=1e-4,24=2e-5)";
+
+// The whole of `text` as a number, or nothing.
+template <typename Number>
+std::optional<Number> whole_number(std::string_view text) {
+  Number value{};
+  const char* end = text.data() + text.size();
+  const auto [stop, error] = std::from_chars(text.data(), end, value);
+  if (text.empty() || error != std::errc{} || stop != end)
+    return std::nullopt;
+  return value;
+}
+
+bool positive_finite(double x) {
+  return std::isfinite(x) && x > 0;
+}
+
+// "2e-05", "0.0001", "0.99": the shortest text that reads back as the same double.
+std::string shortest(double x) {
+  return fmt::format("{}", x);
+}
+
+}  // namespace
+
+LrSchedule LrSchedule::exponential(double gamma) {
+  if (!positive_finite(gamma))
+    throw std::invalid_argument(
+        fmt::format("exponential:{}: the factor must be a positive number", shortest(gamma)));
+  LrSchedule s;
+  s.kind_ = Kind::exponential;
+  s.gamma_ = gamma;
+  return s;
+}
+
+LrSchedule LrSchedule::steps(std::vector<Step> steps) {
+  if (steps.empty())
+    throw std::invalid_argument("steps: expected at least one EPOCHS=LR");
+  std::int64_t previous = 0;
+  for (const Step& step : steps) {
+    if (step.after_epochs <= previous)
+      throw std::invalid_argument(
+          fmt::format("steps: the epochs must increase from 1, found {} after {}",
+                      step.after_epochs, previous));
+    if (!positive_finite(step.learning_rate))
+      throw std::invalid_argument(
+          fmt::format("steps: the rate after epoch {} must be positive, "
+                      "found {}",
+                      step.after_epochs, shortest(step.learning_rate)));
+    previous = step.after_epochs;
+  }
+  LrSchedule s;
+  s.kind_ = Kind::steps;
+  s.steps_ = std::move(steps);
+  return s;
+}
+
+LrSchedule LrSchedule::parse(std::string_view text) {
+  if (text == "constant")
+    return {};
+  const std::size_t colon = text.find(':');
+  const std::string_view kind = text.substr(0, colon);
+  const std::string_view rest = colon == std::string_view::npos ? "" : text.substr(colon + 1);
+  if (kind == "exponential") {
+    const auto gamma = whole_number<double>(rest);
+    if (!gamma)
+      throw std::invalid_argument(fmt::format(
+          "{}: expected exponential:GAMMA with GAMMA a number, e.g. exponential:0.99", text));
+    return exponential(*gamma);
+  }
+  if (kind == "steps") {
+    std::vector<Step> steps;
+    for (std::size_t start = 0; start <= rest.size();) {
+      const std::size_t comma = std::min(rest.find(',', start), rest.size());
+      const std::string_view item = rest.substr(start, comma - start);
+      const std::size_t equals = item.find('=');
+      const auto epochs = whole_number<std::int64_t>(item.substr(0, equals));
+      const auto rate = equals == std::string_view::npos
+                            ? std::nullopt
+                            : whole_number<double>(item.substr(equals + 1));
+      if (!epochs || !rate)
+        throw std::invalid_argument(fmt::format(
+            "{}: expected EPOCHS=LR (a whole number of epochs, then the rate), found '{}'", text,
+            item));
+      steps.push_back({*epochs, *rate});
+      start = comma + 1;
+    }
+    return LrSchedule::steps(std::move(steps));
+  }
+  throw std::invalid_argument(fmt::format("expected {}, found '{}'", forms, text));
+}
+
+double LrSchedule::at(double initial, std::int64_t epoch) const {
+  double rate = initial;
+  switch (kind_) {
+    case Kind::constant:
+      break;
+    case Kind::exponential:
+      for (std::int64_t e = 0; e < epoch; ++e)
+        rate *= gamma_;
+      break;
+    case Kind::steps:
+      for (const Step& step : steps_)
+        if (epoch >= step.after_epochs)
+          rate = step.learning_rate;
+      break;
+  }
+  return rate;
+}
+
+std::string LrSchedule::text() const {
+  switch (kind_) {
+    case Kind::constant:
+      return "constant";
+    case Kind::exponential:
+      return "exponential:" + shortest(gamma_);
+    case Kind::steps: {
+      std::string out = "steps:";
+      for (const Step& step : steps_)
+        out += fmt::format("{}{}={}", &step == steps_.data() ? "" : ",", step.after_epochs,
+                           shortest(step.learning_rate));
+      return out;
+    }
+  }
+  return "constant";
+}
+
+std::string LrSchedule::description() const {
+  switch (kind_) {
+    case Kind::constant:
+      return "constant";
+    case Kind::exponential:
+      return "x" + shortest(gamma_) + " after every epoch";
+    case Kind::steps: {
+      std::string out;
+      for (const Step& step : steps_)
+        out += fmt::format("{}{} after epoch {}", out.empty() ? "" : ", ",
+                           shortest(step.learning_rate), step.after_epochs);
+      return out;
+    }
+  }
+  return "constant";
+}
+
+}  // namespace staticnet::runtime

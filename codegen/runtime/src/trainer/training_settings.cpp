@@ -1,0 +1,110 @@
+#include "training_settings.hpp"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <cmath>
+#include <stdexcept>
+
+#include "staticnet/runtime/error.hpp"
+
+namespace staticnet::runtime {
+namespace {
+
+// One number setting: its checkpoint entry, its command-line option, and where it is kept.
+struct NumberSetting {
+  const char* entry;
+  const char* option;
+  double kernels::OptimizerSettings::*field;
+  std::optional<double> OptimizerChoices::*chosen;
+};
+
+constexpr NumberSetting number_settings[] = {
+    {"learning_rate", "--lr", &kernels::OptimizerSettings::learning_rate,
+     &OptimizerChoices::learning_rate},
+    {"momentum", "--momentum", &kernels::OptimizerSettings::momentum, &OptimizerChoices::momentum},
+    {"weight_decay", "--weight-decay", &kernels::OptimizerSettings::weight_decay,
+     &OptimizerChoices::weight_decay},
+    {"beta1", "--beta1", &kernels::OptimizerSettings::beta1, &OptimizerChoices::beta1},
+    {"beta2", "--beta2", &kernels::OptimizerSettings::beta2, &OptimizerChoices::beta2},
+    {"epsilon", "--eps", &kernels::OptimizerSettings::epsilon, &OptimizerChoices::epsilon},
+};
+
+constexpr const char* schedule_entry = "lr_schedule";
+
+// The shortest text that reads back as the same double ("0.001", "2e-05").
+std::string round_trip(double x) {
+  return fmt::format("{}", x);
+}
+
+const std::string& entry(const std::map<std::string, std::string>& metadata, const char* key,
+                         const std::string& source) {
+  const auto it = metadata.find(key);
+  if (it == metadata.end())
+    throw FormatError({source, {}, {}, {}}, fmt::format("the metadata entry '{}'", key),
+                      "none (the optimizer's other settings are there)");
+  return it->second;
+}
+
+}  // namespace
+
+std::map<std::string, std::string> settings_metadata(const TrainingSettings& settings) {
+  std::map<std::string, std::string> metadata;
+  for (const NumberSetting& s : number_settings)
+    metadata[s.entry] = round_trip(settings.optimizer.*s.field);
+  metadata[schedule_entry] = settings.lr_schedule.text();
+  return metadata;
+}
+
+std::optional<TrainingSettings> saved_settings(const std::map<std::string, std::string>& metadata,
+                                               const std::string& source) {
+  if (!metadata.contains(schedule_entry))
+    return std::nullopt;
+  TrainingSettings saved;
+  for (const NumberSetting& s : number_settings) {
+    const std::string& text = entry(metadata, s.entry, source);
+    double value = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (error != std::errc{} || end != text.data() + text.size() || !std::isfinite(value) ||
+        value < 0)
+      throw FormatError({source, {}, {}, {}},
+                        fmt::format("a non-negative number in the metadata entry '{}'", s.entry),
+                        "'" + text + "'");
+    saved.optimizer.*s.field = value;
+  }
+  const std::string& schedule = entry(metadata, schedule_entry, source);
+  try {
+    saved.lr_schedule = LrSchedule::parse(schedule);
+  } catch (const std::invalid_argument& e) {
+    throw FormatError(
+        {source, {}, {}, {}},
+        fmt::format("a learning-rate schedule in the metadata entry '{}'", schedule_entry),
+        "'" + schedule + "' (" + e.what() + ")");
+  }
+  return saved;
+}
+
+TrainingSettings resolve_settings(const OptimizerChoices& chosen, kernels::Optimizer optimizer,
+                                  const std::optional<TrainingSettings>& saved,
+                                  std::vector<std::string>& replaced) {
+  TrainingSettings settings =
+      saved.value_or(TrainingSettings{default_optimizer_settings(optimizer), {}});
+  for (const NumberSetting& s : number_settings) {
+    const std::optional<double>& choice = chosen.*s.chosen;
+    if (!choice)
+      continue;
+    if (saved && saved->optimizer.*s.field != *choice)
+      replaced.push_back(fmt::format("{} {} replaces the checkpoint's {}", s.option,
+                                     round_trip(*choice), round_trip(saved->optimizer.*s.field)));
+    settings.optimizer.*s.field = *choice;
+  }
+  if (chosen.lr_schedule) {
+    if (saved && saved->lr_schedule != *chosen.lr_schedule)
+      replaced.push_back(fmt::format("--lr-schedule {} replaces the checkpoint's {}",
+                                     chosen.lr_schedule->text(), saved->lr_schedule.text()));
+    settings.lr_schedule = *chosen.lr_schedule;
+  }
+  return settings;
+}
+
+}  // namespace staticnet::runtime
