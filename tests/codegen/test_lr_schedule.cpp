@@ -33,8 +33,8 @@ TEST_CASE("lr schedule: a constant rate is the initial one in every epoch") {
 
 TEST_CASE("lr schedule: exponential rates are PyTorch's ExponentialLR's, stepped once an epoch") {
   // The rates of torch.optim.lr_scheduler.ExponentialLR(Adam(lr=0.001), gamma=0.99) before
-  // each epoch's steps (PyTorch 2.15, param_groups[0]['lr'] printed with repr). From epoch 3 on
-  // they differ in the last bit from 0.001 * 0.99**epoch (0.0009702990000000001 at epoch 3).
+  // each epoch's steps (PyTorch 2.15, param_groups[0]['lr'] printed with repr). Keras' closed
+  // form 0.001 * 0.99**epoch differs at epoch 3: 0.0009702990000000001.
   const rt::LrSchedule s = rt::LrSchedule::parse("exponential:0.99");
   CHECK_FALSE(s.is_constant());
   CHECK(s.at(0.001, 0) == 0.001);
@@ -83,14 +83,19 @@ TEST_CASE("lr schedule: a schedule that does not read is refused, quoting what i
         "steps:12=1e-4,24=2e-5), found 'cosine'");
   CHECK(parse_error("") != "(no error)");
   CHECK(parse_error("exponential") ==
-        "exponential: expected exponential:GAMMA with GAMMA a number, e.g. exponential:0.99");
-  CHECK(parse_error("exponential:0.9x") ==
-        "exponential:0.9x: expected exponential:GAMMA with GAMMA a number, e.g. "
+        "exponential: expected exponential:GAMMA with GAMMA a number in (0, 1], e.g. "
         "exponential:0.99");
-  CHECK(parse_error("exponential:0") == "exponential:0: the factor must be a positive number");
-  CHECK(parse_error("exponential:-0.5") ==
-        "exponential:-0.5: the factor must be a positive number");
-  CHECK(parse_error("exponential:inf") == "exponential:inf: the factor must be a positive number");
+  CHECK(parse_error("exponential:0.9x") ==
+        "exponential:0.9x: expected exponential:GAMMA with GAMMA a number in (0, 1], e.g. "
+        "exponential:0.99");
+  CHECK(parse_error("exponential:0") == "exponential:0: the factor must be in (0, 1], found 0");
+  CHECK(parse_error("exponential:-0.50") ==
+        "exponential:-0.50: the factor must be in (0, 1], found -0.5");
+  CHECK(parse_error("exponential:9.9") ==
+        "exponential:9.9: the factor must be in (0, 1], found 9.9");
+  CHECK(parse_error("exponential:inf") ==
+        "exponential:inf: the factor must be in (0, 1], found inf");
+  CHECK(parse_error("exponential:1") == "(no error)");
   CHECK(parse_error("steps:") ==
         "steps:: expected EPOCHS=LR (a whole number of epochs, then the rate), found ''");
   CHECK(parse_error("steps:12=abc") ==
@@ -101,10 +106,24 @@ TEST_CASE("lr schedule: a schedule that does not read is refused, quoting what i
   CHECK(parse_error("steps:1.5=0.1") ==
         "steps:1.5=0.1: expected EPOCHS=LR (a whole number of epochs, then the rate), found "
         "'1.5=0.1'");
+  CHECK(parse_error("steps: 12=0.1") ==
+        "steps: 12=0.1: expected EPOCHS=LR (a whole number of epochs, then the rate), found "
+        "' 12=0.1'");
+  CHECK(parse_error("steps:12=1e400") ==
+        "steps:12=1e400: expected EPOCHS=LR (a whole number of epochs, then the rate), found "
+        "'12=1e400'");
   CHECK(parse_error("steps:24=1e-4,12=2e-5") ==
-        "steps: the epochs must increase from 1, found 12 after 24");
-  CHECK(parse_error("steps:0=0.1") == "steps: the epochs must increase from 1, found 0 after 0");
-  CHECK(parse_error("steps:12=0") == "steps: the rate after epoch 12 must be positive, found 0");
+        "steps:24=1e-4,12=2e-5: the epochs must increase, found 12 after 24");
+  CHECK(parse_error("steps:12=1e-4,12=2e-5") ==
+        "steps:12=1e-4,12=2e-5: the epochs must increase, found 12 after 12");
+  CHECK(parse_error("steps:0=0.1") == "steps:0=0.1: the first EPOCHS must be at least 1, found 0");
+  CHECK(parse_error("steps:12=0") ==
+        "steps:12=0: the rate after 12 epochs must be positive, found 0");
   CHECK(parse_error("steps:12=nan") ==
-        "steps: the rate after epoch 12 must be positive, found nan");
+        "steps:12=nan: the rate after 12 epochs must be positive, found nan");
+  // The factories say why without the text.
+  CHECK_THROWS_WITH_AS(rt::LrSchedule::exponential(1.5), "the factor must be in (0, 1], found 1.5",
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(rt::LrSchedule::steps({}), "expected at least one EPOCHS=LR",
+                       std::invalid_argument);
 }

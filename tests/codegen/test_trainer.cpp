@@ -259,7 +259,7 @@ TEST_CASE("trainer: a resumed run keeps the checkpoint's optimizer settings and 
     rt::CpuBackend backend(model, steps, 2);
     rt::train(model, backend, straight, out, progress);
   }
-  // Numbers as Python's repr writes them, so that they read back as the same doubles.
+  // Each number in the shortest text that reads back as the same double.
   const rt::Checkpoint saved = rt::load_checkpoint(straight.save);
   CHECK(saved.extra_metadata.at("learning_rate") == "0.05");
   CHECK(saved.extra_metadata.at("momentum") == "0.5");
@@ -305,6 +305,23 @@ TEST_CASE("trainer: a resumed run keeps the checkpoint's optimizer settings and 
           std::string::npos);
     CHECK(replaced_out.str().find("--lr-schedule constant replaces the checkpoint's "
                                   "steps:1=0.02") != std::string::npos);
+    CHECK(replaced_out.str().find("this epoch's rate: 0.05 (the checkpoint's settings give "
+                                  "0.02)") != std::string::npos);
+  }
+  // Under a schedule --lr is the first epoch's rate: past the step, replacing it changes nothing
+  // now, and the run says so.
+  rt::TrainOptions first_rate = options_for(3);
+  first_rate.resume = straight.save;
+  first_rate.optimizer.learning_rate = 0.1;
+  {
+    rt::CpuBackend inner(model, steps, 2);
+    RateRecordingBackend backend(inner);
+    std::ostringstream first_rate_out;
+    rt::train(model, backend, first_rate, first_rate_out, progress);
+    CHECK(backend.rates == std::vector<float>{0.02f, 0.02f, 0.02f});
+    CHECK(first_rate_out.str().find("--lr 0.1 replaces the checkpoint's 0.05") !=
+          std::string::npos);
+    CHECK(first_rate_out.str().find("this epoch's rate stays 0.02") != std::string::npos);
   }
   fs::remove_all(dir);
 }
@@ -342,23 +359,42 @@ TEST_CASE("trainer: checkpoints without optimizer settings resume; broken settin
           std::string::npos);
   }
 
-  // A value that does not read: refused before training, naming the file and the entry.
-  rt::Checkpoint broken = checkpoint;
-  broken.extra_metadata["momentum"] = "0.9x";
-  rt::save_checkpoint(dir / "broken.safetensors", broken);
-  rt::TrainOptions resume_broken = options_for(2);
-  resume_broken.resume = dir / "broken.safetensors";
-  rt::CpuBackend backend(model, steps, 2);
-  CHECK_THROWS_WITH_AS(rt::train(model, backend, resume_broken, out, progress),
-                       doctest::Contains("broken.safetensors: expected a non-negative number in "
-                                         "the metadata entry 'momentum', found '0.9x'"),
-                       rt::FormatError);
-  broken.extra_metadata["momentum"] = "0.9";
-  broken.extra_metadata["lr_schedule"] = "steps:5";
-  rt::save_checkpoint(dir / "broken.safetensors", broken);
-  CHECK_THROWS_WITH_AS(rt::train(model, backend, resume_broken, out, progress),
-                       doctest::Contains("expected a learning-rate schedule in the metadata entry "
-                                         "'lr_schedule', found 'steps:5'"),
-                       rt::FormatError);
+  // A value that does not read, or lies outside the command line's limits, or is missing: refused
+  // before training, naming the file and the entry.
+  const auto refusal = [&](const char* entry, const char* value) {
+    rt::Checkpoint broken = checkpoint;
+    if (value)
+      broken.extra_metadata[entry] = value;
+    else
+      broken.extra_metadata.erase(entry);
+    rt::save_checkpoint(dir / "broken.safetensors", broken);
+    rt::TrainOptions resume_broken = options_for(2);
+    resume_broken.resume = dir / "broken.safetensors";
+    rt::CpuBackend backend(model, steps, 2);
+    try {
+      rt::train(model, backend, resume_broken, out, progress);
+    } catch (const rt::FormatError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  const std::string file = (dir / "broken.safetensors").string();
+  CHECK(refusal("momentum", "0.9x") ==
+        file + ": expected a number in [0, 1] in the metadata entry 'momentum', found '0.9x'");
+  CHECK(refusal("beta2", "1.5") ==
+        file + ": expected a number in [0, 1] in the metadata entry 'beta2', found '1.5'");
+  CHECK(refusal("learning_rate", "0") ==
+        file + ": expected a positive number in the metadata entry 'learning_rate', found '0'");
+  CHECK(refusal("epsilon", "inf") ==
+        file + ": expected a positive number in the metadata entry 'epsilon', found 'inf'");
+  CHECK(refusal("epsilon", nullptr) ==
+        file +
+            ": expected the metadata entry 'epsilon', found none (the optimizer's other "
+            "settings are there)");
+  CHECK(refusal("lr_schedule", "steps:5") ==
+        file +
+            ": expected a learning-rate schedule in the metadata entry 'lr_schedule', found "
+            "'steps:5' (steps:5: expected EPOCHS=LR (a whole number of epochs, then the rate), "
+            "found '5')");
   fs::remove_all(dir);
 }

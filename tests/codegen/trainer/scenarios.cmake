@@ -35,11 +35,12 @@ if(SCENARIO STREQUAL "resume_bit_for_bit")
 elseif(SCENARIO STREQUAL "resume_keeps_settings")
   # The optimizer's settings and the schedule come back from the checkpoint: resumed with none
   # of them given, the run ends with the same bytes as a straight one.
-  set(settings --lr 0.05 --momentum 0.5 --weight-decay 0.001 --lr-schedule steps:1=0.02)
+  set(settings --lr 0.05 --momentum 0.5 --weight-decay 0.001 --lr-schedule exponential:0.4)
   train(0 ${data} ${settings} --epochs 2 --save straight.safetensors)
   train(0 ${data} ${settings} --epochs 1 --save resumed.safetensors)
   train(0 ${data} --epochs 2 --resume resumed.safetensors --save resumed.safetensors)
-  if(NOT out MATCHES "\\(lr 0.05, 0.02 after epoch 1\\)" OR NOT out MATCHES "epoch 2/2: lr 0.02,")
+  if(NOT out MATCHES "\\(lr 0.05, x0.4 after every epoch\\)" OR
+     NOT out MATCHES "epoch 2/2: lr 0.02,")
     message(FATAL_ERROR "the resumed run did not take the checkpoint's settings:\n${out}")
   endif()
   file(SHA256 "${WORK}/straight.safetensors" a)

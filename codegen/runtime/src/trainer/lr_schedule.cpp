@@ -38,9 +38,10 @@ std::string shortest(double x) {
 }  // namespace
 
 LrSchedule LrSchedule::exponential(double gamma) {
-  if (!positive_finite(gamma))
+  // Above 1 the rate grows without end: a typo for a decay (9.9 for 0.99) more likely than meant.
+  if (!(gamma > 0 && gamma <= 1))
     throw std::invalid_argument(
-        fmt::format("exponential:{}: the factor must be a positive number", shortest(gamma)));
+        fmt::format("the factor must be in (0, 1], found {}", shortest(gamma)));
   LrSchedule s;
   s.kind_ = Kind::exponential;
   s.gamma_ = gamma;
@@ -49,19 +50,18 @@ LrSchedule LrSchedule::exponential(double gamma) {
 
 LrSchedule LrSchedule::steps(std::vector<Step> steps) {
   if (steps.empty())
-    throw std::invalid_argument("steps: expected at least one EPOCHS=LR");
-  std::int64_t previous = 0;
-  for (const Step& step : steps) {
-    if (step.after_epochs <= previous)
+    throw std::invalid_argument("expected at least one EPOCHS=LR");
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    const Step& step = steps[i];
+    if (i == 0 && step.after_epochs < 1)
       throw std::invalid_argument(
-          fmt::format("steps: the epochs must increase from 1, found {} after {}",
-                      step.after_epochs, previous));
+          fmt::format("the first EPOCHS must be at least 1, found {}", step.after_epochs));
+    if (i > 0 && step.after_epochs <= steps[i - 1].after_epochs)
+      throw std::invalid_argument(fmt::format("the epochs must increase, found {} after {}",
+                                              step.after_epochs, steps[i - 1].after_epochs));
     if (!positive_finite(step.learning_rate))
-      throw std::invalid_argument(
-          fmt::format("steps: the rate after epoch {} must be positive, "
-                      "found {}",
-                      step.after_epochs, shortest(step.learning_rate)));
-    previous = step.after_epochs;
+      throw std::invalid_argument(fmt::format("the rate after {} epochs must be positive, found {}",
+                                              step.after_epochs, shortest(step.learning_rate)));
   }
   LrSchedule s;
   s.kind_ = Kind::steps;
@@ -75,12 +75,21 @@ LrSchedule LrSchedule::parse(std::string_view text) {
   const std::size_t colon = text.find(':');
   const std::string_view kind = text.substr(0, colon);
   const std::string_view rest = colon == std::string_view::npos ? "" : text.substr(colon + 1);
+  // The factories' reasons, after the text they refuse.
+  const auto refused = [&](const std::invalid_argument& e) {
+    return std::invalid_argument(fmt::format("{}: {}", text, e.what()));
+  };
   if (kind == "exponential") {
     const auto gamma = whole_number<double>(rest);
     if (!gamma)
       throw std::invalid_argument(fmt::format(
-          "{}: expected exponential:GAMMA with GAMMA a number, e.g. exponential:0.99", text));
-    return exponential(*gamma);
+          "{}: expected exponential:GAMMA with GAMMA a number in (0, 1], e.g. exponential:0.99",
+          text));
+    try {
+      return exponential(*gamma);
+    } catch (const std::invalid_argument& e) {
+      throw refused(e);
+    }
   }
   if (kind == "steps") {
     std::vector<Step> steps;
@@ -99,7 +108,11 @@ LrSchedule LrSchedule::parse(std::string_view text) {
       steps.push_back({*epochs, *rate});
       start = comma + 1;
     }
-    return LrSchedule::steps(std::move(steps));
+    try {
+      return LrSchedule::steps(std::move(steps));
+    } catch (const std::invalid_argument& e) {
+      throw refused(e);
+    }
   }
   throw std::invalid_argument(fmt::format("expected {}, found '{}'", forms, text));
 }

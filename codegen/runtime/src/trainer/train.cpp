@@ -131,7 +131,7 @@ std::string epoch_line(const ModelInfo& model, const EpochMetrics& m, std::int64
                        bool scheduled) {
   std::string line = fmt::format("epoch {}/{}: ", m.epoch, epochs);
   if (scheduled)
-    line += fmt::format("lr {}, ", m.learning_rate);
+    line += fmt::format("lr {:.6g}, ", m.learning_rate);
   line += fmt::format("loss {:.4f}", m.train_loss);
   if (model.classifies())
     line += fmt::format(", accuracy {:.1f}%", 100.0 * m.train_accuracy);
@@ -363,10 +363,21 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
     out << fmt::format("resumed from {} at step {} (epoch {}, batch {})\n", options.resume.string(),
                        position.step, position.epoch + 1, position.batch);
     if (!saved)
-      out << "  the checkpoint keeps no optimizer settings (an older staticnet wrote it): the "
-             "options given and PyTorch's defaults apply\n";
+      out << "  the checkpoint keeps no optimizer settings (an older staticnet wrote it, and its "
+             "six-decimal learning_rate entry is not read): the options given and PyTorch's "
+             "defaults apply\n";
     for (const std::string& line : replaced)
       out << "  " << line << "\n";
+    // Under a schedule --lr is the first epoch's rate: say what a replacement does to this one.
+    if (saved && !replaced.empty() &&
+        !(settings.lr_schedule.is_constant() && saved->lr_schedule.is_constant())) {
+      const double now = settings.lr_schedule.at(settings.optimizer.learning_rate, position.epoch);
+      const double was = saved->lr_schedule.at(saved->optimizer.learning_rate, position.epoch);
+      out << (now == was ? fmt::format("  this epoch's rate stays {:.6g}\n", now)
+                         : fmt::format("  this epoch's rate: {:.6g} (the checkpoint's settings "
+                                       "give {:.6g})\n",
+                                       now, was));
+    }
   }
 
   if (position.epoch >= options.epochs)
@@ -422,12 +433,15 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
       if (!t.finite)
         throw NumericalError(fmt::format(
             "the loss is {} at step {} (epoch {}, batch {} of {}), first at sample {} of the "
-            "batch: training stopped, nothing was saved after it{}. A lower --lr (now {}) "
-            "usually helps.",
+            "batch: training stopped, nothing was saved after it{}. {}",
             non_finite_name(backend.losses()[static_cast<std::size_t>(t.first_bad)]),
             position.step + 1, epoch + 1, position.batch + 1, batches, t.first_bad,
             options.save.empty() ? "" : " (" + options.save.string() + " holds the last epoch)",
-            epoch_settings.learning_rate));
+            scheduled ? fmt::format("A lower rate usually helps (this epoch's is {:.6g}, from "
+                                    "--lr and --lr-schedule).",
+                                    epoch_settings.learning_rate)
+                      : fmt::format("A lower --lr (now {}) usually helps.",
+                                    epoch_settings.learning_rate)));
       ++position.step;
       ++position.batch;
       loss_sum += t.loss;

@@ -11,23 +11,29 @@
 namespace staticnet::runtime {
 namespace {
 
-// One number setting: its checkpoint entry, its command-line option, and where it is kept.
+// One number setting: its checkpoint entry, its command-line option, where it is kept, and its
+// values: positive, or in [0, 1] (the command line's limits).
 struct NumberSetting {
   const char* entry;
   const char* option;
   double kernels::OptimizerSettings::*field;
   std::optional<double> OptimizerChoices::*chosen;
+  bool positive;
+
+  bool allows(double x) const { return positive ? std::isfinite(x) && x > 0 : x >= 0 && x <= 1; }
+  const char* values() const { return positive ? "a positive number" : "a number in [0, 1]"; }
 };
 
 constexpr NumberSetting number_settings[] = {
     {"learning_rate", "--lr", &kernels::OptimizerSettings::learning_rate,
-     &OptimizerChoices::learning_rate},
-    {"momentum", "--momentum", &kernels::OptimizerSettings::momentum, &OptimizerChoices::momentum},
+     &OptimizerChoices::learning_rate, true},
+    {"momentum", "--momentum", &kernels::OptimizerSettings::momentum, &OptimizerChoices::momentum,
+     false},
     {"weight_decay", "--weight-decay", &kernels::OptimizerSettings::weight_decay,
-     &OptimizerChoices::weight_decay},
-    {"beta1", "--beta1", &kernels::OptimizerSettings::beta1, &OptimizerChoices::beta1},
-    {"beta2", "--beta2", &kernels::OptimizerSettings::beta2, &OptimizerChoices::beta2},
-    {"epsilon", "--eps", &kernels::OptimizerSettings::epsilon, &OptimizerChoices::epsilon},
+     &OptimizerChoices::weight_decay, false},
+    {"beta1", "--beta1", &kernels::OptimizerSettings::beta1, &OptimizerChoices::beta1, false},
+    {"beta2", "--beta2", &kernels::OptimizerSettings::beta2, &OptimizerChoices::beta2, false},
+    {"epsilon", "--eps", &kernels::OptimizerSettings::epsilon, &OptimizerChoices::epsilon, true},
 };
 
 constexpr const char* schedule_entry = "lr_schedule";
@@ -65,10 +71,9 @@ std::optional<TrainingSettings> saved_settings(const std::map<std::string, std::
     const std::string& text = entry(metadata, s.entry, source);
     double value = 0;
     const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (error != std::errc{} || end != text.data() + text.size() || !std::isfinite(value) ||
-        value < 0)
+    if (error != std::errc{} || end != text.data() + text.size() || !s.allows(value))
       throw FormatError({source, {}, {}, {}},
-                        fmt::format("a non-negative number in the metadata entry '{}'", s.entry),
+                        fmt::format("{} in the metadata entry '{}'", s.values(), s.entry),
                         "'" + text + "'");
     saved.optimizer.*s.field = value;
   }

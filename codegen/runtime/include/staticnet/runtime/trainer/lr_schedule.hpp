@@ -3,13 +3,14 @@
 // schedules the MLPerf Tiny reference recipes use (Keras' LearningRateScheduler, called once per
 // epoch):
 //
-//   exponential:G    the rate is multiplied by G after every epoch (ResNet-8: --lr 0.001
-//                    --lr-schedule exponential:0.99). Multiplied in double one epoch at a time,
-//                    as PyTorch's ExponentialLR stepped once per epoch does, so the rates are
-//                    PyTorch's to the bit (lr·G^epoch by pow() differs in the last bit from
-//                    epoch 3 on).
-//   steps:E=LR,...   LR once E epochs are done: E is PyTorch's milestone and Keras' `epoch < E`
-//                    (DS-CNN: --lr 0.0005 --lr-schedule steps:12=1e-4,24=2e-5,36=1e-5).
+//   exponential:G    the rate is multiplied by G, 0 < G <= 1, after every epoch (ResNet-8:
+//                    --lr 0.001 --lr-schedule exponential:0.99). Multiplied in double one epoch
+//                    at a time, as PyTorch's ExponentialLR stepped once per epoch does, so the
+//                    rates are PyTorch's to the bit. (Keras' lr·G^epoch by pow() is not: from
+//                    epoch 3 on most epochs differ, by up to 14 ulp at epoch 500.)
+//   steps:E=LR,...   LR once E epochs are done, E increasing from 1: E is PyTorch's milestone
+//                    and Keras' `epoch < E` (DS-CNN: --lr 0.0005
+//                    --lr-schedule steps:12=1e-4,24=2e-5,36=1e-5).
 //
 // The rate depends on the epoch alone, so a run resumed in mid-epoch goes on with the same rates.
 #include <cstdint>
@@ -28,11 +29,12 @@ class LrSchedule {
   };
 
   LrSchedule() = default;  // constant
+  // Both throw std::invalid_argument, saying why, for a schedule outside the limits above.
   static LrSchedule exponential(double gamma);
-  // Throws std::invalid_argument unless the epochs increase from 1 and every rate is positive.
   static LrSchedule steps(std::vector<Step> steps);
   // Reads "constant", "exponential:0.99" or "steps:12=0.0001,24=2e-05", as text() writes them.
-  // Throws std::invalid_argument with a message that quotes the part that is wrong.
+  // Throws std::invalid_argument with a message that starts with `text` and says what is wrong
+  // (quoting the item, where one of a steps list does not read).
   static LrSchedule parse(std::string_view text);
 
   // The rate of 0-based `epoch` when the first epoch's is `initial`.
