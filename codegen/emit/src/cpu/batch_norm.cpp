@@ -111,6 +111,8 @@ void CpuKernelEmitter::emit_norm(const FusedGroup& g) {
                                         : ": d(output)");
   v["dgamma"] = parameter(l.weight_offset, BufferRole::gradients);
   v["dbeta"] = parameter(l.bias_offset, BufferRole::gradients);
+  v["dgamma_note"] = "// gradient of " + weight_name(g.norm) + " (γ)";
+  v["dbeta_note"] = "// gradient of " + bias_name(g.norm) + " (β)";
   v["y_arg"] = g.activation >= 0 ? "y" : "nullptr";
   body_.emit(v, R"(
     void backward_$name$(std::byte* arena, c::ThreadPool& pool) {
@@ -118,8 +120,8 @@ void CpuKernelEmitter::emit_norm(const FusedGroup& g) {
       const float* const stats = $stats$;  $stats_note$
       const float* const gamma = $gamma$;  $gamma_note$
       float* const dy = $dy$;  $dy_note$
-      float* const dgamma = $dgamma$;  // gradient of $gamma_note$
-      float* const dbeta = $dbeta$;  // gradient of $beta_note$
+      float* const dgamma = $dgamma$;  $dgamma_note$
+      float* const dbeta = $dbeta$;  $dbeta_note$
   )");
   body_.indent();
   if (g.activation >= 0)

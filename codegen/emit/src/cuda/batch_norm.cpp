@@ -124,6 +124,8 @@ void CudaKernelEmitter::emit_norm(const FusedGroup& g) {
                                         : ": d(output)");
   v["dgamma"] = parameter(l.weight_offset, BufferRole::gradients);
   v["dbeta"] = parameter(l.bias_offset, BufferRole::gradients);
+  v["dgamma_note"] = "// gradient of " + weight_name(g.norm) + " (γ)";
+  v["dbeta_note"] = "// gradient of " + bias_name(g.norm) + " (β)";
   v["sums"] = launch_blocks(
       "backward_" + name + "_sums_kernel", channels,
       std::string("x, ") + (g.activation >= 0 ? "y" : "nullptr") + ", stats, dy, dgamma, dbeta");
@@ -150,8 +152,8 @@ void CudaKernelEmitter::emit_norm(const FusedGroup& g) {
       const float* const stats = $stats$;  $stats_note$
       const float* const gamma = $gamma$;  $gamma_note$
       float* const dy = $dy$;  $dy_note$
-      float* const dgamma = $dgamma$;  // gradient of $gamma_note$
-      float* const dbeta = $dbeta$;  // gradient of $beta_note$
+      float* const dgamma = $dgamma$;  $dgamma_note$
+      float* const dbeta = $dbeta$;  $dbeta_note$
       $saved_y$
       $sums$
       $input$

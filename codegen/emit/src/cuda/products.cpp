@@ -42,15 +42,16 @@ void CudaKernelEmitter::emit_product(const FusedGroup& g) {
     libraries_.push_back("g::Convolution " + member + ";");
     library_init_.push_back(member + "(handles, " + member + "_geometry, g::ConvEpilogue::" +
                             epilogue + ", " + gradients + ", " + ws + ", /*alignment=*/" +
-                            std::to_string(conv_alignment(g, epilogue != "none")) + ")");
+                            std::to_string(product_alignment(g, epilogue != "none")) + ")");
   } else {
     epilogue = relu ? (bias ? "relu_bias" : "relu") : (bias && g.activation < 0 ? "bias" : "none");
     libraries_.push_back("g::LinearProduct " + member + ";");
-    library_init_.push_back(member + "(handles, {.batch = " + literal(l.input_shape[0]) +
-                            ", .in_features = " + literal(l.input_shape[1]) + ", .out_features = " +
-                            literal(l.output_shape[1]) + "}, g::LinearEpilogue::" + epilogue +
-                            ", " + gradients + ", /*bias_gradient=*/" +
-                            (l.options.bias ? "true" : "false") + ", " + ws + ")");
+    library_init_.push_back(
+        member + "(handles, {.batch = " + literal(l.input_shape[0]) +
+        ", .in_features = " + literal(l.input_shape[1]) +
+        ", .out_features = " + literal(l.output_shape[1]) + "}, g::LinearEpilogue::" + epilogue +
+        ", " + gradients + ", /*bias_gradient=*/" + (l.options.bias ? "true" : "false") + ", " +
+        ws + ", /*alignment=*/" + std::to_string(product_alignment(g, false)) + ")");
   }
   library_lines_.push_back("\"layer " + std::to_string(g.product) + " " + name_of(l.kind) +
                            ": \" + l." + member + ".describe()");
@@ -59,11 +60,12 @@ void CudaKernelEmitter::emit_product(const FusedGroup& g) {
     emit_product_backward(g);
 }
 
-// The largest power of two, up to 16, dividing the arena offset of every tensor the convolution's
-// cuDNN graphs bind: cuDNN picks engines for the alignment it is told, and one that assumes 16
-// bytes rejects a tensor the plan placed at an offset of, say, 4 modulo 16.
-// The bias is bound only when cuDNN is asked to add it (`bias_bound`).
-int CudaKernelEmitter::conv_alignment(const FusedGroup& g, bool bias_bound) const {
+// The largest power of two, up to 16, dividing the arena offset of every tensor the product's
+// cuDNN graphs or cuBLASLt matmuls bind: the libraries pick algorithms for the alignment they are
+// told (cuBLASLt assumes 256 bytes unless told), and one that assumes 16 bytes fails on a tensor
+// the plan placed at an offset of, say, 4 modulo 16. A convolution's bias is bound only when
+// cuDNN is asked to add it (`bias_bound`); cuBLASLt's bias vector is no matrix it aligns for.
+int CudaKernelEmitter::product_alignment(const FusedGroup& g, bool bias_bound) const {
   const LayerPlan& l = layer(g.product);
   std::vector<std::int64_t> offsets = {
       a_.offset(l.input_buffer), a_.offset(l.output_buffer),

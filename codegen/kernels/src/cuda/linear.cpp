@@ -96,6 +96,12 @@ LinearProduct::Choice LinearProduct::make(cublasOperation_t trans_a, cublasOpera
     check(cublasLtMatmulPreferenceSetAttribute(preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
                                                &limit, sizeof limit),
           "cublasLtMatmulPreferenceSetAttribute");
+    const auto alignment = static_cast<std::uint32_t>(alignment_);
+    for (const cublasLtMatmulPreferenceAttributes_t matrix :
+         {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
+          CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES})
+      check(cublasLtMatmulPreferenceSetAttribute(preference, matrix, &alignment, sizeof alignment),
+            "cublasLtMatmulPreferenceSetAttribute(MIN_ALIGNMENT)");
     cublasLtMatmulHeuristicResult_t result{};
     int found = 0;
     const cublasStatus_t status = cublasLtMatmulAlgoGetHeuristic(
@@ -116,8 +122,12 @@ LinearProduct::Choice LinearProduct::make(cublasOperation_t trans_a, cublasOpera
 }
 
 LinearProduct::LinearProduct(const Libraries& libraries, LinearShape shape, LinearEpilogue forward,
-                             Gradients gradients, bool bias_gradient, std::int64_t workspace_limit)
-    : libraries_(libraries), shape_(shape), workspace_limit_(workspace_limit) {
+                             Gradients gradients, bool bias_gradient, std::int64_t workspace_limit,
+                             int alignment)
+    : libraries_(libraries),
+      shape_(shape),
+      workspace_limit_(workspace_limit),
+      alignment_(alignment) {
   const std::int64_t batch = shape.batch, in = shape.in_features, out = shape.out_features;
   const cublasLtEpilogue_t fwd = forward == LinearEpilogue::relu_bias ? CUBLASLT_EPILOGUE_RELU_BIAS
                                  : forward == LinearEpilogue::relu    ? CUBLASLT_EPILOGUE_RELU

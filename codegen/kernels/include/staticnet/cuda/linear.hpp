@@ -34,8 +34,11 @@ class LinearProduct {
  public:
   // `workspace_limit`: bytes of the plan's workspace region the products may use.
   // `bias_gradient`: the weight gradient's pass also sums db (ignored for Gradients::none).
+  // `alignment`: the bytes (16, 8 or 4) every matrix's address is a multiple of; cuBLASLt's
+  // heuristic considers only algorithms that work at that alignment (it assumes 256 untold).
   LinearProduct(const Libraries& libraries, LinearShape shape, LinearEpilogue forward,
-                Gradients gradients, bool bias_gradient, std::int64_t workspace_limit);
+                Gradients gradients, bool bias_gradient, std::int64_t workspace_limit,
+                int alignment);
   ~LinearProduct();
   LinearProduct(const LinearProduct&) = delete;
   LinearProduct& operator=(const LinearProduct&) = delete;
@@ -66,6 +69,7 @@ class LinearProduct {
   const Libraries& libraries_;
   LinearShape shape_;
   std::int64_t workspace_limit_;
+  int alignment_;
   LinearEpilogue forward_epilogue_ = LinearEpilogue::none;
   bool bias_gradient_ = false;
   Choice forward_, weights_, input_;
