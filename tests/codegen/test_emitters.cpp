@@ -119,6 +119,8 @@ TEST_CASE("fusion: ResNet-8 fuses BatchNorm and the residual sum with the ReLU a
         std::string::npos);
   CHECK(step.find("one thread per channel") == std::string::npos);
   CHECK(step.find("One thread per channel") == std::string::npos);
+  CHECK(step.find(";  // gradient of 1.weight (γ)\n") != std::string::npos);  // BatchNorm 1's
+  CHECK(step.find("// gradient of // ") == std::string::npos);
   CHECK(step.find("forward_layers_1_2(arena, lib, stream, training);") != std::string::npos);
 }
 
@@ -174,4 +176,18 @@ TEST_CASE("emitters: an Inference setup gives the CPU forward pass, and needs a 
   CHECK_THROWS_WITH_AS(
       cg::emit_cpu_backend(view_of<Nothing, sn::Inference<sn::Input<sn::f32, 8>, sn::Batch<2>>>()),
       "M has no parameters: there is nothing to load", std::invalid_argument);
+}
+
+TEST_CASE("emitters: cuBLASLt is told the alignment the plan gives each Linear's tensors") {
+  // gm::Mlp packs its parameters in order: 6→5 weight (30 floats) and bias (5), then the 5→4
+  // weight at 35 floats = 140 bytes, 4 modulo 16, and the 4→3 weight at 35 + 20 + 4 = 59 floats
+  // = 236 bytes, also 4 modulo 16. Untold, cuBLASLt assumes 256-byte-aligned matrices.
+  const auto model = view_of<gm::Mlp, gm::MlpSetup>();
+  const std::string& step = cg::emit_cuda_backend(model).at(1).text;
+  CHECK(step.find("linear_2(handles, {.batch = 4, .in_features = 5, .out_features = 4}, "
+                  "g::LinearEpilogue::none, g::Gradients::weights_and_input, "
+                  "/*bias_gradient=*/true, 0, /*alignment=*/4)") != std::string::npos);
+  CHECK(step.find("linear_4(handles, {.batch = 4, .in_features = 4, .out_features = 3}, "
+                  "g::LinearEpilogue::bias, g::Gradients::weights_and_input, "
+                  "/*bias_gradient=*/true, 0, /*alignment=*/4)") != std::string::npos);
 }
