@@ -114,7 +114,9 @@ if [[ " $parts " == *" train "* ]]; then
   STATICNET_CUDA_GRAPHS=0 "$bin/simple_cnn_trainer_cuda" --data synthetic:4096 \
     --eval synthetic:1024 --epochs 3 --seed 1 --save "$out/simple_cnn_cuda_nograph.safetensors" \
     --progress none >"$out/simple_cnn_cuda_nograph.txt" 2>&1
-  if cmp -s "$out/simple_cnn_cuda.safetensors" "$out/simple_cnn_cuda_nograph.safetensors"; then
+  if [[ ! -f $out/simple_cnn_cuda.safetensors || ! -f $out/simple_cnn_cuda_nograph.safetensors ]]; then
+    note "graph replay = launch by launch: no checkpoints to compare (the runs above failed)"
+  elif cmp -s "$out/simple_cnn_cuda.safetensors" "$out/simple_cnn_cuda_nograph.safetensors"; then
     note "graph replay = launch by launch: identical checkpoints after 3 epochs"
   else
     note "graph replay = launch by launch: checkpoints DIFFER"

@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <exception>
 #include <string>
 #include <vector>
 
@@ -61,6 +62,12 @@ const Sample samples[] = {
 
 }  // namespace
 
+namespace {
+
+int run(const std::string& which, const Sample& sample, int steps, int repeats);
+
+}  // namespace
+
 int main(int argc, char** argv) {
   if (argc < 2) {
     std::fprintf(stderr, "usage: %s MODEL [--steps N] [--repeats N]\n  MODEL:", argv[0]);
@@ -86,8 +93,19 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "unknown model %s\n", which.c_str());
     return 2;
   }
-  const rt::ModelInfo model = sample->model_info();
-  rt::CudaBackend backend(model, sample->make_step);
+  try {
+    return run(which, *sample, steps, repeats);
+  } catch (const std::exception& e) {  // no GPU, or a library refusing the plan
+    std::printf("error: %s\n", e.what());
+    return 1;
+  }
+}
+
+namespace {
+
+int run(const std::string& which, const Sample& sample, int steps, int repeats) {
+  const rt::ModelInfo model = sample.model_info();
+  rt::CudaBackend backend(model, sample.make_step);
   bench::initialize_parameters(model, backend);
   // Both staging buffers hold the same random batch, so every step copies real data in.
   for (int staging = 0; staging < 2; ++staging) {
@@ -123,3 +141,5 @@ int main(int argc, char** argv) {
   std::printf("kernels:\n%s", backend.details().c_str());
   return 0;
 }
+
+}  // namespace
