@@ -183,7 +183,8 @@ TEST_CASE("emitters: cuBLASLt is told the alignment the plan gives each Linear's
   // weight at 35 floats = 140 bytes, 4 modulo 16, and the 4→3 weight at 35 + 20 + 4 = 59 floats
   // = 236 bytes, also 4 modulo 16. Untold, cuBLASLt assumes 256-byte-aligned matrices.
   const auto model = view_of<gm::Mlp, gm::MlpSetup>();
-  const std::string& step = cg::emit_cuda_backend(model).at(1).text;
+  const std::vector<cg::EmittedFile> files = cg::emit_cuda_backend(model);
+  const std::string& step = files.at(1).text;
   CHECK(step.find("linear_2(handles, {.batch = 4, .in_features = 5, .out_features = 4}, "
                   "g::LinearEpilogue::none, g::Gradients::weights_and_input, "
                   "/*bias_gradient=*/true, 0, /*alignment=*/4)") != std::string::npos);

@@ -2,6 +2,7 @@
 // write, and what they refuse.
 #include <doctest/doctest.h>
 
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 
@@ -64,10 +65,60 @@ TEST_CASE("lr schedule: steps change the rate once their epochs are done") {
   CHECK(s.description() == "0.0001 after epoch 12, 2e-05 after epoch 24, 1e-05 after epoch 36");
 }
 
+TEST_CASE("lr schedule: cosine rates are PyTorch's CosineAnnealingLR's, stepped once an epoch") {
+  // torch.optim.lr_scheduler.CosineAnnealingLR(SGD(lr=0.1), T_max=5, eta_min=0.001), the rate
+  // before each epoch's steps (PyTorch 2.15, param_groups[0]['lr'] printed with repr): down over
+  // 5 epochs, back up over the next 5, and down again; the recursion's rounding shows (epoch 10
+  // is 0.10000000000000005, not 0.1).
+  const rt::LrSchedule s = rt::LrSchedule::parse("cosine:5,0.001");
+  const double torch[] = {0.1,
+                          0.0905463412215599,
+                          0.06579634122155989,
+                          0.035203658778440096,
+                          0.010453658778440105,
+                          0.001,
+                          0.010453658778440102,
+                          0.03520365877844012,
+                          0.06579634122155993,
+                          0.09054634122155995,
+                          0.10000000000000005,
+                          0.09054634122155998,
+                          0.06579634122155995,
+                          0.03520365877844014};
+  for (std::int64_t epoch = 0; epoch < 14; ++epoch) {
+    CAPTURE(epoch);
+    CHECK(s.at(0.1, epoch) == torch[epoch]);
+  }
+  // CosineAnnealingLR(SGD(lr=0.001), T_max=3): to 0 exactly, then up.
+  const rt::LrSchedule to_zero = rt::LrSchedule::cosine(3);
+  const double torch_to_zero[] = {0.001,
+                                  0.00075,
+                                  0.0002500000000000001,
+                                  0.0,
+                                  0.00024999999999999995,
+                                  0.0007500000000000006,
+                                  0.0010000000000000007,
+                                  0.0007500000000000008};
+  for (std::int64_t epoch = 0; epoch < 8; ++epoch) {
+    CAPTURE(epoch);
+    CHECK(to_zero.at(0.001, epoch) == torch_to_zero[epoch]);
+  }
+  // T_max=50 from 0.05: epochs 1, 25, 49 and 50.
+  const rt::LrSchedule long_run = rt::LrSchedule::parse("cosine:50");
+  CHECK(long_run.at(0.05, 1) == 0.04995066821070679);
+  CHECK(long_run.at(0.05, 25) == 0.024999999999999998);
+  CHECK(long_run.at(0.05, 49) == 4.933178929321102e-05);
+  CHECK(long_run.at(0.05, 50) == 0.0);
+  CHECK(s.text() == "cosine:5,0.001");
+  CHECK(long_run.text() == "cosine:50");
+  CHECK(s.description() == "cosine to 0.001 over 5 epochs (rising again after)");
+}
+
 TEST_CASE("lr schedule: text() reads back as the same schedule, to the bit") {
   for (const char* text :
        {"constant", "exponential:0.99", "exponential:0.30000000000000004", "steps:1=0.1",
-        "steps:20=0.0005,30=0.00025", "steps:3=1e-300,4=1.7976931348623157e+308"}) {
+        "steps:20=0.0005,30=0.00025", "steps:3=1e-300,4=1.7976931348623157e+308", "cosine:1",
+        "cosine:200,1e-06"}) {
     CAPTURE(text);
     const rt::LrSchedule s = rt::LrSchedule::parse(text);
     CHECK(s.text() == text);
@@ -78,9 +129,9 @@ TEST_CASE("lr schedule: text() reads back as the same schedule, to the bit") {
 }
 
 TEST_CASE("lr schedule: a schedule that does not read is refused, quoting what is wrong") {
-  CHECK(parse_error("cosine") ==
-        "expected constant, exponential:GAMMA or steps:EPOCHS=LR,... (e.g. "
-        "steps:12=1e-4,24=2e-5), found 'cosine'");
+  CHECK(parse_error("linear") ==
+        "expected constant, exponential:GAMMA, steps:EPOCHS=LR,... (e.g. steps:12=1e-4,24=2e-5) "
+        "or cosine:EPOCHS[,MIN], found 'linear'");
   CHECK(parse_error("") != "(no error)");
   CHECK(parse_error("exponential") ==
         "exponential: expected exponential:GAMMA with GAMMA a number in (0, 1], e.g. "
@@ -121,6 +172,15 @@ TEST_CASE("lr schedule: a schedule that does not read is refused, quoting what i
         "steps:12=0: the rate after 12 epochs must be positive, found 0");
   CHECK(parse_error("steps:12=nan") ==
         "steps:12=nan: the rate after 12 epochs must be positive, found nan");
+  CHECK(parse_error("cosine") ==
+        "cosine: expected cosine:EPOCHS or cosine:EPOCHS,MIN (a whole number of epochs, then "
+        "the lowest rate), e.g. cosine:50");
+  CHECK(parse_error("cosine:5,") ==
+        "cosine:5,: expected cosine:EPOCHS or cosine:EPOCHS,MIN (a whole number of epochs, then "
+        "the lowest rate), e.g. cosine:50");
+  CHECK(parse_error("cosine:0") == "cosine:0: the epochs must be at least 1, found 0");
+  CHECK(parse_error("cosine:5,-1e-3") ==
+        "cosine:5,-1e-3: the lowest rate must be a number >= 0, found -0.001");
   // The factories say why without the text.
   CHECK_THROWS_WITH_AS(rt::LrSchedule::exponential(1.5), "the factor must be in (0, 1], found 1.5",
                        std::invalid_argument);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <numbers>
 #include <optional>
 #include <stdexcept>
 #include <utility>
@@ -13,7 +14,8 @@ namespace staticnet::runtime {
 namespace {
 
 constexpr std::string_view forms =
-    "constant, exponential:GAMMA or steps:EPOCHS=LR,... (e.g. steps:12=1e-4,24=2e-5)";
+    "constant, exponential:GAMMA, steps:EPOCHS=LR,... (e.g. steps:12=1e-4,24=2e-5) or "
+    "cosine:EPOCHS[,MIN]";
 
 // The whole of `text` as a number, or nothing.
 template <typename Number>
@@ -69,6 +71,19 @@ LrSchedule LrSchedule::steps(std::vector<Step> steps) {
   return s;
 }
 
+LrSchedule LrSchedule::cosine(std::int64_t period, double floor) {
+  if (period < 1)
+    throw std::invalid_argument(fmt::format("the epochs must be at least 1, found {}", period));
+  if (!(std::isfinite(floor) && floor >= 0))
+    throw std::invalid_argument(
+        fmt::format("the lowest rate must be a number >= 0, found {}", shortest(floor)));
+  LrSchedule s;
+  s.kind_ = Kind::cosine;
+  s.period_ = period;
+  s.floor_ = floor;
+  return s;
+}
+
 LrSchedule LrSchedule::parse(std::string_view text) {
   if (text == "constant")
     return {};
@@ -114,8 +129,33 @@ LrSchedule LrSchedule::parse(std::string_view text) {
       throw refused(e);
     }
   }
+  if (kind == "cosine") {
+    const std::size_t comma = rest.find(',');
+    const auto period = whole_number<std::int64_t>(rest.substr(0, comma));
+    const auto floor =
+        comma == std::string_view::npos ? 0.0 : whole_number<double>(rest.substr(comma + 1));
+    if (!period || !floor)
+      throw std::invalid_argument(fmt::format(
+          "{}: expected cosine:EPOCHS or cosine:EPOCHS,MIN (a whole number of epochs, then the "
+          "lowest rate), e.g. cosine:50",
+          text));
+    try {
+      return cosine(*period, *floor);
+    } catch (const std::invalid_argument& e) {
+      throw refused(e);
+    }
+  }
   throw std::invalid_argument(fmt::format("expected {}, found '{}'", forms, text));
 }
+
+namespace {
+
+// Python's a % b for b > 0: never negative.
+std::int64_t python_modulo(std::int64_t a, std::int64_t b) {
+  return (a % b + b) % b;
+}
+
+}  // namespace
 
 double LrSchedule::at(double initial, std::int64_t epoch) const {
   double rate = initial;
@@ -131,6 +171,23 @@ double LrSchedule::at(double initial, std::int64_t epoch) const {
         if (epoch >= step.after_epochs)
           rate = step.learning_rate;
       break;
+    case Kind::cosine: {
+      // PyTorch's CosineAnnealingLR.get_lr(), one step per epoch, operation for operation (this
+      // file is compiled without contracting a·b + c into a fused multiply-add, as Python does
+      // not): each rate from the one before, and where cos(π·(e − 1)/T) = −1 would divide by 0,
+      // the step that starts the curve's rise again.
+      const double pi = std::numbers::pi, period = static_cast<double>(period_);
+      for (std::int64_t e = 1; e <= epoch; ++e) {
+        const auto x = static_cast<double>(e);
+        if (python_modulo(e - 1 - period_, 2 * period_) == 0)
+          rate = rate + (initial - floor_) * (1 - std::cos(pi / period)) / 2;
+        else
+          rate = (1 + std::cos(pi * x / period)) / (1 + std::cos(pi * (x - 1) / period)) *
+                     (rate - floor_) +
+                 floor_;
+      }
+      break;
+    }
   }
   return rate;
 }
@@ -148,6 +205,9 @@ std::string LrSchedule::text() const {
                            shortest(step.learning_rate));
       return out;
     }
+    case Kind::cosine:
+      return fmt::format("cosine:{}", period_) +
+             (floor_ == 0 ? std::string() : "," + shortest(floor_));
   }
   return "constant";
 }
@@ -165,6 +225,9 @@ std::string LrSchedule::description() const {
                            shortest(step.learning_rate), step.after_epochs);
       return out;
     }
+    case Kind::cosine:
+      return fmt::format("cosine to {} over {} epochs (rising again after)", shortest(floor_),
+                         period_);
   }
   return "constant";
 }

@@ -94,9 +94,10 @@ int trainer_main(int argc, char** argv, const ModelInfo& model, const BackendFac
       ->check(CLI::PositiveNumber);
   app.add_option("--lr-schedule", cl.lr_schedule,
                  "The learning rate from epoch to epoch: constant (the default), "
-                 "exponential:GAMMA (times GAMMA after every epoch, e.g. exponential:0.99) or "
+                 "exponential:GAMMA (times GAMMA after every epoch, e.g. exponential:0.99), "
                  "steps:EPOCHS=LR,... (LR once EPOCHS epochs are done, e.g. "
-                 "steps:12=1e-4,24=2e-5)")
+                 "steps:12=1e-4,24=2e-5) or cosine:EPOCHS[,MIN] (down to MIN, default 0, along "
+                 "a half cosine over EPOCHS epochs, as PyTorch's CosineAnnealingLR)")
       ->check(CLI::Validator(schedule_problem, "SCHEDULE"));
   app.add_option("--momentum", chosen.momentum, "SGDMomentum's momentum (default 0.9)")
       ->check(CLI::Range(0.0, 1.0));

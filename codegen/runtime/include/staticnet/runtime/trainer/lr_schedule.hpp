@@ -1,7 +1,7 @@
 #pragma once
 // The learning rate epoch by epoch (the trainers' --lr-schedule). Beside a constant rate, the two
 // schedules the MLPerf Tiny reference recipes use (Keras' LearningRateScheduler, called once per
-// epoch):
+// epoch), and cosine annealing:
 //
 //   exponential:G    the rate is multiplied by G, 0 < G <= 1, after every epoch (ResNet-8:
 //                    --lr 0.001 --lr-schedule exponential:0.99). Multiplied in double one epoch
@@ -11,6 +11,10 @@
 //   steps:E=LR,...   LR once E epochs are done, E increasing from 1: E is PyTorch's milestone
 //                    and Keras' `epoch < E` (DS-CNN: --lr 0.0005
 //                    --lr-schedule steps:12=1e-4,24=2e-5,36=1e-5).
+//   cosine:T[,MIN]   from the rate down to MIN (default 0) along a half cosine over T epochs,
+//                    then up again: PyTorch's CosineAnnealingLR(T_max=T, eta_min=MIN) stepped
+//                    once per epoch, with its recursion operation for operation, so the rates
+//                    are PyTorch's to the bit too.
 //
 // The rate depends on the epoch alone, so a run resumed in mid-epoch goes on with the same rates.
 #include <cstdint>
@@ -32,7 +36,9 @@ class LrSchedule {
   // Both throw std::invalid_argument, saying why, for a schedule outside the limits above.
   static LrSchedule exponential(double gamma);
   static LrSchedule steps(std::vector<Step> steps);
-  // Reads "constant", "exponential:0.99" or "steps:12=0.0001,24=2e-05", as text() writes them.
+  static LrSchedule cosine(std::int64_t period, double floor = 0);
+  // Reads "constant", "exponential:0.99", "steps:12=0.0001,24=2e-05" or "cosine:50,1e-05", as
+  // text() writes them.
   // Throws std::invalid_argument with a message that starts with `text` and says what is wrong
   // (quoting the item, where one of a steps list does not read).
   static LrSchedule parse(std::string_view text);
@@ -43,16 +49,18 @@ class LrSchedule {
   // The schedule as parse() reads it.
   std::string text() const;
   // In words, for the trainer's report: "x0.99 after every epoch", "0.0001 after epoch 12,
-  // 2e-05 after epoch 24"; "constant".
+  // 2e-05 after epoch 24", "cosine to 0 over 50 epochs (rising again after)"; "constant".
   std::string description() const;
 
   bool operator==(const LrSchedule&) const = default;
 
  private:
-  enum class Kind { constant, exponential, steps };
+  enum class Kind { constant, exponential, steps, cosine };
   Kind kind_ = Kind::constant;
   double gamma_ = 1;
   std::vector<Step> steps_;
+  std::int64_t period_ = 0;  // cosine: T
+  double floor_ = 0;         // cosine: MIN
 };
 
 }  // namespace staticnet::runtime
