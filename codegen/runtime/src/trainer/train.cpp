@@ -125,6 +125,33 @@ void report_start(std::ostream& out, const ModelInfo& model, const Backend& back
   out << std::flush;
 }
 
+// Where a resumed run stands, and with which settings: the checkpoint's, but for those the
+// options replaced (`replaced`, one line each).
+void report_resume(std::ostream& out, const std::filesystem::path& checkpoint,
+                   const TrainingPosition& position, const std::optional<TrainingSettings>& saved,
+                   const TrainingSettings& settings, const std::vector<std::string>& replaced) {
+  out << fmt::format("resumed from {} at step {} (epoch {}, batch {})\n", checkpoint.string(),
+                     position.step, position.epoch + 1, position.batch);
+  if (!saved) {
+    out << "  the checkpoint keeps no optimizer settings (an older staticnet wrote it, and its "
+           "six-decimal learning_rate entry is not read): the options given and PyTorch's "
+           "defaults apply\n";
+    return;
+  }
+  for (const std::string& line : replaced)
+    out << "  " << line << "\n";
+  // Under a schedule --lr is the first epoch's rate: say what a replacement does to this one.
+  if (replaced.empty() || (settings.lr_schedule.is_constant() && saved->lr_schedule.is_constant()))
+    return;
+  const double now = settings.lr_schedule.at(settings.optimizer.learning_rate, position.epoch);
+  const double was = saved->lr_schedule.at(saved->optimizer.learning_rate, position.epoch);
+  if (now == was)
+    out << fmt::format("  this epoch's rate stays {:.6g}\n", now);
+  else
+    out << fmt::format("  this epoch's rate: {:.6g} (the checkpoint's settings give {:.6g})\n", now,
+                       was);
+}
+
 // "epoch 3/10: loss 0.1234, accuracy 97.5% | eval ...", with the epoch's learning rate first
 // when it changes from epoch to epoch ("epoch 3/10: lr 0.00098, loss ...").
 std::string epoch_line(const ModelInfo& model, const EpochMetrics& m, std::int64_t epochs,
@@ -359,26 +386,8 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
         options.resume.string(), position.batch, batches));
   report_start(out, model, backend, options, settings, *train_set, eval_set.get(),
                static_cast<std::uint64_t>(batches), loader.host_bytes());
-  if (!options.resume.empty()) {
-    out << fmt::format("resumed from {} at step {} (epoch {}, batch {})\n", options.resume.string(),
-                       position.step, position.epoch + 1, position.batch);
-    if (!saved)
-      out << "  the checkpoint keeps no optimizer settings (an older staticnet wrote it, and its "
-             "six-decimal learning_rate entry is not read): the options given and PyTorch's "
-             "defaults apply\n";
-    for (const std::string& line : replaced)
-      out << "  " << line << "\n";
-    // Under a schedule --lr is the first epoch's rate: say what a replacement does to this one.
-    if (saved && !replaced.empty() &&
-        !(settings.lr_schedule.is_constant() && saved->lr_schedule.is_constant())) {
-      const double now = settings.lr_schedule.at(settings.optimizer.learning_rate, position.epoch);
-      const double was = saved->lr_schedule.at(saved->optimizer.learning_rate, position.epoch);
-      out << (now == was ? fmt::format("  this epoch's rate stays {:.6g}\n", now)
-                         : fmt::format("  this epoch's rate: {:.6g} (the checkpoint's settings "
-                                       "give {:.6g})\n",
-                                       now, was));
-    }
-  }
+  if (!options.resume.empty())
+    report_resume(out, options.resume, position, saved, settings, replaced);
 
   if (position.epoch >= options.epochs)
     out << fmt::format(
