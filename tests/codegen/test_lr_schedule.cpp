@@ -178,7 +178,10 @@ TEST_CASE("lr schedule: a schedule that does not read is refused, quoting what i
   CHECK(parse_error("cosine:5,") ==
         "cosine:5,: expected cosine:EPOCHS or cosine:EPOCHS,MIN (a whole number of epochs, then "
         "the lowest rate), e.g. cosine:50");
-  CHECK(parse_error("cosine:0") == "cosine:0: the epochs must be at least 1, found 0");
+  CHECK(parse_error("cosine:0") == "cosine:0: the epochs must be from 1 to 1099511627776, found 0");
+  CHECK(parse_error("cosine:9223372036854775807") ==
+        "cosine:9223372036854775807: the epochs must be from 1 to 1099511627776, found "
+        "9223372036854775807");
   CHECK(parse_error("cosine:5,-1e-3") ==
         "cosine:5,-1e-3: the lowest rate must be a number >= 0, found -0.001");
   // The factories say why without the text.

@@ -72,8 +72,11 @@ LrSchedule LrSchedule::steps(std::vector<Step> steps) {
 }
 
 LrSchedule LrSchedule::cosine(std::int64_t period, double floor) {
-  if (period < 1)
-    throw std::invalid_argument(fmt::format("the epochs must be at least 1, found {}", period));
+  // The recursion takes the rate modulo 2·T epochs: keep that product far from overflowing.
+  constexpr std::int64_t most = std::int64_t{1} << 40;
+  if (period < 1 || period > most)
+    throw std::invalid_argument(
+        fmt::format("the epochs must be from 1 to {}, found {}", most, period));
   if (!(std::isfinite(floor) && floor >= 0))
     throw std::invalid_argument(
         fmt::format("the lowest rate must be a number >= 0, found {}", shortest(floor)));
