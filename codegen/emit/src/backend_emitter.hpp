@@ -38,6 +38,9 @@ class BackendEmitter {
   void input_gradient_vars(Printer::Vars& v, const LayerPlan& l) {
     codegen::input_gradient_vars(v, l, a_);
   }
+  void batch_norm_backward_vars(Printer::Vars& v, const FusedGroup& g) {
+    codegen::batch_norm_backward_vars(v, m_, g, a_);
+  }
 
   const ModelView& m_;
   std::vector<FusedGroup> groups_;

@@ -265,6 +265,22 @@ void input_gradient_vars(Printer::Vars& v, const LayerPlan& l, ArenaText& arena)
   v["accumulate"] = l.accumulates_input_gradient ? "true" : "false";
 }
 
+void batch_norm_backward_vars(Printer::Vars& v, const ModelView& model, const FusedGroup& g,
+                              ArenaText& arena) {
+  const LayerPlan& norm = model.layers.at(static_cast<std::size_t>(g.norm));
+  const LayerPlan* activation =
+      g.activation >= 0 ? &model.layers.at(static_cast<std::size_t>(g.activation)) : nullptr;
+  const int dy = activation ? activation->output_gradient_buffer : norm.output_gradient_buffer;
+  v["dy"] = arena.at(dy);
+  v["dy_note"] = arena.note(dy) + (activation ? ": d(" + std::string(name_of(activation->kind)) +
+                                                    " output), then d(BatchNorm output)"
+                                              : ": d(output)");
+  v["dgamma"] = arena.parameter(norm.weight_offset, BufferRole::gradients);
+  v["dbeta"] = arena.parameter(norm.bias_offset, BufferRole::gradients);
+  v["dgamma_note"] = "// gradient of " + weight_name(g.norm) + " (γ)";
+  v["dbeta_note"] = "// gradient of " + bias_name(g.norm) + " (β)";
+}
+
 Printer::Vars sum_gradient_vars(const LayerPlan& sum, int dy, ArenaText& arena) {
   auto write = [&](int dx, bool accumulates) -> std::string {
     if (dx == no_buffer || dx == dy)

@@ -102,17 +102,7 @@ void CpuKernelEmitter::emit_norm(const FusedGroup& g) {
   body_.blank();
   if (!l.runs_backward)
     return;
-  const int dy_buffer =
-      g.activation >= 0 ? layer(g.activation).output_gradient_buffer : l.output_gradient_buffer;
-  v["dy"] = at(dy_buffer);
-  v["dy_note"] = note(dy_buffer) + (g.activation >= 0
-                                        ? ": d(" + std::string(name_of(layer(g.activation).kind)) +
-                                              " output), then d(BatchNorm output)"
-                                        : ": d(output)");
-  v["dgamma"] = parameter(l.weight_offset, BufferRole::gradients);
-  v["dbeta"] = parameter(l.bias_offset, BufferRole::gradients);
-  v["dgamma_note"] = "// gradient of " + weight_name(g.norm) + " (γ)";
-  v["dbeta_note"] = "// gradient of " + bias_name(g.norm) + " (β)";
+  batch_norm_backward_vars(v, g);
   v["y_arg"] = g.activation >= 0 ? "y" : "nullptr";
   body_.emit(v, R"(
     void backward_$name$(std::byte* arena, c::ThreadPool& pool) {

@@ -107,8 +107,6 @@ void CudaKernelEmitter::emit_norm(const FusedGroup& g) {
   )");
   if (!l.runs_backward)
     return;
-  const int dy_buffer =
-      g.activation >= 0 ? layer(g.activation).output_gradient_buffer : l.output_gradient_buffer;
   emit_block_kernel("backward_" + name + "_sums_kernel",
                     "One block per channel: d = act'(y)·dy left in dy, Σd into dβ and Σ d·x̂ "
                     "into dγ.",
@@ -117,15 +115,7 @@ void CudaKernelEmitter::emit_norm(const FusedGroup& g) {
                     "float* __restrict__ dbeta",
                     "g::per_block::batch_norm_backward_sums<" + geometry + ", " + act +
                         ">(x, y, stats, dy, dgamma, dbeta);");
-  v["dy"] = at(dy_buffer);
-  v["dy_note"] = note(dy_buffer) + (g.activation >= 0
-                                        ? ": d(" + std::string(name_of(layer(g.activation).kind)) +
-                                              " output), then d(BatchNorm output)"
-                                        : ": d(output)");
-  v["dgamma"] = parameter(l.weight_offset, BufferRole::gradients);
-  v["dbeta"] = parameter(l.bias_offset, BufferRole::gradients);
-  v["dgamma_note"] = "// gradient of " + weight_name(g.norm) + " (γ)";
-  v["dbeta_note"] = "// gradient of " + bias_name(g.norm) + " (β)";
+  batch_norm_backward_vars(v, g);
   v["sums"] = launch_blocks(
       "backward_" + name + "_sums_kernel", channels,
       std::string("x, ") + (g.activation >= 0 ? "y" : "nullptr") + ", stats, dy, dgamma, dbeta");

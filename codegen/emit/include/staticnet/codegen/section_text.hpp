@@ -52,6 +52,12 @@ std::string fused_activation(const ModelView& model, const FusedGroup& g);
 // $dx$, $dx_note$ and $accumulate$ ("true" or "false") for layer l's input gradient, added to v.
 void input_gradient_vars(Printer::Vars& v, const LayerPlan& l, ArenaText& arena);
 
+// The Printer variables of group g's BatchNorm backward that both backends write the same way:
+// $dy$ and $dy_note$ (d(output), or d(activation output) where one is fused, which the pass turns
+// into d(BatchNorm output) in place), $dgamma$, $dbeta$ and their notes, added to v.
+void batch_norm_backward_vars(Printer::Vars& v, const ModelView& model, const FusedGroup& g,
+                              ArenaText& arena);
+
 // The Printer variables of a residual sum's backward, where d(output) is buffer `dy`: $first$ and
 // $second$ (how each input's gradient is written: "k::GradientWrite::same_buffer" where the plan
 // passes dy itself through or no gradient is needed, else copy or accumulate), $da$ and $db$
