@@ -3,12 +3,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <numbers>
 #include <optional>
 #include <stdexcept>
 #include <utility>
+
+#include "number_text.hpp"
 
 namespace staticnet::runtime {
 namespace {
@@ -17,24 +18,8 @@ constexpr std::string_view forms =
     "constant, exponential:GAMMA, steps:EPOCHS=LR,... (e.g. steps:12=1e-4,24=2e-5) or "
     "cosine:EPOCHS[,MIN]";
 
-// The whole of `text` as a number, or nothing.
-template <typename Number>
-std::optional<Number> whole_number(std::string_view text) {
-  Number value{};
-  const char* end = text.data() + text.size();
-  const auto [stop, error] = std::from_chars(text.data(), end, value);
-  if (text.empty() || error != std::errc{} || stop != end)
-    return std::nullopt;
-  return value;
-}
-
 bool positive_finite(double x) {
   return std::isfinite(x) && x > 0;
-}
-
-// "2e-05", "0.0001", "0.99": the shortest text that reads back as the same double.
-std::string shortest(double x) {
-  return fmt::format("{}", x);
 }
 
 }  // namespace
@@ -43,7 +28,7 @@ LrSchedule LrSchedule::exponential(double gamma) {
   // Above 1 the rate grows without end: a typo for a decay (9.9 for 0.99) more likely than meant.
   if (!(gamma > 0 && gamma <= 1))
     throw std::invalid_argument(
-        fmt::format("the factor must be in (0, 1], found {}", shortest(gamma)));
+        fmt::format("the factor must be in (0, 1], found {}", round_trip_text(gamma)));
   LrSchedule s;
   s.kind_ = Kind::exponential;
   s.gamma_ = gamma;
@@ -63,7 +48,8 @@ LrSchedule LrSchedule::steps(std::vector<Step> steps) {
                                               step.after_epochs, steps[i - 1].after_epochs));
     if (!positive_finite(step.learning_rate))
       throw std::invalid_argument(fmt::format("the rate after {} epochs must be positive, found {}",
-                                              step.after_epochs, shortest(step.learning_rate)));
+                                              step.after_epochs,
+                                              round_trip_text(step.learning_rate)));
   }
   LrSchedule s;
   s.kind_ = Kind::steps;
@@ -79,7 +65,7 @@ LrSchedule LrSchedule::cosine(std::int64_t period, double floor) {
         fmt::format("the epochs must be from 1 to {}, found {}", most, period));
   if (!(std::isfinite(floor) && floor >= 0))
     throw std::invalid_argument(
-        fmt::format("the lowest rate must be a number >= 0, found {}", shortest(floor)));
+        fmt::format("the lowest rate must be a number >= 0, found {}", round_trip_text(floor)));
   LrSchedule s;
   s.kind_ = Kind::cosine;
   s.period_ = period;
@@ -200,17 +186,17 @@ std::string LrSchedule::text() const {
     case Kind::constant:
       return "constant";
     case Kind::exponential:
-      return "exponential:" + shortest(gamma_);
+      return "exponential:" + round_trip_text(gamma_);
     case Kind::steps: {
       std::string out = "steps:";
       for (const Step& step : steps_)
         out += fmt::format("{}{}={}", &step == steps_.data() ? "" : ",", step.after_epochs,
-                           shortest(step.learning_rate));
+                           round_trip_text(step.learning_rate));
       return out;
     }
     case Kind::cosine:
       return fmt::format("cosine:{}", period_) +
-             (floor_ == 0 ? std::string() : "," + shortest(floor_));
+             (floor_ == 0 ? std::string() : "," + round_trip_text(floor_));
   }
   return "constant";
 }
@@ -220,17 +206,17 @@ std::string LrSchedule::description() const {
     case Kind::constant:
       return "constant";
     case Kind::exponential:
-      return "x" + shortest(gamma_) + " after every epoch";
+      return "x" + round_trip_text(gamma_) + " after every epoch";
     case Kind::steps: {
       std::string out;
       for (const Step& step : steps_)
         out += fmt::format("{}{} after epoch {}", out.empty() ? "" : ", ",
-                           shortest(step.learning_rate), step.after_epochs);
+                           round_trip_text(step.learning_rate), step.after_epochs);
       return out;
     }
     case Kind::cosine:
-      return fmt::format("cosine to {} over {} epochs (rising again after)", shortest(floor_),
-                         period_);
+      return fmt::format("cosine to {} over {} epochs (rising again after)",
+                         round_trip_text(floor_), period_);
   }
   return "constant";
 }

@@ -2,10 +2,10 @@
 
 #include <fmt/format.h>
 
-#include <charconv>
 #include <cmath>
 #include <stdexcept>
 
+#include "number_text.hpp"
 #include "staticnet/runtime/error.hpp"
 
 namespace staticnet::runtime {
@@ -38,11 +38,6 @@ constexpr NumberSetting number_settings[] = {
 
 constexpr const char* schedule_entry = "lr_schedule";
 
-// The shortest text that reads back as the same double ("0.001", "2e-05").
-std::string round_trip(double x) {
-  return fmt::format("{}", x);
-}
-
 const std::string& entry(const std::map<std::string, std::string>& metadata, const char* key,
                          const std::string& source) {
   const auto it = metadata.find(key);
@@ -57,7 +52,7 @@ const std::string& entry(const std::map<std::string, std::string>& metadata, con
 std::map<std::string, std::string> settings_metadata(const TrainingSettings& settings) {
   std::map<std::string, std::string> metadata;
   for (const NumberSetting& s : number_settings)
-    metadata[s.entry] = round_trip(settings.optimizer.*s.field);
+    metadata[s.entry] = round_trip_text(settings.optimizer.*s.field);
   metadata[schedule_entry] = settings.lr_schedule.text();
   return metadata;
 }
@@ -69,13 +64,12 @@ std::optional<TrainingSettings> saved_settings(const std::map<std::string, std::
   TrainingSettings saved;
   for (const NumberSetting& s : number_settings) {
     const std::string& text = entry(metadata, s.entry, source);
-    double value = 0;
-    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (error != std::errc{} || end != text.data() + text.size() || !s.allows(value))
+    const std::optional<double> value = whole_number<double>(text);
+    if (!value || !s.allows(*value))
       throw FormatError({source, {}, {}, {}},
                         fmt::format("{} in the metadata entry '{}'", s.values(), s.entry),
                         "'" + text + "'");
-    saved.optimizer.*s.field = value;
+    saved.optimizer.*s.field = *value;
   }
   const std::string& schedule = entry(metadata, schedule_entry, source);
   try {
@@ -100,7 +94,8 @@ TrainingSettings resolve_settings(const OptimizerChoices& chosen, kernels::Optim
       continue;
     if (saved && saved->optimizer.*s.field != *choice)
       replaced.push_back(fmt::format("{} {} replaces the checkpoint's {}", s.option,
-                                     round_trip(*choice), round_trip(saved->optimizer.*s.field)));
+                                     round_trip_text(*choice),
+                                     round_trip_text(saved->optimizer.*s.field)));
     settings.optimizer.*s.field = *choice;
   }
   if (chosen.lr_schedule) {
