@@ -50,7 +50,9 @@
 #
 # Cross-compiling (a Jetson from an x86 host): the generator is built for the target like
 # everything else, and CMake runs it through CMAKE_CROSSCOMPILING_EMULATOR (for example
-# qemu-aarch64 -L <sysroot>). The plan it prints does not depend on the machine.
+# qemu-aarch64 -L <sysroot>). The plan it prints does not depend on the machine. ANALYZE and
+# staticnet_analyze() compile their probe with the cross compiler and run it through the same
+# emulator. cmake/toolchains/aarch64-linux-gnu.cmake is such a toolchain file.
 include_guard(GLOBAL)
 
 function(staticnet_model name)
@@ -289,6 +291,11 @@ function(staticnet_analyze target)
   set(args "${header}" --format ${arg_FORMAT} --color never --cxx "${CMAKE_CXX_COMPILER}")
   if(arg_MODEL OR arg_SETUP)
     list(APPEND args --model "${arg_MODEL}" --setup "${arg_SETUP}")
+  endif()
+  # A cross compiler's probe runs through the emulator that runs the build's other programs.
+  if(CMAKE_CROSSCOMPILING AND CMAKE_CROSSCOMPILING_EMULATOR)
+    list(JOIN CMAKE_CROSSCOMPILING_EMULATOR " " emulator)
+    list(APPEND args --emulator "${emulator}")
   endif()
   foreach(device IN LISTS arg_DEVICES)
     list(APPEND args --device ${device})

@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include <cctype>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
@@ -244,6 +245,22 @@ Probe build_probe(const fs::path& header, const AnalyzeOptions& o) {
   return probe;
 }
 
+std::string trimmed(std::string s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())))
+    s.pop_back();
+  return s;
+}
+
+// Said when the probe would not start: the usual cause is a cross compiler without an
+// emulator (exit 127 is how a shell, or qemu-user, reports an exec that failed).
+std::string cross_compiling_hint(const AnalyzeOptions& o) {
+  if (!o.emulator.empty())
+    return "; the probe ran through --emulator '" + o.emulator + "'";
+  return "; if the compiler builds for another machine, pass --emulator with the command that "
+         "runs its programs here (e.g. 'qemu-aarch64 -L /usr/aarch64-linux-gnu'; in CMake, "
+         "CMAKE_CROSSCOMPILING_EMULATOR)";
+}
+
 }  // namespace
 
 fs::path default_cache_dir() {
@@ -309,7 +326,8 @@ AnalyzeResult analyze(const AnalyzeOptions& o) {
   }
   result.compiled = true;
 
-  std::vector<std::string> run = {probe.program.string()};
+  std::vector<std::string> run = split_words(o.emulator);
+  run.push_back(probe.program.string());
   if (!o.model.empty())  // only the model named on the command line, not the registered ones
     run.insert(run.end(), {"--only", o.model});
   for (std::int64_t b : o.batches)
@@ -318,10 +336,16 @@ AnalyzeResult analyze(const AnalyzeOptions& o) {
     run.insert(run.end(), {"--optimizer", opt});
   for (const Budget& b : budgets)
     run.insert(run.end(), {"--budget", std::to_string(b.available() > 0 ? b.available() : 1)});
-  const ProcessResult ran = run_process(run);
+  ProcessResult ran;
+  try {
+    ran = run_process(run);
+  } catch (const std::runtime_error& e) {  // not even started: e.g. built for another machine
+    throw std::runtime_error(std::string(e.what()) + cross_compiling_hint(o));
+  }
   if (ran.exit_status != 0)
     throw std::runtime_error("the probe built from " + o.header.string() + " failed (exit " +
-                             std::to_string(ran.exit_status) + "): " + ran.err);
+                             std::to_string(ran.exit_status) + "): " + trimmed(ran.err) +
+                             (ran.exit_status == 127 ? cross_compiling_hint(o) : ""));
   std::vector<ModelDump> models = parse_probe_output(ran.out);
   if (models.empty())
     throw UsageError("no model is registered in " + o.header.string() +

@@ -10,6 +10,7 @@ CHECK is one of:
   exit_codes    0 fits, 1 over a budget, 2 usage errors, 3 does not compile, and the messages
   cache         a second run reuses the probe; a changed header rebuilds it
   schema        every JSON report validates against analyzer/schema/report-1.json
+  emulator      --emulator runs the probe (cross compilers); a probe that cannot start says so
   svg_png       the SVG rendered to PNG by headless Chromium is a chart, not a blank page
 
 Exit status 0 on success, 1 on a failed check, 77 when a tool the check needs is missing.
@@ -306,6 +307,51 @@ def check_cache(args):
         check("(1, 5)" in third.stdout, "and reports the changed model")
 
 
+# ---- emulator ----------------------------------------------------------------------------------
+
+def write_script(path, text):
+    with open(path, "w") as f:
+        f.write(text)
+    os.chmod(path, 0o755)
+
+
+def check_emulator(args):
+    with tempfile.TemporaryDirectory() as tmp:
+        args.cache = os.path.join(tmp, "cache")
+        plain = analyze(args, sample("mlp"), "-I", ".", expect=0)
+
+        # A stand-in for qemu: notes its arguments, drops `-L <sysroot>`, runs the program.
+        log = os.path.join(tmp, "emulator.log")
+        emulator = os.path.join(tmp, "emulator")
+        write_script(emulator, f'#!/bin/sh\necho "$@" >> {log}\nshift 2\nexec "$@"\n')
+        r = analyze(args, sample("mlp"), "-I", ".", "--emulator", f"{emulator} -L /sysroot",
+                    expect=0)
+        check(r.stdout == plain.stdout, "through the emulator the report is the same")
+        ran = open(log).read() if os.path.exists(log) else ""
+        check(ran.startswith("-L /sysroot ") and "probe" in ran,
+              f"the emulator ran the probe with its own arguments first: {ran!r}")
+
+        # A probe built for another machine and no emulator: the error says what to pass.
+        real = args.cxx
+        cross = os.path.join(tmp, "cross-c++")
+        write_script(cross, "#!/bin/sh\n"
+                            f'for a; do case "$a" in -E|--version) exec {real} "$@";; esac; done\n'
+                            "out=; prev=\n"
+                            'for a; do [ "$prev" = -o ] && out="$a"; prev="$a"; done\n'
+                            'printf "not a program for this machine\\001" > "$out"\n'
+                            'chmod +x "$out"\n')
+        saved, args.cxx = args.cxx, cross
+        r = analyze(args, sample("mlp"), "-I", ".", expect=1)
+        check("Exec format error" in r.stderr and "pass --emulator" in r.stderr
+              and "CMAKE_CROSSCOMPILING_EMULATOR" in r.stderr,
+              f"a probe that cannot start names --emulator: {r.stderr}")
+        r = analyze(args, sample("mlp"), "-I", ".", "--emulator", "/no/such/qemu", expect=1)
+        check("cannot run /no/such/qemu" in r.stderr
+              and "through --emulator '/no/such/qemu'" in r.stderr,
+              f"a missing emulator is named: {r.stderr}")
+        args.cxx = saved
+
+
 # ---- schema ------------------------------------------------------------------------------------
 
 def check_schema(args):
@@ -377,7 +423,7 @@ def main():
     parser.add_argument("--work", required=True)
     parser.add_argument("--update", action="store_true")
     parser.add_argument("check", choices=["golden", "hand_numbers", "exit_codes", "cache",
-                                          "schema", "svg_png"])
+                                          "schema", "emulator", "svg_png"])
     args = parser.parse_args()
     os.makedirs(args.work, exist_ok=True)
     args.work = os.path.abspath(args.work)
