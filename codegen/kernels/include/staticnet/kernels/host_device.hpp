@@ -63,7 +63,9 @@ STATICNET_HD float select_bits(std::uint32_t mask, float a, float b) {
 }
 
 // e^x, branch-free, so that a loop of them vectorises on the CPU and a warp runs them without
-// divergence on the GPU; the same operations on both, so both give the same bits. Cody-Waite
+// divergence on the GPU; the same operations in the same order on both, so both give the same
+// bits except where a compiler fuses a multiply and an add into one FMA (nvcc does by default, GCC
+// for aarch64 or x86-64-v3): a last-place difference, within the tests' tolerances. Cody-Waite
 // range reduction (x = n·ln 2 + r, |r| ≤ ln 2 / 2) and Cephes' degree-6 polynomial for e^r: within
 // 1 ulp of the exact value over the whole range (tests/codegen/test_kernels.cpp measures it).
 // Inputs beyond ±87.3 saturate to e^±87.3 (no overflow to infinity, no denormals), which the
