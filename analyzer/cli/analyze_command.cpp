@@ -185,7 +185,7 @@ void add_analyze_commands(CLI::App& app, Runner& run) {
   cmd->add_option("--cxx", a->options.compiler, "The C++ compiler (default: $CXX, else c++)");
   cmd->add_option("--emulator", a->options.emulator,
                   "Runs the probe when --cxx builds for another machine, e.g. "
-                  "'qemu-aarch64 -L /usr/aarch64-linux-gnu'");
+                  "'qemu-aarch64 -L /'");
   cmd->add_option("--cache-dir", a->options.cache_dir,
                   "Where built probes are kept (default: $STATICNET_CACHE_DIR, else "
                   "~/.cache/staticnet)");

@@ -257,7 +257,7 @@ std::string cross_compiling_hint(const AnalyzeOptions& o) {
   if (!o.emulator.empty())
     return "; the probe ran through --emulator '" + o.emulator + "'";
   return "; if the compiler builds for another machine, pass --emulator with the command that "
-         "runs its programs here (e.g. 'qemu-aarch64 -L /usr/aarch64-linux-gnu'; in CMake, "
+         "runs its programs here (e.g. 'qemu-aarch64 -L /'; in CMake, "
          "CMAKE_CROSSCOMPILING_EMULATOR)";
 }
 

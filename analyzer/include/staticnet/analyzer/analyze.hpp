@@ -31,7 +31,7 @@ struct AnalyzeOptions {
   std::vector<std::string> optimizers;  // --optimizer sweep
   std::string compiler;  // empty: $CXX, else c++ (split at spaces, so "ccache g++" works)
   // Runs the probe when `compiler` builds for another machine (CMake's
-  // CMAKE_CROSSCOMPILING_EMULATOR, e.g. "qemu-aarch64 -L /usr/aarch64-linux-gnu"); split at
+  // CMAKE_CROSSCOMPILING_EMULATOR, e.g. "qemu-aarch64 -L /"); split at
   // spaces. Empty: the probe runs here.
   std::string emulator;
   std::filesystem::path cache_dir;  // empty: default_cache_dir()

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Cross-builds staticnet for 64-bit ARM Linux (a Jetson's CPU, a Raspberry Pi 4/5, Graviton) on
+# an x86-64 Debian 12 machine and runs its test suite under qemu-user: what a user who builds a
+# trainer for a Jetson from a workstation gets, checked without the board.
+#
+#   scripts/aarch64-check.sh [BUILD_DIR]     (default build/aarch64; takes 20-30 minutes on 2 cores)
+#
+# Installs what it needs (the cross compiler, qemu-user and its binfmt registration, the arm64
+# OpenBLAS and fmt), builds a Release tree with warnings as errors through
+# cmake/toolchains/aarch64-linux-gnu.cmake, and runs ctest except the `gpu` tests (no CUDA in
+# this build) and the `install` tests (they would need the toolchain file passed on to the
+# separate projects they build). CMake runs the tests' own programs through the toolchain's
+# emulator; the binfmt registration runs those that the test drivers start themselves.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build/aarch64}
+
+sudo_cmd=()
+if [[ $(id -u) -ne 0 ]]; then sudo_cmd=(sudo); fi
+scripts/install-deps.sh
+if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+  "${sudo_cmd[@]}" dpkg --add-architecture arm64
+fi
+packages=(g++-aarch64-linux-gnu qemu-user qemu-user-binfmt libopenblas-dev:arm64 libfmt-dev:arm64)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "staticnet: installing ${missing[*]}"
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends \
+    "${missing[@]}"
+fi
+# Without systemd running (a container), the package's registration did not happen.
+if [[ ! -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ]]; then
+  if [[ ! -e /proc/sys/fs/binfmt_misc/register ]]; then
+    "${sudo_cmd[@]}" mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc
+  fi
+  "${sudo_cmd[@]}" /lib/systemd/systemd-binfmt /usr/lib/binfmt.d/qemu-aarch64.conf
+fi
+
+cmake -S . -B "$build" -G Ninja -DCMAKE_TOOLCHAIN_FILE=cmake/toolchains/aarch64-linux-gnu.cmake \
+  -DCMAKE_BUILD_TYPE=Release -DSTATICNET_WARNINGS_AS_ERRORS=ON -DSTATICNET_CUDA=OFF
+cmake --build "$build" -j "$(nproc)"
+ctest --test-dir "$build" -LE "gpu|install" -j "$(nproc)" --output-on-failure
