@@ -340,7 +340,7 @@ def check_emulator(args):
                             'for a; do [ "$prev" = -o ] && out="$a"; prev="$a"; done\n'
                             'printf "not a program for this machine\\001" > "$out"\n'
                             'chmod +x "$out"\n')
-        saved, args.cxx = args.cxx, cross
+        args.cxx = cross
         # A failed exec is an error from posix_spawn natively, exit 127 when the analyzer itself
         # runs under qemu-user (the aarch64 build's tests).
         r = analyze(args, sample("mlp"), "-I", ".", expect=1)
@@ -351,7 +351,7 @@ def check_emulator(args):
         check(("cannot run /no/such/qemu" in r.stderr or "(exit 127)" in r.stderr)
               and "through --emulator '/no/such/qemu'" in r.stderr,
               f"a missing emulator is named: {r.stderr}")
-        args.cxx = saved
+        args.cxx = real
 
 
 # ---- schema ------------------------------------------------------------------------------------

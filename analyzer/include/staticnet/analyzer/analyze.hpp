@@ -31,8 +31,8 @@ struct AnalyzeOptions {
   std::vector<std::string> optimizers;  // --optimizer sweep
   std::string compiler;  // empty: $CXX, else c++ (split at spaces, so "ccache g++" works)
   // Runs the probe when `compiler` builds for another machine (CMake's
-  // CMAKE_CROSSCOMPILING_EMULATOR, e.g. "qemu-aarch64 -L /"); split at
-  // spaces. Empty: the probe runs here.
+  // CMAKE_CROSSCOMPILING_EMULATOR, e.g. "qemu-aarch64 -L /"); split at spaces. Empty: the probe
+  // runs here.
   std::string emulator;
   std::filesystem::path cache_dir;  // empty: default_cache_dir()
   // When set, a Makefile-syntax depfile naming every file the header includes, as the rule of
