@@ -3,7 +3,7 @@
 # an x86-64 Debian 12 machine and runs its test suite under qemu-user: what a user who builds a
 # trainer for a Jetson from a workstation gets, checked without the board.
 #
-#   scripts/aarch64-check.sh [BUILD_DIR]     (default build/aarch64; takes 20-30 minutes on 2 cores)
+#   scripts/aarch64-check.sh [BUILD_DIR]     (default build/aarch64; about 15 minutes on 2 cores)
 #
 # Installs what it needs (the cross compiler, qemu-user and its binfmt registration, the arm64
 # OpenBLAS and fmt), builds a Release tree with warnings as errors through
