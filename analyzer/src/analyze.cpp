@@ -4,7 +4,6 @@
 
 #include <unistd.h>
 
-#include <cctype>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
@@ -245,12 +244,6 @@ Probe build_probe(const fs::path& header, const AnalyzeOptions& o) {
   return probe;
 }
 
-std::string trimmed(std::string s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())))
-    s.pop_back();
-  return s;
-}
-
 // Said when the probe would not start: the usual cause is a cross compiler without an
 // emulator (exit 127 is how a shell, or qemu-user, reports an exec that failed).
 std::string cross_compiling_hint(const AnalyzeOptions& o) {
@@ -344,7 +337,7 @@ AnalyzeResult analyze(const AnalyzeOptions& o) {
   }
   if (ran.exit_status != 0)
     throw std::runtime_error("the probe built from " + o.header.string() + " failed (exit " +
-                             std::to_string(ran.exit_status) + "): " + trimmed(ran.err) +
+                             std::to_string(ran.exit_status) + "): " + trim(ran.err) +
                              (ran.exit_status == 127 ? cross_compiling_hint(o) : ""));
   std::vector<ModelDump> models = parse_probe_output(ran.out);
   if (models.empty())

@@ -21,14 +21,6 @@ struct Argument {
   std::string inner;
 };
 
-std::string trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front())))
-    s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())))
-    s.remove_suffix(1);
-  return std::string(s);
-}
-
 // Splits at commas outside angle brackets.
 std::vector<std::string> split_top_level(std::string_view s) {
   std::vector<std::string> parts;

@@ -1,9 +1,11 @@
 #pragma once
-// Aligned columns for the text and Markdown reports. Cells are plain text; colour is applied by
-// the caller to whole lines, never inside a cell, so widths stay right.
+// Aligned columns for the text and Markdown reports, and the text helpers the analyzer shares.
+// Cells are plain text; colour is applied by the caller to whole lines, never inside a cell, so
+// widths stay right.
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace staticnet::analyzer {
@@ -34,5 +36,7 @@ std::string si(std::int64_t n);
 std::string human_bytes(std::int64_t n);
 std::string exact_bytes(std::int64_t n);
 std::string grouped_count(std::int64_t n);
+// s without the white space at either end
+std::string trim(std::string_view s);
 
 }  // namespace staticnet::analyzer
