@@ -18,21 +18,12 @@ build=$(realpath -m "${1:-build/aarch64}")
 
 sudo_cmd=()
 if [[ $(id -u) -ne 0 ]]; then sudo_cmd=(sudo); fi
-scripts/install-deps.sh
+# The arm64 packages need the architecture known before install-deps.sh's apt-get update.
 if ! dpkg --print-foreign-architectures | grep -qx arm64; then
   "${sudo_cmd[@]}" dpkg --add-architecture arm64
 fi
-packages=(g++-aarch64-linux-gnu qemu-user qemu-user-binfmt libopenblas-dev:arm64 libfmt-dev:arm64)
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if ((${#missing[@]})); then
-  echo "staticnet: installing ${missing[*]}"
-  "${sudo_cmd[@]}" apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends \
-    "${missing[@]}"
-fi
+scripts/install-deps.sh g++-aarch64-linux-gnu qemu-user qemu-user-binfmt libopenblas-dev:arm64 \
+  libfmt-dev:arm64
 # Without systemd running (a container), the package's registration did not happen.
 if [[ ! -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ]]; then
   if [[ ! -e /proc/sys/fs/binfmt_misc/register ]]; then

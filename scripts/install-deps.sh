@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Installs the Debian packages staticnet builds with, only those that are missing.
+# Installs the Debian packages staticnet builds with, and any named as arguments (for example
+# scripts/aarch64-check.sh's cross compiler), only those that are missing.
 # Runs as root on a clean Debian 12 machine (uses sudo when not root and sudo exists).
+#   scripts/install-deps.sh [PACKAGE...]
 set -euo pipefail
 
 packages=(
@@ -15,6 +17,8 @@ packages=(
   python3-jsonschema                               # validates the analyzer's JSON against its schema
   chromium python3-pil fonts-dejavu-core           # renders the analyzer's SVG to PNG in a test
 )
+
+packages+=("$@")
 
 missing=()
 for p in "${packages[@]}"; do
