@@ -182,13 +182,22 @@ TEST_CASE("emitters: cuBLASLt is told the alignment the plan gives each Linear's
   // gm::Mlp packs its parameters in order: 6→5 weight (30 floats) and bias (5), then the 5→4
   // weight at 35 floats = 140 bytes, 4 modulo 16, and the 4→3 weight at 35 + 20 + 4 = 59 floats
   // = 236 bytes, also 4 modulo 16. Untold, cuBLASLt assumes 256-byte-aligned matrices.
+  // The biases, which the BIAS epilogue reads and BGRADB writes, are told apart: 6→5's at 30
+  // floats = 120 bytes (8 modulo 16), 5→4's at 55 floats = 220 bytes and 4→3's at 71 floats =
+  // 284 bytes (both 12 modulo 16, so 4). The gradient region starts on a 256-byte boundary, so
+  // each bias gradient has its bias's alignment.
   const auto model = view_of<gm::Mlp, gm::MlpSetup>();
   const std::vector<cg::EmittedFile> files = cg::emit_cuda_backend(model);
   const std::string& step = files.at(1).text;
+  const std::size_t first = step.find("linear_0(handles, {.batch = 4, .in_features = 6, ");
+  REQUIRE(first != std::string::npos);
+  CHECK(step.substr(first, step.find('\n', first) - first).ends_with("/*bias_alignment=*/8),"));
   CHECK(step.find("linear_2(handles, {.batch = 4, .in_features = 5, .out_features = 4}, "
                   "g::LinearEpilogue::none, g::Gradients::weights_and_input, "
-                  "/*bias_gradient=*/true, 0, /*alignment=*/4)") != std::string::npos);
+                  "/*bias_gradient=*/true, 0, /*alignment=*/4, /*bias_alignment=*/4)") !=
+        std::string::npos);
   CHECK(step.find("linear_4(handles, {.batch = 4, .in_features = 4, .out_features = 3}, "
                   "g::LinearEpilogue::bias, g::Gradients::weights_and_input, "
-                  "/*bias_gradient=*/true, 0, /*alignment=*/4)") != std::string::npos);
+                  "/*bias_gradient=*/true, 0, /*alignment=*/4, /*bias_alignment=*/4)") !=
+        std::string::npos);
 }

@@ -401,9 +401,9 @@ Libraries::Libraries(cudaStream_t stream)
     : handles(stream),
       conv_0(handles, conv_0_geometry, g::ConvEpilogue::none, g::Gradients::weights, 78'400, /*alignment=*/16),
       conv_3(handles, conv_3_geometry, g::ConvEpilogue::none, g::Gradients::weights_and_input, 78'400, /*alignment=*/16),
-      linear_7(handles, {.batch = 64, .in_features = 400, .out_features = 120}, g::LinearEpilogue::none, g::Gradients::weights_and_input, /*bias_gradient=*/true, 78'400, /*alignment=*/16),
-      linear_9(handles, {.batch = 64, .in_features = 120, .out_features = 84}, g::LinearEpilogue::none, g::Gradients::weights_and_input, /*bias_gradient=*/true, 78'400, /*alignment=*/16),
-      linear_11(handles, {.batch = 64, .in_features = 84, .out_features = 10}, g::LinearEpilogue::bias, g::Gradients::weights_and_input, /*bias_gradient=*/true, 78'400, /*alignment=*/16) {}
+      linear_7(handles, {.batch = 64, .in_features = 400, .out_features = 120}, g::LinearEpilogue::none, g::Gradients::weights_and_input, /*bias_gradient=*/true, 78'400, /*alignment=*/16, /*bias_alignment=*/16),
+      linear_9(handles, {.batch = 64, .in_features = 120, .out_features = 84}, g::LinearEpilogue::none, g::Gradients::weights_and_input, /*bias_gradient=*/true, 78'400, /*alignment=*/16, /*bias_alignment=*/16),
+      linear_11(handles, {.batch = 64, .in_features = 84, .out_features = 10}, g::LinearEpilogue::bias, g::Gradients::weights_and_input, /*bias_gradient=*/true, 78'400, /*alignment=*/16, /*bias_alignment=*/16) {}
 
 // `training`: BatchNorm normalises by the batch's statistics and updates the running ones,
 // and Dropout draws its masks; in evaluation both are their inference selves.

@@ -229,7 +229,7 @@ void update(std::byte* arena, cudaStream_t stream) {
 Libraries::Libraries(cudaStream_t stream)
     : handles(stream),
       conv_0(handles, conv_0_geometry, g::ConvEpilogue::none, g::Gradients::weights, 110'592, /*alignment=*/16),
-      linear_4(handles, {.batch = 128, .in_features = 4'096, .out_features = 10}, g::LinearEpilogue::bias, g::Gradients::weights_and_input, /*bias_gradient=*/true, 110'592, /*alignment=*/16) {}
+      linear_4(handles, {.batch = 128, .in_features = 4'096, .out_features = 10}, g::LinearEpilogue::bias, g::Gradients::weights_and_input, /*bias_gradient=*/true, 110'592, /*alignment=*/16, /*bias_alignment=*/16) {}
 
 // `training`: BatchNorm normalises by the batch's statistics and updates the running ones,
 // and Dropout draws its masks; in evaluation both are their inference selves.

@@ -30,6 +30,7 @@ class CudaKernelEmitter : BackendEmitter {
   void emit_geometry(const FusedGroup& g);
   void emit_product(const FusedGroup& g);
   int product_alignment(const FusedGroup& g, bool bias_bound) const;
+  int linear_bias_alignment(const FusedGroup& g) const;
   // `library_epilogue`: the library was asked to finish the output itself (and may decline).
   void emit_product_forward(const FusedGroup& g, bool library_epilogue);
   void emit_product_backward(const FusedGroup& g);

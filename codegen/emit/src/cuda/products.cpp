@@ -18,6 +18,15 @@ std::string pooled_position(const LayerPlan& pool) {
   return "i / " + plane + ", i % " + plane + " / " + width + ", i % " + width;
 }
 
+// The largest power of two, up to 16, dividing every one of `offsets`.
+int common_alignment(const std::vector<std::int64_t>& offsets) {
+  int alignment = 16;
+  for (std::int64_t o : offsets)
+    while (o % alignment != 0)
+      alignment /= 2;
+  return alignment;
+}
+
 }  // namespace
 
 void CudaKernelEmitter::emit_product(const FusedGroup& g) {
@@ -51,7 +60,8 @@ void CudaKernelEmitter::emit_product(const FusedGroup& g) {
         ", .in_features = " + literal(l.input_shape[1]) +
         ", .out_features = " + literal(l.output_shape[1]) + "}, g::LinearEpilogue::" + epilogue +
         ", " + gradients + ", /*bias_gradient=*/" + (l.options.bias ? "true" : "false") + ", " +
-        ws + ", /*alignment=*/" + std::to_string(product_alignment(g, false)) + ")");
+        ws + ", /*alignment=*/" + std::to_string(product_alignment(g, false)) +
+        ", /*bias_alignment=*/" + std::to_string(linear_bias_alignment(g)) + ")");
   }
   library_lines_.push_back("\"layer " + std::to_string(g.product) + " " + name_of(l.kind) +
                            ": \" + l." + member + ".describe()");
@@ -60,11 +70,11 @@ void CudaKernelEmitter::emit_product(const FusedGroup& g) {
     emit_product_backward(g);
 }
 
-// The largest power of two, up to 16, dividing the arena offset of every tensor the product's
-// cuDNN graphs or cuBLASLt matmuls bind: the libraries pick algorithms for the alignment they are
-// told (cuBLASLt assumes 256 bytes unless told), and one that assumes 16 bytes fails on a tensor
-// the plan placed at an offset of, say, 4 modulo 16. A convolution's bias is bound only when
-// cuDNN is asked to add it (`bias_bound`); cuBLASLt's bias vector is no matrix it aligns for.
+// The alignment of every tensor the product's cuDNN graphs or cuBLASLt matmuls bind as a matrix:
+// the libraries pick algorithms for the alignment they are told (cuBLASLt assumes 256 bytes
+// unless told), and one that assumes 16 bytes fails on a tensor the plan placed at an offset of,
+// say, 4 modulo 16. A convolution's bias is bound only when cuDNN is asked to add it
+// (`bias_bound`). A Linear's bias vector has an alignment of its own (linear_bias_alignment).
 int CudaKernelEmitter::product_alignment(const FusedGroup& g, bool bias_bound) const {
   const LayerPlan& l = layer(g.product);
   std::vector<std::int64_t> offsets = {
@@ -82,11 +92,24 @@ int CudaKernelEmitter::product_alignment(const FusedGroup& g, bool bias_bound) c
     offsets.push_back(a_.offset(l.input_gradient_buffer));
   if (const Buffer* w = m_.find(BufferRole::workspace))
     offsets.push_back(w->offset);
-  int alignment = 16;
-  for (std::int64_t o : offsets)
-    while (o % alignment != 0)
-      alignment /= 2;
-  return alignment;
+  return common_alignment(offsets);
+}
+
+// The alignment of the bias vector a Linear's cuBLASLt epilogues bind: the bias (or the folded
+// shift) that BIAS and RELU_BIAS read, and the gradient that BGRADB writes. cuBLASLt picks those
+// epilogues' kernels by the bias pointer's alignment as well, and the parameters are packed
+// float by float, so a bias is often at 4 or 8 modulo 16 while the matrices are at 16. Kept apart
+// from the matrices' alignment so that a misplaced bias does not slow the product itself.
+int CudaKernelEmitter::linear_bias_alignment(const FusedGroup& g) const {
+  const LayerPlan& l = layer(g.product);
+  std::vector<std::int64_t> offsets;
+  if (g.folded >= 0)
+    offsets.push_back(a_.parameter_offset(layer(g.folded).bias_offset, BufferRole::parameters));
+  else if (l.options.bias)
+    offsets.push_back(a_.parameter_offset(l.bias_offset, BufferRole::parameters));
+  if (l.options.bias && l.runs_backward)
+    offsets.push_back(a_.parameter_offset(l.bias_offset, BufferRole::gradients));
+  return common_alignment(offsets);
 }
 
 void CudaKernelEmitter::emit_product_forward(const FusedGroup& g, bool library_epilogue) {

@@ -51,6 +51,21 @@ cublasLtMatrixLayout_t layout(std::int64_t rows, std::int64_t columns, std::int6
   return l;
 }
 
+bool binds_bias(cublasLtEpilogue_t e) {
+  return e == CUBLASLT_EPILOGUE_BIAS || e == CUBLASLT_EPILOGUE_RELU_BIAS ||
+         e == CUBLASLT_EPILOGUE_BGRADB;
+}
+
+// An address with exactly `alignment` bytes of alignment (a multiple of it, not of twice it),
+// never dereferenced: what cuBLASLt's heuristic is shown instead of the bias pointer that the
+// step sets before each run. Its header: routines that do not dereference the bias pointer, like
+// the heuristic, "depend on its value to determine expected pointer alignment"; left null, it
+// reads as aligned to anything, and an algorithm that loads the bias 16 bytes at a time could be
+// chosen for a bias the plan placed at 4 modulo 16.
+const void* stand_in_bias(int alignment) {
+  return reinterpret_cast<const void*>(std::uintptr_t{1} << 20 | static_cast<unsigned>(alignment));
+}
+
 const char* epilogue_name(LinearEpilogue e) {
   switch (e) {
     case LinearEpilogue::relu_bias:
@@ -85,6 +100,8 @@ LinearProduct::Choice LinearProduct::make(cublasOperation_t trans_a, cublasOpera
     check(cublasLtMatmulDescSetAttribute(p->operation, CUBLASLT_MATMUL_DESC_EPILOGUE, &tried,
                                          sizeof tried),
           "cublasLtMatmulDescSetAttribute(EPILOGUE)");
+    if (binds_bias(tried))
+      p->set_pointer(CUBLASLT_MATMUL_DESC_BIAS_POINTER, stand_in_bias(bias_alignment_));
     // The stored (not transposed) shapes of A and B.
     p->a = trans_a == CUBLAS_OP_N ? layout(m, k, lda) : layout(k, m, lda);
     p->b = trans_b == CUBLAS_OP_N ? layout(k, n, ldb) : layout(n, k, ldb);
@@ -123,11 +140,12 @@ LinearProduct::Choice LinearProduct::make(cublasOperation_t trans_a, cublasOpera
 
 LinearProduct::LinearProduct(const Libraries& libraries, LinearShape shape, LinearEpilogue forward,
                              Gradients gradients, bool bias_gradient, std::int64_t workspace_limit,
-                             int alignment)
+                             int alignment, int bias_alignment)
     : libraries_(libraries),
       shape_(shape),
       workspace_limit_(workspace_limit),
-      alignment_(alignment) {
+      alignment_(alignment),
+      bias_alignment_(bias_alignment) {
   const std::int64_t batch = shape.batch, in = shape.in_features, out = shape.out_features;
   const cublasLtEpilogue_t fwd = forward == LinearEpilogue::relu_bias ? CUBLASLT_EPILOGUE_RELU_BIAS
                                  : forward == LinearEpilogue::relu    ? CUBLASLT_EPILOGUE_RELU

@@ -36,9 +36,12 @@ class LinearProduct {
   // `bias_gradient`: the weight gradient's pass also sums db (ignored for Gradients::none).
   // `alignment`: the bytes (16, 8 or 4) every matrix's address is a multiple of; cuBLASLt's
   // heuristic considers only algorithms that work at that alignment (it assumes 256 untold).
+  // `bias_alignment`: the same for the bias the forward epilogue reads and the bias gradient
+  // BGRADB writes. The heuristic reads it off the bias pointer's value, which is not known when
+  // the algorithm is chosen; make() hands it a stand-in address with exactly this alignment.
   LinearProduct(const Libraries& libraries, LinearShape shape, LinearEpilogue forward,
                 Gradients gradients, bool bias_gradient, std::int64_t workspace_limit,
-                int alignment);
+                int alignment, int bias_alignment);
   ~LinearProduct();
   LinearProduct(const LinearProduct&) = delete;
   LinearProduct& operator=(const LinearProduct&) = delete;
@@ -70,6 +73,7 @@ class LinearProduct {
   LinearShape shape_;
   std::int64_t workspace_limit_;
   int alignment_;
+  int bias_alignment_;
   LinearEpilogue forward_epilogue_ = LinearEpilogue::none;
   bool bias_gradient_ = false;
   Choice forward_, weights_, input_;
