@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <string>
 
 #include <staticnet/cuda/check.hpp>
 
@@ -14,9 +15,11 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i)
     listing =
         listing || std::strncmp(argv[i], "--list", 6) == 0 || std::strcmp(argv[i], "-ltc") == 0;
-  if (!listing && !staticnet::cuda::device_available()) {
-    std::puts("STATICNET_SKIP: no CUDA device here");
-    return 0;
+  if (!listing) {
+    if (const std::string why = staticnet::cuda::device_unavailable_reason(); !why.empty()) {
+      std::printf("STATICNET_SKIP: no CUDA device here (CUDA says %s)\n", why.c_str());
+      return 0;
+    }
   }
   doctest::Context context(argc, argv);
   return context.run();

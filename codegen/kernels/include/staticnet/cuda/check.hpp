@@ -26,11 +26,18 @@ inline void check_launch(const char* kernel) {
   check(cudaGetLastError(), kernel);
 }
 
-// Whether a CUDA device can be used here: false on a machine without a GPU or driver (the GPU
-// tests report themselves skipped then).
-inline bool device_available() {
+// Why no CUDA device can be used here, in CUDA's words ("cudaErrorNoDevice: no CUDA-capable
+// device is detected"; a driver missing or older than the runtime has its own), or "" where one
+// can. The GPU tests report themselves skipped with it, and the programs stop with it, so that a
+// GPU machine whose driver does not fit says so rather than look like a machine without a GPU.
+inline std::string device_unavailable_reason() {
   int count = 0;
-  return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
+  const cudaError_t status = cudaGetDeviceCount(&count);
+  if (status != cudaSuccess) {
+    cudaGetLastError();  // not left behind for the next check_launch() to report
+    return std::string(cudaGetErrorName(status)) + ": " + cudaGetErrorString(status);
+  }
+  return count > 0 ? "" : "the driver lists no devices";
 }
 
 // Bytes in use on the current device (cudaMemGetInfo's total − free): read before and after a

@@ -20,10 +20,11 @@ struct OpenedDevice {
 };
 
 // Selects `device` and creates its context. Throws Error ("no CUDA device: this <who> needs an
-// NVIDIA GPU and its driver") where there is none.
+// NVIDIA GPU and its driver (CUDA says <why>)") where there is none.
 inline OpenedDevice open_device(int device, const char* who) {
-  if (!device_available())
-    throw Error(std::string("no CUDA device: this ") + who + " needs an NVIDIA GPU and its driver");
+  if (const std::string why = device_unavailable_reason(); !why.empty())
+    throw Error(std::string("no CUDA device: this ") + who +
+                " needs an NVIDIA GPU and its driver (CUDA says " + why + ")");
   check(cudaSetDevice(device), "cudaSetDevice");
   check(cudaFree(nullptr), "creating the CUDA context");
   cudaDeviceProp properties{};
@@ -40,6 +41,9 @@ inline std::byte* allocate_arena(std::int64_t bytes, std::int64_t& measured) {
   check(cudaMalloc(&arena, static_cast<std::size_t>(bytes)),
         "allocating the arena of the plan's footprint");
   check(cudaMemset(arena, 0, static_cast<std::size_t>(bytes)), "zeroing the arena");
+  // cudaMemset may return before it is done, on the legacy stream, which the program's
+  // non-blocking stream does not wait for: the parameters written next must land after it.
+  check(cudaDeviceSynchronize(), "zeroing the arena");
   measured = device_memory_in_use() - before;
   return static_cast<std::byte*>(arena);
 }
