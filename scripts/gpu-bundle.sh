@@ -3,7 +3,7 @@
 # that has the NVIDIA libraries but not this project's build: the CUDA trainers of SimpleCNN and
 # LeNet-5 (and SimpleCNN's with Prefetch), both trainers of the four MLPerf Tiny models, the
 # digits trainer and its two inference programs, the gpu-labelled test program, the benchmarks,
-# and the shared libraries they need that such a machine may lack.
+# and the shared libraries they need that such a machine may lack (OpenBLAS).
 #   scripts/gpu-bundle.sh [BUILD_DIR]
 # BUILD_DIR (default build/gcc, the gcc preset's) must be configured with the CUDA backend and
 # -DSTATICNET_BUILD_BENCH=ON:  cmake --preset gcc -DSTATICNET_BUILD_BENCH=ON
@@ -30,7 +30,10 @@ cp "$build"/samples/{simple_cnn,lenet5}_trainer_cuda "$build"/samples/{resnet8,d
   "$build"/bench/cuda_step/{simple_cnn_prefetch_trainer_cuda,staticnet_bench_cuda_step} \
   "$build"/bench/cuda_step/staticnet_bench_{conv_engines,direct_conv} \
   "$build/tests/codegen/cuda/staticnet_cuda_tests" "$out/"
-for lib in $(ldd $(find "$out" -maxdepth 1 -type f) | awk '/libfmt/ {print $3}' | sort -u); do
+# The CPU trainers' OpenBLAS (Debian's, with its Fortran runtime): the GPU machine's image has
+# PyTorch and NVIDIA's libraries from pip, not Debian's packages.
+for lib in $(ldd $(find "$out" -maxdepth 1 -type f) |
+  awk '/libopenblas|libgfortran|libquadmath/ {print $3}' | sort -u); do
   cp -L "$lib" "$out/lib/"
 done
 ls -la "$out" "$out/lib"

@@ -4,13 +4,15 @@
 #
 #   scripts/gpu-checks.sh BIN_DIR OUT_DIR [part...]
 #   parts: tests train sanitize bench mlperf profile (default all but profile). The device tool
-#   allows 10 minutes a command: run them in a few calls (tests train; sanitize; bench mlperf).
+#   allows 10 minutes a command: run them in a few calls (tests train; sanitize; bench mlperf),
+#   each under `timeout 570` so that what was done (OUT_DIR/summary.txt grows check by check)
+#   still comes back when a part runs long.
 #
 # BIN_DIR holds the programs a Release build made (the trainers, the gpu-labelled test program and
 # the benchmarks of -DSTATICNET_BUILD_BENCH=ON) and, optionally, lib/ with shared libraries the GPU
-# machine lacks (libfmt). scripts/gpu-bundle.sh builds such a folder, build/gpu, and packs it into
+# machine lacks (OpenBLAS and its Fortran runtime). scripts/gpu-bundle.sh builds such a folder, build/gpu, and packs it into
 # build/gpu.tar.xz for the trip (tar xJf build/gpu.tar.xz -C build). Everything lands in OUT_DIR;
-# a summary is printed last.
+# a summary is printed last, and written to OUT_DIR/summary.txt as each check ends.
 #   tests     the gpu-labelled test program (staticnet_cuda_tests, each test case in a process of
 #             its own, the fixtures read from this checkout): every fixture model's CUDA step and
 #             the MLPerf Tiny inference programs' forward pass against PyTorch, staticnet::cuda's
@@ -22,8 +24,10 @@
 #             SimpleCNN with Prefetch (bench/cuda_step): same losses, and its samples/s beside the
 #             sample's; the four MLPerf Tiny trainers on both backends, 2 epochs from one seed:
 #             same losses to rounding
-#   sanitize  compute-sanitizer memcheck and racecheck over 3 steps of each sample's CUDA trainer
-#             (the MLPerf Tiny ones included)
+#   sanitize  compute-sanitizer memcheck and racecheck over one epoch of three batches and an
+#             evaluation of three, for each sample's CUDA trainer (the MLPerf Tiny ones and
+#             SimpleCNN with Prefetch included): the first step runs launch by launch, the second
+#             is captured, the third replays the graph, and the evaluation does the same
 #   bench     step time and memory against PyTorch eager and torch.compile (bench/cuda_step) of
 #             SimpleCNN and LeNet-5, and SimpleCNN's step with Prefetch (the batch's copy
 #             overlapping the step) beside it
@@ -48,8 +52,8 @@ libs="$bin/lib"
 for d in "$site"/nvidia/*/lib; do [[ -d $d ]] && libs="$libs:$d"; done
 export LD_LIBRARY_PATH="$libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 
-summary=()
-note() { summary+=("$*"); echo "== $*"; }
+: >"$out/summary.txt"
+note() { echo "$*" >>"$out/summary.txt"; echo "== $*"; }
 
 # The largest relative difference between two --metrics files' losses, epoch by epoch.
 loss_difference() {
@@ -145,11 +149,13 @@ if [[ " $parts " == *" train "* ]]; then
 fi
 
 if [[ " $parts " == *" sanitize "* ]]; then
-  for model in simple_cnn lenet5 $mlperf; do
+  for model in simple_cnn lenet5 $mlperf simple_cnn_prefetch; do
+    # "Trains NAME (...): batch 32, ..." says the batch
+    batch=$("$bin/${model}_trainer_cuda" --help | grep -o -m1 'batch [0-9]*' | cut -d' ' -f2)
     for tool in memcheck racecheck; do
       compute-sanitizer --tool "$tool" --error-exitcode 9 "$bin/${model}_trainer_cuda" \
-        --data synthetic:512 --epochs 1 --max-steps 3 --progress none \
-        >"$out/${model}_${tool}.txt" 2>&1
+        --data "synthetic:$((3 * batch))" --eval "synthetic:$((3 * batch))" --epochs 1 \
+        --progress none >"$out/${model}_${tool}.txt" 2>&1
       note "compute-sanitizer $tool $model: exit $? ($(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/${model}_${tool}.txt" | tail -1))"
     done
   done
@@ -211,7 +217,6 @@ PY
   done
 fi
 
-printf '%s\n' "${summary[@]}" >"$out/summary.txt"
 echo
 echo "==== summary"
 cat "$out/summary.txt"
