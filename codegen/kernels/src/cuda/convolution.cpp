@@ -190,6 +190,11 @@ Convolution::Convolution(const Libraries& libraries, const kernels::Conv2dGeomet
                          ConvEpilogue forward, Gradients gradients, std::int64_t workspace_limit,
                          int alignment)
     : libraries_(libraries), graphs_(std::make_unique<Graphs>()) {
+  // The generator sends grouped and depthwise convolutions to its direct kernels; the graphs
+  // below describe a dense weight, which a grouped one's packed weight would be read past.
+  if (geometry.groups != 1)
+    throw Error("Convolution: a convolution with " + std::to_string(geometry.groups) +
+                " groups; cuDNN is used here for dense ones only");
   Graphs& s = *graphs_;
   s.g = geometry;
   s.alignment = alignment;

@@ -1,6 +1,7 @@
 #include "staticnet/cuda/linear.hpp"
 
 #include <memory>
+#include <utility>
 
 #include "library_checks.hpp"
 #include "staticnet/cuda/reductions.hpp"
@@ -50,6 +51,15 @@ cublasLtMatrixLayout_t layout(std::int64_t rows, std::int64_t columns, std::int6
         "cublasLtMatrixLayoutCreate");
   return l;
 }
+
+// The heuristic's preferences, destroyed however make() leaves.
+struct Preference {
+  cublasLtMatmulPreference_t handle = nullptr;
+  Preference() { check(cublasLtMatmulPreferenceCreate(&handle), "cublasLtMatmulPreferenceCreate"); }
+  ~Preference() { cublasLtMatmulPreferenceDestroy(handle); }
+  Preference(const Preference&) = delete;
+  Preference& operator=(const Preference&) = delete;
+};
 
 bool binds_bias(cublasLtEpilogue_t e) {
   return e == CUBLASLT_EPILOGUE_BIAS || e == CUBLASLT_EPILOGUE_RELU_BIAS ||
@@ -107,28 +117,28 @@ LinearProduct::Choice LinearProduct::make(cublasOperation_t trans_a, cublasOpera
     p->b = trans_b == CUBLAS_OP_N ? layout(k, n, ldb) : layout(n, k, ldb);
     p->c = layout(m, n, ldc);
 
-    cublasLtMatmulPreference_t preference = nullptr;
-    check(cublasLtMatmulPreferenceCreate(&preference), "cublasLtMatmulPreferenceCreate");
+    const Preference preference;
     const std::uint64_t limit = static_cast<std::uint64_t>(workspace_limit_);
-    check(cublasLtMatmulPreferenceSetAttribute(preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
-                                               &limit, sizeof limit),
+    check(cublasLtMatmulPreferenceSetAttribute(
+              preference.handle, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &limit, sizeof limit),
           "cublasLtMatmulPreferenceSetAttribute");
     const auto alignment = static_cast<std::uint32_t>(alignment_);
     for (const cublasLtMatmulPreferenceAttributes_t matrix :
          {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
           CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES})
-      check(cublasLtMatmulPreferenceSetAttribute(preference, matrix, &alignment, sizeof alignment),
+      check(cublasLtMatmulPreferenceSetAttribute(preference.handle, matrix, &alignment,
+                                                 sizeof alignment),
             "cublasLtMatmulPreferenceSetAttribute(MIN_ALIGNMENT)");
     cublasLtMatmulHeuristicResult_t result{};
     int found = 0;
-    const cublasStatus_t status = cublasLtMatmulAlgoGetHeuristic(
-        libraries_.blas(), p->operation, p->a, p->b, p->c, p->c, preference, 1, &result, &found);
-    cublasLtMatmulPreferenceDestroy(preference);
+    const cublasStatus_t status =
+        cublasLtMatmulAlgoGetHeuristic(libraries_.blas(), p->operation, p->a, p->b, p->c, p->c,
+                                       preference.handle, 1, &result, &found);
     if (status == CUBLAS_STATUS_SUCCESS && found > 0 &&
         result.workspaceSize <= static_cast<std::size_t>(workspace_limit_)) {
       p->algorithm = result.algo;
       p->workspace = static_cast<std::size_t>(workspace_limit_);
-      return {p.release(), tried == epilogue};
+      return {std::move(p), tried == epilogue};
     }
     if (tried == CUBLASLT_EPILOGUE_DEFAULT)
       throw Error("cuBLASLt has no FP32 algorithm for a " + std::to_string(m) + "×" +
@@ -166,11 +176,7 @@ LinearProduct::LinearProduct(const Libraries& libraries, LinearShape shape, Line
   bias_gradient_ = bias_gradient;
 }
 
-LinearProduct::~LinearProduct() {
-  delete forward_.product;
-  delete weights_.product;
-  delete input_.product;
-}
+LinearProduct::~LinearProduct() = default;
 
 void LinearProduct::forward(const float* x, const float* w, const float* b, float* z,
                             void* workspace) const {

@@ -81,6 +81,7 @@ void CudaBackend::set_up(CudaStepFactory make_step) {
                       batch * sizeof(std::int32_t), cudaHostAllocDefault),
         "allocating pinned result memory");
   std::fill_n(staging_->predictions, batch, -1);
+  set_up_ = cuda::device_memory_in_use();
 }
 
 CudaBackend::~CudaBackend() {
@@ -280,6 +281,14 @@ MemoryReport CudaBackend::memory() const {
       "                   pinned host staging {} (2 × the batch + results)",
       to_string(Bytes{context_}), to_string(Bytes{libraries_}), to_string(Bytes{total_}),
       to_string(Bytes{2 * model_.arena.batch_bytes + model_.batch * 8}));
+  // Asked again after steps have run (the bench does): what the device gained since start-up,
+  // which the context and libraries figures above do not include. A device profile's overhead
+  // (include/staticnet/device.hpp) must cover it too. Other processes on the device count here.
+  if (const std::int64_t grown = cuda::device_memory_in_use() - set_up_; grown > 0)
+    r.other += fmt::format(
+        ";\n                   since start-up {} more on the device (kernel and library modules "
+        "loaded at first use, the CUDA graphs)",
+        to_string(Bytes{grown}));
   return r;
 }
 

@@ -26,6 +26,8 @@ class Libraries {
   cudnnHandle_t dnn() const { return dnn_; }
 
  private:
+  void release() noexcept;
+
   cudaStream_t stream_;
   cublasLtHandle_t blas_ = nullptr;
   cudnnHandle_t dnn_ = nullptr;

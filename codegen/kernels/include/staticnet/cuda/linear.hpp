@@ -18,6 +18,7 @@
 // workspace region. If no algorithm supports an epilogue for these sizes, the product runs plain
 // and this class finishes the job with its own kernel (fused() and describe() say which).
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "staticnet/cuda/libraries.hpp"
@@ -62,7 +63,7 @@ class LinearProduct {
  private:
   struct Product;  // one configured cuBLASLt matmul: descriptors, layouts and algorithm
   struct Choice {
-    Product* product = nullptr;
+    std::unique_ptr<Product> product;
     bool fused = false;
   };
   Choice make(cublasOperation_t trans_a, cublasOperation_t trans_b, std::int64_t m, std::int64_t n,

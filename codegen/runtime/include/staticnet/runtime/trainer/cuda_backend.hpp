@@ -89,8 +89,10 @@ class CudaBackend final : public Backend {
   bool pending_ = false;           // a step was enqueued and not yet waited for
   std::string device_name_;
   int sm_ = 0;
-  // cudaMemGetInfo readings, bytes in use on the device after each stage.
-  std::int64_t total_ = 0, context_ = 0, arena_measured_ = 0, libraries_ = 0;
+  // cudaMemGetInfo readings, bytes in use on the device after each stage; the last, in use once
+  // set up, is what memory() compares with later (modules load at a kernel's first launch, and
+  // the CUDA graphs are made at the second and third steps).
+  std::int64_t total_ = 0, context_ = 0, arena_measured_ = 0, libraries_ = 0, set_up_ = 0;
 };
 
 }  // namespace staticnet::runtime
