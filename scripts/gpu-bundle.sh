@@ -39,6 +39,6 @@ done
 ls -la "$out" "$out/lib"
 # The device tool carries at most 64 MiB with the working tree; the programs are about 55 MiB,
 # compressed about 5 MiB. Carry build/gpu.tar.xz and unpack it there first:
-#   tar xJf build/gpu.tar.xz -C build && scripts/gpu-checks.sh build/gpu OUT
+#   tar xJf build/gpu.tar.xz -C build && timeout 570 scripts/gpu-checks.sh build/gpu OUT_DIR PART...
 tar cJf build/gpu.tar.xz -C build gpu
 ls -la build/gpu.tar.xz
