@@ -28,12 +28,12 @@
 #             evaluation of three, for each sample's CUDA trainer (the MLPerf Tiny ones and
 #             SimpleCNN with Prefetch included): the first step runs launch by launch, the second
 #             is captured, the third replays the graph, and the evaluation does the same
-#   bench     step time and memory against PyTorch eager and torch.compile (bench/cuda_step) of
-#             SimpleCNN and LeNet-5, and SimpleCNN's step with Prefetch (the batch's copy
-#             overlapping the step) beside it
-#   mlperf    the same for the four MLPerf Tiny models at their reference batches, and the direct
-#             (depthwise, uneven-padded) convolution kernels against cuDNN's engines
-#             (staticnet_bench_direct_conv)
+#   bench     step time and memory against PyTorch eager and torch.compile (its default mode and
+#             reduce-overhead) (bench/cuda_step) of SimpleCNN and LeNet-5, and SimpleCNN's step
+#             with Prefetch (the batch's copy overlapping the step) beside it
+#   mlperf    the direct (depthwise, uneven-padded) convolution kernels against cuDNN's engines
+#             (staticnet_bench_direct_conv), then the same as bench for the four MLPerf Tiny models
+#             at their reference batches (torch.compile's default mode only)
 #   profile   where the step's time goes: every cuDNN engine for the samples' convolutions
 #             (staticnet_bench_conv_engines), Nsight Compute's duration of each kernel of a few
 #             launch-by-launch steps, and torch.profiler's kernels for PyTorch's eager step
@@ -161,9 +161,11 @@ if [[ " $parts " == *" sanitize "* ]]; then
   done
 fi
 
-# Step time and memory of the generated CUDA step against PyTorch eager and torch.compile.
+# Step time and memory of the generated CUDA step against PyTorch eager and torch.compile; more
+# torch.compile modes (reduce-overhead: CUDA graphs, as staticnet's step) after the model.
 compare_with_pytorch() {
-  local model=$1 torch_model=${1%_adam}
+  local model=$1 torch_model=${1%_adam} mode
+  shift
   "$bin/staticnet_bench_cuda_step" "$model" >"$out/bench_${model}.txt" 2>&1
   note "staticnet $model: $(head -1 "$out/bench_${model}.txt")"
   STATICNET_CUDA_GRAPHS=0 "$bin/staticnet_bench_cuda_step" "$model" \
@@ -174,24 +176,30 @@ compare_with_pytorch() {
   "$python" "$here/bench/cuda_step/torch_cuda_step.py" "$torch_model" --compile \
     >"$out/torch_compile_${model}.txt" 2>&1
   note "torch.compile $model: $(tail -1 "$out/torch_compile_${model}.txt")"
+  for mode in "$@"; do
+    "$python" "$here/bench/cuda_step/torch_cuda_step.py" "$torch_model" --compile "$mode" \
+      >"$out/torch_compile_${mode}_${model}.txt" 2>&1
+    note "torch.compile $mode $model: $(tail -1 "$out/torch_compile_${mode}_${model}.txt")"
+  done
 }
 
 if [[ " $parts " == *" bench "* ]]; then
   "$bin/staticnet_bench_cuda_step" simple_cnn_prefetch >"$out/bench_simple_cnn_prefetch.txt" 2>&1
   note "staticnet simple_cnn with Prefetch: $(head -1 "$out/bench_simple_cnn_prefetch.txt")"
   for model in simple_cnn lenet5_adam; do
-    compare_with_pytorch "$model"
+    compare_with_pytorch "$model" reduce-overhead
   done
 fi
 
 if [[ " $parts " == *" mlperf "* ]]; then
+  # Depthwise and uneven-padded convolutions: staticnet's direct kernels or cuDNN, whichever is
+  # faster within the plan's workspace (its table, for bench/RESULTS.md, ends the file). First:
+  # the torch.compile runs below are the part's long ones.
+  "$bin/staticnet_bench_direct_conv" >"$out/direct_conv.txt" 2>&1
+  note "direct convolutions against cuDNN: exit $? ($(grep -c 'faster within the plan: staticnet' "$out/direct_conv.txt") of $(grep -c 'faster within the plan' "$out/direct_conv.txt") staticnet's; direct_conv.txt)"
   for model in $mlperf; do
     compare_with_pytorch "$model"
   done
-  # Depthwise and uneven-padded convolutions: staticnet's direct kernels or cuDNN, whichever is
-  # faster within the plan's workspace (its table, for bench/RESULTS.md, ends the file).
-  "$bin/staticnet_bench_direct_conv" >"$out/direct_conv.txt" 2>&1
-  note "direct convolutions against cuDNN: exit $? ($(grep -c 'faster within the plan: staticnet' "$out/direct_conv.txt") of $(grep -c 'faster within the plan' "$out/direct_conv.txt") staticnet's; direct_conv.txt)"
 fi
 
 if [[ " $parts " == *" profile "* ]]; then

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <string>
@@ -78,12 +79,20 @@ int main(int argc, char** argv) {
   }
   const std::string which = argv[1];
   int steps = 200, repeats = 5;
-  for (int i = 2; i + 1 < argc; i += 2) {
-    const int value = std::stoi(argv[i + 1]);
+  for (int i = 2; i < argc; i += 2) {
+    const bool known = !std::strcmp(argv[i], "--steps") || !std::strcmp(argv[i], "--repeats");
+    char* end = nullptr;
+    const long value = i + 1 < argc ? std::strtol(argv[i + 1], &end, 10) : 0;
+    if (!known || i + 1 == argc || *end != '\0' || value < 1 || value > 1'000'000) {
+      std::fprintf(stderr,
+                   "%s: expected --steps N or --repeats N (N from 1 to 10^6), not '%s%s%s'\n",
+                   argv[0], argv[i], i + 1 < argc ? " " : "", i + 1 < argc ? argv[i + 1] : "");
+      return 2;
+    }
     if (!std::strcmp(argv[i], "--steps"))
-      steps = value;
-    else if (!std::strcmp(argv[i], "--repeats"))
-      repeats = value;
+      steps = static_cast<int>(value);
+    else
+      repeats = static_cast<int>(value);
   }
   const Sample* sample = nullptr;
   for (const Sample& s : samples)

@@ -70,8 +70,21 @@ std::vector<double> reference(const Conv2dGeometry& g, Direction d, const std::v
 // output is not finite.
 double relative_error(const float* out, const std::vector<double>& reference);
 
-// Median milliseconds of `run` over 50 timed calls after 10 warm-up ones, by device events; -1
-// when a call reports failure.
+// The largest relative_error() a result may have and still be timed against the others: FP32
+// sums of a few thousand products stay near 1e-6, so a larger error is a wrong result (an
+// unwritten output, a misread padding) and must not win on speed.
+inline constexpr double wrong_above = 1e-4;
+
+// Keeps the GPU busy on `stream` for about `microseconds` (one thread sleeping on the GPU's
+// timer). median_ms() enqueues it before each call's start event, so that the host's time to
+// enqueue the call (cuDNN's execute spends 10-15 µs of host work, a kernel launch a few) passes
+// while the GPU waits, and the events time the GPU's work alone: in a trainer the step is a CUDA
+// graph, and no call pays its host cost there.
+void keep_device_busy(cudaStream_t stream, int microseconds);
+
+// Median milliseconds of the GPU's work for `run`, over 50 timed calls after 10 warm-up ones, by
+// device events with the host's enqueueing hidden (keep_device_busy); -1 when a call reports
+// failure.
 template <class Run>
 double median_ms(cudaStream_t stream, Run run) {
   namespace cuda = staticnet::cuda;
@@ -88,6 +101,7 @@ double median_ms(cudaStream_t stream, Run run) {
   } events;
   std::vector<float> ms;
   for (int r = 0; r < 60; ++r) {
+    keep_device_busy(stream, 200);
     cuda::check(cudaEventRecord(events.start, stream), "cudaEventRecord");
     const bool ok = run();
     cuda::check(cudaEventRecord(events.stop, stream), "cudaEventRecord");

@@ -97,6 +97,7 @@ struct Verdict {
   double staticnet_us;
   bench::Engine first, fastest;  // cuDNN's allowed engines, times in µs
   bool mobilenet;
+  bool staticnet_wrong;  // its output's error is over bench::wrong_above
 };
 
 bench::Engine in_us(bench::Engine e) {
@@ -111,8 +112,11 @@ Verdict compare(cudnnHandle_t handle, cudaStream_t stream, int index, int repeat
   std::printf("%s (x%d) ", c.name, repeats);
   const std::vector<double> expected = bench::reference(t, d);
   const bench::Allowed cudnn = bench::sweep_cudnn(handle, stream, t, d, c.plan_workspace, expected);
-  // Once from zero (the weight gradient adds), for the error; then timed.
-  cuda::check(cudaMemset(t.output(d), 0, t.output_elements(d) * sizeof(float)), "cudaMemset");
+  // Once for the error, from NaNs where the kernel writes its output (an element it leaves
+  // unwritten shows), from zero where it adds to it (the weight gradient); then timed.
+  cuda::check(cudaMemset(t.output(d), d == Direction::wgrad ? 0 : 0xFF,
+                         t.output_elements(d) * sizeof(float)),
+              "cudaMemset");
   bench::run_direct(index, d, t, stream);
   cuda::check(cudaStreamSynchronize(stream), "running staticnet's kernel");
   const double error = bench::relative_error(t.output(d), expected);
@@ -120,18 +124,22 @@ Verdict compare(cudnnHandle_t handle, cudaStream_t stream, int index, int repeat
     bench::run_direct(index, d, t, stream);
     return true;
   });
-  std::printf("  %-40s %-42s %8.1f us  error %.2e\n", "staticnet direct kernel", "", ms * 1000.0,
-              error);
-  const bool ours = cudnn.fastest.ms < 0 || ms <= cudnn.fastest.ms;
-  std::printf("  faster within the plan: %s\n",
-              ours ? "staticnet" : ("cuDNN " + cudnn.fastest.name).c_str());
+  const bool wrong = error > bench::wrong_above;
+  std::printf("  %-40s %-42s %8.1f us  error %.2e%s\n", "staticnet direct kernel", "", ms * 1000.0,
+              error, wrong ? " WRONG" : "");
+  const bool ours = !wrong && (cudnn.fastest.ms < 0 || ms <= cudnn.fastest.ms);
+  const std::string winner = ours                    ? "staticnet"
+                             : cudnn.fastest.ms >= 0 ? "cuDNN " + cudnn.fastest.name
+                                                     : "neither (staticnet's kernel is WRONG)";
+  std::printf("  faster within the plan: %s\n", winner.c_str());
   return {c.name,
           bench::name_of(d),
           repeats,
           ms * 1000.0,
           in_us(cudnn.first),
           in_us(cudnn.fastest),
-          c.sample == bench::Sample::mobilenet_v1};
+          c.sample == bench::Sample::mobilenet_v1,
+          wrong};
 }
 
 std::string cell(const bench::Engine& e) {
@@ -148,10 +156,11 @@ void print_summary(const std::vector<Verdict>& verdicts) {
       "rule) | cuDNN, fastest allowed | faster |\n|---|---|---|---|---|---|---|\n");
   double ours[2] = {0, 0}, best[2] = {0, 0};
   for (const Verdict& v : verdicts) {
-    const bool cudnn_wins = v.fastest.ms >= 0 && v.fastest.ms < v.staticnet_us;
-    std::printf("| %s | %s | %d | %.1f us | %s | %s | %s |\n", v.name.c_str(), v.direction.c_str(),
-                v.repeats, v.staticnet_us, cell(v.first).c_str(), cell(v.fastest).c_str(),
-                cudnn_wins ? "cuDNN" : "staticnet");
+    const bool cudnn_wins =
+        v.fastest.ms >= 0 && (v.staticnet_wrong || v.fastest.ms < v.staticnet_us);
+    std::printf("| %s | %s | %d | %.1f us%s | %s | %s | %s |\n", v.name.c_str(),
+                v.direction.c_str(), v.repeats, v.staticnet_us, v.staticnet_wrong ? " (WRONG)" : "",
+                cell(v.first).c_str(), cell(v.fastest).c_str(), cudnn_wins ? "cuDNN" : "staticnet");
     ours[v.mobilenet] += v.repeats * v.staticnet_us;
     best[v.mobilenet] += v.repeats * (cudnn_wins ? v.fastest.ms : v.staticnet_us);
   }

@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 """The PyTorch side of scripts/gpu-checks.sh's bench part: the same model, batch and optimizer as
 staticnet_bench_cuda_step, on the GPU, FP32 (TF32 off: staticnet's setups say FP32), timed the same
-way: warm-up, then repeats of N steps, median milliseconds per step. A step is zero_grad,
-forward, loss, backward, optimizer.step() and loss.item() (a training loop reads its loss; the
-staticnet side reads every sample's). Also prints torch.cuda.max_memory_allocated over the steps.
+way: warm-up, then repeats of N steps, median milliseconds per step. A step is the batch's copy
+from pinned host memory (staticnet's step copies its batch in too), zero_grad, forward, loss,
+backward, optimizer.step() and loss.item() (a training loop reads its loss; the staticnet side
+reads every sample's). Also prints torch.cuda.max_memory_allocated over the steps.
 
-usage: torch_cuda_step.py MODEL [--steps N] [--repeats N] [--compile] [--profile]
+usage: torch_cuda_step.py MODEL [--steps N] [--repeats N] [--compile [MODE]] [--profile]
 MODEL: simple_cnn, lenet5, or an MLPerf Tiny model (resnet8, ds_cnn, mobilenet_v1, fc_autoencoder:
 bench/cpu_step/mlperf_models.py, Adam, the reference batch, in training mode as the trainers run)
-(--profile: after the timing, the kernels of 20 steps from torch.profiler, by GPU time)
+(--compile: torch.compile's default mode; --compile reduce-overhead: its CUDA graphs, as staticnet's
+step is one; --profile: after the timing, the kernels of 20 steps from torch.profiler, by GPU time)
 """
 import argparse
 import pathlib
@@ -28,7 +30,8 @@ def main():
     p.add_argument("model", choices=["simple_cnn", "lenet5"] + list(mlperf_models.MODELS))
     p.add_argument("--steps", type=int, default=200)
     p.add_argument("--repeats", type=int, default=5)
-    p.add_argument("--compile", action="store_true")
+    p.add_argument("--compile", nargs="?", const="default", default=None,
+                   choices=["default", "reduce-overhead", "max-autotune"])
     p.add_argument("--profile", action="store_true")
     args = p.parse_args()
     torch.backends.cudnn.allow_tf32 = False
@@ -37,17 +40,19 @@ def main():
     if args.model in mlperf_models.MODELS:
         model = mlperf_models.build(args.model).train().cuda()
         x, y, loss_fn = mlperf_models.batch(args.model)
-        x, y = x.cuda(), y.cuda()
     else:
         model, shape, _ = model_and_batch(args.model)
         model = model.cuda()
-        x = torch.randn(shape, device="cuda")
-        y = torch.randint(0, 10, (shape[0],), device="cuda")
+        x = torch.randn(shape)
+        y = torch.randint(0, 10, (shape[0],))
         loss_fn = torch.nn.CrossEntropyLoss()
+    x_host, y_host = x.pin_memory(), y.pin_memory()
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
-    forward = torch.compile(model) if args.compile else model
+    forward = torch.compile(model, mode=args.compile) if args.compile else model
 
     def step():
+        x = x_host.to("cuda", non_blocking=True)
+        y = y_host.to("cuda", non_blocking=True)
         optimizer.zero_grad()
         loss = loss_fn(forward(x), y)
         loss.backward()
@@ -65,7 +70,7 @@ def main():
             step()
         torch.cuda.synchronize()
         times.append((time.perf_counter() - start) * 1000.0 / args.steps)
-    print(f"model={args.model} torch={torch.__version__} compile={args.compile} "
+    print(f"model={args.model} torch={torch.__version__} compile={args.compile or False} "
           f"ms_per_step={statistics.median(times):.4f} min={min(times):.4f} max={max(times):.4f} "
           f"max_memory_allocated={torch.cuda.max_memory_allocated()}")
     if args.profile:
