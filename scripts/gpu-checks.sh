@@ -95,6 +95,8 @@ if [[ " $parts " == *" tests "* ]]; then
   rm -f "$out/cuda_test.txt"
   failures=""
   ((${#failed[@]})) && failures=$(printf '; FAILED: %s' "${failed[@]}")
+  # None listed is the program failing to start (a missing library), not a pass.
+  ((passed + ${#failed[@]})) || failures="; NONE RAN: $("$bin/staticnet_cuda_tests" --list-test-cases 2>&1 | tail -1)"
   note "gpu tests: $passed passed, ${#failed[@]} failed$failures (cuda_tests.txt)"
   digits="$here/samples/digits"
   "$bin/digits_cnn_trainer_cpu" --data "$digits/train_images.npy" --labels "$digits/train_labels.npy" \

@@ -16,7 +16,9 @@
 // - A deep model at a small batch amplifies float32's rounding: PyTorch's own float32 gradients
 //   of MobileNetV1 at batch 2 are 6e-5 from its float64 ones. The fixture records that error
 //   (float32_gradient_noise) and first-step gradients may be 5 times it; for the other three
-//   models it is below 1.4e-5, so 1e-4 stands.
+//   models it is below 1.4e-5, so 1e-4 stands. The weights after the last step carry the same
+//   noise (MobileNetV1 takes one step, w − lr·g), so they get the same tolerance: with 1e-4 the
+//   CPU step alone, run with 1 to 4 threads and four OpenBLAS kernels, came to 0.996 of it.
 //
 // The batches keep clear of ReLU's kink: every ReLU input of every step is at least 5 times
 // float32's rounding noise from 0 (the script's MIN_KINK_CLEARANCE says why; closer, which side
@@ -113,7 +115,7 @@ inline void check_mlperf(const std::string& name, const rt::ModelInfo& model,
       const std::vector<double> expected = values(file, "final." + t.name);
       CHECK(tensor_error(std::span<const float>(state).subspan(static_cast<std::size_t>(t.offset),
                                                                expected.size()),
-                         std::span<const double>(expected)) <= 1e-4);
+                         std::span<const double>(expected)) <= gradient_tolerance);
     }
   };
   check_final(rt::StateBuffer::parameters, parameters, model.parameters);

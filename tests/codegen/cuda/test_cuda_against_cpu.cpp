@@ -75,7 +75,10 @@ void check_against_cpu(const rt::ModelInfo& model, rt::CpuSteps cpu_steps,
   rt::CpuBackend cpu(model, cpu_steps, 1);
   rt::CudaBackend gpu(model, make_step);
   MESSAGE(gpu.details());  // what cuDNN and cuBLASLt chose, fused or not
-  const auto parameters = sequence(static_cast<std::size_t>(model.parameter_count), 1);
+  // Seed 2: with seed 1, fd_wide_window's 1×1 convolution gave only negative outputs, the ReLU
+  // zeroed them all, and every gradient before the last Linear was 0 on both backends, so the
+  // comparison passed whatever the GPU computed. The liveness check below guards the others.
+  const auto parameters = sequence(static_cast<std::size_t>(model.parameter_count), 2);
   cpu.write_state(rt::StateBuffer::parameters, parameters);
   gpu.write_state(rt::StateBuffer::parameters, parameters);
   const auto settings = rt::default_optimizer_settings(model.optimizer);
@@ -97,9 +100,11 @@ void check_against_cpu(const rt::ModelInfo& model, rt::CpuSteps cpu_steps,
       gpu.read_state(rt::StateBuffer::gradients, gpu_state);
       for (const rt::ParameterTensor& t : model.parameters) {
         CAPTURE(t.name);
+        const auto expected = std::span<const float>(cpu_state).subspan(t.offset, t.elements());
+        // A gradient that is 0 everywhere compares equal to anything: the inputs must reach it.
+        REQUIRE(std::ranges::any_of(expected, [](float g) { return g != 0.0f; }));
         CHECK(tensor_error(std::span<const float>(gpu_state).subspan(t.offset, t.elements()),
-                           std::span<const float>(cpu_state).subspan(t.offset, t.elements())) <=
-              1e-4);
+                           expected) <= 1e-4);
       }
     }
   }

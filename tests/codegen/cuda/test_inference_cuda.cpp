@@ -26,6 +26,7 @@ namespace rt = staticnet::runtime;
 std::vector<float> run_on_gpu(const rt::InferenceModel& model, rt::CudaInferenceFactory make,
                               const inference_check::Weights& w, const std::vector<float>& input) {
   rt::CudaInference inference(model, make);
+  MESSAGE(inference.details());  // what cuDNN and cuBLASLt chose, for a failure's reader
   inference.load(w.parameters, w.statistics);
   CHECK_THROWS_AS(inference.load(w.parameters, w.statistics), std::logic_error);
   std::vector<std::vector<float>> outputs;

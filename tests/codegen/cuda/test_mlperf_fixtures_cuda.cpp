@@ -20,6 +20,7 @@
   TEST_CASE("pytorch on the GPU: MLPerf Tiny " #model ", training steps and an evaluation") { \
     const staticnet::runtime::ModelInfo& info = mlperf_##model::model_info();                 \
     staticnet::runtime::CudaBackend backend(info, &mlperf_##model::cuda::make_step);          \
+    MESSAGE(backend.details()); /* what cuDNN and cuBLASLt chose, for a failure's reader */   \
     mlperf_fixture::check_mlperf(#model, info, backend);                                      \
   }
 
