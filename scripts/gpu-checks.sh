@@ -10,8 +10,9 @@
 #
 # BIN_DIR holds the programs a Release build made (the trainers, the gpu-labelled test program and
 # the benchmarks of -DSTATICNET_BUILD_BENCH=ON) and, optionally, lib/ with shared libraries the GPU
-# machine lacks (OpenBLAS and its Fortran runtime). scripts/gpu-bundle.sh builds such a folder, build/gpu, and packs it into
-# build/gpu.tar.xz for the trip (tar xJf build/gpu.tar.xz -C build). Everything lands in OUT_DIR;
+# machine lacks (OpenBLAS and its Fortran runtime). scripts/gpu-bundle.sh builds such a folder,
+# build/gpu, and packs it into build/gpu.tar.xz for the trip (tar xJf build/gpu.tar.xz -C build).
+# Everything lands in OUT_DIR;
 # a summary is printed last, and written to OUT_DIR/summary.txt as each check ends.
 #   tests     the gpu-labelled test program (staticnet_cuda_tests, each test case in a process of
 #             its own, the fixtures read from this checkout): every fixture model's CUDA step and
