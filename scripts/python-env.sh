@@ -24,6 +24,9 @@ fi
 if command -v nvcc >/dev/null &&
   ! compgen -G "$env_dir/lib/python3*/site-packages/include/cudnn_frontend.h" >/dev/null; then
   echo "staticnet: installing nvidia-cudnn-frontend (cuDNN's C++ frontend headers) into $env_dir" >&2
-  "$python" -m pip install --quiet --disable-pip-version-check --no-deps nvidia-cudnn-frontend
+  # The version the CUDA backend is built and checked with: the frontend's API moves between
+  # releases, and a newer one could break a user's build that passed here.
+  "$python" -m pip install --quiet --disable-pip-version-check --no-deps \
+    nvidia-cudnn-frontend==1.32.0
 fi
 echo "$PWD/$python"
