@@ -18,10 +18,6 @@ build=$(realpath -m "${1:-build/aarch64}")
 
 sudo_cmd=()
 if [[ $(id -u) -ne 0 ]]; then sudo_cmd=(sudo); fi
-# The arm64 packages need the architecture known before install-deps.sh's apt-get update.
-if ! dpkg --print-foreign-architectures | grep -qx arm64; then
-  "${sudo_cmd[@]}" dpkg --add-architecture arm64
-fi
 scripts/install-deps.sh g++-aarch64-linux-gnu qemu-user qemu-user-binfmt libopenblas-dev:arm64 \
   libfmt-dev:arm64
 # Without systemd running (a container), the package's registration did not happen.

@@ -29,6 +29,13 @@ if ((${#missing[@]})); then
   sudo_cmd=()
   if [[ $(id -u) -ne 0 ]]; then sudo_cmd=(sudo); fi
   echo "staticnet: installing ${missing[*]}"
+  # A package of another architecture (libopenblas-dev:arm64) needs that architecture known to
+  # dpkg before apt-get update reads its package lists.
+  for p in "${missing[@]}"; do
+    if [[ $p == *:* ]] && ! dpkg --print-foreign-architectures | grep -qx "${p##*:}"; then
+      "${sudo_cmd[@]}" dpkg --add-architecture "${p##*:}"
+    fi
+  done
   "${sudo_cmd[@]}" apt-get update -qq
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi

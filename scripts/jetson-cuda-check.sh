@@ -129,7 +129,8 @@ if [[ " $checks " == *" sbsa "* ]]; then
     digits_infer_cuda
   for t in $trainers; do
     program=$work/build-sbsa/samples/${t}_trainer_cuda
-    file "$program" | grep -q 'ARM aarch64' || { echo "sbsa: $program is not aarch64" >&2; exit 1; }
+    aarch64-linux-gnu-readelf -h "$program" | grep -q 'Machine: *AArch64' ||
+      { echo "sbsa: $program is not an aarch64 program" >&2; exit 1; }
     if said=$(LD_LIBRARY_PATH=$lib qemu-aarch64 -L / "$program" --data synthetic:64 2>&1); then
       echo "sbsa: $t trained without a GPU?" >&2
       exit 1
