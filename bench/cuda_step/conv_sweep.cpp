@@ -8,6 +8,9 @@
 #include <memory>
 #include <unordered_map>
 
+// The CUDA backend's private header: the engines a trainer may pick are the ones called allowed.
+#include "codegen/kernels/src/cuda/engine_policy.hpp"
+
 namespace bench {
 namespace {
 
@@ -222,9 +225,7 @@ Allowed sweep_cudnn(cudnnHandle_t handle, cudaStream_t stream, const ConvTensors
     std::printf("  cuDNN offers no engine: %s\n", e.what());
     return {};
   }
-  exact.deselect_numeric_notes(
-      {fe::NumericalNote_t::TENSOR_CORE, fe::NumericalNote_t::DOWN_CONVERT_INPUTS,
-       fe::NumericalNote_t::REDUCED_PRECISION_REDUCTION, fe::NumericalNote_t::NONDETERMINISTIC});
+  exact.deselect_numeric_notes(cuda::excluded_numerical_notes());
   (void)exact.check_support(handle);
   (void)exact.build_plans(fe::BuildPlanPolicy_t::ALL);
   (void)all.check_support(handle);

@@ -6,6 +6,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "engine_policy.hpp"
 #include "library_checks.hpp"
 #include "staticnet/cuda/reductions.hpp"
 
@@ -48,7 +49,7 @@ fe::graph::Graph* new_graph(std::unique_ptr<fe::graph::Graph>& holder) {
 }
 
 // Validates the graph and builds the first engine, in cuDNN's heuristic order, that is exact FP32,
-// deterministic and within the workspace. Returns "" or why none is.
+// deterministic (engine_policy.hpp) and within the workspace. Returns "" or why none is.
 std::string build(fe::graph::Graph& graph, cudnnHandle_t handle, std::int64_t workspace_limit,
                   Built& out) {
   auto failed = [](fe::error_t s) { return s.is_bad() ? s.get_message() : std::string(); };
@@ -59,9 +60,7 @@ std::string build(fe::graph::Graph& graph, cudnnHandle_t handle, std::int64_t wo
   if (auto e = failed(graph.create_execution_plans({fe::HeurMode_t::A, fe::HeurMode_t::FALLBACK}));
       !e.empty())
     return "create_execution_plans: " + e;
-  graph.deselect_numeric_notes(
-      {fe::NumericalNote_t::TENSOR_CORE, fe::NumericalNote_t::DOWN_CONVERT_INPUTS,
-       fe::NumericalNote_t::REDUCED_PRECISION_REDUCTION, fe::NumericalNote_t::NONDETERMINISTIC});
+  graph.deselect_numeric_notes(excluded_numerical_notes());
   graph.deselect_workspace_greater_than(workspace_limit);
   if (auto e = failed(graph.check_support(handle)); !e.empty())
     return "check_support: " + e;

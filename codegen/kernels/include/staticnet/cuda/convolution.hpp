@@ -16,10 +16,10 @@
 //                    contribution.
 //   backward input   dx = conv_dgrad(dz, W).
 //
-// Every graph's engine is chosen among those that are exact FP32 (engines whose numerical notes
-// say TENSOR_CORE or DOWN_CONVERT_INPUTS compute in TF32 or lower, and are left out), deterministic
-// (NONDETERMINISTIC left out: --resume must give the same bits), and need no more workspace than
-// the plan's workspace region; the first of cuDNN's heuristic order that remains wins.
+// Every graph's engine is chosen among those that compute in FP32 what the CPU step computes (no
+// TF32 or lower, no FFT or Winograd transform), deterministically (--resume must give the same
+// bits), and need no more workspace than the plan's workspace region; the first of cuDNN's
+// heuristic order that remains wins. src/cuda/engine_policy.hpp lists the notes left out and why.
 #include <cstdint>
 #include <memory>
 #include <string>
