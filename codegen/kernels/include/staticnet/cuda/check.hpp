@@ -16,12 +16,47 @@ class Error : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-inline void check(cudaError_t status, const char* what) {
-  if (status != cudaSuccess)
-    throw Error(std::string(what) + ": " + cudaGetErrorName(status) + " (" +
-                cudaGetErrorString(status) + ")");
+// True for the errors of a kernel that failed while it ran (a bad address, a trap, a timeout).
+// CUDA reports them at whatever call comes next, and from then on at every call: the context is
+// lost, so the call that reports one is seldom the one that caused it.
+constexpr bool failed_while_running(cudaError_t status) {
+  switch (status) {
+    case cudaErrorIllegalAddress:
+    case cudaErrorLaunchTimeout:
+    case cudaErrorAssert:
+    case cudaErrorHardwareStackError:
+    case cudaErrorIllegalInstruction:
+    case cudaErrorMisalignedAddress:
+    case cudaErrorInvalidAddressSpace:
+    case cudaErrorInvalidPc:
+    case cudaErrorLaunchFailure:
+    case cudaErrorECCUncorrectable:
+      return true;
+    default:
+      return false;
+  }
 }
 
+// "<what>: <CUDA's name> (<CUDA's words>)", and for a kernel that failed while it ran, how to find
+// that kernel.
+inline std::string describe(cudaError_t status, const char* what) {
+  std::string message =
+      std::string(what) + ": " + cudaGetErrorName(status) + " (" + cudaGetErrorString(status) + ")";
+  if (failed_while_running(status))
+    message +=
+        ". A kernel failed while it ran, and CUDA reported it here, not necessarily where it "
+        "happened. To name the kernel, run again with STATICNET_CUDA_GRAPHS=0 "
+        "CUDA_LAUNCH_BLOCKING=1 in the environment, or under compute-sanitizer";
+  return message;
+}
+
+inline void check(cudaError_t status, const char* what) {
+  if (status != cudaSuccess)
+    throw Error(describe(status, what));
+}
+
+// After a launch: a bad configuration is this kernel's; an earlier kernel's failure, reported
+// here, says so (describe()).
 inline void check_launch(const char* kernel) {
   check(cudaGetLastError(), kernel);
 }
