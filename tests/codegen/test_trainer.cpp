@@ -2,10 +2,14 @@
 // command line cannot easily show.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <csignal>
+#include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -396,5 +400,197 @@ TEST_CASE("trainer: checkpoints without optimizer settings resume; broken settin
             ": expected a learning-rate schedule in the metadata entry 'lr_schedule', found "
             "'steps:5' (steps:5: expected EPOCHS=LR (a whole number of epochs, then the rate), "
             "found '5')");
+  fs::remove_all(dir);
+}
+
+TEST_CASE("trainer: --max-steps on an epoch's last batch ends that epoch, and the run resumes") {
+  const rt::ModelInfo model = cli_net::model_info();
+  const rt::CpuSteps steps{&cli_net::cpu::train_step, &cli_net::cpu::evaluate};
+  const fs::path dir = scratch("max_steps_epoch_end");
+  std::ostringstream out, progress;
+
+  rt::TrainOptions straight = options_for(2);
+  straight.save = dir / "straight.safetensors";
+  {
+    rt::CpuBackend backend(model, steps, 2);
+    rt::train(model, backend, straight, out, progress);
+  }
+
+  rt::TrainOptions stopped = options_for(2);
+  stopped.save = dir / "stopped.safetensors";
+  stopped.metrics = dir / "metrics.jsonl";
+  stopped.max_steps = 3;  // the first epoch's last batch (3 batches of 4)
+  {
+    rt::CpuBackend backend(model, steps, 2);
+    std::ostringstream stopped_out;
+    const rt::TrainResult r = rt::train(model, backend, stopped, stopped_out, progress);
+    CHECK(r.steps == 3);
+    CHECK_FALSE(r.interrupted);
+    REQUIRE(r.epochs.size() == 1);  // a whole epoch, with its metrics line
+    CHECK(stopped_out.str().find("stopped at step 3, the end of epoch 1 (--max-steps)") !=
+          std::string::npos);
+    CHECK(stopped_out.str().find("partial epoch") == std::string::npos);
+  }
+  const std::string metrics = bytes_of(stopped.metrics);
+  CHECK(std::count(metrics.begin(), metrics.end(), '\n') == 1);
+  const rt::Checkpoint saved = rt::load_checkpoint(stopped.save);
+  CHECK(saved.state.step == 3);
+  CHECK(saved.state.epoch == 1);  // the next epoch's start, which the loader can resume from
+  CHECK(saved.state.data_order.index_in_epoch == 0);
+
+  rt::TrainOptions resumed = options_for(2);
+  resumed.resume = stopped.save;
+  resumed.save = stopped.save;
+  {
+    rt::CpuBackend backend(model, steps, 2);
+    CHECK(rt::train(model, backend, resumed, out, progress).steps == 6);
+  }
+  CHECK(bytes_of(straight.save) == bytes_of(stopped.save));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("trainer: a checkpoint past the end of the data's epoch names both") {
+  const rt::ModelInfo model = cli_net::model_info();
+  const rt::CpuSteps steps{&cli_net::cpu::train_step, &cli_net::cpu::evaluate};
+  const fs::path dir = scratch("past_the_end");
+  std::ostringstream out, progress;
+  rt::TrainOptions first = options_for(1);
+  first.save = dir / "run.safetensors";
+  first.max_steps = 2;  // the next batch is the third of 3
+  {
+    rt::CpuBackend backend(model, steps, 2);
+    rt::train(model, backend, first, out, progress);
+  }
+  rt::TrainOptions other = options_for(1);
+  other.data = {"synthetic:8"};  // 2 batches of 4
+  other.resume = first.save;
+  rt::CpuBackend backend(model, steps, 2);
+  try {
+    rt::train(model, backend, other, out, progress);
+    FAIL("resumed past the end of an epoch");
+  } catch (const rt::TrainingSetupError& e) {
+    const std::string message = e.what();
+    CAPTURE(message);
+    CHECK(message.starts_with(first.save.string() +
+                              ": the checkpoint stands at batch 3 of epoch 1, but synthetic"));
+    CHECK(message.find("makes epochs of 2 batches of 4") != std::string::npos);
+  }
+  fs::remove_all(dir);
+}
+
+namespace {
+
+// Puts a NaN into the parameters after a chosen step, where no later forward pass of that epoch
+// would carry it to a loss: the epoch's end must find it.
+class CorruptingBackend final : public ForwardingBackend {
+ public:
+  CorruptingBackend(rt::Backend& inner, int after_step, std::size_t element)
+      : ForwardingBackend(inner), after_(after_step), element_(element) {}
+  void train_step(const staticnet::kernels::OptimizerConstants& c) override {
+    ForwardingBackend::train_step(c);
+    if (++steps_ != after_)
+      return;
+    std::vector<float> parameters(119);  // cli_net: 20 + 99
+    read_state(rt::StateBuffer::parameters, parameters);
+    parameters[element_] = std::numeric_limits<float>::quiet_NaN();
+    write_state(rt::StateBuffer::parameters, parameters);
+  }
+
+ private:
+  int after_;
+  std::size_t element_;
+  int steps_ = 0;
+};
+
+// Where element `element` of tensor `name` starts in a safetensors file, read from the file's
+// own header by hand: 8 bytes of header length, the JSON header, then the data buffer.
+std::uint64_t byte_of_element(const fs::path& file, const std::string& name, int element) {
+  const std::string bytes = bytes_of(file);
+  std::uint64_t header = 0;
+  for (int i = 7; i >= 0; --i)
+    header = header * 256 + static_cast<unsigned char>(bytes[static_cast<std::size_t>(i)]);
+  const std::string json = bytes.substr(8, header);
+  const std::size_t entry = json.find("\"" + name + "\"");
+  const std::size_t offsets = json.find("\"data_offsets\":[", entry);
+  REQUIRE(offsets != std::string::npos);
+  const std::uint64_t begin = std::stoull(json.substr(offsets + 16));
+  return 8 + header + begin + 4 * static_cast<std::uint64_t>(element);
+}
+
+}  // namespace
+
+TEST_CASE("trainer: weights that diverge behind finite losses stop the run; nothing is saved") {
+  const rt::ModelInfo model = cli_net::model_info();
+  const rt::CpuSteps steps{&cli_net::cpu::train_step, &cli_net::cpu::evaluate};
+  const fs::path dir = scratch("nan_weights");
+  std::ostringstream out, progress;
+  rt::TrainOptions o = options_for(2);
+  o.save = dir / "run.safetensors";
+  {
+    std::ofstream previous(o.save, std::ios::binary);
+    previous << "the previous checkpoint";
+  }
+  rt::CpuBackend inner(model, steps, 2);
+  CorruptingBackend backend(inner, 3, 5);  // after the first epoch's last step; element 5: 0.weight
+  try {
+    rt::train(model, backend, o, out, progress);
+    FAIL("trained on with a NaN weight");
+  } catch (const rt::NumericalError& e) {
+    const std::string message = e.what();
+    CAPTURE(message);
+    CHECK(
+        message.starts_with("after step 3 the training state holds NaN at element 5 of "
+                            "0.weight, although every loss was finite"));
+    CHECK(message.find("nothing was saved after it") != std::string::npos);
+  }
+  CHECK(bytes_of(o.save) == "the previous checkpoint");
+  fs::remove_all(dir);
+}
+
+TEST_CASE("trainer: --init and --resume refuse a file holding a NaN or an infinity") {
+  const rt::ModelInfo model = cli_net::model_info();
+  const rt::CpuSteps steps{&cli_net::cpu::train_step, &cli_net::cpu::evaluate};
+  const fs::path dir = scratch("non_finite_files");
+  std::ostringstream out, progress;
+  rt::TrainOptions first = options_for(1);
+  first.save = dir / "good.safetensors";
+  {
+    rt::CpuBackend backend(model, steps, 2);
+    rt::train(model, backend, first, out, progress);
+  }
+  const rt::Checkpoint good = rt::load_checkpoint(first.save);
+  // Element `element` of tensor `name` set to `value`, saved as `file`.
+  auto with = [&](const std::string& name, int element, float value, const fs::path& file) {
+    rt::Checkpoint bad = good;
+    for (rt::CheckpointTensor& t : bad.tensors)
+      if (t.name == name)
+        std::memcpy(t.data.data() + 4 * element, &value, 4);
+    rt::save_checkpoint(file, bad);
+    return file;
+  };
+  auto error_of = [&](rt::TrainOptions o) {
+    rt::CpuBackend backend(model, steps, 2);
+    try {
+      rt::train(model, backend, o, out, progress);
+    } catch (const rt::FormatError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+
+  rt::TrainOptions init = options_for(1);
+  init.init = with("3.weight", 7, std::numeric_limits<float>::infinity(), dir / "inf.safetensors");
+  CHECK(error_of(init) == init.init.string() + ": byte " +
+                              std::to_string(byte_of_element(init.init, "3.weight", 7)) +
+                              ": expected a finite value in tensor 3.weight, found +Inf at "
+                              "element 7");
+
+  rt::TrainOptions resume = options_for(2);
+  resume.resume = with("optimizer.sgd_momentum.momentum_buffer.0.bias", 1,
+                       std::numeric_limits<float>::quiet_NaN(), dir / "nan.safetensors");
+  CHECK(error_of(resume) == resume.resume.string() +
+                                ": expected finite values in every tensor, found NaN at element "
+                                "1 of optimizer.sgd_momentum.momentum_buffer.0.bias: training "
+                                "cannot continue from it");
   fs::remove_all(dir);
 }

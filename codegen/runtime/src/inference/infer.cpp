@@ -23,16 +23,6 @@ std::string shape_text(const std::vector<std::int64_t>& shape) {
   return text;
 }
 
-// The first element of `tensors` in `values` that is not finite, as an error naming it.
-void require_finite(const std::filesystem::path& file, std::span<const ParameterTensor> tensors,
-                    std::span<const float> values) {
-  for (const ParameterTensor& t : tensors)
-    for (std::int64_t j = 0; j < t.elements(); ++j)
-      if (const float v = values[static_cast<std::size_t>(t.offset + j)]; !std::isfinite(v))
-        throw InferenceSetupError(fmt::format("{}: tensor {} holds {} at element {}", file.string(),
-                                              t.name, std::isnan(v) ? "NaN" : "an infinity", j));
-}
-
 // A running variance below 0 would make √(var + ε) NaN in every output of its channel.
 void require_variances(const std::filesystem::path& file, std::span<const ParameterTensor> tensors,
                        std::span<const float> values) {
@@ -55,8 +45,6 @@ void load_weights(const InferenceModel& model, InferenceBackend& inference,
   const TensorRegion regions[] = {{model.parameters, parameters},
                                   {model.non_trainable_tensors, statistics}};
   load_tensors(file, regions);
-  require_finite(file, model.parameters, parameters);
-  require_finite(file, model.non_trainable_tensors, statistics);
   require_variances(file, model.non_trainable_tensors, statistics);
   inference.load(parameters, statistics);
 }

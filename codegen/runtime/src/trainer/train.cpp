@@ -14,6 +14,7 @@
 #include "staticnet/print.hpp"
 #include "staticnet/runtime/batches/loader.hpp"
 #include "staticnet/runtime/error.hpp"
+#include "staticnet/runtime/finite_values.hpp"
 #include "staticnet/runtime/tools/progress.hpp"
 #include "staticnet/runtime/trainer/initialize.hpp"
 #include "staticnet/runtime/validation.hpp"
@@ -233,9 +234,19 @@ void next_batch(BatchLoader& loader, Backend& backend, const ModelInfo& model) {
   backend.batch_ready();
 }
 
-// "NaN", "+Inf", "-Inf", as the data checks name them (runtime/validation.hpp).
-std::string non_finite_name(float value) {
-  return std::isnan(value) ? "NaN" : (value > 0 ? "+Inf" : "-Inf");
+// The weights can diverge behind finite losses: a ReLU passes a NaN on as 0, so a NaN weight
+// before one need not reach the loss. Checked at the end of every epoch and before every save, so
+// that no checkpoint holds one.
+void require_finite_state(const ModelInfo& model, Backend& backend,
+                          const TrainingPosition& position, const std::filesystem::path& save) {
+  const std::optional<std::string> bad = first_non_finite_state(model, backend);
+  if (!bad)
+    return;
+  throw NumericalError(fmt::format(
+      "after step {} the training state holds {}, although every loss was finite: the weights "
+      "have diverged (a ReLU passes a NaN on as 0, so it need not reach the loss). Training "
+      "stopped, nothing was saved after it{}. A lower --lr usually helps.",
+      position.step, *bad, save.empty() ? "" : " (" + save.string() + " holds the last epoch)"));
 }
 
 // Sums of the per-sample losses and correct predictions of the first `rows` samples.
@@ -375,15 +386,19 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
       resolve_settings(options.optimizer, model.optimizer, saved, replaced);
 
   LoaderConfig config = loader_config(model, *train_set, options, position.seed);
+  // Opened at the epoch's start, then moved to the checkpoint's batch once it is known to exist.
   BatchLoader loader(*train_set, config,
-                     LoaderState{position.seed, static_cast<std::uint64_t>(position.epoch),
-                                 static_cast<std::uint64_t>(position.batch)});
+                     LoaderState{position.seed, static_cast<std::uint64_t>(position.epoch), 0});
   const auto batches = static_cast<std::int64_t>(loader.batches_per_epoch());
   if (position.batch >= batches)
     throw TrainingSetupError(fmt::format(
-        "{}: the checkpoint stands at batch {} of an epoch of {} batches: was it written for "
-        "another data set?",
-        options.resume.string(), position.batch, batches));
+        "{}: the checkpoint stands at batch {} of epoch {}, but {} makes epochs of {} batches "
+        "of {}: was the checkpoint written for another data set?",
+        options.resume.string(), position.batch + 1, position.epoch + 1, train_set->source(),
+        batches, model.batch));
+  if (position.batch > 0)
+    loader.seek(LoaderState{position.seed, static_cast<std::uint64_t>(position.epoch),
+                            static_cast<std::uint64_t>(position.batch)});
   report_start(out, model, backend, options, settings, *train_set, eval_set.get(),
                static_cast<std::uint64_t>(batches), loader.host_bytes());
   if (!options.resume.empty())
@@ -474,18 +489,23 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
     m.train_loss = samples ? loss_sum / static_cast<double>(samples) : 0;
     m.train_accuracy = samples ? static_cast<double>(correct) / static_cast<double>(samples) : 0;
     m.samples_per_second = seconds > 0 ? static_cast<double>(samples) / seconds : 0;
-    if (stopped) {
+    const std::string why_stopped = signals.raised() ? " by a signal" : " (--max-steps)";
+    const std::string saved_where =
+        options.save.empty() ? "no --save, nothing saved" : "saved " + options.save.string();
+    // Stopped on the epoch's last batch, the epoch is whole: it ends as every epoch does, so that
+    // its checkpoint stands at the next epoch's start (a position the loader can resume from).
+    if (stopped && position.batch < batches) {
+      require_finite_state(model, backend, position, options.save);
       save();
       result.interrupted = signals.raised();
-      out << fmt::format(
-          "stopped at step {} (epoch {}, batch {} of {}){}: {}\n", position.step, epoch + 1,
-          position.batch, batches, signals.raised() ? " by a signal" : " (--max-steps)",
-          options.save.empty() ? "no --save, nothing saved" : "saved " + options.save.string());
+      out << fmt::format("stopped at step {} (epoch {}, batch {} of {}){}: {}\n", position.step,
+                         epoch + 1, position.batch, batches, why_stopped, saved_where);
       out << epoch_line(model, m, options.epochs, scheduled) << " (partial epoch)\n" << std::flush;
       break;
     }
     ++position.epoch;
     position.batch = 0;
+    require_finite_state(model, backend, position, options.save);
     if (eval_set) {
       const EvalResult e = evaluate_all(model, backend, *eval_set, config, epoch + 1);
       m.eval_loss = e.loss;
@@ -495,6 +515,13 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
     metrics.write(model, m);
     save();
     result.epochs.push_back(m);
+    if (stopped) {
+      result.interrupted = signals.raised();
+      out << fmt::format("stopped at step {}, the end of epoch {}{}: {}\n", position.step,
+                         epoch + 1, why_stopped, saved_where)
+          << std::flush;
+      break;
+    }
   }
   result.steps = position.step;
   return result;

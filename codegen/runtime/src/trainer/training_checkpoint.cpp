@@ -2,12 +2,15 @@
 
 #include <cstring>
 #include <map>
+#include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "staticnet/runtime/checkpoints/checkpoint.hpp"
 #include "staticnet/runtime/error.hpp"
+#include "staticnet/runtime/finite_values.hpp"
 
 namespace staticnet::runtime {
 namespace {
@@ -37,7 +40,44 @@ std::span<const std::byte> bytes_of(const std::vector<float>& region, const Para
       std::span<const float>(region.data() + p.offset, static_cast<std::size_t>(p.elements())));
 }
 
+// "NaN at element 17 of 3.weight", for the first non-finite element of `tensors` in `region`,
+// each named by `name_of`.
+template <class NameOf>
+std::optional<std::string> describe_non_finite(std::span<const ParameterTensor> tensors,
+                                               std::span<const float> region, NameOf name_of) {
+  const std::optional<NonFiniteValue> bad = first_non_finite(tensors, region);
+  if (!bad)
+    return std::nullopt;
+  return non_finite_name(bad->value) + " at element " + std::to_string(bad->element) + " of " +
+         name_of(*bad->tensor);
+}
+
+std::string own_name(const ParameterTensor& p) {
+  return p.name;
+}
+
 }  // namespace
+
+std::optional<std::string> first_non_finite_state(const ModelInfo& model, Backend& backend) {
+  std::vector<float> region(static_cast<std::size_t>(model.parameter_count));
+  backend.read_state(StateBuffer::parameters, region);
+  if (auto bad = describe_non_finite(model.parameters, region, own_name))
+    return bad;
+  if (model.non_trainable_count > 0) {
+    std::vector<float> statistics(static_cast<std::size_t>(model.non_trainable_count));
+    backend.read_state(StateBuffer::non_trainable, statistics);
+    if (auto bad = describe_non_finite(model.non_trainable, statistics, own_name))
+      return bad;
+  }
+  for (int m = 0; m < model.moments(); ++m) {
+    backend.read_state(moment_buffer(m), region);
+    if (auto bad = describe_non_finite(model.parameters, region, [&](const ParameterTensor& p) {
+          return state_tensor_name(model, m, p);
+        }))
+      return bad;
+  }
+  return std::nullopt;
+}
 
 void save_training_checkpoint(const std::filesystem::path& file, const ModelInfo& model,
                               Backend& backend, const TrainingPosition& position,
@@ -103,12 +143,19 @@ ResumedTraining load_training_checkpoint(const std::filesystem::path& file, cons
 
   const auto count = static_cast<std::size_t>(model.parameter_count);
   std::vector<float> region(count);
+  // Training would only carry a NaN or an infinity on, behind losses that may stay finite.
+  auto refuse_non_finite = [&](std::optional<std::string> bad) {
+    if (bad)
+      throw FormatError({file.string(), {}, {}, {}}, "finite values in every tensor",
+                        *bad + ": training cannot continue from it");
+  };
   auto restore = [&](StateBuffer which, auto name_of) {
     std::fill(region.begin(), region.end(), 0.0f);
     for (const ParameterTensor& p : model.parameters) {
       const CheckpointTensor* t = checkpoint.find(name_of(p));
       std::memcpy(region.data() + p.offset, t->data.data(), t->data.size());
     }
+    refuse_non_finite(describe_non_finite(model.parameters, region, name_of));
     backend.write_state(which, region);
   };
   restore(StateBuffer::parameters, [](const ParameterTensor& p) { return p.name; });
@@ -121,6 +168,7 @@ ResumedTraining load_training_checkpoint(const std::filesystem::path& file, cons
       const CheckpointTensor* t = checkpoint.find(p.name);
       std::memcpy(statistics.data() + p.offset, t->data.data(), t->data.size());
     }
+    refuse_non_finite(describe_non_finite(model.non_trainable, statistics, own_name));
     backend.write_state(StateBuffer::non_trainable, statistics);
   }
 

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <optional>
+#include <string>
 
 #include "staticnet/runtime/trainer/backend.hpp"
 #include "staticnet/runtime/trainer/model_info.hpp"
@@ -26,6 +27,10 @@ struct TrainingPosition {
 void save_training_checkpoint(const std::filesystem::path& file, const ModelInfo& model,
                               Backend& backend, const TrainingPosition& position,
                               const TrainingSettings& settings);
+
+// The first NaN or infinity in the backend's parameters, running statistics and optimizer state,
+// as "NaN at element 17 of 3.weight" under the name the checkpoint gives the tensor, or none.
+std::optional<std::string> first_non_finite_state(const ModelInfo& model, Backend& backend);
 
 struct ResumedTraining {
   TrainingPosition position;

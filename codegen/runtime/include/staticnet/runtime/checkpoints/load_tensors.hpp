@@ -17,8 +17,8 @@ struct TensorRegion {
 };
 
 // Fills every region from `file`. Throws CheckpointMismatch listing every missing or mis-shaped
-// tensor of every region (checked before any value is copied), FormatError or IoError for an
-// unreadable file.
+// tensor of every region (checked before any value is copied), FormatError for a NaN or an
+// infinity (at its byte in the file) or a malformed file, IoError for an unreadable one.
 void load_tensors(const std::filesystem::path& file, std::span<const TensorRegion> regions);
 
 }  // namespace staticnet::runtime
