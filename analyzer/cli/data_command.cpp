@@ -67,7 +67,7 @@ int run_data_check(const DataCheckArgs& args) {
   bar_options.terminal =
       args.progress == "bar" || (args.progress == "auto" && rt::stream_is_terminal(stderr));
   std::optional<rt::ProgressBar> bar;
-  if (args.progress != "off")
+  if (args.progress != "off" && args.progress != "none")  // the trainers say none
     bar.emplace(std::cerr, bar_options);
   const auto result = rt::check_dataset(*dataset, args.allow_non_finite, [&](std::uint64_t done) {
     if (bar)
@@ -123,7 +123,7 @@ void add_data_commands(CLI::App& app, Runner& run) {
   check
       ->add_option("--progress", args->progress,
                    "auto: a bar on a terminal, plain lines otherwise; bar; lines; off")
-      ->check(CLI::IsMember({"auto", "bar", "lines", "off"}));
+      ->check(CLI::IsMember({"auto", "bar", "lines", "off", "none"}));
   check->callback([args, &run] { run = [args] { return run_data_check(*args); }; });
 }
 

@@ -594,3 +594,42 @@ TEST_CASE("trainer: --init and --resume refuse a file holding a NaN or an infini
                                 "cannot continue from it");
   fs::remove_all(dir);
 }
+
+TEST_CASE("trainer: --resume of a weights-only file says to use --init") {
+  const rt::ModelInfo model = cli_net::model_info();
+  const rt::CpuSteps steps{&cli_net::cpu::train_step, &cli_net::cpu::evaluate};
+  const fs::path dir = scratch("weights_only");
+  std::ostringstream out, progress;
+  rt::TrainOptions first = options_for(1);
+  first.save = dir / "run.safetensors";
+  {
+    rt::CpuBackend backend(model, steps, 2);
+    rt::train(model, backend, first, out, progress);
+  }
+  // As PyTorch's save_file(model.state_dict()) writes it: the 4 parameter tensors only.
+  rt::Checkpoint weights = rt::load_checkpoint(first.save);
+  std::erase_if(weights.tensors,
+                [](const rt::CheckpointTensor& t) { return t.name.starts_with("optimizer."); });
+  REQUIRE(weights.tensors.size() == 4);
+  rt::save_checkpoint(dir / "weights.safetensors", weights);
+
+  rt::TrainOptions resume = options_for(2);
+  resume.resume = dir / "weights.safetensors";
+  rt::CpuBackend backend(model, steps, 2);
+  CHECK_THROWS_WITH_AS(rt::train(model, backend, resume, out, progress),
+                       (resume.resume.string() +
+                        ": holds the model's weights but no optimizer state (4 tensors missing), "
+                        "so there is no run to resume: start from its weights with --init "
+                        "instead of --resume")
+                           .c_str(),
+                       rt::TrainingSetupError);
+
+  rt::TrainOptions init = options_for(1);
+  init.init = dir / "weights.safetensors";
+  rt::CpuBackend fresh(model, steps, 2);
+  std::ostringstream init_out;
+  CHECK(rt::train(model, fresh, init, init_out, progress).steps == 3);
+  CHECK(init_out.str().find("  weights  from " + init.init.string() + " (--init)\n") !=
+        std::string::npos);
+  fs::remove_all(dir);
+}

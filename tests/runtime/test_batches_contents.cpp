@@ -223,7 +223,8 @@ TEST_CASE("batches: a data set or buffer that does not fit the plan is refused b
   config.target_shape = {1};
   CHECK_THROWS_WITH_AS(sr::BatchLoader(data, config),
                        "memory data set 'memory.bin' has class_index labels but the trainer was "
-                       "planned for regression targets",
+                       "planned for regression targets (regression targets are floats: save "
+                       "them as a float array, e.g. numpy's targets.astype(np.float32))",
                        sr::LoaderConfigError);
 
   config.label_kind = sr::LabelKind::class_index;

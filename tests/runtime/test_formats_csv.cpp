@@ -89,7 +89,7 @@ TEST_CASE("formats: csv without a label column: every field an input") {
   CHECK(open_text("0.5\n-1\n", {}, unlabelled)->sample_shape() == std::vector<std::int64_t>{1});
   // Non-finite inputs are still found, in the right column.
   CHECK(error_text("1,2\n3,nan\n", {}, unlabelled) ==
-        "d.csv: line 2, column 3: expected a finite value (allow_non_finite is off), found NaN in "
+        "d.csv: line 2, column 3: expected a finite value, found NaN in "
         "sample 1, element 1");
 }
 
@@ -121,10 +121,10 @@ TEST_CASE("formats: csv errors carry line, character column and the offending te
   CHECK(error_text("1,2,0\n\n1,2,3\n", three) ==
         "d.csv: line 3, column 5: expected a class label in [0, 3), found label 3 for sample 1");
   CHECK(error_text("1,nan,0\n") ==
-        "d.csv: line 1, column 3: expected a finite value (allow_non_finite is off), found NaN in "
+        "d.csv: line 1, column 3: expected a finite value, found NaN in "
         "sample 0, element 1");
   CHECK(error_text("x,y\n-inf,0\n") ==
-        "d.csv: line 2, column 1: expected a finite value (allow_non_finite is off), found -Inf "
+        "d.csv: line 2, column 1: expected a finite value, found -Inf "
         "in sample 0, element 0");
   DatasetOptions allow;
   allow.allow_non_finite = true;

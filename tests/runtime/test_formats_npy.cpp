@@ -152,7 +152,7 @@ TEST_CASE("formats: npy validate_all finds the NaN with sample index and offset"
   // Data starts at byte 128; sample 1 element 1 is element 4, 16 bytes in.
   CHECK(format_error([&] { d->validate_all(); }) ==
         fixture("bad_nan.npy") +
-            ": byte 144: expected a finite value (allow_non_finite is off), found NaN in sample 1, "
+            ": byte 144: expected a finite value, found NaN in sample 1, "
             "element 1");
   DatasetOptions allow;
   allow.allow_non_finite = true;

@@ -13,7 +13,7 @@ endif()
 execute_process(COMMAND ${TRAINER} --data "${WORK}/data_batch_1.bin" --epochs 2 --threads 2
                         --progress none
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-if(NOT rc EQUAL 0 OR NOT out MATCHES "cifar10.*130 samples of \\(3, 32, 32\\); 1 batches per epoch"
+if(NOT rc EQUAL 0 OR NOT out MATCHES "cifar10.*130 samples of \\(3, 32, 32\\); 1 batch per epoch"
    OR NOT out MATCHES "2 samples wait for later epochs" OR NOT out MATCHES "epoch 2/2: loss")
   message(FATAL_ERROR "exit status ${rc}\n${out}${err}")
 endif()

@@ -55,8 +55,21 @@ void check_dataset_matches(const Dataset& dataset, const LoaderConfig& config) {
         " but the trainer was planned for sample shape " + shape_to_string(config.sample_shape));
   }
   if (dataset.label_kind() != config.label_kind) {
+    // The array's element type decides which a file holds: the usual slip is the other type.
+    std::string hint;
+    if (config.label_kind == LabelKind::class_index &&
+        dataset.label_kind() == LabelKind::regression)
+      hint =
+          " (class labels are integers, one per sample: save them as an integer array, e.g. "
+          "numpy's labels.astype(np.int64))";
+    else if (config.label_kind == LabelKind::regression &&
+             dataset.label_kind() == LabelKind::class_index)
+      hint =
+          " (regression targets are floats: save them as a float array, e.g. numpy's "
+          "targets.astype(np.float32))";
     throw LoaderConfigError(describe(dataset) + " has " + kind_name(dataset.label_kind()) +
-                            " but the trainer was planned for " + kind_name(config.label_kind));
+                            " but the trainer was planned for " + kind_name(config.label_kind) +
+                            hint);
   }
   if (config.label_kind == LabelKind::regression && dataset.target_shape() != config.target_shape) {
     throw LoaderConfigError(

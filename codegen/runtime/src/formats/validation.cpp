@@ -112,7 +112,7 @@ std::int64_t LabelRangeCheck::num_classes() const noexcept {
 void throw_non_finite(const Location& where, std::int64_t sample, std::int64_t element,
                       float value) {
   const char* kind = std::isnan(value) ? "NaN" : (value > 0 ? "+Inf" : "-Inf");
-  throw FormatError(where, "a finite value (allow_non_finite is off)",
+  throw FormatError(where, "a finite value",
                     std::string(kind) + " in sample " + std::to_string(sample) + ", element " +
                         std::to_string(element));
 }

@@ -94,13 +94,20 @@ void report_start(std::ostream& out, const ModelInfo& model, const Backend& back
   }
   const std::int64_t left_out =
       data.size() - static_cast<std::int64_t>(batches_per_epoch) * model.batch;
-  out << fmt::format("  data     {}, {} samples of {}; {} batches per epoch", described(data),
-                     data.size(), shape_to_string(data.sample_shape()), batches_per_epoch);
+  out << fmt::format("  data     {}, {} samples of {}; {} batch{} per epoch", described(data),
+                     data.size(), shape_to_string(data.sample_shape()), batches_per_epoch,
+                     batches_per_epoch == 1 ? "" : "es");
   if (left_out > 0)
     out << fmt::format(" ({} samples wait for later epochs)", left_out);
   out << "\n";
   if (eval)
     out << fmt::format("  eval     {}, {} samples\n", described(*eval), eval->size());
+  if (!options.init.empty())
+    out << fmt::format("  weights  from {} (--init){}\n", options.init.string(),
+                       model.non_trainable_count > 0 ? "; running statistics start afresh" : "");
+  else if (options.resume.empty())
+    out << fmt::format("  weights  PyTorch's default initialisation (U(±1/√fan_in)), seed {}\n",
+                       options.seed);
   const MemoryReport memory = backend.memory();
   out << "  memory   planned " << mib_text(memory.planned) << " = weights "
       << grouped(model.arena.weights)

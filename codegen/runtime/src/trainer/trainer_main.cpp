@@ -51,7 +51,7 @@ ProgressMode progress_mode(const std::string& name) {
     return ProgressMode::bar;
   if (name == "lines")
     return ProgressMode::lines;
-  if (name == "none")
+  if (name == "none" || name == "off")  // `staticnet data check` says off
     return ProgressMode::none;
   return ProgressMode::automatic;
 }
@@ -109,8 +109,9 @@ int trainer_main(int argc, char** argv, const ModelInfo& model, const BackendFac
       ->check(CLI::Range(0.0, 1.0));
   app.add_option("--eps", chosen.epsilon, "Adam's epsilon (default 1e-8)")
       ->check(CLI::PositiveNumber);
-  app.add_option("--seed", options.seed, "Seed of the initial weights and the data order")
-      ->capture_default_str();
+  const CLI::Option* seed =
+      app.add_option("--seed", options.seed, "Seed of the initial weights and the data order")
+          ->capture_default_str();
   app.add_option("--workers", options.workers, "Data loader threads")
       ->capture_default_str()
       ->check(CLI::Range(1, 64));
@@ -137,7 +138,7 @@ int trainer_main(int argc, char** argv, const ModelInfo& model, const BackendFac
   app.add_option("--metrics", options.metrics, "Append one JSON object per epoch to this file");
   app.add_option("--progress", cl.progress,
                  "Progress display: a bar on a terminal, whole lines otherwise (auto)")
-      ->check(CLI::IsMember({"auto", "bar", "lines", "none"}));
+      ->check(CLI::IsMember({"auto", "bar", "lines", "none", "off"}));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -147,6 +148,11 @@ int trainer_main(int argc, char** argv, const ModelInfo& model, const BackendFac
     std::fprintf(stderr, "%s: error: --init and --resume exclude each other\n", program.c_str());
     return 2;
   }
+  if (seed->count() > 0 && !options.resume.empty())
+    std::fprintf(stderr,
+                 "%s: note: --seed does not apply with --resume: the run continues the "
+                 "checkpoint's weights and data order\n",
+                 program.c_str());
 
   options.data = with_labels(cl.data, cl.labels);
   if (!cl.eval.empty())

@@ -1,5 +1,6 @@
 #include "training_checkpoint.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <optional>
@@ -11,6 +12,7 @@
 #include "staticnet/runtime/checkpoints/checkpoint.hpp"
 #include "staticnet/runtime/error.hpp"
 #include "staticnet/runtime/finite_values.hpp"
+#include "staticnet/runtime/trainer/train.hpp"  // TrainingSetupError
 
 namespace staticnet::runtime {
 namespace {
@@ -137,7 +139,25 @@ ResumedTraining load_training_checkpoint(const std::filesystem::path& file, cons
     if (is_running_mean(p))
       expected.tensors.push_back({batches_tracked_name(p), Dtype::i64, {}});
   }
-  const Checkpoint checkpoint = load_checkpoint(file, expected);
+  Checkpoint checkpoint;
+  try {
+    checkpoint = load_checkpoint(file, expected);
+  } catch (const CheckpointMismatch& e) {
+    // Only the optimizer's tensors missing: a weights file (PyTorch's save_file(state_dict()), or
+    // one written for --init), which has nothing to continue from.
+    const bool weights_only =
+        model.moments() > 0 && std::ranges::all_of(e.problems(), [](const std::string& p) {
+          return p.find(": tensor optimizer.") != std::string::npos &&
+                 p.ends_with("found no such tensor");
+        });
+    if (!weights_only)
+      throw;
+    throw TrainingSetupError(file.string() +
+                             ": holds the model's weights but no optimizer state (" +
+                             std::to_string(e.problems().size()) +
+                             " tensors missing), so there is no run to resume: start from its "
+                             "weights with --init instead of --resume");
+  }
   std::optional<TrainingSettings> settings =
       saved_settings(checkpoint.extra_metadata, file.string());
 
