@@ -280,13 +280,14 @@ const std::map<std::string, Decoder>& decoders() {
          const std::int64_t required = f["required_bytes"], budget = f["budget_bytes"];
          return "the training step needs " + bytes(required) +
                 " with the device's runtime overhead, but the budget is " + bytes(budget) + ": " +
-                bytes(required - budget) + " over. Needed: weights " + n(f["weights"]) +
-                (f["non_trainable"] > 0 ? " B, non-trainable state " + n(f["non_trainable"])
+                bytes(required - budget) + " over. Needed: weights " + exact_bytes(f["weights"]) +
+                (f["non_trainable"] > 0 ? ", non-trainable state " + exact_bytes(f["non_trainable"])
                                         : std::string()) +
-                " B, gradients " + n(f["gradients"]) + " B, optimizer state " +
-                n(f["optimizer_state"]) + " B, activations " + n(f["activations"]) +
-                " B, workspace " + n(f["workspace"]) + " B, inputs " + n(f["inputs"]) +
-                " B, device overhead " + n(f["device_overhead"]) + " B";
+                ", gradients " + exact_bytes(f["gradients"]) + ", optimizer state " +
+                exact_bytes(f["optimizer_state"]) + ", activations " +
+                exact_bytes(f["activations"]) + ", workspace " + exact_bytes(f["workspace"]) +
+                ", inputs " + exact_bytes(f["inputs"]) + ", device overhead " +
+                exact_bytes(f["device_overhead"]);
        }},
   };
   return table;

@@ -112,7 +112,9 @@ std::string flop_conventions(const PlanDump& plan) {
   if (plan.training())
     s += " Backward counts the weight gradient and, except in layers before the first with "
          "parameters, the input gradient. Saved for backward: what a layer keeps from forward "
-         "(its input, its output, or pool indices).";
+         "(its input, its output, or pool indices); a tensor two layers keep (an in-place "
+         "activation's output, kept again as the next layer's input) is in both rows, so the "
+         "total can exceed the activations below, which hold each tensor once.";
   else if (std::ranges::any_of(plan.layers, [](const LayerRow& l) { return l.folded; }))
     s += " A BatchNorm folded into the layer it reads runs no pass of its own: the layer's "
          "weights are scaled once at load and the shift is added where its bias was (an add per "

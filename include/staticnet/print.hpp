@@ -85,12 +85,13 @@ inline void print_footprint(std::ostream& os, const Footprint& f) {
 template <std::size_t L>
 void print_layers(std::ostream& os, const Plan<L>& p) {
   char line[160];
-  std::snprintf(line, sizeof line, "  %3s  %-10s %-20s %-20s %12s %14s\n", "#", "layer", "input",
+  // The kind column fits the longest kind name (DepthwiseConv2d, GlobalAvgPool2d: 15).
+  std::snprintf(line, sizeof line, "  %3s  %-15s %-20s %-20s %12s %14s\n", "#", "layer", "input",
                 "output", "parameters", "saved (B)");
   os << line;
   for (std::size_t i = 0; i < L; ++i) {
     const LayerPlan& l = p.layers[i];
-    std::snprintf(line, sizeof line, "  %3zu  %-10s %-20s %-20s %12lld %14lld\n", i,
+    std::snprintf(line, sizeof line, "  %3zu  %-15s %-20s %-20s %12lld %14lld\n", i,
                   name_of(l.kind), to_string(l.input_shape).c_str(),
                   to_string(l.output_shape).c_str(), static_cast<long long>(l.parameters),
                   static_cast<long long>(l.saved_bytes));
