@@ -16,6 +16,7 @@
 
 #include <staticnet/runtime/checkpoints/checkpoint.hpp>
 #include <staticnet/runtime/error.hpp>
+#include <staticnet/runtime/formats/open_dataset.hpp>
 #include <staticnet/runtime/trainer/cpu_backend.hpp>
 #include <staticnet/runtime/trainer/train.hpp>
 
@@ -391,6 +392,8 @@ TEST_CASE("trainer: checkpoints without optimizer settings resume; broken settin
         file + ": expected a positive number in the metadata entry 'learning_rate', found '0'");
   CHECK(refusal("epsilon", "inf") ==
         file + ": expected a positive number in the metadata entry 'epsilon', found 'inf'");
+  CHECK(refusal("shuffle", "maybe") ==
+        file + ": expected true or false in the metadata entry 'shuffle', found 'maybe'");
   CHECK(refusal("epsilon", nullptr) ==
         file +
             ": expected the metadata entry 'epsilon', found none (the optimizer's other "
@@ -631,5 +634,80 @@ TEST_CASE("trainer: --resume of a weights-only file says to use --init") {
   CHECK(rt::train(model, fresh, init, init_out, progress).steps == 3);
   CHECK(init_out.str().find("  weights  from " + init.init.string() + " (--init)\n") !=
         std::string::npos);
+  fs::remove_all(dir);
+}
+
+namespace {
+
+// Records the labels of every batch trained on.
+class LabelRecordingBackend final : public ForwardingBackend {
+ public:
+  using ForwardingBackend::ForwardingBackend;
+  void train_step(const staticnet::kernels::OptimizerConstants& c) override {
+    labels.insert(labels.end(), batch_labels().begin(), batch_labels().end());
+    ForwardingBackend::train_step(c);
+  }
+  std::vector<std::int32_t> labels;
+};
+
+}  // namespace
+
+TEST_CASE("trainer: --no-shuffle trains every epoch in the file's order, and resume keeps it") {
+  const rt::ModelInfo model = cli_net::model_info();
+  const rt::CpuSteps steps{&cli_net::cpu::train_step, &cli_net::cpu::evaluate};
+  const fs::path dir = scratch("no_shuffle");
+  std::ostringstream out, progress;
+  const auto file = rt::open_dataset({data_dir + "/train.npy", data_dir + "/train_labels.npy"});
+  std::vector<std::int32_t> in_file_order;
+  for (std::int64_t i = 0; i < file->size(); ++i)
+    in_file_order.push_back(file->label(i));
+  REQUIRE(in_file_order.size() == 12);  // 3 batches of 4, none left out
+
+  rt::TrainOptions straight = options_for(2);
+  straight.no_shuffle = true;
+  straight.save = dir / "straight.safetensors";
+  {
+    rt::CpuBackend inner(model, steps, 2);
+    LabelRecordingBackend backend(inner);
+    std::ostringstream straight_out;
+    rt::train(model, backend, straight, straight_out, progress);
+    std::vector<std::int32_t> twice = in_file_order;
+    twice.insert(twice.end(), in_file_order.begin(), in_file_order.end());
+    CHECK(backend.labels == twice);
+    CHECK(straight_out.str().find("3 batches per epoch, in the data's own order") !=
+          std::string::npos);
+  }
+  {  // the default shuffles: the same labels, in another order
+    rt::CpuBackend inner(model, steps, 2);
+    LabelRecordingBackend backend(inner);
+    rt::train(model, backend, options_for(1), out, progress);
+    CHECK(backend.labels != in_file_order);
+    std::vector<std::int32_t> sorted = backend.labels, expected = in_file_order;
+    std::ranges::sort(sorted);
+    std::ranges::sort(expected);
+    CHECK(sorted == expected);
+  }
+
+  // Stopped mid-epoch and resumed without the flag: the checkpoint's order goes on.
+  rt::TrainOptions stopped = options_for(2);
+  stopped.no_shuffle = true;
+  stopped.max_steps = 4;
+  stopped.save = dir / "resumed.safetensors";
+  {
+    rt::CpuBackend backend(model, steps, 2);
+    rt::train(model, backend, stopped, out, progress);
+  }
+  CHECK(rt::load_checkpoint(stopped.save).extra_metadata.at("shuffle") == "false");
+  rt::TrainOptions resumed = options_for(2);
+  resumed.resume = stopped.save;
+  resumed.save = stopped.save;
+  {
+    rt::CpuBackend inner(model, steps, 2);
+    LabelRecordingBackend backend(inner);
+    rt::train(model, backend, resumed, out, progress);
+    CHECK(backend.labels ==
+          std::vector<std::int32_t>(in_file_order.begin() + 4, in_file_order.end()));
+  }
+  CHECK(bytes_of(straight.save) == bytes_of(stopped.save));
   fs::remove_all(dir);
 }

@@ -94,11 +94,13 @@ void report_start(std::ostream& out, const ModelInfo& model, const Backend& back
   }
   const std::int64_t left_out =
       data.size() - static_cast<std::int64_t>(batches_per_epoch) * model.batch;
-  out << fmt::format("  data     {}, {} samples of {}; {} batch{} per epoch", described(data),
+  out << fmt::format("  data     {}, {} samples of {}; {} batch{} per epoch{}", described(data),
                      data.size(), shape_to_string(data.sample_shape()), batches_per_epoch,
-                     batches_per_epoch == 1 ? "" : "es");
+                     batches_per_epoch == 1 ? "" : "es",
+                     settings.shuffle ? "" : ", in the data's own order");
   if (left_out > 0)
-    out << fmt::format(" ({} samples wait for later epochs)", left_out);
+    out << (settings.shuffle ? fmt::format(" ({} samples wait for later epochs)", left_out)
+                             : fmt::format(" (the last {} samples are never used)", left_out));
   out << "\n";
   if (eval)
     out << fmt::format("  eval     {}, {} samples\n", described(*eval), eval->size());
@@ -216,13 +218,13 @@ class MetricsFile {
 // ---- the loop's pieces ----------------------------------------------------------------------
 
 LoaderConfig loader_config(const ModelInfo& model, const Dataset& data, const TrainOptions& options,
-                           std::uint64_t seed) {
+                           bool shuffle, std::uint64_t seed) {
   LoaderConfig c;
   c.batch_size = model.batch;
   c.sample_shape = model.sample_shape;
   c.label_kind = model.classifies() ? LabelKind::class_index : LabelKind::regression;
   c.target_shape = model.target_shape;
-  c.shuffle = true;
+  c.shuffle = shuffle;
   c.seed = seed;
   c.normalization.scale = input_scale(options.scale, data.element_type());
   c.normalization.mean = options.mean;
@@ -390,9 +392,9 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
 
   std::vector<std::string> replaced;
   const TrainingSettings settings =
-      resolve_settings(options.optimizer, model.optimizer, saved, replaced);
+      resolve_settings(options.optimizer, options.no_shuffle, model.optimizer, saved, replaced);
 
-  LoaderConfig config = loader_config(model, *train_set, options, position.seed);
+  LoaderConfig config = loader_config(model, *train_set, options, settings.shuffle, position.seed);
   // Opened at the epoch's start, then moved to the checkpoint's batch once it is known to exist.
   BatchLoader loader(*train_set, config,
                      LoaderState{position.seed, static_cast<std::uint64_t>(position.epoch), 0});

@@ -112,6 +112,9 @@ int trainer_main(int argc, char** argv, const ModelInfo& model, const BackendFac
   const CLI::Option* seed =
       app.add_option("--seed", options.seed, "Seed of the initial weights and the data order")
           ->capture_default_str();
+  app.add_flag("--no-shuffle", options.no_shuffle,
+               "Every epoch in the data's own order, as PyTorch's DataLoader(shuffle=False) "
+               "(kept by --save; on --resume the checkpoint's order goes on)");
   app.add_option("--workers", options.workers, "Data loader threads")
       ->capture_default_str()
       ->check(CLI::Range(1, 64));

@@ -37,6 +37,7 @@ constexpr NumberSetting number_settings[] = {
 };
 
 constexpr const char* schedule_entry = "lr_schedule";
+constexpr const char* shuffle_entry = "shuffle";
 
 const std::string& entry(const std::map<std::string, std::string>& metadata, const char* key,
                          const std::string& source) {
@@ -54,6 +55,7 @@ std::map<std::string, std::string> settings_metadata(const TrainingSettings& set
   for (const NumberSetting& s : number_settings)
     metadata[s.entry] = round_trip_text(settings.optimizer.*s.field);
   metadata[schedule_entry] = settings.lr_schedule.text();
+  metadata[shuffle_entry] = settings.shuffle ? "true" : "false";
   return metadata;
 }
 
@@ -80,10 +82,18 @@ std::optional<TrainingSettings> saved_settings(const std::map<std::string, std::
         fmt::format("a learning-rate schedule in the metadata entry '{}'", schedule_entry),
         "'" + schedule + "' (" + e.what() + ")");
   }
+  if (const auto shuffle = metadata.find(shuffle_entry); shuffle != metadata.end()) {
+    if (shuffle->second != "true" && shuffle->second != "false")
+      throw FormatError({source, {}, {}, {}},
+                        fmt::format("true or false in the metadata entry '{}'", shuffle_entry),
+                        "'" + shuffle->second + "'");
+    saved.shuffle = shuffle->second == "true";
+  }
   return saved;
 }
 
-TrainingSettings resolve_settings(const OptimizerChoices& chosen, kernels::Optimizer optimizer,
+TrainingSettings resolve_settings(const OptimizerChoices& chosen, bool no_shuffle,
+                                  kernels::Optimizer optimizer,
                                   const std::optional<TrainingSettings>& saved,
                                   std::vector<std::string>& replaced) {
   TrainingSettings settings =
@@ -103,6 +113,11 @@ TrainingSettings resolve_settings(const OptimizerChoices& chosen, kernels::Optim
       replaced.push_back(fmt::format("--lr-schedule {} replaces the checkpoint's {}",
                                      chosen.lr_schedule->text(), saved->lr_schedule.text()));
     settings.lr_schedule = *chosen.lr_schedule;
+  }
+  if (no_shuffle) {
+    if (saved && saved->shuffle)
+      replaced.push_back("--no-shuffle replaces the checkpoint's shuffled order");
+    settings.shuffle = false;
   }
   return settings;
 }

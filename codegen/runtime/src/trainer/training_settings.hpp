@@ -1,8 +1,8 @@
 #pragma once
-// Private to the trainer: the optimizer's settings and the learning rate's schedule a run trains
-// with, where they come from (the command line, else the checkpoint resumed, else PyTorch's
-// defaults), and how a checkpoint keeps them (metadata entries, numbers written so that they read
-// back as the same doubles).
+// Private to the trainer: the optimizer's settings, the learning rate's schedule and the data
+// order a run trains with, where they come from (the command line, else the checkpoint resumed,
+// else PyTorch's defaults), and how a checkpoint keeps them (metadata entries, numbers written so
+// that they read back as the same doubles).
 #include <map>
 #include <optional>
 #include <string>
@@ -17,10 +17,11 @@ namespace staticnet::runtime {
 struct TrainingSettings {
   kernels::OptimizerSettings optimizer;  // learning_rate is the first epoch's
   LrSchedule lr_schedule;
+  bool shuffle = true;  // false: every epoch in the data's own order (--no-shuffle)
 };
 
 // The checkpoint metadata entries: "learning_rate", "momentum", "weight_decay", "beta1",
-// "beta2", "epsilon" and "lr_schedule".
+// "beta2", "epsilon", "lr_schedule" and "shuffle" (absent, as older checkpoints have it: true).
 std::map<std::string, std::string> settings_metadata(const TrainingSettings& settings);
 
 // Read back from a checkpoint's metadata; nothing for a checkpoint written before staticnet kept
@@ -30,9 +31,10 @@ std::optional<TrainingSettings> saved_settings(const std::map<std::string, std::
                                                const std::string& source);
 
 // What the run trains with: each setting the user chose, else the checkpoint's (`saved`), else
-// PyTorch's default for `optimizer`. `replaced` gets a line for each chosen setting that differs
-// from the saved one, "--lr 0.01 replaces the checkpoint's 0.001".
-TrainingSettings resolve_settings(const OptimizerChoices& chosen, kernels::Optimizer optimizer,
+// PyTorch's default for `optimizer` (and a shuffled order). `replaced` gets a line for each chosen
+// setting that differs from the saved one, "--lr 0.01 replaces the checkpoint's 0.001".
+TrainingSettings resolve_settings(const OptimizerChoices& chosen, bool no_shuffle,
+                                  kernels::Optimizer optimizer,
                                   const std::optional<TrainingSettings>& saved,
                                   std::vector<std::string>& replaced);
 

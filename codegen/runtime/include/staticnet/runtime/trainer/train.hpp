@@ -53,9 +53,10 @@ struct TrainOptions {
   std::optional<std::int64_t> max_steps;  // stop (and save) after this many steps in total
   OptimizerChoices optimizer;             // empty: the checkpoint's, or PyTorch's defaults
   std::uint64_t seed = 0;                 // initial weights and the data order
-  int workers = 1;                        // data loader threads
-  std::optional<float> scale;             // input scale; default 1/255 for u8 data, else 1
-  std::vector<float> mean, stddev;        // per channel (or one for all), after scaling
+  bool no_shuffle = false;     // every epoch in the data's own order (the checkpoint's, on resume)
+  int workers = 1;             // data loader threads
+  std::optional<float> scale;  // input scale; default 1/255 for u8 data, else 1
+  std::vector<float> mean, stddev;  // per channel (or one for all), after scaling
   Augmentation augmentation;
   std::filesystem::path init;     // parameters to start from (any safetensors with our names)
   std::filesystem::path resume;   // a checkpoint to continue
