@@ -449,6 +449,16 @@ TEST_CASE("trainer: --max-steps on an epoch's last batch ends that epoch, and th
     CHECK(rt::train(model, backend, resumed, out, progress).steps == 6);
   }
   CHECK(bytes_of(straight.save) == bytes_of(stopped.save));
+
+  // The last step of the last epoch: the run ends as it would have, without a stop message.
+  rt::TrainOptions last = options_for(1);
+  last.max_steps = 3;
+  {
+    rt::CpuBackend backend(model, steps, 2);
+    std::ostringstream last_out;
+    CHECK(rt::train(model, backend, last, last_out, progress).epochs.size() == 1);
+    CHECK(last_out.str().find("stopped") == std::string::npos);
+  }
   fs::remove_all(dir);
 }
 

@@ -526,9 +526,10 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
     result.epochs.push_back(m);
     if (stopped) {
       result.interrupted = signals.raised();
-      out << fmt::format("stopped at step {}, the end of epoch {}{}: {}\n", position.step,
-                         epoch + 1, why_stopped, saved_where)
-          << std::flush;
+      if (position.epoch < options.epochs)  // else the run has done what it was asked anyway
+        out << fmt::format("stopped at step {}, the end of epoch {}{}: {}\n", position.step,
+                           epoch + 1, why_stopped, saved_where)
+            << std::flush;
       break;
     }
   }
