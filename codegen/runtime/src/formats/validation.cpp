@@ -1,7 +1,8 @@
 #include "staticnet/runtime/validation.hpp"
 
 #include <algorithm>
-#include <cmath>
+
+#include "staticnet/runtime/finite_values.hpp"
 
 namespace staticnet::runtime {
 namespace {
@@ -111,9 +112,8 @@ std::int64_t LabelRangeCheck::num_classes() const noexcept {
 
 void throw_non_finite(const Location& where, std::int64_t sample, std::int64_t element,
                       float value) {
-  const char* kind = std::isnan(value) ? "NaN" : (value > 0 ? "+Inf" : "-Inf");
   throw FormatError(where, "a finite value",
-                    std::string(kind) + " in sample " + std::to_string(sample) + ", element " +
+                    non_finite_name(value) + " in sample " + std::to_string(sample) + ", element " +
                         std::to_string(element));
 }
 

@@ -12,7 +12,7 @@
 
 namespace staticnet::runtime {
 
-// "NaN", "+Inf" or "-Inf", as the data checks name them.
+// "NaN", "+Inf" or "-Inf": how the data checks, the weight checks and the trainer name them.
 inline std::string non_finite_name(float value) {
   return std::isnan(value) ? "NaN" : (value > 0 ? "+Inf" : "-Inf");
 }
