@@ -246,9 +246,9 @@ void next_batch(BatchLoader& loader, Backend& backend, const ModelInfo& model) {
 // The weights can diverge behind finite losses: a ReLU passes a NaN on as 0, so a NaN weight
 // before one need not reach the loss. Checked at the end of every epoch and before every save, so
 // that no checkpoint holds one.
-void require_finite_state(const ModelInfo& model, Backend& backend,
+void require_finite_state(const ModelInfo& model, const StateSnapshot& state,
                           const TrainingPosition& position, const std::filesystem::path& save) {
-  const std::optional<std::string> bad = first_non_finite_state(model, backend);
+  const std::optional<std::string> bad = first_non_finite_state(model, state);
   if (!bad)
     return;
   throw NumericalError(fmt::format(
@@ -421,9 +421,15 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
   MetricsFile metrics(options.metrics, !options.resume.empty());
   StopSignals signals;
   TrainResult result;
-  auto save = [&] {
+  // The state, read once where an epoch ends or the run stops: checked, then saved.
+  auto checked_state = [&] {
+    StateSnapshot state = read_training_state(model, backend);
+    require_finite_state(model, state, position, options.save);
+    return state;
+  };
+  auto save = [&](const StateSnapshot& state) {
     if (!options.save.empty())
-      save_training_checkpoint(options.save, model, backend, position, settings);
+      save_training_checkpoint(options.save, model, state, position, settings);
   };
 
   std::vector<std::int32_t> step_labels;
@@ -504,8 +510,7 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
     // Stopped on the epoch's last batch, the epoch is whole: it ends as every epoch does, so that
     // its checkpoint stands at the next epoch's start (a position the loader can resume from).
     if (stopped && position.batch < batches) {
-      require_finite_state(model, backend, position, options.save);
-      save();
+      save(checked_state());
       result.interrupted = signals.raised();
       out << fmt::format("stopped at step {} (epoch {}, batch {} of {}){}: {}\n", position.step,
                          epoch + 1, position.batch, batches, why_stopped, saved_where);
@@ -514,7 +519,7 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
     }
     ++position.epoch;
     position.batch = 0;
-    require_finite_state(model, backend, position, options.save);
+    const StateSnapshot state = checked_state();
     if (eval_set) {
       const EvalResult e = evaluate_all(model, backend, *eval_set, config, epoch + 1);
       m.eval_loss = e.loss;
@@ -522,7 +527,7 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
     }
     out << epoch_line(model, m, options.epochs, scheduled) << "\n" << std::flush;
     metrics.write(model, m);
-    save();
+    save(state);
     result.epochs.push_back(m);
     if (stopped) {
       result.interrupted = signals.raised();

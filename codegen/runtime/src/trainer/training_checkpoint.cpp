@@ -60,47 +60,44 @@ std::string own_name(const ParameterTensor& p) {
 
 }  // namespace
 
-std::optional<std::string> first_non_finite_state(const ModelInfo& model, Backend& backend) {
-  std::vector<float> region(static_cast<std::size_t>(model.parameter_count));
-  backend.read_state(StateBuffer::parameters, region);
-  if (auto bad = describe_non_finite(model.parameters, region, own_name))
+StateSnapshot read_training_state(const ModelInfo& model, Backend& backend) {
+  const auto count = static_cast<std::size_t>(model.parameter_count);
+  StateSnapshot state;
+  state.parameters.resize(count);
+  backend.read_state(StateBuffer::parameters, state.parameters);
+  state.moments.assign(static_cast<std::size_t>(model.moments()), std::vector<float>(count));
+  for (int m = 0; m < model.moments(); ++m)
+    backend.read_state(moment_buffer(m), state.moments[static_cast<std::size_t>(m)]);
+  state.statistics.resize(static_cast<std::size_t>(model.non_trainable_count));
+  if (!state.statistics.empty())
+    backend.read_state(StateBuffer::non_trainable, state.statistics);
+  return state;
+}
+
+std::optional<std::string> first_non_finite_state(const ModelInfo& model,
+                                                  const StateSnapshot& state) {
+  if (auto bad = describe_non_finite(model.parameters, state.parameters, own_name))
     return bad;
-  if (model.non_trainable_count > 0) {
-    std::vector<float> statistics(static_cast<std::size_t>(model.non_trainable_count));
-    backend.read_state(StateBuffer::non_trainable, statistics);
-    if (auto bad = describe_non_finite(model.non_trainable, statistics, own_name))
+  if (auto bad = describe_non_finite(model.non_trainable, state.statistics, own_name))
+    return bad;
+  for (int m = 0; m < model.moments(); ++m)
+    if (auto bad = describe_non_finite(
+            model.parameters, state.moments[static_cast<std::size_t>(m)],
+            [&](const ParameterTensor& p) { return state_tensor_name(model, m, p); }))
       return bad;
-  }
-  for (int m = 0; m < model.moments(); ++m) {
-    backend.read_state(moment_buffer(m), region);
-    if (auto bad = describe_non_finite(model.parameters, region, [&](const ParameterTensor& p) {
-          return state_tensor_name(model, m, p);
-        }))
-      return bad;
-  }
   return std::nullopt;
 }
 
 void save_training_checkpoint(const std::filesystem::path& file, const ModelInfo& model,
-                              Backend& backend, const TrainingPosition& position,
+                              const StateSnapshot& snapshot, const TrainingPosition& position,
                               const TrainingSettings& settings) {
-  const auto count = static_cast<std::size_t>(model.parameter_count);
-  std::vector<std::vector<float>> regions(1 + static_cast<std::size_t>(model.moments()),
-                                          std::vector<float>(count));
-  backend.read_state(StateBuffer::parameters, regions[0]);
-  for (int m = 0; m < model.moments(); ++m)
-    backend.read_state(moment_buffer(m), regions[static_cast<std::size_t>(m) + 1]);
-
-  std::vector<float> statistics(static_cast<std::size_t>(model.non_trainable_count));
-  if (!statistics.empty())
-    backend.read_state(StateBuffer::non_trainable, statistics);
   const std::int64_t steps = position.step;
 
   std::vector<SafetensorsTensorRef> tensors;
   for (const ParameterTensor& p : model.parameters)
-    tensors.push_back({p.name, Dtype::f32, p.shape, bytes_of(regions[0], p)});
+    tensors.push_back({p.name, Dtype::f32, p.shape, bytes_of(snapshot.parameters, p)});
   for (const ParameterTensor& p : model.non_trainable) {
-    tensors.push_back({p.name, Dtype::f32, p.shape, bytes_of(statistics, p)});
+    tensors.push_back({p.name, Dtype::f32, p.shape, bytes_of(snapshot.statistics, p)});
     if (is_running_mean(p))
       tensors.push_back({batches_tracked_name(p),
                          Dtype::i64,
@@ -110,7 +107,7 @@ void save_training_checkpoint(const std::filesystem::path& file, const ModelInfo
   for (int m = 0; m < model.moments(); ++m)
     for (const ParameterTensor& p : model.parameters)
       tensors.push_back({state_tensor_name(model, m, p), Dtype::f32, p.shape,
-                         bytes_of(regions[static_cast<std::size_t>(m) + 1], p)});
+                         bytes_of(snapshot.moments[static_cast<std::size_t>(m)], p)});
 
   TrainingState state;
   state.step = static_cast<std::uint64_t>(position.step);

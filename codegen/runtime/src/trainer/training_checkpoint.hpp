@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "staticnet/runtime/trainer/backend.hpp"
 #include "staticnet/runtime/trainer/model_info.hpp"
@@ -24,13 +25,23 @@ struct TrainingPosition {
   std::uint64_t seed = 0;
 };
 
-void save_training_checkpoint(const std::filesystem::path& file, const ModelInfo& model,
-                              Backend& backend, const TrainingPosition& position,
-                              const TrainingSettings& settings);
+// The backend's state as a checkpoint keeps it, read once for both the check and the save: the
+// parameters, each optimizer moment, the running statistics.
+struct StateSnapshot {
+  std::vector<float> parameters;
+  std::vector<std::vector<float>> moments;
+  std::vector<float> statistics;
+};
+StateSnapshot read_training_state(const ModelInfo& model, Backend& backend);
 
-// The first NaN or infinity in the backend's parameters, running statistics and optimizer state,
-// as "NaN at element 17 of 3.weight" under the name the checkpoint gives the tensor, or none.
-std::optional<std::string> first_non_finite_state(const ModelInfo& model, Backend& backend);
+// The first NaN or infinity in the state, as "NaN at element 17 of 3.weight" under the name the
+// checkpoint gives the tensor, or none.
+std::optional<std::string> first_non_finite_state(const ModelInfo& model,
+                                                  const StateSnapshot& state);
+
+void save_training_checkpoint(const std::filesystem::path& file, const ModelInfo& model,
+                              const StateSnapshot& state, const TrainingPosition& position,
+                              const TrainingSettings& settings);
 
 struct ResumedTraining {
   TrainingPosition position;
