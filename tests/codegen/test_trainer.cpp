@@ -38,6 +38,14 @@ rt::TrainOptions options_for(int epochs) {
   return o;
 }
 
+// One run of cli_net on the CPU backend (2 threads); `out` gets what the trainer prints.
+rt::TrainResult train_cpu(const rt::TrainOptions& o, std::ostream& out) {
+  const rt::ModelInfo model = cli_net::model_info();
+  rt::CpuBackend backend(model, {&cli_net::cpu::train_step, &cli_net::cpu::evaluate}, 2);
+  std::ostringstream progress;
+  return rt::train(model, backend, o, out, progress);
+}
+
 fs::path scratch(const std::string& name) {
   const fs::path dir = fs::temp_directory_path() / ("staticnet_test_trainer_" + name);
   fs::remove_all(dir);
@@ -181,10 +189,7 @@ TEST_CASE("trainer: a signal stops after the running step, saves, and the run re
 
   rt::TrainOptions straight = options_for(2);
   straight.save = dir / "straight.safetensors";
-  {
-    rt::CpuBackend backend(model, steps, 2);
-    rt::train(model, backend, straight, out, progress);
-  }
+  train_cpu(straight, out);
 
   rt::TrainOptions interrupted = options_for(2);
   interrupted.save = dir / "interrupted.safetensors";
@@ -204,8 +209,7 @@ TEST_CASE("trainer: a signal stops after the running step, saves, and the run re
   resumed.resume = interrupted.save;
   resumed.save = interrupted.save;
   {
-    rt::CpuBackend backend(model, steps, 2);
-    const rt::TrainResult r = rt::train(model, backend, resumed, out, progress);
+    const rt::TrainResult r = train_cpu(resumed, out);
     CHECK_FALSE(r.interrupted);
     CHECK(r.steps == 6);
   }
@@ -260,10 +264,7 @@ TEST_CASE("trainer: a resumed run keeps the checkpoint's optimizer settings and 
 
   rt::TrainOptions straight = chosen(2);
   straight.save = dir / "straight.safetensors";
-  {
-    rt::CpuBackend backend(model, steps, 2);
-    rt::train(model, backend, straight, out, progress);
-  }
+  train_cpu(straight, out);
   // Each number in the shortest text that reads back as the same double.
   const rt::Checkpoint saved = rt::load_checkpoint(straight.save);
   CHECK(saved.extra_metadata.at("learning_rate") == "0.05");
@@ -339,10 +340,7 @@ TEST_CASE("trainer: checkpoints without optimizer settings resume; broken settin
   rt::TrainOptions first = options_for(1);
   first.optimizer.learning_rate = 0.05;
   first.save = dir / "run.safetensors";
-  {
-    rt::CpuBackend backend(model, steps, 2);
-    rt::train(model, backend, first, out, progress);
-  }
+  train_cpu(first, out);
   rt::Checkpoint checkpoint = rt::load_checkpoint(first.save);
 
   // As an older staticnet wrote it: "learning_rate" in std::to_string's six decimals, nothing
@@ -375,9 +373,8 @@ TEST_CASE("trainer: checkpoints without optimizer settings resume; broken settin
     rt::save_checkpoint(dir / "broken.safetensors", broken);
     rt::TrainOptions resume_broken = options_for(2);
     resume_broken.resume = dir / "broken.safetensors";
-    rt::CpuBackend backend(model, steps, 2);
     try {
-      rt::train(model, backend, resume_broken, out, progress);
+      train_cpu(resume_broken, out);
     } catch (const rt::FormatError& e) {
       return std::string(e.what());
     }
@@ -407,26 +404,20 @@ TEST_CASE("trainer: checkpoints without optimizer settings resume; broken settin
 }
 
 TEST_CASE("trainer: --max-steps on an epoch's last batch ends that epoch, and the run resumes") {
-  const rt::ModelInfo model = cli_net::model_info();
-  const rt::CpuSteps steps{&cli_net::cpu::train_step, &cli_net::cpu::evaluate};
   const fs::path dir = scratch("max_steps_epoch_end");
-  std::ostringstream out, progress;
+  std::ostringstream out;
 
   rt::TrainOptions straight = options_for(2);
   straight.save = dir / "straight.safetensors";
-  {
-    rt::CpuBackend backend(model, steps, 2);
-    rt::train(model, backend, straight, out, progress);
-  }
+  train_cpu(straight, out);
 
   rt::TrainOptions stopped = options_for(2);
   stopped.save = dir / "stopped.safetensors";
   stopped.metrics = dir / "metrics.jsonl";
   stopped.max_steps = 3;  // the first epoch's last batch (3 batches of 4)
   {
-    rt::CpuBackend backend(model, steps, 2);
     std::ostringstream stopped_out;
-    const rt::TrainResult r = rt::train(model, backend, stopped, stopped_out, progress);
+    const rt::TrainResult r = train_cpu(stopped, stopped_out);
     CHECK(r.steps == 3);
     CHECK_FALSE(r.interrupted);
     REQUIRE(r.epochs.size() == 1);  // a whole epoch, with its metrics line
@@ -444,42 +435,32 @@ TEST_CASE("trainer: --max-steps on an epoch's last batch ends that epoch, and th
   rt::TrainOptions resumed = options_for(2);
   resumed.resume = stopped.save;
   resumed.save = stopped.save;
-  {
-    rt::CpuBackend backend(model, steps, 2);
-    CHECK(rt::train(model, backend, resumed, out, progress).steps == 6);
-  }
+  { CHECK(train_cpu(resumed, out).steps == 6); }
   CHECK(bytes_of(straight.save) == bytes_of(stopped.save));
 
   // The last step of the last epoch: the run ends as it would have, without a stop message.
   rt::TrainOptions last = options_for(1);
   last.max_steps = 3;
   {
-    rt::CpuBackend backend(model, steps, 2);
     std::ostringstream last_out;
-    CHECK(rt::train(model, backend, last, last_out, progress).epochs.size() == 1);
+    CHECK(train_cpu(last, last_out).epochs.size() == 1);
     CHECK(last_out.str().find("stopped") == std::string::npos);
   }
   fs::remove_all(dir);
 }
 
 TEST_CASE("trainer: a checkpoint past the end of the data's epoch names both") {
-  const rt::ModelInfo model = cli_net::model_info();
-  const rt::CpuSteps steps{&cli_net::cpu::train_step, &cli_net::cpu::evaluate};
   const fs::path dir = scratch("past_the_end");
-  std::ostringstream out, progress;
+  std::ostringstream out;
   rt::TrainOptions first = options_for(1);
   first.save = dir / "run.safetensors";
   first.max_steps = 2;  // the next batch is the third of 3
-  {
-    rt::CpuBackend backend(model, steps, 2);
-    rt::train(model, backend, first, out, progress);
-  }
+  train_cpu(first, out);
   rt::TrainOptions other = options_for(1);
   other.data = {"synthetic:8"};  // 2 batches of 4
   other.resume = first.save;
-  rt::CpuBackend backend(model, steps, 2);
   try {
-    rt::train(model, backend, other, out, progress);
+    train_cpu(other, out);
     FAIL("resumed past the end of an epoch");
   } catch (const rt::TrainingSetupError& e) {
     const std::string message = e.what();
@@ -561,16 +542,11 @@ TEST_CASE("trainer: weights that diverge behind finite losses stop the run; noth
 }
 
 TEST_CASE("trainer: --init and --resume refuse a file holding a NaN or an infinity") {
-  const rt::ModelInfo model = cli_net::model_info();
-  const rt::CpuSteps steps{&cli_net::cpu::train_step, &cli_net::cpu::evaluate};
   const fs::path dir = scratch("non_finite_files");
-  std::ostringstream out, progress;
+  std::ostringstream out;
   rt::TrainOptions first = options_for(1);
   first.save = dir / "good.safetensors";
-  {
-    rt::CpuBackend backend(model, steps, 2);
-    rt::train(model, backend, first, out, progress);
-  }
+  train_cpu(first, out);
   const rt::Checkpoint good = rt::load_checkpoint(first.save);
   // Element `element` of tensor `name` set to `value`, saved as `file`.
   auto with = [&](const std::string& name, int element, float value, const fs::path& file) {
@@ -582,9 +558,8 @@ TEST_CASE("trainer: --init and --resume refuse a file holding a NaN or an infini
     return file;
   };
   auto error_of = [&](rt::TrainOptions o) {
-    rt::CpuBackend backend(model, steps, 2);
     try {
-      rt::train(model, backend, o, out, progress);
+      train_cpu(o, out);
     } catch (const rt::FormatError& e) {
       return std::string(e.what());
     }
@@ -615,10 +590,7 @@ TEST_CASE("trainer: --resume of a weights-only file says to use --init") {
   std::ostringstream out, progress;
   rt::TrainOptions first = options_for(1);
   first.save = dir / "run.safetensors";
-  {
-    rt::CpuBackend backend(model, steps, 2);
-    rt::train(model, backend, first, out, progress);
-  }
+  train_cpu(first, out);
   // As PyTorch's save_file(model.state_dict()) writes it: the 4 parameter tensors only.
   rt::Checkpoint weights = rt::load_checkpoint(first.save);
   std::erase_if(weights.tensors,
@@ -628,8 +600,7 @@ TEST_CASE("trainer: --resume of a weights-only file says to use --init") {
 
   rt::TrainOptions resume = options_for(2);
   resume.resume = dir / "weights.safetensors";
-  rt::CpuBackend backend(model, steps, 2);
-  CHECK_THROWS_WITH_AS(rt::train(model, backend, resume, out, progress),
+  CHECK_THROWS_WITH_AS(train_cpu(resume, out),
                        (resume.resume.string() +
                         ": holds the model's weights but no optimizer state (4 tensors missing), "
                         "so there is no run to resume: start from its weights with --init "
@@ -703,10 +674,7 @@ TEST_CASE("trainer: --no-shuffle trains every epoch in the file's order, and res
   stopped.no_shuffle = true;
   stopped.max_steps = 4;
   stopped.save = dir / "resumed.safetensors";
-  {
-    rt::CpuBackend backend(model, steps, 2);
-    rt::train(model, backend, stopped, out, progress);
-  }
+  train_cpu(stopped, out);
   CHECK(rt::load_checkpoint(stopped.save).extra_metadata.at("shuffle") == "false");
   rt::TrainOptions resumed = options_for(2);
   resumed.resume = stopped.save;
