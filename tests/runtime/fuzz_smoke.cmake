@@ -1,5 +1,5 @@
 # Short libFuzzer runs of the runtime's parsers as CTest tests, when the fuzz targets were built
-# (STATICNET_BUILD_FUZZERS with clang++, e.g. the `clang` preset): each target runs over a fresh
+# (STATICNET_BUILD_FUZZERS with clang++: the `asan` and `clang` presets): each target runs over a fresh
 # copy of its committed corpus (codegen/runtime/fuzz/corpus/<format>/) plus about 10 s of new
 # inputs, and the test fails on any crash, sanitizer report, leak, timeout or huge allocation.
 set(staticnet_fuzz_source_dir ${PROJECT_SOURCE_DIR}/codegen/runtime/fuzz)
