@@ -449,13 +449,59 @@ TEST_CASE("trainer: --max-steps on an epoch's last batch ends that epoch, and th
   fs::remove_all(dir);
 }
 
+TEST_CASE("trainer: --resume on a data set of another size is refused; other files get a note") {
+  const fs::path dir = scratch("other_data");
+  std::ostringstream out;
+  rt::TrainOptions first = options_for(2);
+  first.save = dir / "run.safetensors";
+  first.max_steps = 3;  // the end of epoch 1: the checkpoint stands at batch 0 of epoch 2
+  train_cpu(first, out);
+  const rt::Checkpoint saved = rt::load_checkpoint(first.save);
+  CHECK(saved.extra_metadata.at("data_samples") == "12");  // train.npy: 12 samples
+  const std::string before = bytes_of(first.save);
+
+  rt::TrainOptions other = options_for(2);
+  other.data = {"synthetic:16"};
+  other.resume = first.save;
+  other.save = first.save;
+  try {
+    train_cpu(other, out);
+    FAIL("resumed on a data set of another size");
+  } catch (const rt::TrainingSetupError& e) {
+    const std::string message = e.what();
+    CAPTURE(message);
+    CHECK(message.starts_with(first.save.string() + ": the run was training on 12 samples (" +
+                              data_dir + "/train.npy"));
+    CHECK(message.find("but synthetic(seed 0) holds 16: --resume continues a run on its own "
+                       "data") != std::string::npos);
+    CHECK(message.ends_with("start a new run with --init " + first.save.string()));
+  }
+  CHECK(bytes_of(first.save) == before);
+
+  // As many samples in other files: the same data moved, perhaps. The run goes on, and says so.
+  other.data = {"synthetic:12"};
+  std::ostringstream resumed_out;
+  CHECK(train_cpu(other, resumed_out).steps == 6);
+  CHECK(resumed_out.str().find("  the run was training on " + data_dir + "/train.npy") !=
+        std::string::npos);
+  CHECK(resumed_out.str().find("this one reads synthetic(seed 0), of as many samples\n") !=
+        std::string::npos);
+  fs::remove_all(dir);
+}
+
 TEST_CASE("trainer: a checkpoint past the end of the data's epoch names both") {
+  // A checkpoint written before checkpoints kept their data's size: the loader's bounds are the
+  // only check left.
   const fs::path dir = scratch("past_the_end");
   std::ostringstream out;
   rt::TrainOptions first = options_for(1);
   first.save = dir / "run.safetensors";
   first.max_steps = 2;  // the next batch is the third of 3
   train_cpu(first, out);
+  rt::Checkpoint older = rt::load_checkpoint(first.save);
+  REQUIRE(older.extra_metadata.erase("data") == 1);
+  REQUIRE(older.extra_metadata.erase("data_samples") == 1);
+  rt::save_checkpoint(first.save, older);
   rt::TrainOptions other = options_for(1);
   other.data = {"synthetic:8"};  // 2 batches of 4
   other.resume = first.save;

@@ -135,13 +135,32 @@ void report_start(std::ostream& out, const ModelInfo& model, const Backend& back
   out << std::flush;
 }
 
+// A resumed run continues the interrupted one's data order, a permutation of its data set: in a
+// data set of another size it would be another order, with epochs of another length. (Other
+// files of the same size may be the same data moved: report_resume notes them.)
+void require_same_size(const std::filesystem::path& checkpoint, const TrainingDataIdentity& saved,
+                       const TrainingDataIdentity& now) {
+  if (saved.samples != now.samples)
+    throw TrainingSetupError(fmt::format(
+        "{}: the run was training on {} samples ({}), but {} holds {}: --resume continues a "
+        "run on its own data, in its own order. To train on this data from the checkpoint's "
+        "weights, start a new run with --init {}",
+        checkpoint.string(), saved.samples, saved.source, now.source, now.samples,
+        checkpoint.string()));
+}
+
 // Where a resumed run stands, and with which settings: the checkpoint's, but for those the
 // options replaced (`replaced`, one line each).
 void report_resume(std::ostream& out, const std::filesystem::path& checkpoint,
                    const TrainingPosition& position, const std::optional<TrainingSettings>& saved,
-                   const TrainingSettings& settings, const std::vector<std::string>& replaced) {
+                   const TrainingSettings& settings, const std::vector<std::string>& replaced,
+                   const std::optional<TrainingDataIdentity>& saved_data,
+                   const TrainingDataIdentity& data) {
   out << fmt::format("resumed from {} at step {} (epoch {}, batch {})\n", checkpoint.string(),
                      position.step, position.epoch + 1, position.batch);
+  if (saved_data && saved_data->source != data.source)
+    out << fmt::format("  the run was training on {}; this one reads {}, of as many samples\n",
+                       saved_data->source, data.source);
   if (!saved) {
     out << "  the checkpoint keeps no optimizer settings (an older staticnet wrote it, and its "
            "six-decimal learning_rate entry is not read): the options given and PyTorch's "
@@ -372,10 +391,15 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
   TrainingPosition position;
   position.seed = options.seed;
   std::optional<TrainingSettings> saved;
+  const TrainingDataIdentity data{train_set->source(), train_set->size()};
+  std::optional<TrainingDataIdentity> saved_data;
   if (!options.resume.empty()) {
     ResumedTraining resumed = load_training_checkpoint(options.resume, model, backend);
     position = resumed.position;
     saved = std::move(resumed.settings);
+    saved_data = std::move(resumed.data);
+    if (saved_data)
+      require_same_size(options.resume, *saved_data, data);
   } else {
     std::vector<float> parameters(count);
     if (!options.init.empty())
@@ -411,7 +435,7 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
   report_start(out, model, backend, options, settings, *train_set, eval_set.get(),
                static_cast<std::uint64_t>(batches), loader.host_bytes());
   if (!options.resume.empty())
-    report_resume(out, options.resume, position, saved, settings, replaced);
+    report_resume(out, options.resume, position, saved, settings, replaced, saved_data, data);
 
   if (position.epoch >= options.epochs)
     out << fmt::format(
@@ -429,7 +453,7 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
   };
   auto save = [&](const StateSnapshot& state) {
     if (!options.save.empty())
-      save_training_checkpoint(options.save, model, state, position, settings);
+      save_training_checkpoint(options.save, model, state, position, settings, data);
   };
 
   std::vector<std::int32_t> step_labels;

@@ -1,6 +1,7 @@
 #include "training_checkpoint.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cstring>
 #include <map>
 #include <optional>
@@ -8,6 +9,8 @@
 #include <string>
 #include <utility>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "staticnet/runtime/checkpoints/checkpoint.hpp"
 #include "staticnet/runtime/error.hpp"
@@ -58,6 +61,26 @@ std::string own_name(const ParameterTensor& p) {
   return p.name;
 }
 
+constexpr const char* data_entry = "data";
+constexpr const char* data_samples_entry = "data_samples";
+
+// The data a checkpoint was written training on; none in checkpoints from before it was kept.
+std::optional<TrainingDataIdentity> saved_data(const std::map<std::string, std::string>& metadata,
+                                               const std::filesystem::path& file) {
+  const auto source = metadata.find(data_entry);
+  const auto samples = metadata.find(data_samples_entry);
+  if (source == metadata.end() || samples == metadata.end())
+    return std::nullopt;
+  TrainingDataIdentity data{source->second, 0};
+  const std::string& text = samples->second;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), data.samples);
+  if (error != std::errc{} || end != text.data() + text.size() || data.samples < 1)
+    throw FormatError({file.string(), {}, {}, {}},
+                      fmt::format("a sample count in the metadata entry '{}'", data_samples_entry),
+                      fmt::format("\"{}\"", text.substr(0, 40)));
+  return data;
+}
+
 }  // namespace
 
 StateSnapshot read_training_state(const ModelInfo& model, Backend& backend) {
@@ -90,7 +113,7 @@ std::optional<std::string> first_non_finite_state(const ModelInfo& model,
 
 void save_training_checkpoint(const std::filesystem::path& file, const ModelInfo& model,
                               const StateSnapshot& snapshot, const TrainingPosition& position,
-                              const TrainingSettings& settings) {
+                              const TrainingSettings& settings, const TrainingDataIdentity& data) {
   const std::int64_t steps = position.step;
 
   std::vector<SafetensorsTensorRef> tensors;
@@ -119,7 +142,9 @@ void save_training_checkpoint(const std::filesystem::path& file, const ModelInfo
                 {"model_type", model.model_type},
                 {"setup_type", model.setup_type},
                 {"optimizer", optimizer_key(model.optimizer)},
-                {"batch", std::to_string(model.batch)}});
+                {"batch", std::to_string(model.batch)},
+                {data_entry, data.source},
+                {data_samples_entry, std::to_string(data.samples)}});
   save_checkpoint(file, tensors, state, extra);
 }
 
@@ -201,7 +226,7 @@ ResumedTraining load_training_checkpoint(const std::filesystem::path& file, cons
   position.epoch = static_cast<std::int64_t>(s.epoch);
   position.batch = static_cast<std::int64_t>(s.data_order.index_in_epoch) / model.batch;
   position.seed = s.data_order.epoch_seed;
-  return {position, std::move(settings)};
+  return {position, std::move(settings), saved_data(checkpoint.extra_metadata, file)};
 }
 
 }  // namespace staticnet::runtime

@@ -39,13 +39,22 @@ StateSnapshot read_training_state(const ModelInfo& model, Backend& backend);
 std::optional<std::string> first_non_finite_state(const ModelInfo& model,
                                                   const StateSnapshot& state);
 
+// The training data a run stands in: its files (Dataset::source()) and how many samples it holds.
+// A checkpoint keeps both ("data", "data_samples"), because its position in the data order means
+// nothing in another data set.
+struct TrainingDataIdentity {
+  std::string source;
+  std::int64_t samples = 0;
+};
+
 void save_training_checkpoint(const std::filesystem::path& file, const ModelInfo& model,
                               const StateSnapshot& state, const TrainingPosition& position,
-                              const TrainingSettings& settings);
+                              const TrainingSettings& settings, const TrainingDataIdentity& data);
 
 struct ResumedTraining {
   TrainingPosition position;
   std::optional<TrainingSettings> settings;  // none in checkpoints written before they were kept
+  std::optional<TrainingDataIdentity> data;  // likewise
 };
 
 // Restores parameters and optimizer state into the backend and returns where training stands,
