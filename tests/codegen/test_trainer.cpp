@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <csignal>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -179,6 +180,32 @@ TEST_CASE("trainer: evaluation counts every sample of the eval set exactly once"
   }
   CHECK(*result.epochs[0].eval_loss == doctest::Approx(loss / 6).epsilon(1e-6));
   CHECK(*result.epochs[0].eval_accuracy == doctest::Approx(correct / 6.0));
+}
+
+TEST_CASE("trainer: the progress bar ends each epoch with its loss and accuracy") {
+  rt::TrainOptions o = options_for(2);
+  o.progress = rt::ProgressMode::bar;  // redrawn in place, as on a terminal
+  const rt::ModelInfo model = cli_net::model_info();
+  rt::CpuBackend backend(model, {&cli_net::cpu::train_step, &cli_net::cpu::evaluate}, 2);
+  std::ostringstream out, progress;
+  const rt::TrainResult result = rt::train(model, backend, o, out, progress);
+  REQUIRE(result.epochs.size() == 2);
+  const std::string text = progress.str();
+  CAPTURE(text);
+  for (const rt::EpochMetrics& m : result.epochs) {
+    // The bar's last report ends with the numbers of the epoch's line.
+    char note[64];
+    std::snprintf(note, sizeof note, "loss %.4f, accuracy %.1f%%", m.train_loss,
+                  100.0 * m.train_accuracy);
+    const std::string epoch = "epoch " + std::to_string(m.epoch) + "/2";
+    const std::size_t at =
+        text.find(epoch + " [##############################] 100.0%  3/3 batches");
+    REQUIRE(at != std::string::npos);
+    std::string last = text.substr(at, text.find('\n', at) - at);
+    last.erase(last.find_last_not_of(' ') + 1);  // the blanks over a longer report before it
+    CHECK(last.ends_with(std::string("  ") + note));
+    CHECK(out.str().find(epoch + ": " + note) != std::string::npos);
+  }
 }
 
 TEST_CASE("trainer: a signal stops after the running step, saves, and the run resumes exactly") {

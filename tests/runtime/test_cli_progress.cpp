@@ -144,6 +144,36 @@ TEST_CASE("progress: plain mode prints whole lines at most every interval, and a
         "scanning: 100.0% (100/100 samples, 10/s, in 0:10)\n");
 }
 
+TEST_CASE("progress: a note follows the report, and is asked for only when one is printed") {
+  for (const bool terminal : {false, true}) {
+    CAPTURE(terminal);
+    std::ostringstream out;
+    FakeClock clock;
+    ProgressBar bar(out, options(terminal, 100), clock.function());
+    int asked = 0;
+    for (std::uint64_t done = 1; done <= 100; ++done) {
+      clock.now += 100ms;  // a report every 100 ms on a terminal, every 5 s in plain mode
+      bar.update(done, [&] { return "loss " + std::to_string(++asked); });
+    }
+    CHECK(asked == static_cast<int>(bar.reports()));
+    CHECK(asked == (terminal ? 100 : 2));
+    bar.finish("loss 0.25");
+    const std::string text = out.str();
+    if (terminal) {
+      CHECK(text.find("\rscanning [#####.....]  50.0%  50/100 samples  10/s  ETA 0:05  loss 50") !=
+            std::string::npos);
+      // As long as the line before ("... ETA 0:00  loss 100"): nothing to blank.
+      CHECK(text.ends_with(
+          "\rscanning [##########] 100.0%  100/100 samples  10/s  in 0:10  loss 0.25\n"));
+    } else {
+      CHECK(text ==
+            "scanning: 50.0% (50/100 samples, 10/s, ETA 0:05) loss 1\n"
+            "scanning: 100.0% (100/100 samples, 10/s, ETA 0:00) loss 2\n"
+            "scanning: 100.0% (100/100 samples, 10/s, in 0:10) loss 0.25\n");
+    }
+  }
+}
+
 TEST_CASE("progress: a short plain run prints only its final line") {
   std::ostringstream out;
   FakeClock clock;

@@ -73,20 +73,17 @@ ProgressBar::~ProgressBar() {
   }
 }
 
-void ProgressBar::update(std::uint64_t done) {
-  if (finished_)
-    return;
-  done_ = done;
-  const auto now = clock_();
+bool ProgressBar::due(std::chrono::steady_clock::time_point now) const {
   const auto interval = options_.terminal ? options_.terminal_interval : options_.plain_interval;
   const bool first_draw = options_.terminal && reports_ == 0;
-  if (first_draw || now - last_report_ >= interval)
-    report(done, now, false);
+  return first_draw || now - last_report_ >= interval;
 }
 
-void ProgressBar::finish() {
+void ProgressBar::finish(std::string note) {
   if (finished_)
     return;
+  if (!note.empty())
+    note_ = std::move(note);
   report(done_, clock_(), true);
   finished_ = true;
   if (line_open_) {
@@ -97,7 +94,7 @@ void ProgressBar::finish() {
 }
 
 std::string ProgressBar::render(std::uint64_t done, std::chrono::duration<double> elapsed,
-                                bool final) const {
+                                bool final, std::string_view note) const {
   const auto total = options_.total;
   const double seconds = elapsed.count();
   const double rate = seconds > 0 ? static_cast<double>(done) / seconds : 0.0;
@@ -128,19 +125,25 @@ std::string ProgressBar::render(std::uint64_t done, std::chrono::duration<double
       const auto filled = static_cast<std::size_t>(fraction * static_cast<double>(width));
       text += " [" + std::string(filled, '#') + std::string(width - filled, '.') + "] " + percent;
     }
-    return text + "  " + count + "  " + speed + "  " + time;
+    text += "  " + count + "  " + speed + "  " + time;
+    if (!note.empty())
+      text += "  " + std::string(note);
+    return text;
   }
   std::string text = options_.label + ": ";
   if (total > 0)
     text += printf_string("%.1f%%", 100.0 * fraction) + " (" + count;
   else
     text += "(" + count;
-  return text + ", " + speed + ", " + time + ")";
+  text += ", " + speed + ", " + time + ")";
+  if (!note.empty())
+    text += " " + std::string(note);
+  return text;
 }
 
 void ProgressBar::report(std::uint64_t done, std::chrono::steady_clock::time_point now,
                          bool final) {
-  const std::string text = render(done, now - start_, final);
+  const std::string text = render(done, now - start_, final, note_);
   if (options_.terminal) {
     out_ << '\r' << text;
     if (text.size() < last_width_)

@@ -339,6 +339,18 @@ EvalResult evaluate_all(const ModelInfo& model, Backend& backend, const Dataset&
           static_cast<double>(correct) / static_cast<double>(eval.size())};
 }
 
+// The epoch so far, after the progress report: "loss 0.6931, accuracy 54.2%".
+std::string running_note(const ModelInfo& model, double loss_sum, std::int64_t correct,
+                         std::int64_t samples) {
+  if (samples == 0)
+    return {};
+  const auto n = static_cast<double>(samples);
+  std::string note = fmt::format("loss {:.4f}", loss_sum / n);
+  if (model.classifies())
+    note += fmt::format(", accuracy {:.1f}%", 100.0 * static_cast<double>(correct) / n);
+  return note;
+}
+
 bool show_bar(ProgressMode mode) {
   return mode == ProgressMode::bar ||
          (mode == ProgressMode::automatic && stream_is_terminal(stderr));
@@ -511,7 +523,8 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
       correct += t.correct;
       samples += model.batch;
       if (bar)
-        bar->update(static_cast<std::uint64_t>(position.batch));
+        bar->update(static_cast<std::uint64_t>(position.batch),
+                    [&] { return running_note(model, loss_sum, correct, samples); });
       const bool limit = options.max_steps && position.step >= *options.max_steps;
       if (signals.raised() || limit) {
         stopped = true;
@@ -519,8 +532,9 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
       }
     }
     const double seconds = std::chrono::duration<double>(Clock::now() - started).count();
+    // Ends the redrawn line; in line mode the epoch's line below says it all.
     if (bar && show_bar(options.progress))
-      bar->finish();  // ends the redrawn line; in line mode the epoch's line below says it all
+      bar->finish(running_note(model, loss_sum, correct, samples));
     EpochMetrics m;
     m.epoch = epoch + 1;
     m.step = position.step;

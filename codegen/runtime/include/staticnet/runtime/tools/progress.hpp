@@ -6,14 +6,20 @@
 //   plain:    (a log file, CI) a complete line every `plain_interval`, and one at the end, so
 //             logs stay readable:
 //               validating: 50.0% (5000/10000 samples, 12.3k/s, ETA 0:01)
+// A caller may add a note after the report (the trainer's running loss):
+//   epoch 1/10 [#####...............]  25.0%  250/1000 batches  1.2k/s  ETA 0:01  loss 0.6931
+//   epoch 1/10: 25.0% (250/1000 batches, 1.2k/s, ETA 0:01) loss 0.6931
 // The caller decides the mode (usually stream_is_terminal(stderr)); tests inject both it and
 // the clock.
 #include <chrono>
+#include <concepts>
 #include <cstdint>
 #include <cstdio>
 #include <functional>
 #include <ostream>
 #include <string>
+#include <string_view>
+#include <utility>
 
 namespace staticnet::runtime {
 
@@ -45,18 +51,34 @@ class ProgressBar {
 
   // Records that `done` items are complete; prints when the interval has passed. Cheap enough
   // to call once per item.
-  void update(std::uint64_t done);
-  // Prints the final report (once) and ends the terminal line.
-  void finish();
+  void update(std::uint64_t done) {
+    update(done, [] { return std::string(); });
+  }
+  // The same, with a note after the report: `note()` (returning a std::string) is called only
+  // when a report is printed, so that the caller formats nothing on the other calls.
+  template <std::invocable Note>
+  void update(std::uint64_t done, Note&& note) {
+    if (finished_)
+      return;
+    done_ = done;
+    const auto now = clock_();
+    if (due(now)) {
+      note_ = std::forward<Note>(note)();
+      report(done, now, false);
+    }
+  }
+  // Prints the final report (once), with `note` when given, and ends the terminal line.
+  void finish(std::string note = {});
 
   // The text of one report for `done` items after `elapsed` (no '\r', no newline); the final
   // report gives the time taken instead of the time left. Exposed for tests.
-  std::string render(std::uint64_t done, std::chrono::duration<double> elapsed,
-                     bool final = false) const;
+  std::string render(std::uint64_t done, std::chrono::duration<double> elapsed, bool final = false,
+                     std::string_view note = {}) const;
 
   std::uint64_t reports() const noexcept { return reports_; }
 
  private:
+  bool due(std::chrono::steady_clock::time_point now) const;
   void report(std::uint64_t done, std::chrono::steady_clock::time_point now, bool final);
 
   std::ostream& out_;
@@ -65,6 +87,7 @@ class ProgressBar {
   std::chrono::steady_clock::time_point start_;
   std::chrono::steady_clock::time_point last_report_;
   std::uint64_t done_ = 0;
+  std::string note_;  // the last report's note
   std::uint64_t reports_ = 0;
   std::size_t last_width_ = 0;  // terminal mode: characters to overwrite
   bool line_open_ = false;      // terminal mode: a '\r' line is on screen without its newline
