@@ -19,10 +19,12 @@
 #include <staticnet/runtime/error.hpp>
 #include <staticnet/runtime/formats/open_dataset.hpp>
 #include <staticnet/runtime/trainer/cpu_backend.hpp>
+#include <staticnet/runtime/trainer/initialize.hpp>
 #include <staticnet/runtime/trainer/train.hpp>
 
 #include "cli_net_kernels_cpu.h"
 #include "cli_net_trainer.h"
+#include "mlperf_ds_cnn_trainer.h"
 
 namespace {
 
@@ -653,6 +655,59 @@ TEST_CASE("trainer: --init and --resume refuse a file holding a NaN or an infini
                                 ": expected finite values in every tensor, found NaN at element "
                                 "1 of optimizer.sgd_momentum.momentum_buffer.0.bias: training "
                                 "cannot continue from it");
+  fs::remove_all(dir);
+}
+
+TEST_CASE("trainer: --init takes BatchNorm's running statistics when the file has them all") {
+  const rt::ModelInfo model = mlperf_ds_cnn::model_info();  // nine BatchNorms
+  REQUIRE(model.non_trainable.size() == 18);
+  const fs::path dir = scratch("init_statistics");
+  // A state_dict written by hand: every weight 0.25, every running mean 0.5, every variance 2.
+  auto write = [&](const fs::path& file, bool statistics, const std::string& leave_out) {
+    rt::Checkpoint c;
+    auto add = [&](const rt::ParameterTensor& p, float value) {
+      if (p.name == leave_out)
+        return;
+      std::vector<float> values(static_cast<std::size_t>(p.elements()), value);
+      rt::CheckpointTensor t{p.name, rt::Dtype::f32, p.shape, {}};
+      t.data.resize(values.size() * sizeof(float));
+      std::memcpy(t.data.data(), values.data(), t.data.size());
+      c.tensors.push_back(std::move(t));
+    };
+    for (const rt::ParameterTensor& p : model.parameters)
+      add(p, 0.25f);
+    if (statistics)
+      for (const rt::ParameterTensor& p : model.non_trainable)
+        add(p, p.name.ends_with(".running_mean") ? 0.5f : 2.0f);
+    rt::save_checkpoint(file, c);
+  };
+  std::vector<float> parameters(static_cast<std::size_t>(model.parameter_count));
+  std::vector<float> statistics(static_cast<std::size_t>(model.non_trainable_count));
+  auto count = [](const std::vector<float>& v, float x) { return std::ranges::count(v, x); };
+
+  write(dir / "all.safetensors", true, "");
+  CHECK(rt::load_parameters(model, dir / "all.safetensors", parameters, statistics));
+  CHECK(count(parameters, 0.25f) == model.parameter_count);
+  CHECK(count(statistics, 0.5f) + count(statistics, 2.0f) == model.non_trainable_count);
+  CHECK(count(statistics, 0.5f) == model.non_trainable_count / 2);
+
+  // Weights saved without buffers: the statistics start as PyTorch starts them.
+  write(dir / "weights.safetensors", false, "");
+  CHECK_FALSE(rt::load_parameters(model, dir / "weights.safetensors", parameters, statistics));
+  CHECK(count(statistics, 0.0f) + count(statistics, 1.0f) == model.non_trainable_count);
+  CHECK(count(statistics, 0.0f) == model.non_trainable_count / 2);
+
+  // Some but not all: refused, naming the one missing.
+  const std::string missing = model.non_trainable[3].name;
+  write(dir / "some.safetensors", true, missing);
+  try {
+    rt::load_parameters(model, dir / "some.safetensors", parameters, statistics);
+    FAIL("loaded a file that lacks a running statistic");
+  } catch (const rt::CheckpointMismatch& e) {
+    CAPTURE(e.what());
+    REQUIRE(e.problems().size() == 1);
+    CHECK(e.problems()[0].find(missing) != std::string::npos);
+  }
   fs::remove_all(dir);
 }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "staticnet/runtime/checkpoints/load_tensors.hpp"
+#include "staticnet/runtime/checkpoints/safetensors_reader.hpp"
 #include "staticnet/runtime/prng.hpp"
 #include "staticnet/runtime/validation.hpp"
 
@@ -42,10 +43,20 @@ void initialize_parameters(const ModelInfo& model, std::uint64_t seed,
   }
 }
 
-void load_parameters(const ModelInfo& model, const std::filesystem::path& file,
-                     std::span<float> parameters) {
-  const TensorRegion region{model.parameters, parameters};
-  load_tensors(file, {&region, 1});
+bool load_parameters(const ModelInfo& model, const std::filesystem::path& file,
+                     std::span<float> parameters, std::span<float> statistics) {
+  initialize_non_trainable(model, statistics);
+  bool has_statistics = false;
+  if (!model.non_trainable.empty()) {
+    const SafetensorsReader reader = SafetensorsReader::open(file);
+    has_statistics = std::ranges::any_of(model.non_trainable, [&](const ParameterTensor& tensor) {
+      return reader.find(tensor.name) != nullptr;
+    });
+  }
+  const TensorRegion regions[] = {{model.parameters, parameters},
+                                  {model.non_trainable, statistics}};
+  load_tensors(file, std::span(regions).first(has_statistics ? 2 : 1));
+  return has_statistics;
 }
 
 }  // namespace staticnet::runtime

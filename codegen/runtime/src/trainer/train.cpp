@@ -80,7 +80,7 @@ std::string learning_rate_text(const TrainingSettings& settings) {
 void report_start(std::ostream& out, const ModelInfo& model, const Backend& backend,
                   const TrainOptions& options, const TrainingSettings& settings,
                   const Dataset& data, const Dataset* eval, std::uint64_t batches_per_epoch,
-                  std::size_t loader_bytes) {
+                  std::size_t loader_bytes, const std::string& weights) {
   out << model.name << ": " << model.model_type << " trained as " << model.setup_type << "\n";
   out << fmt::format("  step     batch {}, {}, {} ({}), FP32; {}\n", model.batch,
                      model.classifies() ? "CrossEntropy" : "MSE", optimizer_name(model.optimizer),
@@ -104,12 +104,8 @@ void report_start(std::ostream& out, const ModelInfo& model, const Backend& back
   out << "\n";
   if (eval)
     out << fmt::format("  eval     {}, {} samples\n", described(*eval), eval->size());
-  if (!options.init.empty())
-    out << fmt::format("  weights  from {} (--init){}\n", options.init.string(),
-                       model.non_trainable_count > 0 ? "; running statistics start afresh" : "");
-  else if (options.resume.empty())
-    out << fmt::format("  weights  PyTorch's default initialisation (U(±1/√fan_in)), seed {}\n",
-                       options.seed);
+  if (!weights.empty())
+    out << "  weights  " << weights << "\n";
   const MemoryReport memory = backend.memory();
   out << "  memory   planned " << mib_text(memory.planned) << " = weights "
       << grouped(model.arena.weights)
@@ -405,6 +401,7 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
   std::optional<TrainingSettings> saved;
   const TrainingDataIdentity data{train_set->source(), train_set->size()};
   std::optional<TrainingDataIdentity> saved_data;
+  std::string weights;  // where a new run's weights come from, for the start-up report
   if (!options.resume.empty()) {
     ResumedTraining resumed = load_training_checkpoint(options.resume, model, backend);
     position = resumed.position;
@@ -414,16 +411,23 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
       require_same_size(options.resume, *saved_data, data);
   } else {
     std::vector<float> parameters(count);
-    if (!options.init.empty())
-      load_parameters(model, options.init, parameters);
-    else
+    std::vector<float> statistics(static_cast<std::size_t>(model.non_trainable_count));
+    if (!options.init.empty()) {
+      const bool with_statistics = load_parameters(model, options.init, parameters, statistics);
+      weights =
+          fmt::format("from {} (--init){}", options.init.string(),
+                      model.non_trainable_count == 0 ? ""
+                      : with_statistics              ? ", with its running statistics"
+                                        : "; it has no running statistics: they start afresh");
+    } else {
       initialize_parameters(model, options.seed, parameters);
-    backend.write_state(StateBuffer::parameters, parameters);
-    if (model.non_trainable_count > 0) {
-      std::vector<float> statistics(static_cast<std::size_t>(model.non_trainable_count));
       initialize_non_trainable(model, statistics);
-      backend.write_state(StateBuffer::non_trainable, statistics);
+      weights =
+          fmt::format("PyTorch's default initialisation (U(±1/√fan_in)), seed {}", options.seed);
     }
+    backend.write_state(StateBuffer::parameters, parameters);
+    if (model.non_trainable_count > 0)
+      backend.write_state(StateBuffer::non_trainable, statistics);
   }
 
   std::vector<std::string> replaced;
@@ -445,7 +449,7 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
     loader.seek(LoaderState{position.seed, static_cast<std::uint64_t>(position.epoch),
                             static_cast<std::uint64_t>(position.batch)});
   report_start(out, model, backend, options, settings, *train_set, eval_set.get(),
-               static_cast<std::uint64_t>(batches), loader.host_bytes());
+               static_cast<std::uint64_t>(batches), loader.host_bytes(), weights);
   if (!options.resume.empty())
     report_resume(out, options.resume, position, saved, settings, replaced, saved_data, data);
 

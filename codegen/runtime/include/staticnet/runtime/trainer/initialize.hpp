@@ -17,11 +17,16 @@ void initialize_parameters(const ModelInfo& model, std::uint64_t seed, std::span
 // BatchNorm's running statistics as PyTorch starts them: mean 0, variance 1.
 void initialize_non_trainable(const ModelInfo& model, std::span<float> values);
 
-// Loads the parameters by name from any safetensors file whose tensors have the model's names and
-// shapes (f32), such as PyTorch's `save_file(model.state_dict())` of the same model built as an
-// nn.Sequential. Other tensors in the file are ignored. Throws CheckpointMismatch listing every
-// missing or mis-shaped tensor, FormatError or IoError for an unreadable file.
-void load_parameters(const ModelInfo& model, const std::filesystem::path& file,
-                     std::span<float> parameters);
+// The trainers' --init: loads the parameters by name from any safetensors file whose tensors have
+// the model's names and shapes (f32), such as a trainer's checkpoint or PyTorch's
+// `save_file(model.state_dict())` of the same model built as an nn.Sequential. BatchNorm's running
+// statistics come from the file too when it has every one of them, as PyTorch's load_state_dict
+// takes them; a file with none of them (weights saved without buffers) leaves `statistics` as
+// initialize_non_trainable() starts them. Returns whether the statistics were loaded. Other
+// tensors in the file (optimizer state) are ignored. Throws CheckpointMismatch listing every
+// missing or mis-shaped tensor (some running statistics but not all count as missing),
+// FormatError or IoError for an unreadable file.
+bool load_parameters(const ModelInfo& model, const std::filesystem::path& file,
+                     std::span<float> parameters, std::span<float> statistics);
 
 }  // namespace staticnet::runtime
