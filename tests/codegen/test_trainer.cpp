@@ -501,8 +501,8 @@ TEST_CASE("trainer: --resume on a data set of another size is refused; other fil
     CAPTURE(message);
     CHECK(message.starts_with(first.save.string() + ": the run was training on 12 samples (" +
                               data_dir + "/train.npy"));
-    CHECK(message.find("but synthetic(seed 0) holds 16: --resume continues a run on its own "
-                       "data") != std::string::npos);
+    CHECK(message.find("/train_labels.npy), but synthetic:16 holds 16: --resume continues a "
+                       "run on its own data") != std::string::npos);
     CHECK(message.ends_with("start a new run with --init " + first.save.string()));
   }
   CHECK(bytes_of(first.save) == before);
@@ -513,8 +513,72 @@ TEST_CASE("trainer: --resume on a data set of another size is refused; other fil
   CHECK(train_cpu(other, resumed_out).steps == 6);
   CHECK(resumed_out.str().find("  the run was training on " + data_dir + "/train.npy") !=
         std::string::npos);
-  CHECK(resumed_out.str().find("this one reads synthetic(seed 0), of as many samples\n") !=
+  CHECK(resumed_out.str().find("this one reads synthetic:12, of as many samples\n") !=
         std::string::npos);
+
+  // The same files named another way are the same data: no note.
+  train_cpu(first, out);  // back to step 3 on train.npy
+  rt::TrainOptions same = options_for(2);
+  same.data = {data_dir + "/./train.npy", data_dir + "/../data/train_labels.npy"};
+  same.resume = first.save;
+  std::ostringstream same_out;
+  CHECK(train_cpu(same, same_out).steps == 6);
+  CHECK(same_out.str().find("the run was training on") == std::string::npos);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("trainer: a --save that cannot be written stops the run before it starts") {
+  const fs::path dir = scratch("unwritable_save");
+  rt::TrainOptions o = options_for(1);
+  o.save = dir / "no-such-folder" / "run.safetensors";
+  std::ostringstream out;
+  CHECK_THROWS_WITH_AS(
+      train_cpu(o, out),
+      (o.save.string() + ": the directory " + (dir / "no-such-folder").string() + " does not exist")
+          .c_str(),
+      rt::IoError);
+  CHECK(out.str().find("epoch 1/1") == std::string::npos);  // no step was spent
+  o.save = dir;                                             // a directory
+  CHECK_THROWS_AS(train_cpu(o, out), rt::IoError);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("trainer: a metrics file that cannot be written costs no checkpoint") {
+  if (!fs::exists("/dev/full")) {
+    MESSAGE("no /dev/full here; skipped");
+    return;
+  }
+  const fs::path dir = scratch("metrics_full");
+  rt::TrainOptions o = options_for(2);
+  o.save = dir / "run.safetensors";
+  o.metrics = "/dev/full";  // opens, then every write fails with ENOSPC
+  std::ostringstream out;
+  CHECK_THROWS_WITH_AS(train_cpu(o, out), "/dev/full: writing the metrics failed (disk full?)",
+                       rt::IoError);
+  REQUIRE(fs::exists(o.save));
+  CHECK(rt::load_checkpoint(o.save).state.epoch == 1);  // the epoch the metrics line was for
+  fs::remove_all(dir);
+}
+
+TEST_CASE("trainer: --max-steps at or below the checkpoint's step has nothing to do") {
+  const fs::path dir = scratch("max_steps_done");
+  std::ostringstream out;
+  rt::TrainOptions first = options_for(2);
+  first.save = dir / "run.safetensors";
+  first.max_steps = 2;
+  train_cpu(first, out);
+  const std::string before = bytes_of(first.save);
+  rt::TrainOptions again = first;
+  again.resume = first.save;
+  for (const std::int64_t limit : {1, 2}) {
+    again.max_steps = limit;
+    std::ostringstream again_out;
+    CHECK(train_cpu(again, again_out).steps == 2);
+    CHECK(again_out.str().find("the checkpoint is at step 2 already; nothing to do for "
+                               "--max-steps " +
+                               std::to_string(limit) + "\n") != std::string::npos);
+  }
+  CHECK(bytes_of(first.save) == before);
   fs::remove_all(dir);
 }
 

@@ -104,24 +104,69 @@ TEST_CASE("checkpoint atomic file: failures name the path and the errno text") {
       FAIL("no IoError");
     } catch (const IoError& error) {
       const std::string message = error.what();
-      CHECK(message.starts_with(path.string() + ": cannot create the temporary file"));
-      CHECK(message.ends_with("No such file or directory"));
+      CHECK(message ==
+            path.string() + ": the directory " + (dir / "missing").string() + " does not exist");
     }
   }
-  SUBCASE("the rename fails: the target is a directory") {
+  SUBCASE("the target is a directory: refused before anything is written") {
     const auto path = dir / "taken";
     fs::create_directory(path);
-    fs::create_directory(path / "child");  // a non-empty directory cannot be renamed over
+    fs::create_directory(path / "child");
     try {
       write_file_atomically(path, bytes_of(std::string_view("x")));
       FAIL("no IoError");
     } catch (const IoError& error) {
-      const std::string message = error.what();
-      CHECK(message.starts_with(path.string() + ": cannot rename"));
+      CHECK(std::string(error.what()) ==
+            path.string() + ": is a directory; give a file name to write");
     }
     CHECK(fs::is_directory(path / "child"));
     CHECK(temp_files_of(path).empty());
   }
+  SUBCASE("the target is a pipe: refused, not replaced by a file") {
+    const auto path = dir / "pipe";
+    REQUIRE(::mkfifo(path.c_str(), 0600) == 0);
+    try {
+      write_file_atomically(path, bytes_of(std::string_view("x")));
+      FAIL("no IoError");
+    } catch (const IoError& error) {
+      CHECK(std::string(error.what()).starts_with(path.string() + ": is not a regular file"));
+    }
+    CHECK(fs::is_fifo(path));
+  }
+}
+
+TEST_CASE("checkpoint atomic file: a symbolic link is followed, and stays a link") {
+  TempDir dir;
+  fs::create_directory(dir / "run-7");
+  const auto file = dir / "run-7" / "checkpoint.bin";
+  write_file_atomically(file, bytes_of(std::string_view("old")));
+  fs::create_symlink("run-7/checkpoint.bin", dir / "latest");  // relative, as users write them
+  fs::create_symlink(dir / "latest", dir / "latest-of-latest");
+  write_file_atomically(dir / "latest-of-latest", bytes_of(std::string_view("new")));
+  CHECK(fs::is_symlink(dir / "latest"));
+  CHECK(fs::is_symlink(dir / "latest-of-latest"));
+  CHECK(read_bytes(file) == bytes_of(std::string_view("new")));
+  CHECK(temp_files_of(file).empty());
+  // A link to a file not written yet: the file is created where the link points.
+  fs::create_symlink("run-8.bin", dir / "next");
+  write_file_atomically(dir / "next", bytes_of(std::string_view("first")));
+  CHECK(fs::is_symlink(dir / "next"));
+  CHECK(read_bytes(dir / "run-8.bin") == bytes_of(std::string_view("first")));
+}
+
+TEST_CASE("checkpoint atomic file: the target is checked up front, and nothing is left") {
+  TempDir dir;
+  CHECK(check_writable_target(dir / "new.bin") == dir / "new.bin");
+  CHECK_FALSE(fs::exists(dir / "new.bin"));  // checked, not created
+  CHECK(temp_files_of(dir / "new.bin").empty());
+  fs::create_symlink("real.bin", dir / "link");
+  CHECK(check_writable_target(dir / "link") == dir / "real.bin");
+  CHECK_THROWS_WITH_AS(check_writable_target(dir / "missing" / "x.bin"),
+                       ((dir / "missing" / "x.bin").string() + ": the directory " +
+                        (dir / "missing").string() + " does not exist")
+                           .c_str(),
+                       IoError);
+  CHECK_THROWS_AS(check_writable_target(dir.path()), IoError);
 }
 
 TEST_CASE("checkpoint atomic file: writing to /dev/full fails cleanly") {

@@ -99,7 +99,43 @@ std::string random_hex() {
   return std::string(text, end);
 }
 
+// The file a chain of symbolic links ends at (the target itself when it is not a link); the
+// file need not exist.
+fs::path followed(fs::path target) {
+  for (int links = 0; links < 40; ++links) {
+    std::error_code error;
+    if (!fs::is_symlink(target, error))
+      return target;
+    const fs::path to = fs::read_symlink(target, error);
+    if (error)
+      throw_io_error(target, "cannot read the symbolic link", error.value());
+    target = to.is_absolute() ? to : directory_of(target) / to;
+  }
+  throw_io_error(target, "cannot follow the symbolic link", ELOOP);
+}
+
+// Refuses a target that exists and is not a regular file: renaming over a directory fails only
+// after the work, and over a device or a pipe it would replace the node with a file.
+void require_regular_or_absent(const fs::path& target) {
+  struct stat existing {};
+  if (::stat(target.c_str(), &existing) != 0)
+    return;  // absent (or unreachable, which creating the temporary file reports)
+  if (S_ISDIR(existing.st_mode))
+    throw IoError(target.string() + ": is a directory; give a file name to write");
+  if (!S_ISREG(existing.st_mode))
+    throw IoError(target.string() +
+                  ": is not a regular file (a device, a pipe or a socket); the file is written "
+                  "by renaming a new one over the old, which would replace it");
+}
+
 }  // namespace
+
+fs::path check_writable_target(const fs::path& target) {
+  AtomicFileWriter probe(target);  // follows links, refuses non-files, creates the temporary file
+  fs::path file = probe.target();
+  probe.discard();
+  return file;
+}
 
 void write_all(int fd, std::span<const std::byte> bytes, const fs::path& path) {
   if (const int error = write_fully(fd, bytes); error != 0) {
@@ -135,11 +171,12 @@ std::vector<fs::path> remove_stale_temp_files(const fs::path& target) {
 }
 
 AtomicFileWriter::AtomicFileWriter(fs::path target, AtomicWriteOptions options)
-    : target_(std::move(target)), options_(std::move(options)) {
+    : target_(followed(std::move(target))), options_(std::move(options)) {
   if (options_.chunk_bytes == 0)
     options_.chunk_bytes = std::size_t{1} << 20;
   if (!target_.has_filename())
     throw IoError(target_.string() + ": not a file name");
+  require_regular_or_absent(target_);
   remove_stale_temp_files(target_);
 
   struct stat existing {};
@@ -149,7 +186,12 @@ AtomicFileWriter::AtomicFileWriter(fs::path target, AtomicWriteOptions options)
     temp_path_ = directory_of(target_) / (prefix + random_hex());
     fd_ = ::open(temp_path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd_ < 0 && !(errno == EEXIST && attempt < 8) && errno != EINTR) {
-      throw_io_error(target_, "cannot create the temporary file " + temp_path_.string(), errno);
+      const int error = errno;
+      std::error_code ignored;
+      if (error == ENOENT && !fs::is_directory(directory_of(target_), ignored))
+        throw IoError(target_.string() + ": the directory " + directory_of(target_).string() +
+                      " does not exist");
+      throw_io_error(target_, "cannot create the temporary file " + temp_path_.string(), error);
     }
   }
   temp_exists_ = true;

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <csignal>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -13,6 +14,7 @@
 
 #include "staticnet/print.hpp"
 #include "staticnet/runtime/batches/loader.hpp"
+#include "staticnet/runtime/checkpoints/atomic_file.hpp"
 #include "staticnet/runtime/error.hpp"
 #include "staticnet/runtime/finite_values.hpp"
 #include "staticnet/runtime/tools/progress.hpp"
@@ -129,6 +131,20 @@ void report_start(std::ostream& out, const ModelInfo& model, const Backend& back
       << " of host batch slots (" << options.workers
       << (options.workers == 1 ? " worker" : " workers") << ")\n";
   out << std::flush;
+}
+
+// The training data's files as a checkpoint keeps them: absolute, links resolved, so that the
+// same files given another way are recognised ("synthetic:N" as given).
+std::string data_identity(const std::vector<std::string>& files) {
+  std::string text;
+  for (const std::string& file : files) {
+    if (!text.empty())
+      text += " + ";
+    std::error_code error;
+    const std::filesystem::path path = std::filesystem::weakly_canonical(file, error);
+    text += parse_synthetic(file) || error ? file : path.string();
+  }
+  return text;
 }
 
 // A resumed run continues the interrupted one's data order, a permutation of its data set: in a
@@ -394,12 +410,16 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
         "{} has {} samples, fewer than one batch of {} (the batch the model was planned for)",
         train_set->source(), train_set->size(), model.batch));
 
+  // A --save that cannot be written is found now, not after the first epoch.
+  if (!options.save.empty())
+    check_writable_target(options.save);
+
   // ---- starting state
   const auto count = static_cast<std::size_t>(model.parameter_count);
   TrainingPosition position;
   position.seed = options.seed;
   std::optional<TrainingSettings> saved;
-  const TrainingDataIdentity data{train_set->source(), train_set->size()};
+  const TrainingDataIdentity data{data_identity(options.data), train_set->size()};
   std::optional<TrainingDataIdentity> saved_data;
   std::string weights;  // where a new run's weights come from, for the start-up report
   if (!options.resume.empty()) {
@@ -453,11 +473,16 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
   if (!options.resume.empty())
     report_resume(out, options.resume, position, saved, settings, replaced, saved_data, data);
 
+  // A resumed run may have nothing left to do; it says so and saves nothing.
+  const bool steps_done = options.max_steps && position.step >= *options.max_steps;
   if (position.epoch >= options.epochs)
     out << fmt::format(
         "the checkpoint has finished epoch {} already; nothing to do for --epochs "
         "{}\n",
         position.epoch, options.epochs);
+  else if (steps_done)
+    out << fmt::format("the checkpoint is at step {} already; nothing to do for --max-steps {}\n",
+                       position.step, *options.max_steps);
   MetricsFile metrics(options.metrics, !options.resume.empty());
   StopSignals signals;
   TrainResult result;
@@ -475,7 +500,7 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
   std::vector<std::int32_t> step_labels;
   step_labels.reserve(static_cast<std::size_t>(model.batch));
   const bool scheduled = !settings.lr_schedule.is_constant();
-  while (position.epoch < options.epochs) {
+  while (position.epoch < options.epochs && !steps_done) {
     const std::int64_t epoch = position.epoch;
     kernels::OptimizerSettings epoch_settings = settings.optimizer;
     epoch_settings.learning_rate = settings.lr_schedule.at(settings.optimizer.learning_rate, epoch);
@@ -568,8 +593,8 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
       m.eval_accuracy = e.accuracy;
     }
     out << epoch_line(model, m, options.epochs, scheduled) << "\n" << std::flush;
+    save(state);  // first: a metrics file that cannot be written must not cost the epoch
     metrics.write(model, m);
-    save(state);
     result.epochs.push_back(m);
     if (stopped) {
       result.interrupted = signals.raised();

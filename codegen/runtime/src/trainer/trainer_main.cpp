@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <stdexcept>
 #include <thread>
@@ -46,6 +47,21 @@ std::string schedule_problem(const std::string& text) {
   }
 }
 
+// CLI11's PositiveNumber and NonNegativeNumber print their range as 0.000000 to 1.79e308 in
+// full (300 digits); these say what is wrong in words.
+CLI::Validator number_check(bool zero_allowed) {
+  return CLI::Validator(
+      [zero_allowed](const std::string& text) -> std::string {
+        char* end = nullptr;
+        const double value = std::strtod(text.c_str(), &end);
+        const bool number = !text.empty() && end == text.c_str() + text.size();
+        if (number && (value > 0 || (zero_allowed && value == 0)))
+          return "";
+        return (zero_allowed ? "must be 0 or more, got " : "must be above 0, got ") + text;
+      },
+      zero_allowed ? ">= 0" : "> 0");
+}
+
 ProgressMode progress_mode(const std::string& name) {
   if (name == "bar")
     return ProgressMode::bar;
@@ -82,16 +98,16 @@ int trainer_main(int argc, char** argv, const ModelInfo& model, const BackendFac
       ->check(CLI::IsMember({"auto", "idx", "cifar10", "cifar100", "npy", "csv"}));
   app.add_option("--epochs", options.epochs, "Epochs to train (in total, counting resumed ones)")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(number_check(false));
   app.add_option("--max-steps", options.max_steps, "Stop (and save) after this many steps")
-      ->check(CLI::PositiveNumber);
+      ->check(number_check(false));
   // The optimizer's settings: left out, they are the checkpoint's with --resume.
   OptimizerChoices& chosen = options.optimizer;
   app.add_option("--lr", chosen.learning_rate,
                  fmt::format("Learning rate (the first epoch's under --lr-schedule; default {}; "
                              "with --resume, the checkpoint's)",
                              defaults.learning_rate))
-      ->check(CLI::PositiveNumber);
+      ->check(number_check(false));
   app.add_option("--lr-schedule", cl.lr_schedule,
                  "The learning rate from epoch to epoch: constant (the default), "
                  "exponential:GAMMA (times GAMMA after every epoch, e.g. exponential:0.99), "
@@ -108,7 +124,7 @@ int trainer_main(int argc, char** argv, const ModelInfo& model, const BackendFac
   app.add_option("--beta2", chosen.beta2, "Adam's beta2 (default 0.999)")
       ->check(CLI::Range(0.0, 1.0));
   app.add_option("--eps", chosen.epsilon, "Adam's epsilon (default 1e-8)")
-      ->check(CLI::PositiveNumber);
+      ->check(number_check(false));
   const CLI::Option* seed =
       app.add_option("--seed", options.seed, "Seed of the initial weights and the data order")
           ->capture_default_str();
@@ -129,7 +145,7 @@ int trainer_main(int argc, char** argv, const ModelInfo& model, const BackendFac
       ->delimiter(',');
   app.add_option("--crop", options.augmentation.crop_padding,
                  "Random crop augmentation: pad by this many pixels, crop back")
-      ->check(CLI::NonNegativeNumber);
+      ->check(number_check(true));
   app.add_flag("--flip", options.augmentation.horizontal_flip,
                "Random horizontal flip augmentation");
   app.add_option("--init", options.init,

@@ -4,6 +4,10 @@
 // target, fsync the directory. Every failure (short write, ENOSPC, EFBIG, fsync, rename) removes
 // the temporary file, leaves the target untouched and throws IoError("<path>: <what>: <errno>").
 //
+// A target that is a symbolic link is followed: the file it points to is replaced and the link
+// stays (a "latest -> run-7/checkpoint" link keeps working). A target that exists but is not a
+// regular file (a directory, a device, a pipe) is refused, never renamed over.
+//
 // Temporary files are named ".<target name>.staticnet-tmp.<pid>.<random>" so that one left by a
 // killed process can be recognised: every new AtomicFileWriter for the same target removes those
 // whose process no longer exists. (The pid test assumes writers of one directory share a pid
@@ -59,6 +63,12 @@ class AtomicFileWriter {
   std::uint64_t bytes_written_ = 0;
   bool temp_exists_ = false;
 };
+
+// Checks up front, before hours of work are spent on what it would hold, that `target` can be
+// written: the target is a regular file or does not exist yet (symbolic links followed), and its
+// directory exists and takes a new file (one is created there and removed at once). Throws
+// IoError naming the problem. Returns the path that will be written (the link's file).
+std::filesystem::path check_writable_target(const std::filesystem::path& target);
 
 // The whole file in one call.
 void write_file_atomically(const std::filesystem::path& target, std::span<const std::byte> bytes,
