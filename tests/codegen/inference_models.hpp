@@ -1,5 +1,5 @@
 #pragma once
-// Small models whose folded forward pass is worked out by hand (test_inference.cpp).
+// Small models whose forward pass is worked out by hand (test_inference.cpp).
 #include <staticnet/staticnet.hpp>
 
 namespace inference_models {
@@ -19,5 +19,10 @@ using ConvBiasBn = sn::Sequential<sn::Conv2d<1, sn::Kernel<1>>, sn::BatchNorm2d<
 using DepthwiseBnRelu = sn::Sequential<sn::DepthwiseConv2d<sn::Kernel<1>>,
                                        sn::BatchNorm2d<sn::Epsilon<1, 4>>, sn::ReLU>;
 using DepthwiseSetup = sn::Inference<sn::Input<sn::f32, 2, 1, 1>, sn::Batch<1>>;
+
+// A single output, a regression's (Linear 3 -> 1): the inference program scores it by its mean
+// squared error, and a CSV column holds its targets.
+using Regression = sn::Sequential<sn::Linear<1>>;
+using RegressionSetup = sn::Inference<sn::Input<sn::f32, 3>, sn::Batch<2>>;
 
 }  // namespace inference_models

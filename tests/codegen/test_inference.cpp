@@ -1,14 +1,22 @@
 // The generated inference programs' forward pass (sn::Inference setups) on the CPU: BatchNorms
-// folded into the convolution or Linear before them, checked by hand on small models and against
-// PyTorch on the MLPerf Tiny models (inference_check.hpp: the fixtures' evaluation loss, running
-// statistics, no dropout, from PyTorch's float64 run, make_mlperf_fixtures.py).
+// folded into the convolution or Linear before them, and the scores, checked by hand on small
+// models and against PyTorch on the MLPerf Tiny models (inference_check.hpp: the fixtures'
+// evaluation loss, running statistics, no dropout, from PyTorch's float64 run,
+// make_mlperf_fixtures.py).
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include <staticnet/runtime/checkpoints/checkpoint.hpp>
+#include <staticnet/runtime/error.hpp>
 #include <staticnet/runtime/inference/cpu_inference.hpp>
+#include <staticnet/runtime/inference/infer.hpp>
 
 #include "infer_conv_bias_bn_infer.h"
 #include "infer_conv_bias_bn_kernels_cpu.h"
@@ -22,6 +30,8 @@
 #include "infer_fc_autoencoder_kernels_cpu.h"
 #include "infer_mobilenet_v1_infer.h"
 #include "infer_mobilenet_v1_kernels_cpu.h"
+#include "infer_regression_infer.h"
+#include "infer_regression_kernels_cpu.h"
 #include "infer_resnet8_infer.h"
 #include "infer_resnet8_kernels_cpu.h"
 #include "inference_check.hpp"
@@ -117,3 +127,45 @@ STATICNET_INFERENCE_CASE(resnet8)
 STATICNET_INFERENCE_CASE(ds_cnn)
 STATICNET_INFERENCE_CASE(mobilenet_v1)
 STATICNET_INFERENCE_CASE(fc_autoencoder)
+
+// Hand-derived. Linear 3 -> 1 with w = (1, 2, 3), b = 0.5 predicts x1 + 2 x2 + 3 x3 + 0.5: 1.5,
+// 2.5 and 3.5 for the three unit vectors, against targets 2, 2.5 and 4 in the CSV's "y" column,
+// which is not the last. Errors -0.5, 0, -0.5: mean squared error 0.5 / 3.
+TEST_CASE("inference: a single-output model is scored by its MSE, a CSV column its targets") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "staticnet_test_inference_regression";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const rt::InferenceModel model = infer_regression::model_info();
+  rt::Checkpoint weights;
+  auto add = [&](const char* name, std::vector<std::int64_t> shape, std::vector<float> values) {
+    rt::CheckpointTensor t{name, rt::Dtype::f32, std::move(shape), {}};
+    t.data.resize(values.size() * sizeof(float));
+    std::memcpy(t.data.data(), values.data(), t.data.size());
+    weights.tensors.push_back(std::move(t));
+  };
+  add("0.weight", {1, 3}, {1, 2, 3});
+  add("0.bias", {1}, {0.5f});
+  rt::save_checkpoint(dir / "weights.safetensors", weights);
+  std::ofstream(dir / "data.csv") << "x1,x2,y,x3\n1,0,2,0\n0,1,2.5,0\n0,0,4,1\n";
+
+  rt::InferOptions options;
+  options.weights = dir / "weights.safetensors";
+  options.data = {(dir / "data.csv").string()};
+  options.label_column = "y";
+  options.output = dir / "outputs.npy";
+  rt::CpuInference inference(
+      model, {&infer_regression::cpu::fold_batch_norms, &infer_regression::cpu::infer}, 1);
+  std::ostringstream out;
+  const rt::InferResult result = rt::run_inference(model, inference, options, out);
+  CHECK(result.samples == 3);
+  CHECK_FALSE(result.accuracy);
+  REQUIRE(result.mean_squared_error);
+  CHECK(*result.mean_squared_error == doctest::Approx(0.5 / 3).epsilon(1e-12));
+  CHECK(out.str().find("mean squared error 0.166667\n") != std::string::npos);
+
+  // An --output that cannot be written is refused before the first sample.
+  options.output = dir / "no-such-folder" / "outputs.npy";
+  CHECK_THROWS_AS(rt::run_inference(model, inference, options, out), rt::IoError);
+  fs::remove_all(dir);
+}

@@ -55,9 +55,14 @@ std::unique_ptr<Dataset> open_data(const InferenceModel& model, const InferOptio
   OpenOptions open;
   open.format = options.format;
   open.common.expect_sample_shape = model.sample_shape;
-  if (model.output_shape.size() == 1)  // a classifier's labels index its outputs
+  // A classifier's labels index its outputs. A single output cannot be a classifier's (argmax
+  // would always say 0): its model regresses, so a CSV column holds its targets.
+  const bool single_output = model.output_elements() == 1;
+  if (model.output_shape.size() == 1 && !single_output)
     open.common.num_classes = model.output_shape[0];
   open.csv.label_column = parse_label_column(options.label_column);
+  if (single_output)
+    open.csv.label_kind = LabelKind::regression;
   if (options.no_labels)
     open.csv.label_kind = LabelKind::none;
   auto data = open_dataset(options.data, open);
@@ -131,6 +136,9 @@ InferResult run_inference(const InferenceModel& model, InferenceBackend& inferen
                           const InferOptions& options, std::ostream& out) {
   if (options.weights.empty())
     throw InferenceSetupError("--weights: no weights file given");
+  // An --output that cannot be written is found now, not after every sample has run.
+  if (!options.output.empty())
+    check_writable_target(options.output);
   const std::unique_ptr<Dataset> data = open_data(model, options);
   load_weights(model, inference, options.weights);
   report_start(out, model, inference, *data, options.weights);
