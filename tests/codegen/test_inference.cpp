@@ -164,6 +164,26 @@ TEST_CASE("inference: a single-output model is scored by its MSE, a CSV column i
   CHECK(*result.mean_squared_error == doctest::Approx(0.5 / 3).epsilon(1e-12));
   CHECK(out.str().find("mean squared error 0.166667\n") != std::string::npos);
 
+  // Weights trained on inputs scaled by 2 (their checkpoint says so): the inputs are doubled
+  // unless told otherwise. Predictions 2.5, 4.5, 6.5: errors 0.5, 2, 2.5, MSE 10.5 / 3.
+  weights.extra_metadata["input_scale"] = "2";
+  rt::save_checkpoint(dir / "scaled.safetensors", weights);
+  options.weights = dir / "scaled.safetensors";
+  rt::CpuInference scaled(
+      model, {&infer_regression::cpu::fold_batch_norms, &infer_regression::cpu::infer}, 1);
+  std::ostringstream scaled_out;
+  CHECK(*rt::run_inference(model, scaled, options, scaled_out).mean_squared_error ==
+        doctest::Approx(10.5 / 3).epsilon(1e-12));
+  CHECK(scaled_out.str().find("  inputs   scale 2\n           input scale 2 from the "
+                              "checkpoint\n") != std::string::npos);
+  options.scale = 1.0f;  // given: it wins, and the run says what it replaced
+  rt::CpuInference given(
+      model, {&infer_regression::cpu::fold_batch_norms, &infer_regression::cpu::infer}, 1);
+  std::ostringstream given_out;
+  CHECK(*rt::run_inference(model, given, options, given_out).mean_squared_error ==
+        doctest::Approx(0.5 / 3).epsilon(1e-12));
+  CHECK(given_out.str().find("--scale 1 replaces the checkpoint's 2") != std::string::npos);
+
   // An --output that cannot be written is refused before the first sample.
   options.output = dir / "no-such-folder" / "outputs.npy";
   CHECK_THROWS_AS(rt::run_inference(model, inference, options, out), rt::IoError);

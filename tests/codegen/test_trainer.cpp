@@ -527,6 +527,39 @@ TEST_CASE("trainer: --resume on a data set of another size is refused; other fil
   fs::remove_all(dir);
 }
 
+TEST_CASE(
+    "trainer: the checkpoint keeps --scale, --mean and --std, and a resumed run applies them") {
+  const fs::path dir = scratch("normalization");
+  std::ostringstream out;
+  auto with_normalization = [](rt::TrainOptions o) {
+    o.scale = 0.5f;
+    o.mean = {0.25f};
+    o.stddev = {2.0f};
+    return o;
+  };
+  rt::TrainOptions straight = with_normalization(options_for(2));
+  straight.save = dir / "straight.safetensors";
+  train_cpu(straight, out);
+  const rt::Checkpoint saved = rt::load_checkpoint(straight.save);
+  CHECK(saved.extra_metadata.at("input_scale") == "0.5");
+  CHECK(saved.extra_metadata.at("input_mean") == "0.25");
+  CHECK(saved.extra_metadata.at("input_std") == "2");
+
+  rt::TrainOptions first = with_normalization(options_for(2));
+  first.save = dir / "resumed.safetensors";
+  first.max_steps = 4;  // into the second epoch
+  train_cpu(first, out);
+  rt::TrainOptions resumed = options_for(2);  // none of the three given again
+  resumed.resume = first.save;
+  resumed.save = first.save;
+  std::ostringstream resumed_out;
+  train_cpu(resumed, resumed_out);
+  CHECK(resumed_out.str().find("  inputs   scale 0.5, mean 0.25, std 2\n") != std::string::npos);
+  CHECK(resumed_out.str().find("input scale 0.5 from the checkpoint") != std::string::npos);
+  CHECK(bytes_of(first.save) == bytes_of(straight.save));  // the same inputs, the same bits
+  fs::remove_all(dir);
+}
+
 TEST_CASE("trainer: a --save that cannot be written stops the run before it starts") {
   const fs::path dir = scratch("unwritable_save");
   rt::TrainOptions o = options_for(1);

@@ -11,7 +11,9 @@
 #include "staticnet/print.hpp"
 #include "staticnet/runtime/batches/loader.hpp"
 #include "staticnet/runtime/checkpoints/atomic_file.hpp"
+#include "staticnet/runtime/checkpoints/input_normalization.hpp"
 #include "staticnet/runtime/checkpoints/load_tensors.hpp"
+#include "staticnet/runtime/checkpoints/safetensors_reader.hpp"
 
 namespace staticnet::runtime {
 namespace {
@@ -141,7 +143,17 @@ InferResult run_inference(const InferenceModel& model, InferenceBackend& inferen
     check_writable_target(options.output);
   const std::unique_ptr<Dataset> data = open_data(model, options);
   load_weights(model, inference, options.weights);
+  // The normalisation the model was trained with, unless told otherwise.
+  std::vector<std::string> notes;
+  const InputNormalization input =
+      resolve_normalization({options.scale, options.mean, options.stddev},
+                            saved_normalization(SafetensorsReader::open(options.weights).metadata(),
+                                                options.weights.string()),
+                            notes);
   report_start(out, model, inference, *data, options.weights);
+  out << "  inputs   " << describe(input, data->element_type()) << "\n";
+  for (const std::string& note : notes)
+    out << "           " << note << "\n";
 
   const LabelKind kind = data->label_kind();
   const bool classes = kind == LabelKind::class_index;
@@ -152,9 +164,7 @@ InferResult run_inference(const InferenceModel& model, InferenceBackend& inferen
   config.target_shape = data->target_shape();
   config.shuffle = false;
   config.last_batch = LastBatch::wrap;
-  config.normalization.scale = input_scale(options.scale, data->element_type());
-  config.normalization.mean = options.mean;
-  config.normalization.stddev = options.stddev;
+  config.normalization = normalization_for(input, data->element_type());
   config.workers = options.workers;
   config.slots = 2;
   BatchLoader loader(*data, config);

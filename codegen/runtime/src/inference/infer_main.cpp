@@ -51,10 +51,13 @@ int infer_main(int argc, char** argv, const InferenceModel& model,
   app.add_option("--format", format, "Data format (default: from the content and name)")
       ->check(CLI::IsMember({"auto", "idx", "cifar10", "cifar100", "npy", "csv"}));
   app.add_option("--scale", scale,
-                 "Multiply inputs by this (default 1/255 for u8 data, else 1): as in training");
-  app.add_option("--mean", options.mean, "Per-channel mean subtracted after scaling")
+                 "Multiply inputs by this (default: the checkpoint's, as in training; else "
+                 "1/255 for u8 data, else 1)");
+  app.add_option("--mean", options.mean,
+                 "Per-channel mean subtracted after scaling (default: the checkpoint's)")
       ->delimiter(',');
-  app.add_option("--std", options.stddev, "Per-channel standard deviation divided by")
+  app.add_option("--std", options.stddev,
+                 "Per-channel standard deviation divided by (default: the checkpoint's)")
       ->delimiter(',');
   app.add_option("--output", options.output,
                  "Write every sample's output here (.npy, f32), atomically, after the last batch; "

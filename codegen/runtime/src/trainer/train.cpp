@@ -104,6 +104,7 @@ void report_start(std::ostream& out, const ModelInfo& model, const Backend& back
     out << (settings.shuffle ? fmt::format(" ({} samples wait for later epochs)", left_out)
                              : fmt::format(" (the last {} samples are never used)", left_out));
   out << "\n";
+  out << "  inputs   " << describe(settings.input, data.element_type()) << "\n";
   if (eval)
     out << fmt::format("  eval     {}, {} samples\n", described(*eval), eval->size());
   if (!weights.empty())
@@ -249,17 +250,15 @@ class MetricsFile {
 // ---- the loop's pieces ----------------------------------------------------------------------
 
 LoaderConfig loader_config(const ModelInfo& model, const Dataset& data, const TrainOptions& options,
-                           bool shuffle, std::uint64_t seed) {
+                           const TrainingSettings& settings, std::uint64_t seed) {
   LoaderConfig c;
   c.batch_size = model.batch;
   c.sample_shape = model.sample_shape;
   c.label_kind = model.classifies() ? LabelKind::class_index : LabelKind::regression;
   c.target_shape = model.target_shape;
-  c.shuffle = shuffle;
+  c.shuffle = settings.shuffle;
   c.seed = seed;
-  c.normalization.scale = input_scale(options.scale, data.element_type());
-  c.normalization.mean = options.mean;
-  c.normalization.stddev = options.stddev;
+  c.normalization = normalization_for(settings.input, data.element_type());
   c.augmentation = options.augmentation;
   c.workers = options.workers;
   c.slots = 2;
@@ -452,9 +451,11 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
 
   std::vector<std::string> replaced;
   const TrainingSettings settings =
-      resolve_settings(options.optimizer, options.no_shuffle, model.optimizer, saved, replaced);
+      resolve_settings(options.optimizer, options.no_shuffle,
+                       InputNormalization{options.scale, options.mean, options.stddev},
+                       model.optimizer, saved, replaced);
 
-  LoaderConfig config = loader_config(model, *train_set, options, settings.shuffle, position.seed);
+  LoaderConfig config = loader_config(model, *train_set, options, settings, position.seed);
   // Opened at the epoch's start, then moved to the checkpoint's batch once it is known to exist.
   BatchLoader loader(*train_set, config,
                      LoaderState{position.seed, static_cast<std::uint64_t>(position.epoch), 0});

@@ -138,10 +138,13 @@ int trainer_main(int argc, char** argv, const ModelInfo& model, const BackendFac
       ->capture_default_str()
       ->check(CLI::Range(1, 1024));
   app.add_option("--scale", cl.scale,
-                 "Multiply inputs by this (default 1/255 for u8 data, else 1)");
-  app.add_option("--mean", options.mean, "Per-channel mean subtracted after scaling")
+                 "Multiply inputs by this (default 1/255 for u8 data, else 1; with --resume, "
+                 "the checkpoint's)");
+  app.add_option("--mean", options.mean,
+                 "Per-channel mean subtracted after scaling (with --resume, the checkpoint's)")
       ->delimiter(',');
-  app.add_option("--std", options.stddev, "Per-channel standard deviation divided by")
+  app.add_option("--std", options.stddev,
+                 "Per-channel standard deviation divided by (with --resume, the checkpoint's)")
       ->delimiter(',');
   app.add_option("--crop", options.augmentation.crop_padding,
                  "Random crop augmentation: pad by this many pixels, crop back")

@@ -56,6 +56,7 @@ std::map<std::string, std::string> settings_metadata(const TrainingSettings& set
     metadata[s.entry] = round_trip_text(settings.optimizer.*s.field);
   metadata[schedule_entry] = settings.lr_schedule.text();
   metadata[shuffle_entry] = settings.shuffle ? "true" : "false";
+  metadata.merge(normalization_metadata(settings.input));
   return metadata;
 }
 
@@ -89,15 +90,16 @@ std::optional<TrainingSettings> saved_settings(const std::map<std::string, std::
                         "'" + shuffle->second + "'");
     saved.shuffle = shuffle->second == "true";
   }
+  saved.input = saved_normalization(metadata, source);
   return saved;
 }
 
 TrainingSettings resolve_settings(const OptimizerChoices& chosen, bool no_shuffle,
-                                  kernels::Optimizer optimizer,
+                                  const InputNormalization& input, kernels::Optimizer optimizer,
                                   const std::optional<TrainingSettings>& saved,
                                   std::vector<std::string>& replaced) {
   TrainingSettings settings =
-      saved.value_or(TrainingSettings{default_optimizer_settings(optimizer), {}});
+      saved.value_or(TrainingSettings{default_optimizer_settings(optimizer), {}, true, {}});
   for (const NumberSetting& s : number_settings) {
     const std::optional<double>& choice = chosen.*s.chosen;
     if (!choice)
@@ -119,6 +121,8 @@ TrainingSettings resolve_settings(const OptimizerChoices& chosen, bool no_shuffl
       replaced.push_back("--no-shuffle replaces the checkpoint's shuffled order");
     settings.shuffle = false;
   }
+  settings.input =
+      resolve_normalization(input, saved ? saved->input : InputNormalization{}, replaced);
   return settings;
 }
 

@@ -1,0 +1,48 @@
+#pragma once
+// The input normalisation a model was trained with (the programs' --scale, --mean and --std), as
+// its checkpoint keeps it: the metadata entries "input_scale", "input_mean" and "input_std", each
+// only where it was given. (No scale is the default for the data's element type: 1/255 for u8
+// pixels, else 1, so a checkpoint says nothing that depends on the files it was trained on.)
+// A resumed run and the inference programs apply what the checkpoint keeps unless told
+// otherwise: a model fed inputs on another scale than it learned on gives wrong answers
+// without an error.
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "staticnet/runtime/batches/normalize.hpp"
+#include "staticnet/runtime/dataset.hpp"
+
+namespace staticnet::runtime {
+
+struct InputNormalization {
+  std::optional<float> scale;  // none: the default for the data's element type
+  std::vector<float> mean;     // empty: none
+  std::vector<float> stddev;   // empty: none
+  bool operator==(const InputNormalization&) const = default;
+};
+
+// The metadata entries of what was given (none for what was not).
+std::map<std::string, std::string> normalization_metadata(const InputNormalization& n);
+
+// Read back; empty for a file without the entries (PyTorch's, or an older staticnet's). Throws
+// FormatError, naming `source` and the entry, for a value that does not read.
+InputNormalization saved_normalization(const std::map<std::string, std::string>& metadata,
+                                       const std::string& source);
+
+// What a run applies: each of the three as given on the command line, else the checkpoint's.
+// `notes` gets a line for each given one that differs from the checkpoint's ("--scale 0.5
+// replaces the checkpoint's 0.0625") and one for what comes from the checkpoint alone ("input
+// scale 0.0625 from the checkpoint").
+InputNormalization resolve_normalization(const InputNormalization& given,
+                                         const InputNormalization& saved,
+                                         std::vector<std::string>& notes);
+
+// The loader's normalisation of data stored as `stored`.
+Normalization normalization_for(const InputNormalization& n, ElementType stored);
+
+// "scale 0.0625, mean 0.5, std 0.25": what is applied to data stored as `stored`.
+std::string describe(const InputNormalization& n, ElementType stored);
+
+}  // namespace staticnet::runtime

@@ -1,0 +1,72 @@
+// How a checkpoint keeps the input normalisation (--scale, --mean, --std), and which one a run
+// applies: given, else the checkpoint's, else the data's default.
+#include <doctest/doctest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "staticnet/runtime/checkpoints/input_normalization.hpp"
+#include "staticnet/runtime/error.hpp"
+
+namespace {
+
+using namespace staticnet::runtime;
+using Metadata = std::map<std::string, std::string>;
+
+}  // namespace
+
+TEST_CASE("input normalization: only what was given is kept, in texts that read back exactly") {
+  CHECK(normalization_metadata({}).empty());
+  const InputNormalization n{0.1f, {0.4914f, 0.4822f, 0.4465f}, {0.247f}};
+  const Metadata metadata = normalization_metadata(n);
+  CHECK(metadata == Metadata{{"input_scale", "0.1"},
+                             {"input_mean", "0.4914,0.4822,0.4465"},
+                             {"input_std", "0.247"}});
+  CHECK(saved_normalization(metadata, "run.safetensors") == n);
+  CHECK(saved_normalization({{"model", "x"}}, "weights.safetensors") == InputNormalization{});
+}
+
+TEST_CASE("input normalization: an entry that does not read names the file and the entry") {
+  for (const auto& [key, value] : Metadata{{"input_scale", "0.5,0.25"},
+                                           {"input_mean", "0.5,,0.25"},
+                                           {"input_std", "nan"},
+                                           {"input_scale", ""}}) {
+    CAPTURE(key);
+    CAPTURE(value);
+    try {
+      saved_normalization({{key, value}}, "run.safetensors");
+      FAIL("read");
+    } catch (const FormatError& e) {
+      const std::string message = e.what();
+      CHECK(message.starts_with("run.safetensors: "));
+      CHECK(message.find("'" + key + "'") != std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("input normalization: given wins and says what it replaced; else the checkpoint's") {
+  const InputNormalization saved{0.0625f, {0.5f}, {}};
+  std::vector<std::string> notes;
+  const InputNormalization none = resolve_normalization({}, saved, notes);
+  CHECK(none == saved);
+  CHECK(notes == std::vector<std::string>{"input scale 0.0625 from the checkpoint",
+                                          "input mean 0.5 from the checkpoint"});
+  notes.clear();
+  const InputNormalization given{0.5f, {0.5f}, {2.0f}};
+  CHECK(resolve_normalization(given, saved, notes) == given);
+  CHECK(notes == std::vector<std::string>{"--scale 0.5 replaces the checkpoint's 0.0625"});
+  notes.clear();
+  CHECK(resolve_normalization(given, {}, notes) == given);  // nothing saved: nothing to say
+  CHECK(notes.empty());
+}
+
+TEST_CASE("input normalization: the default scale follows the data's element type") {
+  CHECK(normalization_for({}, ElementType::u8).scale == 1.0f / 255.0f);
+  CHECK(normalization_for({}, ElementType::f32).scale == 1.0f);
+  CHECK(normalization_for({0.5f, {}, {}}, ElementType::u8).scale == 0.5f);
+  CHECK(describe({}, ElementType::u8) == "scale 0.003921569 (1/255, for u8 data)");
+  CHECK(describe({}, ElementType::f32) == "scale 1");
+  CHECK(describe({0.5f, {0.1f, 0.2f}, {3.0f}}, ElementType::f32) ==
+        "scale 0.5, mean 0.1,0.2, std 3");
+}
