@@ -164,6 +164,19 @@ TEST_CASE("inference: a single-output model is scored by its MSE, a CSV column i
   CHECK(*result.mean_squared_error == doctest::Approx(0.5 / 3).epsilon(1e-12));
   CHECK(out.str().find("mean squared error 0.166667\n") != std::string::npos);
 
+  // The same rows with another delimiter, under a header of numbers that only --header tells
+  // from data.
+  std::ofstream(dir / "pipe.csv") << "0|1|2|3\n1|0|2|0\n0|1|2.5|0\n0|0|4|1\n";
+  rt::InferOptions pipe = options;
+  pipe.data = {(dir / "pipe.csv").string()};
+  pipe.label_column = "2";
+  pipe.csv_delimiter = '|';
+  pipe.csv_header = rt::CsvHeader::present;
+  rt::CpuInference piped(
+      model, {&infer_regression::cpu::fold_batch_norms, &infer_regression::cpu::infer}, 1);
+  CHECK(*rt::run_inference(model, piped, pipe, out).mean_squared_error ==
+        doctest::Approx(0.5 / 3).epsilon(1e-12));
+
   // Weights trained on inputs scaled by 2 (their checkpoint says so): the inputs are doubled
   // unless told otherwise. Predictions 2.5, 4.5, 6.5: errors 0.5, 2, 2.5, MSE 10.5 / 3.
   weights.extra_metadata["input_scale"] = "2";

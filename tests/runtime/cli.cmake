@@ -75,7 +75,7 @@ staticnet_cli_test(checkpoint_show RC 0 ARGS checkpoint show checkpoint.safetens
   STDOUT "checkpoint: checkpoint.safetensors \\(684 bytes, 4 tensors, 132 bytes of tensor data\\)"
          "  fc.weight +F32 +\\(3, 4\\) +48" "  optimizer.sgd.momentum.fc.weight +F32 +\\(3, 4\\) +48"
          "  fc.bias +F32 +\\(3,?\\) +12" "  steps_per_class +I64 +\\(3,?\\) +24"
-         "  step: 1234" "  epoch: 3" "data position: epoch seed 42, 256 samples into epoch 3"
+         "  step: 1234" "  epochs done: 3" "data position: epoch seed 42, 256 samples into epoch 4"
          "rng state: 16 bytes" "  model: tiny-mlp")
 staticnet_cli_test(checkpoint_show_plain_safetensors RC 0 ARGS checkpoint show plain.safetensors
   STDOUT "  w +F16 +\\(2, 2\\) +8" "training state: none" "  format: pt")

@@ -62,8 +62,8 @@ TEST_CASE("checkpoint show: a saved checkpoint's tensors, state and metadata") {
 
   const std::string text = format_checkpoint_listing(listing);
   CHECK(text.find("3 tensors, 56 bytes of tensor data)") != std::string::npos);
-  CHECK(text.find("  step: 77\n  epoch: 2\n") != std::string::npos);
-  CHECK(text.find("  data position: epoch seed 9, 320 samples into epoch 2\n") !=
+  CHECK(text.find("  step: 77\n  epochs done: 2\n") != std::string::npos);
+  CHECK(text.find("  data position: epoch seed 9, 320 samples into epoch 3\n") !=
         std::string::npos);
   CHECK(text.find("  rng state: 5 bytes\n") != std::string::npos);
   CHECK(text.find("metadata:\n  lr: 0.1\n  model: mlp\n") != std::string::npos);

@@ -73,6 +73,15 @@ TEST_CASE("formats: csv label column by index or name, delimiter, explicit heade
   CHECK(open_text("1,2,3,4,0\n", reshape)->sample_shape() == std::vector<std::int64_t>{2, 2});
 }
 
+TEST_CASE("formats: csv after a UTF-8 byte order mark (Excel's CSV UTF-8)") {
+  CsvOptions by_name;
+  by_name.label_column = std::string("species");
+  auto d = open_text("\xEF\xBB\xBFspecies,x1\n2,0.5\n1,7\n", {}, by_name);
+  CHECK(d->size() == 2);
+  CHECK(d->label(0) == 2);
+  CHECK(sample(*d, 1) == std::vector<float>{7});
+}
+
 TEST_CASE("formats: csv without a label column: every field an input") {
   CsvOptions unlabelled;
   unlabelled.label_kind = LabelKind::none;

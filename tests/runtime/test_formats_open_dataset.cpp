@@ -132,5 +132,8 @@ TEST_CASE("formats: open_dataset refusals") {
                   "3 files");
   CHECK(format_error([&] { open_dataset({}); }) ==
         "(no files): expected at least one data file, found none");
+  TempFile empty("empty.npy", text_bytes(""));
+  CHECK(format_error([&] { open_dataset({empty.path()}); }) ==
+        empty.path() + ": expected a data set, found an empty file");
   CHECK_THROWS_AS(open_dataset({"/nonexistent/x.csv"}), IoError);
 }

@@ -263,9 +263,10 @@ SafetensorsReader SafetensorsReader::parse(std::span<const std::byte> file_bytes
   }
   const std::uint64_t header_length = read_le_u64(file_bytes);
   const std::uint64_t rest = file_bytes.size() - length_field_bytes;
+  // Text, a .npy or a .pt file reads as a huge length: say what it probably is not.
   if (header_length > safetensors_max_header_bytes) {
     fail(0, "a header length of at most " + std::to_string(safetensors_max_header_bytes) + " bytes",
-         std::to_string(header_length));
+         std::to_string(header_length) + " (is this a safetensors file?)");
   }
   if (header_length > rest) {
     fail(0, "a header length of at most " + std::to_string(rest) + " bytes (the rest of the file)",

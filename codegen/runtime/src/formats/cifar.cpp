@@ -31,9 +31,14 @@ class CifarDataset final : public Dataset {
     if (batches.empty())
       throw FormatError(Location{}, "at least one CIFAR batch file", "none");
     if (options.num_classes && *options.num_classes != num_classes_) {
-      throw FormatError(Location{batches[0].name(), {}, {}, {}},
-                        "num_classes " + std::to_string(num_classes_) + " for " + format_name(),
-                        std::to_string(*options.num_classes));
+      throw FormatError(
+          Location{batches[0].name(), {}, {}, {}},
+          variant == CifarVariant::cifar10
+              ? "10 classes, as cifar10 has"
+              : std::to_string(num_classes_) + " classes, as cifar100's " +
+                    (label_byte_ == 1 ? "fine labels have (its coarse labels have 20)"
+                                      : "coarse labels have (its fine labels have 100)"),
+          std::to_string(*options.num_classes) + " (the model's classes, or --num-classes)");
     }
     sample_shape_ = resolve_sample_shape({3, 32, 32}, options.expect_sample_shape, false,
                                          Location{batches[0].name(), {}, {}, {}});

@@ -89,8 +89,10 @@ class CsvDataset final : public Dataset {
  public:
   CsvDataset(ByteSource source, const DatasetOptions& options, const CsvOptions& csv)
       : name_(source.name()), label_kind_(csv.label_kind) {
-    const std::string_view text(reinterpret_cast<const char*>(source.bytes().data()),
-                                source.size());
+    std::string_view text(reinterpret_cast<const char*>(source.bytes().data()), source.size());
+    // Excel's "CSV UTF-8" starts with a byte order mark, which would join the first header name.
+    if (text.starts_with("\xEF\xBB\xBF"))
+      text.remove_prefix(3);
     if (csv.delimiter == '\n' || csv.delimiter == '\r' || csv.delimiter == '"' ||
         is_blank(csv.delimiter)) {
       throw FormatError(Location{name_, {}, {}, {}},

@@ -102,6 +102,8 @@ std::unique_ptr<Dataset> open_dataset(const std::vector<std::string>& paths,
       throw FormatError(Location{"(no files)", {}, {}, {}}, "at least one data file", "none");
     }
     const auto detected = detect_format(sources[0].bytes(), sources[0].name());
+    if (!detected && sources[0].bytes().empty())
+      throw FormatError(Location{sources[0].name(), {}, {}, {}}, "a data set", "an empty file");
     if (!detected) {
       throw FormatError(Location{sources[0].name(), 0, {}, {}},
                         "a recognisable data set (IDX or .npy content, a .csv name, CIFAR "
@@ -131,7 +133,9 @@ std::unique_ptr<Dataset> open_dataset(const std::vector<std::string>& paths,
           format == DatasetFormat::cifar10 ? CifarVariant::cifar10 : CifarVariant::cifar100,
           options.common, options.cifar100_labels);
     case DatasetFormat::csv:
-      require_files(paths, format, 1, 1, "1 file");
+      require_files(paths, format, 1, 1,
+                    "1 file (a CSV file holds its labels in a column, --label-column, not in a "
+                    "labels file)");
       return open_csv(std::move(sources[0]), options.common, options.csv);
     case DatasetFormat::synthetic:
       require_files(paths, format, 0, 0, "no files");

@@ -67,7 +67,14 @@ std::unique_ptr<Dataset> open_data(const InferenceModel& model, const InferOptio
     open.csv.label_kind = LabelKind::regression;
   if (options.no_labels)
     open.csv.label_kind = LabelKind::none;
+  open.csv.delimiter = options.csv_delimiter;
+  open.csv.header = options.csv_header;
+  open.cifar100_labels = options.cifar100_labels;
   auto data = open_dataset(options.data, open);
+  if (!options.label_column.empty() && data->format_name() != "csv")
+    throw InferenceSetupError(fmt::format(
+        "--label-column names a column of CSV data, but {} is {} data: give --labels instead",
+        data->source(), data->format_name()));
   if (data->label_kind() == LabelKind::none && options.output.empty())
     throw InferenceSetupError(fmt::format(
         "{} holds inputs only, so there is nothing to score: pass --output to keep the outputs",

@@ -68,11 +68,12 @@ std::string format_checkpoint_listing(const CheckpointListing& listing) {
   if (listing.state) {
     const TrainingState& s = *listing.state;
     text += "training state:\n";
+    // The trainers count epochs from 1 ("epoch 3/10"); `epoch` is how many are done.
     text += "  step: " + std::to_string(s.step) + "\n";
-    text += "  epoch: " + std::to_string(s.epoch) + "\n";
+    text += "  epochs done: " + std::to_string(s.epoch) + "\n";
     text += "  data position: epoch seed " + std::to_string(s.data_order.epoch_seed) + ", " +
             std::to_string(s.data_order.index_in_epoch) + " samples into epoch " +
-            std::to_string(s.epoch) + "\n";
+            std::to_string(s.epoch + 1) + "\n";
     text += "  rng state: " + std::to_string(s.rng_state.size()) + " bytes\n";
   } else {
     text += "training state: none (no \"" + std::string(checkpoint_metadata_prefix) +

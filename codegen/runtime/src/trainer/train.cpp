@@ -397,12 +397,12 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
 
   // ---- data
   const auto train_set =
-      open_training_data(model, options.data, options.format, "--data", 0, options.label_column);
+      open_training_data(model, options.data, options.format, "--data", 0, options);
   std::unique_ptr<Dataset> eval_set;
   if (!options.eval.empty()) {
     const std::int64_t after_training = parse_synthetic(options.data.front()).value_or(0);
-    eval_set = open_training_data(model, options.eval, options.format, "--eval", after_training,
-                                  options.label_column);
+    eval_set =
+        open_training_data(model, options.eval, options.format, "--eval", after_training, options);
   }
   if (train_set->size() < model.batch)
     throw TrainingSetupError(fmt::format(

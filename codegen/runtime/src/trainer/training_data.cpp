@@ -100,7 +100,7 @@ std::unique_ptr<Dataset> open_training_data(const ModelInfo& model,
                                             const std::vector<std::string>& paths,
                                             DatasetFormat format, const std::string& option,
                                             std::int64_t synthetic_first_index,
-                                            const std::string& csv_label_column) {
+                                            const TrainOptions& options) {
   if (paths.empty())
     throw TrainingSetupError(option + ": no data set given");
   if (const auto n = parse_synthetic(paths.front())) {
@@ -134,8 +134,15 @@ std::unique_ptr<Dataset> open_training_data(const ModelInfo& model,
   } else {
     open.csv.label_kind = LabelKind::regression;
   }
-  open.csv.label_column = parse_label_column(csv_label_column);
+  open.csv.label_column = parse_label_column(options.label_column);
+  open.csv.delimiter = options.csv_delimiter;
+  open.csv.header = options.csv_header;
+  open.cifar100_labels = options.cifar100_labels;
   auto data = open_dataset(paths, open);
+  if (!options.label_column.empty() && data->format_name() != "csv")
+    throw TrainingSetupError(option + ": --label-column names a column of CSV data, but " +
+                             data->source() + " is " + data->format_name() +
+                             " data, whose labels are their own file");
   if (data->label_kind() == LabelKind::none)
     throw TrainingSetupError(option + ": " + data->source() +
                              " holds inputs only; training needs their labels or targets too "

@@ -9,6 +9,7 @@
 #include "staticnet/runtime/dataset.hpp"
 #include "staticnet/runtime/formats/open_dataset.hpp"
 #include "staticnet/runtime/trainer/model_info.hpp"
+#include "staticnet/runtime/trainer/train.hpp"
 
 namespace staticnet::runtime {
 
@@ -23,11 +24,12 @@ inline constexpr double synthetic_class_separation = 0.15;
 // Opens the files (or the synthetic set) the user named for `option` ("--data", "--eval"),
 // expecting the model's sample shape and, for classifiers, labels in [0, classes). A synthetic
 // set of up to 512 MiB is generated once into memory (its generator is far slower than a step);
-// `synthetic_first_index` makes an evaluation set disjoint from the training set.
+// `synthetic_first_index` makes an evaluation set disjoint from the training set. CSV files are
+// read as `options` says (label column, delimiter, header).
 std::unique_ptr<Dataset> open_training_data(const ModelInfo& model,
                                             const std::vector<std::string>& paths,
                                             DatasetFormat format, const std::string& option,
                                             std::int64_t synthetic_first_index,
-                                            const std::string& csv_label_column = "");
+                                            const TrainOptions& options);
 
 }  // namespace staticnet::runtime

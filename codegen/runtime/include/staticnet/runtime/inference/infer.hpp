@@ -33,8 +33,11 @@ struct InferOptions {
   std::filesystem::path weights;  // required
   std::vector<std::string> data;  // data file(s): IDX or .npy inputs alone are unlabelled
   DatasetFormat format = DatasetFormat::automatic;
-  std::string label_column;         // CSV: a 0-based index or a header name (default the last)
-  bool no_labels = false;           // CSV: no label column, every field an input
+  std::string label_column;  // CSV: a 0-based index or a header name (default the last)
+  bool no_labels = false;    // CSV: no label column, every field an input
+  char csv_delimiter = ',';
+  CsvHeader csv_header = CsvHeader::detect;  // CSV: whether the first line names the columns
+  Cifar100Labels cifar100_labels = Cifar100Labels::fine;  // CIFAR-100: 100 fine or 20 coarse
   std::optional<float> scale;       // input scale; default 1/255 for u8 data, else 1
   std::vector<float> mean, stddev;  // per channel (or one for all), after scaling
   int workers = 1;                  // data loader threads

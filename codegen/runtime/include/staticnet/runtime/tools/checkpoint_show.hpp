@@ -35,8 +35,8 @@ CheckpointListing inspect_checkpoint(const std::filesystem::path& path);
 //     fc.weight     F32    (10, 4)  160
 //   training state:
 //     step: 100
-//     epoch: 2
-//     data position: epoch seed 7, 128 samples into epoch 2
+//     epochs done: 2
+//     data position: epoch seed 7, 128 samples into epoch 3
 //     rng state: 16 bytes
 //   metadata:
 //     model: mlp

@@ -49,6 +49,9 @@ struct TrainOptions {
   std::vector<std::string> eval;  // empty: no evaluation
   DatasetFormat format = DatasetFormat::automatic;
   std::string label_column;  // CSV: the label's column, a 0-based index or a header name (last)
+  char csv_delimiter = ',';
+  CsvHeader csv_header = CsvHeader::detect;  // CSV: whether the first line names the columns
+  Cifar100Labels cifar100_labels = Cifar100Labels::fine;  // CIFAR-100: 100 fine or 20 coarse
   std::int64_t epochs = 1;
   std::optional<std::int64_t> max_steps;  // stop (and save) after this many steps in total
   OptimizerChoices optimizer;             // empty: the checkpoint's, or PyTorch's defaults
