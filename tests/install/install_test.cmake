@@ -11,7 +11,8 @@
 #   consumer_small  build consumer/ against WORK/prefix for a board too small: must FAIL, naming
 #                   the bytes (EXPECT holds the patterns, '|'-separated, all required)
 #   consumer_fits   the same for a board that fits: must build, and run; the run's output must
-#                   hold every pattern in EXPECT
+#                   hold every pattern in EXPECT; configured again with -DSTATICNET_CUDA=OFF, it
+#                   must not look for a CUDA compiler
 #   subdirectory    build subdir_consumer/ with the source tree add_subdirectory()'d; must build,
 #                   and its lenet_plan and generated trainer must run
 cmake_minimum_required(VERSION 3.25)
@@ -145,6 +146,15 @@ elseif(STEP MATCHES "^consumer_(small|fits)$")
     expect_patterns("build output" "${last_output}")
     message("the build failed as it should, with the numbers")
   else()
+    # Configured again with the CUDA backend left out, as a user without a GPU would: the
+    # variable is used, and no CUDA compiler is looked for.
+    run(configure_without_cuda TRUE ${CMAKE_COMMAND} -S "${here}/consumer" -B "${dir}-cpu"
+        ${generator_args} "-DCMAKE_PREFIX_PATH=${prefix}" "-DMY_BOARD_MEMORY_MIB=${BOARD_MIB}"
+        -DSTATICNET_CUDA=OFF)
+    if(last_output MATCHES "not used by the project" OR
+       last_output MATCHES "CUDA compiler identification")
+      message(FATAL_ERROR "-DSTATICNET_CUDA=OFF did not leave CUDA out:\n${last_output}")
+    endif()
     run(build TRUE ${CMAKE_COMMAND} --build "${dir}")
     run(run TRUE "${dir}/train_mlp")
     message("${last_output}")
