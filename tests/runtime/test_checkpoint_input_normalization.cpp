@@ -4,6 +4,7 @@
 
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "staticnet/runtime/checkpoints/input_normalization.hpp"
@@ -28,10 +29,13 @@ TEST_CASE("input normalization: only what was given is kept, in texts that read 
 }
 
 TEST_CASE("input normalization: an entry that does not read names the file and the entry") {
-  for (const auto& [key, value] : Metadata{{"input_scale", "0.5,0.25"},
-                                           {"input_mean", "0.5,,0.25"},
-                                           {"input_std", "nan"},
-                                           {"input_scale", ""}}) {
+  const std::vector<std::pair<std::string, std::string>> cases{{"input_scale", "0.5,0.25"},
+                                                               {"input_mean", "0.5,,0.25"},
+                                                               {"input_std", "nan"},
+                                                               {"input_scale", ""}};
+  for (const auto& entry : cases) {
+    const std::string& key = entry.first;
+    const std::string& value = entry.second;
     CAPTURE(key);
     CAPTURE(value);
     try {
