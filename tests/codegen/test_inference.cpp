@@ -197,8 +197,41 @@ TEST_CASE("inference: a single-output model is scored by its MSE, a CSV column i
         doctest::Approx(0.5 / 3).epsilon(1e-12));
   CHECK(given_out.str().find("--scale 1 replaces the checkpoint's 2") != std::string::npos);
 
+  // Weights trained on u8 pixels with the default 1/255 meet f32 data, scaled by 1: a note.
+  weights.extra_metadata = {{"input_element_type", "u8"}};
+  rt::save_checkpoint(dir / "pixels.safetensors", weights);
+  rt::InferOptions pixels = options;
+  pixels.weights = dir / "pixels.safetensors";
+  pixels.scale.reset();
+  rt::CpuInference on_pixels(
+      model, {&infer_regression::cpu::fold_batch_norms, &infer_regression::cpu::infer}, 1);
+  std::ostringstream pixels_out;
+  rt::run_inference(model, on_pixels, pixels, pixels_out);
+  CHECK(pixels_out.str().find("the model was trained on u8 data, scaled by its default "
+                              "0.003921569; this data is f32, scaled by 1") != std::string::npos);
+
+  // Class labels (an IDX file of u8 labels) cannot score one output: refused, saying why.
+  const unsigned char images[] = {0, 0, 8, 2, 0, 0, 0, 3, 0, 0, 0, 3, 1, 0, 0, 0, 1, 0, 0, 0, 1};
+  const unsigned char labels[] = {0, 0, 8, 1, 0, 0, 0, 3, 2, 2, 4};
+  std::ofstream(dir / "images.idx", std::ios::binary)
+      .write(reinterpret_cast<const char*>(images), sizeof images);
+  std::ofstream(dir / "labels.idx", std::ios::binary)
+      .write(reinterpret_cast<const char*>(labels), sizeof labels);
+  rt::InferOptions classes = options;
+  classes.data = {(dir / "images.idx").string(), (dir / "labels.idx").string()};
+  classes.label_column.clear();
+  try {
+    rt::run_inference(model, on_pixels, classes, out);
+    FAIL("scored class labels against one output");
+  } catch (const rt::InferenceSetupError& e) {
+    CHECK(std::string(e.what()).ends_with(
+        "(a single value: a regression's, scored against float targets)"));
+  }
+
   // An --output that cannot be written is refused before the first sample.
   options.output = dir / "no-such-folder" / "outputs.npy";
-  CHECK_THROWS_AS(rt::run_inference(model, inference, options, out), rt::IoError);
+  std::ostringstream refused_out;
+  CHECK_THROWS_AS(rt::run_inference(model, inference, options, refused_out), rt::IoError);
+  CHECK(refused_out.str().empty());  // not a sample run, not even the start-up report
   fs::remove_all(dir);
 }

@@ -19,7 +19,7 @@ using Metadata = std::map<std::string, std::string>;
 
 TEST_CASE("input normalization: only what was given is kept, in texts that read back exactly") {
   CHECK(normalization_metadata({}).empty());
-  const InputNormalization n{0.1f, {0.4914f, 0.4822f, 0.4465f}, {0.247f}};
+  const InputNormalization n{0.1f, {0.4914f, 0.4822f, 0.4465f}, {0.247f}, {}};
   const Metadata metadata = normalization_metadata(n);
   CHECK(metadata == Metadata{{"input_scale", "0.1"},
                              {"input_mean", "0.4914,0.4822,0.4465"},
@@ -50,14 +50,14 @@ TEST_CASE("input normalization: an entry that does not read names the file and t
 }
 
 TEST_CASE("input normalization: given wins and says what it replaced; else the checkpoint's") {
-  const InputNormalization saved{0.0625f, {0.5f}, {}};
+  const InputNormalization saved{0.0625f, {0.5f}, {}, {}};
   std::vector<std::string> notes;
   const InputNormalization none = resolve_normalization({}, saved, notes);
   CHECK(none == saved);
   CHECK(notes == std::vector<std::string>{"input scale 0.0625 from the checkpoint",
                                           "input mean 0.5 from the checkpoint"});
   notes.clear();
-  const InputNormalization given{0.5f, {0.5f}, {2.0f}};
+  const InputNormalization given{0.5f, {0.5f}, {2.0f}, {}};
   CHECK(resolve_normalization(given, saved, notes) == given);
   CHECK(notes == std::vector<std::string>{"--scale 0.5 replaces the checkpoint's 0.0625"});
   notes.clear();
@@ -65,12 +65,31 @@ TEST_CASE("input normalization: given wins and says what it replaced; else the c
   CHECK(notes.empty());
 }
 
+TEST_CASE(
+    "input normalization: the training data's element type, and a note where defaults differ") {
+  const InputNormalization trained_on_pixels{{}, {}, {}, ElementType::u8};
+  const Metadata metadata = normalization_metadata(trained_on_pixels);
+  CHECK(metadata == Metadata{{"input_element_type", "u8"}});
+  CHECK(saved_normalization(metadata, "run.safetensors") == trained_on_pixels);
+  CHECK_THROWS_AS(saved_normalization({{"input_element_type", "u9"}}, "run.safetensors"),
+                  FormatError);
+  std::vector<std::string> notes;
+  CHECK(resolve_normalization({}, trained_on_pixels, notes).element_type == ElementType::u8);
+  CHECK(notes.empty());
+  CHECK(default_scale_note(trained_on_pixels, ElementType::f32) ==
+        "the model was trained on u8 data, scaled by its default 0.003921569; this data is f32, "
+        "scaled by 1: give --scale 0.003921569 if its values are on the training data's scale");
+  CHECK_FALSE(default_scale_note(trained_on_pixels, ElementType::u8));
+  CHECK_FALSE(default_scale_note({{}, {}, {}, ElementType::f64}, ElementType::f32));   // both 1
+  CHECK_FALSE(default_scale_note({0.5f, {}, {}, ElementType::u8}, ElementType::f32));  // set
+}
+
 TEST_CASE("input normalization: the default scale follows the data's element type") {
   CHECK(normalization_for({}, ElementType::u8).scale == 1.0f / 255.0f);
   CHECK(normalization_for({}, ElementType::f32).scale == 1.0f);
-  CHECK(normalization_for({0.5f, {}, {}}, ElementType::u8).scale == 0.5f);
+  CHECK(normalization_for({0.5f, {}, {}, {}}, ElementType::u8).scale == 0.5f);
   CHECK(describe({}, ElementType::u8) == "scale 0.003921569 (1/255, for u8 data)");
   CHECK(describe({}, ElementType::f32) == "scale 1");
-  CHECK(describe({0.5f, {0.1f, 0.2f}, {3.0f}}, ElementType::f32) ==
+  CHECK(describe({0.5f, {0.1f, 0.2f}, {3.0f}, {}}, ElementType::f32) ==
         "scale 0.5, mean 0.1,0.2, std 3");
 }

@@ -9,6 +9,7 @@
 #include <system_error>
 
 #include "staticnet/runtime/error.hpp"
+#include "staticnet/runtime/formats/element_decode.hpp"
 
 namespace staticnet::runtime {
 namespace {
@@ -16,6 +17,11 @@ namespace {
 constexpr const char* scale_entry = "input_scale";
 constexpr const char* mean_entry = "input_mean";
 constexpr const char* std_entry = "input_std";
+constexpr const char* element_type_entry = "input_element_type";
+
+constexpr ElementType element_types[] = {ElementType::u8,  ElementType::i8,  ElementType::i16,
+                                         ElementType::i32, ElementType::i64, ElementType::f32,
+                                         ElementType::f64};
 
 // "0.0625", "0.5,0.25": the shortest texts that read back as the same floats.
 std::string text_of(float x) {
@@ -67,6 +73,8 @@ std::map<std::string, std::string> normalization_metadata(const InputNormalizati
     metadata[mean_entry] = text_of(n.mean);
   if (!n.stddev.empty())
     metadata[std_entry] = text_of(n.stddev);
+  if (n.element_type)
+    metadata[element_type_entry] = element_type_name(*n.element_type);
   return metadata;
 }
 
@@ -82,6 +90,16 @@ InputNormalization saved_normalization(const std::map<std::string, std::string>&
   }
   n.mean = numbers(metadata, mean_entry, source);
   n.stddev = numbers(metadata, std_entry, source);
+  if (const auto it = metadata.find(element_type_entry); it != metadata.end()) {
+    for (const ElementType type : element_types)
+      if (it->second == element_type_name(type))
+        n.element_type = type;
+    if (!n.element_type)
+      throw FormatError({source, {}, {}, {}},
+                        fmt::format("an element type (u8, f32, ...) in the metadata entry '{}'",
+                                    element_type_entry),
+                        "'" + it->second + "'");
+  }
   return n;
 }
 
@@ -110,7 +128,22 @@ InputNormalization resolve_normalization(const InputNormalization& given,
   };
   resolve_list("--mean", "mean", n.mean, saved.mean);
   resolve_list("--std", "std", n.stddev, saved.stddev);
+  n.element_type = saved.element_type;
   return n;
+}
+
+std::optional<std::string> default_scale_note(const InputNormalization& n, ElementType stored) {
+  if (n.scale || !n.element_type)
+    return std::nullopt;
+  const float trained = input_scale(std::nullopt, *n.element_type);
+  const float now = input_scale(std::nullopt, stored);
+  if (trained == now)
+    return std::nullopt;
+  return fmt::format(
+      "the model was trained on {} data, scaled by its default {}; this data is {}, scaled by "
+      "{}: give --scale {} if its values are on the training data's scale",
+      element_type_name(*n.element_type), text_of(trained), element_type_name(stored), text_of(now),
+      text_of(trained));
 }
 
 Normalization normalization_for(const InputNormalization& n, ElementType stored) {

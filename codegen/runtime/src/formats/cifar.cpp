@@ -38,7 +38,8 @@ class CifarDataset final : public Dataset {
               : std::to_string(num_classes_) + " classes, as cifar100's " +
                     (label_byte_ == 1 ? "fine labels have (its coarse labels have 20)"
                                       : "coarse labels have (its fine labels have 100)"),
-          std::to_string(*options.num_classes) + " (the model's classes, or --num-classes)");
+          std::to_string(*options.num_classes) +
+              (variant == CifarVariant::cifar10 ? "" : " (--cifar100-labels chooses)"));
     }
     sample_shape_ = resolve_sample_shape({3, 32, 32}, options.expect_sample_shape, false,
                                          Location{batches[0].name(), {}, {}, {}});

@@ -6,6 +6,8 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <functional>
+#include <numeric>
 #include <ostream>
 
 #include "staticnet/print.hpp"
@@ -79,11 +81,19 @@ std::unique_ptr<Dataset> open_data(const InferenceModel& model, const InferOptio
     throw InferenceSetupError(fmt::format(
         "{} holds inputs only, so there is nothing to score: pass --output to keep the outputs",
         data->source()));
-  if (data->label_kind() == LabelKind::class_index && model.output_shape.size() != 1)
+  if (data->label_kind() == LabelKind::class_index &&
+      (model.output_shape.size() != 1 || single_output))
     throw InferenceSetupError(fmt::format(
-        "{} has class labels, but {}'s output per sample is {}, not a vector of class scores",
-        data->source(), model.name, shape_text(model.output_shape)));
-  if (data->label_kind() == LabelKind::regression && data->target_shape() != model.output_shape)
+        "{} has class labels, but {}'s output per sample is {}, not a vector of class scores{}",
+        data->source(), model.name, shape_text(model.output_shape),
+        single_output ? " (a single value: a regression's, scored against float targets)" : ""));
+  // One target value meets one output value whatever the shapes' ones: (1) and (1, 1).
+  const auto elements = [](const std::vector<std::int64_t>& shape) {
+    return std::accumulate(shape.begin(), shape.end(), std::int64_t{1}, std::multiplies<>());
+  };
+  const bool same_targets = data->target_shape() == model.output_shape ||
+                            (single_output && elements(data->target_shape()) == 1);
+  if (data->label_kind() == LabelKind::regression && !same_targets)
     throw InferenceSetupError(fmt::format("{} has targets of shape {}, but {}'s output is {}",
                                           data->source(), shape_text(data->target_shape()),
                                           model.name, shape_text(model.output_shape)));
@@ -153,12 +163,14 @@ InferResult run_inference(const InferenceModel& model, InferenceBackend& inferen
   // The normalisation the model was trained with, unless told otherwise.
   std::vector<std::string> notes;
   const InputNormalization input =
-      resolve_normalization({options.scale, options.mean, options.stddev},
+      resolve_normalization({options.scale, options.mean, options.stddev, {}},
                             saved_normalization(SafetensorsReader::open(options.weights).metadata(),
                                                 options.weights.string()),
                             notes);
   report_start(out, model, inference, *data, options.weights);
   out << "  inputs   " << describe(input, data->element_type()) << "\n";
+  if (const auto note = default_scale_note(input, data->element_type()))
+    notes.push_back(*note);
   for (const std::string& note : notes)
     out << "           " << note << "\n";
 

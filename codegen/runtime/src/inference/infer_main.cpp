@@ -7,6 +7,7 @@
 #include <memory>
 #include <thread>
 
+#include "../cli/data_options.hpp"
 #include "staticnet/runtime/inference/infer.hpp"
 
 namespace staticnet::runtime {
@@ -40,23 +41,16 @@ int infer_main(int argc, char** argv, const InferenceModel& model,
                  "Data: IDX, CIFAR-10/100 .bin (repeat for several), .npy or .csv. IDX and .npy "
                  "inputs without --labels are unlabelled: their outputs need --output")
       ->required();
-  bool header = false, no_header = false;  // CSV: neither means told from the first line
-  std::string cifar100_labels = "fine";
   auto* labels_option = app.add_option(
       "--labels", labels, "The labels (or targets) file of IDX and .npy data: scores the outputs");
   auto* label_column = app.add_option(
       "--label-column", options.label_column,
       "CSV: the label's column, a 0-based index or a header name (default: the last)");
-  app.add_option("--delimiter", options.csv_delimiter, "CSV: the field delimiter (default ',')");
-  app.add_flag("--header", header, "CSV: the first line names the columns")
-      ->excludes(app.add_flag("--no-header", no_header,
-                              "CSV: the first line is data (default: told from its content)"));
   app.add_flag("--no-labels", options.no_labels, "CSV: no label column, every field an input")
       ->excludes(label_column)
       ->excludes(labels_option);
-  app.add_option("--cifar100-labels", cifar100_labels,
-                 "CIFAR-100: the 100 fine or the 20 coarse classes (default: fine)")
-      ->check(CLI::IsMember({"fine", "coarse"}));
+  cli::DataOptionsText data_options;  // CSV's delimiter and header, CIFAR-100's labels
+  cli::add_data_options(app, data_options);
   app.add_option("--format", format, "Data format (default: from the content and name)")
       ->check(CLI::IsMember({"auto", "idx", "cifar10", "cifar100", "npy", "csv"}));
   app.add_option("--scale", scale,
@@ -87,11 +81,9 @@ int infer_main(int argc, char** argv, const InferenceModel& model,
     options.data.push_back(labels);
   options.format = *parse_dataset_format(format);
   options.scale = scale;
-  options.cifar100_labels =
-      cifar100_labels == "coarse" ? Cifar100Labels::coarse : Cifar100Labels::fine;
-  options.csv_header = header      ? CsvHeader::present
-                       : no_header ? CsvHeader::absent
-                                   : CsvHeader::detect;
+  options.csv_delimiter = cli::csv_delimiter(data_options);
+  options.csv_header = cli::csv_header(data_options);
+  options.cifar100_labels = cli::cifar100_labels(data_options);
   try {
     const std::unique_ptr<InferenceBackend> inference = backend.make(threads);
     run_inference(model, *inference, options, std::cout);

@@ -15,6 +15,7 @@
 #include "staticnet/print.hpp"
 #include "staticnet/runtime/batches/loader.hpp"
 #include "staticnet/runtime/checkpoints/atomic_file.hpp"
+#include "staticnet/runtime/checkpoints/safetensors_reader.hpp"
 #include "staticnet/runtime/error.hpp"
 #include "staticnet/runtime/finite_values.hpp"
 #include "staticnet/runtime/tools/progress.hpp"
@@ -82,7 +83,8 @@ std::string learning_rate_text(const TrainingSettings& settings) {
 void report_start(std::ostream& out, const ModelInfo& model, const Backend& backend,
                   const TrainOptions& options, const TrainingSettings& settings,
                   const Dataset& data, const Dataset* eval, std::uint64_t batches_per_epoch,
-                  std::size_t loader_bytes, const std::string& weights) {
+                  std::size_t loader_bytes, const std::string& weights,
+                  const std::vector<std::string>& input_notes) {
   out << model.name << ": " << model.model_type << " trained as " << model.setup_type << "\n";
   out << fmt::format("  step     batch {}, {}, {} ({}), FP32; {}\n", model.batch,
                      model.classifies() ? "CrossEntropy" : "MSE", optimizer_name(model.optimizer),
@@ -105,6 +107,8 @@ void report_start(std::ostream& out, const ModelInfo& model, const Backend& back
                              : fmt::format(" (the last {} samples are never used)", left_out));
   out << "\n";
   out << "  inputs   " << describe(settings.input, data.element_type()) << "\n";
+  for (const std::string& note : input_notes)
+    out << "           " << note << "\n";
   if (eval)
     out << fmt::format("  eval     {}, {} samples\n", described(*eval), eval->size());
   if (!weights.empty())
@@ -450,10 +454,21 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
   }
 
   std::vector<std::string> replaced;
-  const TrainingSettings settings =
-      resolve_settings(options.optimizer, options.no_shuffle,
-                       InputNormalization{options.scale, options.mean, options.stddev},
-                       model.optimizer, saved, replaced);
+  TrainingSettings settings =
+      resolve_settings(options.optimizer, options.no_shuffle, model.optimizer, saved, replaced);
+  // The inputs as the checkpoint resumed, or the --init file, says they were in training, unless
+  // given; the checkpoints this run writes name this run's data type.
+  std::vector<std::string> input_notes;
+  const InputNormalization kept =
+      saved                  ? saved->input
+      : options.init.empty() ? InputNormalization{}
+                             : saved_normalization(SafetensorsReader::open(options.init).metadata(),
+                                                   options.init.string());
+  settings.input =
+      resolve_normalization({options.scale, options.mean, options.stddev, {}}, kept, input_notes);
+  if (const auto note = default_scale_note(settings.input, train_set->element_type()))
+    input_notes.push_back(*note);
+  settings.input.element_type = train_set->element_type();
 
   LoaderConfig config = loader_config(model, *train_set, options, settings, position.seed);
   // Opened at the epoch's start, then moved to the checkpoint's batch once it is known to exist.
@@ -470,7 +485,7 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
     loader.seek(LoaderState{position.seed, static_cast<std::uint64_t>(position.epoch),
                             static_cast<std::uint64_t>(position.batch)});
   report_start(out, model, backend, options, settings, *train_set, eval_set.get(),
-               static_cast<std::uint64_t>(batches), loader.host_bytes(), weights);
+               static_cast<std::uint64_t>(batches), loader.host_bytes(), weights, input_notes);
   if (!options.resume.empty())
     report_resume(out, options.resume, position, saved, settings, replaced, saved_data, data);
 

@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "../cli/data_options.hpp"
 #include "staticnet/runtime/batches/loader_config.hpp"
 #include "staticnet/runtime/checkpoints/checkpoint.hpp"
 #include "staticnet/runtime/error.hpp"
@@ -28,8 +29,7 @@ struct CommandLine {
   std::string progress = "auto";
   std::optional<std::string> lr_schedule;
   std::optional<float> scale;
-  bool header = false, no_header = false;  // CSV: neither means told from the first line
-  std::string cifar100_labels = "fine";
+  cli::DataOptionsText data_options;  // CSV's delimiter and header, CIFAR-100's labels
   int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 };
 
@@ -96,13 +96,7 @@ int trainer_main(int argc, char** argv, const ModelInfo& model, const BackendFac
   app.add_option("--eval-labels", cl.eval_labels, "The labels file of the evaluation data");
   app.add_option("--label-column", options.label_column,
                  "CSV: the label's column, a 0-based index or a header name (default: the last)");
-  app.add_option("--delimiter", options.csv_delimiter, "CSV: the field delimiter (default ',')");
-  app.add_flag("--header", cl.header, "CSV: the first line names the columns")
-      ->excludes(app.add_flag("--no-header", cl.no_header,
-                              "CSV: the first line is data (default: told from its content)"));
-  app.add_option("--cifar100-labels", cl.cifar100_labels,
-                 "CIFAR-100: the 100 fine or the 20 coarse classes (default: fine)")
-      ->check(CLI::IsMember({"fine", "coarse"}));
+  cli::add_data_options(app, cl.data_options);
   app.add_option("--format", cl.format, "Data format (default: from the content and name)")
       ->check(CLI::IsMember({"auto", "idx", "cifar10", "cifar100", "npy", "csv"}));
   app.add_option("--epochs", options.epochs, "Epochs to train (in total, counting resumed ones)")
@@ -191,11 +185,9 @@ int trainer_main(int argc, char** argv, const ModelInfo& model, const BackendFac
   options.format = *parse_dataset_format(cl.format);
   options.progress = progress_mode(cl.progress);
   options.scale = cl.scale;
-  options.cifar100_labels =
-      cl.cifar100_labels == "coarse" ? Cifar100Labels::coarse : Cifar100Labels::fine;
-  options.csv_header = cl.header      ? CsvHeader::present
-                       : cl.no_header ? CsvHeader::absent
-                                      : CsvHeader::detect;
+  options.csv_delimiter = cli::csv_delimiter(cl.data_options);
+  options.csv_header = cli::csv_header(cl.data_options);
+  options.cifar100_labels = cli::cifar100_labels(cl.data_options);
   if (cl.lr_schedule)
     chosen.lr_schedule = LrSchedule::parse(*cl.lr_schedule);  // checked while parsing
 

@@ -39,7 +39,8 @@ StateSnapshot read_training_state(const ModelInfo& model, Backend& backend);
 std::optional<std::string> first_non_finite_state(const ModelInfo& model,
                                                   const StateSnapshot& state);
 
-// The training data a run stands in: its files (Dataset::source()) and how many samples it holds.
+// The training data a run stands in: its files (absolute, links resolved, joined by " + ") and how
+// many samples it holds.
 // A checkpoint keeps both ("data", "data_samples"), because its position in the data order means
 // nothing in another data set.
 struct TrainingDataIdentity {

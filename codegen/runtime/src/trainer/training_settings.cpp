@@ -95,7 +95,7 @@ std::optional<TrainingSettings> saved_settings(const std::map<std::string, std::
 }
 
 TrainingSettings resolve_settings(const OptimizerChoices& chosen, bool no_shuffle,
-                                  const InputNormalization& input, kernels::Optimizer optimizer,
+                                  kernels::Optimizer optimizer,
                                   const std::optional<TrainingSettings>& saved,
                                   std::vector<std::string>& replaced) {
   TrainingSettings settings =
@@ -121,8 +121,6 @@ TrainingSettings resolve_settings(const OptimizerChoices& chosen, bool no_shuffl
       replaced.push_back("--no-shuffle replaces the checkpoint's shuffled order");
     settings.shuffle = false;
   }
-  settings.input =
-      resolve_normalization(input, saved ? saved->input : InputNormalization{}, replaced);
   return settings;
 }
 

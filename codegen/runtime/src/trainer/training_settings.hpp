@@ -34,11 +34,11 @@ std::optional<TrainingSettings> saved_settings(const std::map<std::string, std::
                                                const std::string& source);
 
 // What the run trains with: each setting the user chose, else the checkpoint's (`saved`), else
-// PyTorch's default for `optimizer` (and a shuffled order, the data's default scale). `replaced`
-// gets a line for each chosen setting that differs from the saved one, "--lr 0.01 replaces the
-// checkpoint's 0.001", and for the input normalisation the checkpoint gives.
+// PyTorch's default for `optimizer` (and a shuffled order). `replaced` gets a line for each chosen
+// setting that differs from the saved one, "--lr 0.01 replaces the checkpoint's 0.001". The input
+// normalisation is the checkpoint's as saved: the caller resolves it (resolve_normalization).
 TrainingSettings resolve_settings(const OptimizerChoices& chosen, bool no_shuffle,
-                                  const InputNormalization& input, kernels::Optimizer optimizer,
+                                  kernels::Optimizer optimizer,
                                   const std::optional<TrainingSettings>& saved,
                                   std::vector<std::string>& replaced);
 

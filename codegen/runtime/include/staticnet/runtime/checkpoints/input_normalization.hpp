@@ -1,11 +1,11 @@
 #pragma once
 // The input normalisation a model was trained with (the programs' --scale, --mean and --std), as
 // its checkpoint keeps it: the metadata entries "input_scale", "input_mean" and "input_std", each
-// only where it was given. (No scale is the default for the data's element type: 1/255 for u8
-// pixels, else 1, so a checkpoint says nothing that depends on the files it was trained on.)
-// A resumed run and the inference programs apply what the checkpoint keeps unless told
-// otherwise: a model fed inputs on another scale than it learned on gives wrong answers
-// without an error.
+// only where it was given, and "input_element_type", the training data's. (No scale is the default
+// for the data's element type: 1/255 for u8 pixels, else 1, so a checkpoint says nothing that
+// depends on the files it was trained on.) A resumed run and the inference programs apply what the
+// checkpoint keeps unless told otherwise: a model fed inputs on another scale than it learned on
+// gives wrong answers without an error.
 #include <map>
 #include <optional>
 #include <string>
@@ -20,6 +20,8 @@ struct InputNormalization {
   std::optional<float> scale;  // none: the default for the data's element type
   std::vector<float> mean;     // empty: none
   std::vector<float> stddev;   // empty: none
+  // The training data's element type ("input_element_type"): what a default scale was for.
+  std::optional<ElementType> element_type;
   bool operator==(const InputNormalization&) const = default;
 };
 
@@ -38,6 +40,11 @@ InputNormalization saved_normalization(const std::map<std::string, std::string>&
 InputNormalization resolve_normalization(const InputNormalization& given,
                                          const InputNormalization& saved,
                                          std::vector<std::string>& notes);
+
+// A line for data stored as `stored` that gets another default scale than the training data
+// did (u8 pixels scaled by 1/255 in training, f32 values now by 1): the same inputs exported
+// to another type would silently be off by 255. None when a scale is set, or the defaults agree.
+std::optional<std::string> default_scale_note(const InputNormalization& n, ElementType stored);
 
 // The loader's normalisation of data stored as `stored`.
 Normalization normalization_for(const InputNormalization& n, ElementType stored);

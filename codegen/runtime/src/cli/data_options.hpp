@@ -1,0 +1,51 @@
+#pragma once
+// Private to the trainer and inference programs: the command-line options that say how to read a
+// data file beyond its name (CSV's delimiter and header, CIFAR-100's labels), the same in both.
+#include <CLI/CLI.hpp>
+
+#include <cctype>
+#include <cstring>
+#include <string>
+
+#include "staticnet/runtime/formats/open_dataset.hpp"
+
+namespace staticnet::runtime::cli {
+
+struct DataOptionsText {
+  std::string delimiter = ",";
+  bool header = false, no_header = false;  // neither: told from the first line
+  std::string cifar100_labels = "fine";
+};
+
+// One character that cannot be part of a number or a blank: CSV's delimiter.
+inline std::string delimiter_problem(const std::string& text) {
+  if (text.size() != 1)
+    return "must be one character, got '" + text + "'";
+  const char c = text[0];
+  if (std::isdigit(static_cast<unsigned char>(c)) || std::strchr(".+-eE\" \t", c) != nullptr)
+    return "'" + text + "' cannot separate numbers (it can be part of one, or a blank)";
+  return "";
+}
+
+inline void add_data_options(CLI::App& app, DataOptionsText& text) {
+  app.add_option("--delimiter", text.delimiter, "CSV: the field delimiter (default ',')")
+      ->check(CLI::Validator(delimiter_problem, "CHAR"));
+  app.add_flag("--header", text.header, "CSV: the first line names the columns")
+      ->excludes(app.add_flag("--no-header", text.no_header,
+                              "CSV: the first line is data (default: told from its content)"));
+  app.add_option("--cifar100-labels", text.cifar100_labels,
+                 "CIFAR-100: the 100 fine or the 20 coarse classes (default: fine)")
+      ->check(CLI::IsMember({"fine", "coarse"}));
+}
+
+inline char csv_delimiter(const DataOptionsText& text) {
+  return text.delimiter[0];
+}
+inline CsvHeader csv_header(const DataOptionsText& text) {
+  return text.header ? CsvHeader::present : text.no_header ? CsvHeader::absent : CsvHeader::detect;
+}
+inline Cifar100Labels cifar100_labels(const DataOptionsText& text) {
+  return text.cifar100_labels == "coarse" ? Cifar100Labels::coarse : Cifar100Labels::fine;
+}
+
+}  // namespace staticnet::runtime::cli
