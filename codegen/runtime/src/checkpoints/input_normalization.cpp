@@ -3,11 +3,10 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include <charconv>
 #include <cmath>
 #include <string_view>
-#include <system_error>
 
+#include "../number_text.hpp"
 #include "staticnet/runtime/error.hpp"
 #include "staticnet/runtime/formats/element_decode.hpp"
 
@@ -31,11 +30,9 @@ std::string text_of(const std::vector<float>& values) {
   return fmt::format("{}", fmt::join(values, ","));
 }
 
-std::optional<float> number(std::string_view text) {
-  float value = 0;
-  const char* end = text.data() + text.size();
-  const auto [stop, error] = std::from_chars(text.data(), end, value);
-  if (text.empty() || error != std::errc{} || stop != end || !std::isfinite(value))
+std::optional<float> finite_number(std::string_view text) {
+  const std::optional<float> value = whole_number<float>(text);
+  if (!value || !std::isfinite(*value))
     return std::nullopt;
   return value;
 }
@@ -50,7 +47,7 @@ std::vector<float> numbers(const std::map<std::string, std::string>& metadata, c
   std::string_view rest = it->second;
   while (true) {
     const std::string_view piece = rest.substr(0, rest.find(','));
-    const std::optional<float> value = number(piece);
+    const std::optional<float> value = finite_number(piece);
     if (!value)
       throw FormatError(
           {source, {}, {}, {}},

@@ -14,7 +14,10 @@
 namespace staticnet::runtime {
 
 void load_tensors(const std::filesystem::path& file, std::span<const TensorRegion> regions) {
-  const SafetensorsReader reader = SafetensorsReader::open(file);
+  load_tensors(SafetensorsReader::open(file), regions);
+}
+
+void load_tensors(const SafetensorsReader& reader, std::span<const TensorRegion> regions) {
   std::vector<TensorSignature> found;
   for (const SafetensorsTensorInfo& t : reader.tensors())
     found.push_back({t.name, t.dtype, t.shape});

@@ -6,8 +6,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
-#include <functional>
-#include <numeric>
 #include <ostream>
 
 #include "staticnet/print.hpp"
@@ -16,6 +14,7 @@
 #include "staticnet/runtime/checkpoints/input_normalization.hpp"
 #include "staticnet/runtime/checkpoints/load_tensors.hpp"
 #include "staticnet/runtime/checkpoints/safetensors_reader.hpp"
+#include "staticnet/runtime/validation.hpp"
 
 namespace staticnet::runtime {
 namespace {
@@ -43,13 +42,13 @@ void require_variances(const std::filesystem::path& file, std::span<const Parame
 }
 
 void load_weights(const InferenceModel& model, InferenceBackend& inference,
-                  const std::filesystem::path& file) {
+                  const SafetensorsReader& file) {
   std::vector<float> parameters(static_cast<std::size_t>(model.parameter_count));
   std::vector<float> statistics(static_cast<std::size_t>(model.non_trainable_count));
   const TensorRegion regions[] = {{model.parameters, parameters},
                                   {model.non_trainable_tensors, statistics}};
   load_tensors(file, regions);
-  require_variances(file, model.non_trainable_tensors, statistics);
+  require_variances(file.source(), model.non_trainable_tensors, statistics);
   inference.load(parameters, statistics);
 }
 
@@ -88,11 +87,8 @@ std::unique_ptr<Dataset> open_data(const InferenceModel& model, const InferOptio
         data->source(), model.name, shape_text(model.output_shape),
         single_output ? " (a single value: a regression's, scored against float targets)" : ""));
   // One target value meets one output value whatever the shapes' ones: (1) and (1, 1).
-  const auto elements = [](const std::vector<std::int64_t>& shape) {
-    return std::accumulate(shape.begin(), shape.end(), std::int64_t{1}, std::multiplies<>());
-  };
   const bool same_targets = data->target_shape() == model.output_shape ||
-                            (single_output && elements(data->target_shape()) == 1);
+                            (single_output && shape_elements(data->target_shape()) == 1);
   if (data->label_kind() == LabelKind::regression && !same_targets)
     throw InferenceSetupError(fmt::format("{} has targets of shape {}, but {}'s output is {}",
                                           data->source(), shape_text(data->target_shape()),
@@ -159,14 +155,13 @@ InferResult run_inference(const InferenceModel& model, InferenceBackend& inferen
   if (!options.output.empty())
     check_writable_target(options.output);
   const std::unique_ptr<Dataset> data = open_data(model, options);
-  load_weights(model, inference, options.weights);
+  const SafetensorsReader weights = SafetensorsReader::open(options.weights);
+  load_weights(model, inference, weights);
   // The normalisation the model was trained with, unless told otherwise.
   std::vector<std::string> notes;
   const InputNormalization input =
       resolve_normalization({options.scale, options.mean, options.stddev, {}},
-                            saved_normalization(SafetensorsReader::open(options.weights).metadata(),
-                                                options.weights.string()),
-                            notes);
+                            saved_normalization(weights.metadata(), weights.source()), notes);
   report_start(out, model, inference, *data, options.weights);
   out << "  inputs   " << describe(input, data->element_type()) << "\n";
   if (const auto note = default_scale_note(input, data->element_type()))

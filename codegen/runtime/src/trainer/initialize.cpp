@@ -43,20 +43,20 @@ void initialize_parameters(const ModelInfo& model, std::uint64_t seed,
   }
 }
 
-bool load_parameters(const ModelInfo& model, const std::filesystem::path& file,
+bool load_parameters(const ModelInfo& model, const SafetensorsReader& file,
                      std::span<float> parameters, std::span<float> statistics) {
   initialize_non_trainable(model, statistics);
-  bool has_statistics = false;
-  if (!model.non_trainable.empty()) {
-    const SafetensorsReader reader = SafetensorsReader::open(file);
-    has_statistics = std::ranges::any_of(model.non_trainable, [&](const ParameterTensor& tensor) {
-      return reader.find(tensor.name) != nullptr;
-    });
-  }
+  const bool has_statistics = std::ranges::any_of(
+      model.non_trainable, [&](const auto& tensor) { return file.find(tensor.name) != nullptr; });
   const TensorRegion regions[] = {{model.parameters, parameters},
                                   {model.non_trainable, statistics}};
   load_tensors(file, std::span(regions).first(has_statistics ? 2 : 1));
   return has_statistics;
+}
+
+bool load_parameters(const ModelInfo& model, const std::filesystem::path& file,
+                     std::span<float> parameters, std::span<float> statistics) {
+  return load_parameters(model, SafetensorsReader::open(file), parameters, statistics);
 }
 
 }  // namespace staticnet::runtime

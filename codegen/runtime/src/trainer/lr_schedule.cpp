@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <utility>
 
-#include "number_text.hpp"
+#include "../number_text.hpp"
 
 namespace staticnet::runtime {
 namespace {

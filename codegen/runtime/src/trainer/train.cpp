@@ -200,19 +200,22 @@ void report_resume(std::ostream& out, const std::filesystem::path& checkpoint,
 
 // "epoch 3/10: loss 0.1234, accuracy 97.5% | eval ...", with the epoch's learning rate first
 // when it changes from epoch to epoch ("epoch 3/10: lr 0.00098, loss ...").
+// "loss 0.6931, accuracy 54.2%" (a regression's: the loss alone).
+std::string loss_text(const ModelInfo& model, double loss, double accuracy) {
+  std::string text = fmt::format("loss {:.4f}", loss);
+  if (model.classifies())
+    text += fmt::format(", accuracy {:.1f}%", 100.0 * accuracy);
+  return text;
+}
+
 std::string epoch_line(const ModelInfo& model, const EpochMetrics& m, std::int64_t epochs,
                        bool scheduled) {
   std::string line = fmt::format("epoch {}/{}: ", m.epoch, epochs);
   if (scheduled)
     line += fmt::format("lr {:.6g}, ", m.learning_rate);
-  line += fmt::format("loss {:.4f}", m.train_loss);
-  if (model.classifies())
-    line += fmt::format(", accuracy {:.1f}%", 100.0 * m.train_accuracy);
-  if (m.eval_loss) {
-    line += fmt::format(" | eval loss {:.4f}", *m.eval_loss);
-    if (model.classifies())
-      line += fmt::format(", accuracy {:.1f}%", 100.0 * *m.eval_accuracy);
-  }
+  line += loss_text(model, m.train_loss, m.train_accuracy);
+  if (m.eval_loss)
+    line += " | eval " + loss_text(model, *m.eval_loss, m.eval_accuracy.value_or(0));
   line += fmt::format(" | {:.0f} samples/s", m.samples_per_second);
   return line;
 }
@@ -354,16 +357,13 @@ EvalResult evaluate_all(const ModelInfo& model, Backend& backend, const Dataset&
           static_cast<double>(correct) / static_cast<double>(eval.size())};
 }
 
-// The epoch so far, after the progress report: "loss 0.6931, accuracy 54.2%".
+// The epoch so far, after the progress report, as the epoch's line will say it.
 std::string running_note(const ModelInfo& model, double loss_sum, std::int64_t correct,
                          std::int64_t samples) {
   if (samples == 0)
     return {};
   const auto n = static_cast<double>(samples);
-  std::string note = fmt::format("loss {:.4f}", loss_sum / n);
-  if (model.classifies())
-    note += fmt::format(", accuracy {:.1f}%", 100.0 * static_cast<double>(correct) / n);
-  return note;
+  return loss_text(model, loss_sum / n, static_cast<double>(correct) / n);
 }
 
 bool show_bar(ProgressMode mode) {
@@ -425,6 +425,9 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
   const TrainingDataIdentity data{data_identity(options.data), train_set->size()};
   std::optional<TrainingDataIdentity> saved_data;
   std::string weights;  // where a new run's weights come from, for the start-up report
+  // The --init file: its tensors, and the input normalisation its metadata keeps.
+  const std::optional<SafetensorsReader> init_file =
+      options.init.empty() ? std::nullopt : std::optional(SafetensorsReader::open(options.init));
   if (!options.resume.empty()) {
     ResumedTraining resumed = load_training_checkpoint(options.resume, model, backend);
     position = resumed.position;
@@ -436,7 +439,7 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
     std::vector<float> parameters(count);
     std::vector<float> statistics(static_cast<std::size_t>(model.non_trainable_count));
     if (!options.init.empty()) {
-      const bool with_statistics = load_parameters(model, options.init, parameters, statistics);
+      const bool with_statistics = load_parameters(model, *init_file, parameters, statistics);
       weights =
           fmt::format("from {} (--init){}", options.init.string(),
                       model.non_trainable_count == 0 ? ""
@@ -460,10 +463,9 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
   // given; the checkpoints this run writes name this run's data type.
   std::vector<std::string> input_notes;
   const InputNormalization kept =
-      saved                  ? saved->input
-      : options.init.empty() ? InputNormalization{}
-                             : saved_normalization(SafetensorsReader::open(options.init).metadata(),
-                                                   options.init.string());
+      saved       ? saved->input
+      : init_file ? saved_normalization(init_file->metadata(), options.init.string())
+                  : InputNormalization{};
   settings.input =
       resolve_normalization({options.scale, options.mean, options.stddev, {}}, kept, input_notes);
   if (const auto note = default_scale_note(settings.input, train_set->element_type()))

@@ -1,7 +1,6 @@
 #include "training_checkpoint.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <cstring>
 #include <map>
 #include <optional>
@@ -12,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "../number_text.hpp"
 #include "staticnet/runtime/checkpoints/checkpoint.hpp"
 #include "staticnet/runtime/error.hpp"
 #include "staticnet/runtime/finite_values.hpp"
@@ -71,14 +71,13 @@ std::optional<TrainingDataIdentity> saved_data(const std::map<std::string, std::
   const auto samples = metadata.find(data_samples_entry);
   if (source == metadata.end() || samples == metadata.end())
     return std::nullopt;
-  TrainingDataIdentity data{source->second, 0};
   const std::string& text = samples->second;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), data.samples);
-  if (error != std::errc{} || end != text.data() + text.size() || data.samples < 1)
+  const std::optional<std::int64_t> count = whole_number<std::int64_t>(text);
+  if (!count || *count < 1)
     throw FormatError({file.string(), {}, {}, {}},
                       fmt::format("a sample count in the metadata entry '{}'", data_samples_entry),
                       fmt::format("\"{}\"", text.substr(0, 40)));
-  return data;
+  return TrainingDataIdentity{source->second, *count};
 }
 
 }  // namespace

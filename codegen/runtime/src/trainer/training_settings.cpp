@@ -5,7 +5,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "number_text.hpp"
+#include "../number_text.hpp"
 #include "staticnet/runtime/error.hpp"
 
 namespace staticnet::runtime {

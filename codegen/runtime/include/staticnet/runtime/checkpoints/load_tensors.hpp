@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <span>
 
+#include "staticnet/runtime/checkpoints/safetensors_reader.hpp"
 #include "staticnet/runtime/parameter_tensor.hpp"
 
 namespace staticnet::runtime {
@@ -20,5 +21,7 @@ struct TensorRegion {
 // tensor of every region (checked before any value is copied), FormatError for a NaN or an
 // infinity (at its byte in the file) or a malformed file, IoError for an unreadable one.
 void load_tensors(const std::filesystem::path& file, std::span<const TensorRegion> regions);
+// The same from a file already open, whose names or metadata the caller reads too.
+void load_tensors(const SafetensorsReader& file, std::span<const TensorRegion> regions);
 
 }  // namespace staticnet::runtime

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <span>
 
+#include "staticnet/runtime/checkpoints/safetensors_reader.hpp"
 #include "staticnet/runtime/trainer/model_info.hpp"
 
 namespace staticnet::runtime {
@@ -26,6 +27,8 @@ void initialize_non_trainable(const ModelInfo& model, std::span<float> values);
 // tensors in the file (optimizer state) are ignored. Throws CheckpointMismatch listing every
 // missing or mis-shaped tensor (some running statistics but not all count as missing),
 // FormatError or IoError for an unreadable file.
+bool load_parameters(const ModelInfo& model, const SafetensorsReader& file,
+                     std::span<float> parameters, std::span<float> statistics);
 bool load_parameters(const ModelInfo& model, const std::filesystem::path& file,
                      std::span<float> parameters, std::span<float> statistics);
 

@@ -1,5 +1,5 @@
 #pragma once
-// Private to the trainer: numbers as the schedules (--lr-schedule) and the checkpoints' settings
+// Private to the runtime: numbers as the schedules (--lr-schedule) and the checkpoints' metadata
 // write and read them, so that a resumed run gets its settings back to the bit.
 #include <fmt/format.h>
 
