@@ -346,7 +346,7 @@ TEST_CASE("value-level lowering reports the first problem with its numbers") {
   CHECK(p.buffers.size() == 0);  // an erroneous graph plans to nothing
 }
 
-TEST_CASE("optimizer names parse back to their kinds; regions have names") {
+TEST_CASE("optimizer names parse back to their kinds, and regions have names") {
   for (sn::OptimizerKind o : sn::optimizer_kinds) {
     sn::OptimizerKind parsed{};
     CHECK(sn::parse_optimizer(sn::name_of(o), parsed));

@@ -59,7 +59,7 @@ TEST_CASE("batches: horizontal flip, alone and after a crop") {
                                                     5, 4, 0});
 }
 
-TEST_CASE("batches: per-channel normalisation is fused with the crop; padding is a raw zero") {
+TEST_CASE("batches: per-channel normalisation is fused with the crop, and padding is a raw zero") {
   // 2x2x2 image, scale 0.5, mean {1, 0}, stddev {2, 4}:
   //   channel 0: 2 4 / 6 8  -> (x/2 - 1)/2 = x/4 - 1/2 -> 0 0.5 / 1 1.5, padding -> -0.5
   //   channel 1: 8 16 / 24 32 -> (x/2)/4 = x/8         -> 1 2 / 3 4,     padding -> 0

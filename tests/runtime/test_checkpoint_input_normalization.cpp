@@ -49,7 +49,7 @@ TEST_CASE("input normalization: an entry that does not read names the file and t
   }
 }
 
-TEST_CASE("input normalization: given wins and says what it replaced; else the checkpoint's") {
+TEST_CASE("input normalization: given wins and says what it replaced, else the checkpoint's") {
   const InputNormalization saved{0.0625f, {0.5f}, {}, {}};
   std::vector<std::string> notes;
   const InputNormalization none = resolve_normalization({}, saved, notes);
