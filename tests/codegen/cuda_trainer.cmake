@@ -5,6 +5,7 @@
 #   cmake -DTRAINER=<NAME_trainer_cuda> -DWORKDIR=<dir> -P cuda_trainer.cmake
 cmake_minimum_required(VERSION 3.25)
 file(MAKE_DIRECTORY "${WORKDIR}")
+file(REMOVE "${WORKDIR}/graph.safetensors" "${WORKDIR}/launches.safetensors")  # fresh runs
 set(args --data synthetic:1024 --epochs 2 --seed 3 --progress none)
 execute_process(COMMAND "${TRAINER}" ${args} --save "${WORKDIR}/graph.safetensors"
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)

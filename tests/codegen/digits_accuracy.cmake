@@ -10,6 +10,7 @@
 #         -DWORK=<dir> -P this
 cmake_minimum_required(VERSION 3.25)
 file(MAKE_DIRECTORY "${WORK}")
+file(REMOVE "${WORK}/digits.safetensors")  # a fresh run: the trainer would not replace it
 execute_process(
   COMMAND ${TRAINER} --data ${DATA}/train_images.npy --labels ${DATA}/train_labels.npy
           --eval ${DATA}/test_images.npy --eval-labels ${DATA}/test_labels.npy --scale 0.0625

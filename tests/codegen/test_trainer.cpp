@@ -248,6 +248,73 @@ TEST_CASE("trainer: a signal stops after the running step, saves, and the run re
 
 namespace {
 
+// The line of epoch `epoch` in a trainer's report, without its throughput: "epoch 2/2: loss ...".
+std::string epoch_report(const std::string& report, int epoch, int epochs) {
+  const std::string start = "epoch " + std::to_string(epoch) + "/" + std::to_string(epochs) + ":";
+  const std::size_t at = report.find(start);
+  if (at == std::string::npos)
+    return "no line for " + start;
+  const std::string line = report.substr(at, report.find('\n', at) - at);
+  return line.substr(0, line.find(" | "));
+}
+
+}  // namespace
+
+TEST_CASE("trainer: a resumed epoch reports the whole epoch, as an uninterrupted run does") {
+  const fs::path dir = scratch("resumed_epoch_line");
+  rt::TrainOptions straight = options_for(2);
+  straight.metrics = dir / "straight.jsonl";
+  std::ostringstream straight_out;
+  const rt::TrainResult whole = train_cpu(straight, straight_out);
+  REQUIRE(whole.epochs.size() == 2);
+
+  rt::TrainOptions first = options_for(2);
+  first.save = dir / "run.safetensors";
+  first.max_steps = 4;  // batch 1 of 3 into the second epoch
+  std::ostringstream out;
+  train_cpu(first, out);
+  const rt::Checkpoint saved = rt::load_checkpoint(first.save);
+  CHECK(saved.extra_metadata.at("epoch_samples") == "4");
+
+  rt::TrainOptions resumed = options_for(2);
+  resumed.resume = first.save;
+  resumed.metrics = dir / "resumed.jsonl";
+  std::ostringstream resumed_out;
+  const rt::TrainResult rest = train_cpu(resumed, resumed_out);
+  REQUIRE(rest.epochs.size() == 1);
+  // The sums go on from the checkpoint's in the same order: the same bits, not merely close.
+  CHECK(rest.epochs[0].train_loss == whole.epochs[1].train_loss);
+  CHECK(rest.epochs[0].train_accuracy == whole.epochs[1].train_accuracy);
+  CHECK(rest.epochs[0].train_samples == 12);
+  CHECK(epoch_report(resumed_out.str(), 2, 2) == epoch_report(straight_out.str(), 2, 2));
+
+  // A checkpoint from before the totals were kept: the epoch reports its own batches, and says so.
+  rt::Checkpoint older = saved;
+  for (const char* entry : {"epoch_loss_sum", "epoch_correct", "epoch_samples"})
+    REQUIRE(older.extra_metadata.erase(entry) == 1);
+  rt::save_checkpoint(first.save, older);
+  std::ostringstream older_out;
+  const rt::TrainResult partial = train_cpu(resumed, older_out);
+  REQUIRE(partial.epochs.size() == 1);
+  CHECK(partial.epochs[0].train_samples == 8);
+  CHECK(older_out.str().find(
+            " (batches 2-3 only: the checkpoint keeps no totals of the first 1)\n") !=
+        std::string::npos);
+
+  // Totals that do not fit the checkpoint's position are refused by name.
+  rt::Checkpoint wrong = saved;
+  wrong.extra_metadata["epoch_samples"] = "8";
+  rt::save_checkpoint(first.save, wrong);
+  CHECK_THROWS_WITH_AS(
+      train_cpu(resumed, out),
+      doctest::Contains("expected 4 samples (1 batches of 4 into the epoch) in the metadata entry "
+                        "'epoch_samples'"),
+      rt::FormatError);
+  fs::remove_all(dir);
+}
+
+namespace {
+
 // Records the learning rate each train_step was given.
 class RateRecordingBackend final : public ForwardingBackend {
  public:
@@ -361,7 +428,8 @@ TEST_CASE("trainer: a resumed run keeps the checkpoint's optimizer settings and 
   fs::remove_all(dir);
 }
 
-TEST_CASE("trainer: checkpoints without optimizer settings resume; broken settings are refused") {
+TEST_CASE(
+    "trainer: checkpoints without optimizer settings resume, and broken settings are refused") {
   const rt::ModelInfo model = cli_net::model_info();
   const rt::CpuSteps steps{&cli_net::cpu::train_step, &cli_net::cpu::evaluate};
   const fs::path dir = scratch("old_settings");
@@ -478,34 +546,54 @@ TEST_CASE("trainer: --max-steps on an epoch's last batch ends that epoch, and th
   fs::remove_all(dir);
 }
 
-TEST_CASE("trainer: --resume on a data set of another size is refused; other files get a note") {
+TEST_CASE(
+    "trainer: --resume inside an epoch on data of another size is refused, between epochs the run "
+    "goes on with it, and other files get a note") {
   const fs::path dir = scratch("other_data");
   std::ostringstream out;
-  rt::TrainOptions first = options_for(2);
+  rt::TrainOptions first = options_for(3);
   first.save = dir / "run.safetensors";
-  first.max_steps = 3;  // the end of epoch 1: the checkpoint stands at batch 0 of epoch 2
+  first.overwrite = true;  // run again below, to go back to a checkpoint
+  first.max_steps = 4;     // inside epoch 2: the checkpoint stands at batch 1 of 3
   train_cpu(first, out);
   const rt::Checkpoint saved = rt::load_checkpoint(first.save);
   CHECK(saved.extra_metadata.at("data_samples") == "12");  // train.npy: 12 samples
   const std::string before = bytes_of(first.save);
 
-  rt::TrainOptions other = options_for(2);
+  rt::TrainOptions other = options_for(3);
   other.data = {"synthetic:16"};
   other.resume = first.save;
   other.save = first.save;
   try {
     train_cpu(other, out);
-    FAIL("resumed on a data set of another size");
+    FAIL("resumed inside an epoch on a data set of another size");
   } catch (const rt::TrainingSetupError& e) {
     const std::string message = e.what();
     CAPTURE(message);
-    CHECK(message.starts_with(first.save.string() + ": the run was training on 12 samples (" +
+    CHECK(message.starts_with(first.save.string() +
+                              ": the run stopped inside epoch 2, training on 12 samples (" +
                               data_dir + "/train.npy"));
-    CHECK(message.find("/train_labels.npy), but synthetic:16 holds 16: --resume continues a "
-                       "run on its own data") != std::string::npos);
-    CHECK(message.ends_with("start a new run with --init " + first.save.string()));
+    CHECK(message.find("/train_labels.npy), but synthetic:16 holds 16: --resume continues an "
+                       "epoch on its own data") != std::string::npos);
+    CHECK(
+        message.ends_with("start a new run from these weights with --init " + first.save.string()));
   }
   CHECK(bytes_of(first.save) == before);
+
+  // At an epoch's end nothing of the order is left to continue: the run goes on with 16 samples
+  // (4 batches an epoch), and says so.
+  first.max_steps = 3;
+  train_cpu(first, out);  // the end of epoch 1
+  std::ostringstream more_out;
+  CHECK(train_cpu(other, more_out).steps == 3 + 2 * 4);
+  CHECK(more_out.str().find("  the run was training on 12 samples (" + data_dir + "/train.npy") !=
+        std::string::npos);
+  CHECK(more_out.str().find("; from epoch 2 on it trains on the 16 of synthetic:16\n") !=
+        std::string::npos);
+
+  first.max_steps = 3;
+  train_cpu(first, out);  // back to the end of epoch 1 on train.npy
+  other.epochs = 2;
 
   // As many samples in other files: the same data moved, perhaps. The run goes on, and says so.
   other.data = {"synthetic:12"};
@@ -573,6 +661,49 @@ TEST_CASE("trainer: a --save that cannot be written stops the run before it star
   CHECK(out.str().find("epoch 1/1") == std::string::npos);  // no step was spent
   o.save = dir;                                             // a directory
   CHECK_THROWS_AS(train_cpu(o, out), rt::IoError);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("trainer: a new run does not replace a file at --save unless told to") {
+  const fs::path dir = scratch("save_exists");
+  std::ostringstream out;
+  rt::TrainOptions first = options_for(2);
+  first.save = dir / "run.safetensors";
+  train_cpu(first, out);
+  const std::string finished = bytes_of(first.save);
+
+  std::ostringstream again_out;
+  CHECK_THROWS_WITH_AS(
+      train_cpu(first, again_out),
+      ("--save " + first.save.string() +
+       " holds a checkpoint at step 6 (2 epochs done), and this run would replace it: --resume " +
+       first.save.string() +
+       " continues that run, --overwrite replaces it, or --save can name "
+       "another file")
+          .c_str(),
+      rt::TrainingSetupError);
+  CHECK(again_out.str().find("epoch 1/2") == std::string::npos);  // refused before any step
+  CHECK(bytes_of(first.save) == finished);
+
+  // A file that is not a checkpoint (data named at --save by mistake) is kept as well.
+  rt::TrainOptions mistaken = options_for(1);
+  mistaken.save = dir / "notes.txt";
+  { std::ofstream(mistaken.save) << "my notes"; }
+  CHECK_THROWS_WITH_AS(
+      train_cpu(mistaken, out),
+      doctest::Contains(
+          ("--save " + mistaken.save.string() + " exists, and this run would replace it").c_str()),
+      rt::TrainingSetupError);
+  CHECK(bytes_of(mistaken.save) == "my notes");
+
+  // The checkpoint a run resumes is its to replace; --overwrite lets a new run replace any.
+  rt::TrainOptions resumed = options_for(3);
+  resumed.resume = first.save;
+  resumed.save = dir / "." / "run.safetensors";  // the same file, named another way
+  CHECK(train_cpu(resumed, out).steps == 9);
+  first.overwrite = true;
+  CHECK(train_cpu(first, out).steps == 6);
+  CHECK(bytes_of(first.save) == finished);  // the same run again: the same bytes
   fs::remove_all(dir);
 }
 
@@ -685,13 +816,14 @@ std::uint64_t byte_of_element(const fs::path& file, const std::string& name, int
 
 }  // namespace
 
-TEST_CASE("trainer: weights that diverge behind finite losses stop the run; nothing is saved") {
+TEST_CASE("trainer: weights that diverge behind finite losses stop the run, and nothing is saved") {
   const rt::ModelInfo model = cli_net::model_info();
   const rt::CpuSteps steps{&cli_net::cpu::train_step, &cli_net::cpu::evaluate};
   const fs::path dir = scratch("nan_weights");
   std::ostringstream out, progress;
   rt::TrainOptions o = options_for(2);
   o.save = dir / "run.safetensors";
+  o.overwrite = true;  // the file stands for an earlier run's checkpoint
   {
     std::ofstream previous(o.save, std::ios::binary);
     previous << "the previous checkpoint";

@@ -15,6 +15,7 @@
 #include "staticnet/print.hpp"
 #include "staticnet/runtime/batches/loader.hpp"
 #include "staticnet/runtime/checkpoints/atomic_file.hpp"
+#include "staticnet/runtime/checkpoints/checkpoint.hpp"
 #include "staticnet/runtime/checkpoints/safetensors_reader.hpp"
 #include "staticnet/runtime/error.hpp"
 #include "staticnet/runtime/finite_values.hpp"
@@ -152,18 +153,44 @@ std::string data_identity(const std::vector<std::string>& files) {
   return text;
 }
 
-// A resumed run continues the interrupted one's data order, a permutation of its data set: in a
-// data set of another size it would be another order, with epochs of another length. (Other
-// files of the same size may be the same data moved: report_resume notes them.)
-void require_same_size(const std::filesystem::path& checkpoint, const TrainingDataIdentity& saved,
-                       const TrainingDataIdentity& now) {
-  if (saved.samples != now.samples)
+// A run's first save would replace the file --save names: another run's checkpoint, or a file
+// named there by mistake. Only the checkpoint the run resumes is replaced without --overwrite.
+void require_new_save_target(const TrainOptions& options) {
+  std::error_code error;
+  if (options.overwrite || !std::filesystem::exists(options.save, error))
+    return;
+  if (!options.resume.empty() && std::filesystem::equivalent(options.save, options.resume, error))
+    return;
+  std::string holds = "exists";
+  try {
+    const TrainingState state = decode_training_state(
+        SafetensorsReader::open(options.save).metadata(), options.save.string());
+    holds = fmt::format("holds a checkpoint at step {} ({} epoch{} done)", state.step, state.epoch,
+                        state.epoch == 1 ? "" : "s");
+  } catch (const std::exception&) {
+    // Not a checkpoint: "exists" says enough.
+  }
+  throw TrainingSetupError(
+      fmt::format("--save {} {}, and this run would replace it: --resume {} continues that run, "
+                  "--overwrite replaces it, or --save can name another file",
+                  options.save.string(), holds, options.save.string()));
+}
+
+// Inside an epoch, a resumed run continues the interrupted one's data order, a permutation of its
+// data set: in a data set of another size it would be another order, with epochs of another
+// length. Between epochs nothing of the order is left to continue, and the run may go on with
+// more data or less (report_resume says so); other files of the same size may be the same data
+// moved (report_resume notes them).
+void require_same_size(const std::filesystem::path& checkpoint, const TrainingPosition& position,
+                       const TrainingDataIdentity& saved, const TrainingDataIdentity& now) {
+  if (saved.samples != now.samples && position.batch > 0)
     throw TrainingSetupError(fmt::format(
-        "{}: the run was training on {} samples ({}), but {} holds {}: --resume continues a "
-        "run on its own data, in its own order. To train on this data from the checkpoint's "
-        "weights, start a new run with --init {}",
-        checkpoint.string(), saved.samples, saved.source, now.source, now.samples,
-        checkpoint.string()));
+        "{}: the run stopped inside epoch {}, training on {} samples ({}), but {} holds {}: "
+        "--resume continues an epoch on its own data, in its own order. Resume from a checkpoint "
+        "written at the end of an epoch to go on with other data, or start a new run from these "
+        "weights with --init {}",
+        checkpoint.string(), position.epoch + 1, saved.samples, saved.source, now.source,
+        now.samples, checkpoint.string()));
 }
 
 // Where a resumed run stands, and with which settings: the checkpoint's, but for those the
@@ -175,7 +202,11 @@ void report_resume(std::ostream& out, const std::filesystem::path& checkpoint,
                    const TrainingDataIdentity& data) {
   out << fmt::format("resumed from {} at step {} (epoch {}, batch {})\n", checkpoint.string(),
                      position.step, position.epoch + 1, position.batch);
-  if (saved_data && saved_data->source != data.source)
+  if (saved_data && saved_data->samples != data.samples)
+    out << fmt::format(
+        "  the run was training on {} samples ({}); from epoch {} on it trains on the {} of {}\n",
+        saved_data->samples, saved_data->source, position.epoch + 1, data.samples, data.source);
+  else if (saved_data && saved_data->source != data.source)
     out << fmt::format("  the run was training on {}; this one reads {}, of as many samples\n",
                        saved_data->source, data.source);
   if (!saved) {
@@ -236,6 +267,7 @@ class MetricsFile {
                         {"step", m.step},
                         {"learning_rate", m.learning_rate},
                         {"train_loss", m.train_loss},
+                        {"train_samples", m.train_samples},
                         {"samples_per_second", m.samples_per_second}};
     if (model.classifies())
       line["train_accuracy"] = m.train_accuracy;
@@ -322,6 +354,12 @@ BatchTotals batch_totals(const ModelInfo& model, Backend& backend,
   return t;
 }
 
+void add_batch(EpochTotals& totals, const BatchTotals& batch, std::int64_t samples) {
+  totals.loss_sum += batch.loss;
+  totals.correct += batch.correct;
+  totals.samples += samples;
+}
+
 struct EvalResult {
   double loss = 0, accuracy = 0;
 };
@@ -358,12 +396,11 @@ EvalResult evaluate_all(const ModelInfo& model, Backend& backend, const Dataset&
 }
 
 // The epoch so far, after the progress report, as the epoch's line will say it.
-std::string running_note(const ModelInfo& model, double loss_sum, std::int64_t correct,
-                         std::int64_t samples) {
-  if (samples == 0)
+std::string running_note(const ModelInfo& model, const EpochTotals& totals) {
+  if (totals.samples == 0)
     return {};
-  const auto n = static_cast<double>(samples);
-  return loss_text(model, loss_sum / n, static_cast<double>(correct) / n);
+  const auto n = static_cast<double>(totals.samples);
+  return loss_text(model, totals.loss_sum / n, static_cast<double>(totals.correct) / n);
 }
 
 bool show_bar(ProgressMode mode) {
@@ -414,8 +451,10 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
         train_set->source(), train_set->size(), model.batch));
 
   // A --save that cannot be written is found now, not after the first epoch.
-  if (!options.save.empty())
+  if (!options.save.empty()) {
     check_writable_target(options.save);
+    require_new_save_target(options);
+  }
 
   // ---- starting state
   const auto count = static_cast<std::size_t>(model.parameter_count);
@@ -434,7 +473,7 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
     saved = std::move(resumed.settings);
     saved_data = std::move(resumed.data);
     if (saved_data)
-      require_same_size(options.resume, *saved_data, data);
+      require_same_size(options.resume, position, *saved_data, data);
   } else {
     std::vector<float> parameters(count);
     std::vector<float> statistics(static_cast<std::size_t>(model.non_trainable_count));
@@ -531,8 +570,13 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
       p.terminal = show_bar(options.progress);
       bar.emplace(progress_out, p);
     }
-    double loss_sum = 0;
-    std::int64_t correct = 0, samples = 0;
+    // The epoch's sums go on from the checkpoint's when it keeps them (`position.so_far`); `here`
+    // counts this run's batches: its throughput, and the epoch's line when they are all it has.
+    EpochTotals here;
+    const std::int64_t first_batch = position.batch;
+    auto reported = [&]() -> const EpochTotals& {
+      return position.so_far ? *position.so_far : here;
+    };
     const auto started = Clock::now();
     bool stopped = false;
     // The next batch is prepared while the step runs (a GPU backend returns from train_step at
@@ -566,12 +610,12 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
                                     epoch_settings.learning_rate)));
       ++position.step;
       ++position.batch;
-      loss_sum += t.loss;
-      correct += t.correct;
-      samples += model.batch;
+      add_batch(here, t, model.batch);
+      if (position.so_far)
+        add_batch(*position.so_far, t, model.batch);
       if (bar)
         bar->update(static_cast<std::uint64_t>(position.batch),
-                    [&] { return running_note(model, loss_sum, correct, samples); });
+                    [&] { return running_note(model, reported()); });
       const bool limit = options.max_steps && position.step >= *options.max_steps;
       if (signals.raised() || limit) {
         stopped = true;
@@ -581,14 +625,24 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
     const double seconds = std::chrono::duration<double>(Clock::now() - started).count();
     // Ends the redrawn line; in line mode the epoch's line below says it all.
     if (bar && show_bar(options.progress))
-      bar->finish(running_note(model, loss_sum, correct, samples));
+      bar->finish(running_note(model, reported()));
+    const EpochTotals& totals = reported();
+    const auto samples = static_cast<double>(totals.samples);
     EpochMetrics m;
     m.epoch = epoch + 1;
     m.step = position.step;
     m.learning_rate = epoch_settings.learning_rate;
-    m.train_loss = samples ? loss_sum / static_cast<double>(samples) : 0;
-    m.train_accuracy = samples ? static_cast<double>(correct) / static_cast<double>(samples) : 0;
-    m.samples_per_second = seconds > 0 ? static_cast<double>(samples) / seconds : 0;
+    m.train_loss = totals.samples ? totals.loss_sum / samples : 0;
+    m.train_accuracy = totals.samples ? static_cast<double>(totals.correct) / samples : 0;
+    m.train_samples = totals.samples;
+    m.samples_per_second = seconds > 0 ? static_cast<double>(here.samples) / seconds : 0;
+    // A resumed epoch whose checkpoint kept no totals (an older staticnet's) reports its own
+    // batches, and says so.
+    const std::string only_since =
+        position.so_far || first_batch == 0
+            ? ""
+            : fmt::format(" (batches {}-{} only: the checkpoint keeps no totals of the first {})",
+                          first_batch + 1, position.batch, first_batch);
     const std::string why_stopped = signals.raised() ? " by a signal" : " (--max-steps)";
     const std::string saved_where =
         options.save.empty() ? "no --save, nothing saved" : "saved " + options.save.string();
@@ -599,18 +653,20 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
       result.interrupted = signals.raised();
       out << fmt::format("stopped at step {} (epoch {}, batch {} of {}){}: {}\n", position.step,
                          epoch + 1, position.batch, batches, why_stopped, saved_where);
-      out << epoch_line(model, m, options.epochs, scheduled) << " (partial epoch)\n" << std::flush;
+      out << epoch_line(model, m, options.epochs, scheduled) << only_since << " (partial epoch)\n"
+          << std::flush;
       break;
     }
     ++position.epoch;
     position.batch = 0;
+    position.so_far = EpochTotals{};
     const StateSnapshot state = checked_state();
     if (eval_set) {
       const EvalResult e = evaluate_all(model, backend, *eval_set, config, epoch + 1);
       m.eval_loss = e.loss;
       m.eval_accuracy = e.accuracy;
     }
-    out << epoch_line(model, m, options.epochs, scheduled) << "\n" << std::flush;
+    out << epoch_line(model, m, options.epochs, scheduled) << only_since << "\n" << std::flush;
     save(state);  // first: a metrics file that cannot be written must not cost the epoch
     metrics.write(model, m);
     result.epochs.push_back(m);

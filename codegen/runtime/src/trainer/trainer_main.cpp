@@ -160,6 +160,9 @@ int trainer_main(int argc, char** argv, const ModelInfo& model, const BackendFac
   app.add_option("--resume", options.resume, "Continue from a checkpoint written by --save");
   app.add_option("--save", options.save,
                  "Write a checkpoint (safetensors) here after every epoch and when stopped");
+  app.add_flag("--overwrite", options.overwrite,
+               "Let --save replace a file that is there (without it, only the checkpoint "
+               "--resume continues is replaced)");
   app.add_option("--metrics", options.metrics, "Append one JSON object per epoch to this file");
   app.add_option("--progress", cl.progress,
                  "Progress display: a bar on a terminal, whole lines otherwise (auto)")

@@ -1,6 +1,7 @@
 #include "training_checkpoint.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <map>
 #include <optional>
@@ -80,6 +81,44 @@ std::optional<TrainingDataIdentity> saved_data(const std::map<std::string, std::
   return TrainingDataIdentity{source->second, *count};
 }
 
+constexpr const char* loss_sum_entry = "epoch_loss_sum";
+constexpr const char* correct_entry = "epoch_correct";
+constexpr const char* samples_entry = "epoch_samples";
+
+// The totals of the epoch a checkpoint stands in (`batch` batches into it), as `position` gets
+// them; none in checkpoints from before they were kept.
+std::optional<EpochTotals> saved_totals(const std::map<std::string, std::string>& metadata,
+                                        const std::filesystem::path& file, std::int64_t batch,
+                                        std::int64_t batch_size) {
+  if (batch == 0)
+    return EpochTotals{};
+  const auto loss_sum = metadata.find(loss_sum_entry);
+  const auto correct = metadata.find(correct_entry);
+  const auto samples = metadata.find(samples_entry);
+  if (loss_sum == metadata.end() || correct == metadata.end() || samples == metadata.end())
+    return std::nullopt;
+  const std::int64_t expected = batch * batch_size;
+  auto refuse = [&](const char* entry, const std::string& wanted, const std::string& text) {
+    throw FormatError({file.string(), {}, {}, {}},
+                      fmt::format("{} in the metadata entry '{}'", wanted, entry),
+                      fmt::format("\"{}\"", text.substr(0, 40)));
+  };
+  EpochTotals totals;
+  const std::optional<double> sum = whole_number<double>(loss_sum->second);
+  if (!sum || !std::isfinite(*sum))
+    refuse(loss_sum_entry, "a finite loss sum", loss_sum->second);
+  const std::optional<std::int64_t> count = whole_number<std::int64_t>(samples->second);
+  if (!count || *count != expected)
+    refuse(samples_entry,
+           fmt::format("{} samples ({} batches of {} into the epoch)", expected, batch, batch_size),
+           samples->second);
+  const std::optional<std::int64_t> right = whole_number<std::int64_t>(correct->second);
+  if (!right || *right < 0 || *right > expected)
+    refuse(correct_entry, fmt::format("a count of correct predictions in [0, {}]", expected),
+           correct->second);
+  return EpochTotals{*sum, *right, *count};
+}
+
 }  // namespace
 
 StateSnapshot read_training_state(const ModelInfo& model, Backend& backend) {
@@ -144,6 +183,10 @@ void save_training_checkpoint(const std::filesystem::path& file, const ModelInfo
                 {"batch", std::to_string(model.batch)},
                 {data_entry, data.source},
                 {data_samples_entry, std::to_string(data.samples)}});
+  if (position.batch > 0 && position.so_far)
+    extra.insert({{loss_sum_entry, round_trip_text(position.so_far->loss_sum)},
+                  {correct_entry, std::to_string(position.so_far->correct)},
+                  {samples_entry, std::to_string(position.so_far->samples)}});
   save_checkpoint(file, tensors, state, extra);
 }
 
@@ -225,6 +268,7 @@ ResumedTraining load_training_checkpoint(const std::filesystem::path& file, cons
   position.epoch = static_cast<std::int64_t>(s.epoch);
   position.batch = static_cast<std::int64_t>(s.data_order.index_in_epoch) / model.batch;
   position.seed = s.data_order.epoch_seed;
+  position.so_far = saved_totals(checkpoint.extra_metadata, file, position.batch, model.batch);
   return {position, std::move(settings), saved_data(checkpoint.extra_metadata, file)};
 }
 

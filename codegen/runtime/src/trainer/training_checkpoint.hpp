@@ -16,13 +16,24 @@
 
 namespace staticnet::runtime {
 
+// The epoch so far: the sums its line and metrics are made of. A checkpoint written inside an
+// epoch keeps them, so that the resumed run reports the whole epoch, as an uninterrupted run
+// would, to the bit.
+struct EpochTotals {
+  double loss_sum = 0;       // the per-sample losses, added batch by batch
+  std::int64_t correct = 0;  // a classifier's correct predictions
+  std::int64_t samples = 0;  // the samples the sums are over
+};
+
 // Where training stands: `step` optimizer steps done; the next batch is batch `batch` of epoch
-// `epoch` (both 0-based) of the order drawn from `seed`.
+// `epoch` (both 0-based) of the order drawn from `seed`. `so_far` is none where a checkpoint
+// written inside an epoch predates the totals: the resumed epoch then reports its own batches.
 struct TrainingPosition {
   std::int64_t step = 0;
   std::int64_t epoch = 0;
   std::int64_t batch = 0;
   std::uint64_t seed = 0;
+  std::optional<EpochTotals> so_far = EpochTotals{};
 };
 
 // The backend's state as a checkpoint keeps it, read once for both the check and the save: the

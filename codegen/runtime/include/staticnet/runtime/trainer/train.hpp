@@ -61,9 +61,10 @@ struct TrainOptions {
   std::optional<float> scale;  // input scale; default 1/255 for u8 data, else 1
   std::vector<float> mean, stddev;  // per channel (or one for all), after scaling
   Augmentation augmentation;
-  std::filesystem::path init;     // parameters to start from (any safetensors with our names)
-  std::filesystem::path resume;   // a checkpoint to continue
-  std::filesystem::path save;     // where checkpoints go
+  std::filesystem::path init;    // parameters to start from (any safetensors with our names)
+  std::filesystem::path resume;  // a checkpoint to continue
+  std::filesystem::path save;    // where checkpoints go
+  bool overwrite = false;  // --save may replace a file there (else only the --resume checkpoint)
   std::filesystem::path metrics;  // JSON Lines, one object per epoch
   ProgressMode progress = ProgressMode::automatic;
 };
@@ -90,6 +91,7 @@ struct EpochMetrics {
   std::int64_t step = 0;   // optimizer steps so far
   double learning_rate = 0;
   double train_loss = 0, train_accuracy = 0;
+  std::int64_t train_samples = 0;  // the samples of the epoch the two are over
   std::optional<double> eval_loss, eval_accuracy;
   double samples_per_second = 0;
 };
