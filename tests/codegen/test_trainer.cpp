@@ -887,6 +887,41 @@ TEST_CASE("trainer: --init and --resume refuse a file holding a NaN or an infini
   fs::remove_all(dir);
 }
 
+TEST_CASE("trainer: --init takes weights saved in F64, and says it converted them") {
+  const fs::path dir = scratch("init_f64");
+  std::ostringstream out;
+  rt::TrainOptions first = options_for(1);
+  first.save = dir / "f32.safetensors";
+  train_cpu(first, out);
+  // The same weights widened to F64, as PyTorch's model.double().state_dict() holds them.
+  rt::Checkpoint wide = rt::load_checkpoint(first.save);
+  for (rt::CheckpointTensor& t : wide.tensors) {
+    if (t.dtype != rt::Dtype::f32)
+      continue;
+    std::vector<float> narrow(t.data.size() / sizeof(float));
+    std::memcpy(narrow.data(), t.data.data(), t.data.size());
+    const std::vector<double> widened(narrow.begin(), narrow.end());
+    t.dtype = rt::Dtype::f64;
+    t.data.resize(widened.size() * sizeof(double));
+    std::memcpy(t.data.data(), widened.data(), t.data.size());
+  }
+  rt::save_checkpoint(dir / "f64.safetensors", wide);
+
+  // Two runs from the two files: F32 → F64 → F32 is exact, so they end with the same bytes.
+  for (const char* name : {"f32", "f64"}) {
+    rt::TrainOptions o = options_for(1);
+    o.init = dir / (std::string(name) + ".safetensors");
+    o.save = dir / (std::string(name) + "_trained.safetensors");
+    std::ostringstream run_out;
+    train_cpu(o, run_out);
+    const bool converted =
+        run_out.str().find(", its F64 values converted to F32\n") != std::string::npos;
+    CHECK(converted == (std::string(name) == "f64"));
+  }
+  CHECK(bytes_of(dir / "f32_trained.safetensors") == bytes_of(dir / "f64_trained.safetensors"));
+  fs::remove_all(dir);
+}
+
 TEST_CASE("trainer: --init takes BatchNorm's running statistics when the file has them all") {
   const rt::ModelInfo model = mlperf_ds_cnn::model_info();  // nine BatchNorms
   REQUIRE(model.non_trainable.size() == 18);
@@ -915,14 +950,16 @@ TEST_CASE("trainer: --init takes BatchNorm's running statistics when the file ha
   auto count = [](const std::vector<float>& v, float x) { return std::ranges::count(v, x); };
 
   write(dir / "all.safetensors", true, "");
-  CHECK(rt::load_parameters(model, dir / "all.safetensors", parameters, statistics));
+  CHECK(
+      rt::load_parameters(model, dir / "all.safetensors", parameters, statistics).with_statistics);
   CHECK(count(parameters, 0.25f) == model.parameter_count);
   CHECK(count(statistics, 0.5f) + count(statistics, 2.0f) == model.non_trainable_count);
   CHECK(count(statistics, 0.5f) == model.non_trainable_count / 2);
 
   // Weights saved without buffers: the statistics start as PyTorch starts them.
   write(dir / "weights.safetensors", false, "");
-  CHECK_FALSE(rt::load_parameters(model, dir / "weights.safetensors", parameters, statistics));
+  CHECK_FALSE(rt::load_parameters(model, dir / "weights.safetensors", parameters, statistics)
+                  .with_statistics);
   CHECK(count(statistics, 0.0f) + count(statistics, 1.0f) == model.non_trainable_count);
   CHECK(count(statistics, 0.0f) == model.non_trainable_count / 2);
 

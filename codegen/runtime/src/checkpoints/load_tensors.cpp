@@ -1,10 +1,14 @@
 #include "staticnet/runtime/checkpoints/load_tensors.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "staticnet/runtime/checkpoints/checkpoint.hpp"
 #include "staticnet/runtime/checkpoints/safetensors_reader.hpp"
@@ -12,15 +16,28 @@
 #include "staticnet/runtime/finite_values.hpp"
 
 namespace staticnet::runtime {
+namespace {
 
-void load_tensors(const std::filesystem::path& file, std::span<const TensorRegion> regions) {
-  load_tensors(SafetensorsReader::open(file), regions);
+// Where element `element` of `tensor` starts in the file, for error messages.
+std::uint64_t element_byte(const SafetensorsReader& reader, const SafetensorsTensorInfo& tensor,
+                           std::int64_t element) {
+  return reader.data_buffer_offset() + tensor.data_begin +
+         static_cast<std::uint64_t>(element) * dtype_size(tensor.dtype);
 }
 
-void load_tensors(const SafetensorsReader& reader, std::span<const TensorRegion> regions) {
+}  // namespace
+
+std::vector<Dtype> load_tensors(const std::filesystem::path& file,
+                                std::span<const TensorRegion> regions) {
+  return load_tensors(SafetensorsReader::open(file), regions);
+}
+
+std::vector<Dtype> load_tensors(const SafetensorsReader& reader,
+                                std::span<const TensorRegion> regions) {
+  // Any floating type will do: it is converted (a float tensor is compared as an F32 one).
   std::vector<TensorSignature> found;
   for (const SafetensorsTensorInfo& t : reader.tensors())
-    found.push_back({t.name, t.dtype, t.shape});
+    found.push_back({t.name, is_floating(t.dtype) ? Dtype::f32 : t.dtype, t.shape});
   CheckpointExpectations expected;
   expected.allow_unexpected_tensors = true;
   for (const TensorRegion& region : regions)
@@ -29,22 +46,55 @@ void load_tensors(const SafetensorsReader& reader, std::span<const TensorRegion>
   auto problems = checkpoint_mismatches(reader.source(), found, expected);
   if (!problems.empty())
     throw CheckpointMismatch(reader.source(), std::move(problems));
+
+  std::vector<Dtype> converted;
   for (const TensorRegion& region : regions) {
     for (const ParameterTensor& p : region.tensors) {
-      const auto bytes = reader.data(*reader.find(p.name));
-      std::memcpy(region.values.data() + p.offset, bytes.data(), bytes.size());
+      const SafetensorsTensorInfo& tensor = *reader.find(p.name);
+      const auto bytes = reader.data(tensor);
+      float* values = region.values.data() + p.offset;
+      if (tensor.dtype == Dtype::f32) {
+        std::memcpy(values, bytes.data(), bytes.size());
+        continue;
+      }
+      if (std::ranges::find(converted, tensor.dtype) == converted.end())
+        converted.push_back(tensor.dtype);
+      const std::size_t size = dtype_size(tensor.dtype);
+      for (std::int64_t j = 0; j < p.elements(); ++j) {
+        const std::byte* element = bytes.data() + static_cast<std::size_t>(j) * size;
+        const std::optional<float> value = float_element(tensor.dtype, element);
+        if (!value)
+          throw FormatError({reader.source(), element_byte(reader, tensor, j), {}, {}},
+                            "a value an F32 can hold in tensor " + p.name,
+                            fmt::format("an F64 beyond ±{:g} at element {}",
+                                        std::numeric_limits<float>::max(), j));
+        values[j] = *value;
+      }
     }
     // No model starts from a NaN or an infinity: training would carry it on, perhaps behind
     // finite losses, and inference would print garbage.
     if (const std::optional<NonFiniteValue> bad = first_non_finite(region.tensors, region.values)) {
-      const std::uint64_t byte = reader.data_buffer_offset() +
-                                 reader.find(bad->tensor->name)->data_begin +
-                                 static_cast<std::uint64_t>(bad->element) * sizeof(float);
+      const SafetensorsTensorInfo& tensor = *reader.find(bad->tensor->name);
       throw FormatError(
-          {reader.source(), byte, {}, {}}, "a finite value in tensor " + bad->tensor->name,
+          {reader.source(), element_byte(reader, tensor, bad->element), {}, {}},
+          "a finite value in tensor " + bad->tensor->name,
           non_finite_name(bad->value) + " at element " + std::to_string(bad->element));
     }
   }
+  std::ranges::sort(converted);
+  return converted;
+}
+
+std::string conversion_note(std::span<const Dtype> converted) {
+  if (converted.empty())
+    return "";
+  std::string types;
+  for (std::size_t i = 0; i < converted.size(); ++i)
+    types += (i == 0                      ? ""
+              : i + 1 == converted.size() ? " and "
+                                          : ", ") +
+             std::string(dtype_name(converted[i]));
+  return "its " + types + " values converted to F32";
 }
 
 }  // namespace staticnet::runtime

@@ -1,6 +1,10 @@
 #include "staticnet/runtime/checkpoints/safetensors_dtype.hpp"
 
 #include <array>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <limits>
 
 namespace staticnet::runtime {
 namespace {
@@ -39,7 +43,51 @@ const DtypeEntry& entry(Dtype dtype) noexcept {
   return dtype_table[0];  // unreachable for valid enumerators
 }
 
+template <typename Word>
+Word little_endian(const std::byte* bytes) noexcept {
+  Word word = 0;
+  for (std::size_t i = 0; i < sizeof(Word); ++i)
+    word |= static_cast<Word>(std::to_integer<unsigned>(bytes[i])) << (8 * i);
+  return word;
+}
+
+// IEEE 754 binary16: 1 sign bit, 5 exponent bits (bias 15), 10 mantissa bits.
+float half_to_float(std::uint16_t half) noexcept {
+  const std::uint32_t sign = static_cast<std::uint32_t>(half & 0x8000u) << 16;
+  const std::uint32_t exponent = (half >> 10) & 0x1fu;
+  const std::uint32_t mantissa = half & 0x3ffu;
+  if (exponent == 0) {  // zero or subnormal: mantissa × 2^-24, exact in a float
+    const float magnitude = std::ldexp(static_cast<float>(mantissa), -24);
+    return sign ? -magnitude : magnitude;
+  }
+  if (exponent == 0x1f)  // infinity or NaN (the payload kept)
+    return std::bit_cast<float>(sign | 0x7f800000u | (mantissa << 13));
+  return std::bit_cast<float>(sign | ((exponent + 127 - 15) << 23) | (mantissa << 13));
+}
+
 }  // namespace
+
+bool is_floating(Dtype dtype) noexcept {
+  return dtype == Dtype::f64 || dtype == Dtype::f32 || dtype == Dtype::f16 || dtype == Dtype::bf16;
+}
+
+std::optional<float> float_element(Dtype dtype, const std::byte* bytes) noexcept {
+  switch (dtype) {
+    case Dtype::f64: {
+      const double value = std::bit_cast<double>(little_endian<std::uint64_t>(bytes));
+      if (std::isfinite(value) && std::fabs(value) > std::numeric_limits<float>::max())
+        return std::nullopt;  // no float to round to (the cast would be undefined)
+      return static_cast<float>(value);
+    }
+    case Dtype::f16:
+      return half_to_float(little_endian<std::uint16_t>(bytes));
+    case Dtype::bf16:  // the upper half of a float's bits
+      return std::bit_cast<float>(static_cast<std::uint32_t>(little_endian<std::uint16_t>(bytes))
+                                  << 16);
+    default:
+      return std::bit_cast<float>(little_endian<std::uint32_t>(bytes));
+  }
+}
 
 std::span<const Dtype> supported_dtypes() noexcept {
   return all_dtypes;

@@ -41,15 +41,17 @@ void require_variances(const std::filesystem::path& file, std::span<const Parame
   }
 }
 
-void load_weights(const InferenceModel& model, InferenceBackend& inference,
-                  const SafetensorsReader& file) {
+// Returns the element types the file's tensors were converted from (load_tensors).
+std::vector<Dtype> load_weights(const InferenceModel& model, InferenceBackend& inference,
+                                const SafetensorsReader& file) {
   std::vector<float> parameters(static_cast<std::size_t>(model.parameter_count));
   std::vector<float> statistics(static_cast<std::size_t>(model.non_trainable_count));
   const TensorRegion regions[] = {{model.parameters, parameters},
                                   {model.non_trainable_tensors, statistics}};
-  load_tensors(file, regions);
+  std::vector<Dtype> converted = load_tensors(file, regions);
   require_variances(file.source(), model.non_trainable_tensors, statistics);
   inference.load(parameters, statistics);
+  return converted;
 }
 
 std::unique_ptr<Dataset> open_data(const InferenceModel& model, const InferOptions& options) {
@@ -127,7 +129,8 @@ std::string bytes_text(std::int64_t n) {
 }
 
 void report_start(std::ostream& out, const InferenceModel& model, InferenceBackend& inference,
-                  const Dataset& data, const std::filesystem::path& weights) {
+                  const Dataset& data, const std::filesystem::path& weights,
+                  const std::string& weights_note) {
   out << model.name << " (" << model.model_type << ", " << model.setup_type << ")\n";
   out << "  forward  batch " << model.batch << ", input " << shape_text(model.sample_shape)
       << ", output " << shape_text(model.output_shape) << ", on " << inference.description()
@@ -140,7 +143,8 @@ void report_start(std::ostream& out, const InferenceModel& model, InferenceBacke
       << "\n";
   if (const std::string other = inference.other_memory(); !other.empty())
     out << "           besides " << other << "\n";
-  out << "  weights  " << weights.string() << "\n";
+  out << "  weights  " << weights.string() << (weights_note.empty() ? "" : ", " + weights_note)
+      << "\n";
   out << "  data     " << data.source() << ": " << data.size() << " samples"
       << (data.label_kind() == LabelKind::none ? ", no labels" : "") << "\n";
 }
@@ -156,13 +160,13 @@ InferResult run_inference(const InferenceModel& model, InferenceBackend& inferen
     check_writable_target(options.output);
   const std::unique_ptr<Dataset> data = open_data(model, options);
   const SafetensorsReader weights = SafetensorsReader::open(options.weights);
-  load_weights(model, inference, weights);
+  const std::string weights_note = conversion_note(load_weights(model, inference, weights));
   // The normalisation the model was trained with, unless told otherwise.
   std::vector<std::string> notes;
   const InputNormalization input =
       resolve_normalization({options.scale, options.mean, options.stddev, {}},
                             saved_normalization(weights.metadata(), weights.source()), notes);
-  report_start(out, model, inference, *data, options.weights);
+  report_start(out, model, inference, *data, options.weights, weights_note);
   out << "  inputs   " << describe(input, data->element_type()) << "\n";
   if (const auto note = default_scale_note(input, data->element_type()))
     notes.push_back(*note);

@@ -43,19 +43,18 @@ void initialize_parameters(const ModelInfo& model, std::uint64_t seed,
   }
 }
 
-bool load_parameters(const ModelInfo& model, const SafetensorsReader& file,
-                     std::span<float> parameters, std::span<float> statistics) {
+LoadedParameters load_parameters(const ModelInfo& model, const SafetensorsReader& file,
+                                 std::span<float> parameters, std::span<float> statistics) {
   initialize_non_trainable(model, statistics);
   const bool has_statistics = std::ranges::any_of(
       model.non_trainable, [&](const auto& tensor) { return file.find(tensor.name) != nullptr; });
   const TensorRegion regions[] = {{model.parameters, parameters},
                                   {model.non_trainable, statistics}};
-  load_tensors(file, std::span(regions).first(has_statistics ? 2 : 1));
-  return has_statistics;
+  return {has_statistics, load_tensors(file, std::span(regions).first(has_statistics ? 2 : 1))};
 }
 
-bool load_parameters(const ModelInfo& model, const std::filesystem::path& file,
-                     std::span<float> parameters, std::span<float> statistics) {
+LoadedParameters load_parameters(const ModelInfo& model, const std::filesystem::path& file,
+                                 std::span<float> parameters, std::span<float> statistics) {
   return load_parameters(model, SafetensorsReader::open(file), parameters, statistics);
 }
 

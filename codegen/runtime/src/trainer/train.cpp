@@ -16,6 +16,7 @@
 #include "staticnet/runtime/batches/loader.hpp"
 #include "staticnet/runtime/checkpoints/atomic_file.hpp"
 #include "staticnet/runtime/checkpoints/checkpoint.hpp"
+#include "staticnet/runtime/checkpoints/load_tensors.hpp"
 #include "staticnet/runtime/checkpoints/safetensors_reader.hpp"
 #include "staticnet/runtime/error.hpp"
 #include "staticnet/runtime/finite_values.hpp"
@@ -478,12 +479,13 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
     std::vector<float> parameters(count);
     std::vector<float> statistics(static_cast<std::size_t>(model.non_trainable_count));
     if (!options.init.empty()) {
-      const bool with_statistics = load_parameters(model, *init_file, parameters, statistics);
-      weights =
-          fmt::format("from {} (--init){}", options.init.string(),
-                      model.non_trainable_count == 0 ? ""
-                      : with_statistics              ? ", with its running statistics"
-                                        : "; it has no running statistics: they start afresh");
+      const LoadedParameters loaded = load_parameters(model, *init_file, parameters, statistics);
+      const std::string converted = conversion_note(loaded.converted_from);
+      weights = fmt::format(
+          "from {} (--init){}{}", options.init.string(), converted.empty() ? "" : ", " + converted,
+          model.non_trainable_count == 0 ? ""
+          : loaded.with_statistics       ? ", with its running statistics"
+                                         : "; it has no running statistics: they start afresh");
     } else {
       initialize_parameters(model, options.seed, parameters);
       initialize_non_trainable(model, statistics);

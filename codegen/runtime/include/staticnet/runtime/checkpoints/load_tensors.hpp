@@ -1,10 +1,12 @@
 #pragma once
-// Loading a model's tensors by name from any safetensors file that has them (f32, the model's
-// shapes): a trainer's checkpoint, or PyTorch's save_file(model.state_dict()) of the same model
-// built as an nn.Sequential. Other tensors in the file (optimizer state, PyTorch's
-// num_batches_tracked) are ignored.
+// Loading a model's tensors by name from any safetensors file that has them (the model's shapes,
+// any floating type: F32, or F16, BF16 and F64 converted): a trainer's checkpoint, or PyTorch's
+// save_file(model.state_dict()) of the same model built as an nn.Sequential, in any precision.
+// Other tensors in the file (optimizer state, PyTorch's num_batches_tracked) are ignored.
 #include <filesystem>
 #include <span>
+#include <string>
+#include <vector>
 
 #include "staticnet/runtime/checkpoints/safetensors_reader.hpp"
 #include "staticnet/runtime/parameter_tensor.hpp"
@@ -17,11 +19,18 @@ struct TensorRegion {
   std::span<float> values;
 };
 
-// Fills every region from `file`. Throws CheckpointMismatch listing every missing or mis-shaped
-// tensor of every region (checked before any value is copied), FormatError for a NaN or an
-// infinity (at its byte in the file) or a malformed file, IoError for an unreadable one.
-void load_tensors(const std::filesystem::path& file, std::span<const TensorRegion> regions);
+// Fills every region from `file`, and returns the element types its tensors were converted from
+// (none when all are F32), for the caller's report. Throws CheckpointMismatch listing every
+// missing or mis-shaped tensor of every region (checked before any value is copied),
+// FormatError for a NaN or an infinity (at its byte in the file), an F64 beyond F32's range, or a
+// malformed file, IoError for an unreadable one.
+std::vector<Dtype> load_tensors(const std::filesystem::path& file,
+                                std::span<const TensorRegion> regions);
 // The same from a file already open, whose names or metadata the caller reads too.
-void load_tensors(const SafetensorsReader& file, std::span<const TensorRegion> regions);
+std::vector<Dtype> load_tensors(const SafetensorsReader& file,
+                                std::span<const TensorRegion> regions);
+
+// "its BF16 values converted to F32" for what load_tensors returned; "" for nothing converted.
+std::string conversion_note(std::span<const Dtype> converted);
 
 }  // namespace staticnet::runtime

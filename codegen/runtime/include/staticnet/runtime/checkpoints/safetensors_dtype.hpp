@@ -22,4 +22,11 @@ std::optional<Dtype> dtype_from_name(std::string_view name) noexcept;
 
 std::size_t dtype_size(Dtype dtype) noexcept;
 
+// Whether elements of `dtype` are floating-point numbers: F64, F32, F16, BF16.
+bool is_floating(Dtype dtype) noexcept;
+
+// The element at `bytes` (little-endian, of a floating dtype) as a float: F16 and BF16 exactly,
+// F64 rounded to the nearest float; none for a finite F64 beyond the largest float.
+std::optional<float> float_element(Dtype dtype, const std::byte* bytes) noexcept;
+
 }  // namespace staticnet::runtime

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <span>
+#include <vector>
 
 #include "staticnet/runtime/checkpoints/safetensors_reader.hpp"
 #include "staticnet/runtime/trainer/model_info.hpp"
@@ -19,17 +20,20 @@ void initialize_parameters(const ModelInfo& model, std::uint64_t seed, std::span
 void initialize_non_trainable(const ModelInfo& model, std::span<float> values);
 
 // The trainers' --init: loads the parameters by name from any safetensors file whose tensors have
-// the model's names and shapes (f32), such as a trainer's checkpoint or PyTorch's
-// `save_file(model.state_dict())` of the same model built as an nn.Sequential. BatchNorm's running
-// statistics come from the file too when it has every one of them, as PyTorch's load_state_dict
-// takes them; a file with none of them (weights saved without buffers) leaves `statistics` as
-// initialize_non_trainable() starts them. Returns whether the statistics were loaded. Other
-// tensors in the file (optimizer state) are ignored. Throws CheckpointMismatch listing every
-// missing or mis-shaped tensor (some running statistics but not all count as missing),
-// FormatError or IoError for an unreadable file.
-bool load_parameters(const ModelInfo& model, const SafetensorsReader& file,
-                     std::span<float> parameters, std::span<float> statistics);
-bool load_parameters(const ModelInfo& model, const std::filesystem::path& file,
-                     std::span<float> parameters, std::span<float> statistics);
+// the model's names and shapes (F32, or F16, BF16, F64 converted), such as a trainer's checkpoint
+// or PyTorch's `save_file(model.state_dict())` of the same model built as an nn.Sequential.
+// BatchNorm's running statistics come from the file too when it has every one of them, as PyTorch's
+// load_state_dict takes them; a file with none of them (weights saved without buffers) leaves
+// `statistics` as initialize_non_trainable() starts them. Other tensors in the file (optimizer
+// state) are ignored. Throws CheckpointMismatch listing every missing or mis-shaped tensor (some
+// running statistics but not all count as missing), FormatError or IoError for an unreadable file.
+struct LoadedParameters {
+  bool with_statistics = false;       // the running statistics came from the file
+  std::vector<Dtype> converted_from;  // the file's element types other than F32 (load_tensors)
+};
+LoadedParameters load_parameters(const ModelInfo& model, const SafetensorsReader& file,
+                                 std::span<float> parameters, std::span<float> statistics);
+LoadedParameters load_parameters(const ModelInfo& model, const std::filesystem::path& file,
+                                 std::span<float> parameters, std::span<float> statistics);
 
 }  // namespace staticnet::runtime

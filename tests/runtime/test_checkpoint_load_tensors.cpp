@@ -1,0 +1,121 @@
+// load_tensors() takes a model's tensors in any floating type (PyTorch's model.half(),
+// .bfloat16() and .double() state dicts): the values below are IEEE 754 bit patterns worked out by
+// hand, not the converter's own output.
+#include <doctest/doctest.h>
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "staticnet/runtime/checkpoints/checkpoint.hpp"
+#include "staticnet/runtime/checkpoints/load_tensors.hpp"
+#include "staticnet/runtime/checkpoints/safetensors_writer.hpp"
+#include "staticnet/runtime/error.hpp"
+#include "test_checkpoint_support.hpp"
+
+namespace staticnet::runtime::test {
+namespace {
+
+// A model of three tensors, named as PyTorch's state dict names them.
+const std::vector<ParameterTensor> model_tensors = {
+    {"half", {6}, 0, 1, ParameterTensor::Init::uniform},
+    {"brain", {3}, 6, 1, ParameterTensor::Init::uniform},
+    {"double", {3}, 9, 1, ParameterTensor::Init::uniform},
+};
+
+struct FileTensors {
+  std::vector<std::uint16_t> half;
+  std::vector<std::uint16_t> brain;
+  std::vector<double> wide;
+};
+
+// The file: `half` as F16, `brain` as BF16, `double` as F64.
+void write_file(const fs::path& path, const FileTensors& t) {
+  const auto half = bytes_of(t.half), brain = bytes_of(t.brain), wide = bytes_of(t.wide);
+  const SafetensorsTensorRef refs[] = {{"half", Dtype::f16, {6}, half},
+                                       {"brain", Dtype::bf16, {3}, brain},
+                                       {"double", Dtype::f64, {3}, wide}};
+  write_safetensors(path, refs, {});
+}
+
+const FileTensors good = {
+    // 1, -2, 65504 (the largest F16), 2^-24 (the smallest subnormal), 2^-14 (the smallest
+    // normal), -0
+    {0x3C00, 0xC000, 0x7BFF, 0x0001, 0x0400, 0x8000},
+    // 1, 3.140625 (0x4049: 1.5703125 × 2), -0.5
+    {0x3F80, 0x4049, 0xBF00},
+    // 0.1 rounds to the float 0x3DCCCCCD; 1e-50 is below every float; -3 is exact
+    {0.1, 1e-50, -3.0},
+};
+
+}  // namespace
+
+TEST_CASE(
+    "load_tensors: F16, BF16 and F64 tensors are converted to F32, exactly where they can be") {
+  TempDir dir;
+  write_file(dir / "mixed.safetensors", good);
+  std::vector<float> values(12, 99.0f);
+  const TensorRegion region{model_tensors, values};
+  const std::vector<Dtype> converted = load_tensors(dir / "mixed.safetensors", {&region, 1});
+  CHECK(converted == std::vector<Dtype>{Dtype::f64, Dtype::f16, Dtype::bf16});
+  CHECK(conversion_note(converted) == "its F64, F16 and BF16 values converted to F32");
+  CHECK(values[0] == 1.0f);
+  CHECK(values[1] == -2.0f);
+  CHECK(values[2] == 65504.0f);
+  CHECK(values[3] == 0x1p-24f);
+  CHECK(values[4] == 0x1p-14f);
+  CHECK(values[5] == 0.0f);
+  CHECK(std::signbit(values[5]));
+  CHECK(values[6] == 1.0f);
+  CHECK(values[7] == 3.140625f);
+  CHECK(values[8] == -0.5f);
+  CHECK(std::bit_cast<std::uint32_t>(values[9]) == 0x3DCCCCCDu);
+  CHECK(values[10] == 0.0f);
+  CHECK(values[11] == -3.0f);
+  CHECK(conversion_note({}) == "");
+}
+
+TEST_CASE("load_tensors: an F64 beyond F32's range and an F16 infinity are refused at their byte") {
+  TempDir dir;
+  std::vector<float> values(12);
+  const TensorRegion region{model_tensors, values};
+
+  FileTensors too_wide = good;
+  too_wide.wide[1] = -1e300;
+  write_file(dir / "wide.safetensors", too_wide);
+  // Element 1 of "double" is 8 bytes into the tensor's data.
+  const SafetensorsReader reader = SafetensorsReader::open(dir / "wide.safetensors");
+  const std::uint64_t byte = reader.data_buffer_offset() + reader.find("double")->data_begin + 8;
+  CHECK_THROWS_WITH_AS(load_tensors(reader, {&region, 1}),
+                       doctest::Contains(("byte " + std::to_string(byte) +
+                                          ": expected a value an F32 can hold in tensor double, "
+                                          "found an F64 beyond ±3.40282e+38 at element 1")
+                                             .c_str()),
+                       FormatError);
+
+  FileTensors infinite = good;
+  infinite.half[4] = 0x7C00;  // +Inf
+  write_file(dir / "inf.safetensors", infinite);
+  CHECK_THROWS_WITH_AS(load_tensors(dir / "inf.safetensors", {&region, 1}),
+                       doctest::Contains("expected a finite value in tensor half, found +Inf at "
+                                         "element 4"),
+                       FormatError);
+}
+
+TEST_CASE("load_tensors: an integer tensor is no model's weights") {
+  TempDir dir;
+  const std::vector<std::int32_t> ints(6);
+  const auto bytes = bytes_of(ints);
+  const SafetensorsTensorRef refs[] = {{"half", Dtype::i32, {6}, bytes}};
+  write_safetensors(dir / "ints.safetensors", refs, {});
+  std::vector<float> values(6);
+  const ParameterTensor only[] = {model_tensors[0]};
+  const TensorRegion region{only, values};
+  CHECK_THROWS_WITH_AS(load_tensors(dir / "ints.safetensors", {&region, 1}),
+                       doctest::Contains("tensor half: expected dtype F32, found I32"),
+                       CheckpointMismatch);
+}
+
+}  // namespace staticnet::runtime::test
