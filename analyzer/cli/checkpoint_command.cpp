@@ -19,9 +19,15 @@ void add_checkpoint_commands(CLI::App& app, Runner& run) {
   show->add_option("file", *file, "A .safetensors checkpoint")->required();
   show->callback([file, &run] {
     run = [file] {
-      std::cout << runtime::format_checkpoint_listing(runtime::inspect_checkpoint(*file))
-                << std::flush;
-      return 0;
+      const runtime::CheckpointListing listing = runtime::inspect_checkpoint(*file);
+      std::cout << runtime::format_checkpoint_listing(listing) << std::flush;
+      if (listing.non_finite.empty())
+        return 0;
+      // As `data check` does with a NaN in data: listed, and the exit status says it.
+      std::cerr << "staticnet: error: " << listing.source << ": " << listing.non_finite.size()
+                << (listing.non_finite.size() == 1 ? " tensor holds" : " tensors hold")
+                << " NaN or infinite values (listed above)\n";
+      return 1;
     };
   });
 }

@@ -76,8 +76,16 @@ staticnet_cli_test(checkpoint_show RC 0 ARGS checkpoint show checkpoint.safetens
          "  fc.weight +F32 +\\(3, 4\\) +48" "  optimizer.sgd.momentum.fc.weight +F32 +\\(3, 4\\) +48"
          "  fc.bias +F32 +\\(3,?\\) +12" "  steps_per_class +I64 +\\(3,?\\) +24"
          "  step: 1234" "  epochs done: 3" "data position: epoch seed 42, 256 samples into epoch 4"
-         "rng state: 16 bytes" "  model: tiny-mlp")
+         "rng state: 16 bytes" "values: all 27 floating-point values are finite"
+         "  model: tiny-mlp")
+# Weights that diverged: listed tensor by tensor (counts by hand in make_fixtures.py), exit 1.
+staticnet_cli_test(checkpoint_show_non_finite RC 1 ARGS checkpoint show diverged.safetensors
+  STDOUT "values: NOT ALL FINITE \\(--resume, --init and the inference programs refuse"
+         "\n  w: 2 NaN, 1 \\+Inf \\(the first at element 1\\)\n"
+         "\n  b: 1 -Inf \\(the first at element 1\\)\nmetadata:"
+  STDERR "staticnet: error: diverged.safetensors: 2 tensors hold NaN or infinite values")
 staticnet_cli_test(checkpoint_show_plain_safetensors RC 0 ARGS checkpoint show plain.safetensors
-  STDOUT "  w +F16 +\\(2, 2\\) +8" "training state: none" "  format: pt")
+  STDOUT "  w +F16 +\\(2, 2\\) +8" "training state: none"
+         "values: all 4 floating-point values are finite" "  format: pt")
 staticnet_cli_test(checkpoint_show_not_safetensors RC 1 EMPTY_STDOUT
   ARGS checkpoint show images.idx STDERR "staticnet: error: images.idx: byte 0: expected")

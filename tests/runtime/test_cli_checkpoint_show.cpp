@@ -66,6 +66,9 @@ TEST_CASE("checkpoint show: a saved checkpoint's tensors, state and metadata") {
   CHECK(text.find("  data position: epoch seed 9, 320 samples into epoch 3\n") !=
         std::string::npos);
   CHECK(text.find("  rng state: 5 bytes\n") != std::string::npos);
+  CHECK(listing.floating_values == 12);  // the I64 counter is no floating-point value
+  CHECK(listing.non_finite.empty());
+  CHECK(text.find("values: all 12 floating-point values are finite\n") != std::string::npos);
   CHECK(text.find("metadata:\n  lr: 0.1\n  model: mlp\n") != std::string::npos);
   // The table's columns line up: every row puts its dtype at the same column as the heading.
   const auto heading = text.find("  name ");

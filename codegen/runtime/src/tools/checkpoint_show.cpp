@@ -2,6 +2,10 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
+#include <optional>
+#include <span>
+#include <utility>
 
 #include "staticnet/runtime/validation.hpp"
 
@@ -10,6 +14,38 @@ namespace {
 
 bool is_staticnet_key(const std::string& key) {
   return key.starts_with(checkpoint_metadata_prefix);
+}
+
+// The NaNs and infinities of one tensor, or none.
+std::optional<NonFiniteCount> count_non_finite(const SafetensorsReader& reader,
+                                               const SafetensorsTensorInfo& tensor) {
+  const std::span<const std::byte> bytes = reader.data(tensor);
+  const std::size_t size = dtype_size(tensor.dtype);
+  NonFiniteCount count{tensor.name, 0, 0, 0, -1};
+  for (std::size_t offset = 0; offset + size <= bytes.size(); offset += size) {
+    // None: a finite F64 beyond float's range, finite all the same.
+    const std::optional<float> value = float_element(tensor.dtype, bytes.data() + offset);
+    if (!value || std::isfinite(*value))
+      continue;
+    if (count.first < 0)
+      count.first = static_cast<std::int64_t>(offset / size);
+    (std::isnan(*value) ? count.nan
+     : *value > 0       ? count.positive_infinity
+                        : count.negative_infinity) += 1;
+  }
+  if (count.first < 0)
+    return std::nullopt;
+  return count;
+}
+
+// "2 NaN, 1 +Inf (the first at element 17)"
+std::string describe(const NonFiniteCount& c) {
+  std::string text;
+  for (const auto& [n, name] : {std::pair{c.nan, "NaN"}, std::pair{c.positive_infinity, "+Inf"},
+                                std::pair{c.negative_infinity, "-Inf"}})
+    if (n > 0)
+      text += (text.empty() ? "" : ", ") + std::to_string(n) + " " + name;
+  return text + " (the first at element " + std::to_string(c.first) + ")";
 }
 
 std::string pad(std::string text, std::size_t width) {
@@ -21,12 +57,21 @@ std::string pad(std::string text, std::size_t width) {
 }  // namespace
 
 CheckpointListing inspect_checkpoint(const std::filesystem::path& path) {
-  const auto reader = SafetensorsReader::open(path);
+  return list_checkpoint(SafetensorsReader::open(path));
+}
+
+CheckpointListing list_checkpoint(const SafetensorsReader& reader) {
   CheckpointListing listing;
   listing.source = reader.source();
   listing.tensors = reader.tensors();
-  for (const auto& tensor : listing.tensors)
+  for (const auto& tensor : listing.tensors) {
     listing.tensor_bytes += tensor.byte_size();
+    if (!is_floating(tensor.dtype))
+      continue;
+    listing.floating_values += tensor.element_count();
+    if (auto count = count_non_finite(reader, tensor))
+      listing.non_finite.push_back(std::move(*count));
+  }
   listing.file_bytes = reader.data_buffer_offset() + listing.tensor_bytes;
 
   bool has_state = false;
@@ -78,6 +123,17 @@ std::string format_checkpoint_listing(const CheckpointListing& listing) {
   } else {
     text += "training state: none (no \"" + std::string(checkpoint_metadata_prefix) +
             "\" metadata; not written by staticnet)\n";
+  }
+
+  if (listing.non_finite.empty()) {
+    text += "values: all " + std::to_string(listing.floating_values) +
+            " floating-point values are finite\n";
+  } else {
+    text +=
+        "values: NOT ALL FINITE (--resume, --init and the inference programs refuse this "
+        "file)\n";
+    for (const NonFiniteCount& c : listing.non_finite)
+      text += "  " + c.tensor + ": " + describe(c) + "\n";
   }
 
   if (!listing.metadata.empty()) {
