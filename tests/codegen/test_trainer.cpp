@@ -734,6 +734,7 @@ TEST_CASE("trainer: --max-steps at or below the checkpoint's step has nothing to
   const std::string before = bytes_of(first.save);
   rt::TrainOptions again = first;
   again.resume = first.save;
+  again.metrics = dir / "metrics.jsonl";
   for (const std::int64_t limit : {1, 2}) {
     again.max_steps = limit;
     std::ostringstream again_out;
@@ -743,6 +744,7 @@ TEST_CASE("trainer: --max-steps at or below the checkpoint's step has nothing to
                                std::to_string(limit) + "\n") != std::string::npos);
   }
   CHECK(bytes_of(first.save) == before);
+  CHECK_FALSE(fs::exists(again.metrics));  // nothing done, nothing written
   fs::remove_all(dir);
 }
 

@@ -532,16 +532,19 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
   if (!options.resume.empty())
     report_resume(out, options.resume, position, saved, settings, replaced, saved_data, data);
 
-  // A resumed run may have nothing left to do; it says so and saves nothing.
-  const bool steps_done = options.max_steps && position.step >= *options.max_steps;
-  if (position.epoch >= options.epochs)
+  // A resumed run may have nothing left to do: it says so, and writes nothing (no checkpoint, no
+  // metrics file).
+  if (position.epoch >= options.epochs) {
     out << fmt::format(
-        "the checkpoint has finished epoch {} already; nothing to do for --epochs "
-        "{}\n",
+        "the checkpoint has finished epoch {} already; nothing to do for --epochs {}\n",
         position.epoch, options.epochs);
-  else if (steps_done)
+    return TrainResult{{}, position.step, false};
+  }
+  if (options.max_steps && position.step >= *options.max_steps) {
     out << fmt::format("the checkpoint is at step {} already; nothing to do for --max-steps {}\n",
                        position.step, *options.max_steps);
+    return TrainResult{{}, position.step, false};
+  }
   MetricsFile metrics(options.metrics, !options.resume.empty());
   StopSignals signals;
   TrainResult result;
@@ -559,7 +562,7 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
   std::vector<std::int32_t> step_labels;
   step_labels.reserve(static_cast<std::size_t>(model.batch));
   const bool scheduled = !settings.lr_schedule.is_constant();
-  while (position.epoch < options.epochs && !steps_done) {
+  while (position.epoch < options.epochs) {
     const std::int64_t epoch = position.epoch;
     kernels::OptimizerSettings epoch_settings = settings.optimizer;
     epoch_settings.learning_rate = settings.lr_schedule.at(settings.optimizer.learning_rate, epoch);
