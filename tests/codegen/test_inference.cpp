@@ -164,6 +164,28 @@ TEST_CASE("inference: a single-output model is scored by its MSE, a CSV column i
   CHECK(*result.mean_squared_error == doctest::Approx(0.5 / 3).epsilon(1e-12));
   CHECK(out.str().find("mean squared error 0.166667\n") != std::string::npos);
 
+  // The same weights in BF16 (PyTorch's model.bfloat16()): 1, 2, 3 and 0.5 are exact there.
+  rt::Checkpoint half;
+  auto add_bf16 = [&](const char* name, std::vector<std::int64_t> shape,
+                      std::vector<std::uint16_t> bits) {
+    rt::CheckpointTensor t{name, rt::Dtype::bf16, std::move(shape), {}};
+    t.data.resize(bits.size() * sizeof(std::uint16_t));
+    std::memcpy(t.data.data(), bits.data(), t.data.size());
+    half.tensors.push_back(std::move(t));
+  };
+  add_bf16("0.weight", {1, 3}, {0x3F80, 0x4000, 0x4040});
+  add_bf16("0.bias", {1}, {0x3F00});
+  rt::save_checkpoint(dir / "bf16.safetensors", half);
+  rt::InferOptions from_bf16 = options;
+  from_bf16.weights = dir / "bf16.safetensors";
+  rt::CpuInference on_bf16(
+      model, {&infer_regression::cpu::fold_batch_norms, &infer_regression::cpu::infer}, 1);
+  std::ostringstream bf16_out;
+  CHECK(*rt::run_inference(model, on_bf16, from_bf16, bf16_out).mean_squared_error ==
+        doctest::Approx(0.5 / 3).epsilon(1e-12));
+  CHECK(bf16_out.str().find("bf16.safetensors, its BF16 values converted to F32\n") !=
+        std::string::npos);
+
   // The same rows with another delimiter, under a header of numbers that only --header tells
   // from data.
   std::ofstream(dir / "pipe.csv") << "0|1|2|3\n1|0|2|0\n0|1|2.5|0\n0|0|4|1\n";
