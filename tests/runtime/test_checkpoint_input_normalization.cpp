@@ -93,3 +93,21 @@ TEST_CASE("input normalization: the default scale follows the data's element typ
   CHECK(describe({0.5f, {0.1f, 0.2f}, {3.0f}, {}}, ElementType::f32) ==
         "scale 0.5, mean 0.1,0.2, std 3");
 }
+
+TEST_CASE("input normalization: a mean or std per channel must have one value per channel") {
+  const std::vector<std::int64_t> rgb{3, 32, 32};
+  const InputNormalization given{{}, {0.5f, 0.25f}, {}, {}};
+  CHECK_THROWS_WITH_AS(require_channel_counts(given, given, "run.safetensors", rgb),
+                       "--mean has 2 values, but the input (3, 32, 32) has 3 channels (its first "
+                       "axis): give 1 value, or one per channel",
+                       UsageError);
+  // Taken from the file: the file and its entry are named, and the option that replaces it.
+  const InputNormalization kept{{}, {}, {0.5f, 0.25f}, {}};
+  CHECK_THROWS_WITH_AS(require_channel_counts(kept, {}, "run.safetensors", rgb),
+                       "run.safetensors: expected 1 or 3 values in the metadata entry 'input_std' "
+                       "(the input (3, 32, 32) has 3 channels (its first axis)), found 2 (give "
+                       "--std to replace them)",
+                       FormatError);
+  CHECK_NOTHROW(require_channel_counts({{}, {0.5f}, {0.1f, 0.2f, 0.3f}, {}}, {}, "x", rgb));
+  CHECK_NOTHROW(require_channel_counts({}, {}, "x", rgb));
+}

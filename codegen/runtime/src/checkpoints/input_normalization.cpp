@@ -9,6 +9,7 @@
 #include "../number_text.hpp"
 #include "staticnet/runtime/error.hpp"
 #include "staticnet/runtime/formats/element_decode.hpp"
+#include "staticnet/runtime/validation.hpp"
 
 namespace staticnet::runtime {
 namespace {
@@ -60,7 +61,35 @@ std::vector<float> numbers(const std::map<std::string, std::string>& metadata, c
   }
 }
 
+// "1 channel", "3 channels"
+std::string channels_text(std::int64_t n) {
+  return fmt::format("{} channel{}", n, n == 1 ? "" : "s");
+}
+
 }  // namespace
+
+void require_channel_counts(const InputNormalization& applied, const InputNormalization& given,
+                            const std::string& source,
+                            const std::vector<std::int64_t>& sample_shape) {
+  const std::int64_t channels = sample_shape.empty() ? 1 : sample_shape.front();
+  const std::string input = fmt::format("the input {} has {} (its first axis)",
+                                        shape_to_string(sample_shape), channels_text(channels));
+  auto check = [&](const std::vector<float>& values, const std::vector<float>& chosen,
+                   const char* option, const char* entry) {
+    const auto n = static_cast<std::int64_t>(values.size());
+    if (n <= 1 || n == channels)
+      return;
+    if (!chosen.empty())
+      throw UsageError(fmt::format("{} has {} values, but {}: give 1 value, or one per channel",
+                                   option, n, input));
+    throw FormatError(
+        {source, {}, {}, {}},
+        fmt::format("1 or {} values in the metadata entry '{}' ({})", channels, entry, input),
+        fmt::format("{} (give {} to replace them)", n, option));
+  };
+  check(applied.mean, given.mean, "--mean", mean_entry);
+  check(applied.stddev, given.stddev, "--std", std_entry);
+}
 
 std::map<std::string, std::string> normalization_metadata(const InputNormalization& n) {
   std::map<std::string, std::string> metadata;

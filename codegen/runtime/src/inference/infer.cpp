@@ -75,7 +75,7 @@ std::unique_ptr<Dataset> open_data(const InferenceModel& model, const InferOptio
   open.cifar100_labels = options.cifar100_labels;
   auto data = open_dataset(options.data, open);
   if (!options.label_column.empty() && data->format_name() != "csv")
-    throw InferenceSetupError(fmt::format(
+    throw UsageError(fmt::format(
         "--label-column names a column of CSV data, but {} is {} data: give --labels instead",
         data->source(), data->format_name()));
   if (data->label_kind() == LabelKind::none && options.output.empty())
@@ -163,9 +163,10 @@ InferResult run_inference(const InferenceModel& model, InferenceBackend& inferen
   const std::string weights_note = conversion_note(load_weights(model, inference, weights));
   // The normalisation the model was trained with, unless told otherwise.
   std::vector<std::string> notes;
-  const InputNormalization input =
-      resolve_normalization({options.scale, options.mean, options.stddev, {}},
-                            saved_normalization(weights.metadata(), weights.source()), notes);
+  const InputNormalization given{options.scale, options.mean, options.stddev, {}};
+  const InputNormalization input = resolve_normalization(
+      given, saved_normalization(weights.metadata(), weights.source()), notes);
+  require_channel_counts(input, given, weights.source(), model.sample_shape);
   report_start(out, model, inference, *data, options.weights, weights_note);
   out << "  inputs   " << describe(input, data->element_type()) << "\n";
   if (const auto note = default_scale_note(input, data->element_type()))

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "../cli/data_options.hpp"
+#include "staticnet/runtime/error.hpp"
 #include "staticnet/runtime/inference/infer.hpp"
 
 namespace staticnet::runtime {
@@ -88,6 +89,10 @@ int infer_main(int argc, char** argv, const InferenceModel& model,
     const std::unique_ptr<InferenceBackend> inference = backend.make(threads);
     run_inference(model, *inference, options, std::cout);
     return 0;
+  } catch (const UsageError& e) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "%s: error: %s\n", program.c_str(), e.what());
+    return 2;
   } catch (const std::exception& e) {
     std::fflush(stdout);
     std::fprintf(stderr, "%s: error: %s\n", program.c_str(), e.what());

@@ -507,8 +507,11 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
       saved       ? saved->input
       : init_file ? saved_normalization(init_file->metadata(), options.init.string())
                   : InputNormalization{};
-  settings.input =
-      resolve_normalization({options.scale, options.mean, options.stddev, {}}, kept, input_notes);
+  const InputNormalization given{options.scale, options.mean, options.stddev, {}};
+  settings.input = resolve_normalization(given, kept, input_notes);
+  require_channel_counts(settings.input, given,
+                         saved ? options.resume.string() : options.init.string(),
+                         model.sample_shape);
   if (const auto note = default_scale_note(settings.input, train_set->element_type()))
     input_notes.push_back(*note);
   settings.input.element_type = train_set->element_type();

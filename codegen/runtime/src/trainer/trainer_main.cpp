@@ -198,6 +198,10 @@ int trainer_main(int argc, char** argv, const ModelInfo& model, const BackendFac
     const std::unique_ptr<Backend> runner = backend(cl.threads);
     const TrainResult result = train(model, *runner, options, std::cout, std::cerr);
     return result.interrupted ? 130 : 0;
+  } catch (const UsageError& e) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "%s: error: %s\n", program.c_str(), e.what());
+    return 2;
   } catch (const std::exception& e) {
     std::fflush(stdout);
     std::fprintf(stderr, "%s: error: %s\n", program.c_str(), e.what());

@@ -103,7 +103,6 @@ std::optional<EpochTotals> saved_totals(const std::map<std::string, std::string>
                       fmt::format("{} in the metadata entry '{}'", wanted, entry),
                       fmt::format("\"{}\"", text.substr(0, 40)));
   };
-  EpochTotals totals;
   const std::optional<double> sum = whole_number<double>(loss_sum->second);
   if (!sum || !std::isfinite(*sum))
     refuse(loss_sum_entry, "a finite loss sum", loss_sum->second);

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <thread>
 
+#include "staticnet/runtime/error.hpp"
 #include "staticnet/runtime/formats/synthetic.hpp"
 #include "staticnet/runtime/trainer/train.hpp"
 
@@ -91,8 +92,7 @@ std::optional<std::int64_t> parse_synthetic(const std::string& spec) {
   std::int64_t n = 0;
   const auto [end, error] = std::from_chars(count.data(), count.data() + count.size(), n);
   if (count.empty() || error != std::errc() || end != count.data() + count.size() || n < 1)
-    throw TrainingSetupError("\"" + spec +
-                             "\": expected synthetic:N with N a positive number of samples");
+    throw UsageError("\"" + spec + "\": expected synthetic:N with N a positive number of samples");
   return n;
 }
 
@@ -102,10 +102,10 @@ std::unique_ptr<Dataset> open_training_data(const ModelInfo& model,
                                             std::int64_t synthetic_first_index,
                                             const TrainOptions& options) {
   if (paths.empty())
-    throw TrainingSetupError(option + ": no data set given");
+    throw UsageError(option + ": no data set given");
   if (const auto n = parse_synthetic(paths.front())) {
     if (paths.size() > 1)
-      throw TrainingSetupError(option + " synthetic:N takes no label file");
+      throw UsageError(option + " synthetic:N takes no label file");
     SyntheticOptions s;
     s.sample_shape = model.sample_shape;
     s.size = *n;
@@ -140,9 +140,8 @@ std::unique_ptr<Dataset> open_training_data(const ModelInfo& model,
   open.cifar100_labels = options.cifar100_labels;
   auto data = open_dataset(paths, open);
   if (!options.label_column.empty() && data->format_name() != "csv")
-    throw TrainingSetupError(option + ": --label-column names a column of CSV data, but " +
-                             data->source() + " is " + data->format_name() +
-                             " data, whose labels are their own file");
+    throw UsageError(option + ": --label-column names a column of CSV data, but " + data->source() +
+                     " is " + data->format_name() + " data, whose labels are their own file");
   if (data->label_kind() == LabelKind::none)
     throw TrainingSetupError(option + ": " + data->source() +
                              " holds inputs only; training needs their labels or targets too "

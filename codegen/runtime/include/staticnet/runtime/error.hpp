@@ -55,4 +55,12 @@ class IoError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A command-line option that cannot apply to what it came with (--label-column on IDX data,
+// --mean with more values than the input has channels): the programs exit with status 2, as for
+// an option the parser refuses, where bad data or a bad checkpoint exits with 1.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 }  // namespace staticnet::runtime

@@ -41,6 +41,13 @@ InputNormalization resolve_normalization(const InputNormalization& given,
                                          const InputNormalization& saved,
                                          std::vector<std::string>& notes);
 
+// Refuses a mean or std whose count is neither 1 nor the input's channels (the first axis of
+// `sample_shape`), naming where it came from: UsageError for --mean or --std as `given`, else
+// FormatError naming `source`'s metadata entry, which `applied` took it from.
+void require_channel_counts(const InputNormalization& applied, const InputNormalization& given,
+                            const std::string& source,
+                            const std::vector<std::int64_t>& sample_shape);
+
 // A line for data stored as `stored` that gets another default scale than the training data
 // did (u8 pixels scaled by 1/255 in training, f32 values now by 1): the same inputs exported
 // to another type would silently be off by 255. None when a scale is set, or the defaults agree.
