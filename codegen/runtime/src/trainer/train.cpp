@@ -437,6 +437,13 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
     throw TrainingSetupError("--workers must be at least 1, got " +
                              std::to_string(options.workers));
 
+  // A --save that cannot be written, or should not be, is found now: not after the first epoch,
+  // nor after a scan of the data.
+  if (!options.save.empty()) {
+    check_writable_target(options.save);
+    require_new_save_target(options);
+  }
+
   // ---- data
   const auto train_set =
       open_training_data(model, options.data, options.format, "--data", 0, options);
@@ -451,11 +458,6 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
         "{} has {} samples, fewer than one batch of {} (the batch the model was planned for)",
         train_set->source(), train_set->size(), model.batch));
 
-  // A --save that cannot be written is found now, not after the first epoch.
-  if (!options.save.empty()) {
-    check_writable_target(options.save);
-    require_new_save_target(options);
-  }
 
   // ---- starting state
   const auto count = static_cast<std::size_t>(model.parameter_count);
