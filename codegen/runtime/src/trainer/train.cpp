@@ -458,7 +458,6 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
         "{} has {} samples, fewer than one batch of {} (the batch the model was planned for)",
         train_set->source(), train_set->size(), model.batch));
 
-
   // ---- starting state
   const auto count = static_cast<std::size_t>(model.parameter_count);
   TrainingPosition position;
