@@ -86,19 +86,20 @@ class ForwardingBackend : public rt::Backend {
   rt::Backend& inner_;
 };
 
-// Raises SIGINT during a chosen step (as a user's Ctrl-C).
+// Raises a signal during a chosen step: SIGINT as a user's Ctrl-C, SIGTERM as a scheduler's.
 class InterruptedBackend final : public ForwardingBackend {
  public:
-  InterruptedBackend(rt::Backend& inner, int interrupt_at)
-      : ForwardingBackend(inner), at_(interrupt_at) {}
+  InterruptedBackend(rt::Backend& inner, int interrupt_at, int signal = SIGINT)
+      : ForwardingBackend(inner), at_(interrupt_at), signal_(signal) {}
   void train_step(const staticnet::kernels::OptimizerConstants& c) override {
     ForwardingBackend::train_step(c);
     if (++steps_ == at_)
-      std::raise(SIGINT);
+      std::raise(signal_);
   }
 
  private:
   int at_;
+  int signal_;
   int steps_ = 0;
 };
 
@@ -225,9 +226,25 @@ TEST_CASE("trainer: a signal stops after the running step, saves, and the run re
   {
     rt::CpuBackend inner(model, steps, 2);
     InterruptedBackend backend(inner, 4);  // epoch 2, batch 1 of 3
-    const rt::TrainResult r = rt::train(model, backend, interrupted, out, progress);
+    std::ostringstream stopped_out;
+    const rt::TrainResult r = rt::train(model, backend, interrupted, stopped_out, progress);
     CHECK(r.interrupted);
+    CHECK(r.signal == SIGINT);
     CHECK(r.steps == 4);
+    // The cut epoch's line says it is not the whole epoch, in words a log search for
+    // "epoch 2/2:" does not match.
+    CHECK(stopped_out.str().find("\nepoch 2/2 so far: loss ") != std::string::npos);
+    CHECK(stopped_out.str().find("epoch 2/2:") == std::string::npos);
+  }
+  {
+    rt::TrainOptions terminated = interrupted;
+    terminated.save = dir / "terminated.safetensors";
+    rt::CpuBackend inner(model, steps, 2);
+    InterruptedBackend backend(inner, 4, SIGTERM);
+    const rt::TrainResult r = rt::train(model, backend, terminated, out, progress);
+    CHECK(r.interrupted);
+    CHECK(r.signal == SIGTERM);  // the program exits 143, as a shell reports SIGTERM
+    CHECK(bytes_of(terminated.save) == bytes_of(interrupted.save));
   }
   const rt::Checkpoint saved = rt::load_checkpoint(interrupted.save);
   CHECK(saved.state.step == 4);
@@ -520,7 +537,7 @@ TEST_CASE("trainer: --max-steps on an epoch's last batch ends that epoch, and th
     REQUIRE(r.epochs.size() == 1);  // a whole epoch, with its metrics line
     CHECK(stopped_out.str().find("stopped at step 3, the end of epoch 1 (--max-steps)") !=
           std::string::npos);
-    CHECK(stopped_out.str().find("partial epoch") == std::string::npos);
+    CHECK(stopped_out.str().find("so far") == std::string::npos);
   }
   const std::string metrics = bytes_of(stopped.metrics);
   CHECK(std::count(metrics.begin(), metrics.end(), '\n') == 1);
@@ -681,7 +698,7 @@ TEST_CASE("trainer: a new run does not replace a file at --save unless told to")
        " continues that run, --overwrite replaces it, or --save can name "
        "another file")
           .c_str(),
-      rt::TrainingSetupError);
+      rt::UsageError);
   CHECK(again_out.str().find("epoch 1/2") == std::string::npos);  // refused before any step
   CHECK(bytes_of(first.save) == finished);
 
@@ -691,9 +708,11 @@ TEST_CASE("trainer: a new run does not replace a file at --save unless told to")
   { std::ofstream(mistaken.save) << "my notes"; }
   CHECK_THROWS_WITH_AS(
       train_cpu(mistaken, out),
-      doctest::Contains(
-          ("--save " + mistaken.save.string() + " exists, and this run would replace it").c_str()),
-      rt::TrainingSetupError);
+      ("--save " + mistaken.save.string() +
+       " exists and is no training checkpoint, and this run would replace it: --overwrite "
+       "replaces it, or --save can name another file")
+          .c_str(),
+      rt::UsageError);
   CHECK(bytes_of(mistaken.save) == "my notes");
 
   // The checkpoint a run resumes is its to replace; --overwrite lets a new run replace any.
@@ -1083,5 +1102,29 @@ TEST_CASE("trainer: --no-shuffle trains every epoch in the file's order, and res
           std::vector<std::int32_t>(in_file_order.begin() + 4, in_file_order.end()));
   }
   CHECK(bytes_of(straight.save) == bytes_of(stopped.save));
+
+  // A shuffled run stopped inside an epoch cannot switch to the file's order there: the rest of
+  // the epoch would repeat some samples and skip others. At the epoch's end it can.
+  rt::TrainOptions shuffled = options_for(3);
+  shuffled.max_steps = 4;  // batch 1 of epoch 2
+  shuffled.save = dir / "shuffled.safetensors";
+  train_cpu(shuffled, out);
+  rt::TrainOptions switched = options_for(3);
+  switched.resume = shuffled.save;
+  switched.no_shuffle = true;
+  CHECK_THROWS_WITH_AS(train_cpu(switched, out),
+                       ("--no-shuffle: " + shuffled.save.string() +
+                        " stands inside epoch 2 (batch 2), whose shuffled order must go on to its "
+                        "end. Finish that epoch first (--resume with --epochs 2), then resume "
+                        "with --no-shuffle")
+                           .c_str(),
+                       rt::UsageError);
+  shuffled.max_steps = 3;  // the end of epoch 1
+  shuffled.overwrite = true;
+  train_cpu(shuffled, out);
+  std::ostringstream switched_out;
+  CHECK(train_cpu(switched, switched_out).steps == 9);
+  CHECK(switched_out.str().find("--no-shuffle replaces the checkpoint's shuffled order") !=
+        std::string::npos);
   fs::remove_all(dir);
 }

@@ -58,9 +58,10 @@ TEST_CASE(
   write_file(dir / "mixed.safetensors", good);
   std::vector<float> values(12, 99.0f);
   const TensorRegion region{model_tensors, values};
-  const std::vector<Dtype> converted = load_tensors(dir / "mixed.safetensors", {&region, 1});
-  CHECK(converted == std::vector<Dtype>{Dtype::f64, Dtype::f16, Dtype::bf16});
-  CHECK(conversion_note(converted) == "its F64, F16 and BF16 values converted to F32");
+  const LoadedTensors loaded = load_tensors(dir / "mixed.safetensors", {&region, 1});
+  CHECK(loaded.converted_from == std::vector<Dtype>{Dtype::f64, Dtype::f16, Dtype::bf16});
+  CHECK(loaded.unused.empty());
+  CHECK(describe(loaded) == "its F64, F16 and BF16 values converted to F32");
   CHECK(values[0] == 1.0f);
   CHECK(values[1] == -2.0f);
   CHECK(values[2] == 65504.0f);
@@ -74,7 +75,7 @@ TEST_CASE(
   CHECK(std::bit_cast<std::uint32_t>(values[9]) == 0x3DCCCCCDu);
   CHECK(values[10] == 0.0f);
   CHECK(values[11] == -3.0f);
-  CHECK(conversion_note({}) == "");
+  CHECK(describe(LoadedTensors{}) == "");
 }
 
 TEST_CASE("load_tensors: an F64 beyond F32's range and an F16 infinity are refused at their byte") {
@@ -116,6 +117,35 @@ TEST_CASE("load_tensors: an integer tensor is no model's weights") {
   CHECK_THROWS_WITH_AS(load_tensors(dir / "ints.safetensors", {&region, 1}),
                        doctest::Contains("tensor half: expected dtype F32, found I32"),
                        CheckpointMismatch);
+}
+
+}  // namespace staticnet::runtime::test
+
+namespace staticnet::runtime::test {
+
+TEST_CASE(
+    "load_tensors: tensors that are not the model's are named, a checkpoint's extras are not") {
+  TempDir dir;
+  const std::vector<float> six(6, 0.5f);
+  const auto six_bytes = bytes_of(six), three_bytes = bytes_of(std::vector<float>(3, 0.25f)),
+             steps = bytes_of(std::vector<std::int64_t>{12});
+  const SafetensorsTensorRef refs[] = {
+      {"half", Dtype::f32, {6}, six_bytes},
+      {"optimizer.sgd.momentum.half", Dtype::f32, {6}, six_bytes},  // a checkpoint's
+      {"bn.num_batches_tracked", Dtype::i64, {}, steps},            // a state dict's
+      {"fc2.weight", Dtype::f32, {3}, three_bytes},                 // another model's
+      {"fc2.bias", Dtype::f32, {3}, three_bytes}};
+  write_safetensors(dir / "larger.safetensors", refs, {});
+  std::vector<float> values(6);
+  const ParameterTensor only[] = {model_tensors[0]};
+  const TensorRegion region{only, values};
+  const LoadedTensors loaded = load_tensors(dir / "larger.safetensors", {&region, 1});
+  CHECK(values == six);
+  CHECK(loaded.unused == std::vector<std::string>{"fc2.bias", "fc2.weight"});  // sorted
+  CHECK(describe(loaded) == "2 tensors that are not the model's ignored (fc2.bias, fc2.weight)");
+  CHECK(describe({{Dtype::f16}, {"a", "b", "c", "d"}}) ==
+        "its F16 values converted to F32; 4 tensors that are not the model's ignored (a, b, c, "
+        "...)");
 }
 
 }  // namespace staticnet::runtime::test

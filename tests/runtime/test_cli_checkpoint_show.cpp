@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <map>
 #include <span>
 #include <string>
@@ -77,6 +78,25 @@ TEST_CASE("checkpoint show: a saved checkpoint's tensors, state and metadata") {
   const auto row = text.find("  optimizer.sgd.momentum.fc.weight");
   REQUIRE(row != std::string::npos);
   CHECK(text.find("F32", row) - row == dtype_column);
+}
+
+TEST_CASE("checkpoint show: a NaN in the optimizer's state alone leaves the weights usable") {
+  ScratchDir dir;
+  const std::vector<float> weight(4, 0.5f);
+  const std::vector<float> moment{0.0f, std::numeric_limits<float>::quiet_NaN(), 0.0f, 0.0f};
+  const std::vector<SafetensorsTensorRef> tensors{
+      {"fc.weight", Dtype::f32, {4}, bytes(weight)},
+      {optimizer_state_name("adam", "exp_avg_sq", "fc.weight"), Dtype::f32, {4}, bytes(moment)}};
+  save_checkpoint(dir / "ckpt.safetensors", tensors, TrainingState{});
+  const auto listing = inspect_checkpoint(dir / "ckpt.safetensors");
+  REQUIRE(listing.non_finite.size() == 1);
+  CHECK(listing.non_finite[0].tensor == "optimizer.adam.exp_avg_sq.fc.weight");
+  CHECK(listing.non_finite[0].nan == 1);
+  CHECK(listing.non_finite[0].first == 1);
+  CHECK(format_checkpoint_listing(listing).find(
+            "values: NOT ALL FINITE (--resume refuses this file; its weights are finite, and "
+            "--init and the inference programs take them)\n  optimizer.adam.exp_avg_sq.fc.weight: "
+            "1 NaN (the first at element 1)\n") != std::string::npos);
 }
 
 TEST_CASE("checkpoint show: the Python-written fixture") {

@@ -27,13 +27,12 @@ std::uint64_t element_byte(const SafetensorsReader& reader, const SafetensorsTen
 
 }  // namespace
 
-std::vector<Dtype> load_tensors(const std::filesystem::path& file,
-                                std::span<const TensorRegion> regions) {
+LoadedTensors load_tensors(const std::filesystem::path& file,
+                           std::span<const TensorRegion> regions) {
   return load_tensors(SafetensorsReader::open(file), regions);
 }
 
-std::vector<Dtype> load_tensors(const SafetensorsReader& reader,
-                                std::span<const TensorRegion> regions) {
+LoadedTensors load_tensors(const SafetensorsReader& reader, std::span<const TensorRegion> regions) {
   // Any floating type will do: it is converted (a float tensor is compared as an F32 one).
   std::vector<TensorSignature> found;
   for (const SafetensorsTensorInfo& t : reader.tensors())
@@ -47,7 +46,8 @@ std::vector<Dtype> load_tensors(const SafetensorsReader& reader,
   if (!problems.empty())
     throw CheckpointMismatch(reader.source(), std::move(problems));
 
-  std::vector<Dtype> converted;
+  LoadedTensors loaded;
+  std::vector<Dtype>& converted = loaded.converted_from;
   for (const TensorRegion& region : regions) {
     for (const ParameterTensor& p : region.tensors) {
       const SafetensorsTensorInfo& tensor = *reader.find(p.name);
@@ -82,19 +82,40 @@ std::vector<Dtype> load_tensors(const SafetensorsReader& reader,
     }
   }
   std::ranges::sort(converted);
-  return converted;
+  for (const SafetensorsTensorInfo& t : reader.tensors()) {
+    const bool expected_name = std::ranges::any_of(
+        expected.tensors, [&](const TensorSignature& e) { return e.name == t.name; });
+    if (!expected_name && !t.name.starts_with("optimizer.") &&
+        !t.name.ends_with(".num_batches_tracked"))
+      loaded.unused.push_back(t.name);
+  }
+  std::ranges::sort(loaded.unused);
+  return loaded;
 }
 
-std::string conversion_note(std::span<const Dtype> converted) {
-  if (converted.empty())
-    return "";
-  std::string types;
-  for (std::size_t i = 0; i < converted.size(); ++i)
-    types += (i == 0                      ? ""
-              : i + 1 == converted.size() ? " and "
-                                          : ", ") +
-             std::string(dtype_name(converted[i]));
-  return "its " + types + " values converted to F32";
+std::string describe(const LoadedTensors& loaded) {
+  std::string text;
+  const std::vector<Dtype>& converted = loaded.converted_from;
+  if (!converted.empty()) {
+    text = "its ";
+    for (std::size_t i = 0; i < converted.size(); ++i)
+      text += (i == 0                      ? ""
+               : i + 1 == converted.size() ? " and "
+                                           : ", ") +
+              std::string(dtype_name(converted[i]));
+    text += " values converted to F32";
+  }
+  if (!loaded.unused.empty()) {
+    constexpr std::size_t named = 3;
+    const std::size_t n = loaded.unused.size();
+    text +=
+        (text.empty() ? "" : "; ") + fmt::format("{} tensor{} that {} not the model's ignored (", n,
+                                                 n == 1 ? "" : "s", n == 1 ? "is" : "are");
+    for (std::size_t i = 0; i < std::min(n, named); ++i)
+      text += (i == 0 ? "" : ", ") + loaded.unused[i];
+    text += n > named ? ", ...)" : ")";
+  }
+  return text;
 }
 
 }  // namespace staticnet::runtime

@@ -1,9 +1,12 @@
 #pragma once
 // Private to the trainer and inference programs: the command-line options that say how to read a
-// data file beyond its name (CSV's delimiter and header, CIFAR-100's labels), the same in both.
+// data file beyond its name (CSV's delimiter and header, CIFAR-100's labels), the same in both,
+// and the check of their number options.
 #include <CLI/CLI.hpp>
 
 #include <cctype>
+#include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -16,6 +19,22 @@ struct DataOptionsText {
   bool header = false, no_header = false;  // neither: told from the first line
   std::string cifar100_labels = "fine";
 };
+
+// CLI11's PositiveNumber and NonNegativeNumber print their range as 0.000000 to 1.79e308 in
+// full (300 digits); these say what is wrong in words.
+inline CLI::Validator number_check(bool zero_allowed) {
+  return CLI::Validator(
+      [zero_allowed](const std::string& text) -> std::string {
+        char* end = nullptr;
+        const double value = std::strtod(text.c_str(), &end);
+        const bool number =
+            !text.empty() && end == text.c_str() + text.size() && std::isfinite(value);
+        if (number && (value > 0 || (zero_allowed && value == 0)))
+          return "";
+        return (zero_allowed ? "must be 0 or more, got " : "must be above 0, got ") + text;
+      },
+      zero_allowed ? ">= 0" : "> 0");
+}
 
 // One character that cannot be part of a number or a blank: CSV's delimiter.
 inline std::string delimiter_problem(const std::string& text) {

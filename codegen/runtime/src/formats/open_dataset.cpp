@@ -57,6 +57,42 @@ void require_files(const std::vector<std::string>& paths, DatasetFormat format,
 
 }  // namespace
 
+std::vector<std::string> options_for_other_formats(const Dataset& data, const OpenOptions& given) {
+  std::vector<std::string> misplaced;
+  if (data.format_name() != "csv") {
+    if (!std::holds_alternative<std::monostate>(given.csv.label_column))
+      misplaced.push_back("--label-column");
+    if (given.csv.delimiter != CsvOptions{}.delimiter)
+      misplaced.push_back("--delimiter");
+    if (given.csv.header != CsvHeader::detect)
+      misplaced.push_back(given.csv.header == CsvHeader::present ? "--header" : "--no-header");
+    if (given.csv.label_kind == LabelKind::none)
+      misplaced.push_back("--no-labels");
+  }
+  if (data.format_name() != "cifar100" && given.cifar100_labels != Cifar100Labels::fine)
+    misplaced.push_back("--cifar100-labels coarse");
+  return misplaced;
+}
+
+std::string misplaced_options_message(const std::vector<std::string>& misplaced,
+                                      const Dataset& data) {
+  std::vector<std::string> csv, cifar;
+  for (const std::string& option : misplaced)
+    (option.starts_with("--cifar100") ? cifar : csv).push_back(option);
+  auto clause = [](const std::vector<std::string>& options, const char* format) {
+    std::string names;
+    for (std::size_t i = 0; i < options.size(); ++i)
+      names += (i == 0 ? "" : i + 1 == options.size() ? " and " : ", ") + options[i];
+    return names + (options.size() == 1 ? " is an option of " : " are options of ") + format;
+  };
+  std::string text;
+  if (!csv.empty())
+    text = clause(csv, "CSV data");
+  if (!cifar.empty())
+    text += (text.empty() ? "" : "; ") + clause(cifar, "CIFAR-100 data");
+  return text + ", but " + data.source() + " is " + data.format_name() + " data";
+}
+
 std::string_view dataset_format_name(DatasetFormat format) noexcept {
   for (const auto& [value, name] : format_names) {
     if (value == format)

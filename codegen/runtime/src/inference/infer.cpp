@@ -41,17 +41,17 @@ void require_variances(const std::filesystem::path& file, std::span<const Parame
   }
 }
 
-// Returns the element types the file's tensors were converted from (load_tensors).
-std::vector<Dtype> load_weights(const InferenceModel& model, InferenceBackend& inference,
-                                const SafetensorsReader& file) {
+// Returns what the load converted and ignored (load_tensors).
+LoadedTensors load_weights(const InferenceModel& model, InferenceBackend& inference,
+                           const SafetensorsReader& file) {
   std::vector<float> parameters(static_cast<std::size_t>(model.parameter_count));
   std::vector<float> statistics(static_cast<std::size_t>(model.non_trainable_count));
   const TensorRegion regions[] = {{model.parameters, parameters},
                                   {model.non_trainable_tensors, statistics}};
-  std::vector<Dtype> converted = load_tensors(file, regions);
+  LoadedTensors loaded = load_tensors(file, regions);
   require_variances(file.source(), model.non_trainable_tensors, statistics);
   inference.load(parameters, statistics);
-  return converted;
+  return loaded;
 }
 
 std::unique_ptr<Dataset> open_data(const InferenceModel& model, const InferOptions& options) {
@@ -74,12 +74,10 @@ std::unique_ptr<Dataset> open_data(const InferenceModel& model, const InferOptio
   open.csv.header = options.csv_header;
   open.cifar100_labels = options.cifar100_labels;
   auto data = open_dataset(options.data, open);
-  if (!options.label_column.empty() && data->format_name() != "csv")
-    throw UsageError(fmt::format(
-        "--label-column names a column of CSV data, but {} is {} data: give --labels instead",
-        data->source(), data->format_name()));
+  if (const auto misplaced = options_for_other_formats(*data, open); !misplaced.empty())
+    throw UsageError(misplaced_options_message(misplaced, *data));
   if (data->label_kind() == LabelKind::none && options.output.empty())
-    throw InferenceSetupError(fmt::format(
+    throw UsageError(fmt::format(
         "{} holds inputs only, so there is nothing to score: pass --output to keep the outputs",
         data->source()));
   if (data->label_kind() == LabelKind::class_index &&
@@ -160,7 +158,7 @@ InferResult run_inference(const InferenceModel& model, InferenceBackend& inferen
     check_writable_target(options.output);
   const std::unique_ptr<Dataset> data = open_data(model, options);
   const SafetensorsReader weights = SafetensorsReader::open(options.weights);
-  const std::string weights_note = conversion_note(load_weights(model, inference, weights));
+  const std::string weights_note = describe(load_weights(model, inference, weights));
   // The normalisation the model was trained with, unless told otherwise.
   std::vector<std::string> notes;
   const InputNormalization given{options.scale, options.mean, options.stddev, {}};

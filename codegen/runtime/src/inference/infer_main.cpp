@@ -62,7 +62,8 @@ int infer_main(int argc, char** argv, const InferenceModel& model,
       ->delimiter(',');
   app.add_option("--std", options.stddev,
                  "Per-channel standard deviation divided by (default: the checkpoint's)")
-      ->delimiter(',');
+      ->delimiter(',')
+      ->check(cli::number_check(false));
   app.add_option("--output", options.output,
                  "Write every sample's output here (.npy, f32), atomically, after the last batch; "
                  "required for unlabelled data");

@@ -129,9 +129,15 @@ std::string format_checkpoint_listing(const CheckpointListing& listing) {
     text += "values: all " + std::to_string(listing.floating_values) +
             " floating-point values are finite\n";
   } else {
-    text +=
-        "values: NOT ALL FINITE (--resume, --init and the inference programs refuse this "
-        "file)\n";
+    // --init and the inference programs read the weights alone: the optimizer's state may hold
+    // what they never look at.
+    const bool weights_finite = std::ranges::all_of(
+        listing.non_finite,
+        [](const NonFiniteCount& c) { return c.tensor.starts_with("optimizer."); });
+    text += weights_finite ? "values: NOT ALL FINITE (--resume refuses this file; its weights are "
+                             "finite, and --init and the inference programs take them)\n"
+                           : "values: NOT ALL FINITE (--resume, --init and the inference programs "
+                             "refuse this file)\n";
     for (const NonFiniteCount& c : listing.non_finite)
       text += "  " + c.tensor + ": " + describe(c) + "\n";
   }

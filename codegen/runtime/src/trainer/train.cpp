@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <csignal>
@@ -53,6 +54,7 @@ class StopSignals {
   StopSignals(const StopSignals&) = delete;
   StopSignals& operator=(const StopSignals&) = delete;
   bool raised() const { return stop_signal.load() != 0; }
+  int which() const { return stop_signal.load(); }
 
  private:
   void (*previous_int_)(int) = SIG_DFL;
@@ -162,19 +164,23 @@ void require_new_save_target(const TrainOptions& options) {
     return;
   if (!options.resume.empty() && std::filesystem::equivalent(options.save, options.resume, error))
     return;
-  std::string holds = "exists";
+  std::optional<TrainingState> checkpoint;
   try {
-    const TrainingState state = decode_training_state(
-        SafetensorsReader::open(options.save).metadata(), options.save.string());
-    holds = fmt::format("holds a checkpoint at step {} ({} epoch{} done)", state.step, state.epoch,
-                        state.epoch == 1 ? "" : "s");
+    checkpoint = decode_training_state(SafetensorsReader::open(options.save).metadata(),
+                                       options.save.string());
   } catch (const std::exception&) {
-    // Not a checkpoint: "exists" says enough.
+    // Not a checkpoint (a weights file, data, notes): nothing to resume.
   }
-  throw TrainingSetupError(
-      fmt::format("--save {} {}, and this run would replace it: --resume {} continues that run, "
-                  "--overwrite replaces it, or --save can name another file",
-                  options.save.string(), holds, options.save.string()));
+  if (!checkpoint)
+    throw UsageError(fmt::format(
+        "--save {} exists and is no training checkpoint, and this run would replace it: "
+        "--overwrite replaces it, or --save can name another file",
+        options.save.string()));
+  throw UsageError(fmt::format(
+      "--save {} holds a checkpoint at step {} ({} epoch{} done), and this run would replace it: "
+      "--resume {} continues that run, --overwrite replaces it, or --save can name another file",
+      options.save.string(), checkpoint->step, checkpoint->epoch, checkpoint->epoch == 1 ? "" : "s",
+      options.save.string()));
 }
 
 // Inside an epoch, a resumed run continues the interrupted one's data order, a permutation of its
@@ -240,9 +246,11 @@ std::string loss_text(const ModelInfo& model, double loss, double accuracy) {
   return text;
 }
 
+// An epoch a stop cut short is "epoch 3/10 so far: ...", so that a log read for "epoch 3/10:"
+// finds each epoch once, whole, in the run that finished it.
 std::string epoch_line(const ModelInfo& model, const EpochMetrics& m, std::int64_t epochs,
-                       bool scheduled) {
-  std::string line = fmt::format("epoch {}/{}: ", m.epoch, epochs);
+                       bool scheduled, bool whole = true) {
+  std::string line = fmt::format("epoch {}/{}{}: ", m.epoch, epochs, whole ? "" : " so far");
   if (scheduled)
     line += fmt::format("lr {:.6g}, ", m.learning_rate);
   line += loss_text(model, m.train_loss, m.train_accuracy);
@@ -257,9 +265,11 @@ class MetricsFile {
   MetricsFile(const std::filesystem::path& path, bool append) : path_(path) {
     if (path.empty())
       return;
+    errno = 0;
     file_.open(path, append ? std::ios::app : std::ios::trunc);
-    if (!file_)
-      throw IoError(path.string() + ": cannot open for writing the metrics");
+    if (!file_)  // the stream keeps no reason, but the open(2) under it left one in errno
+      throw IoError(path.string() + ": cannot open for writing the metrics" +
+                    (errno != 0 ? ": " + std::generic_category().message(errno) : std::string()));
   }
   void write(const ModelInfo& model, const EpochMetrics& m) {
     if (path_.empty())
@@ -481,9 +491,9 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
     std::vector<float> statistics(static_cast<std::size_t>(model.non_trainable_count));
     if (!options.init.empty()) {
       const LoadedParameters loaded = load_parameters(model, *init_file, parameters, statistics);
-      const std::string converted = conversion_note(loaded.converted_from);
+      const std::string load = describe(loaded.tensors);
       weights = fmt::format(
-          "from {} (--init){}{}", options.init.string(), converted.empty() ? "" : ", " + converted,
+          "from {} (--init){}{}", options.init.string(), load.empty() ? "" : ", " + load,
           model.non_trainable_count == 0 ? ""
           : loaded.with_statistics       ? ", with its running statistics"
                                          : "; it has no running statistics: they start afresh");
@@ -501,6 +511,14 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
   std::vector<std::string> replaced;
   TrainingSettings settings =
       resolve_settings(options.optimizer, options.no_shuffle, model.optimizer, saved, replaced);
+  // Inside an epoch the checkpoint's order goes on: the data's own order would repeat some of the
+  // epoch's samples and skip others.
+  if (saved && saved->shuffle && !settings.shuffle && position.batch > 0)
+    throw UsageError(fmt::format(
+        "--no-shuffle: {} stands inside epoch {} (batch {}), whose shuffled order must go on to "
+        "its "
+        "end. Finish that epoch first (--resume with --epochs {}), then resume with --no-shuffle",
+        options.resume.string(), position.epoch + 1, position.batch + 1, position.epoch + 1));
   // The inputs as the checkpoint resumed, or the --init file, says they were in training, unless
   // given; the checkpoints this run writes name this run's data type.
   std::vector<std::string> input_notes;
@@ -660,9 +678,10 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
     if (stopped && position.batch < batches) {
       save(checked_state());
       result.interrupted = signals.raised();
+      result.signal = signals.which();
       out << fmt::format("stopped at step {} (epoch {}, batch {} of {}){}: {}\n", position.step,
                          epoch + 1, position.batch, batches, why_stopped, saved_where);
-      out << epoch_line(model, m, options.epochs, scheduled) << only_since << " (partial epoch)\n"
+      out << epoch_line(model, m, options.epochs, scheduled, false) << only_since << "\n"
           << std::flush;
       break;
     }
@@ -681,6 +700,7 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
     result.epochs.push_back(m);
     if (stopped) {
       result.interrupted = signals.raised();
+      result.signal = signals.which();
       if (position.epoch < options.epochs)  // else the run has done what it was asked anyway
         out << fmt::format("stopped at step {}, the end of epoch {}{}: {}\n", position.step,
                            epoch + 1, why_stopped, saved_where)

@@ -49,21 +49,6 @@ std::string schedule_problem(const std::string& text) {
   }
 }
 
-// CLI11's PositiveNumber and NonNegativeNumber print their range as 0.000000 to 1.79e308 in
-// full (300 digits); these say what is wrong in words.
-CLI::Validator number_check(bool zero_allowed) {
-  return CLI::Validator(
-      [zero_allowed](const std::string& text) -> std::string {
-        char* end = nullptr;
-        const double value = std::strtod(text.c_str(), &end);
-        const bool number = !text.empty() && end == text.c_str() + text.size();
-        if (number && (value > 0 || (zero_allowed && value == 0)))
-          return "";
-        return (zero_allowed ? "must be 0 or more, got " : "must be above 0, got ") + text;
-      },
-      zero_allowed ? ">= 0" : "> 0");
-}
-
 ProgressMode progress_mode(const std::string& name) {
   if (name == "bar")
     return ProgressMode::bar;
@@ -101,16 +86,16 @@ int trainer_main(int argc, char** argv, const ModelInfo& model, const BackendFac
       ->check(CLI::IsMember({"auto", "idx", "cifar10", "cifar100", "npy", "csv"}));
   app.add_option("--epochs", options.epochs, "Epochs to train (in total, counting resumed ones)")
       ->capture_default_str()
-      ->check(number_check(false));
+      ->check(cli::number_check(false));
   app.add_option("--max-steps", options.max_steps, "Stop (and save) after this many steps")
-      ->check(number_check(false));
+      ->check(cli::number_check(false));
   // The optimizer's settings: left out, they are the checkpoint's with --resume.
   OptimizerChoices& chosen = options.optimizer;
   app.add_option("--lr", chosen.learning_rate,
                  fmt::format("Learning rate (the first epoch's under --lr-schedule; default {}; "
                              "with --resume, the checkpoint's)",
                              defaults.learning_rate))
-      ->check(number_check(false));
+      ->check(cli::number_check(false));
   app.add_option("--lr-schedule", cl.lr_schedule,
                  "The learning rate from epoch to epoch: constant (the default), "
                  "exponential:GAMMA (times GAMMA after every epoch, e.g. exponential:0.99), "
@@ -127,13 +112,13 @@ int trainer_main(int argc, char** argv, const ModelInfo& model, const BackendFac
   app.add_option("--beta2", chosen.beta2, "Adam's beta2 (default 0.999)")
       ->check(CLI::Range(0.0, 1.0));
   app.add_option("--eps", chosen.epsilon, "Adam's epsilon (default 1e-8)")
-      ->check(number_check(false));
+      ->check(cli::number_check(false));
   const CLI::Option* seed =
       app.add_option("--seed", options.seed, "Seed of the initial weights and the data order")
           ->capture_default_str();
   app.add_flag("--no-shuffle", options.no_shuffle,
                "Every epoch in the data's own order, as PyTorch's DataLoader(shuffle=False) "
-               "(kept by --save; on --resume the checkpoint's order goes on)");
+               "(kept by --save; with --resume, from a checkpoint at an epoch's end)");
   app.add_option("--workers", options.workers, "Data loader threads")
       ->capture_default_str()
       ->check(CLI::Range(1, 64));
@@ -148,10 +133,11 @@ int trainer_main(int argc, char** argv, const ModelInfo& model, const BackendFac
       ->delimiter(',');
   app.add_option("--std", options.stddev,
                  "Per-channel standard deviation divided by (with --resume, the checkpoint's)")
-      ->delimiter(',');
+      ->delimiter(',')
+      ->check(cli::number_check(false));
   app.add_option("--crop", options.augmentation.crop_padding,
                  "Random crop augmentation: pad by this many pixels, crop back")
-      ->check(number_check(true));
+      ->check(cli::number_check(true));
   app.add_flag("--flip", options.augmentation.horizontal_flip,
                "Random horizontal flip augmentation");
   app.add_option("--init", options.init,
@@ -197,7 +183,8 @@ int trainer_main(int argc, char** argv, const ModelInfo& model, const BackendFac
   try {
     const std::unique_ptr<Backend> runner = backend(cl.threads);
     const TrainResult result = train(model, *runner, options, std::cout, std::cerr);
-    return result.interrupted ? 130 : 0;
+    // As a shell reports a program a signal ended: 130 for Ctrl-C, 143 for SIGTERM.
+    return result.interrupted ? 128 + result.signal : 0;
   } catch (const UsageError& e) {
     std::fflush(stdout);
     std::fprintf(stderr, "%s: error: %s\n", program.c_str(), e.what());

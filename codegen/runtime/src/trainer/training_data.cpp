@@ -139,9 +139,8 @@ std::unique_ptr<Dataset> open_training_data(const ModelInfo& model,
   open.csv.header = options.csv_header;
   open.cifar100_labels = options.cifar100_labels;
   auto data = open_dataset(paths, open);
-  if (!options.label_column.empty() && data->format_name() != "csv")
-    throw UsageError(option + ": --label-column names a column of CSV data, but " + data->source() +
-                     " is " + data->format_name() + " data, whose labels are their own file");
+  if (const auto misplaced = options_for_other_formats(*data, open); !misplaced.empty())
+    throw UsageError(option + ": " + misplaced_options_message(misplaced, *data));
   if (data->label_kind() == LabelKind::none)
     throw TrainingSetupError(option + ": " + data->source() +
                              " holds inputs only; training needs their labels or targets too "

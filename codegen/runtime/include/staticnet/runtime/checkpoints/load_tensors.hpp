@@ -19,18 +19,27 @@ struct TensorRegion {
   std::span<float> values;
 };
 
-// Fills every region from `file`, and returns the element types its tensors were converted from
-// (none when all are F32), for the caller's report. Throws CheckpointMismatch listing every
-// missing or mis-shaped tensor of every region (checked before any value is copied),
-// FormatError for a NaN or an infinity (at its byte in the file), an F64 beyond F32's range, or a
-// malformed file, IoError for an unreadable one.
-std::vector<Dtype> load_tensors(const std::filesystem::path& file,
-                                std::span<const TensorRegion> regions);
-// The same from a file already open, whose names or metadata the caller reads too.
-std::vector<Dtype> load_tensors(const SafetensorsReader& file,
-                                std::span<const TensorRegion> regions);
+// What a load did beyond copying, for the caller's report.
+struct LoadedTensors {
+  std::vector<Dtype> converted_from;  // the element types, other than F32, values came from
+  // The file's tensors that are not the model's (a larger model's weights, perhaps), but for
+  // those a checkpoint or a state dict holds beside them: optimizer state ("optimizer.") and
+  // BatchNorm's num_batches_tracked. Ignored, as load_state_dict(strict=False) ignores them;
+  // sorted by name.
+  std::vector<std::string> unused;
+};
 
-// "its BF16 values converted to F32" for what load_tensors returned; "" for nothing converted.
-std::string conversion_note(std::span<const Dtype> converted);
+// Fills every region from `file`. Throws CheckpointMismatch listing every missing or mis-shaped
+// tensor of every region (checked before any value is copied), FormatError for a NaN or an
+// infinity (at its byte in the file), an F64 beyond F32's range, or a malformed file, IoError
+// for an unreadable one.
+LoadedTensors load_tensors(const std::filesystem::path& file,
+                           std::span<const TensorRegion> regions);
+// The same from a file already open, whose names or metadata the caller reads too.
+LoadedTensors load_tensors(const SafetensorsReader& file, std::span<const TensorRegion> regions);
+
+// "its BF16 values converted to F32; 2 tensors that are not the model's ignored (fc2.weight,
+// fc2.bias)"; "" when the load was a plain copy.
+std::string describe(const LoadedTensors& loaded);
 
 }  // namespace staticnet::runtime

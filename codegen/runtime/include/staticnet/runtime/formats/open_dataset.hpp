@@ -45,4 +45,13 @@ std::optional<DatasetFormat> detect_format(std::span<const std::byte> head,
 std::unique_ptr<Dataset> open_dataset(const std::vector<std::string>& paths,
                                       const OpenOptions& options = {});
 
+// The options in `given` that say how to read a format `data` is not, as the programs spell them:
+// CSV's "--label-column", "--delimiter", "--header"/"--no-header" for data of another format, and
+// "--cifar100-labels coarse" for data that is not CIFAR-100. Empty when every option applies; the
+// programs refuse the rest rather than ignore what the user meant.
+std::vector<std::string> options_for_other_formats(const Dataset& data, const OpenOptions& given);
+// "--label-column and --delimiter are options of CSV data, but train.npy is npy data"
+std::string misplaced_options_message(const std::vector<std::string>& misplaced,
+                                      const Dataset& data);
+
 }  // namespace staticnet::runtime

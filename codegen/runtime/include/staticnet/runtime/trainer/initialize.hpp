@@ -9,6 +9,7 @@
 #include <span>
 #include <vector>
 
+#include "staticnet/runtime/checkpoints/load_tensors.hpp"
 #include "staticnet/runtime/checkpoints/safetensors_reader.hpp"
 #include "staticnet/runtime/trainer/model_info.hpp"
 
@@ -28,8 +29,8 @@ void initialize_non_trainable(const ModelInfo& model, std::span<float> values);
 // state) are ignored. Throws CheckpointMismatch listing every missing or mis-shaped tensor (some
 // running statistics but not all count as missing), FormatError or IoError for an unreadable file.
 struct LoadedParameters {
-  bool with_statistics = false;       // the running statistics came from the file
-  std::vector<Dtype> converted_from;  // the file's element types other than F32 (load_tensors)
+  bool with_statistics = false;  // the running statistics came from the file
+  LoadedTensors tensors;         // what the load converted and ignored
 };
 LoadedParameters load_parameters(const ModelInfo& model, const SafetensorsReader& file,
                                  std::span<float> parameters, std::span<float> statistics);

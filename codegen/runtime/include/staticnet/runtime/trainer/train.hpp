@@ -100,6 +100,7 @@ struct TrainResult {
   std::vector<EpochMetrics> epochs;  // the epochs this run finished
   std::int64_t steps = 0;            // optimizer steps in total (including resumed ones)
   bool interrupted = false;          // stopped by a signal; a checkpoint was saved if --save
+  int signal = 0;                    // which: SIGINT or SIGTERM (the program exits 128 + it)
 };
 
 // Runs the loop. `out` gets the report (start-up, epochs), `progress` the progress display.
