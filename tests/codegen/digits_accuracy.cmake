@@ -88,8 +88,17 @@ execute_process(
   COMMAND ${INFER} --weights ${WORK}/digits.safetensors --data ${DATA}/test_images.npy
           --scale 0.0625 ${threads}
   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-if(rc EQUAL 0 OR NOT err MATCHES "holds inputs only, so there is nothing to score: pass --output")
-  message(FATAL_ERROR "unlabelled data without --output was not refused (${rc}):\n${out}${err}")
+if(NOT rc EQUAL 2 OR NOT err MATCHES "holds inputs only, so there is nothing to score: pass --output")
+  message(FATAL_ERROR "unlabelled data without --output was not refused as a usage error (${rc}):\n"
+                      "${out}${err}")
+endif()
+# A CSV option on .npy data is refused, not ignored.
+execute_process(
+  COMMAND ${INFER} --weights ${WORK}/digits.safetensors --data ${DATA}/test_images.npy
+          --labels ${DATA}/test_labels.npy --no-header ${threads}
+  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 2 OR NOT err MATCHES "--no-header is an option of CSV data, but .*test_images.npy")
+  message(FATAL_ERROR "--no-header on .npy data was not refused (${rc}):\n${out}${err}")
 endif()
 file(REMOVE "${WORK}/unlabelled.npy")
 execute_process(
