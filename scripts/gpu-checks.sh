@@ -41,7 +41,9 @@
 set -uo pipefail
 bin=$(cd "$1" && pwd)
 out=$(mkdir -p "$2" && cd "$2" && pwd)
-rm -f "$out"/*.safetensors  # the runs below are new ones: a trainer would not replace a checkpoint
+# The trainings below are new runs: a trainer would not replace an earlier run's files.
+rm -f "$out"/digits.safetensors "$out"/*_cuda.safetensors "$out"/*_cuda_nograph.safetensors \
+  "$out"/*_metrics.jsonl
 shift 2
 parts=${*:-tests train sanitize bench mlperf}
 mlperf="resnet8 ds_cnn mobilenet_v1 fc_autoencoder"  # samples/mlperf_tiny/

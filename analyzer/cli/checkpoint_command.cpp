@@ -26,7 +26,7 @@ void add_checkpoint_commands(CLI::App& app, Runner& run) {
       // As `data check` does with a NaN in data: listed, and the exit status says it.
       std::cerr << "staticnet: error: " << listing.source << ": " << listing.non_finite.size()
                 << (listing.non_finite.size() == 1 ? " tensor holds" : " tensors hold")
-                << " NaN or infinite values (listed above)\n";
+                << " values the programs refuse (listed above)\n";
       return 1;
     };
   });

@@ -10,7 +10,8 @@
 #         -DWORK=<dir> -P this
 cmake_minimum_required(VERSION 3.25)
 file(MAKE_DIRECTORY "${WORK}")
-file(REMOVE "${WORK}/digits.safetensors")  # a fresh run: the trainer would not replace it
+# A fresh run: the trainer would not replace an earlier run's checkpoint or metrics.
+file(REMOVE "${WORK}/digits.safetensors" "${WORK}/metrics.jsonl")
 execute_process(
   COMMAND ${TRAINER} --data ${DATA}/train_images.npy --labels ${DATA}/train_labels.npy
           --eval ${DATA}/test_images.npy --eval-labels ${DATA}/test_labels.npy --scale 0.0625

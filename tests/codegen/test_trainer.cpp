@@ -324,9 +324,18 @@ TEST_CASE("trainer: a resumed epoch reports the whole epoch, as an uninterrupted
   rt::save_checkpoint(first.save, wrong);
   CHECK_THROWS_WITH_AS(
       train_cpu(resumed, out),
-      doctest::Contains("expected 4 samples (1 batches of 4 into the epoch) in the metadata entry "
+      doctest::Contains("expected 4 samples (1 batch of 4 into the epoch) in the metadata entry "
                         "'epoch_samples'"),
       rt::FormatError);
+  // One of the three alone: a damaged file, not an older one.
+  rt::Checkpoint damaged = saved;
+  REQUIRE(damaged.extra_metadata.erase("epoch_correct") == 1);
+  rt::save_checkpoint(first.save, damaged);
+  CHECK_THROWS_WITH_AS(train_cpu(resumed, out),
+                       doctest::Contains("expected the metadata entries 'epoch_loss_sum', "
+                                         "'epoch_correct' and 'epoch_samples' together, found 2 of "
+                                         "them"),
+                       rt::FormatError);
   fs::remove_all(dir);
 }
 
@@ -714,6 +723,23 @@ TEST_CASE("trainer: a new run does not replace a file at --save unless told to")
           .c_str(),
       rt::UsageError);
   CHECK(bytes_of(mistaken.save) == "my notes");
+
+  // An earlier run's metrics are kept too; a resumed run appends to them.
+  rt::TrainOptions measured = options_for(1);
+  measured.metrics = dir / "metrics.jsonl";
+  train_cpu(measured, out);
+  const std::string earlier = bytes_of(measured.metrics);
+  CHECK_THROWS_WITH_AS(train_cpu(measured, out),
+                       ("--metrics " + measured.metrics.string() +
+                        " holds an earlier run's metrics, and this run would replace them: "
+                        "--resume appends to them, --overwrite replaces them, or --metrics can "
+                        "name another file")
+                           .c_str(),
+                       rt::UsageError);
+  CHECK(bytes_of(measured.metrics) == earlier);
+  measured.overwrite = true;
+  train_cpu(measured, out);
+  CHECK(bytes_of(measured.metrics).size() > 0);
 
   // The checkpoint a run resumes is its to replace; --overwrite lets a new run replace any.
   rt::TrainOptions resumed = options_for(3);
@@ -1114,9 +1140,10 @@ TEST_CASE("trainer: --no-shuffle trains every epoch in the file's order, and res
   switched.no_shuffle = true;
   CHECK_THROWS_WITH_AS(train_cpu(switched, out),
                        ("--no-shuffle: " + shuffled.save.string() +
-                        " stands inside epoch 2 (batch 2), whose shuffled order must go on to its "
-                        "end. Finish that epoch first (--resume with --epochs 2), then resume "
-                        "with --no-shuffle")
+                        " stands inside epoch 2, after batch 1, whose shuffled order must go on to "
+                        "its end. Finish that epoch first (--resume " +
+                        shuffled.save.string() + " --save " + shuffled.save.string() +
+                        " --epochs 2), then resume with --no-shuffle")
                            .c_str(),
                        rt::UsageError);
   shuffled.max_steps = 3;  // the end of epoch 1

@@ -80,10 +80,11 @@ staticnet_cli_test(checkpoint_show RC 0 ARGS checkpoint show checkpoint.safetens
          "  model: tiny-mlp")
 # Weights that diverged: listed tensor by tensor (counts by hand in make_fixtures.py), exit 1.
 staticnet_cli_test(checkpoint_show_non_finite RC 1 ARGS checkpoint show diverged.safetensors
-  STDOUT "values: NOT ALL FINITE \\(--resume, --init and the inference programs refuse"
+  STDOUT "values: NOT ALL FINITE \\(--resume refuses this file, and --init and the inference"
          "\n  w: 2 NaN, 1 \\+Inf \\(the first at element 1\\)\n"
-         "\n  b: 1 -Inf \\(the first at element 1\\)\nmetadata:"
-  STDERR "staticnet: error: diverged.safetensors: 2 tensors hold NaN or infinite values")
+         "\n  b: 1 -Inf \\(the first at element 1\\)\n"
+         "\n  big: 1 F64 beyond F32's range \\(the first at element 0\\)\nmetadata:"
+  STDERR "staticnet: error: diverged.safetensors: 3 tensors hold values the programs refuse")
 staticnet_cli_test(checkpoint_show_plain_safetensors RC 0 ARGS checkpoint show plain.safetensors
   STDOUT "  w +F16 +\\(2, 2\\) +8" "training state: none"
          "values: all 4 floating-point values are finite" "  format: pt")

@@ -92,16 +92,35 @@ TEST_CASE("load_tensors: an F64 beyond F32's range and an F16 infinity are refus
   CHECK_THROWS_WITH_AS(load_tensors(reader, {&region, 1}),
                        doctest::Contains(("byte " + std::to_string(byte) +
                                           ": expected a value an F32 can hold in tensor double, "
-                                          "found an F64 beyond ±3.40282e+38 at element 1")
+                                          "found an F64 of magnitude 3.4028236e+38 or more "
+                                          "(beyond the largest F32) at element 1")
                                              .c_str()),
                        FormatError);
 
+  // The edge: the largest float is 2^128 − 2^104 (3.40282347e38); doubles below the midpoint
+  // 2^128 − 2^103 (3.40282357e38) round down to it, as PyTorch's .float() rounds them.
+  FileTensors edge = good;
+  edge.wide = {0x1.fffffefffffffp127, -0x1.fffffep127, 0.0};
+  write_file(dir / "edge.safetensors", edge);
+  load_tensors(dir / "edge.safetensors", {&region, 1});
+  CHECK(values[9] == std::numeric_limits<float>::max());
+  CHECK(values[10] == -std::numeric_limits<float>::max());
+  edge.wide[0] = 0x1.ffffffp127;  // the midpoint itself rounds to even: an infinity
+  write_file(dir / "edge.safetensors", edge);
+  CHECK_THROWS_AS(load_tensors(dir / "edge.safetensors", {&region, 1}), FormatError);
+
+  // An F16 element is 2 bytes: +Inf at element 4 of "half" is 8 bytes into it.
   FileTensors infinite = good;
   infinite.half[4] = 0x7C00;  // +Inf
   write_file(dir / "inf.safetensors", infinite);
-  CHECK_THROWS_WITH_AS(load_tensors(dir / "inf.safetensors", {&region, 1}),
-                       doctest::Contains("expected a finite value in tensor half, found +Inf at "
-                                         "element 4"),
+  const SafetensorsReader inf_reader = SafetensorsReader::open(dir / "inf.safetensors");
+  const std::uint64_t inf_byte =
+      inf_reader.data_buffer_offset() + inf_reader.find("half")->data_begin + 8;
+  CHECK_THROWS_WITH_AS(load_tensors(inf_reader, {&region, 1}),
+                       doctest::Contains(("byte " + std::to_string(inf_byte) +
+                                          ": expected a finite value in tensor half, found +Inf "
+                                          "at element 4")
+                                             .c_str()),
                        FormatError);
 }
 

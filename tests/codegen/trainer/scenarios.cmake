@@ -91,7 +91,7 @@ elseif(SCENARIO STREQUAL "metrics")
     if(NOT e EQUAL epoch OR NOT s EQUAL step)
       message(FATAL_ERROR "line ${epoch}: epoch ${e}, step ${s}: ${line}")
     endif()
-    foreach(key learning_rate train_loss train_accuracy eval_loss eval_accuracy
+    foreach(key learning_rate train_loss train_samples train_accuracy eval_loss eval_accuracy
                 samples_per_second)
       string(JSON value ERROR_VARIABLE missing GET "${line}" ${key})
       if(missing)

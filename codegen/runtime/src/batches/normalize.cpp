@@ -17,7 +17,7 @@ float channel_value(const std::vector<float>& values, std::size_t c, float fallb
 }
 
 void check_length(const std::vector<float>& values, std::size_t channels, const char* what) {
-  if (values.empty() || values.size() == 1 || values.size() == channels)
+  if (fits_channels(values.size(), channels))
     return;
   throw LoaderConfigError("normalisation " + std::string(what) + " has " +
                           std::to_string(values.size()) + " values but the sample has " +

@@ -76,8 +76,8 @@ void require_channel_counts(const InputNormalization& applied, const InputNormal
                                         shape_to_string(sample_shape), channels_text(channels));
   auto check = [&](const std::vector<float>& values, const std::vector<float>& chosen,
                    const char* option, const char* entry) {
-    const auto n = static_cast<std::int64_t>(values.size());
-    if (n <= 1 || n == channels)
+    const std::size_t n = values.size();
+    if (fits_channels(n, static_cast<std::size_t>(channels)))
       return;
     if (!chosen.empty())
       throw UsageError(fmt::format("{} has {} values, but {}: give 1 value, or one per channel",

@@ -3,13 +3,13 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
-#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "../english_list.hpp"
 #include "staticnet/runtime/checkpoints/checkpoint.hpp"
 #include "staticnet/runtime/checkpoints/safetensors_reader.hpp"
 #include "staticnet/runtime/error.hpp"
@@ -66,8 +66,9 @@ LoadedTensors load_tensors(const SafetensorsReader& reader, std::span<const Tens
         if (!value)
           throw FormatError({reader.source(), element_byte(reader, tensor, j), {}, {}},
                             "a value an F32 can hold in tensor " + p.name,
-                            fmt::format("an F64 beyond ±{:g} at element {}",
-                                        std::numeric_limits<float>::max(), j));
+                            fmt::format("an F64 of magnitude 3.4028236e+38 or more (beyond the "
+                                        "largest F32) at element {}",
+                                        j));
         values[j] = *value;
       }
     }
@@ -95,15 +96,11 @@ LoadedTensors load_tensors(const SafetensorsReader& reader, std::span<const Tens
 
 std::string describe(const LoadedTensors& loaded) {
   std::string text;
-  const std::vector<Dtype>& converted = loaded.converted_from;
-  if (!converted.empty()) {
-    text = "its ";
-    for (std::size_t i = 0; i < converted.size(); ++i)
-      text += (i == 0                      ? ""
-               : i + 1 == converted.size() ? " and "
-                                           : ", ") +
-              std::string(dtype_name(converted[i]));
-    text += " values converted to F32";
+  if (!loaded.converted_from.empty()) {
+    std::vector<std::string> types;
+    for (const Dtype dtype : loaded.converted_from)
+      types.emplace_back(dtype_name(dtype));
+    text = "its " + english_list(types) + " values converted to F32";
   }
   if (!loaded.unused.empty()) {
     constexpr std::size_t named = 3;

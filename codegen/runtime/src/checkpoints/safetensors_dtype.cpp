@@ -75,8 +75,10 @@ std::optional<float> float_element(Dtype dtype, const std::byte* bytes) noexcept
   switch (dtype) {
     case Dtype::f64: {
       const double value = std::bit_cast<double>(little_endian<std::uint64_t>(bytes));
-      if (std::isfinite(value) && std::fabs(value) > std::numeric_limits<float>::max())
-        return std::nullopt;  // no float to round to (the cast would be undefined)
+      // From halfway between the largest float and 2^128 on, rounding to nearest gives an
+      // infinity: a finite number no float holds. Below, the largest float, as PyTorch's .float().
+      if (std::isfinite(value) && std::fabs(value) >= 0x1.ffffffp127)
+        return std::nullopt;
       return static_cast<float>(value);
     }
     case Dtype::f16:
@@ -84,8 +86,10 @@ std::optional<float> float_element(Dtype dtype, const std::byte* bytes) noexcept
     case Dtype::bf16:  // the upper half of a float's bits
       return std::bit_cast<float>(static_cast<std::uint32_t>(little_endian<std::uint16_t>(bytes))
                                   << 16);
-    default:
+    case Dtype::f32:
       return std::bit_cast<float>(little_endian<std::uint32_t>(bytes));
+    default:  // no floating type: nothing to read as one
+      return std::nullopt;
   }
 }
 

@@ -20,20 +20,32 @@ struct DataOptionsText {
   std::string cifar100_labels = "fine";
 };
 
+// The numbers an option takes: any finite one (a mean), those ≥ 0, or those > 0.
+enum class NumberRange { finite, non_negative, positive };
+
 // CLI11's PositiveNumber and NonNegativeNumber print their range as 0.000000 to 1.79e308 in
-// full (300 digits); these say what is wrong in words.
-inline CLI::Validator number_check(bool zero_allowed) {
+// full (300 digits), and its Number lets "inf" and "nan" through; this says what is wrong in
+// words.
+inline CLI::Validator number_check(NumberRange range) {
   return CLI::Validator(
-      [zero_allowed](const std::string& text) -> std::string {
+      [range](const std::string& text) -> std::string {
         char* end = nullptr;
         const double value = std::strtod(text.c_str(), &end);
         const bool number =
             !text.empty() && end == text.c_str() + text.size() && std::isfinite(value);
-        if (number && (value > 0 || (zero_allowed && value == 0)))
-          return "";
-        return (zero_allowed ? "must be 0 or more, got " : "must be above 0, got ") + text;
+        switch (range) {
+          case NumberRange::finite:
+            return number ? "" : "must be a finite number, got " + text;
+          case NumberRange::non_negative:
+            return number && value >= 0 ? "" : "must be 0 or more, got " + text;
+          case NumberRange::positive:
+            break;
+        }
+        return number && value > 0 ? "" : "must be above 0, got " + text;
       },
-      zero_allowed ? ">= 0" : "> 0");
+      range == NumberRange::finite     ? "NUMBER"
+      : range == NumberRange::positive ? "> 0"
+                                       : ">= 0");
 }
 
 // One character that cannot be part of a number or a blank: CSV's delimiter.

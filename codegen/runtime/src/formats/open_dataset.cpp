@@ -3,6 +3,7 @@
 #include <array>
 #include <utility>
 
+#include "../english_list.hpp"
 #include "staticnet/runtime/error.hpp"
 #include "staticnet/runtime/formats/byte_source.hpp"
 #include "staticnet/runtime/formats/idx.hpp"
@@ -80,10 +81,8 @@ std::string misplaced_options_message(const std::vector<std::string>& misplaced,
   for (const std::string& option : misplaced)
     (option.starts_with("--cifar100") ? cifar : csv).push_back(option);
   auto clause = [](const std::vector<std::string>& options, const char* format) {
-    std::string names;
-    for (std::size_t i = 0; i < options.size(); ++i)
-      names += (i == 0 ? "" : i + 1 == options.size() ? " and " : ", ") + options[i];
-    return names + (options.size() == 1 ? " is an option of " : " are options of ") + format;
+    return english_list(options) +
+           (options.size() == 1 ? " is an option of " : " are options of ") + format;
   };
   std::string text;
   if (!csv.empty())

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "../cli/data_options.hpp"
+#include "../cli/exit_status.hpp"
 #include "staticnet/runtime/error.hpp"
 #include "staticnet/runtime/inference/infer.hpp"
 
@@ -56,14 +57,16 @@ int infer_main(int argc, char** argv, const InferenceModel& model,
       ->check(CLI::IsMember({"auto", "idx", "cifar10", "cifar100", "npy", "csv"}));
   app.add_option("--scale", scale,
                  "Multiply inputs by this (default: the checkpoint's, as in training; else "
-                 "1/255 for u8 data, else 1)");
+                 "1/255 for u8 data, else 1)")
+      ->check(cli::number_check(cli::NumberRange::positive));
   app.add_option("--mean", options.mean,
                  "Per-channel mean subtracted after scaling (default: the checkpoint's)")
-      ->delimiter(',');
+      ->delimiter(',')
+      ->check(cli::number_check(cli::NumberRange::finite));
   app.add_option("--std", options.stddev,
                  "Per-channel standard deviation divided by (default: the checkpoint's)")
       ->delimiter(',')
-      ->check(cli::number_check(false));
+      ->check(cli::number_check(cli::NumberRange::positive));
   app.add_option("--output", options.output,
                  "Write every sample's output here (.npy, f32), atomically, after the last batch; "
                  "required for unlabelled data");
@@ -86,19 +89,11 @@ int infer_main(int argc, char** argv, const InferenceModel& model,
   options.csv_delimiter = cli::csv_delimiter(data_options);
   options.csv_header = cli::csv_header(data_options);
   options.cifar100_labels = cli::cifar100_labels(data_options);
-  try {
+  return cli::run_reporting_errors(program, [&] {
     const std::unique_ptr<InferenceBackend> inference = backend.make(threads);
     run_inference(model, *inference, options, std::cout);
     return 0;
-  } catch (const UsageError& e) {
-    std::fflush(stdout);
-    std::fprintf(stderr, "%s: error: %s\n", program.c_str(), e.what());
-    return 2;
-  } catch (const std::exception& e) {
-    std::fflush(stdout);
-    std::fprintf(stderr, "%s: error: %s\n", program.c_str(), e.what());
-    return 1;
-  }
+  });
 }
 
 }  // namespace staticnet::runtime

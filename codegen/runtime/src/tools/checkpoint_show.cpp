@@ -16,22 +16,22 @@ bool is_staticnet_key(const std::string& key) {
   return key.starts_with(checkpoint_metadata_prefix);
 }
 
-// The NaNs and infinities of one tensor, or none.
+// The NaNs, infinities and F64s beyond F32's range of one tensor, or none.
 std::optional<NonFiniteCount> count_non_finite(const SafetensorsReader& reader,
                                                const SafetensorsTensorInfo& tensor) {
   const std::span<const std::byte> bytes = reader.data(tensor);
   const std::size_t size = dtype_size(tensor.dtype);
-  NonFiniteCount count{tensor.name, 0, 0, 0, -1};
+  NonFiniteCount count{tensor.name, 0, 0, 0, 0, -1};
   for (std::size_t offset = 0; offset + size <= bytes.size(); offset += size) {
-    // None: a finite F64 beyond float's range, finite all the same.
     const std::optional<float> value = float_element(tensor.dtype, bytes.data() + offset);
-    if (!value || std::isfinite(*value))
+    if (value && std::isfinite(*value))
       continue;
     if (count.first < 0)
       count.first = static_cast<std::int64_t>(offset / size);
-    (std::isnan(*value) ? count.nan
-     : *value > 0       ? count.positive_infinity
-                        : count.negative_infinity) += 1;
+    (!value               ? count.beyond_f32
+     : std::isnan(*value) ? count.nan
+     : *value > 0         ? count.positive_infinity
+                          : count.negative_infinity) += 1;
   }
   if (count.first < 0)
     return std::nullopt;
@@ -41,8 +41,9 @@ std::optional<NonFiniteCount> count_non_finite(const SafetensorsReader& reader,
 // "2 NaN, 1 +Inf (the first at element 17)"
 std::string describe(const NonFiniteCount& c) {
   std::string text;
-  for (const auto& [n, name] : {std::pair{c.nan, "NaN"}, std::pair{c.positive_infinity, "+Inf"},
-                                std::pair{c.negative_infinity, "-Inf"}})
+  for (const auto& [n, name] :
+       {std::pair{c.nan, "NaN"}, std::pair{c.positive_infinity, "+Inf"},
+        std::pair{c.negative_infinity, "-Inf"}, std::pair{c.beyond_f32, "F64 beyond F32's range"}})
     if (n > 0)
       text += (text.empty() ? "" : ", ") + std::to_string(n) + " " + name;
   return text + " (the first at element " + std::to_string(c.first) + ")";
@@ -136,8 +137,8 @@ std::string format_checkpoint_listing(const CheckpointListing& listing) {
         [](const NonFiniteCount& c) { return c.tensor.starts_with("optimizer."); });
     text += weights_finite ? "values: NOT ALL FINITE (--resume refuses this file; its weights are "
                              "finite, and --init and the inference programs take them)\n"
-                           : "values: NOT ALL FINITE (--resume, --init and the inference programs "
-                             "refuse this file)\n";
+                           : "values: NOT ALL FINITE (--resume refuses this file, and --init and "
+                             "the inference programs do where these are the model's tensors)\n";
     for (const NonFiniteCount& c : listing.non_finite)
       text += "  " + c.tensor + ": " + describe(c) + "\n";
   }

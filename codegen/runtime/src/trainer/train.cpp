@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -164,23 +165,48 @@ void require_new_save_target(const TrainOptions& options) {
     return;
   if (!options.resume.empty() && std::filesystem::equivalent(options.save, options.resume, error))
     return;
-  std::optional<TrainingState> checkpoint;
+  std::optional<SafetensorsReader> file;
   try {
-    checkpoint = decode_training_state(SafetensorsReader::open(options.save).metadata(),
-                                       options.save.string());
-  } catch (const std::exception&) {
-    // Not a checkpoint (a weights file, data, notes): nothing to resume.
+    file = SafetensorsReader::open(options.save);  // an IoError (unreadable) goes on up
+  } catch (const FormatError&) {
+    // Not safetensors (data, notes): no checkpoint.
   }
-  if (!checkpoint)
+  const bool staticnet_keys = file && std::ranges::any_of(file->metadata(), [](const auto& entry) {
+                                return entry.first.starts_with(checkpoint_metadata_prefix);
+                              });
+  if (!staticnet_keys)  // a weights file at most: nothing to resume
     throw UsageError(fmt::format(
         "--save {} exists and is no training checkpoint, and this run would replace it: "
         "--overwrite replaces it, or --save can name another file",
         options.save.string()));
+  std::optional<TrainingState> checkpoint;
+  try {
+    checkpoint = decode_training_state(file->metadata(), options.save.string());
+  } catch (const FormatError& e) {
+    throw UsageError(fmt::format(
+        "--save {} holds a checkpoint this trainer cannot read ({}), and this run would replace "
+        "it: --overwrite replaces it, or --save can name another file",
+        options.save.string(), e.what()));
+  }
   throw UsageError(fmt::format(
       "--save {} holds a checkpoint at step {} ({} epoch{} done), and this run would replace it: "
       "--resume {} continues that run, --overwrite replaces it, or --save can name another file",
       options.save.string(), checkpoint->step, checkpoint->epoch, checkpoint->epoch == 1 ? "" : "s",
       options.save.string()));
+}
+
+// A new run writes its metrics file from its first epoch on: an earlier run's lines there would
+// be lost (a resumed run appends to them).
+void require_new_metrics_target(const TrainOptions& options) {
+  std::error_code error;
+  if (options.overwrite || !options.resume.empty() ||
+      !std::filesystem::is_regular_file(options.metrics, error) ||
+      std::filesystem::file_size(options.metrics, error) == 0)
+    return;
+  throw UsageError(fmt::format(
+      "--metrics {} holds an earlier run's metrics, and this run would replace them: --resume "
+      "appends to them, --overwrite replaces them, or --metrics can name another file",
+      options.metrics.string()));
 }
 
 // Inside an epoch, a resumed run continues the interrupted one's data order, a permutation of its
@@ -236,8 +262,6 @@ void report_resume(std::ostream& out, const std::filesystem::path& checkpoint,
                        was);
 }
 
-// "epoch 3/10: loss 0.1234, accuracy 97.5% | eval ...", with the epoch's learning rate first
-// when it changes from epoch to epoch ("epoch 3/10: lr 0.00098, loss ...").
 // "loss 0.6931, accuracy 54.2%" (a regression's: the loss alone).
 std::string loss_text(const ModelInfo& model, double loss, double accuracy) {
   std::string text = fmt::format("loss {:.4f}", loss);
@@ -246,8 +270,10 @@ std::string loss_text(const ModelInfo& model, double loss, double accuracy) {
   return text;
 }
 
-// An epoch a stop cut short is "epoch 3/10 so far: ...", so that a log read for "epoch 3/10:"
-// finds each epoch once, whole, in the run that finished it.
+// "epoch 3/10: loss 0.1234, accuracy 97.5% | eval ...", with the epoch's learning rate first
+// when it changes from epoch to epoch ("epoch 3/10: lr 0.00098, loss ..."). An epoch a stop cut
+// short is "epoch 3/10 so far: ...", so that a log read for "epoch 3/10:" finds each epoch once,
+// whole, in the run that finished it.
 std::string epoch_line(const ModelInfo& model, const EpochMetrics& m, std::int64_t epochs,
                        bool scheduled, bool whole = true) {
   std::string line = fmt::format("epoch {}/{}{}: ", m.epoch, epochs, whole ? "" : " so far");
@@ -447,12 +473,14 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
     throw TrainingSetupError("--workers must be at least 1, got " +
                              std::to_string(options.workers));
 
-  // A --save that cannot be written, or should not be, is found now: not after the first epoch,
-  // nor after a scan of the data.
+  // A --save that cannot be written, or should not be, and a --metrics file that holds another
+  // run's lines, are found now: not after the first epoch, nor after a scan of the data.
   if (!options.save.empty()) {
     check_writable_target(options.save);
     require_new_save_target(options);
   }
+  if (!options.metrics.empty())
+    require_new_metrics_target(options);
 
   // ---- data
   const auto train_set =
@@ -515,10 +543,11 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
   // epoch's samples and skip others.
   if (saved && saved->shuffle && !settings.shuffle && position.batch > 0)
     throw UsageError(fmt::format(
-        "--no-shuffle: {} stands inside epoch {} (batch {}), whose shuffled order must go on to "
-        "its "
-        "end. Finish that epoch first (--resume with --epochs {}), then resume with --no-shuffle",
-        options.resume.string(), position.epoch + 1, position.batch + 1, position.epoch + 1));
+        "--no-shuffle: {} stands inside epoch {}, after batch {}, whose shuffled order must go on "
+        "to its end. Finish that epoch first (--resume {} --save {} --epochs {}), then resume "
+        "with --no-shuffle",
+        options.resume.string(), position.epoch + 1, position.batch, options.resume.string(),
+        options.resume.string(), position.epoch + 1));
   // The inputs as the checkpoint resumed, or the --init file, says they were in training, unless
   // given; the checkpoints this run writes name this run's data type.
   std::vector<std::string> input_notes;
@@ -677,8 +706,8 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
     // its checkpoint stands at the next epoch's start (a position the loader can resume from).
     if (stopped && position.batch < batches) {
       save(checked_state());
-      result.interrupted = signals.raised();
-      result.signal = signals.which();
+      result.signal = signals.which();  // read once: a signal may still arrive
+      result.interrupted = result.signal != 0;
       out << fmt::format("stopped at step {} (epoch {}, batch {} of {}){}: {}\n", position.step,
                          epoch + 1, position.batch, batches, why_stopped, saved_where);
       out << epoch_line(model, m, options.epochs, scheduled, false) << only_since << "\n"
@@ -699,8 +728,8 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
     metrics.write(model, m);
     result.epochs.push_back(m);
     if (stopped) {
-      result.interrupted = signals.raised();
       result.signal = signals.which();
+      result.interrupted = result.signal != 0;
       if (position.epoch < options.epochs)  // else the run has done what it was asked anyway
         out << fmt::format("stopped at step {}, the end of epoch {}{}: {}\n", position.step,
                            epoch + 1, why_stopped, saved_where)

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "../cli/data_options.hpp"
+#include "../cli/exit_status.hpp"
 #include "staticnet/runtime/batches/loader_config.hpp"
 #include "staticnet/runtime/checkpoints/checkpoint.hpp"
 #include "staticnet/runtime/error.hpp"
@@ -86,16 +87,16 @@ int trainer_main(int argc, char** argv, const ModelInfo& model, const BackendFac
       ->check(CLI::IsMember({"auto", "idx", "cifar10", "cifar100", "npy", "csv"}));
   app.add_option("--epochs", options.epochs, "Epochs to train (in total, counting resumed ones)")
       ->capture_default_str()
-      ->check(cli::number_check(false));
+      ->check(cli::number_check(cli::NumberRange::positive));
   app.add_option("--max-steps", options.max_steps, "Stop (and save) after this many steps")
-      ->check(cli::number_check(false));
+      ->check(cli::number_check(cli::NumberRange::positive));
   // The optimizer's settings: left out, they are the checkpoint's with --resume.
   OptimizerChoices& chosen = options.optimizer;
   app.add_option("--lr", chosen.learning_rate,
                  fmt::format("Learning rate (the first epoch's under --lr-schedule; default {}; "
                              "with --resume, the checkpoint's)",
                              defaults.learning_rate))
-      ->check(cli::number_check(false));
+      ->check(cli::number_check(cli::NumberRange::positive));
   app.add_option("--lr-schedule", cl.lr_schedule,
                  "The learning rate from epoch to epoch: constant (the default), "
                  "exponential:GAMMA (times GAMMA after every epoch, e.g. exponential:0.99), "
@@ -112,7 +113,7 @@ int trainer_main(int argc, char** argv, const ModelInfo& model, const BackendFac
   app.add_option("--beta2", chosen.beta2, "Adam's beta2 (default 0.999)")
       ->check(CLI::Range(0.0, 1.0));
   app.add_option("--eps", chosen.epsilon, "Adam's epsilon (default 1e-8)")
-      ->check(cli::number_check(false));
+      ->check(cli::number_check(cli::NumberRange::positive));
   const CLI::Option* seed =
       app.add_option("--seed", options.seed, "Seed of the initial weights and the data order")
           ->capture_default_str();
@@ -127,17 +128,19 @@ int trainer_main(int argc, char** argv, const ModelInfo& model, const BackendFac
       ->check(CLI::Range(1, 1024));
   app.add_option("--scale", cl.scale,
                  "Multiply inputs by this (default 1/255 for u8 data, else 1; with --resume, "
-                 "the checkpoint's)");
+                 "the checkpoint's)")
+      ->check(cli::number_check(cli::NumberRange::positive));
   app.add_option("--mean", options.mean,
                  "Per-channel mean subtracted after scaling (with --resume, the checkpoint's)")
-      ->delimiter(',');
+      ->delimiter(',')
+      ->check(cli::number_check(cli::NumberRange::finite));
   app.add_option("--std", options.stddev,
                  "Per-channel standard deviation divided by (with --resume, the checkpoint's)")
       ->delimiter(',')
-      ->check(cli::number_check(false));
+      ->check(cli::number_check(cli::NumberRange::positive));
   app.add_option("--crop", options.augmentation.crop_padding,
                  "Random crop augmentation: pad by this many pixels, crop back")
-      ->check(cli::number_check(true));
+      ->check(cli::number_check(cli::NumberRange::non_negative));
   app.add_flag("--flip", options.augmentation.horizontal_flip,
                "Random horizontal flip augmentation");
   app.add_option("--init", options.init,
@@ -147,8 +150,8 @@ int trainer_main(int argc, char** argv, const ModelInfo& model, const BackendFac
   app.add_option("--save", options.save,
                  "Write a checkpoint (safetensors) here after every epoch and when stopped");
   app.add_flag("--overwrite", options.overwrite,
-               "Let --save replace a file that is there (without it, only the checkpoint "
-               "--resume continues is replaced)");
+               "Let --save and --metrics replace files that are there (without it, only the "
+               "checkpoint --resume continues is replaced, and its metrics are appended to)");
   app.add_option("--metrics", options.metrics, "Append one JSON object per epoch to this file");
   app.add_option("--progress", cl.progress,
                  "Progress display: a bar on a terminal, whole lines otherwise (auto)")
@@ -180,20 +183,12 @@ int trainer_main(int argc, char** argv, const ModelInfo& model, const BackendFac
   if (cl.lr_schedule)
     chosen.lr_schedule = LrSchedule::parse(*cl.lr_schedule);  // checked while parsing
 
-  try {
+  return cli::run_reporting_errors(program, [&] {
     const std::unique_ptr<Backend> runner = backend(cl.threads);
     const TrainResult result = train(model, *runner, options, std::cout, std::cerr);
     // As a shell reports a program a signal ended: 130 for Ctrl-C, 143 for SIGTERM.
     return result.interrupted ? 128 + result.signal : 0;
-  } catch (const UsageError& e) {
-    std::fflush(stdout);
-    std::fprintf(stderr, "%s: error: %s\n", program.c_str(), e.what());
-    return 2;
-  } catch (const std::exception& e) {
-    std::fflush(stdout);
-    std::fprintf(stderr, "%s: error: %s\n", program.c_str(), e.what());
-    return 1;
-  }
+  });
 }
 
 }  // namespace staticnet::runtime

@@ -95,8 +95,15 @@ std::optional<EpochTotals> saved_totals(const std::map<std::string, std::string>
   const auto loss_sum = metadata.find(loss_sum_entry);
   const auto correct = metadata.find(correct_entry);
   const auto samples = metadata.find(samples_entry);
-  if (loss_sum == metadata.end() || correct == metadata.end() || samples == metadata.end())
+  const int present =
+      (loss_sum != metadata.end()) + (correct != metadata.end()) + (samples != metadata.end());
+  if (present == 0)
     return std::nullopt;
+  if (present < 3)  // written together: one or two alone is a damaged file, not an older one
+    throw FormatError({file.string(), {}, {}, {}},
+                      fmt::format("the metadata entries '{}', '{}' and '{}' together",
+                                  loss_sum_entry, correct_entry, samples_entry),
+                      fmt::format("{} of them", present));
   const std::int64_t expected = batch * batch_size;
   auto refuse = [&](const char* entry, const std::string& wanted, const std::string& text) {
     throw FormatError({file.string(), {}, {}, {}},
@@ -109,7 +116,8 @@ std::optional<EpochTotals> saved_totals(const std::map<std::string, std::string>
   const std::optional<std::int64_t> count = whole_number<std::int64_t>(samples->second);
   if (!count || *count != expected)
     refuse(samples_entry,
-           fmt::format("{} samples ({} batches of {} into the epoch)", expected, batch, batch_size),
+           fmt::format("{} samples ({} batch{} of {} into the epoch)", expected, batch,
+                       batch == 1 ? "" : "es", batch_size),
            samples->second);
   const std::optional<std::int64_t> right = whole_number<std::int64_t>(correct->second);
   if (!right || *right < 0 || *right > expected)

@@ -96,7 +96,7 @@ write_safetensors(
 write_safetensors(HERE / "plain.safetensors",
                   [("w", "F16", np.ones((2, 2), dtype=np.float16))], {"format": "pt"})
 # A checkpoint whose weights diverged: w holds 2 NaN and an infinity (the first at element 1),
-# b's second BF16 value is -Inf (0xFF80), and big's 1e300 is finite (F64) though no F32 holds it.
+# b's second BF16 value is -Inf (0xFF80), and big's 1e300 is finite (F64), but no F32 holds it.
 write_safetensors(
     HERE / "diverged.safetensors",
     [("w", "F32", np.array([1.0, np.nan, np.inf, np.nan], dtype=np.float32)),

@@ -4,6 +4,7 @@
 // It is applied as one multiply-add per element, y = x * gain[c] + offset[c], with gain and offset
 // computed once in double precision; results can differ from the literal formula in the last bit,
 // but are identical for every worker count and run.
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -17,6 +18,12 @@ namespace staticnet::runtime {
 // else 1.
 inline float input_scale(std::optional<float> given, ElementType stored) {
   return given.value_or(stored == ElementType::u8 ? 1.0f / 255.0f : 1.0f);
+}
+
+// Whether a per-channel list of `count` values fits `channels` channels: none (the default), one
+// for every channel, or one per channel.
+constexpr bool fits_channels(std::size_t count, std::size_t channels) {
+  return count <= 1 || count == channels;
 }
 
 struct Normalization {

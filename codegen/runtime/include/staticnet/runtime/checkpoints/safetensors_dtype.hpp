@@ -26,7 +26,8 @@ std::size_t dtype_size(Dtype dtype) noexcept;
 bool is_floating(Dtype dtype) noexcept;
 
 // The element at `bytes` (little-endian, of a floating dtype) as a float: F16 and BF16 exactly,
-// F64 rounded to the nearest float; none for a finite F64 beyond the largest float.
+// F64 rounded to the nearest float; none for a finite F64 that rounds beyond the largest float
+// (|x| ≥ 2^128 − 2^103), and for a dtype that is not floating.
 std::optional<float> float_element(Dtype dtype, const std::byte* bytes) noexcept;
 
 }  // namespace staticnet::runtime

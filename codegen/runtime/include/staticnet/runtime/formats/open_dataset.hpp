@@ -46,7 +46,8 @@ std::unique_ptr<Dataset> open_dataset(const std::vector<std::string>& paths,
                                       const OpenOptions& options = {});
 
 // The options in `given` that say how to read a format `data` is not, as the programs spell them:
-// CSV's "--label-column", "--delimiter", "--header"/"--no-header" for data of another format, and
+// CSV's "--label-column", "--delimiter", "--header"/"--no-header", "--no-labels" for data of
+// another format, and
 // "--cifar100-labels coarse" for data that is not CIFAR-100. Empty when every option applies; the
 // programs refuse the rest rather than ignore what the user meant.
 std::vector<std::string> options_for_other_formats(const Dataset& data, const OpenOptions& given);

@@ -17,10 +17,11 @@
 
 namespace staticnet::runtime {
 
-// The values of one floating-point tensor that are not finite.
+// The values of one floating-point tensor that are not finite, or would not be in F32 (an F64
+// that rounds beyond the largest float): what the programs refuse.
 struct NonFiniteCount {
   std::string tensor;
-  std::int64_t nan = 0, positive_infinity = 0, negative_infinity = 0;
+  std::int64_t nan = 0, positive_infinity = 0, negative_infinity = 0, beyond_f32 = 0;
   std::int64_t first = 0;  // the first one's element
 };
 

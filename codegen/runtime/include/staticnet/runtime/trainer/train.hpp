@@ -64,7 +64,9 @@ struct TrainOptions {
   std::filesystem::path init;    // parameters to start from (any safetensors with our names)
   std::filesystem::path resume;  // a checkpoint to continue
   std::filesystem::path save;    // where checkpoints go
-  bool overwrite = false;  // --save may replace a file there (else only the --resume checkpoint)
+  // --save and --metrics may replace files there (else only the --resume checkpoint, and a
+  // resumed run appends to its metrics)
+  bool overwrite = false;
   std::filesystem::path metrics;  // JSON Lines, one object per epoch
   ProgressMode progress = ProgressMode::automatic;
 };
