@@ -934,6 +934,25 @@ TEST_CASE("trainer: --init and --resume refuse a file holding a NaN or an infini
   fs::remove_all(dir);
 }
 
+TEST_CASE("trainer: float16 data trains as NumPy's float32 widening of it does") {
+  // make_fixtures.py wrote train.npy as float16, and that widened to float32 by NumPy.
+  std::vector<rt::TrainResult> runs;
+  for (const char* file : {"/train_f16.npy", "/train_f16_as_f32.npy"}) {
+    rt::TrainOptions o = options_for(2);
+    o.data = {data_dir + file, data_dir + "/train_labels.npy"};
+    std::ostringstream out;
+    runs.push_back(train_cpu(o, out));
+    if (std::string(file) == "/train_f16.npy")
+      CHECK(out.str().find("  inputs   scale 1\n") != std::string::npos);  // as f32 data
+  }
+  REQUIRE(runs[0].epochs.size() == 2);
+  for (std::size_t e = 0; e < 2; ++e) {
+    CAPTURE(e);
+    CHECK(runs[0].epochs[e].train_loss == runs[1].epochs[e].train_loss);  // the same bits
+    CHECK(runs[0].epochs[e].train_accuracy == runs[1].epochs[e].train_accuracy);
+  }
+}
+
 TEST_CASE("trainer: --init takes weights saved in F64, and says it converted them") {
   const fs::path dir = scratch("init_f64");
   std::ostringstream out;

@@ -133,6 +133,26 @@ TEST_CASE("formats: npy inputs alone are an unlabelled data set") {
         }).find("NaN") != std::string::npos);
 }
 
+TEST_CASE("formats: npy float16 (NumPy's '<f2') loads exactly, and its infinities are found") {
+  // numpy wrote the values (make_fixtures.py); the expected floats are what they are by hand.
+  auto d = open_npy(ByteSource::from_file(fixture("inputs_f2.npy")));
+  CHECK(d->element_type() == ElementType::f16);
+  CHECK(d->size() == 3);
+  CHECK(sample(*d, 0) == std::vector<float>{0.5f, -1.25f, 2.0f});
+  CHECK(sample(*d, 1) == std::vector<float>{3.0f, 4.75f, -0.125f});
+  const std::vector<float> edge = sample(*d, 2);
+  CHECK(edge == std::vector<float>{65504.0f, 0x1p-24f, 0.0f});
+  CHECK(std::signbit(edge[2]));
+  d->validate_all();
+
+  // 0x7C00 is +Inf: sample 1 (one element each), 2 bytes into the data, which starts at byte 128
+  // (10 bytes of magic, version and length, then the dict padded to a multiple of 64).
+  const Bytes inf = npy_file("{'descr': '<f2', 'fortran_order': False, 'shape': (2, 1), }",
+                             bytes({0x00, 0x3C, 0x00, 0x7C}));
+  CHECK(format_error([&] { open_npy(memory(inf, "inf.npy"))->validate_all(); }) ==
+        "inf.npy: byte 130: expected a finite value, found +Inf in sample 1, element 0");
+}
+
 TEST_CASE("formats: npy refuses big-endian, Fortran order and object arrays at the byte") {
   const auto big = format_error([] { open_fixtures("bad_big_endian.npy", "labels_i8.npy"); });
   CHECK(big.find(fixture("bad_big_endian.npy") +
@@ -172,7 +192,7 @@ TEST_CASE("formats: npy header parser is strict and reports offsets") {
 
   // Header text starts at byte 10.
   CHECK(header_error("{'descr': '<c8', 'fortran_order': False, 'shape': (2,), }")
-            .find("x.npy: byte 20: expected one of the dtypes '<f4', '<f8', '|u1', '|i1', '<i2', "
+            .find("x.npy: byte 20: expected one of the dtypes '<f4', '<f2', '<f8', '|u1', '|i1', '<i2', "
                   "'<i4', '<i8', found unsupported dtype '<c8'") == 0);
   CHECK(header_error("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'x': 1}") ==
         "x.npy: byte 66: expected one of the keys 'descr', 'fortran_order', 'shape', found 'x'");

@@ -20,8 +20,8 @@ constexpr const char* std_entry = "input_std";
 constexpr const char* element_type_entry = "input_element_type";
 
 constexpr ElementType element_types[] = {ElementType::u8,  ElementType::i8,  ElementType::i16,
-                                         ElementType::i32, ElementType::i64, ElementType::f32,
-                                         ElementType::f64};
+                                         ElementType::i32, ElementType::i64, ElementType::f16,
+                                         ElementType::f32, ElementType::f64};
 
 // "0.0625", "0.5,0.25": the shortest texts that read back as the same floats.
 std::string text_of(float x) {

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <limits>
 
+#include "staticnet/runtime/formats/element_decode.hpp"  // half_to_float, load_element
+
 namespace staticnet::runtime {
 namespace {
 
@@ -43,28 +45,6 @@ const DtypeEntry& entry(Dtype dtype) noexcept {
   return dtype_table[0];  // unreachable for valid enumerators
 }
 
-template <typename Word>
-Word little_endian(const std::byte* bytes) noexcept {
-  Word word = 0;
-  for (std::size_t i = 0; i < sizeof(Word); ++i)
-    word |= static_cast<Word>(std::to_integer<unsigned>(bytes[i])) << (8 * i);
-  return word;
-}
-
-// IEEE 754 binary16: 1 sign bit, 5 exponent bits (bias 15), 10 mantissa bits.
-float half_to_float(std::uint16_t half) noexcept {
-  const std::uint32_t sign = static_cast<std::uint32_t>(half & 0x8000u) << 16;
-  const std::uint32_t exponent = (half >> 10) & 0x1fu;
-  const std::uint32_t mantissa = half & 0x3ffu;
-  if (exponent == 0) {  // zero or subnormal: mantissa × 2^-24, exact in a float
-    const float magnitude = std::ldexp(static_cast<float>(mantissa), -24);
-    return sign ? -magnitude : magnitude;
-  }
-  if (exponent == 0x1f)  // infinity or NaN (the payload kept)
-    return std::bit_cast<float>(sign | 0x7f800000u | (mantissa << 13));
-  return std::bit_cast<float>(sign | ((exponent + 127 - 15) << 23) | (mantissa << 13));
-}
-
 }  // namespace
 
 bool is_floating(Dtype dtype) noexcept {
@@ -74,7 +54,7 @@ bool is_floating(Dtype dtype) noexcept {
 std::optional<float> float_element(Dtype dtype, const std::byte* bytes) noexcept {
   switch (dtype) {
     case Dtype::f64: {
-      const double value = std::bit_cast<double>(little_endian<std::uint64_t>(bytes));
+      const double value = load_element<double, ByteOrder::little>(bytes);
       // From halfway between the largest float and 2^128 on, rounding to nearest gives an
       // infinity: a finite number no float holds. Below, the largest float, as PyTorch's .float().
       if (std::isfinite(value) && std::fabs(value) >= 0x1.ffffffp127)
@@ -82,12 +62,12 @@ std::optional<float> float_element(Dtype dtype, const std::byte* bytes) noexcept
       return static_cast<float>(value);
     }
     case Dtype::f16:
-      return half_to_float(little_endian<std::uint16_t>(bytes));
+      return half_to_float(load_element<std::uint16_t, ByteOrder::little>(bytes));
     case Dtype::bf16:  // the upper half of a float's bits
-      return std::bit_cast<float>(static_cast<std::uint32_t>(little_endian<std::uint16_t>(bytes))
-                                  << 16);
+      return std::bit_cast<float>(
+          static_cast<std::uint32_t>(load_element<std::uint16_t, ByteOrder::little>(bytes)) << 16);
     case Dtype::f32:
-      return std::bit_cast<float>(little_endian<std::uint32_t>(bytes));
+      return load_element<float, ByteOrder::little>(bytes);
     default:  // no floating type: nothing to read as one
       return std::nullopt;
   }

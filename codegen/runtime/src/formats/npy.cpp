@@ -21,7 +21,8 @@ struct DtypeEntry {
   std::string_view descr;
   ElementType type;
 };
-constexpr std::array<DtypeEntry, 7> supported_dtypes = {{{"<f4", ElementType::f32},
+constexpr std::array<DtypeEntry, 8> supported_dtypes = {{{"<f4", ElementType::f32},
+                                                         {"<f2", ElementType::f16},
                                                          {"<f8", ElementType::f64},
                                                          {"|u1", ElementType::u8},
                                                          {"|i1", ElementType::i8},

@@ -12,6 +12,8 @@ cli_net.hpp's model: samples of shape (1, 4, 4), 3 classes.
   train.csv                     train.npy's samples as CSV rows: 16 values, then the label
   train_pipe.csv                the same rows separated by '|', under a header of numbers (0 to
                                 16), which only --header tells from data
+  train_f16.npy                 train.npy as float16
+  train_f16_as_f32.npy          train_f16.npy widened to float32 by NumPy: the same values
 Run: python3 make_fixtures.py (needs numpy); the files are committed."""
 import pathlib
 
@@ -41,6 +43,8 @@ def main():
     nan = x.copy()
     nan.reshape(12, 16)[5, 9] = np.nan
     np.save(HERE / "nan.npy", nan)
+    np.save(HERE / "train_f16.npy", x.astype(np.float16))
+    np.save(HERE / "train_f16_as_f32.npy", x.astype(np.float16).astype(np.float32))
     data = (HERE / "train.npy").read_bytes()
     (HERE / "truncated.npy").write_bytes(data[:-10])
     with open(HERE / "train.csv", "w") as f:

@@ -20,6 +20,9 @@ def save(name, array, version=None):
 # Inputs: 2 samples of shape (3,) in each supported dtype.
 save("inputs_f4.npy", np.array([[0.5, -1.25, 2.0], [3.0, 4.75, -0.125]], dtype="<f4"))
 save("inputs_f8.npy", np.array([[0.5, -1.25, 2.0], [3.0, 4.75, -0.125]], dtype="<f8"))
+# float16: the same values (exact in it), then its largest, its smallest subnormal (2^-24) and -0.
+save("inputs_f2.npy", np.array([[0.5, -1.25, 2.0], [3.0, 4.75, -0.125], [65504.0, 2.0**-24, -0.0]],
+                               dtype="<f2"))
 save("inputs_u1.npy", np.array([[0, 7, 255], [1, 2, 3]], dtype="|u1"))
 save("inputs_i1.npy", np.array([[-128, -1, 127], [0, 5, -6]], dtype="|i1"))
 save("inputs_i4.npy", np.array([[-100000, 0, 7], [1, -2, 3]], dtype="<i4"))

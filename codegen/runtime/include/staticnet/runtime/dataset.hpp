@@ -15,7 +15,8 @@ namespace staticnet::runtime {
 enum class LabelKind { class_index, regression, none };
 
 // The element type the file stores (reported by `staticnet data check`).
-enum class ElementType { u8, i8, i16, i32, i64, f32, f64 };  // i16: IDX type 0x0B
+// i16: IDX type 0x0B; f16: NumPy's float16 ('<f2')
+enum class ElementType { u8, i8, i16, i32, i64, f16, f32, f64 };
 
 class Dataset {
  public:

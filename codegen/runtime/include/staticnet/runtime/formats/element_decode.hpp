@@ -24,6 +24,7 @@ constexpr std::size_t element_size(ElementType type) noexcept {
     case ElementType::i8:
       return 1;
     case ElementType::i16:
+    case ElementType::f16:
       return 2;
     case ElementType::i32:
     case ElementType::f32:
@@ -47,6 +48,8 @@ constexpr const char* element_type_name(ElementType type) noexcept {
       return "i32";
     case ElementType::i64:
       return "i64";
+    case ElementType::f16:
+      return "f16";
     case ElementType::f32:
       return "f32";
     case ElementType::f64:
@@ -56,7 +59,22 @@ constexpr const char* element_type_name(ElementType type) noexcept {
 }
 
 constexpr bool is_floating(ElementType type) noexcept {
-  return type == ElementType::f32 || type == ElementType::f64;
+  return type == ElementType::f16 || type == ElementType::f32 || type == ElementType::f64;
+}
+
+// IEEE 754 binary16 (1 sign bit, 5 exponent bits of bias 15, 10 mantissa bits) as a float, which
+// holds every such value exactly: NumPy's float16, safetensors' F16.
+inline float half_to_float(std::uint16_t half) noexcept {
+  const std::uint32_t sign = static_cast<std::uint32_t>(half & 0x8000u) << 16;
+  const std::uint32_t exponent = (half >> 10) & 0x1fu;
+  const std::uint32_t mantissa = half & 0x3ffu;
+  if (exponent == 0) {  // zero or subnormal: mantissa × 2^-24
+    const float magnitude = std::ldexp(static_cast<float>(mantissa), -24);
+    return sign ? -magnitude : magnitude;
+  }
+  if (exponent == 0x1f)  // infinity or NaN (the payload kept)
+    return std::bit_cast<float>(sign | 0x7f800000u | (mantissa << 13));
+  return std::bit_cast<float>(sign | ((exponent + 127 - 15) << 23) | (mantissa << 13));
 }
 
 namespace detail {
@@ -138,6 +156,10 @@ inline void decode_to_f32(ElementType type, const std::byte* source,
       return decode_elements<std::int32_t, order>(source, out.data(), n);
     case ElementType::i64:
       return decode_elements<std::int64_t, order>(source, out.data(), n);
+    case ElementType::f16:
+      for (std::size_t i = 0; i < n; ++i)
+        out[i] = half_to_float(load_element<std::uint16_t, order>(source + 2 * i));
+      return;
     case ElementType::f32:
       return decode_elements<float, order>(source, out.data(), n);
     case ElementType::f64:
@@ -173,6 +195,7 @@ inline std::int64_t load_integer(ElementType type, ByteOrder order,
     case ElementType::i64:
       return little ? load_element<std::int64_t, ByteOrder::little>(source)
                     : load_element<std::int64_t, ByteOrder::big>(source);
+    case ElementType::f16:
     case ElementType::f32:
     case ElementType::f64:
       break;
