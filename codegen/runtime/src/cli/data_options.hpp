@@ -1,14 +1,16 @@
 #pragma once
 // Private to the trainer and inference programs: the command-line options that say how to read a
-// data file beyond its name (CSV's delimiter and header, CIFAR-100's labels), the same in both,
-// and the check of their number options.
+// data file beyond its name (CSV's delimiter and header, CIFAR-100's labels) and how to normalise
+// its inputs, the same in both, and the check of their number options.
 #include <CLI/CLI.hpp>
 
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "staticnet/runtime/formats/open_dataset.hpp"
 
@@ -67,6 +69,25 @@ inline void add_data_options(CLI::App& app, DataOptionsText& text) {
   app.add_option("--cifar100-labels", text.cifar100_labels,
                  "CIFAR-100: the 100 fine or the 20 coarse classes (default: fine)")
       ->check(CLI::IsMember({"fine", "coarse"}));
+}
+
+// --scale, --mean and --std: the inputs' normalisation, each left out taking `kept_by`'s value
+// ("the checkpoint's with --resume") before the element type's default.
+inline void add_normalization_options(CLI::App& app, std::optional<float>& scale,
+                                      std::vector<float>& mean, std::vector<float>& stddev,
+                                      const std::string& kept_by) {
+  app.add_option(
+         "--scale", scale,
+         "Multiply inputs by this (default: " + kept_by + "; else 1/255 for u8 data, else 1)")
+      ->check(number_check(NumberRange::positive));
+  app.add_option("--mean", mean,
+                 "Per-channel mean subtracted after scaling (default: " + kept_by + ")")
+      ->delimiter(',')
+      ->check(number_check(NumberRange::finite));
+  app.add_option("--std", stddev,
+                 "Per-channel standard deviation divided by (default: " + kept_by + ")")
+      ->delimiter(',')
+      ->check(number_check(NumberRange::positive));
 }
 
 inline char csv_delimiter(const DataOptionsText& text) {

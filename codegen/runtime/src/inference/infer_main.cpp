@@ -55,18 +55,8 @@ int infer_main(int argc, char** argv, const InferenceModel& model,
   cli::add_data_options(app, data_options);
   app.add_option("--format", format, "Data format (default: from the content and name)")
       ->check(CLI::IsMember({"auto", "idx", "cifar10", "cifar100", "npy", "csv"}));
-  app.add_option("--scale", scale,
-                 "Multiply inputs by this (default: the checkpoint's, as in training; else "
-                 "1/255 for u8 data, else 1)")
-      ->check(cli::number_check(cli::NumberRange::positive));
-  app.add_option("--mean", options.mean,
-                 "Per-channel mean subtracted after scaling (default: the checkpoint's)")
-      ->delimiter(',')
-      ->check(cli::number_check(cli::NumberRange::finite));
-  app.add_option("--std", options.stddev,
-                 "Per-channel standard deviation divided by (default: the checkpoint's)")
-      ->delimiter(',')
-      ->check(cli::number_check(cli::NumberRange::positive));
+  cli::add_normalization_options(app, scale, options.mean, options.stddev,
+                                 "the checkpoint's, as in training");
   app.add_option("--output", options.output,
                  "Write every sample's output here (.npy, f32), atomically, after the last batch; "
                  "required for unlabelled data");

@@ -126,18 +126,8 @@ int trainer_main(int argc, char** argv, const ModelInfo& model, const BackendFac
   app.add_option("--threads", cl.threads, "Compute threads")
       ->capture_default_str()
       ->check(CLI::Range(1, 1024));
-  app.add_option("--scale", cl.scale,
-                 "Multiply inputs by this (default 1/255 for u8 data, else 1; with --resume, "
-                 "the checkpoint's)")
-      ->check(cli::number_check(cli::NumberRange::positive));
-  app.add_option("--mean", options.mean,
-                 "Per-channel mean subtracted after scaling (with --resume, the checkpoint's)")
-      ->delimiter(',')
-      ->check(cli::number_check(cli::NumberRange::finite));
-  app.add_option("--std", options.stddev,
-                 "Per-channel standard deviation divided by (with --resume, the checkpoint's)")
-      ->delimiter(',')
-      ->check(cli::number_check(cli::NumberRange::positive));
+  cli::add_normalization_options(app, cl.scale, options.mean, options.stddev,
+                                 "with --resume or --init, the file's");
   app.add_option("--crop", options.augmentation.crop_padding,
                  "Random crop augmentation: pad by this many pixels, crop back")
       ->check(cli::number_check(cli::NumberRange::non_negative));
