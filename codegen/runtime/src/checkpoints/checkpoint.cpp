@@ -46,7 +46,7 @@ const CheckpointTensor* Checkpoint::find(std::string_view name) const noexcept {
 
 std::string optimizer_state_name(std::string_view optimizer, std::string_view slot,
                                  std::string_view parameter) {
-  std::string name = "optimizer.";
+  std::string name(optimizer_state_prefix);
   name.append(optimizer).append(".").append(slot).append(".").append(parameter);
   return name;
 }

@@ -86,8 +86,7 @@ LoadedTensors load_tensors(const SafetensorsReader& reader, std::span<const Tens
   for (const SafetensorsTensorInfo& t : reader.tensors()) {
     const bool expected_name = std::ranges::any_of(
         expected.tensors, [&](const TensorSignature& e) { return e.name == t.name; });
-    if (!expected_name && !t.name.starts_with("optimizer.") &&
-        !t.name.ends_with(".num_batches_tracked"))
+    if (!expected_name && !is_optimizer_state(t.name) && !t.name.ends_with(".num_batches_tracked"))
       loaded.unused.push_back(t.name);
   }
   std::ranges::sort(loaded.unused);

@@ -133,8 +133,7 @@ std::string format_checkpoint_listing(const CheckpointListing& listing) {
     // --init and the inference programs read the weights alone: the optimizer's state may hold
     // what they never look at.
     const bool weights_finite = std::ranges::all_of(
-        listing.non_finite,
-        [](const NonFiniteCount& c) { return c.tensor.starts_with("optimizer."); });
+        listing.non_finite, [](const NonFiniteCount& c) { return is_optimizer_state(c.tensor); });
     text += weights_finite ? "values: NOT ALL FINITE (--resume refuses this file; its weights are "
                              "finite, and --init and the inference programs take them)\n"
                            : "values: NOT ALL FINITE (--resume refuses this file, and --init and "

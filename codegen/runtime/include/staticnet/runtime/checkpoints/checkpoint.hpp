@@ -60,6 +60,12 @@ struct Checkpoint {
   const CheckpointTensor* find(std::string_view name) const noexcept;
 };
 
+// The prefix of every optimizer-state tensor's name.
+inline constexpr std::string_view optimizer_state_prefix = "optimizer.";
+inline bool is_optimizer_state(std::string_view tensor_name) noexcept {
+  return tensor_name.starts_with(optimizer_state_prefix);
+}
+
 // "optimizer.<optimizer>.<slot>.<parameter>", e.g. optimizer_state_name("adam", "m", "fc.weight").
 std::string optimizer_state_name(std::string_view optimizer, std::string_view slot,
                                  std::string_view parameter);
