@@ -5,6 +5,7 @@
 #include <random>
 #include <sstream>
 #include <stdexcept>
+#include <utility>
 
 #include "staticnet/runtime/checkpoints/checkpoint.hpp"
 #include "staticnet/runtime/checkpoints/safetensors.hpp"
@@ -129,6 +130,15 @@ TEST_CASE("checkpoint: every mismatch with the model is reported") {
         file + ": tensor stray: expected no such tensor, found U8 (3,)",
     };
     CHECK(error.problems() == problems);
+    using Kind = TensorMismatch::Kind;
+    const std::vector<std::pair<Kind, std::string>> kinds{{Kind::shape, "fc.weight"},
+                                                          {Kind::dtype, "fc.bias"},
+                                                          {Kind::missing, "out.weight"},
+                                                          {Kind::unexpected, "stray"}};
+    std::vector<std::pair<Kind, std::string>> found_kinds;
+    for (const TensorMismatch& m : error.mismatches())
+      found_kinds.emplace_back(m.kind, m.tensor);
+    CHECK(found_kinds == kinds);
     const std::string message = error.what();
     CHECK(message.starts_with(file +
                               ": the checkpoint does not match what was expected (4 problems)"));

@@ -217,15 +217,14 @@ ResumedTraining load_training_checkpoint(const std::filesystem::path& file, cons
     // Only the optimizer's tensors missing: a weights file (PyTorch's save_file(state_dict()), or
     // one written for --init), which has nothing to continue from.
     const bool weights_only =
-        model.moments() > 0 && std::ranges::all_of(e.problems(), [](const std::string& p) {
-          return p.find(": tensor optimizer.") != std::string::npos &&
-                 p.ends_with("found no such tensor");
+        model.moments() > 0 && std::ranges::all_of(e.mismatches(), [](const TensorMismatch& m) {
+          return m.kind == TensorMismatch::Kind::missing && is_optimizer_state(m.tensor);
         });
     if (!weights_only)
       throw;
     throw TrainingSetupError(file.string() +
                              ": holds the model's weights but no optimizer state (" +
-                             std::to_string(e.problems().size()) +
+                             std::to_string(e.mismatches().size()) +
                              " tensors missing), so there is no run to resume: start from its "
                              "weights with --init instead of --resume");
   }

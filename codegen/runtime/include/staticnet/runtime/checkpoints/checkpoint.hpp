@@ -94,21 +94,32 @@ struct CheckpointExpectations {
   bool allow_unexpected_tensors = false;
 };
 
+// One way a checkpoint's tensor differs from what the caller expects.
+struct TensorMismatch {
+  enum class Kind { missing, unexpected, dtype, shape };
+  Kind kind;
+  std::string tensor;
+  // "ckpt.st: tensor fc.weight: expected shape (10, 2048), found (10, 8192)"
+  std::string line;
+};
+
 // Every way the checkpoint differs from what the caller expects, one line each.
 class CheckpointMismatch : public std::runtime_error {
  public:
-  CheckpointMismatch(const std::string& source, std::vector<std::string> problems);
-  const std::vector<std::string>& problems() const noexcept { return problems_; }
+  CheckpointMismatch(const std::string& source, std::vector<TensorMismatch> mismatches);
+  const std::vector<TensorMismatch>& mismatches() const noexcept { return mismatches_; }
+  // The mismatches' lines, in order.
+  std::vector<std::string> problems() const;
 
  private:
-  std::vector<std::string> problems_;
+  std::vector<TensorMismatch> mismatches_;
 };
 
-// Lines such as "ckpt.st: tensor fc.weight: expected shape (10, 2048), found (10, 8192)";
-// empty when everything matches. Missing, unexpected, wrong-dtype and wrong-shape tensors.
-std::vector<std::string> checkpoint_mismatches(const std::string& source,
-                                               std::span<const TensorSignature> found,
-                                               const CheckpointExpectations& expected);
+// Empty when everything matches. Missing, unexpected, wrong-dtype and wrong-shape tensors, in
+// the order of `expected` (unexpected ones last).
+std::vector<TensorMismatch> checkpoint_mismatches(const std::string& source,
+                                                  std::span<const TensorSignature> found,
+                                                  const CheckpointExpectations& expected);
 
 // Throws IoError, FormatError (malformed file, or missing/invalid "staticnet." metadata).
 Checkpoint load_checkpoint(const std::filesystem::path& path);
