@@ -281,6 +281,12 @@ def check_exit_codes(args):
     r = subprocess.run([args.staticnet, "explain"], input="main.cpp:1: error: oops\n",
                        capture_output=True, text=True)
     check(r.returncode == 1 and r.stdout == "", "explain without a staticnet error exits 1")
+    check(r.stderr == "staticnet explain: no staticnet error in stdin (it holds 1 other compiler "
+          "error: read them as the compiler wrote them)\n", f"and says so: {r.stderr!r}")
+    r = subprocess.run([args.staticnet, "explain"], input="[100%] Built target net\n",
+                       capture_output=True, text=True)
+    check(r.returncode == 1 and r.stderr == "staticnet explain: no staticnet error in stdin\n",
+          f"a log without errors: {r.stderr!r}")
 
 
 # ---- cache -------------------------------------------------------------------------------------
