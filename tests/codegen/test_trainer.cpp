@@ -1043,6 +1043,37 @@ TEST_CASE("trainer: --init takes BatchNorm's running statistics when the file ha
   fs::remove_all(dir);
 }
 
+TEST_CASE("trainer: --crop and --flip apply to images, and --crop pads by less than the image") {
+  std::ostringstream out;
+  rt::TrainOptions o = options_for(1);
+  o.augmentation.crop_padding = 4;  // cli_net's input is (1, 4, 4)
+  CHECK_THROWS_WITH_AS(train_cpu(o, out),
+                       "--crop 4 pads the (1, 4, 4) input by at least its height (4): some crops "
+                       "would hold padding only, no pixel of the image. Pad by at most 3 "
+                       "(torchvision's CIFAR-10 recipe pads 32×32 images by 4)",
+                       rt::UsageError);
+  CHECK(out.str().empty());  // refused before the data is read
+  o.augmentation.crop_padding = 3;
+  CHECK(train_cpu(o, out).steps == 3);
+
+  // The same kernels behind a flat input of as many values: there is no image to flip.
+  rt::ModelInfo flat = cli_net::model_info();
+  flat.sample_shape = {16};
+  rt::CpuBackend backend(flat, {&cli_net::cpu::train_step, &cli_net::cpu::evaluate}, 2);
+  std::ostringstream progress;
+  o.augmentation = {.crop_padding = 0, .horizontal_flip = true};
+  CHECK_THROWS_WITH_AS(
+      rt::train(flat, backend, o, out, progress),
+      ("--flip applies to images, (C, H, W), but " + flat.name + "'s input is (16,)").c_str(),
+      rt::UsageError);
+  o.augmentation.crop_padding = 1;
+  CHECK_THROWS_WITH_AS(
+      rt::train(flat, backend, o, out, progress),
+      ("--crop and --flip apply to images, (C, H, W), but " + flat.name + "'s input is (16,)")
+          .c_str(),
+      rt::UsageError);
+}
+
 TEST_CASE("trainer: --resume of a weights-only file says to use --init") {
   const rt::ModelInfo model = cli_net::model_info();
   const rt::CpuSteps steps{&cli_net::cpu::train_step, &cli_net::cpu::evaluate};

@@ -481,6 +481,7 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
   }
   if (!options.metrics.empty())
     require_new_metrics_target(options);
+  require_augmentation_fits(options.augmentation, model);
 
   // ---- data
   const auto train_set =

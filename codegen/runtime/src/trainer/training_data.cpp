@@ -5,9 +5,12 @@
 #include <cstring>
 #include <thread>
 
+#include <fmt/format.h>
+
 #include "staticnet/runtime/error.hpp"
 #include "staticnet/runtime/formats/synthetic.hpp"
 #include "staticnet/runtime/trainer/train.hpp"
+#include "staticnet/runtime/validation.hpp"
 
 namespace staticnet::runtime {
 namespace {
@@ -94,6 +97,27 @@ std::optional<std::int64_t> parse_synthetic(const std::string& spec) {
   if (count.empty() || error != std::errc() || end != count.data() + count.size() || n < 1)
     throw UsageError("\"" + spec + "\": expected synthetic:N with N a positive number of samples");
   return n;
+}
+
+void require_augmentation_fits(const Augmentation& augmentation, const ModelInfo& model) {
+  if (!augmentation.enabled())
+    return;
+  const std::vector<std::int64_t>& shape = model.sample_shape;
+  const std::string options = augmentation.crop_padding > 0 && augmentation.horizontal_flip
+                                  ? "--crop and --flip apply"
+                              : augmentation.crop_padding > 0 ? "--crop applies"
+                                                              : "--flip applies";
+  if (shape.size() != 3)
+    throw UsageError(options + " to images, (C, H, W), but " + model.name + "'s input is " +
+                     shape_to_string(shape));
+  const std::int64_t side = std::min(shape[1], shape[2]);
+  if (augmentation.crop_padding >= side)
+    throw UsageError(fmt::format(
+        "--crop {} pads the {} input by at least its {} ({}): some crops would hold padding "
+        "only, no pixel of the image. Pad by at most {} (torchvision's CIFAR-10 recipe pads 32×32 "
+        "images by 4)",
+        augmentation.crop_padding, shape_to_string(shape),
+        shape[1] <= shape[2] ? "height" : "width", side, side - 1));
 }
 
 std::unique_ptr<Dataset> open_training_data(const ModelInfo& model,

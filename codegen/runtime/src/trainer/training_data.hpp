@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "staticnet/runtime/batches/augment.hpp"
 #include "staticnet/runtime/dataset.hpp"
 #include "staticnet/runtime/formats/open_dataset.hpp"
 #include "staticnet/runtime/trainer/model_info.hpp"
@@ -20,6 +21,10 @@ std::optional<std::int64_t> parse_synthetic(const std::string& spec);
 // The synthetic data sets' generator settings: seed 0, and classes whose means differ by a small
 // fraction of the noise per feature, so that a model has something to learn for a few epochs.
 inline constexpr double synthetic_class_separation = 0.15;
+
+// --crop and --flip apply to images, (C, H, W), and --crop pads by less than the image's height
+// and width (more lets a crop hold padding only, no pixel of the image). Throws UsageError.
+void require_augmentation_fits(const Augmentation& augmentation, const ModelInfo& model);
 
 // Opens the files (or the synthetic set) the user named for `option` ("--data", "--eval"),
 // expecting the model's sample shape and, for classifiers, labels in [0, classes). A synthetic
