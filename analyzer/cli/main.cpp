@@ -8,6 +8,7 @@
 
 #include "commands.hpp"
 #include "staticnet/analyzer/analyze.hpp"
+#include "staticnet/runtime/error.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"staticnet: memory reports of models, and inspection of data sets and checkpoints",
@@ -25,6 +26,10 @@ int main(int argc, char** argv) {
   try {
     return run ? run() : 2;
   } catch (const staticnet::analyzer::UsageError& e) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "staticnet: error: %s\n", e.what());
+    return 2;
+  } catch (const staticnet::runtime::UsageError& e) {  // e.g. a data set of too many files
     std::fflush(stdout);
     std::fprintf(stderr, "staticnet: error: %s\n", e.what());
     return 2;

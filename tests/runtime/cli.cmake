@@ -67,6 +67,9 @@ staticnet_cli_test(data_check_unknown_format RC 1 EMPTY_STDOUT ARGS data check b
   STDERR "bad_label.bin: byte 0: expected a recognisable data set")
 staticnet_cli_test(data_check_missing_file RC 1 EMPTY_STDOUT ARGS data check no_such_file.npy x.npy
   STDERR "no_such_file.npy")
+staticnet_cli_test(data_check_csv_with_labels_file RC 2 EMPTY_STDOUT
+  ARGS data check table.csv labels.npy
+  STDERR "table.csv: csv data is 1 file \\(a CSV file holds its labels in a column, --label-column, not in a labels file\\), but 2 files were given")
 staticnet_cli_test(data_check_bad_format_name RC 2 ARGS data check --format parquet table.csv
   STDERR "--format")
 

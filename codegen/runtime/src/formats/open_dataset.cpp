@@ -47,13 +47,15 @@ bool is_cifar10_name(std::string_view name) {
   return true;
 }
 
+// Too many or too few files for the format is the command line's mistake, not the data's.
 void require_files(const std::vector<std::string>& paths, DatasetFormat format,
                    std::size_t min_count, std::size_t max_count, const char* roles) {
   if (paths.size() >= min_count && paths.size() <= max_count)
     return;
-  throw FormatError(Location{paths.empty() ? std::string("(no files)") : paths[0], {}, {}, {}},
-                    std::string(roles) + " for format " + std::string(dataset_format_name(format)),
-                    std::to_string(paths.size()) + (paths.size() == 1 ? " file" : " files"));
+  throw UsageError((paths.empty() ? std::string("(no files)") : paths[0]) + ": " +
+                   std::string(dataset_format_name(format)) + " data is " + roles + ", but " +
+                   std::to_string(paths.size()) +
+                   (paths.size() == 1 ? " file was" : " files were") + " given");
 }
 
 }  // namespace
@@ -173,7 +175,7 @@ std::unique_ptr<Dataset> open_dataset(const std::vector<std::string>& paths,
                     "labels file)");
       return open_csv(std::move(sources[0]), options.common, options.csv);
     case DatasetFormat::synthetic:
-      require_files(paths, format, 0, 0, "no files");
+      require_files(paths, format, 0, 0, "generated, from no files");
       return make_synthetic(options.synthetic);
     case DatasetFormat::automatic:
       break;
