@@ -130,10 +130,13 @@ int run_analyze(AnalyzeArgs& a) {
   } else {
     std::cout << text << std::flush;
   }
+  int status = 0;
   for (const an::ModelReport& m : result.report.models)
-    if (!m.fits_all())
-      return 1;
-  return 0;
+    for (const std::string& sentence : an::over_budget_sentences(m)) {
+      std::cerr << "staticnet analyze: error: " << sentence << "\n";
+      status = 1;
+    }
+  return status;
 }
 
 // The lines with gcc's or clang's "error: " (after the location), the errors of any kind.

@@ -35,6 +35,7 @@ LayerRow layer_of(const json& j) {
   l.input_shape = j.at("input_shape").get<Dims>();
   l.output_shape = j.at("output_shape").get<Dims>();
   l.parameters = j.at("parameters").get<std::int64_t>();
+  l.non_trainable = j.at("non_trainable").get<std::int64_t>();
   l.saved_bytes = j.at("saved_bytes").get<std::int64_t>();
   l.forward_flops = j.at("forward_flops").get<std::int64_t>();
   l.backward_flops = j.at("backward_flops").get<std::int64_t>();
@@ -75,6 +76,7 @@ PlanDump plan_of(const json& j) {
   p.input_shape = j.at("input_shape").get<Dims>();
   p.output_shape = j.at("output_shape").get<Dims>();
   p.parameter_count = j.at("parameter_count").get<std::int64_t>();
+  p.non_trainable_count = j.at("non_trainable_count").get<std::int64_t>();
   p.footprint = footprint_of(j.at("footprint"));
   for (const json& l : j.at("layers"))
     p.layers.push_back(layer_of(l));

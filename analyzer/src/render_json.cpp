@@ -42,6 +42,7 @@ ordered_json model_json(const ModelReport& m) {
   j["input_shape"] = p.input_shape;
   j["output_shape"] = p.output_shape;
   j["parameter_count"] = p.parameter_count;
+  j["non_trainable_count"] = p.non_trainable_count;
   ordered_json layers = ordered_json::array();
   for (std::size_t i = 0; i < p.layers.size(); ++i) {
     const LayerRow& l = p.layers[i];
@@ -53,6 +54,7 @@ ordered_json model_json(const ModelReport& m) {
                       {"input_shape", l.input_shape},
                       {"output_shape", l.output_shape},
                       {"parameters", l.parameters},
+                      {"non_trainable", l.non_trainable},
                       {"saved_bytes", l.saved_bytes},
                       {"forward_flops", l.forward_flops},
                       {"backward_flops", l.backward_flops},
@@ -62,6 +64,7 @@ ordered_json model_json(const ModelReport& m) {
   }
   j["layers"] = layers;
   j["layer_totals"] = {{"parameters", p.parameter_count},
+                       {"non_trainable", p.non_trainable_count},
                        {"saved_bytes", m.total_saved_bytes},
                        {"forward_flops", m.total_forward_flops},
                        {"backward_flops", m.total_backward_flops}};

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include <staticnet/print.hpp>
+
 namespace staticnet::analyzer {
 
 namespace {
@@ -26,6 +28,30 @@ void sort_largest_first(std::vector<Consumer>& v) {
 std::string title(const ModelDump& m) {
   const std::string types = m.model + " as " + m.setup;
   return m.name == m.model ? types : m.name + ": " + types;
+}
+
+std::vector<std::string> over_budget_sentences(const ModelReport& m) {
+  std::vector<std::string> sentences;
+  for (const BudgetCheck& c : m.checks) {
+    if (c.fits)
+      continue;
+    const std::int64_t footprint = m.model.plan.footprint.total;
+    // A --budget's name is its size already ("budget 32.00 MiB"); a device's is not.
+    const bool device = c.budget.id != "budget";
+    std::string s = title(m.model) + " does not fit " + c.budget.name +
+                    (device ? " (" + human(Bytes{c.budget.memory}) + ")" : "") +
+                    ": a step needs " + to_string(Bytes{c.required}) + ", " +
+                    human(Bytes{-c.margin}) + " over";
+    if (c.budget.overhead > 0)
+      s += " (the plan's " + human(Bytes{footprint}) + " and the runtime's own " +
+           human(Bytes{c.budget.overhead}) + ")";
+    s += "; ";
+    s += c.max_batch > 0 ? "the largest batch that fits is " + grouped(c.max_batch) +
+                               " (this setup's is " + grouped(m.model.plan.batch) + ")"
+                         : "not even a batch of 1 fits";
+    sentences.push_back(std::move(s));
+  }
+  return sentences;
 }
 
 std::string step_name(const PlanDump& plan, std::int64_t step) {

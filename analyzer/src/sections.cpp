@@ -64,18 +64,28 @@ std::string shape_line(const PlanDump& plan) {
   const std::size_t layers = plan.layers.size();
   return "input " + plan.input_dtype + " " + shape_text(plan.input_shape) + " → output " +
          shape_text(plan.output_shape) + "; " + grouped_count(plan.parameter_count) +
-         " parameters; " + std::to_string(layers) + (layers == 1 ? " layer; " : " layers; ") +
+         " parameters" +
+         (plan.non_trainable_count > 0
+              ? " (and " + grouped_count(plan.non_trainable_count) + " non-trainable)"
+              : std::string()) +
+         "; " + std::to_string(layers) + (layers == 1 ? " layer; " : " layers; ") +
          std::to_string(plan.buffers.size()) + " buffers over " +
          std::to_string(plan.schedule.size()) + " steps";
 }
 
 Table layer_table(const ModelReport& m) {
   const PlanDump& p = m.model.plan;
-  // A forward pass saves nothing and runs no backward: those columns would be all zeros.
+  // A forward pass saves nothing and runs no backward: those columns would be all zeros; nor
+  // does a model without BatchNorm keep non-trainable values.
   const bool training = p.training();
+  const bool statistics = p.non_trainable_count > 0;
   std::vector<Align> align = {Align::right, Align::left,  Align::left,
                               Align::left,  Align::right, Align::right};
   std::vector<std::string> head = {"#", "layer", "input", "output", "parameters"};
+  if (statistics) {
+    align.push_back(Align::right);
+    head.push_back("non-trainable");
+  }
   if (training) {
     align.insert(align.end(), {Align::right, Align::right});
     head.push_back("saved for backward");
@@ -85,8 +95,10 @@ Table layer_table(const ModelReport& m) {
     head.push_back("backward FLOPs");
   Table t(align);
   t.add(head);
-  auto row = [&](std::vector<std::string> cells, std::int64_t saved, std::int64_t forward,
-                 std::int64_t backward) {
+  auto row = [&](std::vector<std::string> cells, std::int64_t non_trainable, std::int64_t saved,
+                 std::int64_t forward, std::int64_t backward) {
+    if (statistics)
+      cells.push_back(grouped_count(non_trainable));
     if (training)
       cells.push_back(human_bytes(saved));
     cells.push_back(si(forward));
@@ -98,10 +110,10 @@ Table layer_table(const ModelReport& m) {
     const LayerRow& l = p.layers[i];
     row({std::to_string(i), layer_text(l, static_cast<std::int64_t>(i)), shape_text(l.input_shape),
          shape_text(l.output_shape), grouped_count(l.parameters)},
-        l.saved_bytes, l.forward_flops, l.backward_flops);
+        l.non_trainable, l.saved_bytes, l.forward_flops, l.backward_flops);
   }
-  row({"", "total", "", "", grouped_count(p.parameter_count)}, m.total_saved_bytes,
-      m.total_forward_flops, m.total_backward_flops);
+  row({"", "total", "", "", grouped_count(p.parameter_count)}, p.non_trainable_count,
+      m.total_saved_bytes, m.total_forward_flops, m.total_backward_flops);
   return t;
 }
 

@@ -99,16 +99,24 @@ def report_of(args, name, *flags):
     return json.loads(result.stdout)["models"][0]
 
 
-def check_hand_numbers(args):
-    # SimpleCNN (samples/simple_cnn.hpp): B = 128, Adam.
+def simple_cnn_by_hand():
+    """SimpleCNN's footprint (samples/simple_cnn.hpp: B = 128, Adam) by category."""
     B = 128
     params = (16 * 3 * 3 * 3 + 16) + (4096 * 10 + 10)
     pb = round256(4 * params)
     live_peak = (B * 16 * 32 * 32 * 4 + B * 16 * 16 * 16 + round256(B * 4) + round256(B * 4)
                  + B * 4096 * 4 + B * 16 * 32 * 32 * 4)
-    expected = {"weights": pb, "gradients": pb, "optimizer_state": 2 * pb,
-                "inputs": round256(B * 3 * 32 * 32 * 4) + round256(B * 4),
-                "workspace": round256(3 * 3 * 3 * 32 * 32 * 4), "activations": live_peak}
+    return {"weights": pb, "gradients": pb, "optimizer_state": 2 * pb,
+            "inputs": round256(B * 3 * 32 * 32 * 4) + round256(B * 4),
+            "workspace": round256(3 * 3 * 3 * 32 * 32 * 4), "activations": live_peak}
+
+
+def check_hand_numbers(args):
+    # SimpleCNN (samples/simple_cnn.hpp): B = 128, Adam.
+    B = 128
+    params = (16 * 3 * 3 * 3 + 16) + (4096 * 10 + 10)
+    expected = simple_cnn_by_hand()
+    live_peak = expected["activations"]
     m = report_of(args, "simple_cnn", "--device", "jetson_nano")
     check(m["parameter_count"] == 41418 == params, f"SimpleCNN parameters {m['parameter_count']}")
     for key, value in expected.items():
@@ -160,6 +168,15 @@ def check_hand_numbers(args):
     m = report_of(args, "mlperf_tiny/resnet8")
     layers = m["layers"]
     check(m["parameter_count"] == 78186, f"ResNet-8 parameters {m['parameter_count']}")
+    # Keras' "Non-trainable params": a moving mean and variance per channel of its seven
+    # BatchNorms (16, 16, 16, 32, 32, 64, 64 channels).
+    check(m["non_trainable_count"] == 480 == 2 * (3 * 16 + 2 * 32 + 2 * 64),
+          f"ResNet-8 non-trainable {m['non_trainable_count']}")
+    check(m["layer_totals"]["non_trainable"] == 480, "ResNet-8 layer totals' non-trainable")
+    check([l["non_trainable"] for l in layers if l["kind"] == "BatchNorm2d"]
+          == [32, 32, 32, 64, 64, 128, 128], "ResNet-8's BatchNorms each keep 2 per channel")
+    check(all(l["non_trainable"] == 0 for l in layers if l["kind"] != "BatchNorm2d"),
+          "only BatchNorm keeps non-trainable values")
     check(layers[0]["inputs"] == [-1], f"ResNet-8 layer 0 reads {layers[0]['inputs']}")
     for add, reads in ((8, [7, 2]), (16, [14, 15]), (24, [22, 23])):
         check(layers[add]["kind"] == "Add" and layers[add]["inputs"] == reads,
@@ -171,7 +188,8 @@ def check_hand_numbers(args):
         got = (layers[layer]["padding"], layers[layer]["padding_end"])
         check(got == (before, end), f"ResNet-8 layer {layer} padding {got}")
     text = analyze(args, sample("mlperf_tiny/resnet8"), "-I", ".", expect=0).stdout
-    for cell in ("Add (7 + 2)", "Conv2d (reads 9)", "Add (22 + 23)"):
+    for cell in ("Add (7 + 2)", "Conv2d (reads 9)", "Add (22 + 23)",
+                 "78,186 parameters (and 480 non-trainable)"):
         check(cell in text, f"ResNet-8's text report has no '{cell}'")
     # Training folds nothing: the BatchNorms need their batch statistics.
     check(not any(l["folded"] for l in layers), "ResNet-8's training plan folds a BatchNorm")
@@ -233,6 +251,18 @@ def check_exit_codes(args):
     check("Jetson Nano 4GB" in r.stdout, "the device's name is in the report")
     r = analyze(args, sample("simple_cnn"), "-I", ".", "--budget", "20MiB", expect=1)
     check("NO" in r.stdout, "an exceeded budget reads NO")
+    # ... and says so on stderr, the end of a CI log. SimpleCNN's footprint as check_hand_numbers
+    # derives it: 21,747,200 B (20.74 MiB), 775,680 B = 757.50 KiB over 20 MiB.
+    total = sum(simple_cnn_by_hand().values())
+    check(total == 21747200 and total - 20 * 2**20 == 775680, f"SimpleCNN's hand total {total}")
+    sentence = ("staticnet analyze: error: simple_cnn: SimpleCNN as SimpleCNNTraining does not fit "
+                "budget 20.00 MiB: a step needs 21,747,200 B (20.74 MiB), 757.50 KiB over; the "
+                "largest batch that fits is ")
+    check(r.stderr.startswith(sentence) and r.stderr.endswith(" (this setup's is 128)\n"),
+          f"an exceeded budget is said on stderr: {r.stderr!r}")
+    r = analyze(args, sample("simple_cnn"), "-I", ".", "--budget", "20MiB", "--device",
+                "jetson_nano", "-o", os.devnull, expect=1)
+    check(r.stderr.count("staticnet analyze: error:") == 1, f"only the budget exceeded: {r.stderr}")
 
     r = analyze(args, sample("simple_cnn"), "-I", ".", "--device", "jetson_nanoo", expect=2)
     check("unknown device 'jetson_nanoo'" in r.stderr and "jetson_orin_nano" in r.stderr,

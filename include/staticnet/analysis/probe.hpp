@@ -168,6 +168,7 @@ void write_plan(JsonOut& out, const Plan<L>& p) {
     out.field("input_shape", l.input_shape);
     out.field("output_shape", l.output_shape);
     out.field("parameters", l.parameters);
+    out.field("non_trainable", l.non_trainable);
     out.field("saved_bytes", l.saved_bytes);
     out.field("forward_flops", l.forward_flops);
     out.field("backward_flops", l.backward_flops);

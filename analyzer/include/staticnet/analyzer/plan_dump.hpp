@@ -43,7 +43,8 @@ struct LayerRow {
   Dims padding, padding_end;  // (h, w): top and left, then bottom and right
   bool bias = true;
   Dims input_shape, output_shape;  // with the batch extent
-  std::int64_t parameters = 0;
+  std::int64_t parameters = 0;     // trainable
+  std::int64_t non_trainable = 0;  // BatchNorm's running mean and variance
   std::int64_t saved_bytes = 0;
   std::int64_t forward_flops = 0;
   std::int64_t backward_flops = 0;
@@ -76,7 +77,8 @@ struct PlanDump {
   std::string input_dtype, loss, optimizer, precision;
   bool prefetch = false;  // Prefetch: the arena holds the next batch too
   Dims input_shape, output_shape;
-  std::int64_t parameter_count = 0;
+  std::int64_t parameter_count = 0;      // trainable
+  std::int64_t non_trainable_count = 0;  // BatchNorm's running statistics
   FootprintBytes footprint;
   std::vector<LayerRow> layers;
   std::vector<BufferRow> buffers;

@@ -86,6 +86,10 @@ struct Report {
 // `budgets` must be the budgets the probe computed max_batch for, in the same order.
 ModelReport build_report(ModelDump model, const std::vector<Budget>& budgets);
 
+// A sentence for each budget the model exceeds, for stderr: the last lines of a failed CI log,
+// where a "NO" in the report's table above is easy to miss. Empty when it fits them all.
+std::vector<std::string> over_budget_sentences(const ModelReport& m);
+
 // "simple_cnn: SimpleCNN as SimpleCNNTraining"; a model named on the command line has no name
 // of its own: "ns::Net as ns::Training".
 std::string title(const ModelDump& m);
