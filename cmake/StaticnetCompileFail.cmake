@@ -7,8 +7,9 @@
 # -std=c++20, the include directory, and -fconstexpr-steps=100000000 under clang (plus
 # -fsyntax-only: the errors are front-end errors, no object file is needed). The test passes
 # only if the compilation fails AND every pattern (a CMake regular expression, without ';')
-# matches within the first <k> lines (default 15) of the compiler's output: a wrong model must
-# be explained at the top of the error, not 200 lines down.
+# matches within the first <k> lines (default 15) of the compiler's output, and the compiler
+# reports exactly one error: a wrong model must be explained at the top of the error, not 200
+# lines down, nor followed by errors that only repeat it.
 #
 # With EXPLAINED <regex>..., the test also runs `staticnet explain` over the compiler's output
 # and requires each regex in what it prints: the analyzer's one-sentence decoding of the error,

@@ -29,12 +29,12 @@ constexpr bool assert_fits() {
   if constexpr (p.error.ok() && required > D.memory.count) {
     constexpr Footprint f = p.footprint;
     (void)sizeof(
-        error::does_not_fit<
+        error::raise<error::does_not_fit<
             error::required_bytes<required>, error::budget_bytes<D.memory.count>,
             error::weights<f.weights.count>, error::non_trainable<f.non_trainable.count>,
             error::gradients<f.gradients.count>, error::optimizer_state<f.optimizer_state.count>,
             error::activations<f.activations.count>, error::workspace<f.workspace.count>,
-            error::inputs<f.inputs.count>, error::device_overhead<D.overhead.count>>);
+            error::inputs<f.inputs.count>, error::device_overhead<D.overhead.count>>>);
   }
   return true;
 }

@@ -75,17 +75,18 @@ inline constexpr bool always_false = false;
 
 template <class Option>
 struct missing_input {
-  static_assert(always_false<Option>,
+  static_assert(always_false<missing_input>,
                 "staticnet: the setup has no Input<dtype, dims...>; add e.g. "
                 "sn::Input<sn::f32, 3, 32, 32> to sn::Training<...> or sn::Inference<...>");
 };
 template <class Option>
 struct setup_option_given_twice {
-  static_assert(always_false<Option>, "staticnet: a setup option is given twice; keep one");
+  static_assert(always_false<setup_option_given_twice>,
+                "staticnet: a setup option is given twice; keep one");
 };
 template <class Option>
 struct setup_option_not_accepted {
-  static_assert(always_false<Option>,
+  static_assert(always_false<setup_option_not_accepted>,
                 "staticnet: sn::Inference accepts only Input, Batch and Precision");
 };
 template <class DimensionsWritten>
@@ -107,11 +108,12 @@ struct nonpositive_batch {
 
 template <class Layer, class Option>
 struct option_given_twice {
-  static_assert(always_false<Layer>, "staticnet: a layer option is given twice; keep one");
+  static_assert(always_false<option_given_twice>,
+                "staticnet: a layer option is given twice; keep one");
 };
 template <class Layer, class Option>
 struct option_not_accepted {
-  static_assert(always_false<Layer>,
+  static_assert(always_false<option_not_accepted>,
                 "staticnet: this layer does not take that option (Linear: InFeatures, NoBias; "
                 "Conv2d: Kernel, Stride, Padding or PaddingSame, NoBias, Groups; "
                 "DepthwiseConv2d: the same but Groups; pools: Stride, Padding or PaddingSame; "
@@ -119,13 +121,13 @@ struct option_not_accepted {
 };
 template <class Layer>
 struct missing_kernel {
-  static_assert(always_false<Layer>,
+  static_assert(always_false<missing_kernel>,
                 "staticnet: Conv2d needs a kernel size: sn::Kernel<K> or sn::Kernel<KH, KW> "
                 "(DepthwiseConv2d too)");
 };
 template <class Layer, class Option, class Height, class Width>
 struct nonpositive_window_option {
-  static_assert(always_false<Layer>,
+  static_assert(always_false<nonpositive_window_option>,
                 "staticnet: Kernel and Stride must be at least 1, Padding at least 0");
 };
 template <class Layer, class Padding, class Kernel>
@@ -140,7 +142,7 @@ struct nonpositive_output {
 };
 template <class Layer, class InputShape>
 struct linear_needs_flat_input {
-  static_assert(always_false<Layer>,
+  static_assert(always_false<linear_needs_flat_input>,
                 "staticnet: Linear takes (batch, features); put sn::Flatten before it");
 };
 template <class Layer, class InFeaturesWritten, class FeaturesArriving, class ArrivingAsShape>
@@ -151,32 +153,32 @@ struct linear_in_features_mismatch {
 };
 template <class Layer, class InputShape>
 struct needs_spatial_input {
-  static_assert(always_false<Layer>,
+  static_assert(always_false<needs_spatial_input>,
                 "staticnet: Conv2d, DepthwiseConv2d, BatchNorm2d, the pools and "
                 "GlobalAvgPool2d take (batch, channels, height, width); this input has no "
                 "spatial dimensions");
 };
 template <class Layer, class InputShape>
 struct needs_flat_input {
-  static_assert(always_false<Layer>,
+  static_assert(always_false<needs_flat_input>,
                 "staticnet: BatchNorm1d takes (batch, features); use BatchNorm2d on images, or "
                 "put sn::Flatten before it");
 };
 template <class Layer, class Groups, class InChannels, class OutChannels>
 struct groups_do_not_divide {
-  static_assert(always_false<Layer>,
+  static_assert(always_false<groups_do_not_divide>,
                 "staticnet: Conv2d: Groups<G> must divide both the input and the output "
                 "channels");
 };
 template <class Layer, class Option, class Numerator, class Denominator>
 struct bad_ratio {
-  static_assert(always_false<Layer>,
+  static_assert(always_false<bad_ratio>,
                 "staticnet: a ratio is out of range: Dropout<P, Q> needs 0 <= P < Q, BatchNorm's "
                 "Epsilon<N, D> N, D > 0, Momentum<N, D> 0 <= N <= D");
 };
 template <class AddLayer, class BlockStartsAtLayer, class BodyOutput, class ShortcutOutput>
 struct residual_shapes_differ {
-  static_assert(always_false<AddLayer>,
+  static_assert(always_false<residual_shapes_differ>,
                 "staticnet: Residual: the body's and the shortcut's outputs differ in shape; "
                 "give the shortcut a layer that makes them agree (e.g. a 1x1 Conv2d with the "
                 "body's stride and channels)");
@@ -192,19 +194,19 @@ struct kernel_larger_than_padded_input {
 
 template <class OutputShape>
 struct cross_entropy_needs_flat_logits {
-  static_assert(always_false<OutputShape>,
+  static_assert(always_false<cross_entropy_needs_flat_logits>,
                 "staticnet: CrossEntropy needs logits shaped (batch, classes); end the model "
                 "with Flatten and Linear<classes>");
 };
 template <class TargetShape>
 struct cross_entropy_needs_class_index_target {
-  static_assert(always_false<TargetShape>,
+  static_assert(always_false<cross_entropy_needs_class_index_target>,
                 "staticnet: CrossEntropy takes one int32 class index per sample: "
                 "sn::Target<sn::i32>");
 };
 template <class OutputPerSample, class TargetPerSample>
 struct mse_target_mismatch {
-  static_assert(always_false<OutputPerSample>,
+  static_assert(always_false<mse_target_mismatch>,
                 "staticnet: MSE needs f32 targets shaped like one sample of the output");
 };
 
@@ -214,9 +216,11 @@ template <class Required, class Budget, class Weights, class NonTrainable, class
           class OptimizerState, class Activations, class Workspace, class Inputs,
           class DeviceOverhead>
 struct does_not_fit {
-  static_assert(Required::value <= Budget::value,
+  // Instantiated only when it does not fit: always_false puts every number in clang's first line.
+  static_assert(always_false<does_not_fit>,
                 "staticnet: the training step needs more memory than the device budget; "
-                "see required_bytes, budget_bytes and the breakdown above");
+                "does_not_fit<...> names the bytes required, the budget, and the bytes of each "
+                "part of the step");
 };
 
 // ---- dispatch ------------------------------------------------------------------------------
@@ -285,5 +289,24 @@ constexpr void report() {
     (void)sizeof(mse_target_mismatch<shape_of<D.shape_a>, shape_of<D.shape_b>>);
   }
 }
+
+// Instantiates report<D>() without calling it. A call, or a sizeof of the failing error in the
+// function itself, would make that function no constant expression, and clang would then add an
+// error for every constant that reads it (one per planning stage, each spelling out the whole
+// model type); taking the address from a class only instantiates the error that describes D.
+template <Diagnostic D>
+struct reporter {
+  static constexpr auto instantiate = &report<D>;
+};
+
+// The same for an error type given directly (does_not_fit, from budget.hpp's assert_fits).
+template <class Error>
+constexpr void instantiate() {
+  (void)sizeof(Error);
+}
+template <class Error>
+struct raise {
+  static constexpr auto instantiate = &error::instantiate<Error>;
+};
 
 }  // namespace staticnet::error

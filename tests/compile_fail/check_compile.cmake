@@ -76,6 +76,14 @@ endif()
 message("${NAME}: failed to compile as expected; all patterns in the first ${FIRST_LINES} "
         "lines (${total_chars} characters of output in all)")
 
+# One mistake, one error: follow-on errors (each planning stage that reads the failed graph
+# complaining in turn, with the whole model type spelt out) would bury the one that explains it.
+string(REGEX MATCHALL ": error:" errors "${output}")
+list(LENGTH errors error_count)
+if(NOT error_count EQUAL 1)
+  message(FATAL_ERROR "${NAME}: expected one error, the compiler reported ${error_count}")
+endif()
+
 if(EXPLAINED)
   execute_process(COMMAND "${EXPLAIN_TOOL}" explain "${LOG}" RESULT_VARIABLE explain_rc
                   OUTPUT_VARIABLE explained ERROR_VARIABLE explained)
