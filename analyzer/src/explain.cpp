@@ -232,12 +232,15 @@ const std::map<std::string, Decoder>& decoders() {
        }},
       {"bad_ratio",
        [](const Facts& f) {
-         const std::string ratio = n(f["numerator"]) + "/" + n(f["denominator"]);
-         if (f.kind() == "Dropout")
-           return f.layer() + ": Dropout<" + n(f["numerator"]) + ", " + n(f["denominator"]) +
-                  "> drops " + ratio + "; the probability must be at least 0 and below 1";
-         return f.layer() + ": " + f.option() + " " + ratio +
+         return f.layer() + ": " + f.option() + " " + n(f["numerator"]) + "/" +
+                n(f["denominator"]) +
                 " is out of range; Epsilon needs a positive ratio, Momentum one from 0 to 1";
+       }},
+      {"dropout_probability_out_of_range",
+       [](const Facts& f) {
+         return f.layer() + ": Dropout<" + n(f["numerator"]) + ", " + n(f["denominator"]) +
+                "> drops " + n(f["numerator"]) + "/" + n(f["denominator"]) +
+                "; the probability must be at least 0 and below 1 (Dropout<20> drops 0.2)";
        }},
       {"residual_shapes_differ",
        [](const Facts& f) {

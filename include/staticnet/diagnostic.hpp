@@ -33,7 +33,7 @@ enum class ErrorCode : std::uint8_t {
   kernel_larger_than_padded_input,  // a, b: kernel h, w; c, d: padded input h, w
   groups_do_not_divide,             // a: groups, b: in channels, c: out channels
   needs_flat_input,                 // shape_a: the input shape (BatchNorm1d)
-  bad_ratio,                        // option (or count_ for Dropout's P/Q), a / b: the ratio
+  bad_ratio,                        // option (none for Dropout's P/Q), a / b: the ratio
   residual_shapes_differ,           // a: the block's first layer, shape_a: body, shape_b: shortcut
   // the loss
   cross_entropy_needs_flat_logits,         // shape_a: the model's output

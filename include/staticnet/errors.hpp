@@ -173,8 +173,14 @@ struct groups_do_not_divide {
 template <class Layer, class Option, class Numerator, class Denominator>
 struct bad_ratio {
   static_assert(always_false<bad_ratio>,
-                "staticnet: a ratio is out of range: Dropout<P, Q> needs 0 <= P < Q, BatchNorm's "
-                "Epsilon<N, D> N, D > 0, Momentum<N, D> 0 <= N <= D");
+                "staticnet: a ratio is out of range: BatchNorm's Epsilon<N, D> needs N, D > 0, "
+                "Momentum<N, D> 0 <= N <= D");
+};
+template <class Layer, class Numerator, class Denominator>
+struct dropout_probability_out_of_range {
+  static_assert(always_false<dropout_probability_out_of_range>,
+                "staticnet: Dropout<P, Q> drops with probability P/Q, which must be at least 0 "
+                "and below 1 (Dropout<20> is 0.2)");
 };
 template <class AddLayer, class BlockStartsAtLayer, class BodyOutput, class ShortcutOutput>
 struct residual_shapes_differ {
@@ -212,11 +218,11 @@ struct mse_target_mismatch {
 
 // ---- budgets -------------------------------------------------------------------------------
 
+// Instantiated only when the step does not fit (assert_fits).
 template <class Required, class Budget, class Weights, class NonTrainable, class Gradients,
           class OptimizerState, class Activations, class Workspace, class Inputs,
           class DeviceOverhead>
 struct does_not_fit {
-  // Instantiated only when it does not fit: always_false puts every number in clang's first line.
   static_assert(always_false<does_not_fit>,
                 "staticnet: the training step needs more memory than the device budget; "
                 "does_not_fit<...> names the bytes required, the budget, and the bytes of each "
@@ -275,6 +281,8 @@ constexpr void report() {
     (void)sizeof(needs_flat_input<L, shape_of<D.shape_a>>);
   } else if constexpr (code == ErrorCode::groups_do_not_divide) {
     (void)sizeof(groups_do_not_divide<L, groups<D.a>, in_channels<D.b>, out_channels<D.c>>);
+  } else if constexpr (code == ErrorCode::bad_ratio && D.kind == LayerKind::Dropout) {
+    (void)sizeof(dropout_probability_out_of_range<L, numerator<D.a>, denominator<D.b>>);
   } else if constexpr (code == ErrorCode::bad_ratio) {
     (void)sizeof(bad_ratio<L, option<D.option>, numerator<D.a>, denominator<D.b>>);
   } else if constexpr (code == ErrorCode::residual_shapes_differ) {
