@@ -97,8 +97,8 @@ class Facts {
         arg = argument_of(arg.inner);
       if (arg.name == "layer") {
         const auto parts = split_top_level(arg.inner);
-        layer_ =
-            "layer " + std::to_string(number(parts.at(0))) + " (" + enumerator(parts.at(1)) + ")";
+        index_ = number(parts.at(0));
+        layer_ = "layer " + std::to_string(index_) + " (" + enumerator(parts.at(1)) + ")";
         kind_ = enumerator(parts.at(1));
       } else if (arg.name == "option" || arg.name == "setup_option") {
         option_ = option_spelling(enumerator(arg.inner));
@@ -113,6 +113,7 @@ class Facts {
     }
   }
   const std::string& layer() const { return layer_; }
+  std::int64_t index() const { return index_; }  // the layer's
   const std::string& kind() const { return kind_; }
   const std::string& option() const { return option_; }
   std::int64_t operator[](const std::string& name) const {
@@ -126,6 +127,7 @@ class Facts {
 
  private:
   std::string layer_, kind_, option_;
+  std::int64_t index_ = -1;
   std::map<std::string, std::int64_t> numbers_;
   std::vector<std::vector<std::int64_t>> shapes_;
 };
@@ -216,9 +218,18 @@ const std::map<std::string, Decoder>& decoders() {
        }},
       {"needs_spatial_input",
        [](const Facts& f) {
-         return f.layer() + " receives " + shape_text(f.shape(0)) +
-                ", which has no height and width; " + f.kind() +
-                " takes (batch, channels, height, width)";
+         const std::vector<std::int64_t>& s = f.shape(0);
+         std::string text = f.layer() + " receives " + shape_text(s);
+         if (s.size() != 3)
+           return text + ", which has no height and width; " + f.kind() +
+                  " takes (batch, channels, height, width)";
+         // (batch, H, W): most often an image whose one channel was left out.
+         const std::string hw = n(s[1]) + ", " + n(s[2]);
+         text += ", 3 axes, where " + f.kind() +
+                 " takes 4: (batch, channels, height, width). For a one-channel " + n(s[1]) +
+                 " × " + n(s[2]) + " image, write its channel: ";
+         return text + (f.index() == 0 ? "Input<T, 1, " + hw + ">"
+                                       : "(batch, 1, " + hw + ") from the layer before");
        }},
       {"needs_flat_input",
        [](const Facts& f) {

@@ -156,7 +156,8 @@ struct needs_spatial_input {
   static_assert(always_false<needs_spatial_input>,
                 "staticnet: Conv2d, DepthwiseConv2d, BatchNorm2d, the pools and "
                 "GlobalAvgPool2d take (batch, channels, height, width); this input has no "
-                "spatial dimensions");
+                "spatial dimensions, or no channel axis (a one-channel image is still "
+                "Input<T, 1, H, W>)");
 };
 template <class Layer, class InputShape>
 struct needs_flat_input {
