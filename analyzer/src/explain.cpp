@@ -122,6 +122,7 @@ class Facts {
       throw std::out_of_range(name);
     return it->second;
   }
+  bool has(const std::string& name) const { return numbers_.contains(name); }
   const std::vector<std::int64_t>& shape(std::size_t i) const { return shapes_.at(i); }
   std::size_t shape_count() const { return shapes_.size(); }
 
@@ -255,11 +256,20 @@ const std::map<std::string, Decoder>& decoders() {
        }},
       {"residual_shapes_differ",
        [](const Facts& f) {
-         return f.layer() + " closes the Residual block that starts at layer " +
-                n(f["block_starts_at_layer"]) + ": it adds the body's output, " +
-                shape_text(f.shape(0)) + ", to the shortcut's, " + shape_text(f.shape(1)) +
-                "; the shapes must agree: give the shortcut a layer that makes them (e.g. a 1x1 "
-                "Conv2d with the body's stride and channels)";
+         const std::string sentence =
+             f.layer() + " closes the Residual block that starts at layer " +
+             n(f["block_starts_at_layer"]) + ": it adds the body's output, " +
+             shape_text(f.shape(0)) + ", to the shortcut's, " + shape_text(f.shape(1)) +
+             "; the shapes must agree: ";
+         if (!f.has("shortcut_ends_at_layer"))
+           return sentence +
+                  "the shortcut is the identity, so give it a layer that makes the body's "
+                  "shape (e.g. a 1x1 Conv2d with the body's stride and channels)";
+         return sentence + "the shortcut's last layer, " + n(f["shortcut_ends_at_layer"]) +
+                ", makes " + shape_text(f.shape(1)) + " where the body makes " +
+                shape_text(f.shape(0)) +
+                ": change one of them (a body that downsamples needs a shortcut of the same "
+                "stride)";
        }},
       {"kernel_larger_than_padded_input",
        [](const Facts& f) {

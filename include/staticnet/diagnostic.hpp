@@ -34,7 +34,8 @@ enum class ErrorCode : std::uint8_t {
   groups_do_not_divide,             // a: groups, b: in channels, c: out channels
   needs_flat_input,                 // shape_a: the input shape (BatchNorm1d)
   bad_ratio,                        // option (none for Dropout's P/Q), a / b: the ratio
-  residual_shapes_differ,           // a: the block's first layer, shape_a: body, shape_b: shortcut
+  residual_shapes_differ,           // a: the block's first layer, b: the shortcut's last (-1:
+                                    // the identity), shape_a: body, shape_b: shortcut
   // the loss
   cross_entropy_needs_flat_logits,         // shape_a: the model's output
   cross_entropy_needs_class_index_target,  // shape_a: target, a: target dtype

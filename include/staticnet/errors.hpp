@@ -11,6 +11,7 @@
 // Layer indices count the flattened model from 0. Each template below fails on purpose when
 // instantiated; report<Diagnostic>() picks the one that matches.
 #include <cstdint>
+#include <type_traits>
 #include <utility>
 
 #include "staticnet/diagnostic.hpp"
@@ -30,6 +31,7 @@ template <class Shape>
 struct body_output {};
 template <class Shape>
 struct shortcut_output {};
+struct identity_shortcut {};
 #define STATICNET_NUMBER(name)               \
   template <std::int64_t N>                  \
   struct name {                              \
@@ -66,6 +68,7 @@ STATICNET_NUMBER(out_channels)
 STATICNET_NUMBER(numerator)
 STATICNET_NUMBER(denominator)
 STATICNET_NUMBER(block_starts_at_layer)
+STATICNET_NUMBER(shortcut_ends_at_layer)
 #undef STATICNET_NUMBER
 
 template <class T>
@@ -183,12 +186,14 @@ struct dropout_probability_out_of_range {
                 "staticnet: Dropout<P, Q> drops with probability P/Q, which must be at least 0 "
                 "and below 1 (Dropout<20> is 0.2)");
 };
-template <class AddLayer, class BlockStartsAtLayer, class BodyOutput, class ShortcutOutput>
+// Shortcut: shortcut_ends_at_layer<N> (its last layer), or identity_shortcut.
+template <class AddLayer, class BlockStartsAtLayer, class Shortcut, class BodyOutput,
+          class ShortcutOutput>
 struct residual_shapes_differ {
   static_assert(always_false<residual_shapes_differ>,
                 "staticnet: Residual: the body's and the shortcut's outputs differ in shape; "
-                "give the shortcut a layer that makes them agree (e.g. a 1x1 Conv2d with the "
-                "body's stride and channels)");
+                "make them agree: give an identity shortcut a layer, or change the shortcut's "
+                "layers (e.g. a 1x1 Conv2d with the body's stride and channels)");
 };
 template <class Layer, class KernelH, class KernelW, class PaddedH, class PaddedW>
 struct kernel_larger_than_padded_input {
@@ -287,9 +292,10 @@ constexpr void report() {
   } else if constexpr (code == ErrorCode::bad_ratio) {
     (void)sizeof(bad_ratio<L, option<D.option>, numerator<D.a>, denominator<D.b>>);
   } else if constexpr (code == ErrorCode::residual_shapes_differ) {
-    (void)sizeof(
-        residual_shapes_differ<L, block_starts_at_layer<D.a>, body_output<shape_of<D.shape_a>>,
-                               shortcut_output<shape_of<D.shape_b>>>);
+    using Shortcut = std::conditional_t < D.b<0, identity_shortcut, shortcut_ends_at_layer<D.b>>;
+    (void)sizeof(residual_shapes_differ<L, block_starts_at_layer<D.a>, Shortcut,
+                                        body_output<shape_of<D.shape_a>>,
+                                        shortcut_output<shape_of<D.shape_b>>>);
   } else if constexpr (code == ErrorCode::cross_entropy_needs_flat_logits) {
     (void)sizeof(cross_entropy_needs_flat_logits<shape_of<D.shape_a>>);
   } else if constexpr (code == ErrorCode::cross_entropy_needs_class_index_target) {

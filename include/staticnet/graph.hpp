@@ -141,6 +141,8 @@ constexpr Graph<N> lower(const std::array<NodeDesc, N>& nodes, const SetupDesc& 
       if (node.input2 != node.input) {
         g.error = detail::layer_error(ErrorCode::residual_shapes_differ, index, nd.layer);
         g.error.a = nd.block_first;
+        // The shortcut's last layer, or -1 for the identity (it reads what the block reads).
+        g.error.b = nd.inputs[1] >= nd.block_first ? nd.inputs[1] : -1;
         g.error.shape_a = node.input;
         g.error.shape_b = node.input2;
       }
