@@ -102,6 +102,8 @@ class Facts {
         kind_ = enumerator(parts.at(1));
       } else if (arg.name == "option" || arg.name == "setup_option") {
         option_ = option_spelling(enumerator(arg.inner));
+      } else if (arg.name == "target_dtype") {
+        dtype_ = enumerator(arg.inner);  // "f32"
       } else if (arg.name == "shape") {
         std::vector<std::int64_t> dims;
         for (const std::string& d : split_top_level(arg.inner))
@@ -114,6 +116,7 @@ class Facts {
   }
   const std::string& layer() const { return layer_; }
   std::int64_t index() const { return index_; }  // the layer's
+  const std::string& dtype() const { return dtype_; }
   const std::string& kind() const { return kind_; }
   const std::string& option() const { return option_; }
   std::int64_t operator[](const std::string& name) const {
@@ -127,7 +130,7 @@ class Facts {
   std::size_t shape_count() const { return shapes_.size(); }
 
  private:
-  std::string layer_, kind_, option_;
+  std::string layer_, kind_, option_, dtype_;
   std::int64_t index_ = -1;
   std::map<std::string, std::int64_t> numbers_;
   std::vector<std::vector<std::int64_t>> shapes_;
@@ -286,8 +289,9 @@ const std::map<std::string, Decoder>& decoders() {
       {"cross_entropy_needs_class_index_target",
        [](const Facts& f) {
          return "CrossEntropy takes one int32 class index per sample, sn::Target<sn::i32>, but "
-                "the setup's Target is shaped " +
-                shape_text(f.shape(0)) + " (or is not i32)";
+                "the setup's Target is " +
+                f.dtype() + " " + shape_text(f.shape(0)) +
+                " (for one-hot or soft targets, train with MSE)";
        }},
       {"mse_target_mismatch",
        [](const Facts& f) {
@@ -295,9 +299,9 @@ const std::map<std::string, Decoder>& decoders() {
          const auto& target = f.shape(1);
          if (out == target)
            return "MSE needs f32 targets; the setup's Target has the right shape, " +
-                  shape_text(target) + ", but another dtype";
+                  shape_text(target) + ", but is " + f.dtype();
          return "MSE needs f32 targets shaped like one sample of the output, " + shape_text(out) +
-                ", but the setup's Target is " + shape_text(target);
+                ", but the setup's Target is " + f.dtype() + " " + shape_text(target);
        }},
       {"does_not_fit",
        [](const Facts& f) {

@@ -39,7 +39,7 @@ enum class ErrorCode : std::uint8_t {
   // the loss
   cross_entropy_needs_flat_logits,         // shape_a: the model's output
   cross_entropy_needs_class_index_target,  // shape_a: target, a: target dtype
-  mse_target_mismatch,                     // shape_a: output per sample, shape_b: target per sample
+  mse_target_mismatch,  // shape_a: output per sample, shape_b: target per sample, a: target dtype
 };
 
 struct Diagnostic {

@@ -32,6 +32,8 @@ struct body_output {};
 template <class Shape>
 struct shortcut_output {};
 struct identity_shortcut {};
+template <DType T>
+struct target_dtype {};
 #define STATICNET_NUMBER(name)               \
   template <std::int64_t N>                  \
   struct name {                              \
@@ -210,13 +212,13 @@ struct cross_entropy_needs_flat_logits {
                 "staticnet: CrossEntropy needs logits shaped (batch, classes); end the model "
                 "with Flatten and Linear<classes>");
 };
-template <class TargetShape>
+template <class TargetShape, class TargetDtype>
 struct cross_entropy_needs_class_index_target {
   static_assert(always_false<cross_entropy_needs_class_index_target>,
                 "staticnet: CrossEntropy takes one int32 class index per sample: "
                 "sn::Target<sn::i32>");
 };
-template <class OutputPerSample, class TargetPerSample>
+template <class OutputPerSample, class TargetPerSample, class TargetDtype>
 struct mse_target_mismatch {
   static_assert(always_false<mse_target_mismatch>,
                 "staticnet: MSE needs f32 targets shaped like one sample of the output");
@@ -299,9 +301,11 @@ constexpr void report() {
   } else if constexpr (code == ErrorCode::cross_entropy_needs_flat_logits) {
     (void)sizeof(cross_entropy_needs_flat_logits<shape_of<D.shape_a>>);
   } else if constexpr (code == ErrorCode::cross_entropy_needs_class_index_target) {
-    (void)sizeof(cross_entropy_needs_class_index_target<shape_of<D.shape_a>>);
+    (void)sizeof(cross_entropy_needs_class_index_target<shape_of<D.shape_a>,
+                                                        target_dtype<static_cast<DType>(D.a)>>);
   } else if constexpr (code == ErrorCode::mse_target_mismatch) {
-    (void)sizeof(mse_target_mismatch<shape_of<D.shape_a>, shape_of<D.shape_b>>);
+    (void)sizeof(mse_target_mismatch<shape_of<D.shape_a>, shape_of<D.shape_b>,
+                                     target_dtype<static_cast<DType>(D.a)>>);
   }
 }
 

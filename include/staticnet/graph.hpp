@@ -101,6 +101,7 @@ constexpr Diagnostic check_loss(const SetupDesc& s, const Shape& output) {
     e.code = ErrorCode::mse_target_mismatch;
     e.shape_a = output.sample();
     e.shape_b = s.target;
+    e.a = static_cast<std::int64_t>(s.target_dtype);
   }
   return e;
 }
