@@ -91,7 +91,9 @@ PlanDump plan_of(const json& j) {
 }  // namespace
 
 const char* label_of(Category c) {
-  return c == Category::optimizer_state ? "optimizer state" : name_of(c);
+  if (c == Category::optimizer_state)
+    return "optimizer state";
+  return c == Category::non_trainable ? "non-trainable" : name_of(c);
 }
 
 std::vector<ModelDump> parse_probe_output(std::string_view text) {

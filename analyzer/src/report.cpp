@@ -96,8 +96,14 @@ std::string buffer_name(const PlanDump& plan, const BufferRow& b) {
     return "per-sample losses";
   if (r == "predictions")
     return "predicted classes";
+  if (r == "non_trainable")
+    return "running statistics (BatchNorm)";
   if (r == "window_index")
     return "max-pool indices of " + layer_ref(plan, b.layer);
+  if (r == "batch_statistics")
+    return "batch mean and 1/std of " + layer_ref(plan, b.layer);
+  if (r == "dropout_mask")
+    return "dropout mask of " + layer_ref(plan, b.layer);
   if (r == "activation")
     return "output of " + layer_ref(plan, b.layer);
   if (r == "activation_gradient") {

@@ -214,6 +214,16 @@ def check_hand_numbers(args):
     m = report_of(args, "mlperf_tiny/ds_cnn")
     got = (m["layers"][0]["padding"], m["layers"][0]["padding_end"])
     check(got == ([4, 1], [5, 1]), f"DS-CNN layer 0 padding {got}")
+    # Keras' DS-CNN: 1,152 non-trainable (nine BatchNorms of 64 channels, 2 per channel).
+    check(m["non_trainable_count"] == 1152 == 9 * 2 * 64, f"DS-CNN {m['non_trainable_count']}")
+    # Every buffer named in words: the running statistics (1,152 floats = 4,608 B), Dropout's
+    # 1-bit mask (100 * 64 * 25 * 5 / 8 = 100,000 B, rounded up to 100,096) and BatchNorm's
+    # batch statistics.
+    text = analyze(args, sample("mlperf_tiny/ds_cnn"), "-I", ".", expect=0).stdout
+    for cell in ("non-trainable         4,608 B", "97.75 KiB  activations  dropout mask of layer 3 "
+                 "(Dropout)", "batch mean and 1/std of layer 1 (BatchNorm2d)"):
+        check(cell in text, f"DS-CNN's text report has no '{cell}'")
+    check("_mask" not in text and "batch_statistics" not in text, "a role's raw name in the text")
 
     # Prefetch: the next batch mirrors the batch's layout (input, then labels) right after it,
     # so the inputs region doubles: input 32*1*28*28*4 = 100,352 (a multiple of 256), labels

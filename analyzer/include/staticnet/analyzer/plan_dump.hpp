@@ -18,7 +18,7 @@ using Category = staticnet::Region;
 inline constexpr std::array<Category, 7> categories = {
     Category::weights, Category::non_trainable, Category::gradients,  Category::optimizer_state,
     Category::inputs,  Category::workspace,     Category::activations};
-const char* label_of(Category c);  // "optimizer state"
+const char* label_of(Category c);  // "optimizer state", "non-trainable"
 
 struct FootprintBytes {
   std::array<std::int64_t, categories.size()> by_category{};  // indexed by Category
