@@ -164,8 +164,9 @@ int run_explain(const std::string& file) {
     log.assign(std::istreambuf_iterator<char>(in), {});
   }
   const auto explained = an::explain_compiler_output(log);
+  // As compilers write errors, so that editors and CI annotations find the line.
   for (const an::Explanation& e : explained)
-    std::cout << "error: " << e.sentence << "\n";
+    std::cout << (e.where.empty() ? "" : e.where + ": ") << "error: " << e.sentence << "\n";
   std::cout << std::flush;
   if (explained.empty()) {
     // Say so: an empty answer reads as "nothing wrong", or as the wrong file given.

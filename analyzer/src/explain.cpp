@@ -380,6 +380,34 @@ const std::vector<std::string>& explained_errors() {
   return names;
 }
 
+// The user's location in the diagnostic around `at`: from the start of its line to the end of the
+// diagnostic (the line before the next error after the first), g++'s "FILE:L:C:   required from
+// here" or the last of clang's "FILE:L:C: note: in instantiation of ... requested here".
+std::string where_asked(const std::string& text, std::size_t at) {
+  std::size_t line_start = text.rfind('\n', at);
+  line_start = line_start == std::string::npos ? 0 : line_start + 1;
+  std::string where;
+  bool seen_error = false;
+  for (std::size_t begin = line_start; begin < text.size();) {
+    const std::size_t end = std::min(text.find('\n', begin), text.size());
+    const std::string_view line(text.data() + begin, end - begin);
+    if (line.find(": error:") != std::string_view::npos) {
+      if (seen_error)
+        break;
+      seen_error = true;
+    }
+    constexpr std::string_view gcc = ":   required from here";
+    constexpr std::string_view clang = ": note: in instantiation of ";
+    if (line.ends_with(gcc))
+      return std::string(line.substr(0, line.size() - gcc.size()));
+    if (const auto note = line.find(clang);
+        note != std::string_view::npos && line.ends_with(" requested here"))
+      where = std::string(line.substr(0, note));
+    begin = end + 1;
+  }
+  return where;
+}
+
 std::vector<Explanation> explain_compiler_output(std::string_view compiler_output) {
   const std::string text = without_escapes(compiler_output);
   constexpr std::string_view marker = "staticnet::error::";
@@ -418,10 +446,10 @@ std::vector<Explanation> explain_compiler_output(std::string_view compiler_outpu
       continue;
     seen.push_back(key);
     try {
-      found.push_back({name, decoder->second(Facts(args))});
+      found.push_back({name, decoder->second(Facts(args)), where_asked(text, at)});
     } catch (const std::exception&) {
       // The arguments are not what this version's errors.hpp writes; say what it is at least.
-      found.push_back({name, "staticnet error " + key});
+      found.push_back({name, "staticnet error " + key, where_asked(text, at)});
     }
   }
   return found;

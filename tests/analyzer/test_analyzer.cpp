@@ -66,6 +66,34 @@ TEST_CASE("explain: g++'s spelling of the seed's DeepCNN error") {
   CHECK(e[0].sentence ==
         "layer 10 (Linear): `InFeatures<2048>` is written, but 8192 features arrive "
         "(128 × 8 × 8); write InFeatures<8192>, or drop InFeatures to infer it");
+  CHECK(e[0].where == "model.hpp:20");  // where the user's code asks for the plan
+}
+
+TEST_CASE("explain: clang's spelling, two models' errors in one log, each with its place") {
+  // Two translation units of one build, abridged from clang 14's output: each error's last
+  // "requested here" note is the user's line that asks for the plan.
+  const std::string log =
+      "/usr/include/staticnet/errors.hpp:181:3: error: static_assert failed due to requirement "
+      "'always_false<staticnet::error::nonpositive_batch<staticnet::error::batch<0>>>' \"x\"\n"
+      "/usr/include/staticnet/errors.hpp:290:11: note: in instantiation of template class "
+      "'staticnet::error::nonpositive_batch<staticnet::error::batch<0>>' requested here\n"
+      "/usr/include/staticnet/plan.hpp:457:10: note: in instantiation of variable template "
+      "specialization 'staticnet::plan_v' requested here\n"
+      "src/kws.cpp:14:39: note: in instantiation of function template specialization "
+      "'staticnet::plan<kws::Net, kws::Setup>' requested here\n"
+      "inline constexpr auto& p = staticnet::plan<kws::Net, kws::Setup>();\n"
+      "1 error generated.\n"
+      "/usr/include/staticnet/errors.hpp:181:3: error: static_assert failed due to requirement "
+      "'always_false<staticnet::error::nonpositive_batch<staticnet::error::batch<-1>>>' \"x\"\n"
+      "src/vww.cpp:9:1: note: in instantiation of function template specialization "
+      "'staticnet::plan<vww::Net, vww::Setup>' requested here\n"
+      "1 error generated.\n";
+  const auto e = an::explain_compiler_output(log);
+  REQUIRE(e.size() == 2);
+  CHECK(e[0].sentence == "Batch<0>: the batch must be at least 1");
+  CHECK(e[0].where == "src/kws.cpp:14:39");
+  CHECK(e[1].sentence == "Batch<-1>: the batch must be at least 1");
+  CHECK(e[1].where == "src/vww.cpp:9:1");
 }
 
 TEST_CASE("explain: nvcc's [with ...] spelling and 64-bit L suffixes") {
@@ -88,6 +116,7 @@ TEST_CASE("explain: colour escapes in a build log do not hide the error") {
   const auto e = an::explain_compiler_output(log);
   REQUIRE(e.size() == 1);
   CHECK(e[0].sentence == "Batch<0>: the batch must be at least 1");
+  CHECK(e[0].where.empty());  // the log does not say
 }
 
 TEST_CASE("explain: other errors are not staticnet's") {

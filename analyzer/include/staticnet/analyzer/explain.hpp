@@ -23,6 +23,10 @@ namespace staticnet::analyzer {
 struct Explanation {
   std::string error;     // the template's name: "linear_in_features_mismatch"
   std::string sentence;  // what it means, with the numbers
+  // Where the user's code asks for the plan ("train.cpp:12:31"), which tells one model's error
+  // from another's in a log of several: g++'s "required from here", clang's last "requested
+  // here". Empty when the log does not say.
+  std::string where;
 };
 
 // Every distinct staticnet diagnostic in `compiler_output`, in order of appearance; empty when
