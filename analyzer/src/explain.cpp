@@ -97,8 +97,8 @@ class Facts {
         arg = argument_of(arg.inner);
       if (arg.name == "layer") {
         const auto parts = split_top_level(arg.inner);
-        index_ = number(parts.at(0));
-        layer_ = "layer " + std::to_string(index_) + " (" + enumerator(parts.at(1)) + ")";
+        layer_ =
+            "layer " + std::to_string(number(parts.at(0))) + " (" + enumerator(parts.at(1)) + ")";
         kind_ = enumerator(parts.at(1));
       } else if (arg.name == "option" || arg.name == "setup_option") {
         option_ = option_spelling(enumerator(arg.inner));
@@ -115,7 +115,6 @@ class Facts {
     }
   }
   const std::string& layer() const { return layer_; }
-  std::int64_t index() const { return index_; }  // the layer's
   const std::string& dtype() const { return dtype_; }
   const std::string& kind() const { return kind_; }
   const std::string& option() const { return option_; }
@@ -131,7 +130,6 @@ class Facts {
 
  private:
   std::string layer_, kind_, option_, dtype_;
-  std::int64_t index_ = -1;
   std::map<std::string, std::int64_t> numbers_;
   std::vector<std::vector<std::int64_t>> shapes_;
 };
@@ -227,13 +225,12 @@ const std::map<std::string, Decoder>& decoders() {
          if (s.size() != 3)
            return text + ", which has no height and width; " + f.kind() +
                   " takes (batch, channels, height, width)";
-         // (batch, H, W): most often an image whose one channel was left out.
-         const std::string hw = n(s[1]) + ", " + n(s[2]);
-         text += ", 3 axes, where " + f.kind() +
-                 " takes 4: (batch, channels, height, width). For a one-channel " + n(s[1]) +
-                 " × " + n(s[2]) + " image, write its channel: ";
-         return text + (f.index() == 0 ? "Input<T, 1, " + hw + ">"
-                                       : "(batch, 1, " + hw + ") from the layer before");
+         // (batch, H, W): an Input of two dimensions (no layer makes three), most often an
+         // image whose one channel was left out.
+         return text + ", 3 axes, where " + f.kind() +
+                " takes 4: (batch, channels, height, width). For a one-channel " + n(s[1]) + " × " +
+                n(s[2]) + " image, write its channel: Input<T, 1, " + n(s[1]) + ", " + n(s[2]) +
+                ">";
        }},
       {"needs_flat_input",
        [](const Facts& f) {
@@ -288,9 +285,12 @@ const std::map<std::string, Decoder>& decoders() {
        }},
       {"cross_entropy_needs_class_index_target",
        [](const Facts& f) {
-         return "CrossEntropy takes one int32 class index per sample, sn::Target<sn::i32>, but "
-                "the setup's Target is " +
-                f.dtype() + " " + shape_text(f.shape(0)) +
+         const std::string needs =
+             "CrossEntropy takes one int32 class index per sample, sn::Target<sn::i32>, but the "
+             "setup's Target is ";
+         if (f.shape(0).empty())  // one value per sample, of another type
+           return needs + "Target<sn::" + f.dtype() + ">: write Target<sn::i32>";
+         return needs + f.dtype() + " " + shape_text(f.shape(0)) +
                 " (for one-hot or soft targets, train with MSE)";
        }},
       {"mse_target_mismatch",
@@ -368,6 +368,51 @@ void substitute_with_clause(const std::string& text, std::size_t at,
       a = it->second;
 }
 
+// One line of a log, without the '\r' of Windows line endings.
+std::string_view line_at(const std::string& text, std::size_t begin) {
+  std::string_view line(text.data() + begin, std::min(text.find('\n', begin), text.size()) - begin);
+  if (line.ends_with('\r'))
+    line.remove_suffix(1);
+  return line;
+}
+
+bool is_diagnostic(std::string_view line) {
+  return line.find(": error:") != std::string_view::npos ||
+         line.find(": warning:") != std::string_view::npos ||
+         line.find(": fatal error:") != std::string_view::npos;
+}
+
+// Where the user's code asks for the plan, for the staticnet error named at `at`. g++ writes the
+// chain first ("FILE: In instantiation of 'struct staticnet::error::...'", "required from ...",
+// "FILE:L:C:   required from here") and the error after it; clang writes the error first
+// ("FILE:L:C: error: static_assert failed ... 'always_false<staticnet::error::...>'") and the
+// chain after it as notes, the user's line last ("FILE:L:C: note: in instantiation of ...
+// requested here"). Elsewhere (a note that repeats the type, nvcc's spelling) it is not known.
+std::string where_asked(const std::string& text, std::size_t at) {
+  const std::size_t newline = text.rfind('\n', at);
+  const std::size_t start = newline == std::string::npos ? 0 : newline + 1;
+  const std::string_view first = line_at(text, start);
+  const bool gcc = first.find(": In instantiation of ") != std::string_view::npos;
+  const bool clang = first.find(": error:") != std::string_view::npos;
+  if (!gcc && !clang)
+    return {};
+  std::string where;
+  for (std::size_t begin = start + first.size() + 1; begin < text.size();) {
+    const std::string_view line = line_at(text, begin);
+    begin = std::min(text.find('\n', begin), text.size()) + 1;
+    if (is_diagnostic(line) || line.ends_with(" generated."))
+      break;  // g++: the error that ends the chain; clang: the next diagnostic
+    constexpr std::string_view required_here = ":   required from here";
+    constexpr std::string_view instantiation = ": note: in instantiation of ";
+    if (gcc && line.ends_with(required_here))
+      return std::string(line.substr(0, line.size() - required_here.size()));
+    if (const auto note = line.find(instantiation);
+        clang && note != std::string_view::npos && line.ends_with(" requested here"))
+      where = std::string(line.substr(0, note));
+  }
+  return where;
+}
+
 }  // namespace
 
 const std::vector<std::string>& explained_errors() {
@@ -378,34 +423,6 @@ const std::vector<std::string>& explained_errors() {
     return v;
   }();
   return names;
-}
-
-// The user's location in the diagnostic around `at`: from the start of its line to the end of the
-// diagnostic (the line before the next error after the first), g++'s "FILE:L:C:   required from
-// here" or the last of clang's "FILE:L:C: note: in instantiation of ... requested here".
-std::string where_asked(const std::string& text, std::size_t at) {
-  std::size_t line_start = text.rfind('\n', at);
-  line_start = line_start == std::string::npos ? 0 : line_start + 1;
-  std::string where;
-  bool seen_error = false;
-  for (std::size_t begin = line_start; begin < text.size();) {
-    const std::size_t end = std::min(text.find('\n', begin), text.size());
-    const std::string_view line(text.data() + begin, end - begin);
-    if (line.find(": error:") != std::string_view::npos) {
-      if (seen_error)
-        break;
-      seen_error = true;
-    }
-    constexpr std::string_view gcc = ":   required from here";
-    constexpr std::string_view clang = ": note: in instantiation of ";
-    if (line.ends_with(gcc))
-      return std::string(line.substr(0, line.size() - gcc.size()));
-    if (const auto note = line.find(clang);
-        note != std::string_view::npos && line.ends_with(" requested here"))
-      where = std::string(line.substr(0, note));
-    begin = end + 1;
-  }
-  return where;
 }
 
 std::vector<Explanation> explain_compiler_output(std::string_view compiler_output) {

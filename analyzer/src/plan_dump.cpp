@@ -12,7 +12,7 @@ namespace {
 using nlohmann::json;
 
 // The probe of this staticnet writes exactly this version.
-constexpr int expected_probe_format = 4;
+constexpr int expected_probe_format = 5;
 
 FootprintBytes footprint_of(const json& j) {
   FootprintBytes f;

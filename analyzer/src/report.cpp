@@ -39,12 +39,12 @@ std::vector<std::string> over_budget_sentences(const ModelReport& m) {
     // A --budget's name is its size already ("budget 32.00 MiB"); a device's is not.
     const bool device = c.budget.id != "budget";
     std::string s = title(m.model) + " does not fit " + c.budget.name +
-                    (device ? " (" + human(Bytes{c.budget.memory}) + ")" : "") +
-                    ": a step needs " + to_string(Bytes{c.required}) + ", " +
-                    human(Bytes{-c.margin}) + " over";
+                    (device ? " (" + human(Bytes{c.budget.memory}) + ")" : "") + ": a step needs " +
+                    to_string(Bytes{c.required});
     if (c.budget.overhead > 0)
-      s += " (the plan's " + human(Bytes{footprint}) + " and the runtime's own " +
-           human(Bytes{c.budget.overhead}) + ")";
+      s += ", the plan's " + human(Bytes{footprint}) + " and the runtime's own " +
+           human(Bytes{c.budget.overhead});
+    s += ": " + human(Bytes{-c.margin}) + " over";
     s += "; ";
     s += c.max_batch > 0 ? "the largest batch that fits is " + grouped(c.max_batch) +
                                " (this setup's is " + grouped(m.model.plan.batch) + ")"

@@ -294,7 +294,8 @@ constexpr void report() {
   } else if constexpr (code == ErrorCode::bad_ratio) {
     (void)sizeof(bad_ratio<L, option<D.option>, numerator<D.a>, denominator<D.b>>);
   } else if constexpr (code == ErrorCode::residual_shapes_differ) {
-    using Shortcut = std::conditional_t < D.b<0, identity_shortcut, shortcut_ends_at_layer<D.b>>;
+    constexpr bool identity = D.b < 0;
+    using Shortcut = std::conditional_t<identity, identity_shortcut, shortcut_ends_at_layer<D.b>>;
     (void)sizeof(residual_shapes_differ<L, block_starts_at_layer<D.a>, Shortcut,
                                         body_output<shape_of<D.shape_a>>,
                                         shortcut_output<shape_of<D.shape_b>>>);
@@ -306,6 +307,9 @@ constexpr void report() {
   } else if constexpr (code == ErrorCode::mse_target_mismatch) {
     (void)sizeof(mse_target_mismatch<shape_of<D.shape_a>, shape_of<D.shape_b>,
                                      target_dtype<static_cast<DType>(D.a)>>);
+  } else {
+    // An ErrorCode without a template above must not compile into an empty plan.
+    static_assert(code == ErrorCode::none, "staticnet: an error code has no error template");
   }
 }
 

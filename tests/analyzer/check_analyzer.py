@@ -266,7 +266,7 @@ def check_exit_codes(args):
     total = sum(simple_cnn_by_hand().values())
     check(total == 21747200 and total - 20 * 2**20 == 775680, f"SimpleCNN's hand total {total}")
     sentence = ("staticnet analyze: error: simple_cnn: SimpleCNN as SimpleCNNTraining does not fit "
-                "budget 20.00 MiB: a step needs 21,747,200 B (20.74 MiB), 757.50 KiB over; the "
+                "budget 20.00 MiB: a step needs 21,747,200 B (20.74 MiB): 757.50 KiB over; the "
                 "largest batch that fits is ")
     check(r.stderr.startswith(sentence) and r.stderr.endswith(" (this setup's is 128)\n"),
           f"an exceeded budget is said on stderr: {r.stderr!r}")

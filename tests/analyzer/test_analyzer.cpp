@@ -7,9 +7,11 @@
 #include <regex>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "staticnet/analyzer/analyze.hpp"
 #include "staticnet/analyzer/explain.hpp"
+#include "staticnet/analyzer/report.hpp"
 
 namespace an = staticnet::analyzer;
 
@@ -47,6 +49,31 @@ TEST_CASE("budgets_of names devices by id and refuses unknown ones with the list
     CHECK(what.find("unknown device 'jetson_nanoo'") != std::string::npos);
     CHECK(what.find("jetson_orin_nano") != std::string::npos);
   }
+}
+
+TEST_CASE("report: a budget a model exceeds is said in one sentence, with the device's overhead") {
+  an::ModelReport m;
+  m.model.name = "big";
+  m.model.model = "Big";
+  m.model.setup = "BigTraining";
+  m.model.plan.batch = 256;
+  m.model.plan.footprint.total = 4379116544;  // 4.08 GiB
+  // Jetson Nano: 4 GiB, 1.5 GiB of it the runtime's. Required 4,379,116,544 + 1,610,612,736 =
+  // 5,989,729,280 B (5.58 GiB), 1,694,761,984 B (1.58 GiB) over.
+  an::BudgetCheck nano{{"jetson_nano", "Jetson Nano 4GB", 4294967296, 1610612736},
+                       5989729280,
+                       -1694761984,
+                       false,
+                       0};
+  an::BudgetCheck roomy{
+      {"budget", "budget 8.00 GiB", 8589934592, 0}, 4379116544, 4210818048, true, 467};
+  m.checks = {nano, roomy};
+  const std::vector<std::string> sentences = an::over_budget_sentences(m);
+  REQUIRE(sentences.size() == 1);  // the 8 GiB budget fits
+  CHECK(sentences[0] ==
+        "big: Big as BigTraining does not fit Jetson Nano 4GB (4.00 GiB): a step needs "
+        "5,989,729,280 B (5.58 GiB), the plan's 4.08 GiB and the runtime's own 1.50 GiB: 1.58 GiB "
+        "over; not even a batch of 1 fits");
 }
 
 TEST_CASE("explain: g++'s spelling of the seed's DeepCNN error") {
@@ -94,6 +121,42 @@ TEST_CASE("explain: clang's spelling, two models' errors in one log, each with i
   CHECK(e[0].where == "src/kws.cpp:14:39");
   CHECK(e[1].sentence == "Batch<-1>: the batch must be at least 1");
   CHECK(e[1].where == "src/vww.cpp:9:1");
+
+  // A warning's notes after the error are not its chain; Windows line endings change nothing.
+  std::string windows = log.substr(0, log.find("1 error generated."));
+  windows +=
+      "src/kws.cpp:30:9: warning: unused variable 'x'\n"
+      "src/kws.cpp:31:5: note: in instantiation of function template specialization "
+      "'warn<int>' requested here\n";
+  std::string crlf;
+  for (char c : windows)
+    crlf += c == '\n' ? std::string("\r\n") : std::string(1, c);
+  for (const std::string& text : {windows, crlf}) {
+    const auto w = an::explain_compiler_output(text);
+    REQUIRE(w.size() == 1);
+    CHECK(w[0].where == "src/kws.cpp:14:39");
+  }
+}
+
+TEST_CASE("explain: g++'s chain belongs to the error after it, not to the one before") {
+  // A CI excerpt that starts at the first model's error: only its note names the type, and
+  // nothing says where it was asked for; the second model's chain is its own.
+  const std::string log =
+      "errors.hpp:100:17: error: static assertion failed: staticnet: the batch must be at least 1\n"
+      "errors.hpp:100:17: note: 'staticnet::error::always_false<staticnet::error::nonpositive_"
+      "batch<staticnet::error::batch<0> > >' evaluates to false\n"
+      "errors.hpp: In instantiation of 'struct staticnet::error::nonpositive_batch<"
+      "staticnet::error::batch<-1> >':\n"
+      "plan.hpp:457:10:   required from 'constexpr const auto& staticnet::plan()'\n"
+      "two.cpp:10:38:   required from here\n"
+      "errors.hpp:100:17: error: static assertion failed: staticnet: the batch must be at least "
+      "1\n";
+  const auto e = an::explain_compiler_output(log);
+  REQUIRE(e.size() == 2);
+  CHECK(e[0].sentence == "Batch<0>: the batch must be at least 1");
+  CHECK(e[0].where.empty());
+  CHECK(e[1].sentence == "Batch<-1>: the batch must be at least 1");
+  CHECK(e[1].where == "two.cpp:10:38");
 }
 
 TEST_CASE("explain: nvcc's [with ...] spelling and 64-bit L suffixes") {
@@ -117,6 +180,26 @@ TEST_CASE("explain: colour escapes in a build log do not hide the error") {
   REQUIRE(e.size() == 1);
   CHECK(e[0].sentence == "Batch<0>: the batch must be at least 1");
   CHECK(e[0].where.empty());  // the log does not say
+}
+
+TEST_CASE("explain: a Target of the wrong dtype is named by its dtype") {
+  const std::string scalar =
+      "x.hpp: In instantiation of 'struct staticnet::error::cross_entropy_needs_class_index_"
+      "target<staticnet::error::shape<>, staticnet::error::target_dtype<staticnet::DType::f32> "
+      ">':\n";
+  auto e = an::explain_compiler_output(scalar);
+  REQUIRE(e.size() == 1);
+  CHECK(e[0].sentence ==
+        "CrossEntropy takes one int32 class index per sample, sn::Target<sn::i32>, but the "
+        "setup's Target is Target<sn::f32>: write Target<sn::i32>");
+  const std::string mse =
+      "x.hpp: In instantiation of 'struct staticnet::error::mse_target_mismatch<"
+      "staticnet::error::shape<2>, staticnet::error::shape<2>, "
+      "staticnet::error::target_dtype<staticnet::DType::i32> >':\n";
+  e = an::explain_compiler_output(mse);
+  REQUIRE(e.size() == 1);
+  CHECK(e[0].sentence ==
+        "MSE needs f32 targets; the setup's Target has the right shape, (2), but is i32");
 }
 
 TEST_CASE("explain: other errors are not staticnet's") {

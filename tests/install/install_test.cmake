@@ -12,8 +12,9 @@
 #                   the bytes (EXPECT holds the patterns, '|'-separated, all required)
 #   consumer_fits   the same for a board that fits: must build, and run; the run's output must
 #                   hold every pattern in EXPECT, and the sample model (installed under
-#                   STATICNET_SAMPLES_INCLUDE_DIR) must build and print its footprint; configured again with -DSTATICNET_CUDA=OFF, it
-#                   must not look for a CUDA compiler
+#                   STATICNET_SAMPLES_INCLUDE_DIR) must build and print its footprint;
+#                   configured again with -DSTATICNET_CUDA=OFF, it must not look for a CUDA
+#                   compiler
 #   subdirectory    build subdir_consumer/ with the source tree add_subdirectory()'d; must build,
 #                   and its lenet_plan and generated trainer must run
 cmake_minimum_required(VERSION 3.25)
@@ -160,8 +161,8 @@ elseif(STEP MATCHES "^consumer_(small|fits)$")
     run(run TRUE "${dir}/train_mlp")
     message("${last_output}")
     expect_patterns("train_mlp output" "${last_output}")
-    # A sample model from the installed headers: its counts are static_asserts, its footprint
-    # the README's (22,686,720 B).
+    # A sample model from the installed headers: its counts (the reference's) are static_asserts;
+    # the footprint it prints is the one the README quotes, the plan's regression value.
     run(run_sample TRUE "${dir}/resnet8_footprint")
     if(NOT last_output STREQUAL "resnet8 22686720 B\n")
       message(FATAL_ERROR "resnet8_footprint printed: ${last_output}")

@@ -130,8 +130,15 @@ TEST_CASE("formats: open_dataset refusals") {
        ": npy data is 2 files (inputs, labels), or the inputs alone, but 3 files were given")
           .c_str(),
       UsageError);
-  CHECK(format_error([&] { open_dataset({}); }) ==
-        "(no files): expected at least one data file, found none");
+  // The count is checked before the files after the first are opened: a missing third file
+  // is no I/O error but one file too many.
+  CHECK_THROWS_WITH_AS(
+      open_dataset({fixture("inputs_f4.npy"), fixture("labels_i8.npy"), "/nonexistent/x.npy"}),
+      (fixture("inputs_f4.npy") +
+       ": npy data is 2 files (inputs, labels), or the inputs alone, but 3 files were given")
+          .c_str(),
+      UsageError);
+  CHECK_THROWS_WITH_AS(open_dataset({}), "no data file given", UsageError);
   TempFile empty("empty.npy", text_bytes(""));
   CHECK(format_error([&] { open_dataset({empty.path()}); }) ==
         empty.path() + ": expected a data set, found an empty file");

@@ -28,8 +28,8 @@
 
 namespace staticnet::analysis {
 
-inline constexpr int probe_format = 4;  // 2: layers' inputs and padding_end; 3: folded;
-                                        // 4: prefetch
+inline constexpr int probe_format = 5;  // 2: layers' inputs and padding_end; 3: folded;
+                                        // 4: prefetch; 5: layers' non_trainable
 
 struct Request {
   std::string only;  // report only the model registered under this name

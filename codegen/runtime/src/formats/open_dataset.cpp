@@ -58,6 +58,25 @@ void require_files(const std::vector<std::string>& paths, DatasetFormat format,
                    (paths.size() == 1 ? " file was" : " files were") + " given");
 }
 
+void require_file_count(const std::vector<std::string>& paths, DatasetFormat format) {
+  switch (format) {
+    case DatasetFormat::idx:
+      return require_files(paths, format, 1, 2, "2 files (images, labels), or the images alone");
+    case DatasetFormat::npy:
+      return require_files(paths, format, 1, 2, "2 files (inputs, labels), or the inputs alone");
+    case DatasetFormat::cifar10:
+    case DatasetFormat::cifar100:
+      return require_files(paths, format, 1, SIZE_MAX, "at least 1 batch file");
+    case DatasetFormat::csv:
+      return require_files(paths, format, 1, 1,
+                           "1 file (a CSV file holds its labels in a column, --label-column, not "
+                           "in a labels file)");
+    case DatasetFormat::synthetic:
+      return require_files(paths, format, 0, 0, "generated, from no files");
+    case DatasetFormat::automatic:
+      return;
+  }
+}
 }  // namespace
 
 std::vector<std::string> options_for_other_formats(const Dataset& data, const OpenOptions& given) {
@@ -129,15 +148,13 @@ std::optional<DatasetFormat> detect_format(std::span<const std::byte> head,
 std::unique_ptr<Dataset> open_dataset(const std::vector<std::string>& paths,
                                       const OpenOptions& options) {
   DatasetFormat format = options.format;
+  // The first file tells the format; the count is checked before the others are opened, so that
+  // a wrong count is said as such, not as a missing third file.
   std::vector<ByteSource> sources;
-  if (format != DatasetFormat::synthetic) {
-    for (const auto& path : paths)
-      sources.push_back(ByteSource::from_file(path));
-  }
   if (format == DatasetFormat::automatic) {
-    if (sources.empty()) {
-      throw FormatError(Location{"(no files)", {}, {}, {}}, "at least one data file", "none");
-    }
+    if (paths.empty())
+      throw UsageError("no data file given");
+    sources.push_back(ByteSource::from_file(paths[0]));
     const auto detected = detect_format(sources[0].bytes(), sources[0].name());
     if (!detected && sources[0].bytes().empty())
       throw FormatError(Location{sources[0].name(), {}, {}, {}}, "a data set", "an empty file");
@@ -150,32 +167,29 @@ std::unique_ptr<Dataset> open_dataset(const std::vector<std::string>& paths,
     }
     format = *detected;
   }
+  require_file_count(paths, format);
+  if (format != DatasetFormat::synthetic)
+    for (std::size_t i = sources.size(); i < paths.size(); ++i)
+      sources.push_back(ByteSource::from_file(paths[i]));
 
   switch (format) {
     case DatasetFormat::idx:
-      require_files(paths, format, 1, 2, "2 files (images, labels), or the images alone");
       if (sources.size() == 1)
         return open_idx(std::move(sources[0]), options.common);
       return open_idx(std::move(sources[0]), std::move(sources[1]), options.common);
     case DatasetFormat::npy:
-      require_files(paths, format, 1, 2, "2 files (inputs, labels), or the inputs alone");
       if (sources.size() == 1)
         return open_npy(std::move(sources[0]), options.common);
       return open_npy(std::move(sources[0]), std::move(sources[1]), options.common);
     case DatasetFormat::cifar10:
     case DatasetFormat::cifar100:
-      require_files(paths, format, 1, SIZE_MAX, "at least 1 batch file");
       return open_cifar(
           std::move(sources),
           format == DatasetFormat::cifar10 ? CifarVariant::cifar10 : CifarVariant::cifar100,
           options.common, options.cifar100_labels);
     case DatasetFormat::csv:
-      require_files(paths, format, 1, 1,
-                    "1 file (a CSV file holds its labels in a column, --label-column, not in a "
-                    "labels file)");
       return open_csv(std::move(sources[0]), options.common, options.csv);
     case DatasetFormat::synthetic:
-      require_files(paths, format, 0, 0, "generated, from no files");
       return make_synthetic(options.synthetic);
     case DatasetFormat::automatic:
       break;

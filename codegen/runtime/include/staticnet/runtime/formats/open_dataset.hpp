@@ -40,8 +40,9 @@ struct OpenOptions {
 std::optional<DatasetFormat> detect_format(std::span<const std::byte> head,
                                            std::string_view path) noexcept;
 
-// Throws FormatError for an undetectable format or the wrong number of files, IoError when a
-// file cannot be read, and whatever the format's parser throws.
+// Throws UsageError for the wrong number of files (checked before any but the first is opened),
+// FormatError for an undetectable format, IoError when a file cannot be read, and whatever the
+// format's parser throws.
 std::unique_ptr<Dataset> open_dataset(const std::vector<std::string>& paths,
                                       const OpenOptions& options = {});
 
