@@ -385,15 +385,20 @@ bool is_diagnostic(std::string_view line) {
 // Where the user's code asks for the plan, for the staticnet error named at `at`. g++ writes the
 // chain first ("FILE: In instantiation of 'struct staticnet::error::...'", "required from ...",
 // "FILE:L:C:   required from here") and the error after it; clang writes the error first
-// ("FILE:L:C: error: static_assert failed ... 'always_false<staticnet::error::...>'") and the
-// chain after it as notes, the user's line last ("FILE:L:C: note: in instantiation of ...
+// ("FILE:L:C: error: static_assert failed ... 'always_false<staticnet::error::...>'", or a
+// comparison of numbers and the type in the first note) and the chain after it as notes, the
+// user's line last ("FILE:L:C: note: in instantiation of ...
 // requested here"). Elsewhere (a note that repeats the type, nvcc's spelling) it is not known.
 std::string where_asked(const std::string& text, std::size_t at) {
   const std::size_t newline = text.rfind('\n', at);
   const std::size_t start = newline == std::string::npos ? 0 : newline + 1;
   const std::string_view first = line_at(text, start);
+  constexpr std::string_view instantiation = ": note: in instantiation of ";
   const bool gcc = first.find(": In instantiation of ") != std::string_view::npos;
-  const bool clang = first.find(": error:") != std::string_view::npos;
+  // clang names the type in the error itself (always_false<...>), or, where the static_assert
+  // compares numbers, first in the note that instantiates it.
+  const bool clang = first.find(": error:") != std::string_view::npos ||
+                     first.find(instantiation) != std::string_view::npos;
   if (!gcc && !clang)
     return {};
   std::string where;
@@ -403,7 +408,6 @@ std::string where_asked(const std::string& text, std::size_t at) {
     if (is_diagnostic(line) || line.ends_with(" generated."))
       break;  // g++: the error that ends the chain; clang: the next diagnostic
     constexpr std::string_view required_here = ":   required from here";
-    constexpr std::string_view instantiation = ": note: in instantiation of ";
     if (gcc && line.ends_with(required_here))
       return std::string(line.substr(0, line.size() - required_here.size()));
     if (const auto note = line.find(instantiation);

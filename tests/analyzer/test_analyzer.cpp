@@ -122,6 +122,22 @@ TEST_CASE("explain: clang's spelling, two models' errors in one log, each with i
   CHECK(e[1].sentence == "Batch<-1>: the batch must be at least 1");
   CHECK(e[1].where == "src/vww.cpp:9:1");
 
+  // A static_assert that compares numbers names the type first in the note after the error.
+  const std::string compared =
+      "errors.hpp:155:3: error: static_assert failed due to requirement "
+      "'in_features_written<2048>::value == features_arriving<8192>::value' \"x\"\n"
+      "errors.hpp:281:11: note: in instantiation of template class "
+      "'staticnet::error::linear_in_features_mismatch<staticnet::error::layer<10, "
+      "staticnet::LayerKind::Linear>, staticnet::error::in_features_written<2048>, "
+      "staticnet::error::features_arriving<8192>, staticnet::error::shape<128, 8, 8>>' "
+      "requested here\n"
+      "src/cnn.cpp:21:25: note: in instantiation of function template specialization "
+      "'staticnet::plan<cnn::Net, cnn::Setup>' requested here\n"
+      "1 error generated.\n";
+  const auto c = an::explain_compiler_output(compared);
+  REQUIRE(c.size() == 1);
+  CHECK(c[0].where == "src/cnn.cpp:21:25");
+
   // A warning's notes after the error are not its chain; Windows line endings change nothing.
   std::string windows = log.substr(0, log.find("1 error generated."));
   windows +=
