@@ -3,7 +3,6 @@
 // library (staticnet/analyzer/analyze.hpp, render.hpp, explain.hpp).
 #include <unistd.h>
 
-#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -11,7 +10,6 @@
 #include <memory>
 #include <sstream>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include <staticnet/device.hpp>
@@ -139,20 +137,6 @@ int run_analyze(AnalyzeArgs& a) {
   return status;
 }
 
-// The lines with gcc's or clang's "error: " (after the location), the errors of any kind.
-std::size_t count_error_lines(std::string_view log) {
-  std::size_t count = 0;
-  for (std::size_t begin = 0; begin < log.size();) {
-    const std::size_t end = std::min(log.find('\n', begin), log.size());
-    const std::string_view line = log.substr(begin, end - begin);
-    if (line.find(": error: ") != std::string_view::npos ||
-        line.find(": fatal error: ") != std::string_view::npos || line.starts_with("error: "))
-      ++count;
-    begin = end + 1;
-  }
-  return count;
-}
-
 int run_explain(const std::string& file) {
   std::string log;
   if (file.empty() || file == "-") {
@@ -171,7 +155,7 @@ int run_explain(const std::string& file) {
   if (explained.empty()) {
     // Say so: an empty answer reads as "nothing wrong", or as the wrong file given.
     const std::string source = file.empty() || file == "-" ? "stdin" : file;
-    const std::size_t others = count_error_lines(log);
+    const std::size_t others = an::count_compiler_errors(log);
     std::cerr << "staticnet explain: no staticnet error in " << source;
     if (others > 0)
       std::cerr << " (it holds " << others << " other compiler error" << (others == 1 ? "" : "s")

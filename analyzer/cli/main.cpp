@@ -23,19 +23,18 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
   }
+  auto report = [](const std::exception& e, int status) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "staticnet: error: %s\n", e.what());
+    return status;
+  };
   try {
     return run ? run() : 2;
   } catch (const staticnet::analyzer::UsageError& e) {
-    std::fflush(stdout);
-    std::fprintf(stderr, "staticnet: error: %s\n", e.what());
-    return 2;
+    return report(e, 2);
   } catch (const staticnet::runtime::UsageError& e) {  // e.g. a data set of too many files
-    std::fflush(stdout);
-    std::fprintf(stderr, "staticnet: error: %s\n", e.what());
-    return 2;
+    return report(e, 2);
   } catch (const std::exception& e) {
-    std::fflush(stdout);
-    std::fprintf(stderr, "staticnet: error: %s\n", e.what());
-    return 1;
+    return report(e, 1);
   }
 }

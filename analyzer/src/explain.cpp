@@ -368,18 +368,27 @@ void substitute_with_clause(const std::string& text, std::size_t at,
       a = it->second;
 }
 
-// One line of a log, without the '\r' of Windows line endings.
-std::string_view line_at(const std::string& text, std::size_t begin) {
-  std::string_view line(text.data() + begin, std::min(text.find('\n', begin), text.size()) - begin);
+// The line of a log that starts at `begin`, without the '\r' of Windows line endings, and where
+// the next one starts.
+struct LogLine {
+  std::string_view text;
+  std::size_t next = 0;
+};
+LogLine line_at(std::string_view log, std::size_t begin) {
+  const std::size_t end = std::min(log.find('\n', begin), log.size());
+  std::string_view line = log.substr(begin, end - begin);
   if (line.ends_with('\r'))
     line.remove_suffix(1);
-  return line;
+  return {line, end + 1};
+}
+
+bool is_error(std::string_view line) {
+  return line.find(": error:") != std::string_view::npos ||
+         line.find(": fatal error:") != std::string_view::npos || line.starts_with("error: ");
 }
 
 bool is_diagnostic(std::string_view line) {
-  return line.find(": error:") != std::string_view::npos ||
-         line.find(": warning:") != std::string_view::npos ||
-         line.find(": fatal error:") != std::string_view::npos;
+  return is_error(line) || line.find(": warning:") != std::string_view::npos;
 }
 
 // Where the user's code asks for the plan, for the staticnet error named at `at`. g++ writes the
@@ -392,7 +401,7 @@ bool is_diagnostic(std::string_view line) {
 std::string where_asked(const std::string& text, std::size_t at) {
   const std::size_t newline = text.rfind('\n', at);
   const std::size_t start = newline == std::string::npos ? 0 : newline + 1;
-  const std::string_view first = line_at(text, start);
+  const std::string_view first = line_at(text, start).text;
   constexpr std::string_view instantiation = ": note: in instantiation of ";
   const bool gcc = first.find(": In instantiation of ") != std::string_view::npos;
   // clang names the type in the error itself (always_false<...>), or, where the static_assert
@@ -402,9 +411,9 @@ std::string where_asked(const std::string& text, std::size_t at) {
   if (!gcc && !clang)
     return {};
   std::string where;
-  for (std::size_t begin = start + first.size() + 1; begin < text.size();) {
-    const std::string_view line = line_at(text, begin);
-    begin = std::min(text.find('\n', begin), text.size()) + 1;
+  for (std::size_t begin = line_at(text, start).next; begin < text.size();) {
+    const auto [line, next] = line_at(text, begin);
+    begin = next;
     if (is_diagnostic(line) || line.ends_with(" generated."))
       break;  // g++: the error that ends the chain; clang: the next diagnostic
     constexpr std::string_view required_here = ":   required from here";
@@ -427,6 +436,16 @@ const std::vector<std::string>& explained_errors() {
     return v;
   }();
   return names;
+}
+
+std::size_t count_compiler_errors(std::string_view compiler_output) {
+  std::size_t count = 0;
+  for (std::size_t begin = 0; begin < compiler_output.size();) {
+    const auto [line, next] = line_at(compiler_output, begin);
+    count += is_error(line) ? 1 : 0;
+    begin = next;
+  }
+  return count;
 }
 
 std::vector<Explanation> explain_compiler_output(std::string_view compiler_output) {

@@ -32,10 +32,10 @@ std::string title(const ModelDump& m) {
 
 std::vector<std::string> over_budget_sentences(const ModelReport& m) {
   std::vector<std::string> sentences;
+  const std::int64_t footprint = m.model.plan.footprint.total;
   for (const BudgetCheck& c : m.checks) {
     if (c.fits)
       continue;
-    const std::int64_t footprint = m.model.plan.footprint.total;
     // A --budget's name is its size already ("budget 32.00 MiB"); a device's is not.
     const bool device = c.budget.id != "budget";
     std::string s = title(m.model) + " does not fit " + c.budget.name +
@@ -44,8 +44,7 @@ std::vector<std::string> over_budget_sentences(const ModelReport& m) {
     if (c.budget.overhead > 0)
       s += ", the plan's " + human(Bytes{footprint}) + " and the runtime's own " +
            human(Bytes{c.budget.overhead});
-    s += ": " + human(Bytes{-c.margin}) + " over";
-    s += "; ";
+    s += ": " + human(Bytes{-c.margin}) + " over; ";
     s += c.max_batch > 0 ? "the largest batch that fits is " + grouped(c.max_batch) +
                                " (this setup's is " + grouped(m.model.plan.batch) + ")"
                          : "not even a batch of 1 fits";

@@ -218,6 +218,15 @@ TEST_CASE("explain: a Target of the wrong dtype is named by its dtype") {
         "MSE needs f32 targets; the setup's Target has the right shape, (2), but is i32");
 }
 
+TEST_CASE("explain: the errors of any kind in a log are counted, warnings not") {
+  CHECK(an::count_compiler_errors("") == 0);
+  CHECK(an::count_compiler_errors("main.cpp:3:5: error: 'foo' was not declared") == 1);  // no \n
+  CHECK(an::count_compiler_errors("a.cpp:1:1: error: x\r\n"
+                                  "a.cpp:2:1: warning: unused\r\n"
+                                  "b.cpp:2:2: fatal error: y.hpp: No such file\r\n"
+                                  "error: linker command failed\n") == 3);
+}
+
 TEST_CASE("explain: other errors are not staticnet's") {
   CHECK(an::explain_compiler_output("main.cpp:3:5: error: 'foo' was not declared").empty());
   CHECK(an::explain_compiler_output("staticnet::error::layer<1, staticnet::LayerKind::ReLU>")

@@ -33,6 +33,10 @@ struct Explanation {
 // there is none (the error is somebody else's).
 std::vector<Explanation> explain_compiler_output(std::string_view compiler_output);
 
+// The errors of any kind in `compiler_output`: its lines with g++'s or clang's "error:" (or
+// "fatal error:") after the location.
+std::size_t count_compiler_errors(std::string_view compiler_output);
+
 // The error templates this decodes: every one in include/staticnet/errors.hpp.
 const std::vector<std::string>& explained_errors();
 
