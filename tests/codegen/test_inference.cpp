@@ -137,6 +137,9 @@ TEST_CASE("inference: a single-output model is scored by its MSE, a CSV column i
   fs::remove_all(dir);
   fs::create_directories(dir);
   const rt::InferenceModel model = infer_regression::model_info();
+  // Each run below gets a backend of its own: one thread, the generated steps.
+  const rt::CpuInferenceSteps steps{&infer_regression::cpu::fold_batch_norms,
+                                    &infer_regression::cpu::infer};
   rt::Checkpoint weights;
   auto add = [&](const char* name, std::vector<std::int64_t> shape, std::vector<float> values) {
     rt::CheckpointTensor t{name, rt::Dtype::f32, std::move(shape), {}};
@@ -154,8 +157,7 @@ TEST_CASE("inference: a single-output model is scored by its MSE, a CSV column i
   options.data = {(dir / "data.csv").string()};
   options.label_column = "y";
   options.output = dir / "outputs.npy";
-  rt::CpuInference inference(
-      model, {&infer_regression::cpu::fold_batch_norms, &infer_regression::cpu::infer}, 1);
+  rt::CpuInference inference(model, steps, 1);
   std::ostringstream out;
   const rt::InferResult result = rt::run_inference(model, inference, options, out);
   CHECK(result.samples == 3);
@@ -178,8 +180,7 @@ TEST_CASE("inference: a single-output model is scored by its MSE, a CSV column i
   rt::save_checkpoint(dir / "bf16.safetensors", half);
   rt::InferOptions from_bf16 = options;
   from_bf16.weights = dir / "bf16.safetensors";
-  rt::CpuInference on_bf16(
-      model, {&infer_regression::cpu::fold_batch_norms, &infer_regression::cpu::infer}, 1);
+  rt::CpuInference on_bf16(model, steps, 1);
   std::ostringstream bf16_out;
   CHECK(*rt::run_inference(model, on_bf16, from_bf16, bf16_out).mean_squared_error ==
         doctest::Approx(0.5 / 3).epsilon(1e-12));
@@ -194,8 +195,7 @@ TEST_CASE("inference: a single-output model is scored by its MSE, a CSV column i
   pipe.label_column = "2";
   pipe.csv_delimiter = '|';
   pipe.csv_header = rt::CsvHeader::present;
-  rt::CpuInference piped(
-      model, {&infer_regression::cpu::fold_batch_norms, &infer_regression::cpu::infer}, 1);
+  rt::CpuInference piped(model, steps, 1);
   CHECK(*rt::run_inference(model, piped, pipe, out).mean_squared_error ==
         doctest::Approx(0.5 / 3).epsilon(1e-12));
 
@@ -204,16 +204,14 @@ TEST_CASE("inference: a single-output model is scored by its MSE, a CSV column i
   weights.extra_metadata["input_scale"] = "2";
   rt::save_checkpoint(dir / "scaled.safetensors", weights);
   options.weights = dir / "scaled.safetensors";
-  rt::CpuInference scaled(
-      model, {&infer_regression::cpu::fold_batch_norms, &infer_regression::cpu::infer}, 1);
+  rt::CpuInference scaled(model, steps, 1);
   std::ostringstream scaled_out;
   CHECK(*rt::run_inference(model, scaled, options, scaled_out).mean_squared_error ==
         doctest::Approx(10.5 / 3).epsilon(1e-12));
   CHECK(scaled_out.str().find("  inputs   scale 2\n           input scale 2 from the "
                               "checkpoint\n") != std::string::npos);
   options.scale = 1.0f;  // given: it wins, and the run says what it replaced
-  rt::CpuInference given(
-      model, {&infer_regression::cpu::fold_batch_norms, &infer_regression::cpu::infer}, 1);
+  rt::CpuInference given(model, steps, 1);
   std::ostringstream given_out;
   CHECK(*rt::run_inference(model, given, options, given_out).mean_squared_error ==
         doctest::Approx(0.5 / 3).epsilon(1e-12));
@@ -225,8 +223,7 @@ TEST_CASE("inference: a single-output model is scored by its MSE, a CSV column i
   rt::InferOptions pixels = options;
   pixels.weights = dir / "pixels.safetensors";
   pixels.scale.reset();
-  rt::CpuInference on_pixels(
-      model, {&infer_regression::cpu::fold_batch_norms, &infer_regression::cpu::infer}, 1);
+  rt::CpuInference on_pixels(model, steps, 1);
   std::ostringstream pixels_out;
   rt::run_inference(model, on_pixels, pixels, pixels_out);
   CHECK(pixels_out.str().find("the model was trained on u8 data, scaled by its default "
