@@ -4,20 +4,16 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <csignal>
 #include <filesystem>
-#include <fstream>
-#include <iostream>
-#include <nlohmann/json.hpp>
 #include <optional>
+#include <ostream>
 
-#include "staticnet/print.hpp"
+#include "output_files.hpp"
 #include "staticnet/runtime/batches/loader.hpp"
 #include "staticnet/runtime/checkpoints/atomic_file.hpp"
-#include "staticnet/runtime/checkpoints/checkpoint.hpp"
 #include "staticnet/runtime/checkpoints/load_tensors.hpp"
 #include "staticnet/runtime/checkpoints/safetensors_reader.hpp"
 #include "staticnet/runtime/error.hpp"
@@ -27,6 +23,7 @@
 #include "staticnet/runtime/validation.hpp"
 #include "training_checkpoint.hpp"
 #include "training_data.hpp"
+#include "training_report.hpp"
 #include "training_settings.hpp"
 
 namespace staticnet::runtime {
@@ -60,267 +57,6 @@ class StopSignals {
  private:
   void (*previous_int_)(int) = SIG_DFL;
   void (*previous_term_)(int) = SIG_DFL;
-};
-
-// ---- reporting ------------------------------------------------------------------------------
-
-// "21,747,200 B (20.74 MiB)": the printer the core and the analyzer use.
-std::string mib_text(std::int64_t n) {
-  return to_string(Bytes{n});
-}
-
-// "synthetic(seed 0)", "train.npy, labels.npy (npy)"
-std::string described(const Dataset& data) {
-  const std::string source = data.source();
-  if (source.rfind(data.format_name(), 0) == 0)
-    return source;
-  return source + " (" + data.format_name() + ")";
-}
-
-// "lr 0.001", "lr 0.001, x0.99 after every epoch"
-std::string learning_rate_text(const TrainingSettings& settings) {
-  std::string text = fmt::format("lr {}", settings.optimizer.learning_rate);
-  if (!settings.lr_schedule.is_constant())
-    text += ", " + settings.lr_schedule.description();
-  return text;
-}
-
-void report_start(std::ostream& out, const ModelInfo& model, const Backend& backend,
-                  const TrainOptions& options, const TrainingSettings& settings,
-                  const Dataset& data, const Dataset* eval, std::uint64_t batches_per_epoch,
-                  std::size_t loader_bytes, const std::string& weights,
-                  const std::vector<std::string>& input_notes) {
-  out << model.name << ": " << model.model_type << " trained as " << model.setup_type << "\n";
-  out << fmt::format("  step     batch {}, {}, {} ({}), FP32; {}\n", model.batch,
-                     model.classifies() ? "CrossEntropy" : "MSE", optimizer_name(model.optimizer),
-                     learning_rate_text(settings), backend.description());
-  std::string details = backend.details();
-  for (std::size_t start = 0; start < details.size();) {
-    const std::size_t end = std::min(details.find('\n', start), details.size());
-    out << (start == 0 ? "  kernels  " : "           ") << details.substr(start, end - start)
-        << "\n";
-    start = end + 1;
-  }
-  const std::int64_t left_out =
-      data.size() - static_cast<std::int64_t>(batches_per_epoch) * model.batch;
-  out << fmt::format("  data     {}, {} samples of {}; {} batch{} per epoch{}", described(data),
-                     data.size(), shape_to_string(data.sample_shape()), batches_per_epoch,
-                     batches_per_epoch == 1 ? "" : "es",
-                     settings.shuffle ? "" : ", in the data's own order");
-  if (left_out > 0)
-    out << (settings.shuffle ? fmt::format(" ({} samples wait for later epochs)", left_out)
-                             : fmt::format(" (the last {} samples are never used)", left_out));
-  out << "\n";
-  out << "  inputs   " << describe(settings.input, data.element_type()) << "\n";
-  for (const std::string& note : input_notes)
-    out << "           " << note << "\n";
-  if (eval)
-    out << fmt::format("  eval     {}, {} samples\n", described(*eval), eval->size());
-  if (!weights.empty())
-    out << "  weights  " << weights << "\n";
-  const MemoryReport memory = backend.memory();
-  out << "  memory   planned " << mib_text(memory.planned) << " = weights "
-      << grouped(model.arena.weights)
-      << (model.arena.non_trainable > 0
-              ? " + running statistics " + grouped(model.arena.non_trainable)
-              : std::string())
-      << " + gradients " << grouped(model.arena.gradients)
-      << "\n                   + optimizer state " << grouped(model.arena.optimizer_state)
-      << " + inputs " << grouped(model.arena.inputs)
-      << (model.arena.next_batch_at >= 0
-              ? " (this batch and the next: Prefetch)\n                  "
-              : "")
-      << " + workspace " << grouped(model.arena.workspace) << " + activations "
-      << grouped(model.arena.activations) << "\n";
-  out << "           arena   " << mib_text(memory.arena) << ", " << memory.arena_where
-      << (memory.arena == memory.planned ? ": the plan to the byte" : ": DIFFERS from the plan")
-      << "\n";
-  if (!memory.other.empty())
-    out << "           also    " << memory.other << "\n";
-  out << "           loader  " << mib_text(static_cast<std::int64_t>(loader_bytes))
-      << " of host batch slots (" << options.workers
-      << (options.workers == 1 ? " worker" : " workers") << ")\n";
-  out << std::flush;
-}
-
-// The training data's files as a checkpoint keeps them: absolute, links resolved, so that the
-// same files given another way are recognised ("synthetic:N" as given).
-std::string data_identity(const std::vector<std::string>& files) {
-  std::string text;
-  for (const std::string& file : files) {
-    if (!text.empty())
-      text += " + ";
-    std::error_code error;
-    const std::filesystem::path path = std::filesystem::weakly_canonical(file, error);
-    text += parse_synthetic(file) || error ? file : path.string();
-  }
-  return text;
-}
-
-// A run's first save would replace the file --save names: another run's checkpoint, or a file
-// named there by mistake. Only the checkpoint the run resumes is replaced without --overwrite.
-void require_new_save_target(const TrainOptions& options) {
-  std::error_code error;
-  if (options.overwrite || !std::filesystem::exists(options.save, error))
-    return;
-  if (!options.resume.empty() && std::filesystem::equivalent(options.save, options.resume, error))
-    return;
-  std::optional<SafetensorsReader> file;
-  try {
-    file = SafetensorsReader::open(options.save);  // an IoError (unreadable) goes on up
-  } catch (const FormatError&) {
-    // Not safetensors (data, notes): no checkpoint.
-  }
-  const bool staticnet_keys = file && std::ranges::any_of(file->metadata(), [](const auto& entry) {
-                                return entry.first.starts_with(checkpoint_metadata_prefix);
-                              });
-  if (!staticnet_keys)  // a weights file at most: nothing to resume
-    throw UsageError(fmt::format(
-        "--save {} exists and is no training checkpoint, and this run would replace it: "
-        "--overwrite replaces it, or --save can name another file",
-        options.save.string()));
-  std::optional<TrainingState> checkpoint;
-  try {
-    checkpoint = decode_training_state(file->metadata(), options.save.string());
-  } catch (const FormatError& e) {
-    throw UsageError(fmt::format(
-        "--save {} holds a checkpoint this trainer cannot read ({}), and this run would replace "
-        "it: --overwrite replaces it, or --save can name another file",
-        options.save.string(), e.what()));
-  }
-  throw UsageError(fmt::format(
-      "--save {} holds a checkpoint at step {} ({} epoch{} done), and this run would replace it: "
-      "--resume {} continues that run, --overwrite replaces it, or --save can name another file",
-      options.save.string(), checkpoint->step, checkpoint->epoch, checkpoint->epoch == 1 ? "" : "s",
-      options.save.string()));
-}
-
-// A new run writes its metrics file from its first epoch on: an earlier run's lines there would
-// be lost (a resumed run appends to them).
-void require_new_metrics_target(const TrainOptions& options) {
-  std::error_code error;
-  if (options.overwrite || !options.resume.empty() ||
-      !std::filesystem::is_regular_file(options.metrics, error) ||
-      std::filesystem::file_size(options.metrics, error) == 0)
-    return;
-  throw UsageError(fmt::format(
-      "--metrics {} holds an earlier run's metrics, and this run would replace them: --resume "
-      "appends to them, --overwrite replaces them, or --metrics can name another file",
-      options.metrics.string()));
-}
-
-// Inside an epoch, a resumed run continues the interrupted one's data order, a permutation of its
-// data set: in a data set of another size it would be another order, with epochs of another
-// length. Between epochs nothing of the order is left to continue, and the run may go on with
-// more data or less (report_resume says so); other files of the same size may be the same data
-// moved (report_resume notes them).
-void require_same_size(const std::filesystem::path& checkpoint, const TrainingPosition& position,
-                       const TrainingDataIdentity& saved, const TrainingDataIdentity& now) {
-  if (saved.samples != now.samples && position.batch > 0)
-    throw TrainingSetupError(fmt::format(
-        "{}: the run stopped inside epoch {}, training on {} samples ({}), but {} holds {}: "
-        "--resume continues an epoch on its own data, in its own order. Resume from a checkpoint "
-        "written at the end of an epoch to go on with other data, or start a new run from these "
-        "weights with --init {}",
-        checkpoint.string(), position.epoch + 1, saved.samples, saved.source, now.source,
-        now.samples, checkpoint.string()));
-}
-
-// Where a resumed run stands, and with which settings: the checkpoint's, but for those the
-// options replaced (`replaced`, one line each).
-void report_resume(std::ostream& out, const std::filesystem::path& checkpoint,
-                   const TrainingPosition& position, const std::optional<TrainingSettings>& saved,
-                   const TrainingSettings& settings, const std::vector<std::string>& replaced,
-                   const std::optional<TrainingDataIdentity>& saved_data,
-                   const TrainingDataIdentity& data) {
-  out << fmt::format("resumed from {} at step {} (epoch {}, batch {})\n", checkpoint.string(),
-                     position.step, position.epoch + 1, position.batch);
-  if (saved_data && saved_data->samples != data.samples)
-    out << fmt::format(
-        "  the run was training on {} samples ({}); from epoch {} on it trains on the {} of {}\n",
-        saved_data->samples, saved_data->source, position.epoch + 1, data.samples, data.source);
-  else if (saved_data && saved_data->source != data.source)
-    out << fmt::format("  the run was training on {}; this one reads {}, of as many samples\n",
-                       saved_data->source, data.source);
-  if (!saved) {
-    out << "  the checkpoint keeps no optimizer settings (an older staticnet wrote it, and its "
-           "six-decimal learning_rate entry is not read): the options given and PyTorch's "
-           "defaults apply\n";
-    return;
-  }
-  for (const std::string& line : replaced)
-    out << "  " << line << "\n";
-  // Under a schedule --lr is the first epoch's rate: say what a replacement does to this one.
-  if (replaced.empty() || (settings.lr_schedule.is_constant() && saved->lr_schedule.is_constant()))
-    return;
-  const double now = settings.lr_schedule.at(settings.optimizer.learning_rate, position.epoch);
-  const double was = saved->lr_schedule.at(saved->optimizer.learning_rate, position.epoch);
-  if (now == was)
-    out << fmt::format("  this epoch's rate stays {:.6g}\n", now);
-  else
-    out << fmt::format("  this epoch's rate: {:.6g} (the checkpoint's settings give {:.6g})\n", now,
-                       was);
-}
-
-// "loss 0.6931, accuracy 54.2%" (a regression's: the loss alone).
-std::string loss_text(const ModelInfo& model, double loss, double accuracy) {
-  std::string text = fmt::format("loss {:.4f}", loss);
-  if (model.classifies())
-    text += fmt::format(", accuracy {:.1f}%", 100.0 * accuracy);
-  return text;
-}
-
-// "epoch 3/10: loss 0.1234, accuracy 97.5% | eval ...", with the epoch's learning rate first
-// when it changes from epoch to epoch ("epoch 3/10: lr 0.00098, loss ..."). An epoch a stop cut
-// short is "epoch 3/10 so far: ...", so that a log read for "epoch 3/10:" finds each epoch once,
-// whole, in the run that finished it.
-std::string epoch_line(const ModelInfo& model, const EpochMetrics& m, std::int64_t epochs,
-                       bool scheduled, bool whole = true) {
-  std::string line = fmt::format("epoch {}/{}{}: ", m.epoch, epochs, whole ? "" : " so far");
-  if (scheduled)
-    line += fmt::format("lr {:.6g}, ", m.learning_rate);
-  line += loss_text(model, m.train_loss, m.train_accuracy);
-  if (m.eval_loss)
-    line += " | eval " + loss_text(model, *m.eval_loss, m.eval_accuracy.value_or(0));
-  line += fmt::format(" | {:.0f} samples/s", m.samples_per_second);
-  return line;
-}
-
-class MetricsFile {
- public:
-  MetricsFile(const std::filesystem::path& path, bool append) : path_(path) {
-    if (path.empty())
-      return;
-    errno = 0;
-    file_.open(path, append ? std::ios::app : std::ios::trunc);
-    if (!file_)  // the stream keeps no reason, but the open(2) under it left one in errno
-      throw IoError(path.string() + ": cannot open for writing the metrics" +
-                    (errno != 0 ? ": " + std::generic_category().message(errno) : std::string()));
-  }
-  void write(const ModelInfo& model, const EpochMetrics& m) {
-    if (path_.empty())
-      return;
-    nlohmann::json line{{"epoch", m.epoch},
-                        {"step", m.step},
-                        {"learning_rate", m.learning_rate},
-                        {"train_loss", m.train_loss},
-                        {"train_samples", m.train_samples},
-                        {"samples_per_second", m.samples_per_second}};
-    if (model.classifies())
-      line["train_accuracy"] = m.train_accuracy;
-    if (m.eval_loss) {
-      line["eval_loss"] = *m.eval_loss;
-      if (model.classifies())
-        line["eval_accuracy"] = *m.eval_accuracy;
-    }
-    file_ << line.dump() << '\n' << std::flush;
-    if (!file_)
-      throw IoError(path_.string() + ": writing the metrics failed (disk full?)");
-  }
-
- private:
-  std::filesystem::path path_;
-  std::ofstream file_;
 };
 
 // ---- the loop's pieces ----------------------------------------------------------------------
@@ -432,12 +168,32 @@ EvalResult evaluate_all(const ModelInfo& model, Backend& backend, const Dataset&
           static_cast<double>(correct) / static_cast<double>(eval.size())};
 }
 
-// The epoch so far, after the progress report, as the epoch's line will say it.
-std::string running_note(const ModelInfo& model, const EpochTotals& totals) {
-  if (totals.samples == 0)
-    return {};
-  const auto n = static_cast<double>(totals.samples);
-  return loss_text(model, totals.loss_sum / n, static_cast<double>(totals.correct) / n);
+// A new run's weights, written into the backend: the --init file's (`init_file`), else PyTorch's
+// default initialisation. Returns where they come from, for the start-up report.
+std::string write_starting_weights(const ModelInfo& model, Backend& backend,
+                                   const TrainOptions& options,
+                                   const std::optional<SafetensorsReader>& init_file) {
+  std::vector<float> parameters(static_cast<std::size_t>(model.parameter_count));
+  std::vector<float> statistics(static_cast<std::size_t>(model.non_trainable_count));
+  std::string weights;
+  if (init_file) {
+    const LoadedParameters loaded = load_parameters(model, *init_file, parameters, statistics);
+    const std::string load = describe(loaded.tensors);
+    weights =
+        fmt::format("from {} (--init){}{}", options.init.string(), load.empty() ? "" : ", " + load,
+                    model.non_trainable_count == 0 ? ""
+                    : loaded.with_statistics       ? ", with its running statistics"
+                                             : "; it has no running statistics: they start afresh");
+  } else {
+    initialize_parameters(model, options.seed, parameters);
+    initialize_non_trainable(model, statistics);
+    weights =
+        fmt::format("PyTorch's default initialisation (U(±1/√fan_in)), seed {}", options.seed);
+  }
+  backend.write_state(StateBuffer::parameters, parameters);
+  if (model.non_trainable_count > 0)
+    backend.write_state(StateBuffer::non_trainable, statistics);
+  return weights;
 }
 
 bool show_bar(ProgressMode mode) {
@@ -498,7 +254,6 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
         train_set->source(), train_set->size(), model.batch));
 
   // ---- starting state
-  const auto count = static_cast<std::size_t>(model.parameter_count);
   TrainingPosition position;
   position.seed = options.seed;
   std::optional<TrainingSettings> saved;
@@ -516,25 +271,7 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
     if (saved_data)
       require_same_size(options.resume, position, *saved_data, data);
   } else {
-    std::vector<float> parameters(count);
-    std::vector<float> statistics(static_cast<std::size_t>(model.non_trainable_count));
-    if (!options.init.empty()) {
-      const LoadedParameters loaded = load_parameters(model, *init_file, parameters, statistics);
-      const std::string load = describe(loaded.tensors);
-      weights = fmt::format(
-          "from {} (--init){}{}", options.init.string(), load.empty() ? "" : ", " + load,
-          model.non_trainable_count == 0 ? ""
-          : loaded.with_statistics       ? ", with its running statistics"
-                                         : "; it has no running statistics: they start afresh");
-    } else {
-      initialize_parameters(model, options.seed, parameters);
-      initialize_non_trainable(model, statistics);
-      weights =
-          fmt::format("PyTorch's default initialisation (U(±1/√fan_in)), seed {}", options.seed);
-    }
-    backend.write_state(StateBuffer::parameters, parameters);
-    if (model.non_trainable_count > 0)
-      backend.write_state(StateBuffer::non_trainable, statistics);
+    weights = write_starting_weights(model, backend, options, init_file);
   }
 
   std::vector<std::string> replaced;

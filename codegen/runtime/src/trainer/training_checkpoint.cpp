@@ -278,4 +278,20 @@ ResumedTraining load_training_checkpoint(const std::filesystem::path& file, cons
   return {position, std::move(settings), saved_data(checkpoint.extra_metadata, file)};
 }
 
+// Inside an epoch, a resumed run continues the interrupted one's data order, a permutation of its
+// data set: in a data set of another size it would be another order, with epochs of another
+// length. Between epochs nothing of the order is left to continue, and the run may go on with
+// more data or less (report_resume says so); other files of the same size may be the same data
+// moved (report_resume notes them).
+void require_same_size(const std::filesystem::path& checkpoint, const TrainingPosition& position,
+                       const TrainingDataIdentity& saved, const TrainingDataIdentity& now) {
+  if (saved.samples != now.samples && position.batch > 0)
+    throw TrainingSetupError(fmt::format(
+        "{}: the run stopped inside epoch {}, training on {} samples ({}), but {} holds {}: "
+        "--resume continues an epoch on its own data, in its own order. Resume from a checkpoint "
+        "written at the end of an epoch to go on with other data, or start a new run from these "
+        "weights with --init {}",
+        checkpoint.string(), position.epoch + 1, saved.samples, saved.source, now.source,
+        now.samples, checkpoint.string()));
+}
 }  // namespace staticnet::runtime

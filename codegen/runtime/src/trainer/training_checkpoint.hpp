@@ -75,4 +75,10 @@ struct ResumedTraining {
 ResumedTraining load_training_checkpoint(const std::filesystem::path& file, const ModelInfo& model,
                                          Backend& backend);
 
+// A run resumed inside an epoch continues its data order, which means nothing in a data set of
+// another size: throws TrainingSetupError, naming both data sets, if `now` holds another number of
+// samples than `saved`, the data `checkpoint` was written on.
+void require_same_size(const std::filesystem::path& checkpoint, const TrainingPosition& position,
+                       const TrainingDataIdentity& saved, const TrainingDataIdentity& now);
+
 }  // namespace staticnet::runtime

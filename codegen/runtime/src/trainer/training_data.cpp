@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <charconv>
 #include <cstring>
+#include <filesystem>
+#include <system_error>
 #include <thread>
 
 #include <fmt/format.h>
@@ -175,4 +177,15 @@ std::unique_ptr<Dataset> open_training_data(const ModelInfo& model,
   return data;
 }
 
+std::string data_identity(const std::vector<std::string>& files) {
+  std::string text;
+  for (const std::string& file : files) {
+    if (!text.empty())
+      text += " + ";
+    std::error_code error;
+    const std::filesystem::path path = std::filesystem::weakly_canonical(file, error);
+    text += parse_synthetic(file) || error ? file : path.string();
+  }
+  return text;
+}
 }  // namespace staticnet::runtime

@@ -18,6 +18,11 @@ namespace staticnet::runtime {
 // a count that is not a positive integer.
 std::optional<std::int64_t> parse_synthetic(const std::string& spec);
 
+// The training data's files as a checkpoint keeps them ("data"): absolute, links resolved and
+// joined by " + ", so that the same files given another way are recognised ("synthetic:N" as
+// given).
+std::string data_identity(const std::vector<std::string>& files);
+
 // The synthetic data sets' generator settings: seed 0, and classes whose means differ by a small
 // fraction of the noise per feature, so that a model has something to learn for a few epochs.
 inline constexpr double synthetic_class_separation = 0.15;
