@@ -244,7 +244,8 @@ template <Shape S, std::size_t... I>
 constexpr auto shape_type(std::index_sequence<I...>) -> shape<S.dims[I]...>;
 }  // namespace detail
 template <Shape S>
-using shape_of = decltype(detail::shape_type<S>(std::make_index_sequence<S.rank>{}));
+using shape_of =
+    decltype(detail::shape_type<S>(std::make_index_sequence<static_cast<std::size_t>(S.rank)>{}));
 
 // Instantiates the error that describes D. Only called when D is an error.
 template <Diagnostic D>

@@ -149,9 +149,15 @@ struct LayerDesc {
     d.out = out;
     return d;
   }
-  constexpr double epsilon() const { return static_cast<double>(epsilon_num) / epsilon_den; }
-  constexpr double momentum() const { return static_cast<double>(momentum_num) / momentum_den; }
-  constexpr double drop_probability() const { return static_cast<double>(ratio_num) / ratio_den; }
+  constexpr double epsilon() const {
+    return static_cast<double>(epsilon_num) / static_cast<double>(epsilon_den);
+  }
+  constexpr double momentum() const {
+    return static_cast<double>(momentum_num) / static_cast<double>(momentum_den);
+  }
+  constexpr double drop_probability() const {
+    return static_cast<double>(ratio_num) / static_cast<double>(ratio_den);
+  }
   constexpr bool symmetric_padding() const { return pad_h == pad_h_end && pad_w == pad_w_end; }
 };
 

@@ -411,7 +411,7 @@ constexpr Plan<L> assemble(const Graph<L>& g, const PlanState<L>& s) {
   p.schedule.count = static_cast<std::size_t>(step_count_of(p.mode, layers));
   describe_layers(g, s, p);
   p.buffers = s.buffers;
-  for (int r = 0; r < region_count; ++r)
+  for (std::size_t r = 0; r < p.region_offset.size(); ++r)
     p.region_offset[r] = s.region_offset[r];
   auto size = [&](Region r) { return Bytes{s.region_size[static_cast<int>(r)]}; };
   p.footprint = Footprint{.weights = size(Region::weights),

@@ -84,9 +84,11 @@ EmittedFile emit_trainer_header(const ModelView& model) {
       m.arena.targets_at = targets.offset;
     )");
   p.emit({{"name", n}}, R"(
-    using Init = staticnet::runtime::ParameterTensor::Init;
+    using RuntimeInit = staticnet::runtime::ParameterTensor::Init;
     auto init = []($name$::Init i) {
-      return i == $name$::Init::ones ? Init::ones : i == $name$::Init::zeros ? Init::zeros : Init::uniform;
+      return i == $name$::Init::ones    ? RuntimeInit::ones
+             : i == $name$::Init::zeros ? RuntimeInit::zeros
+                                        : RuntimeInit::uniform;
     };
     for (const Tensor& t : parameter_tensors)
       m.parameters.push_back({t.name, {t.shape, t.shape + t.rank}, t.offset, t.fan_in, init(t.init)});

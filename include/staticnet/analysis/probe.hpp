@@ -295,7 +295,7 @@ inline bool parse_count(const char* text, std::int64_t& out) {
 // means the analyzer and this header disagree).
 inline int probe_main(int argc, char** argv) {
   Request r;
-  for (int i = 1; i < argc; ++i) {
+  for (int i = 1; i < argc; i += 2) {  // an option and its value
     const char* arg = argv[i];
     const char* next = i + 1 < argc ? argv[i + 1] : nullptr;
     bool ok = next != nullptr;
@@ -320,7 +320,6 @@ inline int probe_main(int argc, char** argv) {
       std::fprintf(stderr, "staticnet probe: cannot use argument '%s'\n", arg);
       return 2;
     }
-    ++i;
   }
   JsonOut out(stdout);
   out.open('{');

@@ -39,9 +39,11 @@ inline staticnet::runtime::ModelInfo model_info() {
   m.classes = classes;
   m.arena.labels_at = labels.offset;
   m.arena.predictions_at = predictions.offset;
-  using Init = staticnet::runtime::ParameterTensor::Init;
+  using RuntimeInit = staticnet::runtime::ParameterTensor::Init;
   auto init = [](lenet5::Init i) {
-    return i == lenet5::Init::ones ? Init::ones : i == lenet5::Init::zeros ? Init::zeros : Init::uniform;
+    return i == lenet5::Init::ones    ? RuntimeInit::ones
+           : i == lenet5::Init::zeros ? RuntimeInit::zeros
+                                      : RuntimeInit::uniform;
   };
   for (const Tensor& t : parameter_tensors)
     m.parameters.push_back({t.name, {t.shape, t.shape + t.rank}, t.offset, t.fan_in, init(t.init)});

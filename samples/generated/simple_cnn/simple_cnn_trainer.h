@@ -40,9 +40,11 @@ inline staticnet::runtime::ModelInfo model_info() {
   m.classes = classes;
   m.arena.labels_at = labels.offset;
   m.arena.predictions_at = predictions.offset;
-  using Init = staticnet::runtime::ParameterTensor::Init;
+  using RuntimeInit = staticnet::runtime::ParameterTensor::Init;
   auto init = [](simple_cnn::Init i) {
-    return i == simple_cnn::Init::ones ? Init::ones : i == simple_cnn::Init::zeros ? Init::zeros : Init::uniform;
+    return i == simple_cnn::Init::ones    ? RuntimeInit::ones
+           : i == simple_cnn::Init::zeros ? RuntimeInit::zeros
+                                      : RuntimeInit::uniform;
   };
   for (const Tensor& t : parameter_tensors)
     m.parameters.push_back({t.name, {t.shape, t.shape + t.rank}, t.offset, t.fan_in, init(t.init)});

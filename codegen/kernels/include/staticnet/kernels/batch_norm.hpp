@@ -77,7 +77,8 @@ template <BatchNormGeometry G>
 STATICNET_HD void batch_norm_store_statistics(index_t c, double mean, double variance, float* stats,
                                               float* running) {
   stats[c] = static_cast<float>(mean);
-  stats[G.channels + c] = static_cast<float>(1.0 / std::sqrt(variance + G.epsilon));
+  stats[G.channels + c] =
+      static_cast<float>(1.0 / std::sqrt(variance + static_cast<double>(G.epsilon)));
   // M = 1 has no unbiased variance (PyTorch refuses such a batch): the biased one (0) is used.
   constexpr double count = static_cast<double>(G.per_channel());
   constexpr double bessel = count > 1 ? count / (count - 1) : 1.0;
@@ -102,7 +103,7 @@ STATICNET_HD void batch_norm_statistics(index_t c, const float* x, float* stats,
   for (index_t n = 0; n < G.batch; ++n) {
     const float* plane = x + (n * G.channels + c) * G.positions;
     squares.add_row<G.positions>([&](index_t p) {
-      const double d = plane[p] - mean;
+      const double d = static_cast<double>(plane[p]) - mean;
       return d * d;
     });
   }
@@ -142,7 +143,7 @@ STATICNET_HD void batch_norm_backward_sums(index_t c, const float* x, const floa
         dy[p] = Act::backward(saved_output<Act>(y, p), dy[p]);
     sum.add_row<G.positions>([&](index_t p) { return static_cast<double>(dy[first + p]); });
     dot.add_row<G.positions>([&](index_t p) {
-      return static_cast<double>(dy[first + p]) * ((x[first + p] - mean) * inv);
+      return static_cast<double>(dy[first + p]) * static_cast<double>((x[first + p] - mean) * inv);
     });
   }
   dbeta[c] += static_cast<float>(sum.total());
@@ -228,7 +229,7 @@ template <BatchNormGeometry G, index_t Width>
 STATICNET_HD void batch_norm_statistics_block(index_t block, const float* x, float* stats,
                                               float* running) {
   const ChannelBlock<G, Width> b(block);
-  double sum[Width] = {}, squares[Width] = {}, mean[Width] = {};
+  double sum[extent<Width>] = {}, squares[extent<Width>] = {}, mean[extent<Width>] = {};
   for (index_t n = 0; n < G.batch; ++n)
     for (index_t c = b.first; c < b.end; ++c)
       sum[c - b.first] += static_cast<double>(x[n * G.channels + c]);
@@ -237,7 +238,7 @@ STATICNET_HD void batch_norm_statistics_block(index_t block, const float* x, flo
     mean[c - b.first] = sum[c - b.first] / count;
   for (index_t n = 0; n < G.batch; ++n)
     for (index_t c = b.first; c < b.end; ++c) {
-      const double d = x[n * G.channels + c] - mean[c - b.first];
+      const double d = static_cast<double>(x[n * G.channels + c]) - mean[c - b.first];
       squares[c - b.first] += d * d;
     }
   for (index_t c = b.first; c < b.end; ++c)
@@ -272,7 +273,7 @@ STATICNET_HD void batch_norm_backward_sums_block(index_t block, const float* x, 
                                                  const float* stats, float* dy, float* dgamma,
                                                  float* dbeta) {
   const ChannelBlock<G, Width> b(block);
-  double sum[Width] = {}, dot[Width] = {};
+  double sum[extent<Width>] = {}, dot[extent<Width>] = {};
   for (index_t n = 0; n < G.batch; ++n)
     for (index_t c = b.first; c < b.end; ++c) {
       const index_t i = n * G.channels + c;
@@ -280,7 +281,7 @@ STATICNET_HD void batch_norm_backward_sums_block(index_t block, const float* x, 
         dy[i] = Act::backward(saved_output<Act>(y, i), dy[i]);
       const float mean = stats[c], inv = stats[G.channels + c];
       sum[c - b.first] += static_cast<double>(dy[i]);
-      dot[c - b.first] += static_cast<double>(dy[i]) * ((x[i] - mean) * inv);
+      dot[c - b.first] += static_cast<double>(dy[i]) * static_cast<double>((x[i] - mean) * inv);
     }
   for (index_t c = b.first; c < b.end; ++c) {
     dbeta[c] += static_cast<float>(sum[c - b.first]);

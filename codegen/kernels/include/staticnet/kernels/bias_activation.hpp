@@ -44,7 +44,7 @@ STATICNET_HD void bias_gradient_channels(index_t c, const float* dz, float* db) 
     float partial = 0.0f;  // one sample's plane in single precision, as a GEMM would
     for (index_t p = 0; p < Positions; ++p)
       partial += row[p];
-    sum += partial;
+    sum += static_cast<double>(partial);
   }
   db[c] += static_cast<float>(sum);
 }
@@ -54,7 +54,7 @@ template <index_t Batch, index_t Features>
 STATICNET_HD void bias_gradient_features(index_t o, const float* dz, float* db) {
   double sum = 0.0;
   for (index_t n = 0; n < Batch; ++n)
-    sum += dz[n * Features + o];
+    sum += static_cast<double>(dz[n * Features + o]);
   db[o] += static_cast<float>(sum);
 }
 
@@ -77,7 +77,7 @@ STATICNET_HD void bias_gradient_channel_range(index_t begin, index_t end, const 
         for (index_t b = 0; b < block; ++b)
           partial[b] += rows[b * Positions + p];
       for (index_t b = 0; b < block; ++b)
-        sum[b] += partial[b];
+        sum[b] += static_cast<double>(partial[b]);
     }
     for (index_t b = 0; b < block; ++b)
       db[c + b] += static_cast<float>(sum[b]);
@@ -95,7 +95,7 @@ STATICNET_HD void bias_gradient_feature_range(index_t begin, index_t end, const 
     double sum[block] = {};
     for (index_t n = 0; n < Batch; ++n)
       for (index_t o = 0; o < width; ++o)
-        sum[o] += dz[n * Features + first + o];
+        sum[o] += static_cast<double>(dz[n * Features + first + o]);
     for (index_t o = 0; o < width; ++o)
       db[first + o] += static_cast<float>(sum[o]);
   }

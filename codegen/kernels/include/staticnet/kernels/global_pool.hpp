@@ -12,7 +12,7 @@ STATICNET_HD void global_avg_pool_forward(index_t plane, const float* x, float* 
   const float* in = x + plane * Positions;
   double sum = 0.0;
   for (index_t p = 0; p < Positions; ++p)
-    sum += in[p];
+    sum += static_cast<double>(in[p]);
   y[plane] = static_cast<float>(sum / static_cast<double>(Positions));
 }
 

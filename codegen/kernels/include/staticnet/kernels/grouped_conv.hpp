@@ -105,7 +105,7 @@ STATICNET_HD void grouped_conv_backward_weight(index_t e, const float* x, const 
           partial += grad[oh * G.out_width + ow] * in[ih * G.in_width + iw];
       }
     }
-    sum += partial;
+    sum += static_cast<double>(partial);
   }
   dw[e] += static_cast<float>(sum);
 }
@@ -139,7 +139,7 @@ STATICNET_HD void for_each_tap_row(Body&& body) {
 // inside[kw][p]: all ones where output p's input at kernel column kw is inside the row.
 template <Conv2dGeometry G>
 struct ColumnMasks {
-  std::uint32_t inside[G.kernel_w][G.positions()] = {};
+  std::uint32_t inside[extent<G.kernel_w>][extent<G.positions()>] = {};
   constexpr ColumnMasks() {
     for (index_t kw = 0; kw < G.kernel_w; ++kw) {
       const index_t begin = first_in_bounds(kw, 1, G.pad_w);
@@ -274,13 +274,14 @@ STATICNET_HD void grouped_conv_backward_filter(index_t f, const float* x, const 
   constexpr index_t taps = G.kernel_h * G.kernel_w;
   const index_t ci = f % G.group_inputs(), co = f / G.group_inputs();
   const index_t c = co / G.group_outputs() * G.group_inputs() + ci;
-  double sum[taps] = {};
+  double sum[extent<taps>] = {};
   constexpr index_t R = filter_tile_rows<G>();
   if constexpr (R > 0) {
     constexpr index_t L = filter_lanes, W = G.in_width, OW = G.out_width;
     for (index_t n0 = 0; n0 < G.batch; n0 += L) {
       const index_t lanes = G.batch - n0 < L ? G.batch - n0 : L;
-      float partial[taps][L] = {};  // one sample in single precision, as the element-wise version
+      // One sample in single precision, as the element-wise version.
+      float partial[extent<taps>][extent<L>] = {};
       for (index_t oh0 = 0; oh0 < G.out_height; oh0 += R) {
         const index_t oh1 = oh0 + R < G.out_height ? oh0 + R : G.out_height;
         // The input rows the band reads, cut to the plane: [ih0, ih1).
@@ -288,8 +289,8 @@ STATICNET_HD void grouped_conv_backward_filter(index_t f, const float* x, const 
         const index_t ih0 = first < 0 ? 0 : first;
         const index_t ih1 = last + G.kernel_h < G.in_height ? last + G.kernel_h : G.in_height;
         // Lane l holds sample n0 + l (idle lanes copy sample n0; their sums are dropped).
-        float in[filter_band_input_rows<G>(R) * W][L];
-        float grad[R * OW][L];
+        float in[extent<filter_band_input_rows<G>(R) * W>][extent<L>];
+        float grad[extent<R * OW>][extent<L>];
         for (index_t l = 0; l < L; ++l) {
           const index_t n = l < lanes ? n0 + l : n0;
           const float* x_plane = x + n * G.input_sample() + c * G.input_plane();
@@ -300,7 +301,7 @@ STATICNET_HD void grouped_conv_backward_filter(index_t f, const float* x, const 
             grad[p][l] = dy_plane[oh0 * OW + p];
         }
         for (index_t kh = 0; kh < G.kernel_h; ++kh) {
-          float row_sums[G.kernel_w][L];
+          float row_sums[extent<G.kernel_w>][extent<L>];
           for (index_t kw = 0; kw < G.kernel_w; ++kw)
             for (index_t l = 0; l < L; ++l)
               row_sums[kw][l] = partial[kh * G.kernel_w + kw][l];
@@ -327,13 +328,14 @@ STATICNET_HD void grouped_conv_backward_filter(index_t f, const float* x, const 
       }
       for (index_t l = 0; l < lanes; ++l)
         for (index_t t = 0; t < taps; ++t)
-          sum[t] += partial[t][l];
+          sum[t] += static_cast<double>(partial[t][l]);
     }
   } else {
     for (index_t n = 0; n < G.batch; ++n) {
       const float* in = x + n * G.input_sample() + c * G.input_plane();
       const float* grad = dy + n * G.output_sample() + co * G.positions();
-      float partial[taps] = {};  // one sample in single precision, as the element-wise version
+      // One sample in single precision, as the element-wise version.
+      float partial[extent<taps>] = {};
       for (index_t oh = 0; oh < G.out_height; ++oh)
         for (index_t ow = 0; ow < G.out_width; ++ow)
           for (index_t kh = 0; kh < G.kernel_h; ++kh) {

@@ -14,6 +14,7 @@
 // one arm of a condition: a compiler may not speculate that load, so it keeps a branch, which
 // real data mispredicts half the time and which stops the loop from vectorising.
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 
@@ -28,6 +29,12 @@
 namespace staticnet::kernels {
 
 using index_t = std::int64_t;
+
+// The extent of an array whose size is an index_t known at compile time. An array bound is a
+// size_t, and a signed one is a sign conversion (-Wsign-conversion) in the user's build, where
+// the generated kernels compile with the user's warnings.
+template <index_t N>
+inline constexpr std::size_t extent = static_cast<std::size_t>(N);
 
 // A condition that is a coin toss on real data (which element of a window is the largest):
 // tells the compiler to select rather than branch, since a mispredicted branch per element costs

@@ -65,7 +65,7 @@ constexpr bool is_floating(ElementType type) noexcept {
 // IEEE 754 binary16 (1 sign bit, 5 exponent bits of bias 15, 10 mantissa bits) as a float, which
 // holds every such value exactly: NumPy's float16, safetensors' F16.
 inline float half_to_float(std::uint16_t half) noexcept {
-  const std::uint32_t sign = static_cast<std::uint32_t>(half & 0x8000u) << 16;
+  const std::uint32_t sign = (half & 0x8000u) << 16;
   const std::uint32_t exponent = (half >> 10) & 0x1fu;
   const std::uint32_t mantissa = half & 0x3ffu;
   if (exponent == 0) {  // zero or subnormal: mantissa × 2^-24
@@ -117,7 +117,7 @@ inline T load_element(const std::byte* source) noexcept {
 // A double outside f32's range converts to +-inf explicitly: the language leaves that
 // conversion undefined, IEEE does not.
 inline float narrow_to_f32(double value) noexcept {
-  constexpr double largest = std::numeric_limits<float>::max();
+  constexpr double largest = static_cast<double>(std::numeric_limits<float>::max());
   if (value > largest)
     return std::numeric_limits<float>::infinity();
   if (value < -largest)
