@@ -165,6 +165,10 @@ TEST_CASE("inference: a single-output model is scored by its MSE, a CSV column i
   REQUIRE(result.mean_squared_error);
   CHECK(*result.mean_squared_error == doctest::Approx(0.5 / 3).epsilon(1e-12));
   CHECK(out.str().find("mean squared error 0.166667\n") != std::string::npos);
+  // Weights without the input normalisation a trainer keeps (as PyTorch's save_file writes them):
+  // said, since the inputs then go in as read.
+  CHECK(out.str().find("weights.safetensors keeps no input normalisation (a weights file from "
+                       "PyTorch?): the inputs go in as above") != std::string::npos);
 
   // The same weights in BF16 (PyTorch's model.bfloat16()): 1, 2, 3 and 0.5 are exact there.
   rt::Checkpoint half;
@@ -180,12 +184,14 @@ TEST_CASE("inference: a single-output model is scored by its MSE, a CSV column i
   rt::save_checkpoint(dir / "bf16.safetensors", half);
   rt::InferOptions from_bf16 = options;
   from_bf16.weights = dir / "bf16.safetensors";
+  from_bf16.scale = 1.0f;  // the normalisation given: nothing to say
   rt::CpuInference on_bf16(model, steps, 1);
   std::ostringstream bf16_out;
   CHECK(*rt::run_inference(model, on_bf16, from_bf16, bf16_out).mean_squared_error ==
         doctest::Approx(0.5 / 3).epsilon(1e-12));
   CHECK(bf16_out.str().find("bf16.safetensors, its BF16 values converted to F32\n") !=
         std::string::npos);
+  CHECK(bf16_out.str().find("keeps no input normalisation") == std::string::npos);
 
   // The same rows with another delimiter, under a header of numbers that only --header tells
   // from data.

@@ -2,6 +2,7 @@
 // file stays plain safetensors, and loading reports every way a checkpoint differs from the model.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <random>
 #include <sstream>
 #include <stdexcept>
@@ -150,6 +151,44 @@ TEST_CASE("checkpoint: every mismatch with the model is reported") {
   expected.allow_unexpected_tensors = true;
   const auto loaded = load_checkpoint(path, expected);
   CHECK(loaded.tensors.size() == 3);
+}
+
+// Another model's checkpoint: every tensor differs, so the message says whose file it is first and
+// lists the first twelve problems, then how many more; problems() keeps them all.
+TEST_CASE("checkpoint: another model's file is named as such, and its list is cut short") {
+  TempDir dir;
+  const auto path = dir / "other.st";
+  Checkpoint checkpoint;
+  for (int i = 0; i < 20; ++i)
+    checkpoint.tensors.push_back(
+        {"layer" + std::to_string(i) + ".weight", Dtype::f32, {2}, std::vector<std::byte>(8)});
+  checkpoint.extra_metadata = {{"model", "mlp"}, {"model_type", "trial::MLP"}};
+  save_checkpoint(path, checkpoint);
+
+  CheckpointExpectations expected;
+  expected.tensors = {{"conv.weight", Dtype::f32, {4, 1, 3, 3}}};
+  expected.model_type = "trial::ResBN";
+  const std::string file = path.string();
+  try {
+    load_checkpoint(path, expected);
+    FAIL("no CheckpointMismatch");
+  } catch (const CheckpointMismatch& error) {
+    CHECK(error.problems().size() == 21);  // conv.weight missing, 20 unexpected
+    const std::string message = error.what();
+    const std::string first_line = message.substr(0, message.find('\n'));
+    CHECK(first_line == file +
+                            ": the checkpoint does not match what was expected (21 problems); it "
+                            "was written for trial::MLP (model mlp), and this program runs "
+                            "trial::ResBN");
+    CHECK(std::ranges::count(message, '\n') == 13);  // 12 problems and the count of the rest
+    CHECK(message.ends_with("\n  " + error.problems()[11] + "\n  ... and 9 more"));
+  }
+  // The same type, or a file that names none (PyTorch's): no note.
+  CHECK(other_model_note({{"model_type", "trial::ResBN"}}, "trial::ResBN").empty());
+  CHECK(other_model_note({}, "trial::ResBN").empty());
+  CHECK(other_model_note({{"model_type", "a::B"}}, "").empty());
+  CHECK(other_model_note({{"model_type", "a::B"}}, "c::D") ==
+        "it was written for a::B, and this program runs c::D");
 }
 
 TEST_CASE("checkpoint: files without valid staticnet metadata are FormatErrors") {

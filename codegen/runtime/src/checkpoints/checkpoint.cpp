@@ -81,7 +81,8 @@ Checkpoint load_checkpoint(const std::filesystem::path& path,
     found.push_back({info.name, info.dtype, info.shape});
   auto problems = checkpoint_mismatches(file.source(), found, expected);
   if (!problems.empty())
-    throw CheckpointMismatch(file.source(), std::move(problems));
+    throw CheckpointMismatch(file.source(), std::move(problems),
+                             other_model_note(file.metadata(), expected.model_type));
   return read_checkpoint(file);
 }
 

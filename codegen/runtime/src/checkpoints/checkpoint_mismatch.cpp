@@ -1,4 +1,5 @@
 // Comparing a checkpoint's tensors with what the model expects, reporting every difference.
+#include <algorithm>
 #include <unordered_map>
 
 #include "staticnet/runtime/checkpoints/checkpoint.hpp"
@@ -7,20 +8,40 @@
 namespace staticnet::runtime {
 namespace {
 
-std::string render(const std::string& source, const std::vector<TensorMismatch>& mismatches) {
+// Another model's checkpoint differs in every tensor: the first lines say enough, the count says
+// the rest.
+std::string render(const std::string& source, const std::vector<TensorMismatch>& mismatches,
+                   const std::string& whose) {
   std::string text = source + ": the checkpoint does not match what was expected (" +
                      std::to_string(mismatches.size()) +
                      (mismatches.size() == 1 ? " problem)" : " problems)");
-  for (const auto& mismatch : mismatches)
-    text += "\n  " + mismatch.line;
+  if (!whose.empty())
+    text += "; " + whose;
+  const std::size_t listed = std::min(mismatches.size(), CheckpointMismatch::max_listed_mismatches);
+  for (std::size_t i = 0; i < listed; ++i)
+    text += "\n  " + mismatches[i].line;
+  if (listed < mismatches.size())
+    text += "\n  ... and " + std::to_string(mismatches.size() - listed) + " more";
   return text;
 }
 
 }  // namespace
 
 CheckpointMismatch::CheckpointMismatch(const std::string& source,
-                                       std::vector<TensorMismatch> mismatches)
-    : std::runtime_error(render(source, mismatches)), mismatches_(std::move(mismatches)) {}
+                                       std::vector<TensorMismatch> mismatches,
+                                       const std::string& whose)
+    : std::runtime_error(render(source, mismatches, whose)), mismatches_(std::move(mismatches)) {}
+
+std::string other_model_note(const std::map<std::string, std::string>& metadata,
+                             std::string_view model_type) {
+  const auto type = metadata.find("model_type");
+  if (model_type.empty() || type == metadata.end() || type->second == model_type)
+    return {};
+  const auto name = metadata.find("model");
+  return "it was written for " + type->second +
+         (name == metadata.end() ? std::string() : " (model " + name->second + ")") +
+         ", and this program runs " + std::string(model_type);
+}
 
 std::vector<std::string> CheckpointMismatch::problems() const {
   std::vector<std::string> lines;

@@ -27,12 +27,13 @@ std::uint64_t element_byte(const SafetensorsReader& reader, const SafetensorsTen
 
 }  // namespace
 
-LoadedTensors load_tensors(const std::filesystem::path& file,
-                           std::span<const TensorRegion> regions) {
-  return load_tensors(SafetensorsReader::open(file), regions);
+LoadedTensors load_tensors(const std::filesystem::path& file, std::span<const TensorRegion> regions,
+                           std::string_view model_type) {
+  return load_tensors(SafetensorsReader::open(file), regions, model_type);
 }
 
-LoadedTensors load_tensors(const SafetensorsReader& reader, std::span<const TensorRegion> regions) {
+LoadedTensors load_tensors(const SafetensorsReader& reader, std::span<const TensorRegion> regions,
+                           std::string_view model_type) {
   // Any floating type will do: it is converted (a float tensor is compared as an F32 one).
   std::vector<TensorSignature> found;
   for (const SafetensorsTensorInfo& t : reader.tensors())
@@ -44,7 +45,8 @@ LoadedTensors load_tensors(const SafetensorsReader& reader, std::span<const Tens
       expected.tensors.push_back({p.name, Dtype::f32, p.shape});
   auto problems = checkpoint_mismatches(reader.source(), found, expected);
   if (!problems.empty())
-    throw CheckpointMismatch(reader.source(), std::move(problems));
+    throw CheckpointMismatch(reader.source(), std::move(problems),
+                             other_model_note(reader.metadata(), model_type));
 
   LoadedTensors loaded;
   std::vector<Dtype>& converted = loaded.converted_from;

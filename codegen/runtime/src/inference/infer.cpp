@@ -48,7 +48,7 @@ LoadedTensors load_weights(const InferenceModel& model, InferenceBackend& infere
   std::vector<float> statistics(static_cast<std::size_t>(model.non_trainable_count));
   const TensorRegion regions[] = {{model.parameters, parameters},
                                   {model.non_trainable_tensors, statistics}};
-  LoadedTensors loaded = load_tensors(file, regions);
+  LoadedTensors loaded = load_tensors(file, regions, model.model_type);
   require_variances(file.source(), model.non_trainable_tensors, statistics);
   inference.load(parameters, statistics);
   return loaded;
@@ -162,8 +162,14 @@ InferResult run_inference(const InferenceModel& model, InferenceBackend& inferen
   // The normalisation the model was trained with, unless told otherwise.
   std::vector<std::string> notes;
   const InputNormalization given{options.scale, options.mean, options.stddev, {}};
-  const InputNormalization input = resolve_normalization(
-      given, saved_normalization(weights.metadata(), weights.source()), notes);
+  const InputNormalization saved = saved_normalization(weights.metadata(), weights.source());
+  const InputNormalization input = resolve_normalization(given, saved, notes);
+  // A weights file PyTorch wrote keeps no normalisation: the inputs then go in as read, which is
+  // right only if training read them so, and a wrong guess costs accuracy without an error.
+  if (saved == InputNormalization{} && given == InputNormalization{})
+    notes.push_back(weights.source() +
+                    " keeps no input normalisation (a weights file from PyTorch?): the inputs go "
+                    "in as above; give --scale, --mean and --std as the model was trained with");
   require_channel_counts(input, given, weights.source(), model.sample_shape);
   report_start(out, model, inference, *data, options.weights, weights_note);
   out << "  inputs   " << describe(input, data->element_type()) << "\n";

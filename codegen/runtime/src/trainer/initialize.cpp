@@ -50,7 +50,8 @@ LoadedParameters load_parameters(const ModelInfo& model, const SafetensorsReader
       model.non_trainable, [&](const auto& tensor) { return file.find(tensor.name) != nullptr; });
   const TensorRegion regions[] = {{model.parameters, parameters},
                                   {model.non_trainable, statistics}};
-  return {has_statistics, load_tensors(file, std::span(regions).first(has_statistics ? 2 : 1))};
+  return {has_statistics,
+          load_tensors(file, std::span(regions).first(has_statistics ? 2 : 1), model.model_type)};
 }
 
 LoadedParameters load_parameters(const ModelInfo& model, const std::filesystem::path& file,

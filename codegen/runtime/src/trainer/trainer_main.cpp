@@ -78,8 +78,10 @@ int trainer_main(int argc, char** argv, const ModelInfo& model, const BackendFac
                  "synthetic:N for N generated samples")
       ->required();
   app.add_option("--labels", cl.labels, "The labels (or targets) file of IDX and .npy data");
-  app.add_option("--eval", cl.eval, "Evaluation data after every epoch (same formats)");
-  app.add_option("--eval-labels", cl.eval_labels, "The labels file of the evaluation data");
+  CLI::Option* eval =
+      app.add_option("--eval", cl.eval, "Evaluation data after every epoch (same formats)");
+  app.add_option("--eval-labels", cl.eval_labels, "The labels file of the evaluation data")
+      ->needs(eval);  // alone, it would be read by nothing
   app.add_option("--label-column", options.label_column,
                  "CSV: the label's column, a 0-based index or a header name (default: the last)");
   cli::add_data_options(app, cl.data_options);

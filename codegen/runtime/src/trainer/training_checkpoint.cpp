@@ -200,6 +200,7 @@ void save_training_checkpoint(const std::filesystem::path& file, const ModelInfo
 ResumedTraining load_training_checkpoint(const std::filesystem::path& file, const ModelInfo& model,
                                          Backend& backend) {
   CheckpointExpectations expected;
+  expected.model_type = model.model_type;
   for (const ParameterTensor& p : model.parameters)
     expected.tensors.push_back({p.name, Dtype::f32, p.shape});
   for (int m = 0; m < model.moments(); ++m)

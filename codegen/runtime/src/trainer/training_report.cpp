@@ -66,6 +66,12 @@ void report_start(std::ostream& out, const ModelInfo& model, const Backend& back
     out << fmt::format("  eval     {}, {} samples\n", described(*eval), eval->size());
   if (!weights.empty())
     out << "  weights  " << weights << "\n";
+  if (!options.save.empty())
+    out << "  save     " << options.save.string() << ", after every epoch and when stopped\n";
+  else  // said at the start: a long run's weights would be lost without a word until its end
+    out << "  save     nothing (no --save): the trained weights are lost when the run ends"
+        << (options.resume.empty() ? "" : "; --resume reads its checkpoint, it does not write it")
+        << "\n";
   const MemoryReport memory = backend.memory();
   out << "  memory   planned " << mib_text(memory.planned) << " = weights "
       << grouped(model.arena.weights)

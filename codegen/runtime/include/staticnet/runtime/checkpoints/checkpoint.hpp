@@ -92,6 +92,9 @@ struct CheckpointExpectations {
   // Whether tensors the caller did not ask for are acceptable (e.g. optimizer state when only
   // the weights are wanted). They are loaded either way.
   bool allow_unexpected_tensors = false;
+  // The program's model type ("cli::Net"). Where the file was written for another (its
+  // "model_type" metadata), the mismatch's message names both first.
+  std::string model_type;
 };
 
 // One way a checkpoint's tensor differs from what the caller expects.
@@ -106,7 +109,11 @@ struct TensorMismatch {
 // Every way the checkpoint differs from what the caller expects, one line each.
 class CheckpointMismatch : public std::runtime_error {
  public:
-  CheckpointMismatch(const std::string& source, std::vector<TensorMismatch> mismatches);
+  // The message lists the first max_listed_mismatches lines; `whose` (other_model_note) follows
+  // the first line where it is not empty.
+  CheckpointMismatch(const std::string& source, std::vector<TensorMismatch> mismatches,
+                     const std::string& whose = {});
+  static constexpr std::size_t max_listed_mismatches = 12;
   const std::vector<TensorMismatch>& mismatches() const noexcept { return mismatches_; }
   // The mismatches' lines, in order.
   std::vector<std::string> problems() const;
@@ -114,6 +121,11 @@ class CheckpointMismatch : public std::runtime_error {
  private:
   std::vector<TensorMismatch> mismatches_;
 };
+
+// "it was written for cli::Other (model other), and this program runs cli::Net", where the
+// metadata's "model_type" names another type than `model_type`; else "".
+std::string other_model_note(const std::map<std::string, std::string>& metadata,
+                             std::string_view model_type);
 
 // Empty when everything matches. Missing, unexpected, wrong-dtype and wrong-shape tensors, in
 // the order of `expected` (unexpected ones last).

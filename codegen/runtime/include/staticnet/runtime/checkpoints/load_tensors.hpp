@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "staticnet/runtime/checkpoints/safetensors_reader.hpp"
@@ -32,11 +33,13 @@ struct LoadedTensors {
 // Fills every region from `file`. Throws CheckpointMismatch listing every missing or mis-shaped
 // tensor of every region (checked before any value is copied), FormatError for a NaN or an
 // infinity (at its byte in the file), an F64 beyond F32's range, or a malformed file, IoError
-// for an unreadable one.
-LoadedTensors load_tensors(const std::filesystem::path& file,
-                           std::span<const TensorRegion> regions);
+// for an unreadable one. `model_type` is the program's, named in the mismatch's message beside
+// the file's where that is another (CheckpointExpectations::model_type).
+LoadedTensors load_tensors(const std::filesystem::path& file, std::span<const TensorRegion> regions,
+                           std::string_view model_type = {});
 // The same from a file already open, whose names or metadata the caller reads too.
-LoadedTensors load_tensors(const SafetensorsReader& file, std::span<const TensorRegion> regions);
+LoadedTensors load_tensors(const SafetensorsReader& file, std::span<const TensorRegion> regions,
+                           std::string_view model_type = {});
 
 // "its BF16 values converted to F32; 2 tensors that are not the model's ignored (fc2.weight,
 // fc2.bias)"; "" when the load was a plain copy.
