@@ -1,6 +1,8 @@
 #include "staticnet/cpu/thread_pool.hpp"
 
+#include <chrono>
 #include <stdexcept>
+#include <string>
 
 #include "staticnet/cpu/gemm.hpp"
 
@@ -11,9 +13,16 @@
 namespace staticnet::cpu {
 namespace {
 
-// About 50 µs of spinning before a worker sleeps: longer than the gap between two launches of one
-// step, far shorter than the wait for the next batch.
-constexpr int spins_before_sleep = 1 << 14;
+using Clock = std::chrono::steady_clock;
+
+// How long a waiting thread spins before it sleeps: longer than the gap between two launches of one
+// step, far shorter than the wait for the next batch. Counted in time, since a pause instruction
+// takes from 10 to 150 cycles depending on the CPU.
+constexpr auto spin_time = std::chrono::microseconds(50);
+
+// While it spins, a waiting thread gives its CPU away every so many pauses (and reads the clock):
+// on a machine with fewer free cores than threads, the thread it waits for may need that very CPU.
+constexpr int pauses_between_yields = 64;
 
 inline void relax() noexcept {
 #if defined(__x86_64__) || defined(__i386__)
@@ -23,9 +32,27 @@ inline void relax() noexcept {
 #endif
 }
 
+// Returns once `busy()` is false: spins for spin_time, yielding now and then, then calls `sleep()`
+// (a blocking wait for the value `busy` reads to change) until it is.
+template <class Busy, class Sleep>
+void wait_while(Busy busy, Sleep sleep) {
+  const Clock::time_point deadline = Clock::now() + spin_time;
+  for (int spin = 1; busy(); ++spin) {
+    if (spin % pauses_between_yields != 0)
+      relax();
+    else if (Clock::now() < deadline)
+      std::this_thread::yield();
+    else
+      sleep();
+  }
+}
+
 }  // namespace
 
-ThreadPool::ThreadPool(int threads) : threads_(threads) {
+ThreadPool::ThreadPool(int threads)
+    : threads_(threads),
+      claims_(std::make_unique<std::atomic<std::uint32_t>[]>(
+          static_cast<std::size_t>(threads < 1 ? 1 : threads))) {
   if (threads < 1)
     throw std::invalid_argument("ThreadPool: threads must be at least 1, got " +
                                 std::to_string(threads));
@@ -36,9 +63,9 @@ ThreadPool::ThreadPool(int threads) : threads_(threads) {
 }
 
 ThreadPool::~ThreadPool() {
-  stopping_.store(true, std::memory_order_release);
-  generation_.fetch_add(1, std::memory_order_acq_rel);
-  generation_.notify_all();
+  stopping_.store(true, std::memory_order_relaxed);
+  task_.fetch_add(1, std::memory_order_release);  // wakes the workers, which see stopping_
+  task_.notify_all();
   for (auto& w : workers_)
     w.join();
 }
@@ -48,41 +75,45 @@ void ThreadPool::dispatch(Call call, void* context) {
     call(context, 0);
     return;
   }
+  // The previous task has ended (every share finished), so no thread reads call_ now.
   call_ = call;
   context_ = context;
-  pending_.store(threads_ - 1, std::memory_order_relaxed);
-  generation_.fetch_add(1, std::memory_order_release);  // publishes call_ and context_
-  generation_.notify_all();
-  call(context, 0);
-  for (int spin = 0; pending_.load(std::memory_order_acquire) != 0; ++spin) {
-    if (spin < spins_before_sleep) {
-      relax();
-    } else {
-      const int left = pending_.load(std::memory_order_acquire);
-      if (left != 0)
-        pending_.wait(left, std::memory_order_acquire);
-    }
+  pending_.store(threads_, std::memory_order_relaxed);
+  const std::uint32_t task = task_.load(std::memory_order_relaxed) + 1;
+  task_.store(task, std::memory_order_release);  // publishes call_, context_ and pending_
+  task_.notify_all();
+  run_shares(task, 0);
+  // Shares that workers took and still run.
+  wait_while([&] { return pending_.load(std::memory_order_acquire) != 0; },
+             [&] {
+               const int left = pending_.load(std::memory_order_acquire);
+               if (left != 0)
+                 pending_.wait(left, std::memory_order_acquire);
+             });
+}
+
+void ThreadPool::run_shares(std::uint32_t task, int own) {
+  for (int i = 0; i < threads_; ++i) {
+    const int share = (own + i) % threads_;
+    std::uint32_t before = task - 1;
+    if (!claims_[static_cast<std::size_t>(share)].compare_exchange_strong(
+            before, task, std::memory_order_acq_rel, std::memory_order_relaxed))
+      continue;  // taken by another thread, or `task` has ended
+    call_(context_, share);
+    if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1)
+      pending_.notify_one();  // the last share: the caller may be asleep waiting for it
   }
 }
 
 void ThreadPool::worker(int index) {
-  std::uint64_t seen = 0;
+  std::uint32_t done = 0;  // the last task this worker has looked at
   for (;;) {
-    std::uint64_t now = generation_.load(std::memory_order_acquire);
-    for (int spin = 0; now == seen; ++spin) {
-      if (spin < spins_before_sleep) {
-        relax();
-      } else {
-        generation_.wait(seen, std::memory_order_acquire);
-      }
-      now = generation_.load(std::memory_order_acquire);
-    }
-    seen = now;
-    if (stopping_.load(std::memory_order_acquire))
+    wait_while([&] { return task_.load(std::memory_order_acquire) == done; },
+               [&] { task_.wait(done, std::memory_order_acquire); });
+    done = task_.load(std::memory_order_acquire);
+    if (stopping_.load(std::memory_order_relaxed))
       return;
-    call_(context_, index);
-    if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1)
-      pending_.notify_one();
+    run_shares(done, index);
   }
 }
 
