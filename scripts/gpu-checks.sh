@@ -38,6 +38,16 @@
 #   profile   where the step's time goes: every cuDNN engine for the samples' convolutions
 #             (staticnet_bench_conv_engines), Nsight Compute's duration of each kernel of a few
 #             launch-by-launch steps, and torch.profiler's kernels for PyTorch's eager step
+#   warm      torch.compile of every benchmarked model, a few steps each, untimed: it fills
+#             inductor's cache on disk, so that bench and mlperf time the step and not the
+#             compiler (scripts/gpu-lease.sh runs it beside the untimed parts)
+#
+# Environment, for fitting a lease (scripts/gpu-lease.sh sets them):
+#   STATICNET_GPU_DEADLINE   a time (seconds since the epoch) after which no timed measurement
+#                            starts: each is skipped with a note instead, so the parts end in time
+#   STATICNET_SANITIZE_MODELS, STATICNET_SANITIZE_TOOLS   what sanitize covers (default: every
+#                            sample's CUDA trainer; memcheck racecheck)
+#   STATICNET_WARM_MODELS    the models warm compiles (default: all)
 set -uo pipefail
 bin=$(cd "$1" && pwd)
 out=$(mkdir -p "$2" && cd "$2" && pwd)
@@ -46,6 +56,7 @@ rm -f "$out"/digits.safetensors "$out"/*_cuda.safetensors "$out"/*_cuda_nograph.
   "$out"/*_metrics.jsonl
 shift 2
 parts=${*:-tests train sanitize bench mlperf}
+deadline=${STATICNET_GPU_DEADLINE:-}
 mlperf="resnet8 ds_cnn mobilenet_v1 fc_autoencoder"  # samples/mlperf_tiny/
 here=$(cd "$(dirname "$0")/.." && pwd)
 
@@ -58,6 +69,14 @@ export LD_LIBRARY_PATH="$libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 
 : >"$out/summary.txt"
 note() { echo "$*" >>"$out/summary.txt"; echo "== $*"; }
+# Whether a measurement of about $2 seconds still ends before the deadline; if not, a note says
+# that $1 was skipped.
+in_time() {
+  [[ -z $deadline ]] && return 0
+  (($(date +%s) + $2 <= deadline)) && return 0
+  note "$1: skipped, out of time"
+  return 1
+}
 
 # The largest relative difference between two --metrics files' losses, epoch by epoch.
 loss_difference() {
@@ -82,21 +101,29 @@ note "GPU: $(cat "$out/gpu.txt")"
 
 if [[ " $parts " == *" tests "* ]]; then
   # Each test case in a process of its own: a kernel fault leaves the CUDA context unusable, and
-  # would otherwise fail every case after it. The fixtures are read from this checkout.
+  # would otherwise fail every case after it. STATICNET_TEST_JOBS of them at a time (default 1).
+  # The fixtures are read from this checkout.
   export STATICNET_FIXTURE_DIR="$here/tests/reference/fixtures"
+  cases="$out/cases"
+  rm -rf "$cases" && mkdir -p "$cases"
+  mapfile -t names < <("$bin/staticnet_cuda_tests" --list-test-cases | sed -n '/^=====/,/^=====/{/^=====/!p}')
+  for i in "${!names[@]}"; do
+    while (($(jobs -rp | wc -l) >= ${STATICNET_TEST_JOBS:-1})); do wait -n; done
+    # doctest's filters split at commas unless escaped
+    timeout 600 "$bin/staticnet_cuda_tests" --test-case="${names[i]//,/\\,}" >"$cases/$i.txt" 2>&1 &
+  done
+  wait
   : >"$out/cuda_tests.txt"
   passed=0 failed=()
-  while IFS= read -r name; do
-    # doctest's filters split at commas unless escaped
-    if timeout 600 "$bin/staticnet_cuda_tests" --test-case="${name//,/\\,}" \
-      >"$out/cuda_test.txt" 2>&1 && grep -q '^\[doctest\] test cases: *1 | *1 passed' "$out/cuda_test.txt"; then
+  for i in "${!names[@]}"; do
+    if grep -q '^\[doctest\] test cases: *1 | *1 passed' "$cases/$i.txt"; then
       passed=$((passed + 1))
     else
-      failed+=("$name")
+      failed+=("${names[i]}")
     fi
-    { echo "==== $name"; cat "$out/cuda_test.txt"; } >>"$out/cuda_tests.txt"
-  done < <("$bin/staticnet_cuda_tests" --list-test-cases | sed -n '/^=====/,/^=====/{/^=====/!p}')
-  rm -f "$out/cuda_test.txt"
+    { echo "==== ${names[i]}"; cat "$cases/$i.txt"; } >>"$out/cuda_tests.txt"
+  done
+  rm -rf "$cases"
   failures=""
   ((${#failed[@]})) && failures=$(printf '; FAILED: %s' "${failed[@]}")
   # None listed is the program failing to start (a missing library), not a pass.
@@ -155,10 +182,10 @@ if [[ " $parts " == *" train "* ]]; then
 fi
 
 if [[ " $parts " == *" sanitize "* ]]; then
-  for model in simple_cnn lenet5 $mlperf simple_cnn_prefetch; do
+  for model in ${STATICNET_SANITIZE_MODELS:-simple_cnn lenet5 $mlperf simple_cnn_prefetch}; do
     # "Trains NAME (...): batch 32, ..." says the batch
     batch=$("$bin/${model}_trainer_cuda" --help | grep -o -m1 'batch [0-9]*' | cut -d' ' -f2)
-    for tool in memcheck racecheck; do
+    for tool in ${STATICNET_SANITIZE_TOOLS:-memcheck racecheck}; do
       compute-sanitizer --tool "$tool" --error-exitcode 9 "$bin/${model}_trainer_cuda" \
         --data "synthetic:$((3 * batch))" --eval "synthetic:$((3 * batch))" --epochs 1 \
         --progress none >"$out/${model}_${tool}.txt" 2>&1
@@ -172,6 +199,7 @@ fi
 compare_with_pytorch() {
   local model=$1 torch_model=${1%_adam} mode
   shift
+  in_time "staticnet and PyTorch on $model" 60 || return 0
   "$bin/staticnet_bench_cuda_step" "$model" >"$out/bench_${model}.txt" 2>&1
   note "staticnet $model: $(head -1 "$out/bench_${model}.txt")"
   STATICNET_CUDA_GRAPHS=0 "$bin/staticnet_bench_cuda_step" "$model" \
@@ -183,6 +211,7 @@ compare_with_pytorch() {
     >"$out/torch_compile_${model}.txt" 2>&1
   note "torch.compile $model: $(tail -1 "$out/torch_compile_${model}.txt")"
   for mode in "$@"; do
+    in_time "torch.compile $mode $model" 30 || continue
     "$python" "$here/bench/cuda_step/torch_cuda_step.py" "$torch_model" --compile "$mode" \
       >"$out/torch_compile_${mode}_${model}.txt" 2>&1
     note "torch.compile $mode $model: $(tail -1 "$out/torch_compile_${mode}_${model}.txt")"
@@ -190,8 +219,10 @@ compare_with_pytorch() {
 }
 
 if [[ " $parts " == *" bench "* ]]; then
-  "$bin/staticnet_bench_cuda_step" simple_cnn_prefetch >"$out/bench_simple_cnn_prefetch.txt" 2>&1
-  note "staticnet simple_cnn with Prefetch: $(head -1 "$out/bench_simple_cnn_prefetch.txt")"
+  if in_time "staticnet simple_cnn with Prefetch" 10; then
+    "$bin/staticnet_bench_cuda_step" simple_cnn_prefetch >"$out/bench_simple_cnn_prefetch.txt" 2>&1
+    note "staticnet simple_cnn with Prefetch: $(head -1 "$out/bench_simple_cnn_prefetch.txt")"
+  fi
   for model in simple_cnn lenet5_adam; do
     compare_with_pytorch "$model" reduce-overhead
   done
@@ -201,10 +232,23 @@ if [[ " $parts " == *" mlperf "* ]]; then
   # Depthwise and uneven-padded convolutions: staticnet's direct kernels or cuDNN, whichever is
   # faster within the plan's workspace (its table, for bench/RESULTS.md, ends the file). First:
   # the torch.compile runs below are the part's long ones.
-  "$bin/staticnet_bench_direct_conv" >"$out/direct_conv.txt" 2>&1
-  note "direct convolutions against cuDNN: exit $? ($(grep -c 'faster within the plan: staticnet' "$out/direct_conv.txt") of $(grep -c 'faster within the plan' "$out/direct_conv.txt") staticnet's; direct_conv.txt)"
+  if in_time "direct convolutions against cuDNN" 60; then
+    "$bin/staticnet_bench_direct_conv" >"$out/direct_conv.txt" 2>&1
+    note "direct convolutions against cuDNN: exit $? ($(grep -c 'faster within the plan: staticnet' "$out/direct_conv.txt") of $(grep -c 'faster within the plan' "$out/direct_conv.txt") staticnet's; direct_conv.txt)"
+  fi
   for model in $mlperf; do
     compare_with_pytorch "$model"
+  done
+fi
+
+if [[ " $parts " == *" warm "* ]]; then
+  for model in ${STATICNET_WARM_MODELS:-simple_cnn lenet5 $mlperf}; do
+    for mode in default reduce-overhead; do
+      [[ $mode == reduce-overhead && " $mlperf " == *" $model "* ]] && continue  # not timed
+      "$python" "$here/bench/cuda_step/torch_cuda_step.py" "$model" --compile "$mode" --steps 5 \
+        --repeats 1 >"$out/warm_${mode}_${model}.txt" 2>&1
+      note "torch.compile $mode $model warmed: exit $?"
+    done
   done
 fi
 
