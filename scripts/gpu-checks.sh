@@ -33,8 +33,9 @@
 #             reduce-overhead) (bench/cuda_step) of SimpleCNN and LeNet-5, and SimpleCNN's step
 #             with Prefetch (the batch's copy overlapping the step) beside it
 #   mlperf    the direct (depthwise, uneven-padded) convolution kernels against cuDNN's engines
-#             (staticnet_bench_direct_conv), then the same as bench for the four MLPerf Tiny models
-#             at their reference batches (torch.compile's default mode only)
+#             (staticnet_bench_direct_conv, unless STATICNET_MLPERF_MODELS names models), then
+#             the same as bench for the four MLPerf Tiny models at their reference batches
+#             (torch.compile's default mode only)
 #   profile   where the step's time goes: every cuDNN engine for the samples' convolutions
 #             (staticnet_bench_conv_engines), Nsight Compute's duration of each kernel of a few
 #             launch-by-launch steps, and torch.profiler's kernels for PyTorch's eager step
@@ -48,6 +49,8 @@
 #   STATICNET_SANITIZE_MODELS, STATICNET_SANITIZE_TOOLS   what sanitize covers (default: every
 #                            sample's CUDA trainer; memcheck racecheck)
 #   STATICNET_WARM_MODELS    the models warm compiles (default: all)
+#   STATICNET_MLPERF_MODELS  the MLPerf Tiny models that train, sanitize, mlperf and warm cover
+#                            (default: all four)
 set -uo pipefail
 bin=$(cd "$1" && pwd)
 out=$(mkdir -p "$2" && cd "$2" && pwd)
@@ -57,7 +60,7 @@ rm -f "$out"/digits.safetensors "$out"/*_cuda.safetensors "$out"/*_cuda_nograph.
 shift 2
 parts=${*:-tests train sanitize bench mlperf}
 deadline=${STATICNET_GPU_DEADLINE:-}
-mlperf="resnet8 ds_cnn mobilenet_v1 fc_autoencoder"  # samples/mlperf_tiny/
+mlperf=${STATICNET_MLPERF_MODELS:-resnet8 ds_cnn mobilenet_v1 fc_autoencoder}  # samples/mlperf_tiny/
 here=$(cd "$(dirname "$0")/.." && pwd)
 
 # cuDNN, cuBLASLt and NVRTC: PyTorch's pip packages where the system has none.
@@ -93,6 +96,28 @@ if len(a) != len(b) or not a:
     print(f"epochs differ ({len(a)} and {len(b)})")
 else:
     print(max(abs(x - y) / abs(x) for ra, rb in zip(a, b) for x, y in zip(ra, rb)), "over", len(a), "epochs")
+PY
+}
+
+# Whether two checkpoints hold the same training state: every tensor's bytes, and the metadata
+# but for "backend", which names how the step was launched (graph or launch by launch).
+same_training_state() {
+  "$python" - "$1" "$2" 2>&1 <<'PY'
+import json, struct, sys
+def read(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    n = struct.unpack("<Q", data[:8])[0]
+    header = json.loads(data[8:8 + n])
+    metadata = header.pop("__metadata__", {})
+    metadata.pop("backend", None)
+    return header, metadata, data[8 + n:]
+a, b = read(sys.argv[1]), read(sys.argv[2])
+if a == b:
+    print(f"identical tensors ({len(a[0])}) and metadata after 3 epochs")
+else:
+    differ = [k for k in a[0] if a[0][k] != b[0].get(k)] or ["tensor bytes" if a[2] != b[2] else "metadata"]
+    print("checkpoints DIFFER:", ", ".join(differ[:5]))
 PY
 }
 
@@ -153,10 +178,9 @@ if [[ " $parts " == *" train "* ]]; then
     --progress none >"$out/simple_cnn_cuda_nograph.txt" 2>&1
   if [[ ! -f $out/simple_cnn_cuda.safetensors || ! -f $out/simple_cnn_cuda_nograph.safetensors ]]; then
     note "graph replay = launch by launch: no checkpoints to compare (the runs above failed)"
-  elif cmp -s "$out/simple_cnn_cuda.safetensors" "$out/simple_cnn_cuda_nograph.safetensors"; then
-    note "graph replay = launch by launch: identical checkpoints after 3 epochs"
   else
-    note "graph replay = launch by launch: checkpoints DIFFER"
+    note "graph replay = launch by launch: $(same_training_state \
+      "$out/simple_cnn_cuda.safetensors" "$out/simple_cnn_cuda_nograph.safetensors")"
   fi
   # Prefetch changes when the batch is copied, not the arithmetic: the same losses epoch by epoch
   # (the checkpoints' metadata name different models, and the arena's other offsets move, so
@@ -169,10 +193,14 @@ if [[ " $parts " == *" train "* ]]; then
     "$out/simple_cnn_cuda_metrics.jsonl" "$out/simple_cnn_prefetch_cuda_metrics.jsonl")"
   # The MLPerf Tiny models, each trainer on both backends from the same seed: the losses should
   # agree to rounding epoch by epoch (Dropout draws the same mask on both).
+  # The CPU trainer on 4 threads (its results do not depend on the count): beside other jobs, as
+  # in scripts/gpu-lease.sh, a step waiting on 16 threads waits on the slowest scheduled one.
   for model in $mlperf; do
     for backend in cpu cuda; do
+      threads=()
+      [[ $backend == cpu ]] && threads=(--threads 4)
       "$bin/${model}_trainer_$backend" --data synthetic:2048 --eval synthetic:512 --epochs 2 \
-        --seed 1 --metrics "$out/${model}_${backend}_metrics.jsonl" --progress none \
+        --seed 1 "${threads[@]}" --metrics "$out/${model}_${backend}_metrics.jsonl" --progress none \
         >"$out/${model}_${backend}_train.txt" 2>&1
       note "train $model on $backend: exit $? ($(tail -1 "$out/${model}_${backend}_train.txt"))"
     done
@@ -232,7 +260,7 @@ if [[ " $parts " == *" mlperf "* ]]; then
   # Depthwise and uneven-padded convolutions: staticnet's direct kernels or cuDNN, whichever is
   # faster within the plan's workspace (its table, for bench/RESULTS.md, ends the file). First:
   # the torch.compile runs below are the part's long ones.
-  if in_time "direct convolutions against cuDNN" 60; then
+  if [[ -z ${STATICNET_MLPERF_MODELS:-} ]] && in_time "direct convolutions against cuDNN" 60; then
     "$bin/staticnet_bench_direct_conv" >"$out/direct_conv.txt" 2>&1
     note "direct convolutions against cuDNN: exit $? ($(grep -c 'faster within the plan: staticnet' "$out/direct_conv.txt") of $(grep -c 'faster within the plan' "$out/direct_conv.txt") staticnet's; direct_conv.txt)"
   fi
