@@ -115,10 +115,11 @@ if(NOT labelled STREQUAL unlabelled)
   message(FATAL_ERROR "the unlabelled run's outputs differ from the labelled run's")
 endif()
 
-# The trainer refuses the images alone by name: training needs the labels.
+# The trainer refuses the images alone by name, as a usage error (exit 2): training needs the
+# labels.
 execute_process(
   COMMAND ${TRAINER} --data ${DATA}/train_images.npy --epochs 1 --progress none
   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-if(rc EQUAL 0 OR NOT err MATCHES "train_images.npy holds inputs only; training needs their labels")
+if(NOT rc EQUAL 2 OR NOT err MATCHES "train_images.npy holds inputs only; training needs their labels")
   message(FATAL_ERROR "the trainer did not refuse unlabelled data (${rc}):\n${out}${err}")
 endif()

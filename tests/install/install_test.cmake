@@ -14,7 +14,7 @@
 #                   hold every pattern in EXPECT, and the sample model (installed under
 #                   STATICNET_SAMPLES_INCLUDE_DIR) must build and print its footprint;
 #                   configured again with -DSTATICNET_CUDA=OFF, it must not look for a CUDA
-#                   compiler
+#                   compiler; configured for aarch64, it must be refused the package
 #   subdirectory    build subdir_consumer/ with the source tree add_subdirectory()'d; must build,
 #                   and its lenet_plan and generated trainer must run
 cmake_minimum_required(VERSION 3.25)
@@ -73,7 +73,8 @@ if(STEP STREQUAL "install")
   foreach(file include/staticnet/staticnet.hpp include/staticnet/kernels/pooling.hpp
                include/staticnet/cpu/conv2d.hpp include/staticnet/codegen/generate.hpp
                include/staticnet/runtime/trainer/train.hpp
-               include/staticnet/runtime/inference/infer.hpp bin/staticnet)
+               include/staticnet/runtime/inference/infer.hpp bin/staticnet
+               share/staticnet/toolchains/aarch64-linux-gnu.cmake)
     if(NOT EXISTS "${prefix}/${file}")
       string(APPEND missing " ${file}")
     endif()
@@ -156,6 +157,17 @@ elseif(STEP MATCHES "^consumer_(small|fits)$")
     if(last_output MATCHES "not used by the project" OR
        last_output MATCHES "CUDA compiler identification")
       message(FATAL_ERROR "-DSTATICNET_CUDA=OFF did not leave CUDA out:\n${last_output}")
+    endif()
+    # A project that builds for another processor (as a cross build with the workstation's
+    # package in its search path would) is refused at configure time, naming both, instead of
+    # failing at its link.
+    run(configure_for_aarch64 FALSE ${CMAKE_COMMAND} -S "${here}/consumer" -B "${dir}-aarch64"
+        ${generator_args} "-DCMAKE_PREFIX_PATH=${prefix}" -DCMAKE_SYSTEM_NAME=Linux
+        -DCMAKE_SYSTEM_PROCESSOR=aarch64 -DSTATICNET_CUDA=OFF)
+    string(REGEX REPLACE "[ \n]+" " " flowing "${last_output}")
+    if(last_rc EQUAL 0 OR NOT flowing MATCHES
+       "was built for Linux x86_64, and this project builds for Linux aarch64: its libraries would not link")
+      message(FATAL_ERROR "a project for aarch64 was not refused the x86-64 package:\n${last_output}")
     endif()
     run(build TRUE ${CMAKE_COMMAND} --build "${dir}")
     run(run TRUE "${dir}/train_mlp")

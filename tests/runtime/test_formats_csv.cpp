@@ -116,19 +116,34 @@ TEST_CASE("formats: csv errors carry line, character column and the offending te
   CHECK(
       error_text("1,2,0\n1,2,0,4\n") ==
       "d.csv: line 2, column 6: expected 3 fields like the first row, found 4 fields (ragged row)");
+  // A label that does not read, where nobody named its column, says which column was read.
+  const std::string last =
+      " (the label is read from the last column, the default: "
+      "--label-column names another)";
   CHECK(error_text("1,2,0\n1,2,0.5\n") ==
-        "d.csv: line 2, column 5: expected an integer class label, found '0.5'");
+        "d.csv: line 2, column 5: expected an integer class label, found '0.5'" + last);
   CHECK(error_text("1,2,0\n1,2,-1\n") ==
         "d.csv: line 2, column 5: expected a non-negative class label below 16777216, found "
-        "label -1 for sample 1");
+        "label -1 for sample 1" +
+            last);
   // Found by the fuzzer: a legal i32 label made summarize() allocate a counter per class (16 GiB).
   CHECK(error_text("1,2,0\n1,2,2147483646\n") ==
         "d.csv: line 2, column 5: expected a non-negative class label below 16777216, found "
-        "label 2147483646 for sample 1");
+        "label 2147483646 for sample 1" +
+            last);
   DatasetOptions three;
   three.num_classes = 3;
   CHECK(error_text("1,2,0\n\n1,2,3\n", three) ==
-        "d.csv: line 3, column 5: expected a class label in [0, 3), found label 3 for sample 1");
+        "d.csv: line 3, column 5: expected a class label in [0, 3), found label 3 for sample 1" +
+            last);
+  // Under a header the column is named; a column the user named gets no note.
+  CHECK(error_text("x,y,label\n1,2,0.5\n") ==
+        "d.csv: line 2, column 5: expected an integer class label, found '0.5' (the label is read "
+        "from the last column, 'label', the default: --label-column names another)");
+  CsvOptions named;
+  named.label_column = std::int64_t{2};
+  CHECK(error_text("1,2,0\n1,2,0.5\n", {}, named) ==
+        "d.csv: line 2, column 5: expected an integer class label, found '0.5'");
   CHECK(error_text("1,nan,0\n") ==
         "d.csv: line 1, column 3: expected a finite value, found NaN in "
         "sample 0, element 1");

@@ -38,6 +38,13 @@ if(SCENARIO STREQUAL "resume_bit_for_bit")
   if(NOT a STREQUAL b)
     message(FATAL_ERROR "resumed training differs from straight training")
   endif()
+  # Resumed on another thread count: the arithmetic changes, and the run says so.
+  train(0 --data ${DATA}/train.npy --labels ${DATA}/train_labels.npy --progress none --threads 1
+        --epochs 3 --resume resumed.safetensors --save resumed.safetensors)
+  string(REGEX REPLACE "\n +" " " flowing "${out}")
+  if(NOT flowing MATCHES "the run was computing on CPU, 2 threads, [^;]+; this one on CPU, 1 thread, [^:]+: it goes on from the same state, but its sums may round in another order")
+    message(FATAL_ERROR "a resume on another thread count was not said:\n${out}")
+  endif()
 
 elseif(SCENARIO STREQUAL "resume_keeps_settings")
   # The optimizer's settings and the schedule come back from the checkpoint: resumed with none

@@ -183,6 +183,7 @@ class CsvDataset final : public Dataset {
     std::vector<Field> fields;
     std::optional<std::size_t> field_count;
     std::size_t label_column = 0;
+    std::string default_label_note;
     LabelRangeCheck range(label_kind_ == LabelKind::class_index ? options.num_classes
                                                                 : std::optional<std::int64_t>(1),
                           Location{name_, {}, {}, {}});
@@ -216,6 +217,11 @@ class CsvDataset final : public Dataset {
         }
         field_count = fields.size();
         label_column = resolve_label_column(csv, fields, line, header);
+        // A label that does not read, where nobody chose its column: say which column that was.
+        if (std::holds_alternative<std::monostate>(csv.label_column))
+          default_label_note = " (the label is read from the last column" +
+                               (header ? ", " + quoted(fields[label_column].text) : std::string()) +
+                               ", the default: --label-column names another)";
         if (header)
           continue;
       }
@@ -231,10 +237,15 @@ class CsvDataset final : public Dataset {
           const auto value = parse_integer(field.text);
           if (!value) {
             fail(line, field.start, "an integer class label",
-                 field.text.empty() ? std::string("an empty field") : quoted(field.text));
+                 (field.text.empty() ? std::string("an empty field") : quoted(field.text)) +
+                     default_label_note);
           }
-          range.check(*value, size_,
-                      Location{name_, {}, line.number, column_of(line.text, field.start)});
+          try {
+            range.check(*value, size_,
+                        Location{name_, {}, line.number, column_of(line.text, field.start)});
+          } catch (const FormatError& e) {
+            throw FormatError(e.where(), e.expected(), e.found() + default_label_note);
+          }
           labels_.push_back(static_cast<std::int32_t>(*value));
           continue;
         }

@@ -259,6 +259,7 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
   std::optional<TrainingSettings> saved;
   const TrainingDataIdentity data{data_identity(options.data), train_set->size()};
   std::optional<TrainingDataIdentity> saved_data;
+  std::optional<std::string> saved_backend;
   std::string weights;  // where a new run's weights come from, for the start-up report
   // The --init file: its tensors, and the input normalisation its metadata keeps.
   const std::optional<SafetensorsReader> init_file =
@@ -268,6 +269,7 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
     position = resumed.position;
     saved = std::move(resumed.settings);
     saved_data = std::move(resumed.data);
+    saved_backend = std::move(resumed.backend);
     if (saved_data)
       require_same_size(options.resume, position, *saved_data, data);
   } else {
@@ -319,7 +321,8 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
   report_start(out, model, backend, options, settings, *train_set, eval_set.get(),
                static_cast<std::uint64_t>(batches), loader.host_bytes(), weights, input_notes);
   if (!options.resume.empty())
-    report_resume(out, options.resume, position, saved, settings, replaced, saved_data, data);
+    report_resume(out, options.resume, position, saved, settings, replaced, saved_data, data,
+                  saved_backend, backend.description());
 
   // A resumed run may have nothing left to do: it says so, and writes nothing (no checkpoint, no
   // metrics file).
@@ -345,7 +348,8 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
   };
   auto save = [&](const StateSnapshot& state) {
     if (!options.save.empty())
-      save_training_checkpoint(options.save, model, state, position, settings, data);
+      save_training_checkpoint(options.save, model, state, position, settings, data,
+                               backend.description());
   };
 
   std::vector<std::int32_t> step_labels;

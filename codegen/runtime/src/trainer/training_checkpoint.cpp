@@ -64,6 +64,7 @@ std::string own_name(const ParameterTensor& p) {
 
 constexpr const char* data_entry = "data";
 constexpr const char* data_samples_entry = "data_samples";
+constexpr const char* backend_entry = "backend";
 
 // The data a checkpoint was written training on; none in checkpoints from before it was kept.
 std::optional<TrainingDataIdentity> saved_data(const std::map<std::string, std::string>& metadata,
@@ -158,7 +159,8 @@ std::optional<std::string> first_non_finite_state(const ModelInfo& model,
 
 void save_training_checkpoint(const std::filesystem::path& file, const ModelInfo& model,
                               const StateSnapshot& snapshot, const TrainingPosition& position,
-                              const TrainingSettings& settings, const TrainingDataIdentity& data) {
+                              const TrainingSettings& settings, const TrainingDataIdentity& data,
+                              const std::string& backend) {
   const std::int64_t steps = position.step;
 
   std::vector<SafetensorsTensorRef> tensors;
@@ -189,7 +191,8 @@ void save_training_checkpoint(const std::filesystem::path& file, const ModelInfo
                 {"optimizer", optimizer_key(model.optimizer)},
                 {"batch", std::to_string(model.batch)},
                 {data_entry, data.source},
-                {data_samples_entry, std::to_string(data.samples)}});
+                {data_samples_entry, std::to_string(data.samples)},
+                {backend_entry, backend}});
   if (position.batch > 0 && position.so_far)
     extra.insert({{loss_sum_entry, round_trip_text(position.so_far->loss_sum)},
                   {correct_entry, std::to_string(position.so_far->correct)},
@@ -276,7 +279,10 @@ ResumedTraining load_training_checkpoint(const std::filesystem::path& file, cons
   position.batch = static_cast<std::int64_t>(s.data_order.index_in_epoch) / model.batch;
   position.seed = s.data_order.epoch_seed;
   position.so_far = saved_totals(checkpoint.extra_metadata, file, position.batch, model.batch);
-  return {position, std::move(settings), saved_data(checkpoint.extra_metadata, file)};
+  const auto saved_backend = checkpoint.extra_metadata.find(backend_entry);
+  return {position, std::move(settings), saved_data(checkpoint.extra_metadata, file),
+          saved_backend == checkpoint.extra_metadata.end() ? std::nullopt
+                                                           : std::optional(saved_backend->second)};
 }
 
 // Inside an epoch, a resumed run continues the interrupted one's data order, a permutation of its

@@ -59,14 +59,18 @@ struct TrainingDataIdentity {
   std::int64_t samples = 0;
 };
 
+// `backend` is the backend's description ("CPU, 2 threads, OpenBLAS"), kept as "backend": the
+// arithmetic a run resumed bit for bit must repeat.
 void save_training_checkpoint(const std::filesystem::path& file, const ModelInfo& model,
                               const StateSnapshot& state, const TrainingPosition& position,
-                              const TrainingSettings& settings, const TrainingDataIdentity& data);
+                              const TrainingSettings& settings, const TrainingDataIdentity& data,
+                              const std::string& backend);
 
 struct ResumedTraining {
   TrainingPosition position;
   std::optional<TrainingSettings> settings;  // none in checkpoints written before they were kept
   std::optional<TrainingDataIdentity> data;  // likewise
+  std::optional<std::string> backend;        // likewise
 };
 
 // Restores parameters and optimizer state into the backend and returns where training stands,

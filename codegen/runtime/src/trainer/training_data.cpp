@@ -167,10 +167,11 @@ std::unique_ptr<Dataset> open_training_data(const ModelInfo& model,
   auto data = open_dataset(paths, open);
   if (const auto misplaced = options_for_other_formats(*data, open); !misplaced.empty())
     throw UsageError(option + ": " + misplaced_options_message(misplaced, *data));
+  // A labels file left off the command line, as the inference program's --output: a usage error.
   if (data->label_kind() == LabelKind::none)
-    throw TrainingSetupError(option + ": " + data->source() +
-                             " holds inputs only; training needs their labels or targets too "
-                             "(IDX and .npy data are two files: the inputs, then the labels)");
+    throw UsageError(option + ": " + data->source() +
+                     " holds inputs only; training needs their labels or targets too "
+                     "(IDX and .npy data are two files: the inputs, then the labels)");
   // Every value once, before the first step: a NaN in the data is the data's fault, and should
   // be reported as such (with its sample), not as a diverging loss many steps later.
   data->validate_all();

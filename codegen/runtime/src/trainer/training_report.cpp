@@ -101,7 +101,8 @@ void report_resume(std::ostream& out, const std::filesystem::path& checkpoint,
                    const TrainingPosition& position, const std::optional<TrainingSettings>& saved,
                    const TrainingSettings& settings, const std::vector<std::string>& replaced,
                    const std::optional<TrainingDataIdentity>& saved_data,
-                   const TrainingDataIdentity& data) {
+                   const TrainingDataIdentity& data,
+                   const std::optional<std::string>& saved_backend, const std::string& backend) {
   out << fmt::format("resumed from {} at step {} (epoch {}, batch {})\n", checkpoint.string(),
                      position.step, position.epoch + 1, position.batch);
   if (saved_data && saved_data->samples != data.samples)
@@ -111,6 +112,12 @@ void report_resume(std::ostream& out, const std::filesystem::path& checkpoint,
   else if (saved_data && saved_data->source != data.source)
     out << fmt::format("  the run was training on {}; this one reads {}, of as many samples\n",
                        saved_data->source, data.source);
+  if (saved_backend && *saved_backend != backend)
+    out << fmt::format(
+        "  the run was computing on {}; this one on {}: it goes on from the same state, but its "
+        "sums may round in another order, so it matches an unbroken run to float precision, not "
+        "necessarily bit for bit\n",
+        *saved_backend, backend);
   if (!saved) {
     out << "  the checkpoint keeps no optimizer settings (an older staticnet wrote it, and its "
            "six-decimal learning_rate entry is not read): the options given and PyTorch's "

@@ -28,12 +28,15 @@ void report_start(std::ostream& out, const ModelInfo& model, const Backend& back
                   const std::vector<std::string>& input_notes);
 
 // Where a resumed run stands, and with which settings: the checkpoint's, but for those the
-// options replaced (`replaced`, one line each); and whether it trains on other data.
+// options replaced (`replaced`, one line each); whether it trains on other data; and whether it
+// computes on another backend (`saved_backend`, the run's; `backend`, this one's), whose sums
+// round in another order.
 void report_resume(std::ostream& out, const std::filesystem::path& checkpoint,
                    const TrainingPosition& position, const std::optional<TrainingSettings>& saved,
                    const TrainingSettings& settings, const std::vector<std::string>& replaced,
                    const std::optional<TrainingDataIdentity>& saved_data,
-                   const TrainingDataIdentity& data);
+                   const TrainingDataIdentity& data,
+                   const std::optional<std::string>& saved_backend, const std::string& backend);
 
 // "loss 0.6931, accuracy 54.2%" (a regression's: the loss alone).
 std::string loss_text(const ModelInfo& model, double loss, double accuracy);

@@ -10,6 +10,7 @@ cli_net.hpp's model: samples of shape (1, 4, 4), 3 classes.
   nan.npy                       train.npy with sample 5, element 9 NaN
   truncated.npy                 train.npy without its last 10 bytes
   train.csv                     train.npy's samples as CSV rows: 16 values, then the label
+  train_label_first.csv         the same rows with the label first, under a header
   train_pipe.csv                the same rows separated by '|', under a header of numbers (0 to
                                 16), which only --header tells from data
   train_f16.npy                 train.npy as float16
@@ -51,6 +52,10 @@ def main():
         f.write(",".join(f"p{i}" for i in range(16)) + ",label\n")
         for row, label in zip(x.reshape(12, 16), y):
             f.write(",".join(f"{v:.6f}" for v in row) + f",{label}\n")
+    with open(HERE / "train_label_first.csv", "w") as f:
+        f.write("label," + ",".join(f"p{i}" for i in range(16)) + "\n")
+        for row, label in zip(x.reshape(12, 16), y):
+            f.write(f"{label}," + ",".join(f"{v:.6f}" for v in row) + "\n")
     with open(HERE / "train_pipe.csv", "w") as f:
         f.write("|".join(str(i) for i in range(17)) + "\n")
         for row, label in zip(x.reshape(12, 16), y):
