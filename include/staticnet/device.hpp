@@ -14,7 +14,10 @@
 //   before and after; CUDA 13.0, driver 580, cuDNN 9.19, 2026-11-23, bench/RESULTS.md): the
 //   context took 526.8 MiB and the cuDNN + cuBLASLt handles and plans 14.0 MiB, 540.8 MiB in all,
 //   so the H100 profile budgets 576 MiB (the measurement plus the 2 MiB granularity of device
-//   allocations, rounded up to the next 64 MiB). The other discrete profiles are not measured.
+//   allocations, rounded up to the next 64 MiB). On an H200 (143771 MiB; 2026-11-27, same
+//   software): the context took the same 526.8 MiB to the byte, the libraries 12 to 16 MiB by
+//   model, and modules loaded at the first steps 2 MiB more, 544.8 MiB at most: 576 MiB too.
+//   The other discrete profiles are not measured.
 //   Jetsons: the same CUDA/cuDNN share plus Linux for Tegra itself, which NVIDIA's forums put
 //   at roughly 0.6-1 GiB headless. We budget 1.5 GiB on the 4 GB Nano (whose desktop alone is
 //   about 1 GiB) and 2 GiB on the larger modules. Running headless lowers it: make your own
@@ -51,6 +54,7 @@ namespace device {
 
 inline constexpr Bytes discrete_gpu_overhead = MiB(512);
 inline constexpr Bytes h100_overhead = MiB(576);  // measured: 540.8 MiB (see above)
+inline constexpr Bytes h200_overhead = MiB(576);  // measured: 544.8 MiB at most (see above)
 
 inline constexpr Device jetson_nano{GiB(4), MiB(1536), "Jetson Nano 4GB"};
 inline constexpr Device jetson_orin_nano{GiB(8), GiB(2), "Jetson Orin Nano 8GB"};
@@ -61,6 +65,7 @@ inline constexpr Device t4{MiB(15360), discrete_gpu_overhead, "Tesla T4 16GB"};
 inline constexpr Device a100_40gb{MiB(40960), discrete_gpu_overhead, "A100 40GB"};
 inline constexpr Device a100_80gb{MiB(81920), discrete_gpu_overhead, "A100 80GB"};
 inline constexpr Device h100_80gb{MiB(81559), h100_overhead, "H100 80GB"};
+inline constexpr Device h200_141gb{MiB(143771), h200_overhead, "H200 141GB"};
 
 // Every profile above under its identifier, for tools that take a device by name
 // (`staticnet analyze --device jetson_nano`), in the order above.
@@ -78,6 +83,7 @@ inline constexpr Profile profiles[] = {
     {"a100_40gb", a100_40gb},
     {"a100_80gb", a100_80gb},
     {"h100_80gb", h100_80gb},
+    {"h200_141gb", h200_141gb},
 };
 
 }  // namespace device

@@ -324,6 +324,9 @@ TEST_CASE("device profiles state their memory") {
   // budgeted as the next multiple of 64 MiB.
   static_assert(sn::device::h100_80gb.overhead == sn::MiB(576));
   static_assert(sn::device::h100_80gb.overhead.count >= (5268LL + 140) * 1024 * 1024 / 10);
+  // On an H200: context 526.8 MiB + libraries at most 16 MiB + 2 MiB of modules loaded later.
+  static_assert(sn::device::h200_141gb.memory == sn::MiB(143771));
+  static_assert(sn::device::h200_141gb.overhead.count >= (5268LL + 160 + 20) * 1024 * 1024 / 10);
   static_assert(sn::device::a100_40gb.available() ==
                 sn::MiB(40960) - sn::device::discrete_gpu_overhead);
   constexpr sn::Device mine{sn::GiB(2), sn::MiB(300)};
