@@ -160,14 +160,21 @@ elseif(STEP MATCHES "^consumer_(small|fits)$")
     endif()
     # A project that builds for another processor (as a cross build with the workstation's
     # package in its search path would) is refused at configure time, naming both, instead of
-    # failing at its link.
-    run(configure_for_aarch64 FALSE ${CMAKE_COMMAND} -S "${here}/consumer" -B "${dir}-aarch64"
+    # failing at its link. The package was built here, for this machine's processor.
+    if(CMAKE_HOST_SYSTEM_PROCESSOR MATCHES "^(aarch64|arm64|ARM64)$")
+      set(native aarch64)
+      set(other x86_64)
+    else()
+      set(native x86_64)
+      set(other aarch64)
+    endif()
+    run(configure_for_other FALSE ${CMAKE_COMMAND} -S "${here}/consumer" -B "${dir}-${other}"
         ${generator_args} "-DCMAKE_PREFIX_PATH=${prefix}" -DCMAKE_SYSTEM_NAME=Linux
-        -DCMAKE_SYSTEM_PROCESSOR=aarch64 -DSTATICNET_CUDA=OFF)
+        -DCMAKE_SYSTEM_PROCESSOR=${other} -DSTATICNET_CUDA=OFF)
     string(REGEX REPLACE "[ \n]+" " " flowing "${last_output}")
     if(last_rc EQUAL 0 OR NOT flowing MATCHES
-       "was built for Linux x86_64, and this project builds for Linux aarch64: its libraries would not link")
-      message(FATAL_ERROR "a project for aarch64 was not refused the x86-64 package:\n${last_output}")
+       "was built for Linux ${native}, and this project builds for Linux ${other}: its libraries would not link")
+      message(FATAL_ERROR "a project for ${other} was not refused the ${native} package:\n${last_output}")
     endif()
     run(build TRUE ${CMAKE_COMMAND} --build "${dir}")
     run(run TRUE "${dir}/train_mlp")

@@ -94,6 +94,13 @@ TEST_CASE("formats: csv without a label column: every field an input") {
   CHECK(sample(*d, 1) == std::vector<float>{4, 5, 6});
   CHECK(d->num_classes() == 0);
   CHECK_THROWS_AS(d->label(0), std::logic_error);
+  // As `--no-labels` opens it: no column named, under a header. There is no label column to name
+  // in a note (it once read one past the fields).
+  CsvOptions no_labels;
+  no_labels.label_kind = LabelKind::none;
+  const auto headed = open_text("x0,x1,label\n1,2,3\n", {}, no_labels);
+  CHECK(headed->size() == 1);
+  CHECK(sample(*headed, 0) == std::vector<float>{1, 2, 3});
   // One column is a sample of one input, not a missing label.
   CHECK(open_text("0.5\n-1\n", {}, unlabelled)->sample_shape() == std::vector<std::int64_t>{1});
   // Non-finite inputs are still found, in the right column.

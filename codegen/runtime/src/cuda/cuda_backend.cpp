@@ -112,6 +112,12 @@ std::string CudaBackend::description() const {
                      options_.graphs ? "one CUDA graph per step" : "launch by launch");
 }
 
+// The launch mode is left out: a graph replays the same kernels on the same addresses, and the
+// two save identical checkpoints (tests/codegen/cuda_trainer.cmake).
+std::string CudaBackend::arithmetic() const {
+  return fmt::format("CUDA, {} (sm_{})", device_name_, sm_);
+}
+
 std::string CudaBackend::details() const {
   const std::string batch = to_string(Bytes{model_.arena.batch_bytes});
   if (prefetches())

@@ -218,7 +218,9 @@ class CsvDataset final : public Dataset {
         field_count = fields.size();
         label_column = resolve_label_column(csv, fields, line, header);
         // A label that does not read, where nobody chose its column: say which column that was.
-        if (std::holds_alternative<std::monostate>(csv.label_column))
+        // (Data without labels has no label column: label_column is then one past the fields.)
+        if (label_kind_ == LabelKind::class_index &&
+            std::holds_alternative<std::monostate>(csv.label_column))
           default_label_note = " (the label is read from the last column" +
                                (header ? ", " + quoted(fields[label_column].text) : std::string()) +
                                ", the default: --label-column names another)";

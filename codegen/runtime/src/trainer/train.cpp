@@ -322,7 +322,7 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
                static_cast<std::uint64_t>(batches), loader.host_bytes(), weights, input_notes);
   if (!options.resume.empty())
     report_resume(out, options.resume, position, saved, settings, replaced, saved_data, data,
-                  saved_backend, backend.description());
+                  saved_backend, backend.arithmetic());
 
   // A resumed run may have nothing left to do: it says so, and writes nothing (no checkpoint, no
   // metrics file).
@@ -349,7 +349,7 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
   auto save = [&](const StateSnapshot& state) {
     if (!options.save.empty())
       save_training_checkpoint(options.save, model, state, position, settings, data,
-                               backend.description());
+                               backend.arithmetic());
   };
 
   std::vector<std::int32_t> step_labels;

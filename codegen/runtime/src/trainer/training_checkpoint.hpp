@@ -59,8 +59,8 @@ struct TrainingDataIdentity {
   std::int64_t samples = 0;
 };
 
-// `backend` is the backend's description ("CPU, 2 threads, OpenBLAS"), kept as "backend": the
-// arithmetic a run resumed bit for bit must repeat.
+// `backend` is the backend's arithmetic() ("CPU, 2 threads, OpenBLAS"), kept as "backend": what a
+// run resumed bit for bit must compute on.
 void save_training_checkpoint(const std::filesystem::path& file, const ModelInfo& model,
                               const StateSnapshot& state, const TrainingPosition& position,
                               const TrainingSettings& settings, const TrainingDataIdentity& data,

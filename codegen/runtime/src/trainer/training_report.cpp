@@ -115,8 +115,8 @@ void report_resume(std::ostream& out, const std::filesystem::path& checkpoint,
   if (saved_backend && *saved_backend != backend)
     out << fmt::format(
         "  the run was computing on {}; this one on {}: it goes on from the same state, but its "
-        "sums may round in another order, so it matches an unbroken run to float precision, not "
-        "necessarily bit for bit\n",
+        "sums round in another order, so from here on it parts from an unbroken run by as much "
+        "as rounding differences grow\n",
         *saved_backend, backend);
   if (!saved) {
     out << "  the checkpoint keeps no optimizer settings (an older staticnet wrote it, and its "

@@ -54,6 +54,10 @@ class Backend {
 
   // "CPU, 2 threads, OpenBLAS"
   virtual std::string description() const = 0;
+  // What decides how the step's sums round: the description, less what changes no bit of the
+  // result (the CUDA backend's graph or launch-by-launch). Checkpoints keep it, so that a run
+  // resumed elsewhere can say that it no longer repeats the interrupted run bit for bit.
+  virtual std::string arithmetic() const { return description(); }
   // More about how the step runs, lines the trainer prints at start-up ("" when nothing).
   virtual std::string details() const { return ""; }
 

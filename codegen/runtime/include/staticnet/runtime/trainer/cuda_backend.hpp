@@ -48,6 +48,7 @@ class CudaBackend final : public Backend {
   ~CudaBackend() override;
 
   std::string description() const override;
+  std::string arithmetic() const override;  // "CUDA, NVIDIA H200 (sm_90)"
   std::string details() const override;
   std::span<float> batch_inputs() override;
   std::span<std::int32_t> batch_labels() override;
