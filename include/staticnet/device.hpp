@@ -6,18 +6,21 @@
 // memory: the total nvidia-smi reports for discrete GPUs (MiB as printed, e.g. 81559 MiB on an
 //   H100 SXM 80GB, 40960 MiB on an A100-SXM4-40GB, 15360 MiB on a T4 with ECC on), and the
 //   nominal LPDDR size for Jetsons, whose CPU and GPU share one memory.
-// overhead: what is gone before the model allocates.
+// overhead: what is gone before the model allocates. On a discrete GPU that starts with memory
+//   CUDA never sees: cudaMemGetInfo's total is less than nvidia-smi's (480 MiB less on the H100,
+//   615 MiB on the H200), which the measured profiles below count.
 //   Discrete GPUs: the CUDA context plus cuBLAS/cuDNN handles and their kernels. With CUDA's
 //   lazy module loading (default since CUDA 11.7) this is a few hundred MiB; we budget 512 MiB,
 //   the upper end of what PyTorch users report for "memory used before the first tensor" on
 //   Ampere cards. Measured on an H100 80GB with the generated CUDA trainer (cudaMemGetInfo
 //   before and after; CUDA 13.0, driver 580, cuDNN 9.19, 2026-11-23, bench/RESULTS.md): the
-//   context took 526.8 MiB and the cuDNN + cuBLASLt handles and plans 14.0 MiB, 540.8 MiB in all,
-//   so the H100 profile budgets 576 MiB (the measurement plus the 2 MiB granularity of device
-//   allocations, rounded up to the next 64 MiB). On an H200 (143771 MiB; 2026-11-27, same
-//   software): the context took the same 526.8 MiB to the byte, the libraries 12 to 16 MiB by
-//   model, and modules loaded at the first steps 2 MiB more, 544.8 MiB at most: 576 MiB too.
-//   The other discrete profiles are not measured.
+//   context took 526.8 MiB and the cuDNN + cuBLASLt handles and plans 14.0 MiB. On an H200
+//   (2026-11-27, same software) the context took the same 526.8 MiB to the byte, the libraries
+//   12 to 16 MiB by model, and modules loaded at the first steps 2 MiB more. With the memory CUDA
+//   does not see: H100 480 + 526.8 + 16 + 2 = 1024.8 MiB, budgeted as 1088; H200 615.1 + 526.8 +
+//   16 + 2 = 1159.9 MiB, budgeted as 1216 (each rounded up to the next 64 MiB).
+//   The other discrete profiles are not measured, and their 512 MiB leaves out the memory CUDA
+//   does not see: measure yours (below) before trusting a margin of under a GiB.
 //   Jetsons: the same CUDA/cuDNN share plus Linux for Tegra itself, which NVIDIA's forums put
 //   at roughly 0.6-1 GiB headless. We budget 1.5 GiB on the 4 GB Nano (whose desktop alone is
 //   about 1 GiB) and 2 GiB on the larger modules. Running headless lowers it: make your own
@@ -53,8 +56,8 @@ struct Device {
 namespace device {
 
 inline constexpr Bytes discrete_gpu_overhead = MiB(512);
-inline constexpr Bytes h100_overhead = MiB(576);  // measured: 540.8 MiB (see above)
-inline constexpr Bytes h200_overhead = MiB(576);  // measured: 544.8 MiB at most (see above)
+inline constexpr Bytes h100_overhead = MiB(1088);  // measured: 1024.8 MiB (see above)
+inline constexpr Bytes h200_overhead = MiB(1216);  // measured: 1159.9 MiB (see above)
 
 inline constexpr Device jetson_nano{GiB(4), MiB(1536), "Jetson Nano 4GB"};
 inline constexpr Device jetson_orin_nano{GiB(8), GiB(2), "Jetson Orin Nano 8GB"};
