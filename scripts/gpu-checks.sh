@@ -21,7 +21,8 @@
 #             digits_infer_cpu and digits_infer_cuda (the correct answers should agree, +-1)
 #   train     SimpleCNN and LeNet-5 on synthetic data, 3 epochs, --metrics (compare with the CPU
 #             trainer's metrics for the same arguments); SimpleCNN again launch by launch
-#             (STATICNET_CUDA_GRAPHS=0): the saved checkpoints must be identical bytes; and
+#             (STATICNET_CUDA_GRAPHS=0): the saved checkpoints must hold the same tensors and
+#             metadata, bit for bit; and
 #             SimpleCNN with Prefetch (bench/cuda_step): same losses, and its samples/s beside the
 #             sample's; the four MLPerf Tiny trainers on both backends, 2 epochs from one seed:
 #             same losses to rounding
@@ -99,8 +100,8 @@ else:
 PY
 }
 
-# Whether two checkpoints hold the same training state: every tensor's bytes, and the metadata
-# but for "backend", which names how the step was launched (graph or launch by launch).
+# Whether two checkpoints hold the same training state, every tensor's bytes and the metadata;
+# where they do not, which tensors or entries differ.
 same_training_state() {
   "$python" - "$1" "$2" 2>&1 <<'PY'
 import json, struct, sys
@@ -110,14 +111,16 @@ def read(path):
     n = struct.unpack("<Q", data[:8])[0]
     header = json.loads(data[8:8 + n])
     metadata = header.pop("__metadata__", {})
-    metadata.pop("backend", None)
-    return header, metadata, data[8 + n:]
+    tensors = {k: data[8 + n + v["data_offsets"][0]:8 + n + v["data_offsets"][1]]
+               for k, v in header.items()}
+    return header, metadata, tensors
 a, b = read(sys.argv[1]), read(sys.argv[2])
 if a == b:
     print(f"identical tensors ({len(a[0])}) and metadata after 3 epochs")
 else:
-    differ = [k for k in a[0] if a[0][k] != b[0].get(k)] or ["tensor bytes" if a[2] != b[2] else "metadata"]
-    print("checkpoints DIFFER:", ", ".join(differ[:5]))
+    differ = [k for k in a[0] if (a[0][k], a[2][k]) != (b[0].get(k), b[2].get(k))]
+    differ += [f"metadata {k}" for k in a[1] if a[1][k] != b[1].get(k)]
+    print("checkpoints DIFFER:", ", ".join(differ[:5]) or "in what only one of them holds")
 PY
 }
 
@@ -193,8 +196,9 @@ if [[ " $parts " == *" train "* ]]; then
     "$out/simple_cnn_cuda_metrics.jsonl" "$out/simple_cnn_prefetch_cuda_metrics.jsonl")"
   # The MLPerf Tiny models, each trainer on both backends from the same seed: the losses should
   # agree to rounding epoch by epoch (Dropout draws the same mask on both).
-  # The CPU trainer on 4 threads (its results do not depend on the count): beside other jobs, as
-  # in scripts/gpu-lease.sh, a step waiting on 16 threads waits on the slowest scheduled one.
+  # The CPU trainer on 4 threads, not one per core: beside other jobs, as in scripts/gpu-lease.sh,
+  # a step waiting on 16 threads waits on the slowest scheduled one. (Another thread count rounds
+  # its sums differently, as the GPU does: the comparison is to rounding either way.)
   for model in $mlperf; do
     for backend in cpu cuda; do
       threads=()
@@ -260,7 +264,9 @@ if [[ " $parts " == *" mlperf "* ]]; then
   # Depthwise and uneven-padded convolutions: staticnet's direct kernels or cuDNN, whichever is
   # faster within the plan's workspace (its table, for bench/RESULTS.md, ends the file). First:
   # the torch.compile runs below are the part's long ones.
-  if [[ -z ${STATICNET_MLPERF_MODELS:-} ]] && in_time "direct convolutions against cuDNN" 60; then
+  if [[ -n ${STATICNET_MLPERF_MODELS:-} ]]; then
+    note "direct convolutions against cuDNN: not run (STATICNET_MLPERF_MODELS names models)"
+  elif in_time "direct convolutions against cuDNN" 60; then
     "$bin/staticnet_bench_direct_conv" >"$out/direct_conv.txt" 2>&1
     note "direct convolutions against cuDNN: exit $? ($(grep -c 'faster within the plan: staticnet' "$out/direct_conv.txt") of $(grep -c 'faster within the plan' "$out/direct_conv.txt") staticnet's; direct_conv.txt)"
   fi
