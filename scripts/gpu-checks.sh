@@ -25,7 +25,8 @@
 #             metadata, bit for bit; and
 #             SimpleCNN with Prefetch (bench/cuda_step): same losses, and its samples/s beside the
 #             sample's; the four MLPerf Tiny trainers on both backends, 2 epochs from one seed:
-#             same losses to rounding
+#             same losses to rounding; and each one's CUDA trainer with the graph and launch by
+#             launch: the same checkpoint
 #   sanitize  compute-sanitizer memcheck and racecheck over one epoch of three batches and an
 #             evaluation of three, for each sample's CUDA trainer (the MLPerf Tiny ones and
 #             SimpleCNN with Prefetch included): the first step runs launch by launch, the second
@@ -57,7 +58,7 @@ bin=$(cd "$1" && pwd)
 out=$(mkdir -p "$2" && cd "$2" && pwd)
 # The trainings below are new runs: a trainer would not replace an earlier run's files.
 rm -f "$out"/digits.safetensors "$out"/*_cuda.safetensors "$out"/*_cuda_nograph.safetensors \
-  "$out"/*_metrics.jsonl
+  "$out"/*_graphs[01].safetensors "$out"/*_metrics.jsonl
 shift 2
 parts=${*:-tests train sanitize bench mlperf}
 deadline=${STATICNET_GPU_DEADLINE:-}
@@ -210,6 +211,18 @@ if [[ " $parts " == *" train "* ]]; then
     done
     note "$model CUDA against CPU, largest relative loss difference: $(loss_difference \
       "$out/${model}_cpu_metrics.jsonl" "$out/${model}_cuda_metrics.jsonl")"
+    # Graph replay against launch by launch, as for SimpleCNN above: the same bits.
+    for mode in 1 0; do
+      STATICNET_CUDA_GRAPHS=$mode "$bin/${model}_trainer_cuda" --data synthetic:512 --epochs 1 \
+        --seed 1 --save "$out/${model}_graphs$mode.safetensors" --progress none \
+        >"$out/${model}_graphs$mode.txt" 2>&1
+    done
+    if [[ -f $out/${model}_graphs1.safetensors && -f $out/${model}_graphs0.safetensors ]]; then
+      note "$model graph replay = launch by launch: $(same_training_state \
+        "$out/${model}_graphs1.safetensors" "$out/${model}_graphs0.safetensors")"
+    else
+      note "$model graph replay = launch by launch: no checkpoints to compare (the runs failed)"
+    fi
   done
 fi
 
