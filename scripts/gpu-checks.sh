@@ -117,12 +117,22 @@ def read(path):
     return header, metadata, tensors
 a, b = read(sys.argv[1]), read(sys.argv[2])
 if a == b:
-    print(f"identical tensors ({len(a[0])}) and metadata after 3 epochs")
+    print(f"identical tensors ({len(a[0])}) and metadata")
 else:
     differ = [k for k in a[0] if (a[0][k], a[2][k]) != (b[0].get(k), b[2].get(k))]
     differ += [f"metadata {k}" for k in a[1] if a[1][k] != b[1].get(k)]
     print("checkpoints DIFFER:", ", ".join(differ[:5]) or "in what only one of them holds")
 PY
+}
+
+# Notes whether a run with the step's CUDA graph ($2) and one launch by launch ($3) saved the same
+# training state; $1 names the runs.
+note_graph_replay() {
+  if [[ -f $2 && -f $3 ]]; then
+    note "$1 graph replay = launch by launch: $(same_training_state "$2" "$3")"
+  else
+    note "$1 graph replay = launch by launch: no checkpoints to compare (the runs failed)"
+  fi
 }
 
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader >"$out/gpu.txt" 2>&1
@@ -180,12 +190,8 @@ if [[ " $parts " == *" train "* ]]; then
   STATICNET_CUDA_GRAPHS=0 "$bin/simple_cnn_trainer_cuda" --data synthetic:4096 \
     --eval synthetic:1024 --epochs 3 --seed 1 --save "$out/simple_cnn_cuda_nograph.safetensors" \
     --progress none >"$out/simple_cnn_cuda_nograph.txt" 2>&1
-  if [[ ! -f $out/simple_cnn_cuda.safetensors || ! -f $out/simple_cnn_cuda_nograph.safetensors ]]; then
-    note "graph replay = launch by launch: no checkpoints to compare (the runs above failed)"
-  else
-    note "graph replay = launch by launch: $(same_training_state \
-      "$out/simple_cnn_cuda.safetensors" "$out/simple_cnn_cuda_nograph.safetensors")"
-  fi
+  note_graph_replay "simple_cnn (3 epochs)" "$out/simple_cnn_cuda.safetensors" \
+    "$out/simple_cnn_cuda_nograph.safetensors"
   # Prefetch changes when the batch is copied, not the arithmetic: the same losses epoch by epoch
   # (the checkpoints' metadata name different models, and the arena's other offsets move, so
   # cuDNN may pick another engine: compare the losses, not the files).
@@ -217,12 +223,8 @@ if [[ " $parts " == *" train "* ]]; then
         --seed 1 --save "$out/${model}_graphs$mode.safetensors" --progress none \
         >"$out/${model}_graphs$mode.txt" 2>&1
     done
-    if [[ -f $out/${model}_graphs1.safetensors && -f $out/${model}_graphs0.safetensors ]]; then
-      note "$model graph replay = launch by launch: $(same_training_state \
-        "$out/${model}_graphs1.safetensors" "$out/${model}_graphs0.safetensors")"
-    else
-      note "$model graph replay = launch by launch: no checkpoints to compare (the runs failed)"
-    fi
+    note_graph_replay "$model (1 epoch)" "$out/${model}_graphs1.safetensors" \
+      "$out/${model}_graphs0.safetensors"
   done
 fi
 

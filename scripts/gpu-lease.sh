@@ -31,12 +31,19 @@ start=$(date +%s)
 export PATH="$PATH:/usr/local/cuda/bin"
 checks=("$here/gpu-checks.sh" "$bin")
 
-# Phase 1. `timeout` ends a job that runs on; what it wrote so far stays.
+# Runs a command under `timeout $1` into $out/$2.log, ending the log with its exit status (124:
+# cut off at the limit; what it wrote so far stays).
+logged() {
+  local limit=$1 name=$2
+  shift 2
+  timeout "$limit" "$@" >"$out/$name.log" 2>&1
+  echo "exit $?" >>"$out/$name.log"
+}
+
+# Phase 1, side by side.
 jobs=()
 run_job() {
-  local name=$1
-  shift
-  (timeout "$phase1" "$@" >"$out/$name.log" 2>&1; echo "exit $?" >>"$out/$name.log") &
+  logged "$phase1" "$@" &
   jobs+=($!)
 }
 STATICNET_TEST_JOBS=4 run_job tests "${checks[@]}" "$out/tests" tests
@@ -71,9 +78,7 @@ export STATICNET_GPU_DEADLINE=$((start + total))
 timed() {
   local name=$1 left=$((start + total + 30 - $(date +%s)))
   shift
-  ((left > 0)) || left=1
-  timeout "$left" "${checks[@]}" "$out/$name" "$@" >"$out/$name.log" 2>&1
-  echo "exit $?" >>"$out/$name.log"
+  logged "$((left > 0 ? left : 1))" "$name" "${checks[@]}" "$out/$name" "$@"
 }
 timed timed_mlperf mlperf
 timed timed_bench bench
