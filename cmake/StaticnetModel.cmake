@@ -55,6 +55,31 @@
 # emulator. cmake/toolchains/aarch64-linux-gnu.cmake is such a toolchain file.
 include_guard(GLOBAL)
 
+# The line of `header` that declares `model` (a C++ name, e.g. my::Net): the STATICNET_MODEL line
+# that registers it, else `using Net =`, `struct Net` or `class Net`; empty when the header
+# declares it nowhere (it comes from a file the header includes).
+function(_staticnet_declaration_line header model out)
+  file(READ "${header}" text)
+  string(REGEX REPLACE "^.*::" "" leaf "${model}")
+  set(name_end "[^A-Za-z0-9_]")
+  foreach(pattern
+          "STATICNET_MODEL[ \t]*\\([^,()]*,[ \t\r\n]*([A-Za-z0-9_]*::)*${leaf}[ \t\r\n]*,"
+          "using[ \t\r\n]+${leaf}[ \t\r\n]*="
+          "(struct|class)[ \t\r\n]+${leaf}${name_end}")
+    string(REGEX MATCH "${pattern}" match "${text}")
+    if(match)
+      string(FIND "${text}" "${match}" at)
+      string(SUBSTRING "${text}" 0 ${at} before)
+      string(REGEX MATCHALL "\n" newlines "${before}")
+      list(LENGTH newlines line)
+      math(EXPR line "${line} + 1")
+      set(${out} ${line} PARENT_SCOPE)
+      return()
+    endif()
+  endforeach()
+  set(${out} "" PARENT_SCOPE)
+endfunction()
+
 function(staticnet_model name)
   # Defined here, not in the file: the function is called from other directories (a parent
   # project after add_subdirectory), where variables of this file's scope are not visible.
@@ -123,6 +148,17 @@ function(staticnet_model name)
   endif()
 
   # ---- 1. the generator
+  # A wrong model fails to compile where the plan is asked for: this file, which the user never
+  # wrote. A #line directive puts that place at the user's header instead, on the line that
+  # declares the model (its STATICNET_MODEL line, else its own declaration), so the compiler's
+  # "required from here" and `staticnet explain` name the user's line.
+  _staticnet_declaration_line("${header}" "${arg_MODEL}" declared_at)
+  set(asked_at "")
+  if(declared_at)
+    string(REPLACE "\\" "\\\\" quoted_header "${header}")
+    string(REPLACE "\"" "\\\"" quoted_header "${quoted_header}")
+    set(asked_at "#line ${declared_at} \"${quoted_header}\"\n")
+  endif()
   set(generator_source "${CMAKE_CURRENT_BINARY_DIR}/${name}_generator.cpp")
   file(CONFIGURE OUTPUT "${generator_source}" @ONLY CONTENT
 "// Written by staticnet_model(${name}): the generator of ${name}. Compiling this evaluates the
@@ -132,8 +168,8 @@ function(staticnet_model name)
 #include <staticnet/codegen/generate.hpp>
 
 int main(int argc, char** argv) {
-  return staticnet::codegen::generator_main<${arg_MODEL}, ${arg_SETUP}>(
-      argc, argv, {\"${name}\", \"${shown_header}\", \"${arg_MODEL}\", \"${arg_SETUP}\"});
+  // The plan of ${arg_MODEL} under ${arg_SETUP}, asked for at ${arg_HEADER}.
+${asked_at}  return staticnet::codegen::generator_main<${arg_MODEL}, ${arg_SETUP}>(argc, argv, {\"${name}\", \"${shown_header}\", \"${arg_MODEL}\", \"${arg_SETUP}\"});
 }
 ")
   add_executable(${name}_generator "${generator_source}")
@@ -160,13 +196,23 @@ int main(int argc, char** argv) {
                           "${out}/${name}_${program}_cuda.cpp")
     endif()
   endforeach()
+  # One target, ${name}_generated, owns the command, and every target that compiles a generated
+  # file depends on it (the pattern CMake documents for outputs that several targets use). Were
+  # the files the command's OUTPUTs listed as sources of the kernels and the program, the
+  # Makefile generators would attach the command to each of those targets, and `make -j` would
+  # run it several times at once over the same files. The command's own output is a stamp: the
+  # generator leaves a file untouched when its text is the same, so an unchanged file is older
+  # than the generator, and as an OUTPUT it would make Make rerun the command on every build.
+  set(stamp "${CMAKE_CURRENT_BINARY_DIR}/${name}_generated.stamp")
   add_custom_command(
-    OUTPUT ${outputs}
+    OUTPUT "${stamp}"
+    BYPRODUCTS ${outputs}
     COMMAND ${name}_generator --out "${out}" ${generator_args}
+    COMMAND ${CMAKE_COMMAND} -E touch "${stamp}"
     DEPENDS ${name}_generator "${header}"
     COMMENT "staticnet: generating ${name} (${arg_MODEL}) for ${arg_BACKENDS}"
     VERBATIM)
-  add_custom_target(${name}_generated DEPENDS ${outputs})
+  add_custom_target(${name}_generated DEPENDS "${stamp}")
 
   # ---- 3. targets over them
   add_library(${name}_model INTERFACE)
@@ -186,6 +232,8 @@ int main(int argc, char** argv) {
       target_compile_options(${name}_kernels_cpu PRIVATE -march=${arg_CPU_ARCH})
     endif()
     add_executable(${name}_${program}_cpu "${out}/${name}_${program}_cpu.cpp")
+    add_dependencies(${name}_kernels_cpu ${name}_generated)
+    add_dependencies(${name}_${program}_cpu ${name}_generated)
     if(arg_INFERENCE)
       target_link_libraries(${name}_infer_cpu PRIVATE ${name}_kernels_cpu staticnet::inference)
     else()
@@ -212,6 +260,8 @@ int main(int argc, char** argv) {
     # C++20 under nvcc (CMake 3.25 has no cuda_std_20 feature for nvcc 13).
     target_compile_options(${name}_kernels_cuda PUBLIC $<$<COMPILE_LANGUAGE:CUDA>:-std=c++20>)
     add_executable(${name}_${program}_cuda "${out}/${name}_${program}_cuda.cpp")
+    add_dependencies(${name}_kernels_cuda ${name}_generated)
+    add_dependencies(${name}_${program}_cuda ${name}_generated)
     if(arg_INFERENCE)
       target_link_libraries(${name}_infer_cuda PRIVATE ${name}_kernels_cuda
                                                        staticnet::inference_cuda)

@@ -17,17 +17,9 @@ function(staticnet_warnings target)
 endfunction()
 
 # The code that compiles in a user's build, under the user's warnings: the public headers and what
-# staticnet_model() generates. Users of embedded toolchains often turn on, and make errors, the
-# warnings of cpp-best-practices' list (-Wconversion; -Wdouble-promotion, where a double on a
-# Cortex-M4F is a software routine; -Wold-style-cast, ...), so the project's targets that compile
-# that code turn them on too, and none of it may warn. Left out: -Wuseless-cast, whose verdict
-# depends on the target (a cast from uint64_t to size_t is needed on a 32-bit Cortex-M and useless
-# on x86-64).
-set(STATICNET_USER_BUILD_WARNINGS
-    -Wshadow -Wnon-virtual-dtor -Wold-style-cast -Wcast-align -Wunused -Woverloaded-virtual
-    -Wconversion -Wsign-conversion -Wnull-dereference -Wdouble-promotion -Wformat=2
-    -Wimplicit-fallthrough -Wmisleading-indentation)
-set(STATICNET_USER_BUILD_WARNINGS_GNU -Wduplicated-cond -Wduplicated-branches -Wlogical-op)
+# staticnet_model() generates (the list is in StaticnetUserWarnings.cmake, which the package
+# installs, so a project using the package can turn the same warnings on for its own code).
+include("${CMAKE_CURRENT_LIST_DIR}/StaticnetUserWarnings.cmake")
 
 function(staticnet_user_code_warnings target)
   staticnet_warnings(${target})

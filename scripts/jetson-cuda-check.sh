@@ -24,9 +24,9 @@ checks=${*:-orin sbsa}
 build=$(realpath "${BUILD_DIR:-build/gcc}")
 work=$(realpath -m "${WORK_DIR:-build/jetson-cuda}")
 mkdir -p "$work"
-frontend=$(ls -d "$PWD"/build/python-env/lib/python3*/site-packages/include 2>/dev/null | head -1)
+frontend=$(ls -d /usr/local/cudnn-frontend-*/include 2>/dev/null | tail -1)
 if [[ ! -f $frontend/cudnn_frontend.h ]]; then
-  echo "jetson-cuda-check: no cuDNN frontend in build/python-env: run scripts/python-env.sh" >&2
+  echo "jetson-cuda-check: no cuDNN frontend in /usr/local: run scripts/install-deps.sh" >&2
   exit 2
 fi
 

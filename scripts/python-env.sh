@@ -1,10 +1,9 @@
 #!/usr/bin/env bash
 # Creates build/python-env, a Python virtual environment with the `safetensors` and `numpy`
 # packages that the checkpoint interop tests (tests/runtime/python_interop.cmake) run, and
-# installs them only when they are missing. Where nvcc is on PATH it also installs
-# nvidia-cudnn-frontend, whose include/ holds cuDNN's header-only C++ frontend that the CUDA
-# backend builds with (CMake finds it there). Needs python3 with venv (Debian: python3-venv,
-# installed by scripts/install-deps.sh). Prints the interpreter's path.
+# installs them only when they are missing. Needs python3 with venv (Debian: python3-venv,
+# installed by scripts/install-deps.sh, which also installs cuDNN's C++ frontend for the CUDA
+# backend). Prints the interpreter's path.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -21,12 +20,4 @@ if ! "$python" -c 'import safetensors, numpy' 2>/dev/null; then
   "$python" -m pip install --quiet --disable-pip-version-check safetensors numpy
 fi
 "$python" -c 'import safetensors, numpy'  # fail here, not in the tests, if that did not work
-if command -v nvcc >/dev/null &&
-  ! compgen -G "$env_dir/lib/python3*/site-packages/include/cudnn_frontend.h" >/dev/null; then
-  echo "staticnet: installing nvidia-cudnn-frontend (cuDNN's C++ frontend headers) into $env_dir" >&2
-  # The version the CUDA backend is built and checked with: the frontend's API moves between
-  # releases, and a newer one could break a user's build that passed here.
-  "$python" -m pip install --quiet --disable-pip-version-check --no-deps \
-    nvidia-cudnn-frontend==1.32.0
-fi
 echo "$PWD/$python"

@@ -6,8 +6,12 @@
 #                   in Release and install it into WORK/prefix; check what users need is there
 #   command         run the installed `staticnet` command
 #   trainer         build trainer_consumer/ (staticnet_model() from the installed package) in
-#                   Release; train its model on synthetic data; run its DSL-free arena_size and
-#                   the inference program of the same model over the checkpoint
+#                   Release with GENERATOR, CLEAN_BUILDS times from clean with --parallel
+#                   PARALLEL (the last with the package's CUDA backend, when it has one, whose
+#                   programs must be built too), each running each model's generator once;
+#                   rebuild (nothing to do) and regenerate; train its model on synthetic data;
+#                   run its DSL-free arena_size and the inference program of the same model over
+#                   the checkpoint
 #   consumer_small  build consumer/ against WORK/prefix for a board too small: must FAIL, naming
 #                   the bytes (EXPECT holds the patterns, '|'-separated, all required)
 #   consumer_fits   the same for a board that fits: must build, and run; the run's output must
@@ -97,29 +101,62 @@ elseif(STEP STREQUAL "command")
   expect_patterns("staticnet --help" "${last_output}")
 
 elseif(STEP STREQUAL "trainer")
-  set(dir "${WORK}/trainer")
-  file(REMOVE_RECURSE "${dir}")
-  run(configure TRUE ${CMAKE_COMMAND} -S "${here}/trainer_consumer" -B "${dir}" ${generator_args}
-      -DCMAKE_BUILD_TYPE=Release "-DCMAKE_PREFIX_PATH=${prefix}")
-  run(build TRUE ${CMAKE_COMMAND} --build "${dir}" --parallel 2)
+  # The project is copied first: each build touches its header, and the Ninja and the Makefile
+  # runs of this step go on side by side.
+  string(MAKE_C_IDENTIFIER "${GENERATOR}" generator_name)
+  set(src "${WORK}/trainer-${generator_name}-src")
+  file(REMOVE_RECURSE "${src}")
+  file(COPY "${here}/trainer_consumer/" DESTINATION "${src}")
+  set(dir "${WORK}/trainer-${generator_name}")
+  # The package's CUDA backend, when it has one: the outside project must get the CUDA programs
+  # from the default generator and a plain configure, as a user would.
+  file(GLOB_RECURSE config "${prefix}/*/staticnetConfig.cmake")
+  file(STRINGS "${config}" has_cuda REGEX "^set\\(STATICNET_HAS_CUDA ON\\)")
+  # CLEAN_BUILDS times from clean (all but the last CPU only: the CUDA kernels take minutes), each
+  # running each model's generator exactly once: Makefiles with -j ran it once per target that
+  # compiles a generated file, all at the same time, over the same files.
+  foreach(round RANGE 1 ${CLEAN_BUILDS})
+    file(REMOVE_RECURSE "${dir}")
+    set(cuda_args)
+    if(round LESS CLEAN_BUILDS)
+      set(cuda_args -DSTATICNET_CUDA=OFF)
+    endif()
+    run(configure TRUE ${CMAKE_COMMAND} -S "${src}" -B "${dir}" ${generator_args}
+        -DCMAKE_BUILD_TYPE=Release "-DCMAKE_PREFIX_PATH=${prefix}" ${cuda_args})
+    run(build TRUE ${CMAKE_COMMAND} --build "${dir}" --parallel ${PARALLEL})
+    foreach(model iris iris_serving)
+      string(REGEX MATCHALL "staticnet: generating ${model} " runs "${last_output}")
+      list(LENGTH runs count)
+      if(NOT count EQUAL 1)
+        message(FATAL_ERROR "clean build ${round} ran the generator of ${model} ${count} times, "
+                            "not once:\n${last_output}")
+      endif()
+    endforeach()
+  endforeach()
   # The memory report (ANALYZE) is in the build log, by the installed staticnet command.
   if(NOT last_output MATCHES "user::IrisMlp as user::IrisTraining" OR
      NOT last_output MATCHES "total +6,400 B" OR NOT last_output MATCHES "Jetson Orin Nano 8GB")
     message(FATAL_ERROR "the build log lacks the memory report:\n${last_output}")
   endif()
+  if(has_cuda)
+    foreach(program iris_trainer_cuda iris_serving_infer_cuda)
+      if(NOT EXISTS "${dir}/${program}")
+        message(FATAL_ERROR "the package has its CUDA backend, but ${program} was not built")
+      endif()
+    endforeach()
+    message("the CUDA programs were built too: iris_trainer_cuda, iris_serving_infer_cuda")
+  endif()
   # Generation is a build step like any other: nothing to do when nothing changed; a touched
   # header regenerates, and the unchanged text recompiles nothing after it.
-  if(GENERATOR STREQUAL "Ninja")
-    run(rebuild TRUE ${CMAKE_COMMAND} --build "${dir}")
-    if(NOT last_output MATCHES "no work to do")
-      message(FATAL_ERROR "a second build did work:\n${last_output}")
-    endif()
-    file(TOUCH "${here}/trainer_consumer/iris_mlp.hpp")
-    run(regenerate TRUE ${CMAKE_COMMAND} --build "${dir}")
-    if(NOT last_output MATCHES "generating iris" OR last_output MATCHES "iris_kernels_cpu.cpp.o")
-      message(FATAL_ERROR "a touched header should regenerate and recompile no kernels:\n"
-                          "${last_output}")
-    endif()
+  run(rebuild TRUE ${CMAKE_COMMAND} --build "${dir}" --parallel ${PARALLEL})
+  if(last_output MATCHES "generating" OR last_output MATCHES "Building|Linking")
+    message(FATAL_ERROR "a second build did work:\n${last_output}")
+  endif()
+  file(TOUCH "${src}/iris_mlp.hpp")
+  run(regenerate TRUE ${CMAKE_COMMAND} --build "${dir}" --parallel ${PARALLEL})
+  if(NOT last_output MATCHES "generating iris " OR last_output MATCHES "iris_kernels_cpu.cpp.o")
+    message(FATAL_ERROR "a touched header should regenerate and recompile no kernels:\n"
+                        "${last_output}")
   endif()
   run(train TRUE "${dir}/iris_trainer_cpu" --data synthetic:480 --eval synthetic:96 --epochs 3
       --threads 1 --progress none --save "${dir}/iris.safetensors")

@@ -1,3 +1,5 @@
+#include <unistd.h>
+
 #include <cstdio>
 #include <exception>
 #include <filesystem>
@@ -5,6 +7,7 @@
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <vector>
 
 #include "staticnet/codegen/emitters.hpp"
@@ -15,7 +18,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Writes `text` unless the file already holds exactly it. Returns whether it wrote.
+// Writes `text` unless the file already holds exactly it. Returns whether it wrote. The text goes
+// to a temporary file of this process's own first, then is renamed over the file, so a reader
+// never sees half a file and two generators writing the same directory (a build system that runs
+// the command twice) never collide on the temporary.
 bool write_if_changed(const fs::path& path, const std::string& text) {
   {
     std::ifstream in(path, std::ios::binary);
@@ -26,13 +32,16 @@ bool write_if_changed(const fs::path& path, const std::string& text) {
         return false;
     }
   }
-  const fs::path temp = path.string() + ".tmp";
+  const fs::path temp = path.string() + ".tmp." + std::to_string(::getpid());
   {
     std::ofstream out(temp, std::ios::binary | std::ios::trunc);
     out << text;
     out.flush();
-    if (!out)
+    if (!out) {
+      std::error_code ignored;
+      fs::remove(temp, ignored);
       throw std::runtime_error("cannot write " + temp.string());
+    }
   }
   fs::rename(temp, path);
   return true;
