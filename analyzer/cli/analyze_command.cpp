@@ -73,11 +73,38 @@ an::Format format_of(const std::string& name) {
   return an::Format::text;
 }
 
+// The report, to --output or stdout.
+void write_report(const AnalyzeArgs& a, const std::string& text) {
+  if (a.output.empty()) {
+    std::cout << text << std::flush;
+    return;
+  }
+  std::ofstream out(a.output, std::ios::binary);
+  out << text;
+  if (!out.flush())
+    throw std::runtime_error("cannot write " + a.output);
+}
+
+int analyze_and_report(AnalyzeArgs& a);
+
 int run_analyze(AnalyzeArgs& a) {
   if (a.list_devices) {
     list_devices();
     return 0;
   }
+  if (a.format != "json")
+    return analyze_and_report(a);
+  // A tool that parses the JSON gets a document whatever happens (main() still says the error
+  // on stderr and exits 2).
+  try {
+    return analyze_and_report(a);
+  } catch (const an::UsageError& e) {
+    write_report(a, an::render_json_usage_error(a.header, e.what()));
+    throw;
+  }
+}
+
+int analyze_and_report(AnalyzeArgs& a) {
   if (a.header.empty())
     throw an::UsageError("name a header: staticnet analyze path/to/model.hpp");
   a.options.header = a.header;
@@ -101,6 +128,9 @@ int run_analyze(AnalyzeArgs& a) {
       std::cerr << "staticnet analyze: compiled the probe: " << result.compiler_command << "\n";
   }
   if (!result.compiled) {
+    if (a.format == "json")
+      write_report(a, an::render_json_does_not_compile(a.header, result.explanations,
+                                                       result.compiler_output));
     if (result.explanations.empty() || a.verbose)
       std::cerr << result.compiler_output;
     std::cerr << "staticnet analyze: " << a.header << " does not compile";
@@ -109,25 +139,16 @@ int run_analyze(AnalyzeArgs& a) {
     } else {
       std::cerr << ":\n";
       for (const an::Explanation& e : result.explanations)
-        std::cerr << "  " << e.sentence << "\n";
+        std::cerr << "  " << (e.where.empty() ? "" : e.where + ": ") << e.sentence << "\n";
       if (!a.verbose)
         std::cerr << "(--verbose shows the compiler's output)\n";
     }
     return 3;
   }
   const bool to_file = !a.output.empty();
-  const std::string text =
-      an::render(result.report, format_of(a.format), use_colour(a.colour, to_file));
-  if (to_file) {
-    std::ofstream out(a.output, std::ios::binary);
-    out << text;
-    if (!out.flush())
-      throw std::runtime_error("cannot write " + a.output);
-    if (a.print)
-      std::cout << an::render_text(result.report, use_colour(a.colour, false)) << std::flush;
-  } else {
-    std::cout << text << std::flush;
-  }
+  write_report(a, an::render(result.report, format_of(a.format), use_colour(a.colour, to_file)));
+  if (to_file && a.print)
+    std::cout << an::render_text(result.report, use_colour(a.colour, false)) << std::flush;
   int status = 0;
   for (const an::ModelReport& m : result.report.models)
     for (const std::string& sentence : an::over_budget_sentences(m)) {

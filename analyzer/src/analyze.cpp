@@ -4,9 +4,11 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
+#include <regex>
 #include <sstream>
 #include <system_error>
 
@@ -85,11 +87,19 @@ std::string probe_source(const fs::path& header, const AnalyzeOptions& o) {
       "#include <staticnet/staticnet.hpp>\n"
       "#include " +
       quoted_path(header) + "\n";
-  if (!o.model.empty())
-    s += "[[maybe_unused]] inline const bool staticnet_command_line_model =\n"
-         "    ::staticnet::analysis::register_model<" +
+  if (!o.model.empty()) {
+    // A model named on the command line is planned here, in a file the user never wrote; its
+    // errors are said at the header's line that declares it instead (STATICNET_MODEL's are at
+    // their own line already).
+    std::ifstream in(header, std::ios::binary);
+    const std::string text((std::istreambuf_iterator<char>(in)), {});
+    if (const int line = declaration_line(text, o.model); line > 0)
+      s += "#line " + std::to_string(line) + " " + quoted_path(header) + "\n";
+    s += "[[maybe_unused]] inline const bool staticnet_command_line_model = "
+         "::staticnet::analysis::register_model<" +
          o.model + ", " + o.setup + ">(\"" + o.model + "\", \"" + o.model + "\", \"" + o.setup +
          "\");\n";
+  }
   s +=
       "int main(int argc, char** argv) { return ::staticnet::analysis::probe_main(argc, argv); }\n";
   return s;
@@ -256,6 +266,28 @@ std::string cross_compiling_hint(const AnalyzeOptions& o) {
 
 }  // namespace
 
+int declaration_line(const std::string& header_text, const std::string& model) {
+  const std::string leaf =
+      model.substr(model.rfind("::") == std::string::npos ? 0 : model.rfind("::") + 2);
+  if (leaf.empty() ||
+      leaf.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") !=
+          std::string::npos)
+    return 0;  // a template-id or worse: no plain name to look for
+  // As StaticnetModel.cmake's _staticnet_declaration_line looks for it.
+  const std::regex patterns[] = {
+      std::regex("STATICNET_MODEL[ \t]*\\([^,()]*,[ \t\r\n]*([A-Za-z0-9_]*::)*" + leaf +
+                 "[ \t\r\n]*,"),
+      std::regex("using[ \t\r\n]+" + leaf + "[ \t\r\n]*="),
+      std::regex("(struct|class)[ \t\r\n]+" + leaf + "[^A-Za-z0-9_]")};
+  for (const std::regex& pattern : patterns) {
+    std::smatch match;
+    if (std::regex_search(header_text, match, pattern))
+      return 1 + static_cast<int>(std::count(header_text.begin(),
+                                             header_text.begin() + match.position(0), '\n'));
+  }
+  return 0;
+}
+
 fs::path default_cache_dir() {
   if (!env("STATICNET_CACHE_DIR").empty())
     return env("STATICNET_CACHE_DIR");
@@ -315,6 +347,11 @@ AnalyzeResult analyze(const AnalyzeOptions& o) {
   if (!probe.compiled) {
     result.compiler_output = probe.output;
     result.explanations = explain_compiler_output(probe.output);
+    // The probe includes the header by its absolute path; say it as the user wrote it.
+    const std::string absolute = header.string() + ":";
+    for (Explanation& e : result.explanations)
+      if (e.where.starts_with(absolute))
+        e.where = o.header.string() + e.where.substr(absolute.size() - 1);
     return result;
   }
   result.compiled = true;

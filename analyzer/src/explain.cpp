@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <stdexcept>
+#include <utility>
 
 #include "table.hpp"
 
@@ -87,6 +88,50 @@ std::string option_spelling(const std::string& e) {
   return it == names.end() ? e : it->second;
 }
 
+// 1st, 2nd, 3rd, 4th, ..., 11th, 12th, 13th, ..., 21st
+std::string ordinal(std::int64_t n) {
+  const std::int64_t tens = n % 100, ones = n % 10;
+  const char* suffix = tens >= 11 && tens <= 13 ? "th"
+                       : ones == 1              ? "st"
+                       : ones == 2              ? "nd"
+                       : ones == 3              ? "rd"
+                                                : "th";
+  return std::to_string(n) + suffix;
+}
+
+// One step of error::nesting<...>: {"entry", 5}, {"residual_body", 0}, ...
+struct NestingStep {
+  std::string kind;
+  std::int64_t entry = 0;
+};
+
+// The layer's place in the model as written, innermost first: "the 2nd entry of the body of the
+// Residual that is the 5th entry of the outer Sequential". A step names the part of its
+// container the layer is in; the container is the outer model at the top, else what the step
+// before names: a Sequential where the next step is an entry, a Residual where it is a body,
+// shortcut or sum (a body or shortcut that is a Sequential is named by the step itself).
+std::string place_text(const std::vector<NestingStep>& steps) {
+  auto container_kind = [&](std::size_t i) {  // what step i's container is
+    return steps[i].kind == "entry" ? "Sequential" : "Residual";
+  };
+  std::string text;
+  for (std::size_t i = steps.size(); i-- > 0;) {
+    const NestingStep& s = steps[i];
+    std::string part = s.kind == "entry"               ? "the " + ordinal(s.entry) + " entry of "
+                       : s.kind == "residual_body"     ? "the body of "
+                       : s.kind == "residual_shortcut" ? "the shortcut of "
+                                                       : "the sum that closes ";
+    if (i == 0) {
+      part += std::string("the outer ") + container_kind(0);
+    } else if (!(s.kind == "entry" && (steps[i - 1].kind == "residual_body" ||
+                                       steps[i - 1].kind == "residual_shortcut"))) {
+      part += std::string("the ") + container_kind(i) + " that is ";
+    }
+    text += part;
+  }
+  return text;
+}
+
 class Facts {
  public:
   explicit Facts(const std::vector<std::string>& args) {
@@ -97,9 +142,20 @@ class Facts {
         arg = argument_of(arg.inner);
       if (arg.name == "layer") {
         const auto parts = split_top_level(arg.inner);
-        layer_ =
-            "layer " + std::to_string(number(parts.at(0))) + " (" + enumerator(parts.at(1)) + ")";
+        index_ = number(parts.at(0));
         kind_ = enumerator(parts.at(1));
+        std::vector<NestingStep> steps;
+        if (parts.size() > 2)  // nesting<entry<5>, residual_body, ...>; older logs lack it
+          for (const std::string& step : split_top_level(argument_of(parts[2]).inner)) {
+            const Argument a = argument_of(step);
+            steps.push_back({a.name, a.inner.empty() ? 0 : number(a.inner)});
+          }
+        // A layer of the model's own Sequential is its index + 1st entry: nothing to add.
+        const bool plain = steps.empty() || (steps.size() == 1 && steps[0].kind == "entry" &&
+                                             steps[0].entry == index_ + 1);
+        place_ = plain ? "" : place_text(steps);
+        layer_ = "layer " + std::to_string(index_) + " (" + kind_ +
+                 (place_.empty() ? "" : ", " + place_) + ")";
       } else if (arg.name == "option" || arg.name == "setup_option") {
         option_ = option_spelling(enumerator(arg.inner));
       } else if (arg.name == "target_dtype") {
@@ -115,6 +171,8 @@ class Facts {
     }
   }
   const std::string& layer() const { return layer_; }
+  std::int64_t index() const { return index_; }
+  const std::string& place() const { return place_; }
   const std::string& dtype() const { return dtype_; }
   const std::string& kind() const { return kind_; }
   const std::string& option() const { return option_; }
@@ -129,7 +187,8 @@ class Facts {
   std::size_t shape_count() const { return shapes_.size(); }
 
  private:
-  std::string layer_, kind_, option_, dtype_;
+  std::string layer_, kind_, option_, dtype_, place_;
+  std::int64_t index_ = -1;
   std::map<std::string, std::int64_t> numbers_;
   std::vector<std::vector<std::int64_t>> shapes_;
 };
@@ -182,7 +241,12 @@ const std::map<std::string, Decoder>& decoders() {
              : kind == "DepthwiseConv2d"     ? "Kernel, Stride, Padding or PaddingSame and NoBias"
              : kind.starts_with("BatchNorm") ? "Epsilon and Momentum"
                                              : "Stride and Padding or PaddingSame";
-         return f.layer() + " does not take " + f.option() + "; " + f.kind() + " takes " + takes;
+         std::string sentence =
+             f.layer() + " does not take " + f.option() + "; " + f.kind() + " takes " + takes;
+         if (f.option() == "Kernel" && (kind == "MaxPool2d" || kind == "AvgPool2d"))
+           sentence += ". A pool's window is its first argument: " + kind +
+                       "<sn::Kernel<H, W>{}> for H × W, or " + kind + "<K> for K × K";
+         return sentence;
        }},
       {"missing_kernel",
        [](const Facts& f) {
@@ -256,9 +320,20 @@ const std::map<std::string, Decoder>& decoders() {
        }},
       {"residual_shapes_differ",
        [](const Facts& f) {
+         // The Add's place is "the sum that closes <the block>": say where the block is instead.
+         std::string block;
+         constexpr std::string_view sum = "the sum that closes ";
+         if (f.place().starts_with(sum)) {
+           block = f.place().substr(sum.size());
+           constexpr std::string_view residual = "the Residual that is ";
+           block = block.starts_with(residual)     ? block.substr(residual.size())
+                   : block == "the outer Residual" ? "the whole model"
+                                                   : block;
+         }
          const std::string sentence =
-             f.layer() + " closes the Residual block that starts at layer " +
-             n(f["block_starts_at_layer"]) + ": it adds the body's output, " +
+             "layer " + n(f.index()) + " (" + f.kind() +
+             ") closes the Residual block that starts at layer " + n(f["block_starts_at_layer"]) +
+             (block.empty() ? "" : " (" + block + ")") + ": it adds the body's output, " +
              shape_text(f.shape(0)) + ", to the shortcut's, " + shape_text(f.shape(1)) +
              "; the shapes must agree: ";
          if (!f.has("shortcut_ends_at_layer"))
@@ -426,6 +501,87 @@ std::string where_asked(const std::string& text, std::size_t at) {
   return where;
 }
 
+// ---- a mistake that fails before staticnet sees the model: a pool's window written as a type
+
+// "staticnet::Kernel<3, 1>" or "sn::Kernel<3>" -> "sn::Kernel<3, 1>{}" / "sn::Kernel<3>{}", the
+// value the user meant; "" when the text is no Kernel.
+std::string kernel_value(std::string_view type) {
+  const auto at = type.find("Kernel<");
+  const auto close = type.find('>', at);
+  if (at == std::string_view::npos || close == std::string_view::npos)
+    return "";
+  std::string numbers;
+  for (const std::string& n : split_top_level(type.substr(at + 7, close - at - 7)))
+    numbers += (numbers.empty() ? "" : ", ") + std::to_string(number(n));
+  return "sn::Kernel<" + numbers + ">{}";
+}
+
+Explanation pool_window_mistake(const std::string& pool, const std::string& kernel,
+                                const std::string& where) {
+  const std::string written = kernel.empty() ? "a type" : kernel.substr(0, kernel.size() - 2);
+  Explanation e;
+  e.error = "pool_window_is_a_type";
+  e.sentence = pool + "'s window is a value, but " + written + " is a type: write " +
+               (kernel.empty() ? "sn::Kernel<H, W>{}" : kernel) +
+               " (with the braces), or a number K for a K × K window (" +
+               (pool == "a pool" ? "MaxPool2d" : pool) + "<2>)";
+  e.where = where;
+  return e;
+}
+
+// g++: "FILE:L:C: error: type/value mismatch at argument 1 in template parameter list for
+// 'template<auto [requires staticnet::PoolWindow<...>] Window, ...> struct staticnet::MaxPool2d'"
+// then "note:   expected a constant of type ..., got 'staticnet::Kernel<3, 1>'". clang:
+// "FILE:L:C: error: template argument for non-type template parameter must be an expression",
+// the source line and a caret line under the argument, then "note: template parameter is
+// declared here" over layers.hpp's `PoolWindow auto Window`.
+void find_pool_window_mistakes(const std::string& text, std::vector<Explanation>& found) {
+  std::vector<std::string_view> lines;
+  for (std::size_t begin = 0; begin < text.size();) {
+    const auto [line, next] = line_at(text, begin);
+    lines.push_back(line);
+    begin = next;
+  }
+  auto location = [](std::string_view line) {
+    const auto at = line.find(": error:");
+    return std::string(line.substr(0, at));
+  };
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const std::string_view line = lines[i];
+    if (line.find(": error: type/value mismatch at argument 1") != std::string_view::npos &&
+        line.find("staticnet::PoolWindow") != std::string_view::npos) {
+      const std::string pool =
+          line.find("staticnet::AvgPool2d") != std::string_view::npos ? "AvgPool2d" : "MaxPool2d";
+      // The note with what was given follows, after the source line and its caret (unless
+      // -fno-diagnostics-show-caret).
+      std::string kernel;
+      for (std::size_t j = i + 1; j < lines.size() && j <= i + 4 && kernel.empty(); ++j)
+        if (const auto got = lines[j].find(" got ");
+            got != std::string_view::npos && lines[j].find(": note:") != std::string_view::npos)
+          kernel = kernel_value(lines[j].substr(got));
+      found.push_back(pool_window_mistake(pool, kernel, location(line)));
+    } else if (line.find(": error: template argument for non-type template parameter must be an "
+                         "expression") != std::string_view::npos) {
+      // The note that names the parameter comes within a few lines, after the source and caret.
+      bool pool = false;
+      for (std::size_t j = i + 1; j < lines.size() && j <= i + 6 && !pool; ++j)
+        pool = lines[j].find("PoolWindow auto Window") != std::string_view::npos;
+      if (!pool)
+        continue;
+      std::string kernel;
+      if (i + 2 < lines.size()) {  // the argument is what the caret line underlines
+        const std::string_view source = lines[i + 1], caret = lines[i + 2];
+        const auto start = caret.find('^');
+        const auto end = caret.find_first_not_of("^~", start);
+        if (start != std::string_view::npos && start < source.size())
+          kernel = kernel_value(
+              source.substr(start, (end == std::string_view::npos ? caret.size() : end) - start));
+      }
+      found.push_back(pool_window_mistake("a pool", kernel, location(line)));
+    }
+  }
+}
+
 }  // namespace
 
 const std::vector<std::string>& explained_errors() {
@@ -486,12 +642,19 @@ std::vector<Explanation> explain_compiler_output(std::string_view compiler_outpu
       continue;
     seen.push_back(key);
     try {
-      found.push_back({name, decoder->second(Facts(args)), where_asked(text, at)});
+      const Facts facts(args);
+      found.push_back({name, decoder->second(facts), where_asked(text, at), facts.index(),
+                       facts.kind(), facts.place()});
     } catch (const std::exception&) {
       // The arguments are not what this version's errors.hpp writes; say what it is at least.
-      found.push_back({name, "staticnet error " + key, where_asked(text, at)});
+      Explanation e;
+      e.error = name;
+      e.sentence = "staticnet error " + key;
+      e.where = where_asked(text, at);
+      found.push_back(std::move(e));
     }
   }
+  find_pool_window_mistakes(text, found);
   return found;
 }
 

@@ -1,6 +1,10 @@
 // The report as JSON, laid out as analyzer/schema/report-1.json says.
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
+#include <string>
+#include <vector>
+
 #include "staticnet/analyzer/render.hpp"
 
 namespace staticnet::analyzer {
@@ -108,19 +112,89 @@ ordered_json model_json(const ModelReport& m) {
   return j;
 }
 
-}  // namespace
+// "src/net.hpp:12:31" -> {"file": "src/net.hpp", "line": 12, "column": 31}; null when empty.
+ordered_json location_json(const std::string& where) {
+  if (where.empty())
+    return nullptr;
+  ordered_json j;
+  std::string rest = where;
+  std::vector<std::int64_t> numbers;  // the column, then the line, read from the end
+  while (numbers.size() < 2) {
+    const auto colon = rest.rfind(':');
+    const std::string tail = colon == std::string::npos ? "" : rest.substr(colon + 1);
+    if (tail.empty() || tail.find_first_not_of("0123456789") != std::string::npos)
+      break;
+    numbers.push_back(std::stoll(tail));
+    rest.resize(colon);
+  }
+  j["file"] = rest;
+  j["line"] = numbers.empty() ? ordered_json(nullptr) : ordered_json(numbers.back());
+  j["column"] = numbers.size() == 2 ? ordered_json(numbers.front()) : ordered_json(nullptr);
+  return j;
+}
 
-std::string render_json(const Report& report) {
+ordered_json error_json(const std::string& error, const std::string& message,
+                        const std::string& where, const Explanation* e) {
+  ordered_json j;
+  j["error"] = error;
+  j["message"] = message;
+  j["location"] = location_json(where);
+  if (e != nullptr && e->layer >= 0)
+    j["layer"] = {{"index", e->layer},
+                  {"kind", e->kind},
+                  {"place", e->place.empty() ? ordered_json(nullptr) : ordered_json(e->place)}};
+  else
+    j["layer"] = nullptr;
+  return j;
+}
+
+// The fields every document has, whatever became of the header.
+ordered_json document(const std::string& header, const char* status, int exit_status) {
   ordered_json j;
   j["schema"] = "staticnet-report";
   j["schema_version"] = report_schema_version;
-  j["header"] = report.header;
+  j["header"] = header;
+  j["status"] = status;
+  j["exit_status"] = exit_status;
   j["units"] = {{"bytes", "B (exact counts; each buffer rounded up to 256 B)"},
                 {"flops", "FLOP; a multiply-add counts 2"}};
+  return j;
+}
+
+}  // namespace
+
+std::string render_json(const Report& report) {
+  ordered_json errors = ordered_json::array();
+  for (const ModelReport& m : report.models)
+    for (const std::string& sentence : over_budget_sentences(m))
+      errors.push_back(error_json("over_budget", sentence, "", nullptr));
+  ordered_json j =
+      errors.empty() ? document(report.header, "ok", 0) : document(report.header, "over_budget", 1);
+  j["errors"] = errors;
   ordered_json models = ordered_json::array();
   for (const ModelReport& m : report.models)
     models.push_back(model_json(m));
   j["models"] = models;
+  return j.dump(2) + "\n";
+}
+
+std::string render_json_does_not_compile(const std::string& header,
+                                         const std::vector<Explanation>& explanations,
+                                         const std::string& compiler_output) {
+  ordered_json j = document(header, "does_not_compile", 3);
+  ordered_json errors = ordered_json::array();
+  for (const Explanation& e : explanations)
+    errors.push_back(error_json(e.error, e.sentence, e.where, &e));
+  j["errors"] = errors;
+  j["compiler_output"] = compiler_output;
+  j["models"] = ordered_json::array();
+  return j.dump(2) + "\n";
+}
+
+std::string render_json_usage_error(const std::string& header, const std::string& message) {
+  ordered_json j = document(header, "usage_error", 2);
+  j["errors"] = ordered_json::array({error_json("usage_error", message, "", nullptr)});
+  j["models"] = ordered_json::array();
   return j.dump(2) + "\n";
 }
 

@@ -21,11 +21,6 @@ std::string lifetime(const ModelReport& m, const Consumer& c) {
          m.timeline.at(c.first_step).label + " → " + m.timeline.at(c.last_step).label;
 }
 
-std::string sweep_heading(const SweepColumn& c, bool several_optimizers) {
-  std::string h = "batch " + grouped_count(c.batch);
-  return several_optimizers ? h + " " + c.optimizer : h;
-}
-
 std::string input_name(std::int64_t layer) {
   return layer < 0 ? "the input" : std::to_string(layer);
 }
@@ -41,13 +36,6 @@ std::string layer_text(const LayerRow& l, std::int64_t index) {
   if (l.inputs.size() == 1 && l.inputs[0] != index - 1)
     return l.kind + " (reads " + input_name(l.inputs[0]) + ")";
   return l.kind;
-}
-
-bool several_optimizers(const ModelReport& m) {
-  for (const SweepColumn& c : m.sweep)
-    if (c.optimizer != m.sweep.front().optimizer)
-      return true;
-  return false;
 }
 
 }  // namespace
@@ -186,32 +174,39 @@ Table check_table(const ModelReport& m) {
   return t;
 }
 
+// One row per point of the sweep, so that a sweep of many batches and optimizers grows down the
+// page, not across it (8 batches × 2 optimizers as columns made a table 330 characters wide).
 Table sweep_table(const ModelReport& m) {
-  std::vector<Align> align = {Align::left};
-  std::vector<std::string> head = {""};
-  const bool several = several_optimizers(m);
-  for (const SweepColumn& c : m.sweep) {
-    align.push_back(Align::right);
-    head.push_back(sweep_heading(c, several));
-  }
-  Table t(align);
-  t.add(head);
+  std::vector<Align> align = {Align::right, Align::left};
+  std::vector<std::string> head = {"batch", "optimizer"};
+  std::vector<Category> shown_categories;
   for (Category cat : categories) {
     if (!shown(cat, m.model.plan.footprint))
       continue;
-    std::vector<std::string> row = {label_of(cat)};
-    for (const SweepColumn& c : m.sweep)
-      row.push_back(human_bytes(c.footprint[cat]));
-    t.add(row);
+    shown_categories.push_back(cat);
+    align.push_back(Align::right);
+    head.push_back(label_of(cat));
   }
-  std::vector<std::string> total = {"total"};
-  for (const SweepColumn& c : m.sweep)
-    total.push_back(human_bytes(c.footprint.total));
-  t.add(total);
-  for (std::size_t b = 0; b < m.checks.size(); ++b) {
-    std::vector<std::string> row = {"fits " + m.checks[b].budget.name};
-    for (const SweepColumn& c : m.sweep)
-      row.push_back(c.fits.at(b) ? "yes" : "NO");
+  align.push_back(Align::right);
+  head.push_back("total");
+  if (!m.checks.empty()) {
+    align.push_back(Align::left);
+    head.push_back("fits");
+  }
+  Table t(align);
+  t.add(head);
+  for (const SweepColumn& c : m.sweep) {
+    std::vector<std::string> row = {grouped_count(c.batch), c.optimizer};
+    for (Category cat : shown_categories)
+      row.push_back(human_bytes(c.footprint[cat]));
+    row.push_back(human_bytes(c.footprint.total));
+    if (!m.checks.empty()) {
+      std::string missed;
+      for (std::size_t b = 0; b < m.checks.size(); ++b)
+        if (!c.fits.at(b))
+          missed += (missed.empty() ? "NO: not " : ", not ") + m.checks[b].budget.name;
+      row.push_back(missed.empty() ? (m.checks.size() == 1 ? "yes" : "yes, every budget") : missed);
+    }
     t.add(row);
   }
   return t;

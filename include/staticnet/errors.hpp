@@ -3,7 +3,8 @@
 // the numbers travel in the name of the failing instantiation, e.g.
 //
 //   In instantiation of 'struct staticnet::error::linear_in_features_mismatch<
-//       staticnet::error::layer<7, staticnet::LayerKind::Linear>,
+//       staticnet::error::layer<7, staticnet::LayerKind::Linear,
+//                               staticnet::error::nesting<staticnet::error::entry<8> > >,
 //       staticnet::error::in_features_written<2048>, staticnet::error::features_arriving<8192>,
 //       staticnet::error::shape<128, 8, 8> >'
 //   error: static assertion failed: Linear: InFeatures<N> differs from the features ...
@@ -18,8 +19,21 @@
 
 namespace staticnet::error {
 
-// Argument wrappers: they exist only to name the numbers in the error's text.
-template <std::int64_t Index, LayerKind Kind>
+// Where a layer sits in the model as the user nested it, outermost first: each step is the
+// N-th entry (from 1) of a Sequential, or a Residual's body, shortcut, or the sum that closes it.
+// nesting<entry<5>, residual_body, entry<2>> is the 2nd entry of the body of the Residual that
+// is the 5th entry of the model's Sequential. Empty when the model is the layer itself.
+template <std::int64_t N>
+struct entry {};
+struct residual_body {};
+struct residual_shortcut {};
+struct residual_sum {};
+template <class... Steps>
+struct nesting {};
+
+// Argument wrappers: they exist only to name the numbers in the error's text. A layer is named
+// by its index in the flattened model and its kind, then its place in the model as written.
+template <std::int64_t Index, LayerKind Kind, class Nesting>
 struct layer {};
 template <OptionKind Option>
 struct option {};
@@ -118,11 +132,13 @@ struct option_given_twice {
 };
 template <class Layer, class Option>
 struct option_not_accepted {
-  static_assert(always_false<option_not_accepted>,
-                "staticnet: this layer does not take that option (Linear: InFeatures, NoBias; "
-                "Conv2d: Kernel, Stride, Padding or PaddingSame, NoBias, Groups; "
-                "DepthwiseConv2d: the same but Groups; pools: Stride, Padding or PaddingSame; "
-                "BatchNorm: Epsilon, Momentum)");
+  static_assert(
+      always_false<option_not_accepted>,
+      "staticnet: this layer does not take that option (Linear: InFeatures, NoBias; "
+      "Conv2d: Kernel, Stride, Padding or PaddingSame, NoBias, Groups; "
+      "DepthwiseConv2d: the same but Groups; pools: Stride, Padding or PaddingSame (their "
+      "window is their first argument); "
+      "BatchNorm: Epsilon, Momentum)");
 };
 template <class Layer>
 struct missing_kernel {
@@ -247,10 +263,11 @@ template <Shape S>
 using shape_of =
     decltype(detail::shape_type<S>(std::make_index_sequence<static_cast<std::size_t>(S.rank)>{}));
 
-// Instantiates the error that describes D. Only called when D is an error.
-template <Diagnostic D>
+// Instantiates the error that describes D, whose layer sits in the model at Nesting. Only
+// called when D is an error.
+template <Diagnostic D, class Nesting>
 constexpr void report() {
-  using L = layer<D.layer, D.kind>;
+  using L = layer<D.layer, D.kind, Nesting>;
   constexpr auto code = D.code;
   if constexpr (code == ErrorCode::missing_input) {
     (void)sizeof(missing_input<setup_option<D.setup_option>>);
@@ -318,9 +335,9 @@ constexpr void report() {
 // function itself, would make that function no constant expression, and clang would then add an
 // error for every constant that reads it (one per planning stage, each spelling out the whole
 // model type); taking the address from a class only instantiates the error that describes D.
-template <Diagnostic D>
+template <Diagnostic D, class Nesting>
 struct reporter {
-  static constexpr auto instantiate = &report<D>;
+  static constexpr auto instantiate = &report<D, Nesting>;
 };
 
 // The same for an error type given directly (does_not_fit, from budget.hpp's assert_fits).

@@ -4,8 +4,10 @@
 // problem into a compile error with the numbers.
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <initializer_list>
 #include <type_traits>
+#include <utility>
 
 #include "staticnet/errors.hpp"
 #include "staticnet/graph.hpp"
@@ -92,15 +94,119 @@ namespace detail {
 // plan.hpp's entry points) and the graph exists once however many stages read it.
 template <Model M, Setup S>
 inline constexpr auto graph_v = lower(flatten<M>(), S::desc());
+
+// ---- where a flattened layer sits in the model as written (for its error only) ----
+
+enum class NestingStep : std::uint8_t { entry, body, shortcut, sum };
+
+// A path from the model down to one layer, outermost step first (see error::nesting). Deeper
+// paths than max_depth keep their outer steps.
+struct Nesting {
+  static constexpr int max_depth = 12;
+  NestingStep steps[max_depth]{};
+  std::int64_t entries[max_depth]{};  // a step `entry`: its position in the Sequential, from 1
+  int depth = 0;
+
+  constexpr void push(NestingStep step, std::int64_t entry = 0) {
+    if (depth < max_depth) {
+      steps[depth] = step;
+      entries[depth] = entry;
+    }
+    ++depth;
+  }
+  constexpr void pop() { --depth; }
+};
+
+// Walks L as append_nodes() does, counting flattened layers in `next`, and stops with `found` the
+// path of layer `target`. Braced lists rather than folds, for the same reason as there.
+template <class L>
+constexpr void locate(std::size_t target, std::size_t& next, Nesting& at, Nesting& found,
+                      bool& done) {
+  if constexpr (std::is_same_v<L, Identity>) {
+    return;
+  } else if constexpr (is_sequential<L>::value) {
+    [&]<class... Children>(Sequential<Children...>*) {
+      std::int64_t position = 0;
+      [[maybe_unused]] const int in_order[] = {
+          (done ? 0
+                : (at.push(NestingStep::entry, ++position),
+                   locate<Children>(target, next, at, found, done), at.pop(), 0))...};
+    }(static_cast<L*>(nullptr));
+  } else if constexpr (is_residual<L>::value) {
+    [&]<class Body, class Shortcut>(Residual<Body, Shortcut>*) {
+      at.push(NestingStep::body);
+      locate<Body>(target, next, at, found, done);
+      at.pop();
+      if (done)
+        return;
+      at.push(NestingStep::shortcut);
+      locate<Shortcut>(target, next, at, found, done);
+      at.pop();
+      if (done)
+        return;
+      if (next++ == target) {  // the Add that closes the block
+        found = at;
+        found.push(NestingStep::sum);
+        done = true;
+      }
+    }(static_cast<L*>(nullptr));
+  } else {
+    if (next++ == target) {
+      found = at;
+      done = true;
+    }
+  }
+}
+
+template <Model M>
+constexpr Nesting nesting_of(std::int64_t layer) {
+  Nesting at, found;
+  std::size_t next = 0;
+  bool done = false;
+  if (layer >= 0)
+    locate<M>(static_cast<std::size_t>(layer), next, at, found, done);
+  if (found.depth > Nesting::max_depth)
+    found.depth = Nesting::max_depth;
+  return found;
+}
+
+template <NestingStep Step, std::int64_t Entry>
+struct nesting_step;
+template <std::int64_t Entry>
+struct nesting_step<NestingStep::entry, Entry> {
+  using type = error::entry<Entry>;
+};
+template <std::int64_t Entry>
+struct nesting_step<NestingStep::body, Entry> {
+  using type = error::residual_body;
+};
+template <std::int64_t Entry>
+struct nesting_step<NestingStep::shortcut, Entry> {
+  using type = error::residual_shortcut;
+};
+template <std::int64_t Entry>
+struct nesting_step<NestingStep::sum, Entry> {
+  using type = error::residual_sum;
+};
+
+template <Nesting N, std::size_t... I>
+auto nesting_type(std::index_sequence<I...>)
+    -> error::nesting<typename nesting_step<N.steps[I], N.entries[I]>::type...>;
+
+// error::nesting<...> for layer `Layer` of M.
+template <Model M, std::int64_t Layer>
+using nesting_of_t = decltype(nesting_type<nesting_of<M>(Layer)>(
+    std::make_index_sequence<static_cast<std::size_t>(nesting_of<M>(Layer).depth)>{}));
 }  // namespace detail
 
 // The model lowered for the setup. A wrong model or setup fails to compile here, with the
-// numbers (see errors.hpp); the Graph returned then carries the error and nothing else.
+// numbers and the layer's place in the model (see errors.hpp); the Graph returned then carries
+// the error and nothing else.
 template <Model M, Setup S>
 constexpr const auto& lower() {
   constexpr const auto& graph = detail::graph_v<M, S>;
   if constexpr (!graph.error.ok())
-    (void)sizeof(error::reporter<graph.error>);
+    (void)sizeof(error::reporter<graph.error, detail::nesting_of_t<M, graph.error.layer>>);
   return graph;
 }
 

@@ -307,6 +307,48 @@ def check_exit_codes(args):
     r = analyze(args, "tests/analyzer/data/budget_assert.hpp", expect=3)
     check("needs 18,402,304 B (17.55 MiB)" in r.stderr and "the budget is 16,777,216 B" in r.stderr
           and "1,625,088 B (1.55 MiB) over" in r.stderr, f"the budget error decoded: {r.stderr}")
+    # ... said at the user's line: the header's STATICNET_MODEL line (15).
+    r = analyze(args, seed, expect=3)
+    check(f"  {seed}:15:1: layer 10 (Linear)" in r.stderr,
+          f"the error at the header's line: {r.stderr}")
+    # A model named on the command line: its errors at the line that declares it (9), not in
+    # the probe the user never wrote, with the layer's place in the model's nesting.
+    wrong = "tests/analyzer/data/unregistered_wrong.hpp"
+    r = analyze(args, wrong, "--model", "nested::Net", "--setup", "nested::Training", expect=3)
+    check(f"  {wrong}:9:" in r.stderr and "probe.cpp" not in r.stderr
+          and "layer 3 (Linear, the 2nd entry of the Sequential that is the 2nd entry of the outer "
+          "Sequential): `InFeatures<64>` is written, but 32 features arrive" in r.stderr,
+          f"--model's error at the header's line: {r.stderr}")
+    # The JSON report of a header that does not compile: a document, in the schema, that says why.
+    r = analyze(args, seed, "--format", "json", expect=3)
+    report = json.loads(r.stdout)
+    check(report["status"] == "does_not_compile" and report["exit_status"] == 3
+          and report["models"] == [], f"does_not_compile: {report.get('status')}")
+    error = report["errors"][0]
+    check(error["error"] == "linear_in_features_mismatch"
+          and error["message"].startswith("layer 10 (Linear): `InFeatures<2048>` is written")
+          and error["location"] == {"file": seed, "line": 15, "column": 1}
+          and error["layer"] == {"index": 10, "kind": "Linear", "place": None},
+          f"the decoded error, its line and its layer: {error}")
+    check("linear_in_features_mismatch" in report["compiler_output"], "the compiler's output")
+    r = analyze(args, "samples/no_such_model.hpp", "--format", "json", expect=2)
+    report = json.loads(r.stdout)
+    check(report["status"] == "usage_error" and report["exit_status"] == 2
+          and "no such header" in report["errors"][0]["message"], f"usage_error: {report}")
+    r = analyze(args, sample("simple_cnn"), "-I", ".", "--budget", "20MiB", "--format", "json",
+                expect=1)
+    report = json.loads(r.stdout)
+    check(report["status"] == "over_budget" and report["exit_status"] == 1
+          and report["errors"][0]["error"] == "over_budget"
+          and "757.50 KiB over" in report["errors"][0]["message"], f"over_budget: {report}")
+    # A STATICNET_MODEL line without its ';', last in a header without a final newline.
+    r = analyze(args, "tests/analyzer/data/no_semicolon.hpp", expect=0)
+    check("net: user::Net as user::Training" in r.stdout, f"without ';': {r.stderr}")
+    # A pool's window written as a type fails before staticnet sees the model: still explained.
+    r = analyze(args, "tests/analyzer/data/pool_window_type.hpp", expect=3)
+    check("tests/analyzer/data/pool_window_type.hpp:10:" in r.stderr
+          and "window is a value, but sn::Kernel<3, 1> is a type: write sn::Kernel<3, 1>{}"
+          in r.stderr, f"the pool's window explained: {r.stderr}")
     # Somebody else's error passes through as the compiler wrote it.
     r = analyze(args, "tests/analyzer/data/not_cpp.hpp", expect=3)
     check("undeclared_name_in_this_header" in r.stderr and "error" in r.stderr, r.stderr)
@@ -418,6 +460,11 @@ def check_schema(args):
     runs += [[sample(f"mlperf_tiny/{n}"), "-I", "."] for n in ("resnet8", "ds_cnn")]
     runs.append(["tests/analyzer/data/resnet8_inference.hpp", "-I", "."])
     runs.append(["tests/analyzer/data/prefetch.hpp"])
+    # Every way a run ends is a document in the schema: over a budget, not compiling, a usage error.
+    runs.append(["tests/analyzer/data/deep_cnn_seed.hpp"])
+    runs.append(["tests/analyzer/data/pool_window_type.hpp"])
+    runs.append(["tests/analyzer/data/not_cpp.hpp"])
+    runs.append(["samples/no_such_model.hpp"])
     for flags in runs:
         result = analyze(args, *flags, "--format", "json")
         errors = list(validator.iter_errors(json.loads(result.stdout)))

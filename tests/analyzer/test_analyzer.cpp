@@ -253,3 +253,113 @@ TEST_CASE("every error template in errors.hpp has a decoding") {
   CHECK(count == 25);
   CHECK(an::explained_errors().size() == 25);
 }
+
+TEST_CASE("explain: a layer's place in the model as the user nested it") {
+  auto sentence = [](const std::string& nesting) {
+    const std::string log =
+        "x.hpp: In instantiation of 'struct staticnet::error::linear_in_features_mismatch<"
+        "staticnet::error::layer<4, staticnet::LayerKind::Linear, staticnet::error::nesting<" +
+        nesting +
+        "> >, staticnet::error::in_features_written<64>, staticnet::error::features_arriving<32>, "
+        "staticnet::error::shape<32> >':\n";
+    const auto e = an::explain_compiler_output(log);
+    REQUIRE(e.size() == 1);
+    return e[0].sentence.substr(0, e[0].sentence.find(':'));
+  };
+  const std::string entry = "staticnet::error::entry<";
+  // A flat model: the 5th entry is layer 4, which says it all.
+  CHECK(sentence(entry + "5>") == "layer 4 (Linear)");
+  CHECK(sentence(entry + "11>") == "layer 4 (Linear, the 11th entry of the outer Sequential)");
+  CHECK(sentence(entry + "2>, " + entry + "2>, " + entry + "2>") ==
+        "layer 4 (Linear, the 2nd entry of the Sequential that is the 2nd entry of the Sequential "
+        "that is the 2nd entry of the outer Sequential)");
+  CHECK(sentence(entry + "3>, staticnet::error::residual_body, " + entry + "1>") ==
+        "layer 4 (Linear, the 1st entry of the body of the Residual that is the 3rd entry of the "
+        "outer Sequential)");
+  CHECK(sentence(entry + "12>, staticnet::error::residual_shortcut") ==
+        "layer 4 (Linear, the shortcut of the Residual that is the 12th entry of the outer "
+        "Sequential)");
+  CHECK(sentence("staticnet::error::residual_body, staticnet::error::residual_body, " + entry +
+                 "23>") ==
+        "layer 4 (Linear, the 23rd entry of the body of the Residual that is the body of the "
+        "outer Residual)");
+  CHECK(sentence(entry + "1>, staticnet::error::residual_sum") ==
+        "layer 4 (Linear, the sum that closes the Residual that is the 1st entry of the outer "
+        "Sequential)");
+  // An older staticnet's log, without the nesting.
+  const auto old = an::explain_compiler_output(
+      "x.hpp: In instantiation of 'struct staticnet::error::linear_in_features_mismatch<"
+      "staticnet::error::layer<4, staticnet::LayerKind::Linear>, "
+      "staticnet::error::in_features_written<64>, staticnet::error::features_arriving<32>, "
+      "staticnet::error::shape<32> >':\n");
+  REQUIRE(old.size() == 1);
+  CHECK(old[0].sentence.starts_with("layer 4 (Linear): `InFeatures<64>` is written"));
+  CHECK(old[0].layer == 4);
+  CHECK(old[0].kind == "Linear");
+  CHECK(old[0].place.empty());
+}
+
+TEST_CASE("explain: a pool's window written as a type, as g++ and clang++ say it") {
+  // g++ 12, with its caret lines (and its UTF-8 quotes), then with -fno-diagnostics-show-caret.
+  const std::string gcc =
+      "net.hpp:3:103: error: type/value mismatch at argument 1 in template parameter list for "
+      "\xe2\x80\x98template<auto [requires staticnet::PoolWindow<<placeholder>, >] Window, class "
+      "... Options>  requires (... && LayerOption<Options>) struct "
+      "staticnet::MaxPool2d\xe2\x80\x99\n"
+      "    3 | using M = sn::Sequential<sn::MaxPool2d<sn::Kernel<3, 1>, sn::PaddingSame>>;\n"
+      "      |                                                       ^\n"
+      "net.hpp:3:103: note:   expected a constant of type \xe2\x80\x98"
+      "auto [requires "
+      "staticnet::PoolWindow<<placeholder>, >]\xe2\x80\x99, got "
+      "\xe2\x80\x98staticnet::Kernel<3, 1>\xe2\x80\x99\n"
+      "net.hpp:3:131: error: template argument 2 is invalid\n";
+  auto e = an::explain_compiler_output(gcc);
+  REQUIRE(e.size() == 1);
+  CHECK(e[0].error == "pool_window_is_a_type");
+  CHECK(e[0].where == "net.hpp:3:103");
+  CHECK(e[0].sentence ==
+        "MaxPool2d's window is a value, but sn::Kernel<3, 1> is a type: write sn::Kernel<3, 1>{} "
+        "(with the braces), or a number K for a K × K window (MaxPool2d<2>)");
+  const std::string no_caret =
+      "net.hpp:3:20: error: type/value mismatch at argument 1 in template parameter list for "
+      "'template<auto [requires staticnet::PoolWindow<<placeholder>, >] Window, class ... "
+      "Options>  requires (... && LayerOption<Options>) struct staticnet::AvgPool2d'\n"
+      "net.hpp:3:20: note:   expected a constant of type 'auto [requires "
+      "staticnet::PoolWindow<<placeholder>, >]', got 'staticnet::Kernel<2, 2>'\n";
+  e = an::explain_compiler_output(no_caret);
+  REQUIRE(e.size() == 1);
+  CHECK(e[0].sentence.starts_with(
+      "AvgPool2d's window is a value, but sn::Kernel<2, 2> is a type: write sn::Kernel<2, 2>{}"));
+  // clang++ 14 names neither the pool nor the type; the caret underlines what was written.
+  const std::string clang =
+      "net.hpp:3:42: error: template argument for non-type template parameter must be an "
+      "expression\n"
+      "using M = sn::Sequential<sn::MaxPool2d<sn::Kernel<3,1>, sn::PaddingSame>>;\n"
+      "                                       ^~~~~~~~~~~~~~~\n"
+      "/usr/include/staticnet/layers.hpp:232:27: note: template parameter is declared here\n"
+      "template <PoolWindow auto Window, LayerOption... Options>\n"
+      "                          ^\n";
+  e = an::explain_compiler_output(clang);
+  REQUIRE(e.size() == 1);
+  CHECK(e[0].where == "net.hpp:3:42");
+  CHECK(e[0].sentence ==
+        "a pool's window is a value, but sn::Kernel<3, 1> is a type: write sn::Kernel<3, 1>{} "
+        "(with the braces), or a number K for a K × K window (MaxPool2d<2>)");
+}
+
+TEST_CASE("analyze: the line that declares a model, where its errors are said") {
+  const std::string header =
+      "#include <staticnet/staticnet.hpp>\n"              // 1
+      "namespace my {\n"                                  // 2
+      "using NetTraining = sn::Training<>;\n"             // 3
+      "using Net =\n"                                     // 4
+      "    sn::Sequential<sn::Linear<3>>;\n"              // 5
+      "struct Other {};\n"                                // 6
+      "STATICNET_MODEL(other, my::Other, NetTraining)\n"  // 7
+      "}\n";
+  CHECK(an::declaration_line(header, "my::Net") == 4);
+  CHECK(an::declaration_line(header, "Net") == 4);
+  CHECK(an::declaration_line(header, "my::Other") == 7);  // its STATICNET_MODEL line first
+  CHECK(an::declaration_line(header, "my::Missing") == 0);
+  CHECK(an::declaration_line(header, "sn::Sequential<sn::Linear<3>>") == 0);
+}

@@ -50,6 +50,11 @@ struct AnalyzeResult {
   Report report;  // when it compiled
 };
 
+// The line (from 1) of a header's text that declares `model` (e.g. "my::Net"): its
+// STATICNET_MODEL line, else `using Net =`, `struct Net` or `class Net`; 0 when there is none.
+// The probe's, and staticnet_model()'s generator's, errors are said at that line.
+int declaration_line(const std::string& header_text, const std::string& model);
+
 // $STATICNET_CACHE_DIR, else $XDG_CACHE_HOME/staticnet, else ~/.cache/staticnet.
 std::filesystem::path default_cache_dir();
 

@@ -4,7 +4,8 @@
 // whose name and arguments carry the facts, e.g. (g++)
 //
 //   In instantiation of 'struct staticnet::error::linear_in_features_mismatch<
-//     staticnet::error::layer<10, staticnet::LayerKind::Linear>,
+//     staticnet::error::layer<10, staticnet::LayerKind::Linear,
+//                             staticnet::error::nesting<staticnet::error::entry<11> > >,
 //     staticnet::error::in_features_written<2048>, staticnet::error::features_arriving<8192>,
 //     staticnet::error::shape<128, 8, 8> >'
 //
@@ -14,6 +15,7 @@
 //   write InFeatures<8192>, or drop InFeatures to infer it
 //
 // g++, clang++ and nvcc spell the instantiation alike (nvcc adds an L to 64-bit numbers).
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -27,6 +29,12 @@ struct Explanation {
   // from another's in a log of several: g++'s "required from here", clang's last "requested
   // here". Empty when the log does not say.
   std::string where;
+  // The layer the error is about, where it is about one: its index in the flattened model, its
+  // kind ("Linear"), and its place in the model as written ("the 11th entry of the outer
+  // Sequential"; empty where the index says it all, or the log is of an older staticnet).
+  std::int64_t layer = -1;
+  std::string kind;
+  std::string place;
 };
 
 // Every distinct staticnet diagnostic in `compiler_output`, in order of appearance; empty when
