@@ -199,29 +199,50 @@ struct DepthwiseConv2d {
 };
 
 namespace detail {
-template <LayerKind Kind, std::int64_t K, LayerOption... Options>
+template <class T>
+struct is_kernel : std::false_type {};
+template <std::int64_t H, std::int64_t W>
+struct is_kernel<Kernel<H, W>> : std::true_type {};
+
+template <LayerKind Kind, auto Window, LayerOption... Options>
 constexpr LayerDesc pool_desc() {
-  // The stride defaults to the window, as in PyTorch.
   LayerDesc d = LayerDesc::of(Kind);
-  d.kernel_h = d.kernel_w = d.stride_h = d.stride_w = K;
+  if constexpr (std::integral<decltype(Window)>) {
+    d.kernel_h = d.kernel_w = Window;
+  } else {
+    Window.apply(d);  // Kernel<H, W>{}
+  }
+  // The stride defaults to the window, as in PyTorch and Keras.
+  d.stride_h = d.kernel_h;
+  d.stride_w = d.kernel_w;
   return with_options<option_bit(OptionKind::stride) | option_bit(OptionKind::padding), Options...>(
       d);
 }
 }  // namespace detail
 
-// Max over K×K windows; Stride defaults to K, Padding to 0.
-template <std::int64_t K, LayerOption... Options>
+// A pool's window, its first argument: a number K for K×K (MaxPool2d<2>), or the value
+// Kernel<H, W>{} for H rows by W columns (Keras' pool_size=(3, 1) is MaxPool2d<sn::Kernel<3, 1>{}>;
+// the braces make the option type Conv2d takes a value, since a template's first argument is
+// either a value or a type, and MaxPool2d<2> is a value).
+template <class T>
+concept PoolWindow = std::integral<T> || detail::is_kernel<T>::value;
+
+// Max over the window; Stride defaults to the window, Padding to 0; PaddingSame pads as
+// TensorFlow does (a max over the real elements only).
+template <PoolWindow auto Window, LayerOption... Options>
 struct MaxPool2d {
   static constexpr LayerDesc desc() {
-    return detail::pool_desc<LayerKind::MaxPool2d, K, Options...>();
+    return detail::pool_desc<LayerKind::MaxPool2d, Window, Options...>();
   }
 };
 
-// Mean over K×K windows (padding counts as zeros in the mean, PyTorch's default).
-template <std::int64_t K, LayerOption... Options>
+// Mean over the window. With Padding<P> the padding counts as zeros in the mean (PyTorch's
+// default, count_include_pad); with PaddingSame the mean is over the real elements only, as
+// TensorFlow's 'same' takes it.
+template <PoolWindow auto Window, LayerOption... Options>
 struct AvgPool2d {
   static constexpr LayerDesc desc() {
-    return detail::pool_desc<LayerKind::AvgPool2d, K, Options...>();
+    return detail::pool_desc<LayerKind::AvgPool2d, Window, Options...>();
   }
 };
 

@@ -98,9 +98,29 @@ inline std::vector<double> layer(const sn::LayerPlan& l, const std::vector<doubl
                 const double v = x[static_cast<std::size_t>((plane * h + ih) * w + iw)];
                 acc = max ? std::max(acc, v) : acc + v;
               }
+            // An average over the window (PyTorch's padding counts as zeros), or with
+            // TensorFlow's 'same' over the real elements the window covers.
+            std::int64_t real = 0;
+            for (std::int64_t kh = 0; kh < d.kernel_h; ++kh)
+              for (std::int64_t kw = 0; kw < d.kernel_w; ++kw) {
+                const std::int64_t ih = oh * d.stride_h - d.pad_h + kh;
+                const std::int64_t iw = ow * d.stride_w - d.pad_w + kw;
+                real += ih >= 0 && ih < h && iw >= 0 && iw < w ? 1 : 0;
+              }
+            const std::int64_t divisor = d.same_padding ? real : d.kernel_h * d.kernel_w;
             y[static_cast<std::size_t>((plane * oh_n + oh) * ow_n + ow)] =
-                max ? acc : acc / static_cast<double>(d.kernel_h * d.kernel_w);
+                max ? acc : acc / static_cast<double>(divisor);
           }
+      return y;
+    }
+    case sn::LayerKind::GlobalAvgPool2d: {
+      const std::int64_t positions = in[2] * in[3];
+      for (std::int64_t plane = 0; plane < in[0] * in[1]; ++plane) {
+        double sum = 0;
+        for (std::int64_t q = 0; q < positions; ++q)
+          sum += x[static_cast<std::size_t>(plane * positions + q)];
+        y[static_cast<std::size_t>(plane)] = sum / static_cast<double>(positions);
+      }
       return y;
     }
     case sn::LayerKind::Flatten:
@@ -119,9 +139,23 @@ inline std::vector<double> layer(const sn::LayerPlan& l, const std::vector<doubl
 template <std::size_t L>
 std::vector<double> sample_losses(const sn::Plan<L>& plan, const std::vector<double>& parameters,
                                   const Batch& batch) {
-  std::vector<double> x = batch.inputs;
-  for (const sn::LayerPlan& l : plan.layers)
-    x = detail::layer(l, parameters, x);
+  // Every layer's output, read by id: a residual block's Add reads two.
+  std::vector<std::vector<double>> outputs;
+  auto tensor = [&](std::int32_t id) -> const std::vector<double>& {
+    return id == sn::model_input ? batch.inputs : outputs[static_cast<std::size_t>(id)];
+  };
+  for (const sn::LayerPlan& l : plan.layers) {
+    if (l.kind == sn::LayerKind::Add) {
+      std::vector<double> sum = tensor(l.inputs[0]);
+      const std::vector<double>& b = tensor(l.inputs[1]);
+      for (std::size_t i = 0; i < sum.size(); ++i)
+        sum[i] += b[i];
+      outputs.push_back(std::move(sum));
+    } else {
+      outputs.push_back(detail::layer(l, parameters, tensor(l.inputs[0])));
+    }
+  }
+  const std::vector<double>& x = outputs.back();
   const std::int64_t n = plan.output_shape[0];
   const std::int64_t k = plan.output_shape.elements() / n;
   std::vector<double> losses(static_cast<std::size_t>(n));

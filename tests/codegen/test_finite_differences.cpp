@@ -25,12 +25,18 @@
 #include "fd_conv_avg_pool_mse_trainer.h"
 #include "fd_conv_max_pool_kernels_cpu.h"
 #include "fd_conv_max_pool_trainer.h"
+#include "fd_flatten_first_kernels_cpu.h"
+#include "fd_flatten_first_trainer.h"
 #include "fd_mlp_kernels_cpu.h"
 #include "fd_mlp_trainer.h"
 #include "fd_pool_first_kernels_cpu.h"
 #include "fd_pool_first_trainer.h"
+#include "fd_same_pools_kernels_cpu.h"
+#include "fd_same_pools_trainer.h"
 #include "fd_standalone_pools_kernels_cpu.h"
 #include "fd_standalone_pools_trainer.h"
+#include "fd_two_readers_kernels_cpu.h"
+#include "fd_two_readers_trainer.h"
 #include "fd_wide_window_kernels_cpu.h"
 #include "fd_wide_window_trainer.h"
 #include "gradient_models.hpp"
@@ -173,4 +179,20 @@ TEST_CASE("gradients: a pool before any parameter, a pool fused with no activati
 TEST_CASE("gradients: a 17×17 max-pool keeps 2-byte window indices") {
   check_gradients(sn::plan<gm::WideWindow, gm::WideWindowSetup>(), fd_wide_window::model_info(),
                   {&fd_wide_window::cpu::train_step, &fd_wide_window::cpu::evaluate});
+}
+
+TEST_CASE("gradients: TensorFlow's 'same' pools, rectangular windows, means over real elements") {
+  check_gradients(sn::plan<gm::SamePools, gm::SamePoolsSetup>(), fd_same_pools::model_info(),
+                  {&fd_same_pools::cpu::train_step, &fd_same_pools::cpu::evaluate});
+}
+
+TEST_CASE("gradients: tensors read twice, each reader adding its part of the input gradient") {
+  check_gradients(sn::plan<gm::TwoReaders, gm::TwoReadersSetup>(), fd_two_readers::model_info(),
+                  {&fd_two_readers::cpu::train_step, &fd_two_readers::cpu::evaluate});
+}
+
+TEST_CASE("gradients: a Flatten whose input's other reader adds to the gradient it copied") {
+  check_gradients(sn::plan<gm::FlattenFirst, gm::FlattenFirstSetup>(),
+                  fd_flatten_first::model_info(),
+                  {&fd_flatten_first::cpu::train_step, &fd_flatten_first::cpu::evaluate});
 }

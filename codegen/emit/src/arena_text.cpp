@@ -88,7 +88,7 @@ GroupOrder group_order(const ModelView& model, const std::vector<FusedGroup>& gr
         order.forward.push_back(&g);
     } else if (s.kind == StepKind::backward) {
       const FusedGroup& g = group_of(s.layer);
-      if (s.layer != g.last || g.view >= 0)
+      if (s.layer != g.last)
         continue;
       if (has_backward(model, g))
         order.backward.push_back(&g);

@@ -94,50 +94,6 @@ bool can_fuse_pool(const ModelView& model, std::int64_t product, std::int64_t be
                           model.backward_step(pool_layer));
 }
 
-bool has_padding(const LayerDesc& d) {
-  return d.pad_h != 0 || d.pad_w != 0 || d.pad_h_end != 0 || d.pad_w_end != 0;
-}
-
-bool takes_gradient_sum(LayerKind k) {
-  switch (k) {
-    case LayerKind::Conv2d:  // on the direct kernel when it must add (runs_direct)
-    case LayerKind::DepthwiseConv2d:
-    case LayerKind::BatchNorm2d:
-    case LayerKind::BatchNorm1d:
-    case LayerKind::GlobalAvgPool2d:
-    case LayerKind::Dropout:
-    case LayerKind::Add:
-      return true;
-    default:
-      return false;
-  }
-}
-
-// What `target`'s emitter cannot write yet, or "" when it can write the layer.
-std::string not_emittable(const LayerPlan& l, Target target) {
-  if (is_pool(l.kind) && l.options.same_padding && has_padding(l.options))
-    return "'same' padding on a pool (TensorFlow's: padding ignored, not counted)";
-  if (l.kind == LayerKind::Flatten && l.runs_backward && l.input_gradient_buffer != no_buffer &&
-      l.input_gradient_buffer != l.output_gradient_buffer)
-    return "a Flatten whose input has another reader";
-  if (target == Target::cpu)
-    return is_pool(l.kind) && l.accumulates_input_gradient
-               ? "a pool's input gradient summed with another reader's"
-               : "";
-  // CUDA: the libraries' products, the activations and the pools write their input gradient;
-  // the direct kernels can add it to another reader's part.
-  // Uneven padding needs no check here: only 'same' makes it, and a convolution with it runs
-  // directly (runs_direct) while a pool with 'same' padding was refused above.
-  if ((l.accumulates_input_gradient || l.accumulates_input2_gradient) &&
-      !takes_gradient_sum(l.kind))
-    return "a sum of input gradients (a tensor with two readers) after this layer kind";
-  return "";
-}
-
-const char* target_name(Target target) {
-  return target == Target::cpu ? "CPU" : "CUDA";
-}
-
 // A convolution computed directly (grouped_conv.hpp) rather than as a product: grouped and
 // depthwise ones on both backends, and on CUDA a dense one that staticnet's cuDNN convolutions
 // (kernels/src/cuda/convolution.cpp) do not take as the plan has it: padding uneven before and
@@ -155,21 +111,7 @@ bool runs_direct(const LayerPlan& l, Target target) {
 
 }  // namespace
 
-void require_emittable(const ModelView& model, Target target) {
-  for (std::size_t i = 0; i < model.layers.size(); ++i) {
-    const std::string what = not_emittable(model.layers[i], target);
-    if (!what.empty())
-      throw std::invalid_argument("staticnet codegen: " + model.names.name + ": layer " +
-                                  std::to_string(i) + " (" + name_of(model.layers[i].kind) +
-                                  "): the " + target_name(target) +
-                                  " kernel emitter does not write " + what +
-                                  " yet. Its plan, budgets and analysis are exact; the generated " +
-                                  target_name(target) + " trainer for it is not built yet");
-  }
-}
-
 std::vector<FusedGroup> fuse(const ModelView& model, Target target) {
-  require_emittable(model, target);
   std::vector<FusedGroup> groups;
   const auto count = static_cast<std::int64_t>(model.layers.size());
   for (std::int64_t i = 0; i < count;) {
@@ -225,9 +167,17 @@ std::vector<FusedGroup> fuse(const ModelView& model, Target target) {
   return groups;
 }
 
+bool view_writes_gradient(const ModelView& model, const FusedGroup& g) {
+  if (g.view < 0)
+    return false;
+  const LayerPlan& l = layer_at(model, g.view);
+  return l.runs_backward && l.input_gradient_buffer != no_buffer &&
+         l.input_gradient_buffer != l.output_gradient_buffer;
+}
+
 bool has_backward(const ModelView& model, const FusedGroup& g) {
   if (g.view >= 0)
-    return false;
+    return view_writes_gradient(model, g);
   const LayerPlan& first = layer_at(model, g.first);
   if (!first.runs_backward)
     return false;

@@ -237,6 +237,21 @@ void emit_direct_conv_geometry(Printer& out, const LayerPlan& l, std::int64_t la
   )");
 }
 
+void emit_pool_geometry(Printer& out, const LayerPlan& l, std::int64_t layer) {
+  // A pool keeps its channels: "channels" is the input's. TensorFlow's 'same' averages over the
+  // input elements a window covers, where PyTorch's padding counts as zeros.
+  Printer::Vars v = window_vars("pool_" + std::to_string(layer), l);
+  v["divides"] = l.kind == LayerKind::AvgPool2d && l.options.same_padding
+                     ? ", .count_include_pad = false"
+                     : "";
+  out.emit(v, R"(
+    constexpr k::Pool2dGeometry $name${
+        .batch = $n$, .channels = $ci$, .in_height = $hi$, .in_width = $wi$,
+        .out_height = $ho$, .out_width = $wo$, .kernel_h = $kh$, .kernel_w = $kw$,
+        .stride_h = $sh$, .stride_w = $sw$, .pad_h = $ph$, .pad_w = $pw$$divides$};
+  )");
+}
+
 void emit_norm_geometry(Printer& out, const LayerPlan& l, std::int64_t layer) {
   const Shape& x = l.input_shape;
   out.emit({{"name", "norm_" + std::to_string(layer)},

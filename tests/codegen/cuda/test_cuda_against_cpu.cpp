@@ -29,15 +29,24 @@
 #include "fd_conv_max_pool_kernels_cpu.h"
 #include "fd_conv_max_pool_kernels_cuda.h"
 #include "fd_conv_max_pool_trainer.h"
+#include "fd_flatten_first_kernels_cpu.h"
+#include "fd_flatten_first_kernels_cuda.h"
+#include "fd_flatten_first_trainer.h"
 #include "fd_mlp_kernels_cpu.h"
 #include "fd_mlp_kernels_cuda.h"
 #include "fd_mlp_trainer.h"
 #include "fd_pool_first_kernels_cpu.h"
 #include "fd_pool_first_kernels_cuda.h"
 #include "fd_pool_first_trainer.h"
+#include "fd_same_pools_kernels_cpu.h"
+#include "fd_same_pools_kernels_cuda.h"
+#include "fd_same_pools_trainer.h"
 #include "fd_standalone_pools_kernels_cpu.h"
 #include "fd_standalone_pools_kernels_cuda.h"
 #include "fd_standalone_pools_trainer.h"
+#include "fd_two_readers_kernels_cpu.h"
+#include "fd_two_readers_kernels_cuda.h"
+#include "fd_two_readers_trainer.h"
 #include "fd_wide_window_kernels_cpu.h"
 #include "fd_wide_window_kernels_cuda.h"
 #include "fd_wide_window_trainer.h"
@@ -133,3 +142,6 @@ STATICNET_AGAINST_CPU_CASE(fd_standalone_pools)
 STATICNET_AGAINST_CPU_CASE(fd_chained_activations)
 STATICNET_AGAINST_CPU_CASE(fd_pool_first)
 STATICNET_AGAINST_CPU_CASE(fd_wide_window)
+STATICNET_AGAINST_CPU_CASE(fd_same_pools)
+STATICNET_AGAINST_CPU_CASE(fd_two_readers)
+STATICNET_AGAINST_CPU_CASE(fd_flatten_first)

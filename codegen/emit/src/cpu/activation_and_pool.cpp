@@ -89,8 +89,7 @@ void CpuKernelEmitter::emit_pool(const FusedGroup& g) {
     return;
   v["dy"] = at(q.output_gradient_buffer);
   v["dy_note"] = note(q.output_gradient_buffer);
-  v["dx"] = at(q.input_gradient_buffer);
-  v["dx_note"] = note(q.input_gradient_buffer);
+  input_gradient_vars(v, q);
   if (max)
     body_.emit(v, R"(
       void backward_$name$(std::byte* arena, c::ThreadPool& pool) {
@@ -99,7 +98,7 @@ void CpuKernelEmitter::emit_pool(const FusedGroup& g) {
         float* const dx = $dx$;  $dx_note$
         // Gathered per input element: the windows that hold it and chose it.
         c::for_each_2d(pool, $planes$, $in_plane$, [&](index_t plane, index_t p) {
-          k::max_pool_backward<$pool$, $index$>(plane, p, dy, window, dx);
+          k::max_pool_backward<$pool$, $index$, $accumulate$>(plane, p, dy, window, dx);
         });
       }
 
@@ -111,7 +110,7 @@ void CpuKernelEmitter::emit_pool(const FusedGroup& g) {
         float* const dx = $dx$;  $dx_note$
         // Gathered per input element: the windows that hold it.
         c::for_each_2d(pool, $planes$, $in_plane$, [&](index_t plane, index_t p) {
-          k::avg_pool_backward<$pool$>(plane, p, dy, dx);
+          k::avg_pool_backward<$pool$, $accumulate$>(plane, p, dy, dx);
         });
       }
 

@@ -38,22 +38,44 @@ void CpuKernelEmitter::emit_geometry(const FusedGroup& g) {
     emit_norm_geometry(body_, layer(g.norm), g.norm);
   if (g.folded >= 0)
     emit_norm_geometry(body_, layer(g.folded), g.folded);
-  if (g.pool >= 0) {
-    // A pool keeps its channels: "channels" is the input's.
-    body_.emit(window_vars("pool_" + std::to_string(g.pool), layer(g.pool)), R"(
-      constexpr k::Pool2dGeometry $name${
-          .batch = $n$, .channels = $ci$, .in_height = $hi$, .in_width = $wi$,
-          .out_height = $ho$, .out_width = $wo$, .kernel_h = $kh$, .kernel_w = $kw$,
-          .stride_h = $sh$, .stride_w = $sw$, .pad_h = $ph$, .pad_w = $pw$};
-    )");
+  if (g.pool >= 0)
+    emit_pool_geometry(body_, layer(g.pool), g.pool);
+}
+
+void CpuKernelEmitter::emit_view(const FusedGroup& g) {
+  if (!view_writes_gradient(m_, g)) {
+    body_.line("// A view: its output is its input's storage, in both directions. No code.");
+    body_.blank();
+    return;
   }
+  const LayerPlan& l = layer(g.view);
+  body_.line(
+      "// A view: its output is its input's storage. Its input has another reader, so backward\n"
+      "// " +
+      std::string(l.accumulates_input_gradient ? "adds d(output) to" : "copies d(output) into") +
+      " the input's gradient, a buffer of its own.");
+  Printer::Vars v{{"name", group_name(g)},
+                  {"dy", at(l.output_gradient_buffer)},
+                  {"dy_note", note(l.output_gradient_buffer)},
+                  {"write", l.accumulates_input_gradient ? "k::GradientWrite::accumulate"
+                                                         : "k::GradientWrite::copy"},
+                  {"count", literal(l.output_shape.elements())}};
+  input_gradient_vars(v, l);
+  body_.blank();
+  body_.emit(v, R"(
+    void backward_$name$(std::byte* arena, c::ThreadPool& pool) {
+      const float* const dy = $dy$;  $dy_note$
+      float* const dx = $dx$;  $dx_note$
+      c::for_each(pool, $count$, [&](index_t i) { k::write_gradient<$write$>(i, dy, dx); });
+    }
+
+  )");
 }
 
 void CpuKernelEmitter::emit_section(const FusedGroup& g) {
   body_.line(section_rule(m_, g));
   if (g.view >= 0) {
-    body_.line("// A view: its output is its input's storage, in both directions. No code.");
-    body_.blank();
+    emit_view(g);
     return;
   }
   if (g.product >= 0) {

@@ -18,6 +18,7 @@ class CpuKernelEmitter : BackendEmitter {
 
  private:
   void emit_section(const FusedGroup& g);
+  void emit_view(const FusedGroup& g);  // a Flatten: code only when it writes a gradient
   void emit_geometry(const FusedGroup& g);
   void emit_product_forward(const FusedGroup& g);
   void emit_product_backward(const FusedGroup& g);

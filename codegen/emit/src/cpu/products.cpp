@@ -27,15 +27,21 @@ void CpuKernelEmitter::emit_product_forward(const FusedGroup& g) {
                   {"geometry", (conv ? "conv_" : "linear_") + std::to_string(g.product)},
                   {"act", act},
                   {"has_bias", bias ? "true" : "false"}};
+  // Without bias, activation or pool the product's output is final: no pass reads a bias.
+  const bool epilogue = bias || g.activation >= 0 || g.pool >= 0;
   body_.emit(v, R"(
     void forward_$name$(std::byte* arena, c::ThreadPool& pool) {
       const float* const x = $x$;  $x_note$
       const float* const weight = $w$;  $w_note$
-      const float* const bias = $b$;  $b_note$
-      float* const z = $z$;  $z_note$
   )");
   body_.indent();
-  const bool epilogue = bias || g.activation >= 0 || g.pool >= 0;
+  if (epilogue)
+    body_.emit(v, R"(
+      const float* const bias = $b$;  $b_note$
+    )");
+  body_.emit(v, R"(
+    float* const z = $z$;  $z_note$
+  )");
   if (conv) {
     const int ws = a_.index(BufferRole::workspace);
     body_.emit({{"col", at(ws)}, {"note", note(ws)}}, R"(

@@ -27,20 +27,21 @@ void CudaKernelEmitter::emit_activation(const FusedGroup& g) {
   )");
   if (!a.runs_backward || a.input_gradient_buffer == no_buffer)
     return;
-  emit_kernel("backward_" + name + "_kernel", "One thread per element: dx = act'(y) · dy.",
+  Printer::Vars v{{"name", name},
+                  {"y", at(a.output_buffer)},
+                  {"y_note", note(a.output_buffer)},
+                  {"dy", at(a.output_gradient_buffer)},
+                  {"dy_note", note(a.output_gradient_buffer)},
+                  {"launch", launch("backward_" + name + "_kernel", count, "y, dy, dx")}};
+  input_gradient_vars(v, a);
+  emit_kernel("backward_" + name + "_kernel",
+              a.accumulates_input_gradient
+                  ? "One thread per element: dx += act'(y) · dy (another reader of x wrote first)."
+                  : "One thread per element: dx = act'(y) · dy.",
               "const float* __restrict__ y, const float* dy, float* dx", count,
-              "k::activation_backward<" + act + ">(i, y, dy, dx);");
-  kernels_.emit(
-      {{"name", name},
-       {"y", at(a.output_buffer)},
-       {"y_note", note(a.output_buffer)},
-       {"dy", at(a.output_gradient_buffer)},
-       {"dy_note", note(a.output_gradient_buffer)},
-       {"dx", at(a.input_gradient_buffer)},
-       {"dx_note", note(a.input_gradient_buffer) +
-                       (a.input_gradient_buffer == a.output_gradient_buffer ? " (in place)" : "")},
-       {"launch", launch("backward_" + name + "_kernel", count, "y, dy, dx")}},
-      R"(
+              "k::activation_backward<" + act + ", " + v["accumulate"] + ">(i, y, dy, dx);");
+  kernels_.emit(v,
+                R"(
     void backward_$name$(std::byte* arena, const Libraries&, cudaStream_t stream) {
       const float* const y = $y$;  $y_note$
       const float* const dy = $dy$;  $dy_note$
@@ -88,6 +89,8 @@ void CudaKernelEmitter::emit_pool(const FusedGroup& g) {
   if (!q.runs_backward || q.input_gradient_buffer == no_buffer)
     return;
   const std::string gather = "i / " + literal(in_plane) + ", i % " + literal(in_plane);
+  // Where another reader of the pool's input wrote its part of the gradient first, add to it.
+  const std::string accumulate = q.accumulates_input_gradient ? "true" : "false";
   emit_kernel(
       "backward_" + name + "_kernel",
       "One thread per input element: it gathers from the windows that hold it" +
@@ -96,12 +99,13 @@ void CudaKernelEmitter::emit_pool(const FusedGroup& g) {
                 "* __restrict__ window, float* __restrict__ dx"
           : std::string("const float* __restrict__ dy, float* __restrict__ dx"),
       inputs,
-      max ? "k::max_pool_backward<" + pool + ", " + index + ">(" + gather + ", dy, window, dx);"
-          : "k::avg_pool_backward<" + pool + ">(" + gather + ", dy, dx);");
-  std::string backward = "const float* const dy = " + at(q.output_gradient_buffer) + ";  " +
-                         note(q.output_gradient_buffer) +
-                         "\nfloat* const dx = " + at(q.input_gradient_buffer) + ";  " +
-                         note(q.input_gradient_buffer);
+      max ? "k::max_pool_backward<" + pool + ", " + index + ", " + accumulate + ">(" + gather +
+                ", dy, window, dx);"
+          : "k::avg_pool_backward<" + pool + ", " + accumulate + ">(" + gather + ", dy, dx);");
+  std::string backward =
+      "const float* const dy = " + at(q.output_gradient_buffer) + ";  " +
+      note(q.output_gradient_buffer) + "\nfloat* const dx = " + at(q.input_gradient_buffer) +
+      ";  " + note(q.input_gradient_buffer) + (q.accumulates_input_gradient ? " (added to)" : "");
   if (max)
     backward += "\nconst " + index + "* const window = " + window + ";  " + window_note;
   backward +=

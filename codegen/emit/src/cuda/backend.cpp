@@ -17,14 +17,8 @@
 namespace staticnet::codegen {
 
 void CudaKernelEmitter::emit_geometry(const FusedGroup& g) {
-  if (g.pool >= 0) {
-    kernels_.emit(window_vars("pool_" + std::to_string(g.pool), layer(g.pool)), R"(
-      constexpr k::Pool2dGeometry $name${
-          .batch = $n$, .channels = $ci$, .in_height = $hi$, .in_width = $wi$,
-          .out_height = $ho$, .out_width = $wo$, .kernel_h = $kh$, .kernel_w = $kw$,
-          .stride_h = $sh$, .stride_w = $sw$, .pad_h = $ph$, .pad_w = $pw$};
-    )");
-  }
+  if (g.pool >= 0)
+    emit_pool_geometry(kernels_, layer(g.pool), g.pool);
   if (g.grouped >= 0)
     emit_direct_conv_geometry(kernels_, layer(g.grouped), g.grouped);
   if (g.norm >= 0)
@@ -42,11 +36,46 @@ void CudaKernelEmitter::emit_geometry(const FusedGroup& g) {
   }
 }
 
+void CudaKernelEmitter::emit_view(const FusedGroup& g) {
+  if (!view_writes_gradient(m_, g)) {
+    kernels_.line("// A view: its output is its input's storage, in both directions. No code.");
+    kernels_.blank();
+    return;
+  }
+  const LayerPlan& l = layer(g.view);
+  const bool adds = l.accumulates_input_gradient;
+  kernels_.line(
+      "// A view: its output is its input's storage. Its input has another reader, so backward\n"
+      "// " +
+      std::string(adds ? "adds d(output) to" : "copies d(output) into") +
+      " the input's gradient, a buffer of its own.");
+  kernels_.blank();
+  const std::string name = group_name(g);
+  const std::int64_t count = l.output_shape.elements();
+  const std::string write = adds ? "k::GradientWrite::accumulate" : "k::GradientWrite::copy";
+  emit_kernel("backward_" + name + "_kernel",
+              adds ? "One thread per element: dx += dy." : "One thread per element: dx = dy.",
+              "const float* __restrict__ dy, float* __restrict__ dx", count,
+              "k::write_gradient<" + write + ">(i, dy, dx);");
+  Printer::Vars v{{"name", name},
+                  {"dy", at(l.output_gradient_buffer)},
+                  {"dy_note", note(l.output_gradient_buffer)},
+                  {"launch", launch("backward_" + name + "_kernel", count, "dy, dx")}};
+  input_gradient_vars(v, l);
+  kernels_.emit(v, R"(
+    void backward_$name$(std::byte* arena, const Libraries&, cudaStream_t stream) {
+      const float* const dy = $dy$;  $dy_note$
+      float* const dx = $dx$;  $dx_note$
+      $launch$
+    }
+
+  )");
+}
+
 void CudaKernelEmitter::emit_section(const FusedGroup& g) {
   kernels_.line(section_rule(m_, g));
   if (g.view >= 0) {
-    kernels_.line("// A view: its output is its input's storage, in both directions. No code.");
-    kernels_.blank();
+    emit_view(g);
     return;
   }
   if (g.product >= 0) {

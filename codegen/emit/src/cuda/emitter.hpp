@@ -27,6 +27,7 @@ class CudaKernelEmitter : BackendEmitter {
   }
 
   void emit_section(const FusedGroup& g);
+  void emit_view(const FusedGroup& g);  // a Flatten: code only when it writes a gradient
   void emit_geometry(const FusedGroup& g);
   void emit_product(const FusedGroup& g);
   int product_alignment(const FusedGroup& g, bool bias_bound) const;

@@ -273,9 +273,11 @@ void CudaKernelEmitter::emit_product_backward(const FusedGroup& g) {
   if (l.input_gradient_buffer != no_buffer) {
     lines += "\nconst float* const weight = " + parameter(l.weight_offset, BufferRole::parameters) +
              ";  // " + weight_name(g.product);
+    const bool adds = l.accumulates_input_gradient;  // x has another reader, which went first
     lines += "\nfloat* const dx = " + at(l.input_gradient_buffer) + ";  " +
-             note(l.input_gradient_buffer);
-    lines += "\nlib." + member + ".backward_input(dz, weight, dx, " + workspace() + ");";
+             note(l.input_gradient_buffer) + (adds ? " (added to)" : "");
+    lines += "\nlib." + member + ".backward_input(dz, weight, dx, " + workspace() +
+             (adds ? ", /*accumulate=*/true" : "") + ");";
   }
   // Only a pass of ours before the library calls uses the stream (theirs is bound at set-up).
   const bool launches = g.pool >= 0 || g.activation >= 0;

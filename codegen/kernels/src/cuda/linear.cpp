@@ -198,11 +198,11 @@ void LinearProduct::backward_weights(const float* x, const float* dz, float* dw,
     bias_gradient_features(dz, db, shape_.batch, shape_.out_features, libraries_.stream());
 }
 
-void LinearProduct::backward_input(const float* dz, const float* w, float* dx,
-                                   void* workspace) const {
+void LinearProduct::backward_input(const float* dz, const float* w, float* dx, void* workspace,
+                                   bool accumulate) const {
   if (!input_.product)
     throw Error("LinearProduct::backward_input: set up without an input gradient");
-  input_.product->run(libraries_, w, dz, dx, 0.0f, workspace);
+  input_.product->run(libraries_, w, dz, dx, accumulate ? 1.0f : 0.0f, workspace);
 }
 
 std::string LinearProduct::describe() const {

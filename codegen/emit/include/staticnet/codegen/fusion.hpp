@@ -30,7 +30,8 @@
 //     sum): y = act(a + b) in one pass.
 //   * An activation joins only when it runs in place in both directions (its output over its
 //     input, its input gradient over its output gradient): the fused pass writes one buffer.
-//   * Every other layer is a group of its own; a Flatten is a view and emits no code.
+//   * Every other layer is a group of its own; a Flatten is a view and emits no code, unless its
+//     input has another reader (view_writes_gradient).
 // A group never changes what the plan placed where: it reads and writes the buffers the plan
 // gave its layers, by id.
 #include <cstdint>
@@ -56,16 +57,16 @@ struct FusedGroup {
   bool fused() const { return last > first; }
 };
 
-// The kernel emitters, for what each can write.
+// The kernel emitters. Both write every layer the planner accepts; they differ only in which
+// convolutions run directly (above).
 enum class Target { cpu, cuda };
 
-// Throws std::invalid_argument naming the first layer `target`'s emitter cannot write yet (on
-// both: 'same' padding on a pool, a Flatten whose input has another reader; on the CPU a pool's
-// input gradient added to another reader's; on CUDA a Linear's, activation's or pool's). fuse()
-// checks it first, so no emitter writes a wrong step.
-void require_emittable(const ModelView& model, Target target);
-
 std::vector<FusedGroup> fuse(const ModelView& model, Target target);
+
+// A Flatten whose input has another reader: its input's gradient is a buffer of its own, which its
+// backward copies d(output) into, or adds it to when the other reader wrote first. (Otherwise a
+// view's gradient is its input's, and it runs no code.)
+bool view_writes_gradient(const ModelView& model, const FusedGroup& group);
 
 // Whether the group has a backward pass to emit: it has parameters, or writes a gradient some
 // earlier layer reads (an Add whose inputs both take its gradient as is has nothing to do).

@@ -42,8 +42,10 @@ std::string tensor_table(const ModelView& model, const FusedGroup& g,
 Printer::Vars window_vars(const std::string& name, const LayerPlan& l);
 
 // The geometry literals of a directly computed convolution ("conv_<layer>": grouped, depthwise,
-// or on CUDA a dense one cuDNN cannot take as planned) and of a BatchNorm ("norm_<layer>").
+// or on CUDA a dense one cuDNN cannot take as planned), of a pool ("pool_<layer>") and of a
+// BatchNorm ("norm_<layer>").
 void emit_direct_conv_geometry(Printer& out, const LayerPlan& l, std::int64_t layer);
+void emit_pool_geometry(Printer& out, const LayerPlan& l, std::int64_t layer);
 void emit_norm_geometry(Printer& out, const LayerPlan& l, std::int64_t layer);
 
 // The activation fused into the group's pass, as its kernel type ("k::ReLU"), or "k::Identity".

@@ -11,7 +11,8 @@
 //                    epilogue BGRADB: db = Σ over the batch (the product's k) of dz, in the same
 //                    pass. cuBLASLt writes db rather than adding to it, which is the same thing
 //                    here: the step zeroes the gradients first and db has no other contribution.
-//   backward input   dxᵀ (In×B)  = W (In×Out) · dzᵀ (Out×B)
+//   backward input   dxᵀ (In×B)  = W (In×Out) · dzᵀ (Out×B), beta 0; or beta 1, adding to what
+//                    another reader of x wrote there first (a residual block's input)
 //
 // Algorithms are FP32 (CUBLAS_COMPUTE_32F, no TF32: the setup says FP32 and the CPU reference
 // agrees to 1e-5) and chosen by cuBLASLt's heuristic among those whose workspace fits the plan's
@@ -52,8 +53,10 @@ class LinearProduct {
   // dW += dzᵀ · x and, when asked for, db = Σ_n dz.
   void backward_weights(const float* x, const float* dz, float* dw, float* db,
                         void* workspace) const;
-  // dx = dz · W
-  void backward_input(const float* dz, const float* w, float* dx, void* workspace) const;
+  // dx = dz · W, or dx += dz · W when `accumulate` (x has another reader, whose part of its
+  // gradient is in dx already).
+  void backward_input(const float* dz, const float* w, float* dx, void* workspace,
+                      bool accumulate = false) const;
 
   // Whether forward applied the epilogue asked for (else the caller applies bias/activation).
   bool forward_fused() const { return forward_.fused; }

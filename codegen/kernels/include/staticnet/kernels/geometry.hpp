@@ -61,15 +61,34 @@ STATICNET_HOST_DEVICE constexpr bool shifts_by_tap(const Conv2dGeometry& g) {
   return g.stride_h == 1 && g.stride_w == 1 && g.out_width == g.in_width;
 }
 
-// A 2-D pooling window over (batch, channels, in_height, in_width).
+// A 2-D pooling window over (batch, channels, in_height, in_width), padded by pad_h rows above
+// and pad_w columns left; the padding after is whatever out_height and out_width imply
+// (TensorFlow's 'same' may pad one more after than before). An average pool divides by the whole
+// window, padding counted as zeros (PyTorch's count_include_pad, the default), or, with
+// count_include_pad false (TensorFlow's 'same'), by the input elements the window covers.
 struct Pool2dGeometry {
   index_t batch = 0, channels = 0, in_height = 0, in_width = 0, out_height = 0, out_width = 0;
   index_t kernel_h = 0, kernel_w = 0, stride_h = 1, stride_w = 1, pad_h = 0, pad_w = 0;
+  bool count_include_pad = true;
 
   STATICNET_HOST_DEVICE constexpr index_t planes() const { return batch * channels; }
   STATICNET_HOST_DEVICE constexpr index_t input_plane() const { return in_height * in_width; }
   STATICNET_HOST_DEVICE constexpr index_t output_plane() const { return out_height * out_width; }
   STATICNET_HOST_DEVICE constexpr index_t window() const { return kernel_h * kernel_w; }
+  // What an average pool divides output (oh, ow) by.
+  STATICNET_HOST_DEVICE constexpr index_t divisor(index_t oh, index_t ow) const {
+    if (count_include_pad)
+      return window();
+    return covered(oh * stride_h - pad_h, kernel_h, in_height) *
+           covered(ow * stride_w - pad_w, kernel_w, in_width);
+  }
+  // Of the `kernel` positions from `first`, how many lie in [0, extent).
+  STATICNET_HOST_DEVICE static constexpr index_t covered(index_t first, index_t kernel,
+                                                         index_t extent) {
+    const index_t begin = first < 0 ? 0 : first;
+    const index_t end = first + kernel < extent ? first + kernel : extent;
+    return end - begin;
+  }
   // The windows partition the input exactly: no padding, no overlap, no row or column left out.
   // Only then can a pool be fused into the pass that writes its input (each input element is
   // visited once).

@@ -4,7 +4,11 @@
 //
 // Semantics are PyTorch's (floor mode): a max-pool pads with −∞ (a padded position never wins),
 // takes the first maximum in row-major window order, and propagates NaN; an average pool counts
-// padding as zeros and always divides by kernel_h · kernel_w (count_include_pad=True).
+// padding as zeros and divides by kernel_h · kernel_w (count_include_pad=True), or, where the
+// geometry says so (TensorFlow's 'same'), by the input elements its window covers.
+//
+// The standalone backward passes write dx, or add to it (Accumulate) where another reader of the
+// pool's input wrote its part of the gradient first.
 //
 // A max-pool saves, per output, the position of its maximum within the window (kh · KW + kw), in
 // the smallest unsigned type that holds the window (WindowIndex: 1, 2 or 4 bytes); backward routes
@@ -84,7 +88,7 @@ STATICNET_HD void max_pool_forward(index_t plane, index_t position, const float*
     window[o] = static_cast<WindowIndex>(best_at);
 }
 
-template <Pool2dGeometry G, class WindowIndex>
+template <Pool2dGeometry G, class WindowIndex, bool Accumulate = false>
 STATICNET_HD void max_pool_backward(index_t plane, index_t position, const float* dy,
                                     const WindowIndex* window, float* dx) {
   const index_t ih = position / G.in_width, iw = position % G.in_width;
@@ -101,7 +105,8 @@ STATICNET_HD void max_pool_backward(index_t plane, index_t position, const float
       sum += static_cast<index_t>(window[o]) == at ? d : 0.0f;
     }
   }
-  dx[plane * G.input_plane() + position] = sum;
+  float& out = dx[plane * G.input_plane() + position];
+  out = Accumulate ? out + sum : sum;
 }
 
 template <Pool2dGeometry G>
@@ -119,10 +124,10 @@ STATICNET_HD void avg_pool_forward(index_t plane, index_t position, const float*
         sum += in[ih * G.in_width + iw];
     }
   }
-  y[plane * G.output_plane() + position] = sum / static_cast<float>(G.window());
+  y[plane * G.output_plane() + position] = sum / static_cast<float>(G.divisor(oh, ow));
 }
 
-template <Pool2dGeometry G>
+template <Pool2dGeometry G, bool Accumulate = false>
 STATICNET_HD void avg_pool_backward(index_t plane, index_t position, const float* dy, float* dx) {
   const index_t ih = position / G.in_width, iw = position % G.in_width;
   const auto rows = detail::windows_holding(ih, G.kernel_h, G.stride_h, G.pad_h, G.out_height);
@@ -131,8 +136,9 @@ STATICNET_HD void avg_pool_backward(index_t plane, index_t position, const float
   float sum = 0.0f;
   for (index_t oh = rows.begin; oh < rows.end; ++oh)
     for (index_t ow = cols.begin; ow < cols.end; ++ow)
-      sum += dy[base + oh * G.out_width + ow] / static_cast<float>(G.window());
-  dx[plane * G.input_plane() + position] = sum;
+      sum += dy[base + oh * G.out_width + ow] / static_cast<float>(G.divisor(oh, ow));
+  float& out = dx[plane * G.input_plane() + position];
+  out = Accumulate ? out + sum : sum;
 }
 
 // ---- pools whose windows tile their input, and their fusion with bias + activation --------
