@@ -1,5 +1,6 @@
 #include "staticnet/runtime/formats/synthetic.hpp"
 
+#include <charconv>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -130,7 +131,9 @@ class SyntheticDataset final : public Dataset {
 
   std::string format_name() const override { return "synthetic"; }
   std::string source() const override {
-    return "synthetic(seed " + std::to_string(options_.seed) + ")";
+    return "synthetic(seed " + std::to_string(options_.seed) + ", " +
+           (options_.random_labels ? "random " : "learnable ") +
+           (options_.label_kind == LabelKind::class_index ? "labels" : "targets") + ")";
   }
   std::int64_t size() const override { return options_.size; }
   const std::vector<std::int64_t>& sample_shape() const override { return options_.sample_shape; }
@@ -144,7 +147,7 @@ class SyntheticDataset final : public Dataset {
     check_span_size(features.size(), elements_, "features");
     const auto seed = options_.seed;
     const auto sample = key_of(index);
-    if (options_.label_kind == LabelKind::class_index) {
+    if (options_.label_kind == LabelKind::class_index && !options_.random_labels) {
       const auto k = static_cast<std::uint64_t>(label_of(index));
       for (std::size_t j = 0; j < features.size(); ++j) {
         const double mean = options_.class_separation * synthetic_normal(seed, class_mean, k, j);
@@ -152,6 +155,10 @@ class SyntheticDataset final : public Dataset {
             mean + options_.noise * synthetic_normal(seed, sample_noise, sample, j);
         features[j] = static_cast<float>(value);
       }
+    } else if (options_.label_kind == LabelKind::class_index) {  // random labels: noise only
+      for (std::size_t j = 0; j < features.size(); ++j)
+        features[j] =
+            static_cast<float>(options_.noise * synthetic_normal(seed, sample_noise, sample, j));
     } else {
       for (std::size_t j = 0; j < features.size(); ++j) {
         features[j] = static_cast<float>(synthetic_normal(seed, sample_noise, sample, j));
@@ -175,6 +182,12 @@ class SyntheticDataset final : public Dataset {
     check_span_size(target.size(), target_elements_, "target");
     const auto seed = options_.seed;
     const auto sample = key_of(index);
+    if (options_.random_labels) {  // nothing of the features in the target
+      for (std::size_t t = 0; t < target.size(); ++t)
+        target[t] =
+            static_cast<float>(options_.noise * synthetic_normal(seed, target_noise, sample, t));
+      return;
+    }
     const double scale = 1.0 / std::sqrt(static_cast<double>(elements_));
     // Each feature is made once (features outer, targets inner); every target still sums its
     // terms in feature order, so the values do not depend on the loop order. The sums live in a
@@ -222,6 +235,53 @@ double synthetic_normal(std::uint64_t seed, std::uint64_t stream, std::uint64_t 
 
 std::unique_ptr<Dataset> make_synthetic(const SyntheticOptions& options) {
   return std::make_unique<SyntheticDataset>(options);
+}
+
+std::optional<SyntheticSpec> parse_synthetic_spec(std::string_view text) {
+  constexpr std::string_view prefix = "synthetic:";
+  if (!text.starts_with(prefix))
+    return std::nullopt;
+  const std::string whole(text);
+  auto bad = [&](const std::string& what) {
+    return std::invalid_argument("\"" + whole + "\": " + what +
+                                 "; write synthetic:N, or synthetic:N:seed=S,labels=random");
+  };
+  text.remove_prefix(prefix.size());
+  const std::size_t colon = text.find(':');
+  const std::string_view count = text.substr(0, colon);
+  SyntheticSpec spec;
+  const auto [end, error] = std::from_chars(count.data(), count.data() + count.size(), spec.size);
+  if (count.empty() || error != std::errc() || end != count.data() + count.size() || spec.size < 1)
+    throw bad("N must be a positive number of samples");
+  std::string_view rest = colon == std::string_view::npos ? "" : text.substr(colon + 1);
+  if (colon != std::string_view::npos && rest.empty())
+    throw bad("nothing after the second ':'");
+  while (!rest.empty()) {
+    const std::size_t cut = rest.find_first_of(",:");
+    const std::string_view option = rest.substr(0, cut);
+    rest = cut == std::string_view::npos ? "" : rest.substr(cut + 1);
+    const std::size_t eq = option.find('=');
+    const std::string_view key = option.substr(0, eq);
+    const std::string_view value = eq == std::string_view::npos ? "" : option.substr(eq + 1);
+    if (key == "seed") {
+      const auto [seed_end, seed_error] =
+          std::from_chars(value.data(), value.data() + value.size(), spec.seed);
+      if (value.empty() || seed_error != std::errc() || seed_end != value.data() + value.size())
+        throw bad("seed=" + std::string(value) + " is not a number from 0 to 2^64 - 1");
+    } else if (key == "labels") {
+      if (value != "learnable" && value != "random")
+        throw bad("labels=" + std::string(value) + ": labels are learnable or random");
+      spec.random_labels = value == "random";
+    } else {
+      throw bad("unknown option '" + std::string(option) + "' (the options are seed and labels)");
+    }
+  }
+  return spec;
+}
+
+std::string synthetic_spec_text(const SyntheticSpec& spec) {
+  return "synthetic:" + std::to_string(spec.size) + ":seed=" + std::to_string(spec.seed) +
+         ",labels=" + (spec.random_labels ? "random" : "learnable");
 }
 
 }  // namespace staticnet::runtime

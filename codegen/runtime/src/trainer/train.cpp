@@ -244,9 +244,13 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
       open_training_data(model, options.data, options.format, "--data", 0, options);
   std::unique_ptr<Dataset> eval_set;
   if (!options.eval.empty()) {
-    const std::int64_t after_training = parse_synthetic(options.data.front()).value_or(0);
-    eval_set =
-        open_training_data(model, options.eval, options.format, "--eval", after_training, options);
+    // A synthetic evaluation set of the training set's seed holds the samples after the training
+    // set's, so it is held out (one of another seed has other class means: report_start says so).
+    const auto train_spec = parse_synthetic(options.data.front());
+    const auto eval_spec = parse_synthetic(options.eval.front());
+    const bool same_seed = train_spec && eval_spec && train_spec->seed == eval_spec->seed;
+    eval_set = open_training_data(model, options.eval, options.format, "--eval",
+                                  same_seed ? train_spec->size : 0, options);
   }
   if (train_set->size() < model.batch)
     throw TrainingSetupError(fmt::format(

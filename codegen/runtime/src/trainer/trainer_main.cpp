@@ -75,7 +75,8 @@ int trainer_main(int argc, char** argv, const ModelInfo& model, const BackendFac
 
   app.add_option("--data", cl.data,
                  "Training data: IDX, CIFAR-10/100 .bin (repeat for several), .npy or .csv, or "
-                 "synthetic:N for N generated samples")
+                 "synthetic:N for N generated samples whose labels the model can learn "
+                 "(synthetic:N:seed=S,labels=random: another seed, labels it can only memorise)")
       ->required();
   app.add_option("--labels", cl.labels, "The labels (or targets) file of IDX and .npy data");
   CLI::Option* eval =
@@ -117,7 +118,9 @@ int trainer_main(int argc, char** argv, const ModelInfo& model, const BackendFac
   app.add_option("--eps", chosen.epsilon, "Adam's epsilon (default 1e-8)")
       ->check(cli::number_check(cli::NumberRange::positive));
   const CLI::Option* seed =
-      app.add_option("--seed", options.seed, "Seed of the initial weights and the data order")
+      app.add_option("--seed", options.seed,
+                     "Seed of the initial weights, the data order and Dropout's masks (a "
+                     "synthetic data set has its own: synthetic:N:seed=S)")
           ->capture_default_str();
   app.add_flag("--no-shuffle", options.no_shuffle,
                "Every epoch in the data's own order, as PyTorch's DataLoader(shuffle=False) "

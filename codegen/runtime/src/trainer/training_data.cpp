@@ -89,16 +89,12 @@ class MaterializedDataset final : public Dataset {
 
 }  // namespace
 
-std::optional<std::int64_t> parse_synthetic(const std::string& spec) {
-  constexpr std::string_view prefix = "synthetic:";
-  if (spec.rfind(prefix, 0) != 0)
-    return std::nullopt;
-  const std::string count = spec.substr(prefix.size());
-  std::int64_t n = 0;
-  const auto [end, error] = std::from_chars(count.data(), count.data() + count.size(), n);
-  if (count.empty() || error != std::errc() || end != count.data() + count.size() || n < 1)
-    throw UsageError("\"" + spec + "\": expected synthetic:N with N a positive number of samples");
-  return n;
+std::optional<SyntheticSpec> parse_synthetic(const std::string& spec) {
+  try {
+    return parse_synthetic_spec(spec);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
 }
 
 void require_augmentation_fits(const Augmentation& augmentation, const ModelInfo& model) {
@@ -129,12 +125,14 @@ std::unique_ptr<Dataset> open_training_data(const ModelInfo& model,
                                             const TrainOptions& options) {
   if (paths.empty())
     throw UsageError(option + ": no data set given");
-  if (const auto n = parse_synthetic(paths.front())) {
+  if (const auto spec = parse_synthetic(paths.front())) {
     if (paths.size() > 1)
       throw UsageError(option + " synthetic:N takes no label file");
     SyntheticOptions s;
     s.sample_shape = model.sample_shape;
-    s.size = *n;
+    s.size = spec->size;
+    s.seed = spec->seed;
+    s.random_labels = spec->random_labels;
     s.first_index = synthetic_first_index;
     s.class_separation = synthetic_class_separation;
     if (model.classifies()) {
@@ -147,7 +145,8 @@ std::unique_ptr<Dataset> open_training_data(const ModelInfo& model,
     }
     auto data = make_synthetic(s);
     const std::int64_t bytes =
-        *n * (model.sample_elements() + (model.classifies() ? 1 : model.target_elements())) * 4;
+        spec->size *
+        (model.sample_elements() + (model.classifies() ? 1 : model.target_elements())) * 4;
     if (bytes <= materialize_limit)
       return std::make_unique<MaterializedDataset>(std::move(data));
     return data;

@@ -9,22 +9,23 @@
 #include "staticnet/runtime/batches/augment.hpp"
 #include "staticnet/runtime/dataset.hpp"
 #include "staticnet/runtime/formats/open_dataset.hpp"
+#include "staticnet/runtime/formats/synthetic.hpp"
 #include "staticnet/runtime/trainer/model_info.hpp"
 #include "staticnet/runtime/trainer/train.hpp"
 
 namespace staticnet::runtime {
 
-// "synthetic:N" -> N; nullopt for anything else. Throws TrainingSetupError for "synthetic:" with
-// a count that is not a positive integer.
-std::optional<std::int64_t> parse_synthetic(const std::string& spec);
+// "synthetic:N[:seed=S,labels=random]" -> its size, seed and labels; nullopt for anything else.
+// Throws UsageError for a "synthetic:" that says no data set (see parse_synthetic_spec).
+std::optional<SyntheticSpec> parse_synthetic(const std::string& spec);
 
 // The training data's files as a checkpoint keeps them ("data"): absolute, links resolved and
 // joined by " + ", so that the same files given another way are recognised ("synthetic:N" as
 // given).
 std::string data_identity(const std::vector<std::string>& files);
 
-// The synthetic data sets' generator settings: seed 0, and classes whose means differ by a small
-// fraction of the noise per feature, so that a model has something to learn for a few epochs.
+// The synthetic data sets' generator settings: classes whose means differ by a small fraction of
+// the noise per feature, so that a model has something to learn for a few epochs.
 inline constexpr double synthetic_class_separation = 0.15;
 
 // --crop and --flip apply to images, (C, H, W), and --crop pads by less than the image's height
@@ -34,8 +35,8 @@ void require_augmentation_fits(const Augmentation& augmentation, const ModelInfo
 // Opens the files (or the synthetic set) the user named for `option` ("--data", "--eval"),
 // expecting the model's sample shape and, for classifiers, labels in [0, classes). A synthetic
 // set of up to 512 MiB is generated once into memory (its generator is far slower than a step);
-// `synthetic_first_index` makes an evaluation set disjoint from the training set. CSV files are
-// read as `options` says (label column, delimiter, header).
+// `synthetic_first_index` makes an evaluation set disjoint from a training set of the same
+// seed. CSV files are read as `options` says (label column, delimiter, header).
 std::unique_ptr<Dataset> open_training_data(const ModelInfo& model,
                                             const std::vector<std::string>& paths,
                                             DatasetFormat format, const std::string& option,

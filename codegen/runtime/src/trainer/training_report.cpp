@@ -6,6 +6,7 @@
 
 #include "staticnet/print.hpp"
 #include "staticnet/runtime/batches/loader.hpp"
+#include "staticnet/runtime/formats/synthetic.hpp"
 
 namespace staticnet::runtime {
 namespace {
@@ -62,8 +63,14 @@ void report_start(std::ostream& out, const ModelInfo& model, const Backend& back
   out << "  inputs   " << describe(settings.input, data.element_type()) << "\n";
   for (const std::string& note : input_notes)
     out << "           " << note << "\n";
-  if (eval)
+  if (eval) {
     out << fmt::format("  eval     {}, {} samples\n", described(*eval), eval->size());
+    const auto train_spec = parse_synthetic_spec(options.data.front());
+    const auto eval_spec = parse_synthetic_spec(options.eval.front());
+    if (train_spec && eval_spec && train_spec->seed != eval_spec->seed)
+      out << "           (of another seed than the training data's: its classes have other "
+             "means, so what the model learns does not carry over to it)\n";
+  }
   if (!weights.empty())
     out << "  weights  " << weights << "\n";
   if (!options.save.empty())

@@ -5,11 +5,18 @@
 // standard distributions and libm functions differ between implementations).
 //
 // classification: label = hash(seed, index) mod K; features = mean[label] + noise * N(0, 1),
-//   where mean[k] is a fixed N(0, separation^2) vector per class.
+//   where mean[k] is a fixed N(0, separation^2) vector per class: learnable labels, which a
+//   model learns to predict on samples it never saw.
 // regression: features ~ N(0, 1); target = W * features / sqrt(E) + noise * N(0, 1), W a fixed
 //   N(0, 1) matrix of shape (target elements, sample elements).
+// With random_labels, labels and targets are drawn as above but the features carry nothing of
+// them (features ~ noise * N(0, 1); a target is noise * N(0, 1)): a model can only memorise its
+// training set, and held-out samples stay at chance.
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "staticnet/runtime/dataset.hpp"
@@ -28,7 +35,24 @@ struct SyntheticOptions {
   std::int64_t first_index = 0;
   double noise = 1.0;
   double class_separation = 1.0;  // std-dev of the class means, in units of noise
+  bool random_labels = false;     // see above
 };
+
+// A synthetic data set as the trainer's --data names it: "synthetic:N" or
+// "synthetic:N:seed=S,labels=random" (options after the second colon, separated by commas or
+// colons; labels=learnable is the default, seed 0 too).
+struct SyntheticSpec {
+  std::int64_t size = 0;
+  std::uint64_t seed = 0;
+  bool random_labels = false;
+};
+
+// nullopt for a text that does not start with "synthetic:"; throws std::invalid_argument naming
+// what is wrong (a count that is no positive integer, an unknown option, a bad value).
+std::optional<SyntheticSpec> parse_synthetic_spec(std::string_view text);
+
+// "synthetic:N" with the options given back in full: "synthetic:4096:seed=3,labels=random".
+std::string synthetic_spec_text(const SyntheticSpec& spec);
 
 // Throws std::invalid_argument for options that describe no data set (size < 1, a dimension
 // < 1, fewer than 2 classes, element counts that overflow).
