@@ -1,4 +1,5 @@
-// The four MLPerf Tiny models (samples/mlperf_tiny/) against the numbers derived by hand in each
+// The four MLPerf Tiny models (samples/mlperf_tiny/), and TensorFlow Lite Micro's magic_wand
+// (samples/tflite_micro/), against the numbers derived by hand in each
 // header and the reference implementation's counts (Keras model.summary() of mlcommons/tiny's
 // models: trainable and non-trainable parameters). Literals are written as the arithmetic of
 // the derivations.
@@ -12,6 +13,7 @@
 #include "samples/mlperf_tiny/fc_autoencoder.hpp"
 #include "samples/mlperf_tiny/mobilenet_v1.hpp"
 #include "samples/mlperf_tiny/resnet8.hpp"
+#include "samples/tflite_micro/magic_wand.hpp"
 #include "tests/core/plan_simulation.hpp"
 #include "tests/core/test_support.hpp"
 
@@ -170,4 +172,34 @@ TEST_CASE("MLPerf Tiny models under Inference: running statistics, no gradients,
   CHECK(p.layers[3].in_place);  // Dropout is the identity: a view
   CHECK(p.layers[1].statistics_buffer == sn::no_buffer);
   CHECK(sn::testing::simulate(p) == "");
+}
+
+TEST_CASE("TFLM magic_wand, as Keras writes it: shapes, counts and regions as derived by hand") {
+  constexpr auto& p = sn::plan<ss::MagicWand, ss::MagicWandTraining>();
+  static_assert(p.layer_count() == 13);
+  static_assert(p.parameter_count == 4300);  // Keras' model.summary()
+  static_assert(p.output_shape == sn::Shape{64, 4});
+  CHECK(p.layers[0].parameters == 1 * 4 * 3 * 8 + 8);
+  CHECK(p.layers[0].options.pad_h == 1);
+  CHECK(p.layers[0].options.pad_h_end == 2);
+  CHECK(p.layers[0].options.pad_w == 1);
+  CHECK(p.layers[0].options.pad_w_end == 1);
+  CHECK(p.layers[2].output_shape == sn::Shape{64, 8, 42, 1});
+  CHECK(p.layers[4].parameters == 8 * 4 * 1 * 16 + 16);
+  CHECK(p.layers[6].options.kernel_h == 3);
+  CHECK(p.layers[6].options.kernel_w == 1);
+  CHECK(p.layers[6].options.stride_h == 3);
+  CHECK(p.layers[6].options.stride_w == 1);
+  CHECK(p.layers[6].output_shape == sn::Shape{64, 16, 14, 1});
+  CHECK(p.layers[8].output_shape == sn::Shape{64, 224});
+  CHECK(p.layers[9].parameters == 224 * 16 + 16);
+  CHECK(p.layers[12].parameters == 16 * 4 + 4);
+  const std::int64_t weights = round256(4 * 4300);
+  CHECK(weights == 68 * 256);
+  check_regions(p, {.weights = weights,
+                    .non_trainable = 0,
+                    .gradients = weights,
+                    .optimizer_state = 2 * weights,
+                    .inputs = 64 * 1 * 128 * 3 * 4 + round256(64 * 4),
+                    .workspace = 1 * 4 * 3 * 128 * 3 * 4});
 }

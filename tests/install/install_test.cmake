@@ -19,6 +19,9 @@
 #                   STATICNET_SAMPLES_INCLUDE_DIR) must build and print its footprint;
 #                   configured again with -DSTATICNET_CUDA=OFF, it must not look for a CUDA
 #                   compiler; configured for aarch64, it must be refused the package
+#   wrong_model     build wrong_model_consumer/: a header ending in STATICNET_MODEL without ';'
+#                   builds; a wrong model fails at the user's line, and `staticnet explain` of the
+#                   build log says it there (EXPECT)
 #   subdirectory    build subdir_consumer/ with the source tree add_subdirectory()'d; must build,
 #                   and its lenet_plan and generated trainer must run
 cmake_minimum_required(VERSION 3.25)
@@ -224,6 +227,29 @@ elseif(STEP MATCHES "^consumer_(small|fits)$")
       message(FATAL_ERROR "resnet8_footprint printed: ${last_output}")
     endif()
   endif()
+
+elseif(STEP STREQUAL "wrong_model")
+  set(dir "${WORK}/wrong_model")
+  file(REMOVE_RECURSE "${dir}")
+  run(configure TRUE ${CMAKE_COMMAND} -S "${here}/wrong_model_consumer" -B "${dir}"
+      ${generator_args} -DCMAKE_BUILD_TYPE=Release "-DCMAKE_PREFIX_PATH=${prefix}")
+  # A header whose last line is STATICNET_MODEL without its ';' builds.
+  run(build_good TRUE ${CMAKE_COMMAND} --build "${dir}" --target good_trainer_cpu)
+  # The wrong model fails, at the user's line that declares it (vgg.hpp:16), not in the
+  # generator's source the user never wrote.
+  run(build_wrong FALSE ${CMAKE_COMMAND} --build "${dir}" --target vgg_generator)
+  if(last_rc EQUAL 0)
+    message(FATAL_ERROR "the wrong model built")
+  endif()
+  set(log "${dir}/build.log")
+  file(WRITE "${log}" "${last_output}")
+  string(REGEX MATCH "[^\n]*required from here" asked "${last_output}")
+  if(NOT asked MATCHES "vgg\\.hpp:16:[0-9]+:" OR asked MATCHES "_generator\\.cpp")
+    message(FATAL_ERROR "the error is not at vgg.hpp:16 ('${asked}'):\n${last_output}")
+  endif()
+  run(explain TRUE "${prefix}/bin/staticnet" explain "${log}")
+  message("${last_output}")
+  expect_patterns("staticnet explain of the build log" "${last_output}")
 
 elseif(STEP STREQUAL "subdirectory")
   set(dir "${WORK}/subdirectory")
