@@ -15,7 +15,9 @@ include_guard(GLOBAL)
 # with, and the one scripts/install-deps.sh installs.
 set(STATICNET_CUDNN_FRONTEND_VERSION 1.32.0)
 
-function(_staticnet_no_cuda_backend what)
+# The arguments are the sentence, in pieces.
+function(_staticnet_no_cuda_backend)
+  string(CONCAT what ${ARGV})
   message(WARNING "staticnet: no CUDA backend, although nvcc is here (${CMAKE_CUDA_COMPILER}): "
                   "${what} The CPU backend and everything else build without it; "
                   "-DSTATICNET_CUDA=OFF says you meant that and silences this.")

@@ -19,6 +19,8 @@
 #                   STATICNET_SAMPLES_INCLUDE_DIR) must build and print its footprint;
 #                   configured again with -DSTATICNET_CUDA=OFF, it must not look for a CUDA
 #                   compiler; configured for aarch64, it must be refused the package
+#   cuda_warning    configure staticnet where nvcc is and cuDNN's frontend is hidden: a CMake
+#                   warning names it and scripts/install-deps.sh (EXPECT); skipped without nvcc
 #   wrong_model     build wrong_model_consumer/: a header ending in STATICNET_MODEL without ';'
 #                   builds; a wrong model fails at the user's line, and `staticnet explain` of the
 #                   build log says it there (EXPECT)
@@ -227,6 +229,24 @@ elseif(STEP MATCHES "^consumer_(small|fits)$")
       message(FATAL_ERROR "resnet8_footprint printed: ${last_output}")
     endif()
   endif()
+
+elseif(STEP STREQUAL "cuda_warning")
+  # A machine with nvcc and cuDNN but not cuDNN's frontend (as before scripts/install-deps.sh
+  # installed it): configure must warn, naming what is missing and the command that installs it.
+  find_program(nvcc nvcc PATHS /usr/local/cuda/bin)
+  if(NOT nvcc)
+    message("STATICNET_SKIP: no nvcc here, so no CUDA backend to miss")
+    return()
+  endif()
+  set(dir "${WORK}/cuda_warning")
+  file(REMOVE_RECURSE "${dir}")
+  run(configure TRUE ${CMAKE_COMMAND} -S "${SOURCE_DIR}" -B "${dir}" ${generator_args}
+      -DSTATICNET_BUILD_TESTS=OFF -DSTATICNET_BUILD_SAMPLES=OFF -DSTATICNET_BUILD_RUNTIME=OFF
+      "-DCMAKE_IGNORE_PREFIX_PATH=/usr/local/cudnn-frontend-1.32.0"
+      "-DCMAKE_IGNORE_PATH=/usr/local/cudnn-frontend-1.32.0/include")
+  string(REGEX REPLACE "[ \n]+" " " flowing "${last_output}")
+  message("${last_output}")
+  expect_patterns("configure's output" "${flowing}")
 
 elseif(STEP STREQUAL "wrong_model")
   set(dir "${WORK}/wrong_model")
