@@ -296,6 +296,21 @@ void batch_norm_backward_vars(Printer::Vars& v, const ModelView& model, const Fu
   v["dbeta_note"] = "// gradient of " + bias_name(g.norm) + " (β)";
 }
 
+std::string view_comment(const ModelView& model, const FusedGroup& g) {
+  if (!view_writes_gradient(model, g))
+    return "// A view: its output is its input's storage, in both directions. No code.";
+  const bool adds = model.layers.at(static_cast<std::size_t>(g.view)).accumulates_input_gradient;
+  return std::string(
+             "// A view: its output is its input's storage. Its input has another reader, so "
+             "backward\n// ") +
+         (adds ? "adds d(output) to" : "copies d(output) into") +
+         " the input's gradient, a buffer of its own.";
+}
+
+std::string gradient_write(const LayerPlan& l) {
+  return l.accumulates_input_gradient ? "k::GradientWrite::accumulate" : "k::GradientWrite::copy";
+}
+
 Printer::Vars sum_gradient_vars(const LayerPlan& sum, int dy, ArenaText& arena) {
   auto write = [&](int dx, bool accumulates) -> std::string {
     if (dx == no_buffer || dx == dy)

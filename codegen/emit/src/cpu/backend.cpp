@@ -43,25 +43,17 @@ void CpuKernelEmitter::emit_geometry(const FusedGroup& g) {
 }
 
 void CpuKernelEmitter::emit_view(const FusedGroup& g) {
-  if (!view_writes_gradient(m_, g)) {
-    body_.line("// A view: its output is its input's storage, in both directions. No code.");
-    body_.blank();
+  body_.line(view_comment(m_, g));
+  body_.blank();
+  if (!view_writes_gradient(m_, g))
     return;
-  }
   const LayerPlan& l = layer(g.view);
-  body_.line(
-      "// A view: its output is its input's storage. Its input has another reader, so backward\n"
-      "// " +
-      std::string(l.accumulates_input_gradient ? "adds d(output) to" : "copies d(output) into") +
-      " the input's gradient, a buffer of its own.");
   Printer::Vars v{{"name", group_name(g)},
                   {"dy", at(l.output_gradient_buffer)},
                   {"dy_note", note(l.output_gradient_buffer)},
-                  {"write", l.accumulates_input_gradient ? "k::GradientWrite::accumulate"
-                                                         : "k::GradientWrite::copy"},
+                  {"write", gradient_write(l)},
                   {"count", literal(l.output_shape.elements())}};
   input_gradient_vars(v, l);
-  body_.blank();
   body_.emit(v, R"(
     void backward_$name$(std::byte* arena, c::ThreadPool& pool) {
       const float* const dy = $dy$;  $dy_note$

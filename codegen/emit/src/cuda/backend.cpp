@@ -37,26 +37,18 @@ void CudaKernelEmitter::emit_geometry(const FusedGroup& g) {
 }
 
 void CudaKernelEmitter::emit_view(const FusedGroup& g) {
-  if (!view_writes_gradient(m_, g)) {
-    kernels_.line("// A view: its output is its input's storage, in both directions. No code.");
-    kernels_.blank();
+  kernels_.line(view_comment(m_, g));
+  kernels_.blank();
+  if (!view_writes_gradient(m_, g))
     return;
-  }
   const LayerPlan& l = layer(g.view);
   const bool adds = l.accumulates_input_gradient;
-  kernels_.line(
-      "// A view: its output is its input's storage. Its input has another reader, so backward\n"
-      "// " +
-      std::string(adds ? "adds d(output) to" : "copies d(output) into") +
-      " the input's gradient, a buffer of its own.");
-  kernels_.blank();
   const std::string name = group_name(g);
   const std::int64_t count = l.output_shape.elements();
-  const std::string write = adds ? "k::GradientWrite::accumulate" : "k::GradientWrite::copy";
   emit_kernel("backward_" + name + "_kernel",
               adds ? "One thread per element: dx += dy." : "One thread per element: dx = dy.",
               "const float* __restrict__ dy, float* __restrict__ dx", count,
-              "k::write_gradient<" + write + ">(i, dy, dx);");
+              "k::write_gradient<" + gradient_write(l) + ">(i, dy, dx);");
   Printer::Vars v{{"name", name},
                   {"dy", at(l.output_gradient_buffer)},
                   {"dy_note", note(l.output_gradient_buffer)},

@@ -44,6 +44,12 @@ Printer::Vars window_vars(const std::string& name, const LayerPlan& l);
 // The geometry literals of a directly computed convolution ("conv_<layer>": grouped, depthwise,
 // or on CUDA a dense one cuDNN cannot take as planned), of a pool ("pool_<layer>") and of a
 // BatchNorm ("norm_<layer>").
+// A Flatten's section comment: a view that runs no code, or, where its input has another reader
+// (view_writes_gradient), one whose backward copies or adds its gradient; and how it writes it
+// ("k::GradientWrite::copy" or "...accumulate", staticnet/kernels/residual_add.hpp).
+std::string view_comment(const ModelView& model, const FusedGroup& g);
+std::string gradient_write(const LayerPlan& l);
+
 void emit_direct_conv_geometry(Printer& out, const LayerPlan& l, std::int64_t layer);
 void emit_pool_geometry(Printer& out, const LayerPlan& l, std::int64_t layer);
 void emit_norm_geometry(Printer& out, const LayerPlan& l, std::int64_t layer);
