@@ -56,28 +56,37 @@
 include_guard(GLOBAL)
 
 # The line of `header` that declares `model` (a C++ name, e.g. my::Net): the STATICNET_MODEL line
-# that registers it, else `using Net =`, `struct Net` or `class Net`; empty when the header
-# declares it nowhere (it comes from a file the header includes).
+# that registers it, else `using Net =`, `struct Net` or `class Net`, each first on its line (not
+# in a // comment); empty when the header declares it nowhere (it comes from a file the header
+# includes) or the name is no plain identifier (a template-id). analyzer/src/analyze.cpp's
+# declaration_line() looks for the same lines.
 function(_staticnet_declaration_line header model out)
-  file(READ "${header}" text)
+  set(${out} "" PARENT_SCOPE)
   string(REGEX REPLACE "^.*::" "" leaf "${model}")
-  set(name_end "[^A-Za-z0-9_]")
+  if(NOT leaf MATCHES "^[A-Za-z_][A-Za-z0-9_]*$")
+    return()
+  endif()
+  file(READ "${header}" text)
+  set(blank "[ \t\r\n]")
   foreach(pattern
-          "STATICNET_MODEL[ \t]*\\([^,()]*,[ \t\r\n]*([A-Za-z0-9_]*::)*${leaf}[ \t\r\n]*,"
-          "using[ \t\r\n]+${leaf}[ \t\r\n]*="
-          "(struct|class)[ \t\r\n]+${leaf}${name_end}")
-    string(REGEX MATCH "${pattern}" match "${text}")
+          "STATICNET_MODEL[ \t]*\\([^,()]*,${blank}*([A-Za-z0-9_]*::)*${leaf}${blank}*,"
+          "using${blank}+${leaf}${blank}*="
+          "(struct|class)${blank}+${leaf}[^A-Za-z0-9_]")
+    string(REGEX MATCH "(^|\n)[ \t]*${pattern}" match "${text}")
     if(match)
       string(FIND "${text}" "${match}" at)
       string(SUBSTRING "${text}" 0 ${at} before)
       string(REGEX MATCHALL "\n" newlines "${before}")
       list(LENGTH newlines line)
-      math(EXPR line "${line} + 1")
+      if(match MATCHES "^\n")  # the match starts on the newline that ends the line before
+        math(EXPR line "${line} + 2")
+      else()
+        math(EXPR line "${line} + 1")
+      endif()
       set(${out} ${line} PARENT_SCOPE)
       return()
     endif()
   endforeach()
-  set(${out} "" PARENT_SCOPE)
 endfunction()
 
 function(staticnet_model name)
@@ -153,6 +162,8 @@ function(staticnet_model name)
   # declares the model (its STATICNET_MODEL line, else its own declaration), so the compiler's
   # "required from here" and `staticnet explain` name the user's line.
   _staticnet_declaration_line("${header}" "${arg_MODEL}" declared_at)
+  # The line moves when the header is edited: configure again then, so the directive follows it.
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${header}")
   set(asked_at "")
   if(declared_at)
     string(REPLACE "\\" "\\\\" quoted_header "${header}")
@@ -164,6 +175,16 @@ function(staticnet_model name)
 "// Written by staticnet_model(${name}): the generator of ${name}. Compiling this evaluates the
 // plan of ${arg_MODEL} under ${arg_SETUP}; running it writes the generated files.
 #include \"${header}\"
+// Ends a STATICNET_MODEL line that the header left last without its ';' (else an empty
+// declaration, which only clang's -Wextra-semi would mention).
+#if defined(__clang__)
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored \"-Wextra-semi\"
+#endif
+;
+#if defined(__clang__)
+#pragma clang diagnostic pop
+#endif
 
 #include <staticnet/codegen/generate.hpp>
 
@@ -213,6 +234,21 @@ ${asked_at}  return staticnet::codegen::generator_main<${arg_MODEL}, ${arg_SETUP
     COMMENT "staticnet: generating ${name} (${arg_MODEL}) for ${arg_BACKENDS}"
     VERBATIM)
   add_custom_target(${name}_generated DEPENDS "${stamp}")
+  # Ninja takes the byproducts for outputs and makes a deleted one again; the Makefile generators
+  # know only the stamp, so a generated file deleted by hand would stay missing while the stamp
+  # stands. For them a check runs before each build and removes the stamp when a file is missing.
+  if(NOT CMAKE_GENERATOR MATCHES "Ninja")
+    set(check_script "foreach(file IN ITEMS")
+    foreach(output IN LISTS outputs)
+      string(APPEND check_script "\n    \"${output}\"")
+    endforeach()
+    string(APPEND check_script ")\n  if(NOT EXISTS \"\${file}\")\n    file(REMOVE \"${stamp}\")\n"
+                               "  endif()\nendforeach()\n")
+    set(check "${CMAKE_CURRENT_BINARY_DIR}/${name}_generated_check.cmake")
+    file(CONFIGURE OUTPUT "${check}" CONTENT "${check_script}" @ONLY)
+    add_custom_target(${name}_generated_check COMMAND ${CMAKE_COMMAND} -P "${check}" VERBATIM)
+    add_dependencies(${name}_generated ${name}_generated_check)
+  endif()
 
   # ---- 3. targets over them
   add_library(${name}_model INTERFACE)

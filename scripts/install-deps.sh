@@ -50,20 +50,18 @@ fi
 # frontend's API moves between releases, and a newer one could break a build that passed here.
 cudnn_frontend_version=1.32.0
 cudnn_frontend_dir=/usr/local/cudnn-frontend-$cudnn_frontend_version/include
-if { command -v nvcc >/dev/null || [[ -x /usr/local/cuda/bin/nvcc ]]; } &&
-  [[ ! -f $cudnn_frontend_dir/cudnn_frontend.h ]]; then
-  echo "staticnet: installing cuDNN's C++ frontend $cudnn_frontend_version into $cudnn_frontend_dir"
-  sudo_cmd=()
+
+# PyPI ships it as nvidia-cudnn-frontend, whose wheel holds the headers under include/ (beside
+# Python bindings staticnet does not use). pip comes from a throw-away virtual environment:
+# Debian's python3 has none of its own. Returns non-zero at the first step that fails.
+install_cudnn_frontend() {
+  local work status sudo_cmd=()
   if [[ $(id -u) -ne 0 ]]; then sudo_cmd=(sudo); fi
-  work=$(mktemp -d)
-  trap 'rm -rf "$work"' EXIT
-  # PyPI ships it as nvidia-cudnn-frontend, whose wheel holds the headers under include/ (beside
-  # Python bindings staticnet does not use). pip comes from a throw-away virtual environment:
-  # Debian's python3 has none of its own.
-  python3 -m venv "$work/venv"
-  "$work/venv/bin/python" -m pip download --quiet --disable-pip-version-check --no-deps \
-    --only-binary=:all: --dest "$work/wheel" "nvidia-cudnn-frontend==$cudnn_frontend_version"
-  "$work/venv/bin/python" - "$work/wheel" "$work/include" <<'PY'
+  work=$(mktemp -d) || return 1
+  python3 -m venv "$work/venv" &&
+    "$work/venv/bin/python" -m pip download --quiet --disable-pip-version-check --no-deps \
+      --only-binary=:all: --dest "$work/wheel" "nvidia-cudnn-frontend==$cudnn_frontend_version" &&
+    "$work/venv/bin/python" - "$work/wheel" "$work/include" <<'PY' &&
 import pathlib, sys, zipfile
 wheel = next(pathlib.Path(sys.argv[1]).glob("*.whl"))
 out = pathlib.Path(sys.argv[2])
@@ -74,11 +72,23 @@ with zipfile.ZipFile(wheel) as z:
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(z.read(name))
 PY
-  [[ -f $work/include/cudnn_frontend.h ]] || {
-    echo "staticnet: the nvidia-cudnn-frontend wheel holds no include/cudnn_frontend.h" >&2
-    exit 1
-  }
-  "${sudo_cmd[@]}" mkdir -p "$cudnn_frontend_dir"
-  "${sudo_cmd[@]}" cp -R "$work/include/." "$cudnn_frontend_dir/"
-  "${sudo_cmd[@]}" chmod -R a+rX "$cudnn_frontend_dir"
+    [[ -f $work/include/cudnn_frontend.h ]] &&
+    "${sudo_cmd[@]}" mkdir -p "$cudnn_frontend_dir" &&
+    "${sudo_cmd[@]}" cp -R "$work/include/." "$cudnn_frontend_dir/" &&
+    "${sudo_cmd[@]}" chmod -R a+rX "$cudnn_frontend_dir"
+  status=$?
+  rm -rf "$work"
+  return $status
+}
+
+if { command -v nvcc >/dev/null || [[ -x /usr/local/cuda/bin/nvcc ]]; } &&
+  [[ ! -f $cudnn_frontend_dir/cudnn_frontend.h ]]; then
+  echo "staticnet: installing cuDNN's C++ frontend $cudnn_frontend_version into $cudnn_frontend_dir"
+  # Best effort: without it only the CUDA backend is off (configure says so), and the main job
+  # and the CPU trainers need none of it.
+  if ! install_cudnn_frontend; then
+    echo "staticnet: warning: cuDNN's C++ frontend $cudnn_frontend_version could not be installed" \
+      "(is PyPI reachable?): the CUDA backend stays off until it is; run" \
+      "scripts/install-deps.sh again then" >&2
+  fi
 fi

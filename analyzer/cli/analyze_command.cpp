@@ -95,11 +95,14 @@ int run_analyze(AnalyzeArgs& a) {
   if (a.format != "json")
     return analyze_and_report(a);
   // A tool that parses the JSON gets a document whatever happens (main() still says the error
-  // on stderr and exits 2).
+  // on stderr, and exits 2 for a usage error, 1 for another).
   try {
     return analyze_and_report(a);
   } catch (const an::UsageError& e) {
     write_report(a, an::render_json_usage_error(a.header, e.what()));
+    throw;
+  } catch (const std::exception& e) {
+    write_report(a, an::render_json_error(a.header, e.what()));
     throw;
   }
 }

@@ -86,7 +86,18 @@ std::string probe_source(const fs::path& header, const AnalyzeOptions& o) {
       "#define STATICNET_ANALYZE 1\n"
       "#include <staticnet/staticnet.hpp>\n"
       "#include " +
-      quoted_path(header) + "\n";
+      quoted_path(header) +
+      "\n"
+      // Ends a STATICNET_MODEL line that the header left last without its ';' (else an empty
+      // declaration, which only clang's -Wextra-semi would mention).
+      "#if defined(__clang__)\n"
+      "#pragma clang diagnostic push\n"
+      "#pragma clang diagnostic ignored \"-Wextra-semi\"\n"
+      "#endif\n"
+      ";\n"
+      "#if defined(__clang__)\n"
+      "#pragma clang diagnostic pop\n"
+      "#endif\n";
   if (!o.model.empty()) {
     // A model named on the command line is planned here, in a file the user never wrote; its
     // errors are said at the header's line that declares it instead (STATICNET_MODEL's are at
@@ -269,21 +280,22 @@ std::string cross_compiling_hint(const AnalyzeOptions& o) {
 int declaration_line(const std::string& header_text, const std::string& model) {
   const std::string leaf =
       model.substr(model.rfind("::") == std::string::npos ? 0 : model.rfind("::") + 2);
-  if (leaf.empty() ||
-      leaf.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") !=
-          std::string::npos)
+  if (leaf.empty() || !std::regex_match(leaf, std::regex("[A-Za-z_][A-Za-z0-9_]*")))
     return 0;  // a template-id or worse: no plain name to look for
-  // As StaticnetModel.cmake's _staticnet_declaration_line looks for it.
-  const std::regex patterns[] = {
-      std::regex("STATICNET_MODEL[ \t]*\\([^,()]*,[ \t\r\n]*([A-Za-z0-9_]*::)*" + leaf +
-                 "[ \t\r\n]*,"),
-      std::regex("using[ \t\r\n]+" + leaf + "[ \t\r\n]*="),
-      std::regex("(struct|class)[ \t\r\n]+" + leaf + "[^A-Za-z0-9_]")};
-  for (const std::regex& pattern : patterns) {
+  // As StaticnetModel.cmake's _staticnet_declaration_line looks for it: first on its line.
+  const std::string blank = "[ \\t\\r\\n]";
+  const std::string patterns[] = {
+      "STATICNET_MODEL[ \\t]*\\([^,()]*," + blank + "*([A-Za-z0-9_]*::)*" + leaf + blank + "*,",
+      "using" + blank + "+" + leaf + blank + "*=",
+      "(struct|class)" + blank + "+" + leaf + "[^A-Za-z0-9_]"};
+  for (const std::string& pattern : patterns) {
     std::smatch match;
-    if (std::regex_search(header_text, match, pattern))
-      return 1 + static_cast<int>(std::count(header_text.begin(),
-                                             header_text.begin() + match.position(0), '\n'));
+    if (std::regex_search(header_text, match, std::regex("(^|\\n)[ \\t]*" + pattern))) {
+      // The line of the match's first character that is not the newline before it.
+      const auto start = match.position(0) + match.length(1);
+      return 1 +
+             static_cast<int>(std::count(header_text.begin(), header_text.begin() + start, '\n'));
+    }
   }
   return 0;
 }

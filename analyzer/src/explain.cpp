@@ -110,7 +110,11 @@ struct NestingStep {
 // container the layer is in; the container is the outer model at the top, else what the step
 // before names: a Sequential where the next step is an entry, a Residual where it is a body,
 // shortcut or sum (a body or shortcut that is a Sequential is named by the step itself).
-std::string place_text(const std::vector<NestingStep>& steps) {
+std::string place_text(std::vector<NestingStep> steps) {
+  if (!steps.empty() && steps.back().kind == "nested_deeper") {  // the error names 16 steps
+    steps.pop_back();
+    return "deeper inside " + place_text(steps);
+  }
   auto container_kind = [&](std::size_t i) {  // what step i's container is
     return steps[i].kind == "entry" ? "Sequential" : "Residual";
   };
@@ -504,16 +508,19 @@ std::string where_asked(const std::string& text, std::size_t at) {
 // ---- a mistake that fails before staticnet sees the model: a pool's window written as a type
 
 // "staticnet::Kernel<3, 1>" or "sn::Kernel<3>" -> "sn::Kernel<3, 1>{}" / "sn::Kernel<3>{}", the
-// value the user meant; "" when the text is no Kernel.
+// value the user meant; "" when the text is no Kernel. Arguments that are no plain numbers (the
+// user's source under clang's caret: `Kernel<kRows, 1>`) are kept as written.
 std::string kernel_value(std::string_view type) {
   const auto at = type.find("Kernel<");
   const auto close = type.find('>', at);
   if (at == std::string_view::npos || close == std::string_view::npos)
     return "";
-  std::string numbers;
-  for (const std::string& n : split_top_level(type.substr(at + 7, close - at - 7)))
-    numbers += (numbers.empty() ? "" : ", ") + std::to_string(number(n));
-  return "sn::Kernel<" + numbers + ">{}";
+  std::string arguments;
+  for (const std::string& a : split_top_level(type.substr(at + 7, close - at - 7))) {
+    const bool plain = !a.empty() && a.find_first_not_of("-0123456789lLuU") == std::string::npos;
+    arguments += (arguments.empty() ? "" : ", ") + (plain ? std::to_string(number(a)) : a);
+  }
+  return "sn::Kernel<" + arguments + ">{}";
 }
 
 Explanation pool_window_mistake(const std::string& pool, const std::string& kernel,
@@ -542,6 +549,13 @@ void find_pool_window_mistakes(const std::string& text, std::vector<Explanation>
     lines.push_back(line);
     begin = next;
   }
+  // A log of several files that include the header says it once per file; explain it once.
+  auto add = [&found](Explanation e) {
+    for (const Explanation& f : found)
+      if (f.where == e.where && f.sentence == e.sentence)
+        return;
+    found.push_back(std::move(e));
+  };
   auto location = [](std::string_view line) {
     const auto at = line.find(": error:");
     return std::string(line.substr(0, at));
@@ -559,7 +573,7 @@ void find_pool_window_mistakes(const std::string& text, std::vector<Explanation>
         if (const auto got = lines[j].find(" got ");
             got != std::string_view::npos && lines[j].find(": note:") != std::string_view::npos)
           kernel = kernel_value(lines[j].substr(got));
-      found.push_back(pool_window_mistake(pool, kernel, location(line)));
+      add(pool_window_mistake(pool, kernel, location(line)));
     } else if (line.find(": error: template argument for non-type template parameter must be an "
                          "expression") != std::string_view::npos) {
       // The note that names the parameter comes within a few lines, after the source and caret.
@@ -577,7 +591,7 @@ void find_pool_window_mistakes(const std::string& text, std::vector<Explanation>
           kernel = kernel_value(
               source.substr(start, (end == std::string_view::npos ? caret.size() : end) - start));
       }
-      found.push_back(pool_window_mistake("a pool", kernel, location(line)));
+      add(pool_window_mistake("a pool", kernel, location(line)));
     }
   }
 }
@@ -654,7 +668,11 @@ std::vector<Explanation> explain_compiler_output(std::string_view compiler_outpu
       found.push_back(std::move(e));
     }
   }
-  find_pool_window_mistakes(text, found);
+  try {
+    find_pool_window_mistakes(text, found);
+  } catch (const std::exception&) {
+    // A spelling this version does not know: the compiler's own words stand.
+  }
   return found;
 }
 

@@ -148,6 +148,12 @@ ordered_json error_json(const std::string& error, const std::string& message,
   return j;
 }
 
+// The document as text. A compiler echoes the user's source, which need not be UTF-8 (a Latin-1
+// comment): such bytes become U+FFFD rather than costing the whole document.
+std::string text_of(const ordered_json& j) {
+  return j.dump(2, ' ', false, ordered_json::error_handler_t::replace) + "\n";
+}
+
 // The fields every document has, whatever became of the header.
 ordered_json document(const std::string& header, const char* status, int exit_status) {
   ordered_json j;
@@ -175,7 +181,7 @@ std::string render_json(const Report& report) {
   for (const ModelReport& m : report.models)
     models.push_back(model_json(m));
   j["models"] = models;
-  return j.dump(2) + "\n";
+  return text_of(j);
 }
 
 std::string render_json_does_not_compile(const std::string& header,
@@ -188,14 +194,21 @@ std::string render_json_does_not_compile(const std::string& header,
   j["errors"] = errors;
   j["compiler_output"] = compiler_output;
   j["models"] = ordered_json::array();
-  return j.dump(2) + "\n";
+  return text_of(j);
 }
 
 std::string render_json_usage_error(const std::string& header, const std::string& message) {
   ordered_json j = document(header, "usage_error", 2);
   j["errors"] = ordered_json::array({error_json("usage_error", message, "", nullptr)});
   j["models"] = ordered_json::array();
-  return j.dump(2) + "\n";
+  return text_of(j);
+}
+
+std::string render_json_error(const std::string& header, const std::string& message) {
+  ordered_json j = document(header, "error", 1);
+  j["errors"] = ordered_json::array({error_json("error", message, "", nullptr)});
+  j["models"] = ordered_json::array();
+  return text_of(j);
 }
 
 std::string render(const Report& report, Format format, bool colour) {

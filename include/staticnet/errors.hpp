@@ -28,6 +28,7 @@ struct entry {};
 struct residual_body {};
 struct residual_shortcut {};
 struct residual_sum {};
+struct nested_deeper {};  // the path goes on, deeper than an error names (16 steps)
 template <class... Steps>
 struct nesting {};
 

@@ -208,7 +208,7 @@ template <LayerKind Kind, auto Window, LayerOption... Options>
 constexpr LayerDesc pool_desc() {
   LayerDesc d = LayerDesc::of(Kind);
   if constexpr (std::integral<decltype(Window)>) {
-    d.kernel_h = d.kernel_w = Window;
+    d.kernel_h = d.kernel_w = static_cast<std::int64_t>(Window);
   } else {
     Window.apply(d);  // Kernel<H, W>{}
   }
@@ -225,7 +225,7 @@ constexpr LayerDesc pool_desc() {
 // the braces make the option type Conv2d takes a value, since a template's first argument is
 // either a value or a type, and MaxPool2d<2> is a value).
 template <class T>
-concept PoolWindow = std::integral<T> || detail::is_kernel<T>::value;
+concept PoolWindow = (std::integral<T> && !std::same_as<T, bool>) || detail::is_kernel<T>::value;
 
 // Max over the window; Stride defaults to the window, Padding to 0; PaddingSame pads as
 // TensorFlow does (a max over the real elements only).

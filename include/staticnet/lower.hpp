@@ -100,9 +100,9 @@ inline constexpr auto graph_v = lower(flatten<M>(), S::desc());
 enum class NestingStep : std::uint8_t { entry, body, shortcut, sum };
 
 // A path from the model down to one layer, outermost step first (see error::nesting). Deeper
-// paths than max_depth keep their outer steps.
+// paths than max_depth keep their outer steps, and nesting_of_t says that it stops short.
 struct Nesting {
-  static constexpr int max_depth = 12;
+  static constexpr int max_depth = 16;
   NestingStep steps[max_depth]{};
   std::int64_t entries[max_depth]{};  // a step `entry`: its position in the Sequential, from 1
   int depth = 0;
@@ -165,8 +165,6 @@ constexpr Nesting nesting_of(std::int64_t layer) {
   bool done = false;
   if (layer >= 0)
     locate<M>(static_cast<std::size_t>(layer), next, at, found, done);
-  if (found.depth > Nesting::max_depth)
-    found.depth = Nesting::max_depth;
   return found;
 }
 
@@ -190,13 +188,20 @@ struct nesting_step<NestingStep::sum, Entry> {
 };
 
 template <Nesting N, std::size_t... I>
-auto nesting_type(std::index_sequence<I...>)
-    -> error::nesting<typename nesting_step<N.steps[I], N.entries[I]>::type...>;
+auto nesting_type(std::index_sequence<I...>) {
+  if constexpr (N.depth > Nesting::max_depth)  // the steps kept, then a mark for the rest
+    return error::nesting<typename nesting_step<N.steps[I], N.entries[I]>::type...,
+                          error::nested_deeper>{};
+  else
+    return error::nesting<typename nesting_step<N.steps[I], N.entries[I]>::type...>{};
+}
 
 // error::nesting<...> for layer `Layer` of M.
 template <Model M, std::int64_t Layer>
 using nesting_of_t = decltype(nesting_type<nesting_of<M>(Layer)>(
-    std::make_index_sequence<static_cast<std::size_t>(nesting_of<M>(Layer).depth)>{}));
+    std::make_index_sequence<static_cast<std::size_t>(
+        nesting_of<M>(Layer).depth < Nesting::max_depth ? nesting_of<M>(Layer).depth
+                                                        : Nesting::max_depth)>{}));
 }  // namespace detail
 
 // The model lowered for the setup. A wrong model or setup fails to compile here, with the

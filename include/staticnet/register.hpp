@@ -12,21 +12,21 @@
 // analysis/probe.hpp). Templates with several arguments contain commas, which a macro would
 // split: give the types an alias first, as above.
 //
-// The line's `;` may be left out: each expansion is a whole declaration, ending in its own `;`,
-// and the one written after it is an empty declaration, which C++11 allows at namespace scope and
-// no warning flags (a header that ends in the line without it used to break the next
-// declaration of whatever file included it, in a file the user never wrote).
+// The line ends in `;`, as written above. The files staticnet writes around a header (the
+// analyzer's probe, staticnet_model()'s generator) also take a header whose last line leaves it
+// out: they end that line with a `;` of their own. The macro does not supply one, since an empty
+// declaration after the user's `;` would warn under clang's -Wextra-semi.
 
 #if defined(STATICNET_ANALYZE)
 #include "staticnet/analysis/probe.hpp"
 #define STATICNET_MODEL(name, model_type, setup_type)                                   \
   [[maybe_unused]] inline const bool staticnet_registered_##name =                      \
       ::staticnet::analysis::register_model<model_type, setup_type>(#name, #model_type, \
-                                                                    #setup_type);
+                                                                    #setup_type)
 #else
 #define STATICNET_MODEL(name, model_type, setup_type)                             \
   static_assert(::staticnet::Model<model_type> && ::staticnet::Setup<setup_type>, \
                 "STATICNET_MODEL(" #name ", " #model_type ", " #setup_type        \
                 "): needs a "                                                     \
-                "staticnet model type and a setup (sn::Training<...> or sn::Inference<...>)");
+                "staticnet model type and a setup (sn::Training<...> or sn::Inference<...>)")
 #endif

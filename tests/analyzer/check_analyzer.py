@@ -341,6 +341,19 @@ def check_exit_codes(args):
     check(report["status"] == "over_budget" and report["exit_status"] == 1
           and report["errors"][0]["error"] == "over_budget"
           and "757.50 KiB over" in report["errors"][0]["message"], f"over_budget: {report}")
+    # A compiler output that is not UTF-8 (it echoes a Latin-1 source line) still gives a document.
+    with tempfile.TemporaryDirectory() as tmp:
+        latin1 = os.path.join(tmp, "latin1.hpp")
+        with open(latin1, "wb") as f:
+            f.write(b"#include <staticnet/staticnet.hpp>\n"
+                    b"using Net = staticnet::Sequential<staticnet::Linear<2>>; // caf\xe9\n"
+                    b"undeclared_name_\xe9 x;\n")
+        r = subprocess.run([args.staticnet, "analyze", "--cxx", args.cxx, "--cache-dir",
+                            args.cache, latin1, "--format", "json"], capture_output=True)
+        check(r.returncode == 3, f"latin1: exit {r.returncode}: {r.stderr!r}")
+        report = json.loads(r.stdout.decode("utf-8"))
+        check(report["status"] == "does_not_compile" and "\ufffd" in report["compiler_output"],
+              f"latin1: the document is there, the bad byte replaced: {r.stdout[:300]!r}")
     # A STATICNET_MODEL line without its ';', last in a header without a final newline.
     r = analyze(args, "tests/analyzer/data/no_semicolon.hpp", expect=0)
     check("net: user::Net as user::Training" in r.stdout, f"without ';': {r.stderr}")
@@ -439,6 +452,12 @@ def check_emulator(args):
         check(("cannot run /no/such/qemu" in r.stderr or "(exit 127)" in r.stderr)
               and "through --emulator '/no/such/qemu'" in r.stderr,
               f"a missing emulator is named: {r.stderr}")
+        # ... and in JSON, a document that says so, telling it from a model over budget.
+        r = analyze(args, sample("mlp"), "-I", ".", "--emulator", "/no/such/qemu", "--format",
+                    "json", expect=1)
+        report = json.loads(r.stdout)
+        check(report["status"] == "error" and report["exit_status"] == 1
+              and "/no/such/qemu" in report["errors"][0]["message"], f"error: {report}")
         args.cxx = real
 
 

@@ -362,4 +362,24 @@ TEST_CASE("analyze: the line that declares a model, where its errors are said") 
   CHECK(an::declaration_line(header, "my::Other") == 7);  // its STATICNET_MODEL line first
   CHECK(an::declaration_line(header, "my::Missing") == 0);
   CHECK(an::declaration_line(header, "sn::Sequential<sn::Linear<3>>") == 0);
+  // Not in a comment, not in the middle of a line.
+  CHECK(an::declaration_line("// using Net = an old idea;\n#include <x>\n  using Net = y;\n",
+                             "Net") == 3);
+  CHECK(an::declaration_line("auto z = [] { using Net = int; };\n", "Net") == 0);
+}
+
+TEST_CASE("explain: a pool's window under clang's caret, written with names, and said once") {
+  const std::string clang =
+      "net.hpp:3:42: error: template argument for non-type template parameter must be an "
+      "expression\n"
+      "using M = sn::Sequential<sn::MaxPool2d<sn::Kernel<kRows, 1>, sn::PaddingSame>>;\n"
+      "                                       ^~~~~~~~~~~~~~~~~~~~\n"
+      "/usr/include/staticnet/layers.hpp:232:27: note: template parameter is declared here\n"
+      "template <PoolWindow auto Window, LayerOption... Options>\n"
+      "                          ^\n";
+  const auto e = an::explain_compiler_output(clang + clang);  // two files include the header
+  REQUIRE(e.size() == 1);
+  CHECK(
+      e[0].sentence.starts_with("a pool's window is a value, but sn::Kernel<kRows, 1> is a "
+                                "type: write sn::Kernel<kRows, 1>{}"));
 }

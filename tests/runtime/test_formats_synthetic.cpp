@@ -130,6 +130,11 @@ TEST_CASE("formats: synthetic data sets as the trainer names them") {
   CHECK(colons->seed == 18446744073709551615ull);
   CHECK_FALSE(colons->random_labels);
   CHECK(synthetic_spec_text(*both) == "synthetic:100:seed=3,labels=random");
+  // One spelling per data set, defaults left out (a checkpoint keeps its data by it).
+  CHECK(synthetic_spec_text(*parse_synthetic_spec("synthetic:100:labels=learnable,seed=0")) ==
+        "synthetic:100");
+  CHECK(synthetic_spec_text(*parse_synthetic_spec("synthetic:100:labels=random")) ==
+        "synthetic:100:labels=random");
   CHECK_FALSE(parse_synthetic_spec("train.npy"));
   auto refused = [](const char* text) {
     try {
@@ -145,6 +150,8 @@ TEST_CASE("formats: synthetic data sets as the trainer names them") {
   CHECK(refused("synthetic:10:seed=-1").find("seed=-1 is not a number") != std::string::npos);
   CHECK(refused("synthetic:10:labels=noisy").find("labels are learnable or random") !=
         std::string::npos);
+  CHECK(refused("synthetic:10:seed=1,").find("an empty option") != std::string::npos);
+  CHECK(refused("synthetic:10:seed=1,seed=2").find("seed is given twice") != std::string::npos);
   CHECK(refused("synthetic:10:colour=red").find("unknown option 'colour=red'") !=
         std::string::npos);
 }

@@ -37,8 +37,9 @@ struct Explanation {
   std::string place;
 };
 
-// Every distinct staticnet diagnostic in `compiler_output`, in order of appearance; empty when
-// there is none (the error is somebody else's).
+// Every distinct staticnet diagnostic in `compiler_output`, in order of appearance, then the
+// mistakes that fail before staticnet sees the model (a pool's window written as a type); empty
+// when there is none (the error is somebody else's).
 std::vector<Explanation> explain_compiler_output(std::string_view compiler_output);
 
 // The errors of any kind in `compiler_output`: its lines with g++'s or clang's "error:" (or

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "array_dataset.hpp"
@@ -256,13 +257,20 @@ std::optional<SyntheticSpec> parse_synthetic_spec(std::string_view text) {
   std::string_view rest = colon == std::string_view::npos ? "" : text.substr(colon + 1);
   if (colon != std::string_view::npos && rest.empty())
     throw bad("nothing after the second ':'");
-  while (!rest.empty()) {
+  bool seed_given = false, labels_given = false;
+  for (bool more = !rest.empty(); more;) {
     const std::size_t cut = rest.find_first_of(",:");
     const std::string_view option = rest.substr(0, cut);
-    rest = cut == std::string_view::npos ? "" : rest.substr(cut + 1);
+    more = cut != std::string_view::npos;
+    rest = more ? rest.substr(cut + 1) : "";
     const std::size_t eq = option.find('=');
     const std::string_view key = option.substr(0, eq);
     const std::string_view value = eq == std::string_view::npos ? "" : option.substr(eq + 1);
+    if (option.empty())
+      throw bad("an empty option between separators");
+    if ((key == "seed" && std::exchange(seed_given, true)) ||
+        (key == "labels" && std::exchange(labels_given, true)))
+      throw bad(std::string(key) + " is given twice");
     if (key == "seed") {
       const auto [seed_end, seed_error] =
           std::from_chars(value.data(), value.data() + value.size(), spec.seed);
@@ -280,8 +288,12 @@ std::optional<SyntheticSpec> parse_synthetic_spec(std::string_view text) {
 }
 
 std::string synthetic_spec_text(const SyntheticSpec& spec) {
-  return "synthetic:" + std::to_string(spec.size) + ":seed=" + std::to_string(spec.seed) +
-         ",labels=" + (spec.random_labels ? "random" : "learnable");
+  std::string options;
+  if (spec.seed != 0)
+    options = "seed=" + std::to_string(spec.seed);
+  if (spec.random_labels)
+    options += (options.empty() ? "" : ",") + std::string("labels=random");
+  return "synthetic:" + std::to_string(spec.size) + (options.empty() ? "" : ":" + options);
 }
 
 }  // namespace staticnet::runtime

@@ -184,7 +184,10 @@ std::string data_identity(const std::vector<std::string>& files) {
       text += " + ";
     std::error_code error;
     const std::filesystem::path path = std::filesystem::weakly_canonical(file, error);
-    text += parse_synthetic(file) || error ? file : path.string();
+    if (const auto spec = parse_synthetic(file))
+      text += synthetic_spec_text(*spec);
+    else
+      text += error ? file : path.string();
   }
   return text;
 }

@@ -48,10 +48,13 @@ struct SyntheticSpec {
 };
 
 // nullopt for a text that does not start with "synthetic:"; throws std::invalid_argument naming
-// what is wrong (a count that is no positive integer, an unknown option, a bad value).
+// what is wrong (a count that is no positive integer, an unknown, empty or repeated option, a bad
+// value).
 std::optional<SyntheticSpec> parse_synthetic_spec(std::string_view text);
 
-// "synthetic:N" with the options given back in full: "synthetic:4096:seed=3,labels=random".
+// The spec in one spelling, defaults left out: "synthetic:4096",
+// "synthetic:4096:seed=3,labels=random" (a checkpoint keeps its data by this text, so two spellings
+// of one data set are one).
 std::string synthetic_spec_text(const SyntheticSpec& spec);
 
 // Throws std::invalid_argument for options that describe no data set (size < 1, a dimension
