@@ -148,16 +148,15 @@ class Facts {
         const auto parts = split_top_level(arg.inner);
         index_ = number(parts.at(0));
         kind_ = enumerator(parts.at(1));
-        std::vector<NestingStep> steps;
         if (parts.size() > 2)  // nesting<entry<5>, residual_body, ...>; older logs lack it
           for (const std::string& step : split_top_level(argument_of(parts[2]).inner)) {
             const Argument a = argument_of(step);
-            steps.push_back({a.name, a.inner.empty() ? 0 : number(a.inner)});
+            steps_.push_back({a.name, a.inner.empty() ? 0 : number(a.inner)});
           }
         // A layer of the model's own Sequential is its index + 1st entry: nothing to add.
-        const bool plain = steps.empty() || (steps.size() == 1 && steps[0].kind == "entry" &&
-                                             steps[0].entry == index_ + 1);
-        place_ = plain ? "" : place_text(steps);
+        const bool plain = steps_.empty() || (steps_.size() == 1 && steps_[0].kind == "entry" &&
+                                              steps_[0].entry == index_ + 1);
+        place_ = plain ? "" : place_text(steps_);
         layer_ = "layer " + std::to_string(index_) + " (" + kind_ +
                  (place_.empty() ? "" : ", " + place_) + ")";
       } else if (arg.name == "option" || arg.name == "setup_option") {
@@ -177,6 +176,14 @@ class Facts {
   const std::string& layer() const { return layer_; }
   std::int64_t index() const { return index_; }
   const std::string& place() const { return place_; }
+  // For the sum that closes a Residual, where that block is ("the 2nd entry of the outer
+  // Sequential", or "the whole model"); "" for any other layer, or a log without the nesting.
+  std::string block_place() const {
+    if (steps_.empty() || steps_.back().kind != "residual_sum")
+      return "";
+    const std::vector<NestingStep> block(steps_.begin(), steps_.end() - 1);
+    return block.empty() ? "the whole model" : place_text(block);
+  }
   const std::string& dtype() const { return dtype_; }
   const std::string& kind() const { return kind_; }
   const std::string& option() const { return option_; }
@@ -192,6 +199,7 @@ class Facts {
 
  private:
   std::string layer_, kind_, option_, dtype_, place_;
+  std::vector<NestingStep> steps_;
   std::int64_t index_ = -1;
   std::map<std::string, std::int64_t> numbers_;
   std::vector<std::vector<std::int64_t>> shapes_;
@@ -324,16 +332,8 @@ const std::map<std::string, Decoder>& decoders() {
        }},
       {"residual_shapes_differ",
        [](const Facts& f) {
-         // The Add's place is "the sum that closes <the block>": say where the block is instead.
-         std::string block;
-         constexpr std::string_view sum = "the sum that closes ";
-         if (f.place().starts_with(sum)) {
-           block = f.place().substr(sum.size());
-           constexpr std::string_view residual = "the Residual that is ";
-           block = block.starts_with(residual)     ? block.substr(residual.size())
-                   : block == "the outer Residual" ? "the whole model"
-                                                   : block;
-         }
+         // The Add is the sum that closes its block: say where the block is instead.
+         const std::string block = f.block_place();
          const std::string sentence =
              "layer " + n(f.index()) + " (" + f.kind() +
              ") closes the Residual block that starts at layer " + n(f["block_starts_at_layer"]) +

@@ -383,3 +383,22 @@ TEST_CASE("explain: a pool's window under clang's caret, written with names, and
       e[0].sentence.starts_with("a pool's window is a value, but sn::Kernel<kRows, 1> is a "
                                 "type: write sn::Kernel<kRows, 1>{}"));
 }
+
+TEST_CASE("explain: a Residual's sum says where its block is") {
+  auto sentence = [](const std::string& nesting) {
+    const auto e = an::explain_compiler_output(
+        "x.hpp: In instantiation of 'struct staticnet::error::residual_shapes_differ<"
+        "staticnet::error::layer<2, staticnet::LayerKind::Add, staticnet::error::nesting<" +
+        nesting +
+        "> >, staticnet::error::block_starts_at_layer<0>, staticnet::error::identity_shortcut, "
+        "staticnet::error::body_output<staticnet::error::shape<4, 8> >, "
+        "staticnet::error::shortcut_output<staticnet::error::shape<4, 6> > >':\n");
+    REQUIRE(e.size() == 1);
+    return e[0].sentence.substr(0, e[0].sentence.find(':'));
+  };
+  CHECK(sentence("staticnet::error::residual_sum") ==
+        "layer 2 (Add) closes the Residual block that starts at layer 0 (the whole model)");
+  CHECK(sentence("staticnet::error::entry<3>, staticnet::error::residual_sum") ==
+        "layer 2 (Add) closes the Residual block that starts at layer 0 (the 3rd entry of the "
+        "outer Sequential)");
+}

@@ -89,8 +89,10 @@ void CudaKernelEmitter::emit_pool(const FusedGroup& g) {
   if (!q.runs_backward || q.input_gradient_buffer == no_buffer)
     return;
   const std::string gather = "i / " + literal(in_plane) + ", i % " + literal(in_plane);
-  // Where another reader of the pool's input wrote its part of the gradient first, add to it.
-  const std::string accumulate = q.accumulates_input_gradient ? "true" : "false";
+  // dx, and whether to add to it: another reader of the pool's input may have written first.
+  Printer::Vars dx;
+  input_gradient_vars(dx, q);
+  const std::string accumulate = dx["accumulate"];
   emit_kernel(
       "backward_" + name + "_kernel",
       "One thread per input element: it gathers from the windows that hold it" +
@@ -102,10 +104,9 @@ void CudaKernelEmitter::emit_pool(const FusedGroup& g) {
       max ? "k::max_pool_backward<" + pool + ", " + index + ", " + accumulate + ">(" + gather +
                 ", dy, window, dx);"
           : "k::avg_pool_backward<" + pool + ", " + accumulate + ">(" + gather + ", dy, dx);");
-  std::string backward =
-      "const float* const dy = " + at(q.output_gradient_buffer) + ";  " +
-      note(q.output_gradient_buffer) + "\nfloat* const dx = " + at(q.input_gradient_buffer) +
-      ";  " + note(q.input_gradient_buffer) + (q.accumulates_input_gradient ? " (added to)" : "");
+  std::string backward = "const float* const dy = " + at(q.output_gradient_buffer) + ";  " +
+                         note(q.output_gradient_buffer) + "\nfloat* const dx = " + dx["dx"] +
+                         ";  " + dx["dx_note"];
   if (max)
     backward += "\nconst " + index + "* const window = " + window + ";  " + window_note;
   backward +=

@@ -273,11 +273,12 @@ void CudaKernelEmitter::emit_product_backward(const FusedGroup& g) {
   if (l.input_gradient_buffer != no_buffer) {
     lines += "\nconst float* const weight = " + parameter(l.weight_offset, BufferRole::parameters) +
              ";  // " + weight_name(g.product);
-    const bool adds = l.accumulates_input_gradient;  // x has another reader, which went first
-    lines += "\nfloat* const dx = " + at(l.input_gradient_buffer) + ";  " +
-             note(l.input_gradient_buffer) + (adds ? " (added to)" : "");
+    // Added to where x has another reader, which went first.
+    Printer::Vars dx;
+    input_gradient_vars(dx, l);
+    lines += "\nfloat* const dx = " + dx["dx"] + ";  " + dx["dx_note"];
     lines += "\nlib." + member + ".backward_input(dz, weight, dx, " + workspace() +
-             (adds ? ", /*accumulate=*/true" : "") + ");";
+             (l.accumulates_input_gradient ? ", /*accumulate=*/true" : "") + ");";
   }
   // Only a pass of ours before the library calls uses the stream (theirs is bound at set-up).
   const bool launches = g.pool >= 0 || g.activation >= 0;

@@ -148,18 +148,17 @@ class SyntheticDataset final : public Dataset {
     check_span_size(features.size(), elements_, "features");
     const auto seed = options_.seed;
     const auto sample = key_of(index);
-    if (options_.label_kind == LabelKind::class_index && !options_.random_labels) {
+    if (options_.label_kind == LabelKind::class_index) {
       const auto k = static_cast<std::uint64_t>(label_of(index));
       for (std::size_t j = 0; j < features.size(); ++j) {
-        const double mean = options_.class_separation * synthetic_normal(seed, class_mean, k, j);
+        // Random labels: every class's mean is 0, so the features say nothing of the label.
+        const double mean = options_.random_labels ? 0.0
+                                                   : options_.class_separation *
+                                                         synthetic_normal(seed, class_mean, k, j);
         const double value =
             mean + options_.noise * synthetic_normal(seed, sample_noise, sample, j);
         features[j] = static_cast<float>(value);
       }
-    } else if (options_.label_kind == LabelKind::class_index) {  // random labels: noise only
-      for (std::size_t j = 0; j < features.size(); ++j)
-        features[j] =
-            static_cast<float>(options_.noise * synthetic_normal(seed, sample_noise, sample, j));
     } else {
       for (std::size_t j = 0; j < features.size(); ++j) {
         features[j] = static_cast<float>(synthetic_normal(seed, sample_noise, sample, j));
