@@ -2,6 +2,7 @@
 #include "staticnet/analyzer/plan_dump.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -12,7 +13,7 @@ namespace {
 using nlohmann::json;
 
 // The probe of this staticnet writes exactly this version.
-constexpr int expected_probe_format = 5;
+constexpr int expected_probe_format = 6;
 
 FootprintBytes footprint_of(const json& j) {
   FootprintBytes f;
@@ -49,6 +50,8 @@ LayerRow layer_of(const json& j) {
 BufferRow buffer_of(const json& j) {
   BufferRow b;
   b.role = j.at("role").get<std::string>();
+  b.dtype = j.at("dtype").get<std::string>();
+  b.elements = j.at("elements").get<std::int64_t>();
   const auto region = j.at("region").get<std::string>();
   const auto c = std::find_if(categories.begin(), categories.end(),
                               [&](Category k) { return region == name_of(k); });
@@ -82,9 +85,16 @@ PlanDump plan_of(const json& j) {
     p.layers.push_back(layer_of(l));
   for (const json& b : j.at("buffers"))
     p.buffers.push_back(buffer_of(b));
-  for (const json& s : j.at("schedule"))
-    p.schedule.push_back({s.at("kind").get<std::string>(), s.at("layer").get<std::int64_t>(),
-                          s.at("live_activation_bytes").get<std::int64_t>()});
+  for (const json& s : j.at("schedule")) {
+    StepRow step{s.at("kind").get<std::string>(),
+                 s.at("layer").get<std::int64_t>(),
+                 s.at("live_activation_bytes").get<std::int64_t>(),
+                 {}};
+    for (const json& a : s.at("accesses"))
+      step.accesses.push_back(
+          {a.at(0).get<std::int64_t>(), a.at(1).get<std::int64_t>(), a.at(2).get<std::string>()});
+    p.schedule.push_back(std::move(step));
+  }
   return p;
 }
 

@@ -3,13 +3,11 @@
 // parameters and FLOPs counted.
 #include <cstdint>
 
+#include "staticnet/dtype.hpp"
 #include "staticnet/layer_desc.hpp"
 #include "staticnet/shape.hpp"
 
 namespace staticnet {
-
-// Activations are f32 under Precision<FP32>.
-inline constexpr std::int64_t activation_bytes_per_element = 4;
 
 struct Node {
   LayerDesc desc;  // as written, except that padding holds what is applied (PaddingSame resolved)
@@ -30,10 +28,11 @@ struct Node {
   constexpr int input_count() const { return inputs[1] == no_input ? 1 : 2; }
 };
 
-// Bytes of the window index a max-pool keeps per output element.
-constexpr std::int64_t window_index_bytes(const LayerDesc& d) {
+// The type of the window index a max-pool keeps per output element: the narrowest that holds
+// every position of its window.
+constexpr DType window_index_dtype(const LayerDesc& d) {
   const std::int64_t positions = d.kernel_h * d.kernel_w;
-  return positions <= 256 ? 1 : positions <= 65536 ? 2 : 4;
+  return positions <= 256 ? DType::u8 : positions <= 65536 ? DType::u16 : DType::u32;
 }
 
 }  // namespace staticnet

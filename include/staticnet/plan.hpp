@@ -25,36 +25,79 @@ namespace staticnet {
 
 namespace detail {
 
-// Lifetime bookkeeping while the buffers are created. The list's storage is a built-in array,
-// subscripted directly, which constant evaluation charges least (see static_vector.hpp).
+// Makes the buffers and the schedule: the steps, and each step's reads and writes, from which
+// every lifetime is taken (a buffer lives from the step that first writes it to the last step
+// that touches it). The lists' storage is built-in arrays, subscripted directly, which constant
+// evaluation charges least (see static_vector.hpp).
+//
+// The schedule is made by the stages that make the buffers, in the loops that make them, rather
+// than by a stage of its own: a stage that walked the layers again to record the same accesses
+// cost g++ about 120 MiB more on the 10,001-layer chain, past the 500 MB that planning may take
+// (bench/RESULTS.md, "Compile cost of planning"). A later stage adds steps (a forward run again
+// to recompute what was not kept, a loop over micro-batches) with the same calls.
 template <std::size_t L>
 struct PlanBuilder {
-  StaticVector<Buffer, PlanState<L>::buffer_capacity>& list;
-  std::int64_t last_step;
-
-  constexpr int add(BufferRole role, std::int64_t layer, std::int64_t size, std::int64_t first) {
+  PlanState<L>& p;
+  std::int64_t now = 0;  // the current step
+  constexpr int add(BufferRole role, std::int64_t layer, DType dtype, std::int64_t elements) {
     Buffer b;
     b.role = role;
+    b.dtype = dtype;
     b.layer = layer;
-    b.size = size;
-    b.first_step = b.last_step = first;
-    return static_cast<int>(list.push_back(b));
+    b.size = bytes_of(dtype, elements);
+    b.first_step = now;  // a buffer is made at the step that first writes it
+    const auto index = static_cast<int>(p.buffers.push_back(b));
+    if (!in_activation_region(role))
+      p.next_version[index] = 1;  // it enters the step holding version 0
+    return index;
   }
-  constexpr int add_persistent(BufferRole role, std::int64_t size) {
-    const int b = add(role, -1, size, 0);
-    list.items[b].last_step = last_step;
-    return b;
+  constexpr int add_persistent(BufferRole role, DType dtype, std::int64_t elements) {
+    return add(role, -1, dtype, elements);
   }
-  // The buffer is read at `step`: keep it alive until then.
-  constexpr void use(int b, std::int64_t step) {
-    if (b != no_buffer && list.items[b].last_step < step)
-      list.items[b].last_step = step;
+
+  // Starts the next step; the accesses that follow are its own. Field by field into the defaults
+  // (forward, no layer): g++ spends memory on every struct a constant evaluation copies.
+  constexpr void step(StepKind kind, std::int64_t layer) {
+    now = static_cast<std::int64_t>(p.steps.count);
+    Step& s = p.steps.items[p.steps.count++];
+    s.kind = kind;
+    s.layer = layer;
+    s.first_access = static_cast<std::int32_t>(p.access_codes.count);
+  }
+  // The current step reads, writes or updates buffer b (not no_buffer: callers test optional
+  // ones, which costs clang's step count less than a call).
+  constexpr void read(int b) { access(b, p.next_version[b] - 1, AccessKind::read); }
+  constexpr void write(int b) { access(b, p.next_version[b]++, AccessKind::write); }
+  constexpr void update(int b) { access(b, p.next_version[b]++, AccessKind::update); }
+
+ private:
+  // A buffer lives from the step that makes it to the last that accesses it (a persistent one,
+  // the whole step: place() sets it).
+  constexpr void access(int b, std::int32_t version, AccessKind kind) {
+    p.access_codes.items[p.access_codes.count++] = Access::encode(b, version, kind);
+    p.buffers.items[b].last_step = now;
   }
 };
 
-// Steps in the schedule (see plan_types.hpp): forward, loss, backward and update in training.
-constexpr std::int64_t step_count_of(Mode mode, std::int64_t layers) {
-  return mode == Mode::training ? 2 * layers + 2 : layers;
+// The persistent buffer of a role (plan_forward makes them first), or no_buffer.
+template <std::size_t L>
+constexpr int persistent_buffer(const PlanState<L>& p, BufferRole role) {
+  for (std::size_t b = 0; b < p.buffers.size() && !in_activation_region(p.buffers.items[b].role);
+       ++b)
+    if (p.buffers.items[b].role == role)
+      return static_cast<int>(b);
+  return no_buffer;
+}
+
+// Layers whose backward passes dy on as their input's gradient unchanged (an Add to both inputs).
+constexpr bool is_pass_through(LayerKind k) {
+  return k == LayerKind::Add || k == LayerKind::Flatten;
+}
+
+// The dtype of activations and their gradients: f32 under Precision<FP32>, the only precision
+// the planner takes today.
+constexpr DType activation_dtype(const SetupDesc&) {
+  return DType::f32;
 }
 
 // Scratch a layer's kernels need: Conv2d lowers each sample (each group of it) to a column
@@ -62,11 +105,10 @@ constexpr std::int64_t step_count_of(Mode mode, std::int64_t layers) {
 // A depthwise convolution reads its input directly and needs none. (A 1x1 convolution at stride 1
 // is counted too: the CPU backend reads its input as the column matrix and does not touch the
 // workspace, but cuDNN, which the CUDA backend lets use it, may.)
-constexpr std::int64_t workspace_bytes(const Node& n) {
+constexpr std::int64_t workspace_elements(const Node& n) {
   if (n.desc.kind != LayerKind::Conv2d)
     return 0;
-  return n.input[1] / n.desc.groups * n.desc.kernel_h * n.desc.kernel_w * n.output[2] *
-         n.output[3] * activation_bytes_per_element;
+  return n.input[1] / n.desc.groups * n.desc.kernel_h * n.desc.kernel_w * n.output[2] * n.output[3];
 }
 
 // Who reads each layer's output: how many inputs name it.
@@ -87,49 +129,47 @@ constexpr PlanState<L> plan_forward(const Graph<L>& g) {
     return p;
   const bool training = g.setup.mode == Mode::training;
   const auto layers = static_cast<std::int64_t>(L);
-  auto backward_step = [&](std::int64_t i) { return 2 * layers - i; };
-  p.step_count = step_count_of(g.setup.mode, layers);
-  PlanBuilder<L> build{p.buffers, p.step_count - 1};
+  PlanBuilder<L> build{p};
   const auto& nodes = g.nodes;
   auto& layers_out = p.layers;
   const auto& buffers = p.buffers.items;
+  const DType activations = activation_dtype(g.setup);
 
   // ---- persistent buffers, made before any other (place() relies on it)
-  const std::int64_t parameter_bytes = g.parameter_count * 4;
   const std::int64_t batch = g.setup.batch;
-  build.add_persistent(BufferRole::parameters, parameter_bytes);
+  build.add_persistent(BufferRole::parameters, DType::f32, g.parameter_count);
   if (g.non_trainable_count > 0)
-    build.add_persistent(BufferRole::non_trainable, g.non_trainable_count * 4);
+    build.add_persistent(BufferRole::non_trainable, DType::f32, g.non_trainable_count);
   if (training) {
-    build.add_persistent(BufferRole::gradients, parameter_bytes);
+    build.add_persistent(BufferRole::gradients, DType::f32, g.parameter_count);
     const std::int64_t copies = optimizer_state_copies(g.setup.optimizer);
     if (copies >= 1)
-      build.add_persistent(BufferRole::optimizer_moment1, parameter_bytes);
+      build.add_persistent(BufferRole::optimizer_moment1, DType::f32, g.parameter_count);
     if (copies >= 2)
-      build.add_persistent(BufferRole::optimizer_moment2, parameter_bytes);
+      build.add_persistent(BufferRole::optimizer_moment2, DType::f32, g.parameter_count);
   }
-  const std::int64_t input_bytes = g.input.elements() * size_of(g.setup.input_dtype);
-  const int input = build.add_persistent(BufferRole::input, input_bytes);
-  std::int64_t batch_bytes = align_up(input_bytes);  // the inputs region's layout, so far
+  const int input =
+      build.add_persistent(BufferRole::input, g.setup.input_dtype, g.input.elements());
+  std::int64_t batch_bytes = align_up(buffers[input].size);  // the inputs region's layout, so far
   if (training) {
-    const std::int64_t answer_bytes =
-        g.setup.loss == LossKind::CrossEntropy ? batch * 4 : g.output.elements() * 4;
-    build.add_persistent(
-        g.setup.loss == LossKind::CrossEntropy ? BufferRole::labels : BufferRole::targets,
-        answer_bytes);
-    batch_bytes += answer_bytes;
+    const int answer =
+        g.setup.loss == LossKind::CrossEntropy
+            ? build.add_persistent(BufferRole::labels, DType::i32, batch)
+            : build.add_persistent(BufferRole::targets, DType::f32, g.output.elements());
+    batch_bytes += buffers[answer].size;
   }
-  // Prefetch: a copy of the batch's layout (input, then labels or targets), after it.
+  // Prefetch: a copy of the batch's layout (input, then labels or targets), after it: bytes of
+  // more than one type, so u8.
   if (g.setup.prefetch)
-    build.add_persistent(BufferRole::next_batch, batch_bytes);
+    build.add_persistent(BufferRole::next_batch, DType::u8, batch_bytes);
   std::int64_t workspace = 0;
   for (std::size_t i = 0; i < L; ++i) {
-    layers_out[i].workspace_bytes = workspace_bytes(nodes[i]);
+    layers_out[i].workspace_bytes = bytes_of(DType::f32, workspace_elements(nodes[i]));
     workspace =
         workspace > layers_out[i].workspace_bytes ? workspace : layers_out[i].workspace_bytes;
   }
   if (workspace > 0)
-    build.add_persistent(BufferRole::workspace, workspace);
+    build.add_persistent(BufferRole::workspace, DType::f32, workspace / size_of(DType::f32));
 
   // ---- the last layer that reads each layer's output (none: 0)
   std::int64_t last_reader[L]{};
@@ -151,14 +191,12 @@ constexpr PlanState<L> plan_forward(const Graph<L>& g) {
   for (std::int64_t i = 0; i < layers; ++i) {
     const Node& n = nodes[i];
     LayerBuffers& lp = layers_out[i];
+    build.step(StepKind::forward, i);
 
     const int x = buffer_of(n.inputs[0]);
     lp.input_buffer = x;
-    build.use(x, i);
-    if (n.input_count() == 2) {
+    if (n.input_count() == 2)
       lp.input2_buffer = buffer_of(n.inputs[1]);
-      build.use(lp.input2_buffer, i);
-    }
     // A view shares its input's storage; an elementwise layer, a Dropout or an Add may write
     // over its (first) input when nothing reads that storage later, and so may a BatchNorm under
     // Inference, a per-channel affine map of its input (folded_batch_norm() says when it is
@@ -169,47 +207,56 @@ constexpr PlanState<L> plan_forward(const Graph<L>& g) {
     const bool can_overwrite = elementwise || n.desc.kind == LayerKind::Dropout ||
                                n.desc.kind == LayerKind::Add ||
                                (!training && is_batch_norm(n.desc.kind));
-    const std::int64_t output_bytes = n.output.elements() * activation_bytes_per_element;
-    if (view || (can_overwrite && in_activation_region(buffers[x].role) && !needed_by_backward[x] &&
-                 last_read[x] <= i)) {
-      lp.in_place = true;
+    lp.in_place = view || (can_overwrite && in_activation_region(buffers[x].role) &&
+                           !needed_by_backward[x] && last_read[x] <= i);
+    // What it reads and writes: its inputs, and its output, over its input when in place (a view
+    // writes nothing).
+    if (!lp.in_place)
+      build.read(x);
+    if (lp.input2_buffer != no_buffer)
+      build.read(lp.input2_buffer);
+    if (view) {
       lp.output_buffer = x;
+      build.read(x);
+    } else if (lp.in_place) {
+      lp.output_buffer = x;
+      build.update(x);
     } else {
-      lp.output_buffer = build.add(BufferRole::activation, i, output_bytes, i);
+      lp.output_buffer = build.add(BufferRole::activation, i, activations, n.output.elements());
+      build.write(lp.output_buffer);
     }
     output_of[i] = lp.output_buffer;
     if (last_read[lp.output_buffer] < last_reader[i])
       last_read[lp.output_buffer] = last_reader[i];
 
+    // What its backward keeps (backward's reads of them are plan_backward's).
     if (n.output_needs_gradient) {
-      const std::int64_t bwd = backward_step(i);
       if (saves_input(n.desc.kind)) {
         needed_by_backward[x] = true;
         lp.saved_bytes = buffers[x].size;
-        build.use(x, bwd);
         if (is_batch_norm(n.desc.kind)) {
-          lp.statistics_buffer = build.add(BufferRole::batch_statistics, i, n.statistics * 4, i);
-          build.use(lp.statistics_buffer, bwd);
+          lp.statistics_buffer =
+              build.add(BufferRole::batch_statistics, i, DType::f32, n.statistics);
+          build.write(lp.statistics_buffer);
           lp.saved_bytes += buffers[lp.statistics_buffer].size;
         }
       } else if (elementwise) {
-        build.use(lp.output_buffer, bwd);
         needed_by_backward[lp.output_buffer] = true;
-        lp.saved_bytes = output_bytes;
+        lp.saved_bytes = buffers[lp.output_buffer].size;
       } else if (n.desc.kind == LayerKind::MaxPool2d) {
-        lp.window_index_buffer = build.add(BufferRole::window_index, i,
-                                           n.output.elements() * window_index_bytes(n.desc), i);
-        build.use(lp.window_index_buffer, bwd);
+        lp.window_index_buffer =
+            build.add(BufferRole::window_index, i, window_index_dtype(n.desc), n.output.elements());
+        build.write(lp.window_index_buffer);
         lp.saved_bytes = buffers[lp.window_index_buffer].size;
       } else if (n.desc.kind == LayerKind::Dropout) {
-        lp.mask_buffer = build.add(BufferRole::dropout_mask, i, (n.output.elements() + 7) / 8, i);
-        build.use(lp.mask_buffer, bwd);
+        // One bit per element, packed into bytes.
+        lp.mask_buffer =
+            build.add(BufferRole::dropout_mask, i, DType::u8, (n.output.elements() + 7) / 8);
+        build.write(lp.mask_buffer);
         lp.saved_bytes = buffers[lp.mask_buffer].size;
       }
     }
   }
-  if (!training)
-    build.use(output_of[L - 1], build.last_step);  // the host reads the output after the pass
   return p;
 }
 
@@ -220,72 +267,115 @@ constexpr PlanState<L> plan_backward(const Graph<L>& g, const PlanState<L>& forw
   if (!g.error.ok() || g.setup.mode != Mode::training)
     return p;
   const auto layers = static_cast<std::int64_t>(L);
-  const std::int64_t loss_step = layers;
-  auto backward_step = [&](std::int64_t i) { return 2 * layers - i; };
-  PlanBuilder<L> build{p.buffers, p.step_count - 1};
+  PlanBuilder<L> build{p};
   const auto& nodes = g.nodes;
   auto& layers_out = p.layers;
   const std::int64_t batch = g.setup.batch;
+  const DType activations = activation_dtype(g.setup);
   std::int32_t readers[L]{};
   count_readers(nodes, readers);
-  const int output = layers_out[L - 1].output_buffer;
-  // ---- loss: reads the output and the labels, writes per-sample losses and d(output), and
-  // under CrossEntropy each sample's predicted class: the host reads losses and predictions
+  // ---- loss: reads the output and the labels or targets; writes per-sample losses, d(output),
+  // and under CrossEntropy each sample's predicted class. The host reads losses and predictions
   // after the whole step (for the loss and accuracy it reports), when backward has long since
-  // reused the logits' bytes.
-  build.use(output, loss_step);
-  const int loss = build.add(BufferRole::loss, -1, batch * 4, loss_step);
-  build.use(loss, build.last_step);
+  // reused the logits' bytes (place() keeps them to the end).
+  build.step(StepKind::loss, -1);
+  build.read(layers_out[L - 1].output_buffer);
+  build.read(persistent_buffer(
+      p, g.setup.loss == LossKind::CrossEntropy ? BufferRole::labels : BufferRole::targets));
+  p.loss_buffer = build.add(BufferRole::loss, -1, DType::f32, batch);
+  build.write(p.loss_buffer);
   if (g.setup.loss == LossKind::CrossEntropy) {
-    const int predictions = build.add(BufferRole::predictions, -1, batch * 4, loss_step);
-    build.use(predictions, build.last_step);
+    p.predictions_buffer = build.add(BufferRole::predictions, -1, DType::i32, batch);
+    build.write(p.predictions_buffer);
   }
-  // ---- backward, in reverse layer order. gradient_of[t]: the buffer holding d(tensor t).
-  // unread[b]: how many tensors whose gradient is buffer b have yet to be read by their
-  // layer's backward; a layer may overwrite its dy in place only when it is the last.
+  // ---- backward, in reverse layer order: each layer reads dy and what it kept, and writes (or
+  // adds to) its inputs' gradients and its parameters' slice of the gradients.
+  // gradient_of[t]: the buffer holding d(tensor t). unread[b]: how many tensors whose gradient
+  // is buffer b have yet to be read by their layer's backward; a layer may overwrite its dy in
+  // place only when it is the last.
   int gradient_of[L]{};
   for (std::size_t t = 0; t < L; ++t)
     gradient_of[t] = no_buffer;
   std::int32_t unread[PlanState<L>::buffer_capacity]{};
-  gradient_of[L - 1] = build.add(BufferRole::activation_gradient, layers - 1,
-                                 g.output.elements() * activation_bytes_per_element, loss_step);
+  gradient_of[L - 1] =
+      build.add(BufferRole::activation_gradient, layers - 1, activations, g.output.elements());
+  build.write(gradient_of[L - 1]);
   unread[gradient_of[L - 1]] = 1;
   for (std::int64_t i = layers - 1; i >= 0; --i) {
     const Node& n = nodes[i];
     LayerBuffers& lp = layers_out[i];
+    build.step(StepKind::backward, i);
     // A layer whose output reaches no loss (possible only in hand-made node lists) gets no dy.
     if (!n.output_needs_gradient || gradient_of[i] == no_buffer)
       continue;
-    const std::int64_t step = backward_step(i);
     const int dy = gradient_of[i];
     lp.output_gradient_buffer = dy;
-    build.use(dy, step);
     --unread[dy];
+    // An elementwise layer or a Dropout that ran in place writes its input's gradient over dy
+    // when that input has no other reader and no other gradient shares dy; the update reads dy.
+    const std::int32_t t0 = n.inputs[0];
+    const bool over_dy = lp.in_place && !is_pass_through(n.desc.kind) && g.needs_gradient(t0) &&
+                         readers[t0] == 1 && unread[dy] == 0;
+    if (!over_dy)
+      build.read(dy);
+    // What forward kept for it.
+    if (saves_input(n.desc.kind))
+      build.read(lp.input_buffer);
+    else if (is_elementwise(n.desc.kind))
+      build.read(lp.output_buffer);
+    if (lp.statistics_buffer != no_buffer)
+      build.read(lp.statistics_buffer);
+    else if (lp.window_index_buffer != no_buffer)
+      build.read(lp.window_index_buffer);
+    else if (lp.mask_buffer != no_buffer)
+      build.read(lp.mask_buffer);
     for (int k = 0; k < n.input_count(); ++k) {
       const std::int32_t t = n.inputs[k];
       if (!g.needs_gradient(t))
         continue;
       int& dx = k == 0 ? lp.input_gradient_buffer : lp.input2_gradient_buffer;
-      const std::int64_t bytes = g.shape_of(t).elements() * activation_bytes_per_element;
       if (gradient_of[t] != no_buffer) {
         // Another reader of t went first: add this part to its buffer.
         dx = gradient_of[t];
-        build.use(dx, step);
         (k == 0 ? lp.accumulates_input_gradient : lp.accumulates_input2_gradient) = true;
+        build.update(dx);
         continue;
       }
-      const bool pass_through = n.desc.kind == LayerKind::Add || n.desc.kind == LayerKind::Flatten;
-      if (readers[t] == 1 && (pass_through || (lp.in_place && unread[dy] == 0))) {
-        dx = dy;  // the same values (Add, Flatten), or dy overwritten in place
+      if (readers[t] == 1 && is_pass_through(n.desc.kind)) {
+        dx = dy;  // the same values: nothing to write
+      } else if (k == 0 && over_dy) {
+        dx = dy;
+        build.update(dx);
       } else {
-        dx = build.add(BufferRole::activation_gradient, i, bytes, step);
+        dx = build.add(BufferRole::activation_gradient, i, activations, g.shape_of(t).elements());
+        build.write(dx);
       }
       gradient_of[t] = dx;
       ++unread[dx];
     }
   }
-
+  // ---- the optimizer's update: the state its kind implies (gradients, parameters, moments)
+  build.step(StepKind::update, -1);
   return p;
+}
+
+// What the accesses leave out of lifetimes: the persistent buffers live through the whole step,
+// and so do the buffers the host reads after it (the loss and the predictions in training, the
+// output under Inference).
+template <std::size_t L>
+constexpr void extend_lifetimes(PlanState<L>& p) {
+  auto& buffers = p.buffers.items;
+  p.step_count = static_cast<std::int64_t>(p.steps.size());
+  const std::int64_t last = p.step_count - 1;
+  for (std::size_t b = 0; b < p.buffers.size() && !in_activation_region(buffers[b].role); ++b) {
+    buffers[b].first_step = 0;
+    buffers[b].last_step = last;
+  }
+  const int results[] = {p.loss_buffer, p.predictions_buffer,
+                         p.loss_buffer == no_buffer ? p.layers[L - 1].output_buffer : no_buffer};
+  for (int b : results)
+    if (b != no_buffer)
+      buffers[b].last_step = last;
 }
 
 // The third stage of plan(): the regions' offsets and sizes, and the activation region's
@@ -295,6 +385,12 @@ constexpr PlanState<L> place(const PlanState<L>& unplaced) {
   PlanState<L> p = unplaced;
   if (p.buffers.empty())  // the graph carries an error
     return p;
+  extend_lifetimes(p);
+  // The schedule stays with the stage that made it (assemble() reads it there): clang keeps every
+  // stage's constant to the end of the translation unit, and a copy here cost it about 15 MiB on
+  // the 10,001-layer chain.
+  p.steps = decltype(p.steps){};
+  p.access_codes = decltype(p.access_codes){};
   // ---- regions and offsets. The persistent buffers are the first ones made (plan_forward), so
   // the walk stops at the first buffer of the activation region.
   constexpr int activations = static_cast<int>(Region::activations);
@@ -383,7 +479,8 @@ constexpr void describe_layers(const Graph<L>& g, const PlanState<L>& s, Plan<L>
 
 // The last stage of plan(): the Plan, from the graph and the placed buffers.
 template <std::size_t L>
-constexpr Plan<L> assemble(const Graph<L>& g, const PlanState<L>& s) {
+constexpr Plan<L> assemble(const Graph<L>& g, const PlanState<L>& s,
+                           const PlanState<L>& scheduled) {
   Plan<L> p;
   p.error = g.error;
   p.setup = g.setup;
@@ -394,21 +491,8 @@ constexpr Plan<L> assemble(const Graph<L>& g, const PlanState<L>& s) {
   p.output_shape = g.output;
   p.parameter_count = g.parameter_count;
   p.non_trainable_count = g.non_trainable_count;
-  // The schedule, written field by field into the defaults (forward, no layer): g++ spent about
-  // 1 KB on each push_back of a Step.
-  const auto layers = static_cast<std::int64_t>(L);
-  auto& steps = p.schedule.items;
-  for (std::int64_t i = 0; i < layers; ++i)
-    steps[i].layer = i;
-  if (p.mode == Mode::training) {
-    steps[layers].kind = StepKind::loss;
-    for (std::int64_t i = 0; i < layers; ++i) {
-      steps[layers + 1 + i].kind = StepKind::backward;
-      steps[layers + 1 + i].layer = layers - 1 - i;
-    }
-    steps[2 * layers + 1].kind = StepKind::update;
-  }
-  p.schedule.count = static_cast<std::size_t>(step_count_of(p.mode, layers));
+  p.schedule = scheduled.steps;
+  p.access_codes = scheduled.access_codes;
   describe_layers(g, s, p);
   p.buffers = s.buffers;
   for (std::size_t r = 0; r < p.region_offset.size(); ++r)
@@ -429,15 +513,17 @@ constexpr Plan<L> assemble(const Graph<L>& g, const PlanState<L>& s) {
 // Plans a lowered graph. A graph that carries an error gives an empty plan with that error.
 template <std::size_t L>
 constexpr Plan<L> plan(const Graph<L>& g) {
-  return detail::assemble(g, detail::place(detail::plan_backward(g, detail::plan_forward(g))));
+  const detail::PlanState<L> scheduled = detail::plan_backward(g, detail::plan_forward(g));
+  return detail::assemble(g, detail::place(scheduled), scheduled);
 }
 
 // ---- the type-level entry points -------------------------------------------------------------
 //
 // Each stage is a constant of its own, so each is its own constant evaluation with its own
 // budget under the compilers' limits (g++'s -fconstexpr-ops-limit, clang's -fconstexpr-steps):
-// lowering, forward's buffers, backward's, their placement, the Plan. A model of ten thousand
-// layers plans within the default limits of both (bench/RESULTS.md, "Compile cost of planning").
+// lowering, forward's buffers and steps, backward's, their placement, the Plan. A model of ten
+// thousand layers plans within the default limits of both (bench/RESULTS.md, "Compile cost of
+// planning").
 
 namespace detail {
 template <Model M, Setup S>
@@ -449,7 +535,8 @@ inline constexpr auto placed_v = place(backward_v<M, S>);
 }  // namespace detail
 
 template <Model M, Setup S>
-inline constexpr auto plan_v = detail::assemble(lower<M, S>(), detail::placed_v<M, S>);
+inline constexpr auto plan_v = detail::assemble(lower<M, S>(), detail::placed_v<M, S>,
+                                                detail::backward_v<M, S>);
 
 // The plan of Model trained (or run) as Setup says. Evaluated once per program, at compile time.
 template <Model M, Setup S>

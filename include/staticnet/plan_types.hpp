@@ -4,10 +4,19 @@
 // plan.hpp builds a Plan from a lowered graph.
 //
 // Schedule (training, L layers): steps 0..L-1 run layer i forward, step L the loss (which also
-// writes the gradient of the output), steps L+1..2L run backward from layer L-1 down to layer 0
-// (layer i at step 2L-i), step 2L+1 the optimizer update. Under Inference, steps 0..L-1 only.
-// Layers are nodes of a graph in an order where each follows the layers it reads (a Residual's
-// Add reads two), so forward in order and backward in reverse order are both valid.
+// writes the gradient of the output), steps L+1..2L run backward from layer L-1 down to layer 0,
+// step 2L+1 the optimizer update. Under Inference, steps 0..L-1 only. That is today's order; what
+// the planner reads is the list itself: each step names the buffers it reads and writes
+// (Plan::accesses), and every lifetime is taken from those accesses, so a later stage may add
+// steps (a forward run again to recompute what was not kept, a loop over micro-batches) without
+// touching the ones before. Layers are nodes of a graph in an order where each follows the layers
+// it reads (a Residual's Add reads two), so forward in order and backward in reverse order are
+// both valid.
+//
+// Every buffer is a tensor: a dtype and an element count, its bytes derived from both by
+// bytes_of() (dtype.hpp). A buffer written more than once in a step (a layer in place over its
+// input, a gradient a second reader adds to) holds one version after each write; an access
+// names the version it reads or writes.
 //
 // The arena is one allocation, laid out as regions in this order, each 256-byte aligned:
 //   weights | non_trainable | gradients | optimizer_state | inputs | workspace | activations
@@ -22,6 +31,7 @@
 
 #include "staticnet/bytes.hpp"
 #include "staticnet/diagnostic.hpp"
+#include "staticnet/dtype.hpp"
 #include "staticnet/graph.hpp"
 #include "staticnet/static_vector.hpp"
 
@@ -170,12 +180,17 @@ constexpr const char* name_of(BufferRole r) {
 
 struct Buffer {
   BufferRole role = BufferRole::activation;
-  std::int64_t layer = -1;  // the layer that writes it, or -1
-  std::int64_t size = 0;    // bytes the buffer holds; it occupies align_up(size) in the arena
-  std::int64_t offset = 0;  // from the start of the arena, a multiple of 256
-  std::int64_t first_step = 0;
+  DType dtype = DType::f32;     // of its values (a bit mask's: u8, its bytes)
+  std::int64_t layer = -1;      // the layer that writes it, or -1
+  std::int64_t size = 0;        // bytes_of(dtype, its elements); it occupies align_up(size)
+  std::int64_t offset = 0;      // from the start of the arena, a multiple of 256
+  std::int64_t first_step = 0;  // the first and last step that access it (persistent: all)
   std::int64_t last_step = 0;
 
+  // The element count is not kept beside the bytes: clang keeps every planning stage's buffers to
+  // the end of the translation unit, and each field costs it about 10 MiB on the 10,001-layer
+  // chain (bench/RESULTS.md, "Compile cost of planning").
+  constexpr std::int64_t elements() const { return size / size_of(dtype); }
   constexpr Region region() const { return region_of(role); }
   constexpr std::int64_t occupied() const { return align_up(size); }
   constexpr bool alive_at(std::int64_t step) const {
@@ -185,9 +200,57 @@ struct Buffer {
 
 enum class StepKind : std::uint8_t { forward, loss, backward, update };
 
+inline constexpr int no_buffer = -1;
+
+// How a step uses a buffer: reads a version of it, writes its next version (over whatever the
+// bytes held), or updates it (reads a version and writes the next: a layer in place over its
+// input, a gradient a second reader adds to, the optimizer's update of the parameters).
+enum class AccessKind : std::uint8_t { read, write, update };
+
+constexpr const char* name_of(AccessKind k) {
+  switch (k) {
+    case AccessKind::read:
+      return "read";
+    case AccessKind::write:
+      return "write";
+    case AccessKind::update:
+      return "update";
+  }
+  return "?";
+}
+
+// One use of a buffer by a step. Versions count the buffer's writes within the step: a buffer
+// made by the step is version 0 when first written; the persistent ones (the batch, and the
+// parameters, gradients and optimizer state the steps' kinds imply) enter the step as version 0.
+// An update reads `version - 1` and writes `version`.
+struct Access {
+  int buffer = no_buffer;  // index into Plan::buffers
+  std::int32_t version = 0;
+  AccessKind kind = AccessKind::read;
+
+  constexpr bool reads() const { return kind != AccessKind::write; }
+  constexpr bool writes() const { return kind != AccessKind::read; }
+  friend constexpr bool operator==(const Access&, const Access&) = default;
+
+  // The plan stores each access as one integer: the planner makes tens of thousands of them in
+  // constant evaluation, where g++ spends about 440 bytes on writing an integer into an array and
+  // 1.1 KB on constructing a struct there (bench/RESULTS.md, "Compile cost of planning").
+  static constexpr std::int64_t encode(int buffer, std::int32_t version, AccessKind kind) {
+    return std::int64_t{buffer} << 32 | std::int64_t{version} << 2 | static_cast<int>(kind);
+  }
+  static constexpr Access decode(std::int64_t code) {
+    return Access{static_cast<int>(code >> 32), static_cast<std::int32_t>((code >> 2) & 0x3fffffff),
+                  static_cast<AccessKind>(code & 3)};
+  }
+};
+
+// A step of the schedule: what runs (a layer's forward or backward, the loss, the update). Its
+// accesses are Plan::access(a) for a from its first_access to the next step's (Plan::
+// first_access and end_access).
 struct Step {
   StepKind kind = StepKind::forward;
   std::int64_t layer = -1;
+  std::int32_t first_access = 0;
 };
 
 struct Footprint {
@@ -223,8 +286,6 @@ struct Footprint {
   }
   friend constexpr bool operator==(const Footprint&, const Footprint&) = default;
 };
-
-inline constexpr int no_buffer = -1;
 
 // The buffers one layer uses, as indices into Plan::buffers, and the bytes they hold for it: the
 // part of a LayerPlan the planner's stages compute (plan.hpp).
@@ -277,6 +338,10 @@ struct Plan {
   // gradient.
   static constexpr std::size_t buffer_capacity = 4 * L + 12;
   static constexpr std::size_t step_capacity = 2 * L + 2;
+  // A layer's forward reads at most two inputs and writes its output and a saved buffer (4);
+  // its backward reads dy and at most two saved buffers and writes two input gradients (5). The
+  // loss uses at most 5.
+  static constexpr std::size_t access_capacity = 9 * L + 5;
 
   Mode mode = Mode::training;
   SetupDesc setup;
@@ -288,12 +353,24 @@ struct Plan {
   std::array<LayerPlan, L> layers{};
   StaticVector<Buffer, buffer_capacity> buffers;
   StaticVector<Step, step_capacity> schedule;
+  // The steps' reads and writes, step by step, encoded (Access::encode; read them with access()).
+  StaticVector<std::int64_t, access_capacity> access_codes;
   std::array<std::int64_t, region_count> region_offset{};  // start of each region in the arena
   Diagnostic error;  // set when the model or setup is wrong (the build has failed already)
 
   constexpr std::int64_t batch() const { return setup.batch; }
   constexpr std::int64_t step_count() const { return static_cast<std::int64_t>(schedule.size()); }
   constexpr std::size_t layer_count() const { return L; }
+  // The reads and writes of step s are access(a) for a in [first_access(s), end_access(s)), in
+  // the order the step makes them.
+  constexpr Access access(std::int64_t a) const { return Access::decode(access_codes.items[a]); }
+  constexpr std::int64_t first_access(std::int64_t s) const {
+    return schedule.items[s].first_access;
+  }
+  constexpr std::int64_t end_access(std::int64_t s) const {
+    return s + 1 < step_count() ? schedule.items[s + 1].first_access
+                                : static_cast<std::int64_t>(access_codes.size());
+  }
   // Bytes of activation-region buffers alive at a step: a lower bound for footprint.activations.
   constexpr std::int64_t live_activation_bytes(std::int64_t step) const {
     std::int64_t sum = 0;

@@ -142,6 +142,8 @@ void check_header_is_plan(const sn::Plan<L>& plan, const Header& buffers, std::i
     CHECK(buffers[i].bytes == plan.buffers[i].size);
     CHECK(buffers[i].first_step == plan.buffers[i].first_step);
     CHECK(buffers[i].last_step == plan.buffers[i].last_step);
+    CHECK(static_cast<int>(buffers[i].dtype) == static_cast<int>(plan.buffers[i].dtype));
+    CHECK(buffers[i].elements == plan.buffers[i].elements());
     CHECK(buffers[i].offset + sn::align_up(buffers[i].bytes) <= arena);
   }
 }

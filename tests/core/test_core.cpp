@@ -2,6 +2,8 @@
 // beside it, from the rules documented in layers.hpp, graph.hpp and plan.hpp.
 #include <doctest/doctest.h>
 
+#include <vector>
+
 #include <staticnet/print.hpp>
 #include <staticnet/staticnet.hpp>
 
@@ -220,8 +222,17 @@ TEST_CASE("what each layer saves for backward") {
 }
 
 TEST_CASE("max-pool window indices widen for windows over 256 positions") {
-  CHECK(sn::window_index_bytes(sn::MaxPool2d<16>::desc()) == 1);  // 256 positions
-  CHECK(sn::window_index_bytes(sn::MaxPool2d<17>::desc()) == 2);  // 289
+  CHECK(sn::window_index_dtype(sn::MaxPool2d<16>::desc()) == sn::u8);   // 256 positions
+  CHECK(sn::window_index_dtype(sn::MaxPool2d<17>::desc()) == sn::u16);  // 289
+  // (A pool keeps its window index only when a layer before it trains.)
+  using M = sn::Sequential<sn::Conv2d<1, sn::Kernel<1>>, sn::MaxPool2d<17>>;
+  using S = sn::Training<sn::Input<sn::f32, 1, 17, 17>, sn::Batch<3>, sn::Loss<sn::MSE>>;
+  constexpr auto& p = sn::plan<M, S>();
+  REQUIRE(p.layers[1].window_index_buffer != sn::no_buffer);
+  const sn::Buffer& w = p.buffers[static_cast<std::size_t>(p.layers[1].window_index_buffer)];
+  CHECK(w.dtype == sn::u16);
+  CHECK(w.size == 3 * 2);  // one 2-byte index per output element
+  CHECK(w.elements() == 3);
 }
 
 TEST_CASE("layers before the first parameter run no backward") {
@@ -365,4 +376,47 @@ TEST_CASE("optimizer names parse back to their kinds, and regions have names") {
   CHECK(unchanged == sn::OptimizerKind::Adam);
   CHECK(std::string(sn::name_of(sn::Region::optimizer_state)) == "optimizer_state");
   CHECK(std::string(sn::name_of(sn::Region::activations)) == "activations");
+}
+
+// The schedule names what each step reads and writes, worked out by hand for a two-layer MLP:
+// buffers 0 parameters, 1 gradients, 2 input, 3 labels (persistent), then 4 the first Linear's
+// output (the ReLU runs in place over it), 5 the logits, 6 losses, 7 predictions, 8 d(logits),
+// 9 d(first Linear's output), which the ReLU's backward overwrites in place.
+TEST_CASE("the schedule's reads and writes, and the lifetimes they give") {
+  using M = sn::Sequential<sn::Linear<3>, sn::ReLU, sn::Linear<2>>;
+  using S = sn::Training<sn::Input<sn::f32, 4>, sn::Batch<2>, sn::Optimizer<sn::SGD>>;
+  constexpr auto& p = sn::plan<M, S>();
+  using K = sn::AccessKind;
+  using A = sn::Access;
+  const std::vector<std::vector<A>> expected = {
+      {{2, 0, K::read}, {4, 0, K::write}},  // forward Linear
+      {{4, 1, K::update}},                  // forward ReLU, in place
+      {{4, 1, K::read}, {5, 0, K::write}},  // forward Linear
+      {{5, 0, K::read},
+       {3, 0, K::read},
+       {6, 0, K::write},  // loss
+       {7, 0, K::write},
+       {8, 0, K::write}},
+      {{8, 0, K::read}, {4, 1, K::read}, {9, 0, K::write}},  // backward Linear: dy, x, dx
+      {{4, 1, K::read}, {9, 1, K::update}},                  // backward ReLU: y, dx over dy
+      {{9, 1, K::read}, {2, 0, K::read}},                    // backward Linear: no dx
+      {},                                                    // update: parameters, gradients
+  };
+  REQUIRE(p.step_count() == static_cast<std::int64_t>(expected.size()));
+  for (std::int64_t s = 0; s < p.step_count(); ++s) {
+    CAPTURE(s);
+    std::vector<A> got;
+    for (std::int64_t a = p.first_access(s); a < p.end_access(s); ++a)
+      got.push_back(p.access(a));
+    CHECK(got == expected[static_cast<std::size_t>(s)]);
+  }
+  const std::int64_t lifetimes[][3] = {{4, 0, 5}, {5, 2, 3}, {6, 3, 7},
+                                       {7, 3, 7}, {8, 3, 4}, {9, 4, 6}};
+  for (const auto& [buffer, first, last] : lifetimes) {
+    CAPTURE(buffer);
+    CHECK(p.buffers[static_cast<std::size_t>(buffer)].first_step == first);
+    CHECK(p.buffers[static_cast<std::size_t>(buffer)].last_step == last);
+  }
+  CHECK(p.buffers[7].dtype == sn::i32);  // predicted classes
+  CHECK(p.buffers[7].size == 2 * 4);
 }

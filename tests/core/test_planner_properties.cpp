@@ -51,6 +51,15 @@ using std::int64_t;
 
 using staticnet::testing::Rng;
 
+// Sizes as PyTorch stores the tensors under FP32, written here rather than taken from the
+// planner: activations and their gradients are f32, a max-pool's window index is the narrowest
+// unsigned integer that holds every position of its window.
+constexpr int64_t f32_bytes = 4;
+constexpr int64_t window_index_bytes(const LayerDesc& d) {
+  const int64_t positions = d.kernel_h * d.kernel_w;
+  return positions <= 256 ? 1 : positions <= 65536 ? 2 : 4;
+}
+
 // ---- constexpr checks (usable in static_assert and at run time) -----------------------------
 
 // What went wrong, with the buffer or layer indices involved; `what == nullptr` means it holds.
@@ -219,7 +228,7 @@ constexpr Verdict check_lifetimes(const sn::Plan<L>& p) {
     } else {
       const Buffer& out = p.buffers[lp.output_buffer];
       if (out.role != BufferRole::activation || out.layer != i || out.first_step != i ||
-          out.size != lp.output_shape.elements() * sn::activation_bytes_per_element)
+          out.size != lp.output_shape.elements() * f32_bytes)
         return {"a layer's output buffer has the wrong role, writer, first step or size", i};
     }
     if (!training) {
@@ -265,7 +274,7 @@ constexpr Verdict check_lifetimes(const sn::Plan<L>& p) {
           return {"a max-pool window index is not alive from forward to backward", i};
         const Buffer& w = p.buffers[lp.window_index_buffer];
         if (w.role != BufferRole::window_index ||
-            w.size != lp.output_shape.elements() * sn::window_index_bytes(lp.options))
+            w.size != lp.output_shape.elements() * window_index_bytes(lp.options))
           return {"a max-pool window index has the wrong role or size", i};
         break;
       }
@@ -279,7 +288,7 @@ constexpr Verdict check_lifetimes(const sn::Plan<L>& p) {
       return {"dy is not alive at the backward that reads it", i};
     const Buffer& dy = p.buffers[lp.output_gradient_buffer];
     if (dy.role != BufferRole::activation_gradient ||
-        dy.size != lp.output_shape.elements() * sn::activation_bytes_per_element)
+        dy.size != lp.output_shape.elements() * f32_bytes)
       return {"dy has the wrong role or size", i};
     if (i == n - 1 ? dy.first_step != n
                    : lp.output_gradient_buffer != p.layers[i + 1].input_gradient_buffer)
@@ -294,7 +303,7 @@ constexpr Verdict check_lifetimes(const sn::Plan<L>& p) {
       return {"dx is not alive at the backward that writes it", i};
     const Buffer& dx = p.buffers[lp.input_gradient_buffer];
     if (dx.role != BufferRole::activation_gradient ||
-        dx.size != lp.input_shape.elements() * sn::activation_bytes_per_element)
+        dx.size != lp.input_shape.elements() * f32_bytes)
       return {"dx has the wrong role or size", i};
     if (lp.input_gradient_buffer == lp.output_gradient_buffer &&
         !(sn::is_elementwise(lp.kind) || lp.kind == LayerKind::Flatten))
@@ -399,12 +408,72 @@ constexpr Verdict check_formulas(const sn::Plan<L>& p) {
   return {};
 }
 
+// The schedule's accesses (plan_types.hpp): step boundaries in order; every version made by a
+// write or an update in turn, from 0 for a buffer made in the step and from 1 for a persistent
+// one; every read naming the buffer's latest version; every activation-region buffer alive from
+// the step that first writes it to the last that touches it (to the end for the loss, the
+// predictions and Inference's output); and each layer's backward reading what its forward left,
+// not a later version of it (a layer in place between them would make one).
+template <std::size_t L>
+constexpr Verdict check_schedule(const sn::Plan<L>& p) {
+  const int64_t steps = p.step_count();
+  const auto count = static_cast<int64_t>(p.buffers.size());
+  std::vector<int32_t> made(static_cast<std::size_t>(count), 0);  // versions made so far
+  std::vector<int64_t> first(static_cast<std::size_t>(count), -1), last(first);
+  for (int64_t b = 0; b < count; ++b)
+    if (p.buffers[b].region() != Region::activations)
+      made[b] = 1;
+  // (buffer, version) each layer's forward step read or wrote last
+  std::vector<std::vector<std::pair<int, int32_t>>> forward_saw(L);
+  for (int64_t s = 0; s < steps; ++s) {
+    if (p.first_access(s) > p.end_access(s) || (s > 0 && p.first_access(s) < p.first_access(s - 1)))
+      return {"step boundaries out of order", s};
+    const sn::Step step = p.schedule[s];
+    for (int64_t a = p.first_access(s); a < p.end_access(s); ++a) {
+      const sn::Access x = p.access(a);
+      if (x.buffer < 0 || x.buffer >= count)
+        return {"an access names no buffer", s, x.buffer};
+      int32_t& m = made[x.buffer];
+      if (x.kind == sn::AccessKind::read && x.version != m - 1)
+        return {"a read names another than the latest version", s, x.buffer};
+      if (x.kind != sn::AccessKind::read && x.version != m)
+        return {"a write makes another than the next version", s, x.buffer};
+      if (x.kind == sn::AccessKind::update && m == 0)
+        return {"an update of a buffer never written", s, x.buffer};
+      if (x.kind != sn::AccessKind::read)
+        ++m;
+      if (first[x.buffer] < 0)
+        first[x.buffer] = s;
+      last[x.buffer] = s;
+      if (step.kind == sn::StepKind::forward)
+        forward_saw[step.layer].push_back({x.buffer, x.version});
+      if (step.kind == sn::StepKind::backward && x.kind == sn::AccessKind::read)
+        for (auto [b, v] : forward_saw[step.layer])
+          if (b == x.buffer && v != x.version)
+            return {"a backward reads a later version than its forward left", step.layer, x.buffer};
+    }
+  }
+  for (int64_t b = 0; b < count; ++b) {
+    const Buffer& buffer = p.buffers[b];
+    if (buffer.region() != Region::activations)
+      continue;
+    if (first[b] < 0)
+      return {"an activation-region buffer no step accesses", b};
+    const bool result =
+        buffer.role == BufferRole::loss || buffer.role == BufferRole::predictions ||
+        (p.mode == sn::Mode::inference && b == p.layers[p.layer_count() - 1].output_buffer);
+    if (buffer.first_step != first[b] || buffer.last_step != (result ? steps - 1 : last[b]))
+      return {"a lifetime is not the span of the buffer's accesses", b};
+  }
+  return {};
+}
+
 template <std::size_t L>
 constexpr Verdict check_all(const sn::Plan<L>& p) {
   if (!p.error.ok())
     return {"the plan carries an error"};
   for (Verdict v : {check_no_overlap(p), check_coverage_and_layout(p), check_lower_bound(p),
-                    check_lifetimes(p), check_formulas(p)})
+                    check_lifetimes(p), check_formulas(p), check_schedule(p)})
     if (!v.ok())
       return v;
   if (p.mode == sn::Mode::inference)
@@ -1084,5 +1153,23 @@ TEST_CASE("planner properties: the checks catch corrupted plans") {
     q.layers[2].output_buffer = q.layers[2].input_buffer;
     q.layers[3].input_buffer = q.layers[2].input_buffer;
     CHECK_FALSE(check_lifetimes(q).ok());
+  }
+  {  // (g) a backward that reads a version of its input other than the one its forward read
+    auto p = good;
+    const int64_t step = 2 * static_cast<int64_t>(p.layer_count());  // layer 0's backward
+    for (int64_t a = p.first_access(step); a < p.end_access(step); ++a) {
+      sn::Access x = p.access(a);
+      if (x.kind == sn::AccessKind::read && x.buffer == p.layers[0].input_buffer) {
+        ++x.version;
+        p.access_codes[static_cast<std::size_t>(a)] =
+            sn::Access::encode(x.buffer, x.version, x.kind);
+      }
+    }
+    CHECK_FALSE(check_schedule(p).ok());
+  }
+  {  // (h) a buffer that lives past its last access
+    auto p = good;
+    ++p.buffers[first_activation].last_step;
+    CHECK_FALSE(check_schedule(p).ok());
   }
 }

@@ -42,7 +42,8 @@ std::string ArenaText::bytes(int buffer) {
 
 std::string ArenaText::parameter(std::int64_t element_offset, BufferRole region) {
   used_.insert("f32");
-  return "f32(arena, " + literal(role(region).offset + 4 * element_offset) + ")";
+  return "f32(arena, " +
+         literal(role(region).offset + bytes_of(role(region).dtype, element_offset)) + ")";
 }
 
 std::string ArenaText::element(int buffer) const {

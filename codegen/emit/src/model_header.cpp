@@ -57,10 +57,10 @@ std::string buffer_comment(const ModelView& model, int index) {
     case BufferRole::predictions:
       return "i32 (" + std::to_string(model.batch()) + "), predicted class per sample";
     case BufferRole::non_trainable:
-      return "f32 [" + std::to_string(b.size / 4) +
+      return "f32 [" + std::to_string(b.elements()) +
              "], each BatchNorm's running mean then running variance, layer by layer";
     case BufferRole::batch_statistics:
-      return "f32 [" + std::to_string(b.size / 4) + "] batch mean, then 1/sqrt(var + eps), of " +
+      return "f32 [" + std::to_string(b.elements()) + "] batch mean, then 1/sqrt(var + eps), of " +
              std::to_string(b.layer) + " " + name_of(layer(b.layer).kind);
     case BufferRole::dropout_mask:
       return "u8 [" + std::to_string(b.size) + "] one bit per element kept by " +
@@ -76,7 +76,7 @@ std::string buffer_comment(const ModelView& model, int index) {
     case BufferRole::window_index:
       return type + " " + shape_text(layer(b.layer).output_shape) + " max position in window";
     case BufferRole::activation_gradient:
-      if (b.first_step == static_cast<std::int64_t>(model.layers.size()))
+      if (b.first_step == model.loss_step())
         return "f32 " + shape_text(model.output_shape) + " d(output), from the loss";
       if (layer(b.layer).input2_gradient_buffer == index)
         return "f32 " + shape_text(layer(b.layer).input2_shape) + " d(second input of " +
@@ -168,11 +168,15 @@ void emit_arena(Printer& p, const ModelView& model) {
 
 void emit_buffers(Printer& p, const ModelView& model) {
   p.emit(R"(
-    // ---- Buffers: bytes [offset, offset + bytes) of the arena, alive from first_step to
-    // last_step of the schedule; buffers alive at the same step never share a byte.
+    // ---- Buffers: `elements` values of `dtype` in bytes [offset, offset + bytes) of the arena
+    // (a Dropout's mask: bits packed into u8), alive from first_step to last_step of the
+    // schedule; buffers alive at the same step never share a byte.
+    enum class DType : std::uint8_t { f32, f16, bf16, i8, i32, u8, u16, u32 };
     struct Buffer {
       std::int64_t offset, bytes;
       int first_step, last_step;
+      DType dtype;
+      std::int64_t elements;
     };
   )");
   std::size_t width = 0;
@@ -182,10 +186,11 @@ void emit_buffers(Printer& p, const ModelView& model) {
     const Buffer& b = model.buffers[i];
     std::string name = buffer_name(model, static_cast<int>(i));
     name.resize(width, ' ');
-    char values[96];
-    std::snprintf(values, sizeof values, "{%11s, %11s, %2lld, %2lld};", literal(b.offset).c_str(),
-                  literal(b.size).c_str(), static_cast<long long>(b.first_step),
-                  static_cast<long long>(b.last_step));
+    char values[128];
+    std::snprintf(values, sizeof values, "{%11s, %11s, %2lld, %2lld, DType::%-4s %11s};",
+                  literal(b.offset).c_str(), literal(b.size).c_str(),
+                  static_cast<long long>(b.first_step), static_cast<long long>(b.last_step),
+                  (std::string(name_of(b.dtype)) + ",").c_str(), literal(b.elements()).c_str());
     p.line("inline constexpr Buffer " + name + " = " + values + "  // " +
            buffer_comment(model, static_cast<int>(i)));
   }

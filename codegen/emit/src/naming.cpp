@@ -33,8 +33,7 @@ std::string buffer_name(const ModelView& model, int index) {
     case BufferRole::dropout_mask:
       return "dropout_mask_" + layer;
     case BufferRole::activation_gradient: {
-      const auto loss_step = static_cast<std::int64_t>(model.layers.size());
-      if (b.first_step == loss_step)
+      if (b.first_step == model.loss_step())
         return "loss_gradient";
       // An Add may write the gradients of both its inputs.
       const bool second =
@@ -133,23 +132,8 @@ std::string shape_text(const Shape& shape) {
 
 std::string element_type(const ModelView& model, int index) {
   const Buffer& b = model.buffer(index);
-  switch (b.role) {
-    case BufferRole::labels:
-    case BufferRole::predictions:
-      return "i32";
-    case BufferRole::input:
-      return name_of(model.setup.input_dtype);
-    case BufferRole::dropout_mask:
-      return "mask";
-    case BufferRole::window_index: {
-      const std::int64_t elements =
-          model.layers.at(static_cast<std::size_t>(b.layer)).output_shape.elements();
-      const std::int64_t width = b.size / elements;
-      return width == 1 ? "u8" : width == 2 ? "u16" : "u32";
-    }
-    default:
-      return "f32";
-  }
+  // A Dropout's mask is bits packed into bytes: its kernels read it as a mask, not as numbers.
+  return b.role == BufferRole::dropout_mask ? "mask" : name_of(b.dtype);
 }
 
 std::string weight_name(std::int64_t layer) {

@@ -28,8 +28,9 @@
 
 namespace staticnet::analysis {
 
-inline constexpr int probe_format = 5;  // 2: layers' inputs and padding_end; 3: folded;
-                                        // 4: prefetch; 5: layers' non_trainable
+inline constexpr int probe_format = 6;  // 2: layers' inputs and padding_end; 3: folded;
+                                        // 4: prefetch; 5: layers' non_trainable; 6: buffers'
+                                        // dtype and elements, steps' accesses
 
 struct Request {
   std::string only;  // report only the model registered under this name
@@ -184,6 +185,8 @@ void write_plan(JsonOut& out, const Plan<L>& p) {
   for (const Buffer& b : p.buffers) {
     out.open('{');
     out.field("role", name_of(b.role));
+    out.field("dtype", name_of(b.dtype));
+    out.field("elements", b.elements());
     out.field("region", name_of(b.region()));
     out.field("layer", b.layer);
     out.field("size", b.size);
@@ -201,6 +204,17 @@ void write_plan(JsonOut& out, const Plan<L>& p) {
     out.field("kind", step_name(p.schedule[s].kind));
     out.field("layer", p.schedule[s].layer);
     out.field("live_activation_bytes", p.live_activation_bytes(s));
+    out.key("accesses");  // [buffer, version, "read" | "write" | "update"], in the step's order
+    out.open('[');
+    for (std::int64_t a = p.first_access(s); a < p.end_access(s); ++a) {
+      const Access access = p.access(a);
+      out.open('[');
+      out.value(static_cast<std::int64_t>(access.buffer));
+      out.value(static_cast<std::int64_t>(access.version));
+      out.value(name_of(access.kind));
+      out.close(']');
+    }
+    out.close(']');
     out.close('}');
   }
   out.close(']');

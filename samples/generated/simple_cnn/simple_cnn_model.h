@@ -31,28 +31,32 @@ inline constexpr std::int64_t workspace = 110'592;
 inline constexpr std::int64_t activations = 19'399'680;  // peak of the shared region
 }  // namespace footprint
 
-// ---- Buffers: bytes [offset, offset + bytes) of the arena, alive from first_step to
-// last_step of the schedule; buffers alive at the same step never share a byte.
+// ---- Buffers: `elements` values of `dtype` in bytes [offset, offset + bytes) of the arena
+// (a Dropout's mask: bits packed into u8), alive from first_step to last_step of the
+// schedule; buffers alive at the same step never share a byte.
+enum class DType : std::uint8_t { f32, f16, bf16, i8, i32, u8, u16, u32 };
 struct Buffer {
   std::int64_t offset, bytes;
   int first_step, last_step;
+  DType dtype;
+  std::int64_t elements;
 };
-inline constexpr Buffer parameters        = {          0,     165'672,  0, 11};  // f32 [41418], layer by layer
-inline constexpr Buffer gradients         = {    165'888,     165'672,  0, 11};  // f32, same layout as parameters
-inline constexpr Buffer optimizer_moment1 = {    331'776,     165'672,  0, 11};  // f32 first moment (Adam m), same layout
-inline constexpr Buffer optimizer_moment2 = {    497'664,     165'672,  0, 11};  // f32 second moment (Adam v), same layout
-inline constexpr Buffer input             = {    663'552,   1'572'864,  0, 11};  // f32 (128, 3, 32, 32)
-inline constexpr Buffer labels            = {  2'236'416,         512,  0, 11};  // i32 (128), class per sample
-inline constexpr Buffer workspace         = {  2'236'928,     110'592,  0, 11};  // f32 scratch (one sample's im2col)
-inline constexpr Buffer activation_0      = {  2'347'520,   8'388'608,  0,  9};  // f32 (128, 16, 32, 32) output of 0 Conv2d, 1 ReLU
-inline constexpr Buffer activation_2      = { 10'736'128,   2'097'152,  2,  6};  // f32 (128, 16, 16, 16) output of 2 MaxPool2d, 3 Flatten
-inline constexpr Buffer window_index_2    = { 21'221'888,     524'288,  2,  8};  // u8 (128, 16, 16, 16) max position in window
-inline constexpr Buffer activation_4      = { 12'833'280,       5'120,  4,  5};  // f32 (128, 10) output of 4 Linear
-inline constexpr Buffer loss              = { 21'746'176,         512,  5, 11};  // f32 (128), loss per sample
-inline constexpr Buffer predictions       = { 21'746'688,         512,  5, 11};  // i32 (128), predicted class per sample
-inline constexpr Buffer loss_gradient     = { 12'838'400,       5'120,  5,  6};  // f32 (128, 10) d(output), from the loss
-inline constexpr Buffer input_gradient_4  = { 19'124'736,   2'097'152,  6,  8};  // f32 (128, 4096) d(input of 4 Linear)
-inline constexpr Buffer input_gradient_2  = { 10'736'128,   8'388'608,  8, 10};  // f32 (128, 16, 32, 32) d(input of 2 MaxPool2d)
+inline constexpr Buffer parameters        = {          0,     165'672,  0, 11, DType::f32,      41'418};  // f32 [41418], layer by layer
+inline constexpr Buffer gradients         = {    165'888,     165'672,  0, 11, DType::f32,      41'418};  // f32, same layout as parameters
+inline constexpr Buffer optimizer_moment1 = {    331'776,     165'672,  0, 11, DType::f32,      41'418};  // f32 first moment (Adam m), same layout
+inline constexpr Buffer optimizer_moment2 = {    497'664,     165'672,  0, 11, DType::f32,      41'418};  // f32 second moment (Adam v), same layout
+inline constexpr Buffer input             = {    663'552,   1'572'864,  0, 11, DType::f32,     393'216};  // f32 (128, 3, 32, 32)
+inline constexpr Buffer labels            = {  2'236'416,         512,  0, 11, DType::i32,         128};  // i32 (128), class per sample
+inline constexpr Buffer workspace         = {  2'236'928,     110'592,  0, 11, DType::f32,      27'648};  // f32 scratch (one sample's im2col)
+inline constexpr Buffer activation_0      = {  2'347'520,   8'388'608,  0,  9, DType::f32,   2'097'152};  // f32 (128, 16, 32, 32) output of 0 Conv2d, 1 ReLU
+inline constexpr Buffer activation_2      = { 10'736'128,   2'097'152,  2,  6, DType::f32,     524'288};  // f32 (128, 16, 16, 16) output of 2 MaxPool2d, 3 Flatten
+inline constexpr Buffer window_index_2    = { 21'221'888,     524'288,  2,  8, DType::u8,      524'288};  // u8 (128, 16, 16, 16) max position in window
+inline constexpr Buffer activation_4      = { 12'833'280,       5'120,  4,  5, DType::f32,       1'280};  // f32 (128, 10) output of 4 Linear
+inline constexpr Buffer loss              = { 21'746'176,         512,  5, 11, DType::f32,         128};  // f32 (128), loss per sample
+inline constexpr Buffer predictions       = { 21'746'688,         512,  5, 11, DType::i32,         128};  // i32 (128), predicted class per sample
+inline constexpr Buffer loss_gradient     = { 12'838'400,       5'120,  5,  6, DType::f32,       1'280};  // f32 (128, 10) d(output), from the loss
+inline constexpr Buffer input_gradient_4  = { 19'124'736,   2'097'152,  6,  8, DType::f32,     524'288};  // f32 (128, 4096) d(input of 4 Linear)
+inline constexpr Buffer input_gradient_2  = { 10'736'128,   8'388'608,  8, 10, DType::f32,   2'097'152};  // f32 (128, 16, 32, 32) d(input of 2 MaxPool2d)
 // Every buffer, in the plan's order.
 inline constexpr Buffer buffers[] = {parameters, gradients, optimizer_moment1, optimizer_moment2, 
     input, labels, workspace, activation_0, activation_2, window_index_2, activation_4, loss, 

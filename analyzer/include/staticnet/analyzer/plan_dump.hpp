@@ -55,7 +55,9 @@ struct LayerRow {
 };
 
 struct BufferRow {
-  std::string role;  // "activation", "window_index", ... (plan.hpp's BufferRole names)
+  std::string role;   // "activation", "window_index", ... (plan.hpp's BufferRole names)
+  std::string dtype;  // "f32", "u8", ... (a bit mask's: u8)
+  std::int64_t elements = 0;
   Category category = Category::activations;  // the arena region the plan puts it in
   std::int64_t layer = -1;
   std::int64_t size = 0;
@@ -65,10 +67,18 @@ struct BufferRow {
   std::int64_t last_step = 0;
 };
 
+// One buffer a step reads, writes or updates (plan_types.hpp's Access).
+struct AccessRow {
+  std::int64_t buffer = 0;  // index into PlanDump::buffers
+  std::int64_t version = 0;
+  std::string kind;  // "read", "write", "update"
+};
+
 struct StepRow {
   std::string kind;  // "forward", "loss", "backward", "update"
   std::int64_t layer = -1;
   std::int64_t live_activation_bytes = 0;
+  std::vector<AccessRow> accesses;
 };
 
 struct PlanDump {

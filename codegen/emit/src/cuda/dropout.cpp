@@ -22,7 +22,7 @@ void CudaKernelEmitter::emit_dropout(const FusedGroup& g) {
                    {"x_note", note(l.input_buffer)},
                    {"y", at(l.output_buffer)},
                    {"y_note", note(l.output_buffer)},
-                   {"bytes", literal(count * 4)},
+                   {"bytes", literal(m_.buffer(l.output_buffer).size)},
                    {"geometry", geometry}},
                   R"(
       void forward_$name$(std::byte* arena, const Libraries&, cudaStream_t stream) {  // the identity
@@ -45,10 +45,10 @@ void CudaKernelEmitter::emit_dropout(const FusedGroup& g) {
               "k::dropout_forward<" + geometry +
                   ">(i, k::dropout_key(optimizer_constants.seed, optimizer_constants.step, " +
                   layer_index + "), x, y, mask);");
-  const std::string identity = l.in_place ? "// in place: y is x"
-                                          : "g::check(cudaMemcpyAsync(y, x, " + literal(count * 4) +
-                                                ", cudaMemcpyDeviceToDevice, stream), \"" +
-                                                geometry + "'s identity\");";
+  const std::string identity =
+      l.in_place ? "// in place: y is x"
+                 : "g::check(cudaMemcpyAsync(y, x, " + literal(m_.buffer(l.output_buffer).size) +
+                       ", cudaMemcpyDeviceToDevice, stream), \"" + geometry + "'s identity\");";
   kernels_.emit({{"name", name},
                  {"x", at(l.input_buffer)},
                  {"x_note", note(l.input_buffer)},
