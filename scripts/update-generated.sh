@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh
 cmake -S . -B build/run -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTATICNET_BUILD_TESTS=OFF >/dev/null
-for model in simple_cnn lenet5; do
+for model in simple_cnn lenet5 resnet8 resnet8_serving ds_cnn; do
   cmake --build build/run --target "${model}_generated"
   mkdir -p "samples/generated/$model"
   rm -f "samples/generated/$model"/*

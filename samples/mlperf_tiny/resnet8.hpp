@@ -84,4 +84,8 @@ using ResNet8Training = Training<Input<f32, 3, 32, 32>, Batch<32>, Loss<CrossEnt
 
 STATICNET_MODEL(resnet8, ResNet8, ResNet8Training);
 
+// Serving one image at a time, as MLPerf Tiny's single-stream scenario does: every BatchNorm
+// folded into the convolution before it. Its generated code is kept in samples/generated/.
+using ResNet8Serving = Inference<Input<f32, 3, 32, 32>, Batch<1>>;
+
 }  // namespace staticnet::samples

@@ -413,14 +413,19 @@ std::string group_comment(const ModelView& model, const FusedGroup& g) {
     text = "The residual sum" + (act.empty() ? std::string() : " and the " + act + " after it") +
            " in one pass. Backward hands d(output) to both inputs: as the same buffer where the "
            "plan passes it through, else copied or added to another reader's part.";
-  else if (g.grouped >= 0 &&
-           model.layers.at(static_cast<std::size_t>(g.grouped)).kind == LayerKind::Conv2d &&
-           model.layers.at(static_cast<std::size_t>(g.grouped)).options.groups == 1)
-    text =
-        "A convolution computed directly (grouped_conv.hpp's kernel, one group), not by "
-        "cuDNN: staticnet's cuDNN convolutions take even padding only and write their input "
-        "gradient, where this one pads unevenly or adds to another reader's.";
-  else if (g.grouped >= 0)
+  else if (const LayerPlan* c =
+               g.grouped >= 0 ? &model.layers.at(static_cast<std::size_t>(g.grouped)) : nullptr;
+           c && c->kind == LayerKind::Conv2d && c->options.groups == 1) {
+    // Why cuDNN does not run it (fusion.cpp, runs_direct): the reasons this layer has.
+    const bool uneven = !c->options.symmetric_padding();
+    const bool adds = c->accumulates_input_gradient;
+    text = std::string(
+               "A convolution computed directly (grouped_conv.hpp's kernel, one group), "
+               "not by cuDNN: staticnet's cuDNN convolutions take even padding only and "
+               "write their input gradient, where this one ") +
+           (uneven ? "pads unevenly" : "") + (uneven && adds ? " and " : "") +
+           (adds ? "adds its input gradient to another reader's" : "") + ".";
+  } else if (g.grouped >= 0)
     text =
         "A grouped convolution computed directly (staticnet/kernels/grouped_conv.hpp says "
         "why).";

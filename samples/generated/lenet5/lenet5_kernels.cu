@@ -21,20 +21,17 @@
 #include <memory>
 #include <string>
 
-#include <staticnet/cuda/channel_sums.hpp>
 #include <staticnet/cuda/check.hpp>
 #include <staticnet/cuda/convolution.hpp>
+#include <staticnet/cuda/libraries.hpp>
 #include <staticnet/cuda/linear.hpp>
 #include <staticnet/kernels/activations.hpp>
-#include <staticnet/kernels/batch_norm.hpp>
 #include <staticnet/kernels/bias_activation.hpp>
-#include <staticnet/kernels/dropout.hpp>
-#include <staticnet/kernels/global_pool.hpp>
-#include <staticnet/kernels/grouped_conv.hpp>
+#include <staticnet/kernels/geometry.hpp>
+#include <staticnet/kernels/host_device.hpp>
 #include <staticnet/kernels/losses.hpp>
 #include <staticnet/kernels/optimizers.hpp>
 #include <staticnet/kernels/pooling.hpp>
-#include <staticnet/kernels/residual_add.hpp>
 
 namespace lenet5::cuda {
 
@@ -74,10 +71,10 @@ struct Libraries {
 };
 
 // ==== Layers 0-2: Conv2d(1 → 6, 5×5, pad 2) + Tanh + AvgPool2d(2×2) ==============================
-// Forward: cuDNN's convolution, then one thread per pooled output adds the bias, applies the
-//   activation and pools its window.
-// Backward: one pass turns d(output) into d(Conv2d output) (through the pool and the activation's
-//   derivative), then the library's weight gradient, the bias gradient as a reduction (no dx: no
+// Forward: cuDNN's convolution, then one thread per pooled output adds the bias, applies the Tanh
+//   and pools its window.
+// Backward: one pass turns d(pooled) into d(Conv2d output) through the pool and the Tanh's
+//   derivative, then the library's weight gradient, the bias gradient as a reduction (no dx: no
 //   layer before this one has parameters).
 //   input             f32 (64, 1, 28, 28)  arena + 741,120    input, saved for backward
 //   0.weight          f32 (6, 1, 5, 5)     parameters[0]      and its gradient
@@ -139,10 +136,10 @@ void backward_layers_0_2(std::byte* arena, const Libraries& lib, cudaStream_t st
 }
 
 // ==== Layers 3-5: Conv2d(6 → 16, 5×5) + Tanh + AvgPool2d(2×2) ====================================
-// Forward: cuDNN's convolution, then one thread per pooled output adds the bias, applies the
-//   activation and pools its window.
-// Backward: one pass turns d(output) into d(Conv2d output) (through the pool and the activation's
-//   derivative), then the library's weight gradient, the bias gradient as a reduction and input
+// Forward: cuDNN's convolution, then one thread per pooled output adds the bias, applies the Tanh
+//   and pools its window.
+// Backward: one pass turns d(pooled) into d(Conv2d output) through the pool and the Tanh's
+//   derivative, then the library's weight gradient, the bias gradient as a reduction and input
 //   gradient.
 //   activation_2      f32 (64, 6, 14, 14)   arena + 3,044,096  input, saved for backward
 //   3.weight          f32 (16, 6, 5, 5)     parameters[156]    and its gradient
@@ -211,10 +208,9 @@ void backward_layers_3_5(std::byte* arena, const Libraries& lib, cudaStream_t st
 // A view: its output is its input's storage, in both directions. No code.
 
 // ==== Layers 7-8: Linear(400 → 120) + Tanh =======================================================
-// Forward: cuBLASLt's x · Wᵀ, with the bias and a ReLU in the library's epilogue where it has one,
-//   else one pass finishes them.
-// Backward: one pass turns d(output) into d(Linear output) (through the pool and the activation's
-//   derivative), then the library's weight gradient with the bias gradient and input gradient.
+// Forward: cuBLASLt's x · Wᵀ, then one pass adds the bias and applies the Tanh.
+// Backward: one pass applies the Tanh's derivative to d(output), then the library's weight gradient
+//   with the bias gradient and input gradient.
 //   activation_5      f32 (64, 400)   arena + 2,634,496   input, saved for backward
 //   7.weight          f32 (120, 400)  parameters[2,572]   and its gradient
 //   7.bias            f32 (120)       parameters[50,572]  and its gradient
@@ -264,10 +260,9 @@ void backward_layers_7_8(std::byte* arena, const Libraries& lib, cudaStream_t st
 }
 
 // ==== Layers 9-10: Linear(120 → 84) + Tanh =======================================================
-// Forward: cuBLASLt's x · Wᵀ, with the bias and a ReLU in the library's epilogue where it has one,
-//   else one pass finishes them.
-// Backward: one pass turns d(output) into d(Linear output) (through the pool and the activation's
-//   derivative), then the library's weight gradient with the bias gradient and input gradient.
+// Forward: cuBLASLt's x · Wᵀ, then one pass adds the bias and applies the Tanh.
+// Backward: one pass applies the Tanh's derivative to d(output), then the library's weight gradient
+//   with the bias gradient and input gradient.
 //   activation_7       f32 (64, 120)  arena + 2,736,896   input, saved for backward
 //   9.weight           f32 (84, 120)  parameters[50,692]  and its gradient
 //   9.bias             f32 (84)       parameters[60,772]  and its gradient
@@ -317,10 +312,9 @@ void backward_layers_9_10(std::byte* arena, const Libraries& lib, cudaStream_t s
 }
 
 // ==== Layer 11: Linear(84 → 10) ==================================================================
-// Forward: cuBLASLt's x · Wᵀ, with the bias and a ReLU in the library's epilogue where it has one,
-//   else one pass finishes them.
-// Backward: one pass turns d(output) into d(Linear output) (through the pool and the activation's
-//   derivative), then the library's weight gradient with the bias gradient and input gradient.
+// Forward: cuBLASLt's x · Wᵀ, with the bias in the library's epilogue (one pass finishes it where
+//   the library has no engine for it).
+// Backward: the library's weight gradient with the bias gradient and input gradient.
 //   activation_9       f32 (64, 84)  arena + 2,767,616   input, saved for backward
 //   11.weight          f32 (10, 84)  parameters[60,856]  and its gradient
 //   11.bias            f32 (10)      parameters[61,696]  and its gradient

@@ -19,15 +19,12 @@
 #include <staticnet/cpu/launch.hpp>
 #include <staticnet/cpu/linear.hpp>
 #include <staticnet/kernels/activations.hpp>
-#include <staticnet/kernels/batch_norm.hpp>
 #include <staticnet/kernels/bias_activation.hpp>
-#include <staticnet/kernels/dropout.hpp>
-#include <staticnet/kernels/global_pool.hpp>
-#include <staticnet/kernels/grouped_conv.hpp>
+#include <staticnet/kernels/geometry.hpp>
+#include <staticnet/kernels/host_device.hpp>
 #include <staticnet/kernels/losses.hpp>
 #include <staticnet/kernels/optimizers.hpp>
 #include <staticnet/kernels/pooling.hpp>
-#include <staticnet/kernels/residual_add.hpp>
 
 namespace lenet5::cpu {
 

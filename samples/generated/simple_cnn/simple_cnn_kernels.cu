@@ -21,20 +21,17 @@
 #include <memory>
 #include <string>
 
-#include <staticnet/cuda/channel_sums.hpp>
 #include <staticnet/cuda/check.hpp>
 #include <staticnet/cuda/convolution.hpp>
+#include <staticnet/cuda/libraries.hpp>
 #include <staticnet/cuda/linear.hpp>
 #include <staticnet/kernels/activations.hpp>
-#include <staticnet/kernels/batch_norm.hpp>
 #include <staticnet/kernels/bias_activation.hpp>
-#include <staticnet/kernels/dropout.hpp>
-#include <staticnet/kernels/global_pool.hpp>
-#include <staticnet/kernels/grouped_conv.hpp>
+#include <staticnet/kernels/geometry.hpp>
+#include <staticnet/kernels/host_device.hpp>
 #include <staticnet/kernels/losses.hpp>
 #include <staticnet/kernels/optimizers.hpp>
 #include <staticnet/kernels/pooling.hpp>
-#include <staticnet/kernels/residual_add.hpp>
 
 namespace simple_cnn::cuda {
 
@@ -74,10 +71,10 @@ struct Libraries {
 };
 
 // ==== Layers 0-2: Conv2d(3 → 16, 3×3, pad 1) + ReLU + MaxPool2d(2×2) =============================
-// Forward: cuDNN's convolution, then one thread per pooled output adds the bias, applies the
-//   activation and pools its window.
-// Backward: one pass turns d(output) into d(Conv2d output) (through the pool and the activation's
-//   derivative), then the library's weight gradient, the bias gradient as a reduction (no dx: no
+// Forward: cuDNN's convolution, then one thread per pooled output adds the bias, applies the ReLU
+//   and pools its window.
+// Backward: one pass turns d(pooled) into d(Conv2d output) through the pool and the ReLU's
+//   derivative, then the library's weight gradient, the bias gradient as a reduction (no dx: no
 //   layer before this one has parameters).
 //   input             f32 (128, 3, 32, 32)   arena + 663,552     input, saved for backward
 //   0.weight          f32 (16, 3, 3, 3)      parameters[0]       and its gradient
@@ -145,10 +142,9 @@ void backward_layers_0_2(std::byte* arena, const Libraries& lib, cudaStream_t st
 // A view: its output is its input's storage, in both directions. No code.
 
 // ==== Layer 4: Linear(4096 → 10) =================================================================
-// Forward: cuBLASLt's x · Wᵀ, with the bias and a ReLU in the library's epilogue where it has one,
-//   else one pass finishes them.
-// Backward: one pass turns d(output) into d(Linear output) (through the pool and the activation's
-//   derivative), then the library's weight gradient with the bias gradient and input gradient.
+// Forward: cuBLASLt's x · Wᵀ, with the bias in the library's epilogue (one pass finishes it where
+//   the library has no engine for it).
+// Backward: the library's weight gradient with the bias gradient and input gradient.
 //   activation_2      f32 (128, 4096)  arena + 10,736,128  input, saved for backward
 //   4.weight          f32 (10, 4096)   parameters[448]     and its gradient
 //   4.bias            f32 (10)         parameters[41,408]  and its gradient

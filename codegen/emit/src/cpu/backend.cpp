@@ -8,6 +8,7 @@
 // its layer kind in this folder. The arithmetic is never written here: the emitted code calls the
 // shared bodies of staticnet/kernels/ from the CPU launchers of staticnet/cpu/, with every size a
 // literal.
+#include "../kernel_includes.hpp"
 #include "emitter.hpp"
 
 namespace staticnet::codegen {
@@ -167,19 +168,7 @@ EmittedFile CpuKernelEmitter::source() {
     #include <cstddef>
     #include <cstdint>
 
-    #include <staticnet/cpu/conv2d.hpp>
-    #include <staticnet/cpu/launch.hpp>
-    #include <staticnet/cpu/linear.hpp>
-    #include <staticnet/kernels/activations.hpp>
-    #include <staticnet/kernels/batch_norm.hpp>
-    #include <staticnet/kernels/bias_activation.hpp>
-    #include <staticnet/kernels/dropout.hpp>
-    #include <staticnet/kernels/global_pool.hpp>
-    #include <staticnet/kernels/grouped_conv.hpp>
-    #include <staticnet/kernels/losses.hpp>
-    #include <staticnet/kernels/optimizers.hpp>
-    #include <staticnet/kernels/pooling.hpp>
-    #include <staticnet/kernels/residual_add.hpp>
+    // @staticnet-includes@
 
     namespace $name$::cpu {
 
@@ -206,7 +195,7 @@ EmittedFile CpuKernelEmitter::source() {
   )");
   std::string text = p.text() + a_.accessor_definitions() + "\n" + body_.text();
   text += "\n}  // namespace " + m_.names.name + "::cpu\n";
-  return {file, text};
+  return {file, with_includes(text)};
 }
 
 EmittedFile CpuKernelEmitter::inference_header() const {

@@ -12,6 +12,7 @@
 //
 // This file writes the kernels' files and each group's section heading; the trainer's and the
 // inference program's main() come from trainer_main.cpp and inference_program.cpp.
+#include "../kernel_includes.hpp"
 #include "emitter.hpp"
 
 namespace staticnet::codegen {
@@ -70,35 +71,8 @@ void CudaKernelEmitter::emit_section(const FusedGroup& g) {
     emit_view(g);
     return;
   }
-  if (g.product >= 0) {
-    const LayerPlan& p = layer(g.product);
-    const bool conv = p.kind == LayerKind::Conv2d;
-    std::string text = conv ? "Forward: cuDNN's convolution" : "Forward: cuBLASLt's x · Wᵀ";
-    const std::string bias = g.folded >= 0 ? "the folded BatchNorm's shift" : "the bias";
-    kernels_.line(wrap_comment(
-        text +
-            (conv && g.pool >= 0
-                 ? ", then one thread per pooled output adds " + bias +
-                       ", applies the activation and pools its window"
-                 : ", with " + bias +
-                       " and a ReLU in the library's epilogue where it has one, else one pass "
-                       "finishes them") +
-            ".",
-        "// ", "//   "));
-    if (p.runs_backward)
-      kernels_.line(wrap_comment(
-          "Backward: one pass turns d(output) into d(" + std::string(name_of(p.kind)) +
-              " output) (through the pool and the activation's derivative), then the library's "
-              "weight gradient" +
-              (p.options.bias ? (conv ? ", the bias gradient as a reduction"
-                                      : " with the bias "
-                                        "gradient")
-                              : std::string()) +
-              (p.input_gradient_buffer != no_buffer
-                   ? " and input gradient."
-                   : " (no dx: no layer before this one has parameters)."),
-          "// ", "//   "));
-  }
+  if (g.product >= 0)
+    kernels_.line(product_comment(g));
   if (const std::string comment = group_comment(m_, g); !comment.empty())
     kernels_.line(comment);
   kernels_.line(tensor_table(m_, g, "cuDNN's and cuBLASLt's scratch (their algorithms fit it)"));
@@ -172,20 +146,7 @@ EmittedFile CudaKernelEmitter::source() {
     #include <memory>
     #include <string>
 
-    #include <staticnet/cuda/channel_sums.hpp>
-    #include <staticnet/cuda/check.hpp>
-    #include <staticnet/cuda/convolution.hpp>
-    #include <staticnet/cuda/linear.hpp>
-    #include <staticnet/kernels/activations.hpp>
-    #include <staticnet/kernels/batch_norm.hpp>
-    #include <staticnet/kernels/bias_activation.hpp>
-    #include <staticnet/kernels/dropout.hpp>
-    #include <staticnet/kernels/global_pool.hpp>
-    #include <staticnet/kernels/grouped_conv.hpp>
-    #include <staticnet/kernels/losses.hpp>
-    #include <staticnet/kernels/optimizers.hpp>
-    #include <staticnet/kernels/pooling.hpp>
-    #include <staticnet/kernels/residual_add.hpp>
+    // @staticnet-includes@
 
     namespace $name$::cuda {
 
@@ -214,7 +175,7 @@ EmittedFile CudaKernelEmitter::source() {
   std::string text =
       p.text() + a_.accessor_definitions() + "\n" + libraries.text() + kernels_.text();
   text += "\n}  // namespace " + m_.names.name + "::cuda\n";
-  return {file, text};
+  return {file, with_includes(text)};
 }
 
 EmittedFile CudaKernelEmitter::inference_header() const {

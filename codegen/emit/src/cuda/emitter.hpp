@@ -30,6 +30,8 @@ class CudaKernelEmitter : BackendEmitter {
   void emit_view(const FusedGroup& g);  // a Flatten: code only when it writes a gradient
   void emit_geometry(const FusedGroup& g);
   void emit_product(const FusedGroup& g);
+  std::string product_epilogue(const FusedGroup& g);  // g::LinearEpilogue's or ConvEpilogue's
+  std::string product_comment(const FusedGroup& g);   // the section's forward and backward
   int product_alignment(const FusedGroup& g, bool bias_bound) const;
   int linear_bias_alignment(const FusedGroup& g) const;
   // `library_epilogue`: the library was asked to finish the output itself (and may decline).

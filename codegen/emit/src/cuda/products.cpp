@@ -29,31 +29,76 @@ int common_alignment(const std::vector<std::int64_t>& offsets) {
 
 }  // namespace
 
+// What the library is asked to fuse: never with a pool after it (our pass does bias, activation
+// and pool in one visit), and only a ReLU (the only activation both libraries have).
+std::string CudaKernelEmitter::product_epilogue(const FusedGroup& g) {
+  const bool conv = layer(g.product).kind == LayerKind::Conv2d;
+  const bool relu = g.activation >= 0 && layer(g.activation).kind == LayerKind::ReLU;
+  const bool bias = forward_bias(m_, g, g.product, a_).present;  // a folded shift is a bias
+  if (conv)
+    return g.pool >= 0 || !bias ? "none" : relu ? "bias_relu" : g.activation < 0 ? "bias" : "none";
+  return relu ? (bias ? "relu_bias" : "relu") : (bias && g.activation < 0 ? "bias" : "none");
+}
+
+std::string CudaKernelEmitter::product_comment(const FusedGroup& g) {
+  const LayerPlan& p = layer(g.product);
+  const bool conv = p.kind == LayerKind::Conv2d;
+  const bool bias = forward_bias(m_, g, g.product, a_).present;
+  const std::string shift = g.folded >= 0 ? "the folded BatchNorm's shift" : "the bias";
+  const std::string act =
+      g.activation >= 0 ? "the " + std::string(name_of(layer(g.activation).kind)) : "";
+  // What finishes the product's output: "the bias and the ReLU"; as a pass does it, "adds the
+  // bias and applies the ReLU".
+  const std::string what =
+      (bias ? shift : std::string()) + (bias && !act.empty() ? " and " : "") + act;
+  const std::string pass = (bias ? "adds " + shift : std::string()) +
+                           (bias && !act.empty() ? " and " : "") +
+                           (act.empty() ? std::string() : "applies " + act);
+  std::string text = conv ? "Forward: cuDNN's convolution" : "Forward: cuBLASLt's x · Wᵀ";
+  if (g.pool >= 0)
+    text += ", then one thread per pooled output " +
+            (bias ? "adds " + shift + (act.empty() ? " and " : ", ") : std::string()) +
+            (act.empty() ? std::string() : "applies " + act + " and ") + "pools its window";
+  else if (product_epilogue(g) != "none")
+    text += ", with " + what + " in the library's epilogue (one pass finishes " +
+            (bias && !act.empty() ? "them" : "it") + " where the library has no engine for it)";
+  else if (!pass.empty())
+    text += ", then one pass " + pass;
+  std::string comment = wrap_comment(text + ".", "// ", "//   ");
+  if (!p.runs_backward)
+    return comment;
+  std::string back = "Backward: ";
+  if (g.pool >= 0)
+    back += "one pass turns d(pooled) into d(" + std::string(name_of(p.kind)) +
+            " output) through the pool" +
+            (act.empty() ? std::string() : " and " + act + "'s derivative") + ", then ";
+  else if (!act.empty())
+    back += "one pass applies " + act + "'s derivative to d(output), then ";
+  back +=
+      "the library's weight gradient" +
+      (p.options.bias ? (conv ? ", the bias gradient as a reduction" : " with the bias gradient")
+                      : std::string()) +
+      (p.input_gradient_buffer != no_buffer ? " and input gradient."
+                                            : " (no dx: no layer before this one has parameters).");
+  return comment + "\n" + wrap_comment(back, "// ", "//   ");
+}
+
 void CudaKernelEmitter::emit_product(const FusedGroup& g) {
   const LayerPlan& l = layer(g.product);
   const bool conv = l.kind == LayerKind::Conv2d;
-  const bool relu = g.activation >= 0 && layer(g.activation).kind == LayerKind::ReLU;
-  const bool bias = forward_bias(m_, g, g.product, a_).present;  // a folded shift is a bias
   const std::string member = (conv ? "conv_" : "linear_") + std::to_string(g.product);
   const std::string gradients = !l.runs_backward ? "g::Gradients::none"
                                 : l.input_gradient_buffer != no_buffer
                                     ? "g::Gradients::weights_and_input"
                                     : "g::Gradients::weights";
   const std::string ws = literal(workspace_bytes());
-  // What the library is asked to fuse: never with a pool after it (our pass does bias, activation
-  // and pool in one visit), and only a ReLU (the only activation both libraries have).
-  std::string epilogue;
+  const std::string epilogue = product_epilogue(g);
   if (conv) {
-    epilogue = g.pool >= 0 || !bias ? "none"
-               : relu               ? "bias_relu"
-               : g.activation < 0   ? "bias"
-                                    : "none";
     libraries_.push_back("g::Convolution " + member + ";");
     library_init_.push_back(member + "(handles, " + member + "_geometry, g::ConvEpilogue::" +
                             epilogue + ", " + gradients + ", " + ws + ", /*alignment=*/" +
                             std::to_string(product_alignment(g, epilogue != "none")) + ")");
   } else {
-    epilogue = relu ? (bias ? "relu_bias" : "relu") : (bias && g.activation < 0 ? "bias" : "none");
     libraries_.push_back("g::LinearProduct " + member + ";");
     library_init_.push_back(
         member + "(handles, {.batch = " + literal(l.input_shape[0]) +
