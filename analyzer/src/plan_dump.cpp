@@ -85,6 +85,17 @@ PlanDump plan_of(const json& j) {
     p.layers.push_back(layer_of(l));
   for (const json& b : j.at("buffers"))
     p.buffers.push_back(buffer_of(b));
+  // Each layer's pass, from the groups (each [first, last], in order, covering every layer).
+  for (const auto& [target, pass] :
+       {std::pair{"cpu", &LayerRow::pass_cpu}, std::pair{"cuda", &LayerRow::pass_cuda}}) {
+    for (const json& g : j.at("passes").at(target)) {
+      const auto first = g.at(0).get<std::int64_t>(), last = g.at(1).get<std::int64_t>();
+      if (first < 0 || last < first || last >= static_cast<std::int64_t>(p.layers.size()))
+        throw ProbeOutputError("the probe names a pass of layers outside the model");
+      for (std::int64_t i = first; i <= last; ++i)
+        p.layers[static_cast<std::size_t>(i)].*pass = {first, last};
+    }
+  }
   for (const json& s : j.at("schedule")) {
     StepRow step{s.at("kind").get<std::string>(),
                  s.at("layer").get<std::int64_t>(),

@@ -64,7 +64,8 @@ ordered_json model_json(const ModelReport& m) {
                       {"backward_flops", l.backward_flops},
                       {"workspace_bytes", l.workspace_bytes},
                       {"in_place", l.in_place},
-                      {"folded", l.folded}});
+                      {"folded", l.folded},
+                      {"pass", {{"cpu", l.pass_cpu}, {"cuda", l.pass_cuda}}}});
   }
   j["layers"] = layers;
   j["layer_totals"] = {{"parameters", p.parameter_count},

@@ -1,7 +1,9 @@
 #include "sections.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
+#include <utility>
 
 namespace staticnet::analyzer {
 
@@ -36,6 +38,20 @@ std::string layer_text(const LayerRow& l, std::int64_t index) {
   if (l.inputs.size() == 1 && l.inputs[0] != index - 1)
     return l.kind + " (reads " + input_name(l.inputs[0]) + ")";
   return l.kind;
+}
+
+// The layers the generated kernels run as one pass with this one: "0–2"; "0–1, CUDA 0" where the
+// backends fuse differently; empty where the layer runs alone on both.
+std::string pass_text(const LayerRow& l) {
+  auto span = [](const std::array<std::int64_t, 2>& p) {
+    return std::to_string(p[0]) + "–" + std::to_string(p[1]);
+  };
+  const bool fused_cpu = l.pass_cpu[1] > l.pass_cpu[0];
+  const bool fused_cuda = l.pass_cuda[1] > l.pass_cuda[0];
+  if (l.pass_cpu == l.pass_cuda)
+    return fused_cpu ? span(l.pass_cpu) : "";
+  return (fused_cpu ? span(l.pass_cpu) : "alone") + ", CUDA " +
+         (fused_cuda ? span(l.pass_cuda) : "alone");
 }
 
 }  // namespace
@@ -81,10 +97,18 @@ Table layer_table(const ModelReport& m) {
   head.push_back("forward FLOPs");
   if (training)
     head.push_back("backward FLOPs");
+  // Which layers run as one pass (the planner's fusion stage), where any do.
+  const bool passes = std::ranges::any_of(p.layers, [](const LayerRow& l) {
+    return l.pass_cpu[1] > l.pass_cpu[0] || l.pass_cuda[1] > l.pass_cuda[0];
+  });
+  if (passes) {
+    align.push_back(Align::left);
+    head.push_back("one pass");
+  }
   Table t(align);
   t.add(head);
   auto row = [&](std::vector<std::string> cells, std::int64_t non_trainable, std::int64_t saved,
-                 std::int64_t forward, std::int64_t backward) {
+                 std::int64_t forward, std::int64_t backward, std::string pass) {
     if (statistics)
       cells.push_back(grouped_count(non_trainable));
     if (training)
@@ -92,16 +116,18 @@ Table layer_table(const ModelReport& m) {
     cells.push_back(si(forward));
     if (training)
       cells.push_back(si(backward));
+    if (passes)
+      cells.push_back(std::move(pass));
     t.add(cells);
   };
   for (std::size_t i = 0; i < p.layers.size(); ++i) {
     const LayerRow& l = p.layers[i];
     row({std::to_string(i), layer_text(l, static_cast<std::int64_t>(i)), shape_text(l.input_shape),
          shape_text(l.output_shape), grouped_count(l.parameters)},
-        l.non_trainable, l.saved_bytes, l.forward_flops, l.backward_flops);
+        l.non_trainable, l.saved_bytes, l.forward_flops, l.backward_flops, pass_text(l));
   }
   row({"", "total", "", "", grouped_count(p.parameter_count)}, p.non_trainable_count,
-      m.total_saved_bytes, m.total_forward_flops, m.total_backward_flops);
+      m.total_saved_bytes, m.total_forward_flops, m.total_backward_flops, "");
   return t;
 }
 
@@ -115,7 +141,14 @@ std::string flop_conventions(const PlanDump& plan) {
          "(its input, its output, or pool indices); a tensor two layers keep (an in-place "
          "activation's output, kept again as the next layer's input) is in both rows, so the "
          "total can exceed the activations below, which hold each tensor once.";
-  else if (std::ranges::any_of(plan.layers, [](const LayerRow& l) { return l.folded; }))
+  if (std::ranges::any_of(plan.layers, [](const LayerRow& l) {
+        return l.pass_cpu[1] > l.pass_cpu[0] || l.pass_cuda[1] > l.pass_cuda[0];
+      }))
+    s += " One pass: the layers the generated kernels run as one pass over memory (a product "
+         "with its bias, activation and pool; a BatchNorm or a residual sum with its "
+         "activation), where the backends differ, CUDA's after the CPU's.";
+  if (!plan.training() &&
+      std::ranges::any_of(plan.layers, [](const LayerRow& l) { return l.folded; }))
     s += " A BatchNorm folded into the layer it reads runs no pass of its own: the layer's "
          "weights are scaled once at load and the shift is added where its bias was (an add per "
          "element if it had none).";

@@ -2,9 +2,11 @@
 // beside it, from the rules documented in layers.hpp, graph.hpp and plan.hpp.
 #include <doctest/doctest.h>
 
+#include <utility>
 #include <vector>
 
 #include <staticnet/print.hpp>
+#include <staticnet/fusion.hpp>
 #include <staticnet/staticnet.hpp>
 
 namespace sn = staticnet;
@@ -419,4 +421,35 @@ TEST_CASE("the schedule's reads and writes, and the lifetimes they give") {
   }
   CHECK(p.buffers[7].dtype == sn::i32);  // predicted classes
   CHECK(p.buffers[7].size == 2 * 4);
+}
+
+// The fusion stage's groups (fusion.hpp), worked out from its rules. SimpleCNN: the convolution,
+// its ReLU and its 2x2 pool (which tiles its 32x32 input) are one pass; the Flatten a view; the
+// Linear alone. A stride-2 'same' convolution of an even input pads one more row and column after
+// than before: the CPU fuses its ReLU into it, CUDA runs it directly (cuDNN's graphs take even
+// padding only) and the ReLU as a pass of its own.
+TEST_CASE("fusion groups the layers that run as one pass, per backend") {
+  auto spans = [](const auto& plan, sn::FusionTarget target) {
+    std::vector<std::pair<std::int64_t, std::int64_t>> out;
+    std::vector<sn::FusedGroup> groups;
+    sn::fuse(plan, target, groups);
+    for (const sn::FusedGroup& g : groups)
+      out.emplace_back(g.first, g.last);
+    return out;
+  };
+  using Pairs = std::vector<std::pair<std::int64_t, std::int64_t>>;
+  using Cnn = sn::Sequential<sn::Conv2d<16, sn::Kernel<3>, sn::Padding<1>>, sn::ReLU,
+                             sn::MaxPool2d<2>, sn::Flatten, sn::Linear<10>>;
+  using CnnSetup = sn::Training<sn::Input<sn::f32, 3, 32, 32>, sn::Batch<4>>;
+  constexpr auto& cnn = sn::plan<Cnn, CnnSetup>();
+  CHECK(spans(cnn, sn::FusionTarget::cpu) == Pairs{{0, 2}, {3, 3}, {4, 4}});
+  CHECK(spans(cnn, sn::FusionTarget::cuda) == Pairs{{0, 2}, {3, 3}, {4, 4}});
+
+  using Uneven = sn::Sequential<sn::Conv2d<4, sn::Kernel<3>, sn::Stride<2>, sn::PaddingSame>,
+                                sn::ReLU, sn::Flatten, sn::Linear<2>>;
+  using UnevenSetup = sn::Training<sn::Input<sn::f32, 1, 8, 8>, sn::Batch<2>>;
+  constexpr auto& uneven = sn::plan<Uneven, UnevenSetup>();
+  static_assert(!uneven.layers[0].options.symmetric_padding());  // 0 before, 1 after
+  CHECK(spans(uneven, sn::FusionTarget::cpu) == Pairs{{0, 1}, {2, 2}, {3, 3}});
+  CHECK(spans(uneven, sn::FusionTarget::cuda) == Pairs{{0, 0}, {1, 1}, {2, 2}, {3, 3}});
 }

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "staticnet/budget.hpp"
+#include "staticnet/fusion.hpp"
 #include "staticnet/lower.hpp"
 #include "staticnet/plan.hpp"
 
@@ -30,7 +31,7 @@ namespace staticnet::analysis {
 
 inline constexpr int probe_format = 6;  // 2: layers' inputs and padding_end; 3: folded;
                                         // 4: prefetch; 5: layers' non_trainable; 6: buffers'
-                                        // dtype and elements, steps' accesses
+                                        // dtype and elements, steps' accesses, passes
 
 struct Request {
   std::string only;  // report only the model registered under this name
@@ -197,6 +198,23 @@ void write_plan(JsonOut& out, const Plan<L>& p) {
     out.close('}');
   }
   out.close(']');
+  // The fusion stage's groups (fusion.hpp), for each backend: [first, last] layer of each pass.
+  out.key("passes");
+  out.open('{');
+  for (FusionTarget target : {FusionTarget::cpu, FusionTarget::cuda}) {
+    std::vector<FusedGroup> groups;
+    fuse(p, target, groups);
+    out.key(name_of(target));
+    out.open('[');
+    for (const FusedGroup& g : groups) {
+      out.open('[');
+      out.value(g.first);
+      out.value(g.last);
+      out.close(']');
+    }
+    out.close(']');
+  }
+  out.close('}');
   out.key("schedule");
   out.open('[');
   for (std::int64_t s = 0; s < p.step_count(); ++s) {

@@ -52,6 +52,9 @@ struct LayerRow {
   bool runs_backward = false;
   bool in_place = false;
   bool folded = false;  // Inference: a BatchNorm folded into the layer it reads
+  // The pass the generated kernels run it in (the planner's fusion stage), on each backend: the
+  // first and last layer of its group.
+  std::array<std::int64_t, 2> pass_cpu{}, pass_cuda{};
 };
 
 struct BufferRow {
