@@ -40,8 +40,8 @@ std::string layer_text(const LayerRow& l, std::int64_t index) {
   return l.kind;
 }
 
-// The layers the generated kernels run as one pass with this one: "0–2"; "0–1, CUDA 0" where the
-// backends fuse differently; empty where the layer runs alone on both.
+// The layers the generated kernels run as one pass with this one: "0–2"; "0–1, CUDA alone" where
+// the backends fuse differently; empty where the layer runs alone on both.
 std::string pass_text(const LayerRow& l) {
   auto span = [](const std::array<std::int64_t, 2>& p) {
     return std::to_string(p[0]) + "–" + std::to_string(p[1]);

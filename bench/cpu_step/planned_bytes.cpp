@@ -31,7 +31,9 @@ constexpr bool written_by_forward(sn::BufferRole role) {
 template <class Model, class Setup>
 void print(const char* name) {
   constexpr const auto& p = sn::plan<Model, Setup>();
-  const auto loss_step = static_cast<std::int64_t>(p.layer_count());
+  std::int64_t loss_step = 0;
+  while (p.schedule[static_cast<std::size_t>(loss_step)].kind != sn::StepKind::loss)
+    ++loss_step;
   std::int64_t saved = 0;
   for (const sn::Buffer& b : p.buffers)
     if (written_by_forward(b.role) && b.last_step > loss_step)

@@ -3,6 +3,7 @@
 // that every error template in errors.hpp has a decoding.
 #include <doctest/doctest.h>
 
+#include <array>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -11,6 +12,7 @@
 
 #include "staticnet/analyzer/analyze.hpp"
 #include "staticnet/analyzer/explain.hpp"
+#include "staticnet/analyzer/render.hpp"
 #include "staticnet/analyzer/report.hpp"
 
 namespace an = staticnet::analyzer;
@@ -401,4 +403,38 @@ TEST_CASE("explain: a Residual's sum says where its block is") {
   CHECK(sentence("staticnet::error::entry<3>, staticnet::error::residual_sum") ==
         "layer 2 (Add) closes the Residual block that starts at layer 0 (the 3rd entry of the "
         "outer Sequential)");
+}
+
+TEST_CASE("report: the layer table says which layers run as one pass, per backend") {
+  // A convolution that pads unevenly and its ReLU: one pass on the CPU, two on CUDA (whose cuDNN
+  // graphs take even padding only); a Linear alone on both.
+  an::ModelDump m;
+  m.name = "uneven";
+  m.model = "Uneven";
+  m.setup = "UnevenTraining";
+  an::PlanDump& p = m.plan;
+  p.mode = "training";
+  p.batch = 2;
+  p.input_dtype = "f32";
+  p.input_shape = {2, 1, 8, 8};
+  p.output_shape = {2, 2};
+  auto layer = [](const char* kind, std::int64_t input, std::array<std::int64_t, 2> cpu,
+                  std::array<std::int64_t, 2> cuda) {
+    an::LayerRow l;
+    l.kind = kind;
+    l.inputs = {input};
+    l.input_shape = l.output_shape = {2, 4, 4, 4};
+    l.pass_cpu = cpu;
+    l.pass_cuda = cuda;
+    return l;
+  };
+  p.layers = {layer("Conv2d", -1, {0, 1}, {0, 0}), layer("ReLU", 0, {0, 1}, {1, 1}),
+              layer("Linear", 1, {2, 2}, {2, 2})};
+  p.schedule = {{"forward", 0, 0, {}}};
+  an::Report report;
+  report.models.push_back(an::build_report(m, {}));
+  const std::string text = an::render_text(report, false);
+  CHECK(text.find("one pass") != std::string::npos);
+  CHECK(text.find("0–1, CUDA alone") != std::string::npos);
+  CHECK(text.find("Linear") != std::string::npos);
 }

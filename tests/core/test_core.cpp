@@ -5,8 +5,8 @@
 #include <utility>
 #include <vector>
 
-#include <staticnet/print.hpp>
 #include <staticnet/fusion.hpp>
+#include <staticnet/print.hpp>
 #include <staticnet/staticnet.hpp>
 
 namespace sn = staticnet;
@@ -383,7 +383,8 @@ TEST_CASE("optimizer names parse back to their kinds, and regions have names") {
 // The schedule names what each step reads and writes, worked out by hand for a two-layer MLP:
 // buffers 0 parameters, 1 gradients, 2 input, 3 labels (persistent), then 4 the first Linear's
 // output (the ReLU runs in place over it), 5 the logits, 6 losses, 7 predictions, 8 d(logits),
-// 9 d(first Linear's output), which the ReLU's backward overwrites in place.
+// 9 d(ReLU output), written by the second Linear's backward, which the ReLU's backward overwrites
+// in place with d(first Linear's output).
 TEST_CASE("the schedule's reads and writes, and the lifetimes they give") {
   using M = sn::Sequential<sn::Linear<3>, sn::ReLU, sn::Linear<2>>;
   using S = sn::Training<sn::Input<sn::f32, 4>, sn::Batch<2>, sn::Optimizer<sn::SGD>>;
@@ -414,10 +415,11 @@ TEST_CASE("the schedule's reads and writes, and the lifetimes they give") {
   }
   const std::int64_t lifetimes[][3] = {{4, 0, 5}, {5, 2, 3}, {6, 3, 7},
                                        {7, 3, 7}, {8, 3, 4}, {9, 4, 6}};
-  for (const auto& [buffer, first, last] : lifetimes) {
+  for (const auto& lifetime : lifetimes) {
+    const std::int64_t buffer = lifetime[0];
     CAPTURE(buffer);
-    CHECK(p.buffers[static_cast<std::size_t>(buffer)].first_step == first);
-    CHECK(p.buffers[static_cast<std::size_t>(buffer)].last_step == last);
+    CHECK(p.buffers[static_cast<std::size_t>(buffer)].first_step == lifetime[1]);
+    CHECK(p.buffers[static_cast<std::size_t>(buffer)].last_step == lifetime[2]);
   }
   CHECK(p.buffers[7].dtype == sn::i32);  // predicted classes
   CHECK(p.buffers[7].size == 2 * 4);

@@ -62,9 +62,10 @@ const std::vector<HeaderNames>& headers() {
       {"staticnet/kernels/residual_add.hpp",
        "k::",
        {"GradientWrite", "residual_add_forward", "residual_add_backward", "write_gradient"}},
+      {"staticnet/cpu/thread_pool.hpp", "c::", {"ThreadPool"}},
       {"staticnet/cpu/launch.hpp",
        "c::",
-       {"ThreadPool", "Range", "split", "zero", "for_each", "for_each_2d", "for_each_3d"}},
+       {"Range", "split", "zero", "for_each", "for_each_2d", "for_each_3d"}},
       {"staticnet/cpu/conv2d.hpp",
        "c::",
        {"conv2d_forward", "conv2d_backward_weights", "conv2d_backward_input"}},
@@ -74,6 +75,8 @@ const std::vector<HeaderNames>& headers() {
       {"staticnet/cuda/libraries.hpp", "g::", {"Libraries", "Gradients"}},
       {"staticnet/cuda/convolution.hpp", "g::", {"Convolution", "ConvEpilogue"}},
       {"staticnet/cuda/linear.hpp", "g::", {"LinearProduct", "LinearEpilogue"}},
+      {"staticnet/cuda/step.hpp", "g::", {"GeneratedStep"}},
+      {"staticnet/cuda/inference.hpp", "g::", {"GeneratedInference"}},
   };
   return table;
 }

@@ -76,7 +76,7 @@ std::string buffer_comment(const ModelView& model, int index) {
     case BufferRole::window_index:
       return type + " " + shape_text(layer(b.layer).output_shape) + " max position in window";
     case BufferRole::activation_gradient:
-      if (b.first_step == model.loss_step())
+      if (b.first_step == model.loss_step)
         return "f32 " + shape_text(model.output_shape) + " d(output), from the loss";
       if (layer(b.layer).input2_gradient_buffer == index)
         return "f32 " + shape_text(layer(b.layer).input2_shape) + " d(second input of " +

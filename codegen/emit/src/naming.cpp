@@ -33,7 +33,7 @@ std::string buffer_name(const ModelView& model, int index) {
     case BufferRole::dropout_mask:
       return "dropout_mask_" + layer;
     case BufferRole::activation_gradient: {
-      if (b.first_step == model.loss_step())
+      if (b.first_step == model.loss_step)
         return "loss_gradient";
       // An Add may write the gradients of both its inputs.
       const bool second =

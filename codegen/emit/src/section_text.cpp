@@ -416,7 +416,7 @@ std::string group_comment(const ModelView& model, const FusedGroup& g) {
   else if (const LayerPlan* c =
                g.grouped >= 0 ? &model.layers.at(static_cast<std::size_t>(g.grouped)) : nullptr;
            c && c->kind == LayerKind::Conv2d && c->options.groups == 1) {
-    // Why cuDNN does not run it (fusion.cpp, runs_direct): the reasons this layer has.
+    // Why cuDNN does not run it (staticnet/fusion.hpp, runs_direct): the reasons this layer has.
     const bool uneven = !c->options.symmetric_padding();
     const bool adds = c->accumulates_input_gradient;
     text = std::string(

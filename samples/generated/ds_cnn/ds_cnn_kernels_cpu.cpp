@@ -18,6 +18,7 @@
 #include <staticnet/cpu/conv2d.hpp>
 #include <staticnet/cpu/launch.hpp>
 #include <staticnet/cpu/linear.hpp>
+#include <staticnet/cpu/thread_pool.hpp>
 #include <staticnet/kernels/activations.hpp>
 #include <staticnet/kernels/batch_norm.hpp>
 #include <staticnet/kernels/bias_activation.hpp>

@@ -26,6 +26,7 @@
 #include <staticnet/cuda/convolution.hpp>
 #include <staticnet/cuda/libraries.hpp>
 #include <staticnet/cuda/linear.hpp>
+#include <staticnet/cuda/step.hpp>
 #include <staticnet/kernels/activations.hpp>
 #include <staticnet/kernels/batch_norm.hpp>
 #include <staticnet/kernels/bias_activation.hpp>

@@ -23,6 +23,7 @@
 
 #include <staticnet/cuda/check.hpp>
 #include <staticnet/cuda/convolution.hpp>
+#include <staticnet/cuda/inference.hpp>
 #include <staticnet/cuda/libraries.hpp>
 #include <staticnet/cuda/linear.hpp>
 #include <staticnet/kernels/activations.hpp>

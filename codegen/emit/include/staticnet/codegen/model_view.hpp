@@ -33,7 +33,7 @@ struct ModelView {
   std::vector<LayerPlan> layers;
   std::vector<Buffer> buffers;
   std::vector<Step> schedule;
-  std::vector<Access> accesses;  // decoded; step s's are [schedule[s].first_access, next step's)
+  std::int64_t loss_step = -1;  // the loss's step in the schedule; -1 under Inference
 
   std::int64_t batch() const { return setup.batch; }
   bool training() const { return setup.mode == Mode::training; }
@@ -43,9 +43,6 @@ struct ModelView {
   // The step of the schedule at which layer i runs forward or backward.
   std::int64_t forward_step(std::int64_t layer) const;
   std::int64_t backward_step(std::int64_t layer) const;
-  std::int64_t loss_step() const;  // -1 under Inference
-  // The reads and writes of step s, in its order.
-  std::vector<Access> accesses_of(std::int64_t step) const;
 };
 
 template <std::size_t L>
@@ -62,8 +59,9 @@ ModelView describe(const Plan<L>& plan, ModelNames names) {
   view.layers.assign(plan.layers.begin(), plan.layers.end());
   view.buffers.assign(plan.buffers.begin(), plan.buffers.end());
   view.schedule.assign(plan.schedule.begin(), plan.schedule.end());
-  for (std::int64_t a = 0; a < static_cast<std::int64_t>(plan.access_codes.size()); ++a)
-    view.accesses.push_back(plan.access(a));
+  for (std::size_t s = 0; s < plan.schedule.size(); ++s)
+    if (plan.schedule[s].kind == StepKind::loss)
+      view.loss_step = static_cast<std::int64_t>(s);
   return view;
 }
 

@@ -26,7 +26,7 @@
 
 namespace staticnet::kernels {
 
-// A max-pool's window indices, 1, 2 or 4 bytes each (window_index_bytes in the core). Enums
+// A max-pool's window indices, 1, 2 or 4 bytes each (window_index_dtype in the core). Enums
 // rather than std::uint8_t and friends: a store through an unsigned char may alias any object,
 // so every window index written would make the compiler reload the pointers around it, and the
 // loop would not vectorise; an enum aliases only itself.
