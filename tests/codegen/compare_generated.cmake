@@ -20,7 +20,7 @@ foreach(name IN LISTS fresh)
   endif()
 endforeach()
 # A build without the CUDA backend writes no CUDA files; the kept ones are then not compared.
-set(cuda_files "_kernels\\.cu$|_kernels_cuda\\.h$|_trainer_cuda\\.cpp$")
+set(cuda_files "_kernels\\.cu$|_kernels_cuda\\.h$|_trainer_cuda\\.cpp$|_infer_cuda\\.cpp$")
 set(fresh_cuda "${fresh}")
 list(FILTER fresh_cuda INCLUDE REGEX "${cuda_files}")
 foreach(name IN LISTS kept)
