@@ -33,9 +33,9 @@ namespace detail {
 // The schedule is made by the stages that make the buffers, in the loops that make them, rather
 // than by a stage of its own: with a stage that walked the layers again to record the same
 // accesses, g++ planned the 10,001-layer chain in 531 MiB (389 before the schedule, 426 this
-// way), past the 500 MB that planning may take
-// (bench/RESULTS.md, "Compile cost of planning"). A later stage adds steps (a forward run again
-// to recompute what was not kept, a loop over micro-batches) with the same calls.
+// way), past the 500 MB that planning may take (bench/RESULTS.md, "Compile cost of planning").
+// A later stage adds steps (a forward run again to recompute what was not kept, a loop over
+// micro-batches) with the same calls.
 template <std::size_t L>
 struct PlanBuilder {
   PlanState<L>& p;
@@ -163,14 +163,14 @@ constexpr PlanState<L> plan_forward(const Graph<L>& g) {
   // more than one type, so u8.
   if (g.setup.prefetch)
     build.add_persistent(BufferRole::next_batch, DType::u8, batch_bytes);
-  std::int64_t workspace = 0;
+  std::int64_t workspace = 0;  // elements of the largest scratch
   for (std::size_t i = 0; i < L; ++i) {
-    layers_out[i].workspace_bytes = bytes_of(DType::f32, workspace_elements(nodes[i]));
-    workspace =
-        workspace > layers_out[i].workspace_bytes ? workspace : layers_out[i].workspace_bytes;
+    const std::int64_t elements = workspace_elements(nodes[i]);
+    layers_out[i].workspace_bytes = bytes_of(DType::f32, elements);
+    workspace = workspace > elements ? workspace : elements;
   }
   if (workspace > 0)
-    build.add_persistent(BufferRole::workspace, DType::f32, workspace / size_of(DType::f32));
+    build.add_persistent(BufferRole::workspace, DType::f32, workspace);
 
   // ---- the last layer that reads each layer's output (none: 0)
   std::int64_t last_reader[L]{};
@@ -366,7 +366,6 @@ constexpr PlanState<L> plan_backward(const Graph<L>& g, const PlanState<L>& forw
 template <std::size_t L>
 constexpr void extend_lifetimes(PlanState<L>& p) {
   auto& buffers = p.buffers.items;
-  p.step_count = static_cast<std::int64_t>(p.steps.size());
   const std::int64_t last = p.step_count - 1;
   for (std::size_t b = 0; b < p.buffers.size() && !in_activation_region(buffers[b].role); ++b) {
     buffers[b].first_step = 0;
@@ -386,6 +385,7 @@ constexpr PlanState<L> place(const PlanState<L>& unplaced) {
   PlanState<L> p = unplaced;
   if (p.buffers.empty())  // the graph carries an error
     return p;
+  p.step_count = static_cast<std::int64_t>(p.steps.size());
   extend_lifetimes(p);
   // The schedule stays with the stage that made it (assemble() reads it there): clang keeps every
   // stage's constant to the end of the translation unit, and a copy here cost it about 5 MB on
@@ -478,7 +478,8 @@ constexpr void describe_layers(const Graph<L>& g, const PlanState<L>& s, Plan<L>
   }
 }
 
-// The last stage of plan(): the Plan, from the graph and the placed buffers.
+// The last stage of plan(): the Plan, from the graph, the placed buffers and the schedule (kept by
+// the stage that made it).
 template <std::size_t L>
 constexpr Plan<L> assemble(const Graph<L>& g, const PlanState<L>& s,
                            const PlanState<L>& scheduled) {

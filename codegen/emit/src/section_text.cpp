@@ -417,14 +417,14 @@ std::string group_comment(const ModelView& model, const FusedGroup& g) {
                g.grouped >= 0 ? &model.layers.at(static_cast<std::size_t>(g.grouped)) : nullptr;
            c && c->kind == LayerKind::Conv2d && c->options.groups == 1) {
     // Why cuDNN does not run it (staticnet/fusion.hpp, runs_direct): the reasons this layer has.
-    const bool uneven = !c->options.symmetric_padding();
-    const bool adds = c->accumulates_input_gradient;
-    text = std::string(
-               "A convolution computed directly (grouped_conv.hpp's kernel, one group), "
-               "not by cuDNN: staticnet's cuDNN convolutions take even padding only and "
-               "write their input gradient, where this one ") +
-           (uneven ? "pads unevenly" : "") + (uneven && adds ? " and " : "") +
-           (adds ? "adds its input gradient to another reader's" : "") + ".";
+    text =
+        "A convolution computed directly (grouped_conv.hpp's kernel, one group), not by cuDNN: "
+        "staticnet's cuDNN convolutions take even padding only and write their input "
+        "gradient, where this one " +
+        phrase_list(
+            {c->options.symmetric_padding() ? "" : "pads unevenly",
+             c->accumulates_input_gradient ? "adds its input gradient to another reader's" : ""}) +
+        ".";
   } else if (g.grouped >= 0)
     text =
         "A grouped convolution computed directly (staticnet/kernels/grouped_conv.hpp says "

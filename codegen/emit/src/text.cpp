@@ -79,4 +79,15 @@ std::string wrap_comment(std::string_view text, std::string_view prefix,
   return out + line;
 }
 
+std::string phrase_list(const std::vector<std::string>& phrases) {
+  std::vector<std::string> given;
+  for (const std::string& p : phrases)
+    if (!p.empty())
+      given.push_back(p);
+  std::string text;
+  for (std::size_t i = 0; i < given.size(); ++i)
+    text += (i == 0 ? "" : i + 1 == given.size() ? " and " : ", ") + given[i];
+  return text;
+}
+
 }  // namespace staticnet::codegen

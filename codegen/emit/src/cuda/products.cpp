@@ -47,23 +47,19 @@ std::string CudaKernelEmitter::product_comment(const FusedGroup& g) {
   const std::string shift = g.folded >= 0 ? "the folded BatchNorm's shift" : "the bias";
   const std::string act =
       g.activation >= 0 ? "the " + std::string(name_of(layer(g.activation).kind)) : "";
-  // What finishes the product's output: "the bias and the ReLU"; as a pass does it, "adds the
-  // bias and applies the ReLU".
-  const std::string what =
-      (bias ? shift : std::string()) + (bias && !act.empty() ? " and " : "") + act;
-  const std::string pass = (bias ? "adds " + shift : std::string()) +
-                           (bias && !act.empty() ? " and " : "") +
-                           (act.empty() ? std::string() : "applies " + act);
+  // What finishes the product's output, as a pass does it: "adds the bias and applies the ReLU".
+  const std::string adds = bias ? "adds " + shift : "";
+  const std::string applies = act.empty() ? "" : "applies " + act;
   std::string text = conv ? "Forward: cuDNN's convolution" : "Forward: cuBLASLt's x · Wᵀ";
   if (g.pool >= 0)
-    text += ", then one thread per pooled output " +
-            (bias ? "adds " + shift + (act.empty() ? " and " : ", ") : std::string()) +
-            (act.empty() ? std::string() : "applies " + act + " and ") + "pools its window";
+    text +=
+        ", then one thread per pooled output " + phrase_list({adds, applies, "pools its window"});
   else if (product_epilogue(g) != "none")
-    text += ", with " + what + " in the library's epilogue (one pass finishes " +
+    text += ", with " + phrase_list({bias ? shift : "", act}) +
+            " in the library's epilogue (one pass finishes " +
             (bias && !act.empty() ? "them" : "it") + " where the library has no engine for it)";
-  else if (!pass.empty())
-    text += ", then one pass " + pass;
+  else if (!adds.empty() || !applies.empty())
+    text += ", then one pass " + phrase_list({adds, applies});
   std::string comment = wrap_comment(text + ".", "// ", "//   ");
   if (!p.runs_backward)
     return comment;

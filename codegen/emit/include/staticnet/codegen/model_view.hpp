@@ -40,9 +40,6 @@ struct ModelView {
   // The first buffer with this role, or nullptr (parameters, gradients, input, loss, ...).
   const Buffer* find(BufferRole role) const;
   const Buffer& buffer(int index) const { return buffers.at(static_cast<std::size_t>(index)); }
-  // The step of the schedule at which layer i runs forward or backward.
-  std::int64_t forward_step(std::int64_t layer) const;
-  std::int64_t backward_step(std::int64_t layer) const;
 };
 
 template <std::size_t L>

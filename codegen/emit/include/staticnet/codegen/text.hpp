@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace staticnet::codegen {
 
@@ -25,5 +26,7 @@ std::string pad(std::string_view text, std::size_t width);
 // (e.g. "// " or "//   "), words kept whole; lines after the first start with `continuation`.
 std::string wrap_comment(std::string_view text, std::string_view prefix,
                          std::string_view continuation);
+// The non-empty phrases as a sentence lists them: "a", "a and b", "a, b and c".
+std::string phrase_list(const std::vector<std::string>& phrases);
 
 }  // namespace staticnet::codegen
