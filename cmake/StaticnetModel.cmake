@@ -291,8 +291,9 @@ ${asked_at}  return staticnet::codegen::generator_main<${arg_MODEL}, ${arg_SETUP
     endif()
     set_target_properties(${name}_kernels_cuda PROPERTIES CUDA_ARCHITECTURES "${architectures}")
     # --expt-relaxed-constexpr: the shared bodies call constexpr geometry members on the device.
+    # --extended-lambda: a pass hands g::for_each its body as a `[=] __device__` lambda.
     target_compile_options(${name}_kernels_cuda PRIVATE
-      $<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr>)
+      $<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr --extended-lambda>)
     # C++20 under nvcc (CMake 3.25 has no cuda_std_20 feature for nvcc 13).
     target_compile_options(${name}_kernels_cuda PUBLIC $<$<COMPILE_LANGUAGE:CUDA>:-std=c++20>)
     add_executable(${name}_${program}_cuda "${out}/${name}_${program}_cuda.cpp")

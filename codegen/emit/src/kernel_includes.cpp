@@ -71,6 +71,7 @@ const std::vector<HeaderNames>& headers() {
        {"conv2d_forward", "conv2d_backward_weights", "conv2d_backward_input"}},
       {"staticnet/cpu/linear.hpp", "c::", {"LinearGeometry", "linear_forward", "linear_backward"}},
       {"staticnet/cuda/check.hpp", "g::", {"check", "check_launch", "blocks_for", "block_threads"}},
+      {"staticnet/cuda/launch.hpp", "g::", {"for_each", "for_each_2d", "for_each_3d"}},
       {"staticnet/cuda/channel_sums.hpp", "g::", {"channel_threads", "per_block"}},
       {"staticnet/cuda/libraries.hpp", "g::", {"Libraries", "Gradients"}},
       {"staticnet/cuda/convolution.hpp", "g::", {"Convolution", "ConvEpilogue"}},

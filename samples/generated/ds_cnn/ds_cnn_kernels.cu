@@ -24,6 +24,7 @@
 #include <staticnet/cuda/channel_sums.hpp>
 #include <staticnet/cuda/check.hpp>
 #include <staticnet/cuda/convolution.hpp>
+#include <staticnet/cuda/launch.hpp>
 #include <staticnet/cuda/libraries.hpp>
 #include <staticnet/cuda/linear.hpp>
 #include <staticnet/cuda/step.hpp>
@@ -225,41 +226,29 @@ void backward_layers_1_2(std::byte* arena, const Libraries&, cudaStream_t stream
 
 using dropout_3 = k::DropoutGeometry<20, 100, 800'000>;
 
-// One thread per mask byte (8 elements); the step and seed come from optimizer_constants, so the
-// captured graph draws each step's masks.
-__global__ void forward_layer_3_kernel(const float* x, float* y, k::MaskByte* __restrict__ mask) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 100'000)
-    return;
-  k::dropout_forward<dropout_3>(i, k::dropout_key(optimizer_constants.seed, optimizer_constants.step, 3), x, y, mask);
-}
-
 void forward_layer_3(std::byte* arena, const Libraries&, cudaStream_t stream, bool training) {
   const float* const x = f32(arena, 3'814'144);  // activation_1
   float* const y = f32(arena, 7'014'144);  // activation_3
+  k::MaskByte* const mask = bits(arena, 67'814'144);  // dropout_mask_3
   if (!training) {  // evaluation: the identity
     g::check(cudaMemcpyAsync(y, x, 3'200'000, cudaMemcpyDeviceToDevice, stream), "dropout_3's identity");
     return;
   }
-  k::MaskByte* const mask = bits(arena, 67'814'144);  // dropout_mask_3
-  forward_layer_3_kernel<<<g::blocks_for(100'000), g::block_threads, 0, stream>>>(x, y, mask);
-  g::check_launch("forward_layer_3_kernel");
-}
-
-// One thread per element: dx = keep ? dy·scale : 0.
-__global__ void backward_layer_3_kernel(const k::MaskByte* __restrict__ mask, const float* dy, float* dx) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 800'000)
-    return;
-  k::dropout_backward<dropout_3, false>(i, mask, dy, dx);
+  // Each mask byte: draws its 8 elements' bits and scales the kept ones.
+  g::for_each<100'000>(stream, "forward_layer_3", [=] __device__(index_t b) {
+    const std::uint64_t key = k::dropout_key(optimizer_constants.seed, optimizer_constants.step, 3);
+    k::dropout_forward<dropout_3>(b, key, x, y, mask);
+  });
 }
 
 void backward_layer_3(std::byte* arena, const Libraries&, cudaStream_t stream) {
   const k::MaskByte* const mask = bits(arena, 67'814'144);  // dropout_mask_3
   const float* const dy = f32(arena, 10'214'144);  // input_gradient_4
   float* const dx = f32(arena, 7'014'144);  // input_gradient_3
-  backward_layer_3_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(mask, dy, dx);
-  g::check_launch("backward_layer_3_kernel");
+  // Each mask byte: dx = keep ? dy · scale : 0 for its 8 elements.
+  g::for_each<100'000>(stream, "backward_layer_3", [=] __device__(index_t b) {
+    k::dropout_backward_byte<dropout_3, false>(b, mask, dy, dx);
+  });
 }
 
 // ==== Layer 4: DepthwiseConv2d(64, 3×3, pad 1) ===================================================
@@ -1385,41 +1374,29 @@ void backward_layers_26_27(std::byte* arena, const Libraries&, cudaStream_t stre
 
 using dropout_28 = k::DropoutGeometry<40, 100, 800'000>;
 
-// One thread per mask byte (8 elements); the step and seed come from optimizer_constants, so the
-// captured graph draws each step's masks.
-__global__ void forward_layer_28_kernel(const float* x, float* y, k::MaskByte* __restrict__ mask) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 100'000)
-    return;
-  k::dropout_forward<dropout_28>(i, k::dropout_key(optimizer_constants.seed, optimizer_constants.step, 28), x, y, mask);
-}
-
 void forward_layer_28(std::byte* arena, const Libraries&, cudaStream_t stream, bool training) {
   const float* const x = f32(arena, 58'214'144);  // activation_26
   float* const y = f32(arena, 61'414'144);  // activation_28
+  k::MaskByte* const mask = bits(arena, 67'914'240);  // dropout_mask_28
   if (!training) {  // evaluation: the identity
     g::check(cudaMemcpyAsync(y, x, 3'200'000, cudaMemcpyDeviceToDevice, stream), "dropout_28's identity");
     return;
   }
-  k::MaskByte* const mask = bits(arena, 67'914'240);  // dropout_mask_28
-  forward_layer_28_kernel<<<g::blocks_for(100'000), g::block_threads, 0, stream>>>(x, y, mask);
-  g::check_launch("forward_layer_28_kernel");
-}
-
-// One thread per element: dx = keep ? dy·scale : 0.
-__global__ void backward_layer_28_kernel(const k::MaskByte* __restrict__ mask, const float* dy, float* dx) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 800'000)
-    return;
-  k::dropout_backward<dropout_28, false>(i, mask, dy, dx);
+  // Each mask byte: draws its 8 elements' bits and scales the kept ones.
+  g::for_each<100'000>(stream, "forward_layer_28", [=] __device__(index_t b) {
+    const std::uint64_t key = k::dropout_key(optimizer_constants.seed, optimizer_constants.step, 28);
+    k::dropout_forward<dropout_28>(b, key, x, y, mask);
+  });
 }
 
 void backward_layer_28(std::byte* arena, const Libraries&, cudaStream_t stream) {
   const k::MaskByte* const mask = bits(arena, 67'914'240);  // dropout_mask_28
   const float* const dy = f32(arena, 61'414'144);  // input_gradient_29
   float* const dx = f32(arena, 64'614'144);  // input_gradient_28
-  backward_layer_28_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(mask, dy, dx);
-  g::check_launch("backward_layer_28_kernel");
+  // Each mask byte: dx = keep ? dy · scale : 0 for its 8 elements.
+  g::for_each<100'000>(stream, "backward_layer_28", [=] __device__(index_t b) {
+    k::dropout_backward_byte<dropout_28, false>(b, mask, dy, dx);
+  });
 }
 
 // ==== Layer 29: GlobalAvgPool2d ==================================================================
@@ -1428,34 +1405,22 @@ void backward_layer_28(std::byte* arena, const Libraries&, cudaStream_t stream) 
 //   input_gradient_30  f32 (100, 64)         arena + 64,639,744  d(output), read by backward
 //   input_gradient_29  f32 (100, 64, 25, 5)  arena + 61,414,144  d(input), written by backward
 
-// One thread per (sample, channel) plane: its mean.
-__global__ void forward_layer_29_kernel(const float* __restrict__ x, float* __restrict__ y) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 6'400)
-    return;
-  k::global_avg_pool_forward<125>(i, x, y);
-}
-
 void forward_layer_29(std::byte* arena, const Libraries&, cudaStream_t stream) {
   const float* const x = f32(arena, 61'414'144);  // activation_28
   float* const y = f32(arena, 64'614'144);  // activation_29
-  forward_layer_29_kernel<<<g::blocks_for(6'400), g::block_threads, 0, stream>>>(x, y);
-  g::check_launch("forward_layer_29_kernel");
-}
-
-// One thread per input element: its plane's gradient over the plane's size.
-__global__ void backward_layer_29_kernel(const float* __restrict__ dy, float* __restrict__ dx) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 800'000)
-    return;
-  k::global_avg_pool_backward<125, false>(i, dy, dx);
+  // Each (sample, channel) plane: its mean.
+  g::for_each<6'400>(stream, "forward_layer_29", [=] __device__(index_t plane) {
+    k::global_avg_pool_forward<125>(plane, x, y);
+  });
 }
 
 void backward_layer_29(std::byte* arena, const Libraries&, cudaStream_t stream) {
   const float* const dy = f32(arena, 64'639'744);  // input_gradient_30
   float* const dx = f32(arena, 61'414'144);  // input_gradient_29
-  backward_layer_29_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(dy, dx);
-  g::check_launch("backward_layer_29_kernel");
+  // Each input element: its plane's gradient over the plane's size.
+  g::for_each<800'000>(stream, "backward_layer_29", [=] __device__(index_t i) {
+    k::global_avg_pool_backward<125, false>(i, dy, dx);
+  });
 }
 
 // ==== Layer 30: Linear(64 → 12) ==================================================================

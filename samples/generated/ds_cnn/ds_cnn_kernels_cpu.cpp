@@ -164,12 +164,13 @@ using dropout_3 = k::DropoutGeometry<20, 100, 800'000>;
 void forward_layer_3(std::byte* arena, c::ThreadPool& pool, const Pass& pass) {
   const float* const x = f32(arena, 3'814'144);  // activation_1
   float* const y = f32(arena, 7'014'144);  // activation_3
+  k::MaskByte* const mask = bits(arena, 67'814'144);  // dropout_mask_3
   if (!pass.training) {  // evaluation: the identity
     std::copy(x, x + 800'000, y);
     return;
   }
-  k::MaskByte* const mask = bits(arena, 67'814'144);  // dropout_mask_3
   const std::uint64_t key = k::dropout_key(pass.seed, pass.step, 3);
+  // Each mask byte: draws its 8 elements' bits and scales the kept ones.
   c::for_each(pool, 100'000, [&](index_t b) { k::dropout_forward<dropout_3>(b, key, x, y, mask); });
 }
 
@@ -177,7 +178,10 @@ void backward_layer_3(std::byte* arena, c::ThreadPool& pool) {
   const k::MaskByte* const mask = bits(arena, 67'814'144);  // dropout_mask_3
   const float* const dy = f32(arena, 10'214'144);  // input_gradient_4
   float* const dx = f32(arena, 7'014'144);  // input_gradient_3
-  c::for_each(pool, 100'000, [&](index_t b) { k::dropout_backward_byte<dropout_3, false>(b, mask, dy, dx); });
+  // Each mask byte: dx = keep ? dy · scale : 0 for its 8 elements.
+  c::for_each(pool, 100'000, [&](index_t b) {
+    k::dropout_backward_byte<dropout_3, false>(b, mask, dy, dx);
+  });
 }
 
 // ==== Layer 4: DepthwiseConv2d(64, 3×3, pad 1) ===================================================
@@ -966,20 +970,26 @@ using dropout_28 = k::DropoutGeometry<40, 100, 800'000>;
 void forward_layer_28(std::byte* arena, c::ThreadPool& pool, const Pass& pass) {
   const float* const x = f32(arena, 58'214'144);  // activation_26
   float* const y = f32(arena, 61'414'144);  // activation_28
+  k::MaskByte* const mask = bits(arena, 67'914'240);  // dropout_mask_28
   if (!pass.training) {  // evaluation: the identity
     std::copy(x, x + 800'000, y);
     return;
   }
-  k::MaskByte* const mask = bits(arena, 67'914'240);  // dropout_mask_28
   const std::uint64_t key = k::dropout_key(pass.seed, pass.step, 28);
-  c::for_each(pool, 100'000, [&](index_t b) { k::dropout_forward<dropout_28>(b, key, x, y, mask); });
+  // Each mask byte: draws its 8 elements' bits and scales the kept ones.
+  c::for_each(pool, 100'000, [&](index_t b) {
+    k::dropout_forward<dropout_28>(b, key, x, y, mask);
+  });
 }
 
 void backward_layer_28(std::byte* arena, c::ThreadPool& pool) {
   const k::MaskByte* const mask = bits(arena, 67'914'240);  // dropout_mask_28
   const float* const dy = f32(arena, 61'414'144);  // input_gradient_29
   float* const dx = f32(arena, 64'614'144);  // input_gradient_28
-  c::for_each(pool, 100'000, [&](index_t b) { k::dropout_backward_byte<dropout_28, false>(b, mask, dy, dx); });
+  // Each mask byte: dx = keep ? dy · scale : 0 for its 8 elements.
+  c::for_each(pool, 100'000, [&](index_t b) {
+    k::dropout_backward_byte<dropout_28, false>(b, mask, dy, dx);
+  });
 }
 
 // ==== Layer 29: GlobalAvgPool2d ==================================================================
@@ -991,13 +1001,17 @@ void backward_layer_28(std::byte* arena, c::ThreadPool& pool) {
 void forward_layer_29(std::byte* arena, c::ThreadPool& pool) {
   const float* const x = f32(arena, 61'414'144);  // activation_28
   float* const y = f32(arena, 64'614'144);  // activation_29
+  // Each (sample, channel) plane: its mean.
   c::for_each(pool, 6'400, [&](index_t plane) { k::global_avg_pool_forward<125>(plane, x, y); });
 }
 
 void backward_layer_29(std::byte* arena, c::ThreadPool& pool) {
   const float* const dy = f32(arena, 64'639'744);  // input_gradient_30
   float* const dx = f32(arena, 61'414'144);  // input_gradient_29
-  c::for_each(pool, 800'000, [&](index_t j) { k::global_avg_pool_backward<125, false>(j, dy, dx); });
+  // Each input element: its plane's gradient over the plane's size.
+  c::for_each(pool, 800'000, [&](index_t i) {
+    k::global_avg_pool_backward<125, false>(i, dy, dx);
+  });
 }
 
 // ==== Layer 30: Linear(64 → 12) ==================================================================

@@ -24,6 +24,7 @@
 #include <staticnet/cuda/channel_sums.hpp>
 #include <staticnet/cuda/check.hpp>
 #include <staticnet/cuda/convolution.hpp>
+#include <staticnet/cuda/launch.hpp>
 #include <staticnet/cuda/libraries.hpp>
 #include <staticnet/cuda/linear.hpp>
 #include <staticnet/cuda/step.hpp>
@@ -493,47 +494,29 @@ void backward_layer_7(std::byte* arena, const Libraries&, cudaStream_t stream) {
 //   input2_gradient_8  f32 (32, 16, 32, 32)  arena + 12,722,432  d(second input), written by backward
 //   input_gradient_15  f32 (32, 16, 32, 32)  arena + 14,819,584  d(output), read by backward
 
-// One thread per element: y = k::ReLU(a + b).
-__global__ void forward_layers_8_9_kernel(const float* a, const float* b, float* y) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 524'288)
-    return;
-  k::residual_add_forward<k::ReLU>(i, a, b, y);
-}
-
 void forward_layers_8_9(std::byte* arena, const Libraries&, cudaStream_t stream) {
   const float* const a = f32(arena, 12'722'432);  // activation_7
   const float* const b = f32(arena, 4'333'824);  // activation_1
   float* const y = f32(arena, 12'722'432);  // activation_7 (in place)
-  forward_layers_8_9_kernel<<<g::blocks_for(524'288), g::block_threads, 0, stream>>>(a, b, y);
-  g::check_launch("forward_layers_8_9_kernel");
-}
-
-// One thread per element: d(sum) = act'(y)·dy, in place.
-__global__ void backward_layers_8_9_activation_kernel(const float* __restrict__ y, float* __restrict__ dy) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 524'288)
-    return;
-  k::residual_add_backward<k::ReLU, k::GradientWrite::same_buffer, k::GradientWrite::same_buffer>(i, y, dy, nullptr, nullptr);
-}
-
-// One thread per element: d(sum) to each input that takes its own copy.
-__global__ void backward_layers_8_9_kernel(float* dy, float* da, float* db) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 524'288)
-    return;
-  k::residual_add_backward<k::Identity, k::GradientWrite::same_buffer, k::GradientWrite::copy>(i, nullptr, dy, da, db);
+  // y = ReLU(a + b), per element.
+  g::for_each<524'288>(stream, "forward_layers_8_9", [=] __device__(index_t i) {
+    k::residual_add_forward<k::ReLU>(i, a, b, y);
+  });
 }
 
 void backward_layers_8_9(std::byte* arena, const Libraries&, cudaStream_t stream) {
   float* const dy = f32(arena, 14'819'584);  // input_gradient_15
   const float* const y = f32(arena, 12'722'432);  // activation_7, saved
-  backward_layers_8_9_activation_kernel<<<g::blocks_for(524'288), g::block_threads, 0, stream>>>(y, dy);
-  g::check_launch("backward_layers_8_9_activation_kernel");
   float* const da = nullptr;  // d(output) itself: the plan passes the buffer through
   float* const db = f32(arena, 12'722'432);  // input2_gradient_8 (a copy)
-  backward_layers_8_9_kernel<<<g::blocks_for(524'288), g::block_threads, 0, stream>>>(dy, da, db);
-  g::check_launch("backward_layers_8_9_kernel");
+  // d(sum) = ReLU'(y) · dy, per element, in place.
+  g::for_each<524'288>(stream, "backward_layers_8_9 (pass 1)", [=] __device__(index_t i) {
+    k::residual_add_backward<k::ReLU, k::GradientWrite::same_buffer, k::GradientWrite::same_buffer>(i, y, dy, nullptr, nullptr);
+  });
+  // d(sum) to each input that takes its own copy, per element.
+  g::for_each<524'288>(stream, "backward_layers_8_9 (pass 2)", [=] __device__(index_t i) {
+    k::residual_add_backward<k::Identity, k::GradientWrite::same_buffer, k::GradientWrite::copy>(i, nullptr, dy, da, db);
+  });
 }
 
 // ==== Layer 10: Conv2d(16 → 32, 3×3, stride 2, pad 0/1×0/1) ======================================
@@ -871,35 +854,23 @@ void backward_layer_15(std::byte* arena, const Libraries& lib, cudaStream_t /*st
 //   activation_15      f32 (32, 32, 16, 16)  arena + 15,868,160  second input
 //   input_gradient_23  f32 (32, 32, 16, 16)  arena + 20,062,464  d(second input), written by backward
 
-// One thread per element: y = k::ReLU(a + b).
-__global__ void forward_layers_16_17_kernel(const float* a, const float* b, float* y) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 262'144)
-    return;
-  k::residual_add_forward<k::ReLU>(i, a, b, y);
-}
-
 void forward_layers_16_17(std::byte* arena, const Libraries&, cudaStream_t stream) {
   const float* const a = f32(arena, 14'819'584);  // activation_14
   const float* const b = f32(arena, 15'868'160);  // activation_15
   float* const y = f32(arena, 14'819'584);  // activation_14 (in place)
-  forward_layers_16_17_kernel<<<g::blocks_for(262'144), g::block_threads, 0, stream>>>(a, b, y);
-  g::check_launch("forward_layers_16_17_kernel");
-}
-
-// One thread per element: d(sum) = act'(y)·dy, in place.
-__global__ void backward_layers_16_17_activation_kernel(const float* __restrict__ y, float* __restrict__ dy) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 262'144)
-    return;
-  k::residual_add_backward<k::ReLU, k::GradientWrite::same_buffer, k::GradientWrite::same_buffer>(i, y, dy, nullptr, nullptr);
+  // y = ReLU(a + b), per element.
+  g::for_each<262'144>(stream, "forward_layers_16_17", [=] __device__(index_t i) {
+    k::residual_add_forward<k::ReLU>(i, a, b, y);
+  });
 }
 
 void backward_layers_16_17(std::byte* arena, const Libraries&, cudaStream_t stream) {
   float* const dy = f32(arena, 20'062'464);  // input_gradient_23
   const float* const y = f32(arena, 14'819'584);  // activation_14, saved
-  backward_layers_16_17_activation_kernel<<<g::blocks_for(262'144), g::block_threads, 0, stream>>>(y, dy);
-  g::check_launch("backward_layers_16_17_activation_kernel");
+  // d(sum) = ReLU'(y) · dy, per element, in place.
+  g::for_each<262'144>(stream, "backward_layers_16_17", [=] __device__(index_t i) {
+    k::residual_add_backward<k::ReLU, k::GradientWrite::same_buffer, k::GradientWrite::same_buffer>(i, y, dy, nullptr, nullptr);
+  });
 }
 
 // ==== Layer 18: Conv2d(32 → 64, 3×3, stride 2, pad 0/1×0/1) ======================================
@@ -1237,35 +1208,23 @@ void backward_layer_23(std::byte* arena, const Libraries& lib, cudaStream_t /*st
 //   activation_23      f32 (32, 64, 8, 8)  arena + 20,586,752  second input
 //   input_gradient_26  f32 (32, 64, 8, 8)  arena + 21,635,328  d(second input), written by backward
 
-// One thread per element: y = k::ReLU(a + b).
-__global__ void forward_layers_24_25_kernel(const float* a, const float* b, float* y) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 131'072)
-    return;
-  k::residual_add_forward<k::ReLU>(i, a, b, y);
-}
-
 void forward_layers_24_25(std::byte* arena, const Libraries&, cudaStream_t stream) {
   const float* const a = f32(arena, 20'062'464);  // activation_22
   const float* const b = f32(arena, 20'586'752);  // activation_23
   float* const y = f32(arena, 20'062'464);  // activation_22 (in place)
-  forward_layers_24_25_kernel<<<g::blocks_for(131'072), g::block_threads, 0, stream>>>(a, b, y);
-  g::check_launch("forward_layers_24_25_kernel");
-}
-
-// One thread per element: d(sum) = act'(y)·dy, in place.
-__global__ void backward_layers_24_25_activation_kernel(const float* __restrict__ y, float* __restrict__ dy) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 131'072)
-    return;
-  k::residual_add_backward<k::ReLU, k::GradientWrite::same_buffer, k::GradientWrite::same_buffer>(i, y, dy, nullptr, nullptr);
+  // y = ReLU(a + b), per element.
+  g::for_each<131'072>(stream, "forward_layers_24_25", [=] __device__(index_t i) {
+    k::residual_add_forward<k::ReLU>(i, a, b, y);
+  });
 }
 
 void backward_layers_24_25(std::byte* arena, const Libraries&, cudaStream_t stream) {
   float* const dy = f32(arena, 21'635'328);  // input_gradient_26
   const float* const y = f32(arena, 20'062'464);  // activation_22, saved
-  backward_layers_24_25_activation_kernel<<<g::blocks_for(131'072), g::block_threads, 0, stream>>>(y, dy);
-  g::check_launch("backward_layers_24_25_activation_kernel");
+  // d(sum) = ReLU'(y) · dy, per element, in place.
+  g::for_each<131'072>(stream, "backward_layers_24_25", [=] __device__(index_t i) {
+    k::residual_add_backward<k::ReLU, k::GradientWrite::same_buffer, k::GradientWrite::same_buffer>(i, y, dy, nullptr, nullptr);
+  });
 }
 
 // ==== Layer 26: GlobalAvgPool2d ==================================================================
@@ -1274,34 +1233,22 @@ void backward_layers_24_25(std::byte* arena, const Libraries&, cudaStream_t stre
 //   input_gradient_27  f32 (32, 64)        arena + 20,594,944  d(output), read by backward
 //   input_gradient_26  f32 (32, 64, 8, 8)  arena + 21,635,328  d(input), written by backward
 
-// One thread per (sample, channel) plane: its mean.
-__global__ void forward_layer_26_kernel(const float* __restrict__ x, float* __restrict__ y) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 2'048)
-    return;
-  k::global_avg_pool_forward<64>(i, x, y);
-}
-
 void forward_layer_26(std::byte* arena, const Libraries&, cudaStream_t stream) {
   const float* const x = f32(arena, 20'062'464);  // activation_22
   float* const y = f32(arena, 20'586'752);  // activation_26
-  forward_layer_26_kernel<<<g::blocks_for(2'048), g::block_threads, 0, stream>>>(x, y);
-  g::check_launch("forward_layer_26_kernel");
-}
-
-// One thread per input element: its plane's gradient over the plane's size.
-__global__ void backward_layer_26_kernel(const float* __restrict__ dy, float* __restrict__ dx) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 131'072)
-    return;
-  k::global_avg_pool_backward<64, false>(i, dy, dx);
+  // Each (sample, channel) plane: its mean.
+  g::for_each<2'048>(stream, "forward_layer_26", [=] __device__(index_t plane) {
+    k::global_avg_pool_forward<64>(plane, x, y);
+  });
 }
 
 void backward_layer_26(std::byte* arena, const Libraries&, cudaStream_t stream) {
   const float* const dy = f32(arena, 20'594'944);  // input_gradient_27
   float* const dx = f32(arena, 21'635'328);  // input_gradient_26
-  backward_layer_26_kernel<<<g::blocks_for(131'072), g::block_threads, 0, stream>>>(dy, dx);
-  g::check_launch("backward_layer_26_kernel");
+  // Each input element: its plane's gradient over the plane's size.
+  g::for_each<131'072>(stream, "backward_layer_26", [=] __device__(index_t i) {
+    k::global_avg_pool_backward<64, false>(i, dy, dx);
+  });
 }
 
 // ==== Layer 27: Linear(64 → 10) ==================================================================

@@ -351,17 +351,20 @@ void forward_layers_8_9(std::byte* arena, c::ThreadPool& pool) {
   const float* const a = f32(arena, 12'722'432);  // activation_7
   const float* const b = f32(arena, 4'333'824);  // activation_1
   float* const y = f32(arena, 12'722'432);  // activation_7 (in place)
+  // y = ReLU(a + b), per element.
   c::for_each(pool, 524'288, [&](index_t i) { k::residual_add_forward<k::ReLU>(i, a, b, y); });
 }
 
 void backward_layers_8_9(std::byte* arena, c::ThreadPool& pool) {
   float* const dy = f32(arena, 14'819'584);  // input_gradient_15
-  const float* const y = f32(arena, 12'722'432);  // activation_7 (in place), saved
+  const float* const y = f32(arena, 12'722'432);  // activation_7, saved
+  float* const da = nullptr;  // d(output) itself: the plan passes the buffer through
+  float* const db = f32(arena, 12'722'432);  // input2_gradient_8 (a copy)
+  // d(sum) = ReLU'(y) · dy, per element, in place.
   c::for_each(pool, 524'288, [&](index_t i) {
     k::residual_add_backward<k::ReLU, k::GradientWrite::same_buffer, k::GradientWrite::same_buffer>(i, y, dy, nullptr, nullptr);
   });
-  float* const da = nullptr;  // d(output) itself: the plan passes the buffer through
-  float* const db = f32(arena, 12'722'432);  // input2_gradient_8 (a copy)
+  // d(sum) to each input that takes its own copy, per element.
   c::for_each(pool, 524'288, [&](index_t i) {
     k::residual_add_backward<k::Identity, k::GradientWrite::same_buffer, k::GradientWrite::copy>(i, nullptr, dy, da, db);
   });
@@ -613,12 +616,14 @@ void forward_layers_16_17(std::byte* arena, c::ThreadPool& pool) {
   const float* const a = f32(arena, 14'819'584);  // activation_14
   const float* const b = f32(arena, 15'868'160);  // activation_15
   float* const y = f32(arena, 14'819'584);  // activation_14 (in place)
+  // y = ReLU(a + b), per element.
   c::for_each(pool, 262'144, [&](index_t i) { k::residual_add_forward<k::ReLU>(i, a, b, y); });
 }
 
 void backward_layers_16_17(std::byte* arena, c::ThreadPool& pool) {
   float* const dy = f32(arena, 20'062'464);  // input_gradient_23
-  const float* const y = f32(arena, 14'819'584);  // activation_14 (in place), saved
+  const float* const y = f32(arena, 14'819'584);  // activation_14, saved
+  // d(sum) = ReLU'(y) · dy, per element, in place.
   c::for_each(pool, 262'144, [&](index_t i) {
     k::residual_add_backward<k::ReLU, k::GradientWrite::same_buffer, k::GradientWrite::same_buffer>(i, y, dy, nullptr, nullptr);
   });
@@ -870,12 +875,14 @@ void forward_layers_24_25(std::byte* arena, c::ThreadPool& pool) {
   const float* const a = f32(arena, 20'062'464);  // activation_22
   const float* const b = f32(arena, 20'586'752);  // activation_23
   float* const y = f32(arena, 20'062'464);  // activation_22 (in place)
+  // y = ReLU(a + b), per element.
   c::for_each(pool, 131'072, [&](index_t i) { k::residual_add_forward<k::ReLU>(i, a, b, y); });
 }
 
 void backward_layers_24_25(std::byte* arena, c::ThreadPool& pool) {
   float* const dy = f32(arena, 21'635'328);  // input_gradient_26
-  const float* const y = f32(arena, 20'062'464);  // activation_22 (in place), saved
+  const float* const y = f32(arena, 20'062'464);  // activation_22, saved
+  // d(sum) = ReLU'(y) · dy, per element, in place.
   c::for_each(pool, 131'072, [&](index_t i) {
     k::residual_add_backward<k::ReLU, k::GradientWrite::same_buffer, k::GradientWrite::same_buffer>(i, y, dy, nullptr, nullptr);
   });
@@ -890,13 +897,15 @@ void backward_layers_24_25(std::byte* arena, c::ThreadPool& pool) {
 void forward_layer_26(std::byte* arena, c::ThreadPool& pool) {
   const float* const x = f32(arena, 20'062'464);  // activation_22
   float* const y = f32(arena, 20'586'752);  // activation_26
+  // Each (sample, channel) plane: its mean.
   c::for_each(pool, 2'048, [&](index_t plane) { k::global_avg_pool_forward<64>(plane, x, y); });
 }
 
 void backward_layer_26(std::byte* arena, c::ThreadPool& pool) {
   const float* const dy = f32(arena, 20'594'944);  // input_gradient_27
   float* const dx = f32(arena, 21'635'328);  // input_gradient_26
-  c::for_each(pool, 131'072, [&](index_t j) { k::global_avg_pool_backward<64, false>(j, dy, dx); });
+  // Each input element: its plane's gradient over the plane's size.
+  c::for_each(pool, 131'072, [&](index_t i) { k::global_avg_pool_backward<64, false>(i, dy, dx); });
 }
 
 // ==== Layer 27: Linear(64 → 10) ==================================================================

@@ -24,6 +24,7 @@
 #include <staticnet/cuda/check.hpp>
 #include <staticnet/cuda/convolution.hpp>
 #include <staticnet/cuda/inference.hpp>
+#include <staticnet/cuda/launch.hpp>
 #include <staticnet/cuda/libraries.hpp>
 #include <staticnet/cuda/linear.hpp>
 #include <staticnet/kernels/activations.hpp>
@@ -200,20 +201,14 @@ void forward_layers_6_7(std::byte* arena, const Libraries& lib, cudaStream_t str
 //   activation_6  f32 (1, 16, 32, 32)  arena + 1,048,064  input
 //   activation_0  f32 (1, 16, 32, 32)  arena + 916,992    second input
 
-// One thread per element: y = k::ReLU(a + b).
-__global__ void forward_layers_8_9_kernel(const float* a, const float* b, float* y) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 16'384)
-    return;
-  k::residual_add_forward<k::ReLU>(i, a, b, y);
-}
-
 void forward_layers_8_9(std::byte* arena, const Libraries&, cudaStream_t stream) {
   const float* const a = f32(arena, 1'048'064);  // activation_6
   const float* const b = f32(arena, 916'992);  // activation_0
   float* const y = f32(arena, 1'048'064);  // activation_6 (in place)
-  forward_layers_8_9_kernel<<<g::blocks_for(16'384), g::block_threads, 0, stream>>>(a, b, y);
-  g::check_launch("forward_layers_8_9_kernel");
+  // y = ReLU(a + b), per element.
+  g::for_each<16'384>(stream, "forward_layers_8_9", [=] __device__(index_t i) {
+    k::residual_add_forward<k::ReLU>(i, a, b, y);
+  });
 }
 
 // ==== Layers 10-12: Conv2d(16 → 32, 3×3, stride 2, pad 0/1×0/1) + BatchNorm2d(32, eps 0.001, momentum 0.01) + ReLU 
@@ -336,20 +331,14 @@ void forward_layer_15(std::byte* arena, const Libraries& lib, cudaStream_t strea
 //   activation_13  f32 (1, 32, 16, 16)  arena + 949,760  input
 //   activation_15  f32 (1, 32, 16, 16)  arena + 916,992  second input
 
-// One thread per element: y = k::ReLU(a + b).
-__global__ void forward_layers_16_17_kernel(const float* a, const float* b, float* y) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 8'192)
-    return;
-  k::residual_add_forward<k::ReLU>(i, a, b, y);
-}
-
 void forward_layers_16_17(std::byte* arena, const Libraries&, cudaStream_t stream) {
   const float* const a = f32(arena, 949'760);  // activation_13
   const float* const b = f32(arena, 916'992);  // activation_15
   float* const y = f32(arena, 949'760);  // activation_13 (in place)
-  forward_layers_16_17_kernel<<<g::blocks_for(8'192), g::block_threads, 0, stream>>>(a, b, y);
-  g::check_launch("forward_layers_16_17_kernel");
+  // y = ReLU(a + b), per element.
+  g::for_each<8'192>(stream, "forward_layers_16_17", [=] __device__(index_t i) {
+    k::residual_add_forward<k::ReLU>(i, a, b, y);
+  });
 }
 
 // ==== Layers 18-20: Conv2d(32 → 64, 3×3, stride 2, pad 0/1×0/1) + BatchNorm2d(64, eps 0.001, momentum 0.01) + ReLU 
@@ -472,39 +461,27 @@ void forward_layer_23(std::byte* arena, const Libraries& lib, cudaStream_t strea
 //   activation_21  f32 (1, 64, 8, 8)  arena + 933,376  input
 //   activation_23  f32 (1, 64, 8, 8)  arena + 916,992  second input
 
-// One thread per element: y = k::ReLU(a + b).
-__global__ void forward_layers_24_25_kernel(const float* a, const float* b, float* y) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 4'096)
-    return;
-  k::residual_add_forward<k::ReLU>(i, a, b, y);
-}
-
 void forward_layers_24_25(std::byte* arena, const Libraries&, cudaStream_t stream) {
   const float* const a = f32(arena, 933'376);  // activation_21
   const float* const b = f32(arena, 916'992);  // activation_23
   float* const y = f32(arena, 933'376);  // activation_21 (in place)
-  forward_layers_24_25_kernel<<<g::blocks_for(4'096), g::block_threads, 0, stream>>>(a, b, y);
-  g::check_launch("forward_layers_24_25_kernel");
+  // y = ReLU(a + b), per element.
+  g::for_each<4'096>(stream, "forward_layers_24_25", [=] __device__(index_t i) {
+    k::residual_add_forward<k::ReLU>(i, a, b, y);
+  });
 }
 
 // ==== Layer 26: GlobalAvgPool2d ==================================================================
 //   activation_21  f32 (1, 64, 8, 8)  arena + 933,376  input
 //   activation_26  f32 (1, 64)        arena + 916,992  GlobalAvgPool2d output
 
-// One thread per (sample, channel) plane: its mean.
-__global__ void forward_layer_26_kernel(const float* __restrict__ x, float* __restrict__ y) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 64)
-    return;
-  k::global_avg_pool_forward<64>(i, x, y);
-}
-
 void forward_layer_26(std::byte* arena, const Libraries&, cudaStream_t stream) {
   const float* const x = f32(arena, 933'376);  // activation_21
   float* const y = f32(arena, 916'992);  // activation_26
-  forward_layer_26_kernel<<<g::blocks_for(64), g::block_threads, 0, stream>>>(x, y);
-  g::check_launch("forward_layer_26_kernel");
+  // Each (sample, channel) plane: its mean.
+  g::for_each<64>(stream, "forward_layer_26", [=] __device__(index_t plane) {
+    k::global_avg_pool_forward<64>(plane, x, y);
+  });
 }
 
 // ==== Layer 27: Linear(64 → 10) ==================================================================

@@ -156,6 +156,7 @@ void forward_layers_8_9(std::byte* arena, c::ThreadPool& pool) {
   const float* const a = f32(arena, 1'048'064);  // activation_6
   const float* const b = f32(arena, 916'992);  // activation_0
   float* const y = f32(arena, 1'048'064);  // activation_6 (in place)
+  // y = ReLU(a + b), per element.
   c::for_each(pool, 16'384, [&](index_t i) { k::residual_add_forward<k::ReLU>(i, a, b, y); });
 }
 
@@ -267,6 +268,7 @@ void forward_layers_16_17(std::byte* arena, c::ThreadPool& pool) {
   const float* const a = f32(arena, 949'760);  // activation_13
   const float* const b = f32(arena, 916'992);  // activation_15
   float* const y = f32(arena, 949'760);  // activation_13 (in place)
+  // y = ReLU(a + b), per element.
   c::for_each(pool, 8'192, [&](index_t i) { k::residual_add_forward<k::ReLU>(i, a, b, y); });
 }
 
@@ -378,6 +380,7 @@ void forward_layers_24_25(std::byte* arena, c::ThreadPool& pool) {
   const float* const a = f32(arena, 933'376);  // activation_21
   const float* const b = f32(arena, 916'992);  // activation_23
   float* const y = f32(arena, 933'376);  // activation_21 (in place)
+  // y = ReLU(a + b), per element.
   c::for_each(pool, 4'096, [&](index_t i) { k::residual_add_forward<k::ReLU>(i, a, b, y); });
 }
 
@@ -388,6 +391,7 @@ void forward_layers_24_25(std::byte* arena, c::ThreadPool& pool) {
 void forward_layer_26(std::byte* arena, c::ThreadPool& pool) {
   const float* const x = f32(arena, 933'376);  // activation_21
   float* const y = f32(arena, 916'992);  // activation_26
+  // Each (sample, channel) plane: its mean.
   c::for_each(pool, 64, [&](index_t plane) { k::global_avg_pool_forward<64>(plane, x, y); });
 }
 

@@ -1,11 +1,13 @@
 // The CPU backend's emitter, one class whose members are defined across this folder: backend.cpp
-// writes the files and each group's section heading, a file per layer family writes that
+// writes the files and each group's section heading, map_groups.cpp renders the families that
+// ../families/ describes once for every backend, a file per remaining family writes that
 // family's passes, step.cpp the loss, the update and the entry points. The model, its
 // groups, the arena's names and their accessors come from BackendEmitter, shared with the other
 // backend.
 #pragma once
 
 #include "../backend_emitter.hpp"
+#include "../families/pass_description.hpp"
 
 namespace staticnet::codegen {
 
@@ -22,13 +24,11 @@ class CpuKernelEmitter : BackendEmitter {
   void emit_geometry(const FusedGroup& g);
   void emit_product_forward(const FusedGroup& g);
   void emit_product_backward(const FusedGroup& g);
-  void emit_activation(const FusedGroup& g);
-  void emit_pool(const FusedGroup& g);
   void emit_norm(const FusedGroup& g);
-  void emit_sum(const FusedGroup& g);
   void emit_grouped(const FusedGroup& g);
-  void emit_global_pool(const FusedGroup& g);
-  void emit_dropout(const FusedGroup& g);
+  // The families described once (families/pass_description.hpp), rendered as loops.
+  void emit_map_group(const FusedGroup& g);
+  void emit_direction(const std::string& function, const Direction& d);
   void emit_loss();
   void emit_update();
   void emit_entry_points();

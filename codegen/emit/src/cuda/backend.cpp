@@ -82,18 +82,10 @@ void CudaKernelEmitter::emit_section(const FusedGroup& g) {
     emit_product(g);
   else if (g.norm >= 0)
     emit_norm(g);
-  else if (g.sum >= 0)
-    emit_sum(g);
   else if (g.grouped >= 0)
     emit_direct_conv(g);
-  else if (g.global_pool >= 0)
-    emit_global_pool(g);
-  else if (g.dropout >= 0)
-    emit_dropout(g);
-  else if (g.activation >= 0)
-    emit_activation(g);
-  else if (g.pool >= 0)
-    emit_pool(g);
+  else if (is_map_group(g))
+    emit_map_group(g);
 }
 
 EmittedFile CudaKernelEmitter::source() {

@@ -1,0 +1,33 @@
+// The pieces of a rendered pass that do not depend on the backend.
+#include "pass_description.hpp"
+
+#include "staticnet/codegen/text.hpp"
+
+namespace staticnet::codegen {
+
+std::string tensor_declaration(const TensorUse& t) {
+  return (t.written ? "" : "const ") + t.element + "* const " + t.name + " = " + t.pointer + ";  " +
+         t.note;
+}
+
+std::string loop_text(const std::string& open, const std::vector<std::string>& body,
+                      std::size_t indent) {
+  if (body.size() == 1) {
+    std::string one_line = open + " " + body.front() + " });";
+    if (indent + display_width(one_line) <= line_width)
+      return one_line;
+  }
+  std::string text = open;
+  for (const std::string& statement : body)
+    text += "\n  " + statement;
+  return text + "\n});";
+}
+
+std::string axis_parameters(const MapPass& pass) {
+  std::string text;
+  for (const std::string& axis : pass.axes)
+    text += (text.empty() ? "index_t " : ", index_t ") + axis;
+  return text;
+}
+
+}  // namespace staticnet::codegen
