@@ -164,9 +164,9 @@ TEST_CASE("emitters: an Inference setup gives the CPU forward pass, and needs a 
   CHECK(cu.find("g::ConvEpilogue::bias_relu, g::Gradients::none") != std::string::npos);
   CHECK(cu.find("g::LinearEpilogue::bias, g::Gradients::none") != std::string::npos);
   CHECK(cu.find("1.bias, holding the folded shift") != std::string::npos);
-  CHECK(cu.find("k::fold_batch_norm<norm_1, 9>(i, weight, bias, gamma, beta, running);") !=
+  CHECK(cu.find("k::fold_batch_norm<norm_1, 9>(ch, weight, bias, gamma, beta, running);") !=
         std::string::npos);
-  CHECK(cu.find("fold_layers_0_2_kernel<<<g::blocks_for(4)") != std::string::npos);  // 4 channels
+  CHECK(cu.find("g::for_each<4>(stream, \"fold_layers_0_2\"") != std::string::npos);  // 4 channels
   CHECK(cu.find("backward") == std::string::npos);
   CHECK(cu.find("optimizer_constants") == std::string::npos);
   using Nothing = sn::Sequential<sn::Flatten>;

@@ -80,6 +80,19 @@ std::string heading_rule(std::string text) {
   return text;
 }
 
+std::string loss_heading(const ModelView& model) {
+  const std::string what = model.setup.loss == LossKind::CrossEntropy
+                               ? "softmax + cross-entropy over the logits "
+                               : "mean squared error over the output ";
+  return heading_rule("// ==== Loss: " + what + shape_text(model.output_shape) +
+                      ", forward and backward ");
+}
+
+std::string update_heading(const ModelView& model) {
+  return heading_rule(std::string("// ==== Update: ") + name_of(model.setup.optimizer) +
+                      " over the whole contiguous parameter region, one pass ");
+}
+
 std::string tensor_table(const ModelView& model, const FusedGroup& g,
                          const std::string& workspace_use) {
   auto layer = [&](std::int64_t i) -> const LayerPlan& {

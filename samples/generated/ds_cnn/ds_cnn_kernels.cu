@@ -1466,41 +1466,29 @@ void backward_layer_30(std::byte* arena, const Libraries& lib, cudaStream_t /*st
 }
 
 // ==== Loss: softmax + cross-entropy over the logits (100, 12), forward and backward ==============
-// One thread per sample: the loss, the predicted class and d(logits) of the batch mean, in one
-// pass.
-__global__ void loss_kernel(const float* __restrict__ logits, const std::int32_t* __restrict__ labels, float* __restrict__ loss, std::int32_t* __restrict__ predicted, float* __restrict__ dlogits) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 100)
-    return;
-  k::softmax_cross_entropy<100, 12>(i, logits, labels, loss, predicted, dlogits);
-}
-
 void loss_step(std::byte* arena, cudaStream_t stream) {
-  const float* const output = f32(arena, 61'414'144);  // activation_30
-  float* const loss = f32(arena, 68'018'944);  // loss
-  float* const doutput = f32(arena, 61'419'008);  // loss_gradient
+  const float* const logits = f32(arena, 61'414'144);  // activation_30
   const std::int32_t* const labels = i32(arena, 581'632);  // labels
+  float* const loss = f32(arena, 68'018'944);  // loss
   std::int32_t* const predicted = i32(arena, 68'019'456);  // predictions
-  loss_kernel<<<g::blocks_for(100), g::block_threads, 0, stream>>>(output, labels, loss, predicted, doutput);
-  g::check_launch("loss_kernel");
+  float* const dlogits = f32(arena, 61'419'008);  // loss_gradient
+  // Each sample: its loss, its predicted class and d(logits) of the batch mean.
+  g::for_each<100>(stream, "loss_step", [=] __device__(index_t n) {
+    k::softmax_cross_entropy<100, 12>(n, logits, labels, loss, predicted, dlogits);
+  });
 }
 
-// ==== Update: Adam over the whole contiguous parameter region, one kernel ========================
-// One thread per parameter; the step's scalars come from optimizer_constants.
-__global__ void update_kernel(float* __restrict__ params, const float* __restrict__ grads, float* __restrict__ m, float* __restrict__ v) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 23'756)
-    return;
-  k::adam_update<false>(i, params, grads, m, v, optimizer_constants);
-}
-
+// ==== Update: Adam over the whole contiguous parameter region, one pass ==========================
 void update(std::byte* arena, cudaStream_t stream) {
   float* const params = f32(arena, 0);  // parameters
   const float* const grads = f32(arena, 99'840);  // gradients
   float* const m = f32(arena, 195'072);  // optimizer_moment1
   float* const v = f32(arena, 290'304);  // optimizer_moment2
-  update_kernel<<<g::blocks_for(23'756), g::block_threads, 0, stream>>>(params, grads, m, v);
-  g::check_launch("update_kernel");
+  // Each parameter, with the step's scalars (learning rate, bias corrections).
+  g::for_each<23'756>(stream, "update", [=] __device__(index_t i) {
+    const k::OptimizerConstants& constants = optimizer_constants;
+    k::adam_update<false>(i, params, grads, m, v, constants);
+  });
 }
 
 // ==== The step, in the plan's schedule ====================================================

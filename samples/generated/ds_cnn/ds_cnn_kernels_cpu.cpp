@@ -1047,25 +1047,26 @@ void backward_layer_30(std::byte* arena, c::ThreadPool& pool) {
   c::linear_backward<linear_30, true>(pool, x, dz, weight, dweight, dbias, dx);
 }
 
-// ==== Loss: softmax + cross-entropy over the logits (100, 12), forward and backward ======
-// One pass per sample: the loss, the predicted class, and d(logits) of the batch mean.
+// ==== Loss: softmax + cross-entropy over the logits (100, 12), forward and backward ==============
 void loss_step(std::byte* arena, c::ThreadPool& pool) {
   const float* const logits = f32(arena, 61'414'144);  // activation_30
   const std::int32_t* const labels = i32(arena, 581'632);  // labels
   float* const loss = f32(arena, 68'018'944);  // loss
   std::int32_t* const predicted = i32(arena, 68'019'456);  // predictions
   float* const dlogits = f32(arena, 61'419'008);  // loss_gradient
+  // Each sample: its loss, its predicted class and d(logits) of the batch mean.
   c::for_each(pool, 100, [&](index_t n) {
     k::softmax_cross_entropy<100, 12>(n, logits, labels, loss, predicted, dlogits);
   });
 }
 
-// ==== Update: Adam over the whole contiguous parameter region, one loop ===========
+// ==== Update: Adam over the whole contiguous parameter region, one pass ==========================
 void update(std::byte* arena, const k::OptimizerConstants& constants, c::ThreadPool& pool) {
   float* const params = f32(arena, 0);  // parameters
   const float* const grads = f32(arena, 99'840);  // gradients
   float* const m = f32(arena, 195'072);  // optimizer_moment1
   float* const v = f32(arena, 290'304);  // optimizer_moment2
+  // Each parameter, with the step's scalars (learning rate, bias corrections).
   c::for_each(pool, 23'756, [&](index_t i) {
     k::adam_update<false>(i, params, grads, m, v, constants);
   });

@@ -23,6 +23,7 @@
 
 #include <staticnet/cuda/check.hpp>
 #include <staticnet/cuda/convolution.hpp>
+#include <staticnet/cuda/launch.hpp>
 #include <staticnet/cuda/libraries.hpp>
 #include <staticnet/cuda/linear.hpp>
 #include <staticnet/cuda/step.hpp>
@@ -355,40 +356,28 @@ void backward_layer_11(std::byte* arena, const Libraries& lib, cudaStream_t /*st
 }
 
 // ==== Loss: softmax + cross-entropy over the logits (64, 10), forward and backward ===============
-// One thread per sample: the loss, the predicted class and d(logits) of the batch mean, in one
-// pass.
-__global__ void loss_kernel(const float* __restrict__ logits, const std::int32_t* __restrict__ labels, float* __restrict__ loss, std::int32_t* __restrict__ predicted, float* __restrict__ dlogits) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 64)
-    return;
-  k::softmax_cross_entropy<64, 10>(i, logits, labels, loss, predicted, dlogits);
-}
-
 void loss_step(std::byte* arena, cudaStream_t stream) {
-  const float* const output = f32(arena, 2'789'120);  // activation_11
-  float* const loss = f32(arena, 3'730'176);  // loss
-  float* const doutput = f32(arena, 2'791'680);  // loss_gradient
+  const float* const logits = f32(arena, 2'789'120);  // activation_11
   const std::int32_t* const labels = i32(arena, 941'824);  // labels
+  float* const loss = f32(arena, 3'730'176);  // loss
   std::int32_t* const predicted = i32(arena, 3'730'432);  // predictions
-  loss_kernel<<<g::blocks_for(64), g::block_threads, 0, stream>>>(output, labels, loss, predicted, doutput);
-  g::check_launch("loss_kernel");
+  float* const dlogits = f32(arena, 2'791'680);  // loss_gradient
+  // Each sample: its loss, its predicted class and d(logits) of the batch mean.
+  g::for_each<64>(stream, "loss_step", [=] __device__(index_t n) {
+    k::softmax_cross_entropy<64, 10>(n, logits, labels, loss, predicted, dlogits);
+  });
 }
 
-// ==== Update: SGDMomentum over the whole contiguous parameter region, one kernel =================
-// One thread per parameter; the step's scalars come from optimizer_constants.
-__global__ void update_kernel(float* __restrict__ params, const float* __restrict__ grads, float* __restrict__ velocity) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 61'706)
-    return;
-  k::sgd_momentum_update(i, params, grads, velocity, optimizer_constants);
-}
-
+// ==== Update: SGDMomentum over the whole contiguous parameter region, one pass ===================
 void update(std::byte* arena, cudaStream_t stream) {
   float* const params = f32(arena, 0);  // parameters
   const float* const grads = f32(arena, 247'040);  // gradients
   float* const velocity = f32(arena, 494'080);  // optimizer_moment1
-  update_kernel<<<g::blocks_for(61'706), g::block_threads, 0, stream>>>(params, grads, velocity);
-  g::check_launch("update_kernel");
+  // Each parameter, with the step's scalars (learning rate, bias corrections).
+  g::for_each<61'706>(stream, "update", [=] __device__(index_t i) {
+    const k::OptimizerConstants& constants = optimizer_constants;
+    k::sgd_momentum_update(i, params, grads, velocity, constants);
+  });
 }
 
 // ==== The step, in the plan's schedule ====================================================

@@ -1294,41 +1294,29 @@ void backward_layer_27(std::byte* arena, const Libraries& lib, cudaStream_t /*st
 }
 
 // ==== Loss: softmax + cross-entropy over the logits (32, 10), forward and backward ===============
-// One thread per sample: the loss, the predicted class and d(logits) of the batch mean, in one
-// pass.
-__global__ void loss_kernel(const float* __restrict__ logits, const std::int32_t* __restrict__ labels, float* __restrict__ loss, std::int32_t* __restrict__ predicted, float* __restrict__ dlogits) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 32)
-    return;
-  k::softmax_cross_entropy<32, 10>(i, logits, labels, loss, predicted, dlogits);
-}
-
 void loss_step(std::byte* arena, cudaStream_t stream) {
-  const float* const output = f32(arena, 20'594'944);  // activation_27
-  float* const loss = f32(arena, 22'686'208);  // loss
-  float* const doutput = f32(arena, 20'603'136);  // loss_gradient
+  const float* const logits = f32(arena, 20'594'944);  // activation_27
   const std::int32_t* const labels = i32(arena, 1'646'592);  // labels
+  float* const loss = f32(arena, 22'686'208);  // loss
   std::int32_t* const predicted = i32(arena, 22'686'464);  // predictions
-  loss_kernel<<<g::blocks_for(32), g::block_threads, 0, stream>>>(output, labels, loss, predicted, doutput);
-  g::check_launch("loss_kernel");
+  float* const dlogits = f32(arena, 20'603'136);  // loss_gradient
+  // Each sample: its loss, its predicted class and d(logits) of the batch mean.
+  g::for_each<32>(stream, "loss_step", [=] __device__(index_t n) {
+    k::softmax_cross_entropy<32, 10>(n, logits, labels, loss, predicted, dlogits);
+  });
 }
 
-// ==== Update: Adam over the whole contiguous parameter region, one kernel ========================
-// One thread per parameter; the step's scalars come from optimizer_constants.
-__global__ void update_kernel(float* __restrict__ params, const float* __restrict__ grads, float* __restrict__ m, float* __restrict__ v) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 78'186)
-    return;
-  k::adam_update<false>(i, params, grads, m, v, optimizer_constants);
-}
-
+// ==== Update: Adam over the whole contiguous parameter region, one pass ==========================
 void update(std::byte* arena, cudaStream_t stream) {
   float* const params = f32(arena, 0);  // parameters
   const float* const grads = f32(arena, 314'880);  // gradients
   float* const m = f32(arena, 627'712);  // optimizer_moment1
   float* const v = f32(arena, 940'544);  // optimizer_moment2
-  update_kernel<<<g::blocks_for(78'186), g::block_threads, 0, stream>>>(params, grads, m, v);
-  g::check_launch("update_kernel");
+  // Each parameter, with the step's scalars (learning rate, bias corrections).
+  g::for_each<78'186>(stream, "update", [=] __device__(index_t i) {
+    const k::OptimizerConstants& constants = optimizer_constants;
+    k::adam_update<false>(i, params, grads, m, v, constants);
+  });
 }
 
 // ==== The step, in the plan's schedule ====================================================

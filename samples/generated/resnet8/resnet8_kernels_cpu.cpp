@@ -941,25 +941,26 @@ void backward_layer_27(std::byte* arena, c::ThreadPool& pool) {
   c::linear_backward<linear_27, true>(pool, x, dz, weight, dweight, dbias, dx);
 }
 
-// ==== Loss: softmax + cross-entropy over the logits (32, 10), forward and backward ======
-// One pass per sample: the loss, the predicted class, and d(logits) of the batch mean.
+// ==== Loss: softmax + cross-entropy over the logits (32, 10), forward and backward ===============
 void loss_step(std::byte* arena, c::ThreadPool& pool) {
   const float* const logits = f32(arena, 20'594'944);  // activation_27
   const std::int32_t* const labels = i32(arena, 1'646'592);  // labels
   float* const loss = f32(arena, 22'686'208);  // loss
   std::int32_t* const predicted = i32(arena, 22'686'464);  // predictions
   float* const dlogits = f32(arena, 20'603'136);  // loss_gradient
+  // Each sample: its loss, its predicted class and d(logits) of the batch mean.
   c::for_each(pool, 32, [&](index_t n) {
     k::softmax_cross_entropy<32, 10>(n, logits, labels, loss, predicted, dlogits);
   });
 }
 
-// ==== Update: Adam over the whole contiguous parameter region, one loop ===========
+// ==== Update: Adam over the whole contiguous parameter region, one pass ==========================
 void update(std::byte* arena, const k::OptimizerConstants& constants, c::ThreadPool& pool) {
   float* const params = f32(arena, 0);  // parameters
   const float* const grads = f32(arena, 314'880);  // gradients
   float* const m = f32(arena, 627'712);  // optimizer_moment1
   float* const v = f32(arena, 940'544);  // optimizer_moment2
+  // Each parameter, with the step's scalars (learning rate, bias corrections).
   c::for_each(pool, 78'186, [&](index_t i) {
     k::adam_update<false>(i, params, grads, m, v, constants);
   });

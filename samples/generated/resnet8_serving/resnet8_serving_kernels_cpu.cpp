@@ -425,6 +425,7 @@ void fold_batch_norms(std::byte* arena, c::ThreadPool& pool) {
     const float* const gamma = f32(arena, 1'792);  // 1.weight (γ)
     float* const beta = f32(arena, 1'856);  // 1.bias (β), becomes the shift
     const float* const running = f32(arena, 312'832);  // non_trainable: running mean, then running variance
+    // Each output channel: its weights scaled by γ/√(var + ε), and the shift written over β.
     c::for_each(pool, 16, [&](index_t ch) {
       k::fold_batch_norm<norm_1, 27>(ch, weight, bias, gamma, beta, running);
     });
@@ -435,6 +436,7 @@ void fold_batch_norms(std::byte* arena, c::ThreadPool& pool) {
     const float* const gamma = f32(arena, 11'200);  // 4.weight (γ)
     float* const beta = f32(arena, 11'264);  // 4.bias (β), becomes the shift
     const float* const running = f32(arena, 312'960);  // non_trainable: running mean, then running variance
+    // Each output channel: its weights scaled by γ/√(var + ε), and the shift written over β.
     c::for_each(pool, 16, [&](index_t ch) {
       k::fold_batch_norm<norm_4, 144>(ch, weight, bias, gamma, beta, running);
     });
@@ -445,6 +447,7 @@ void fold_batch_norms(std::byte* arena, c::ThreadPool& pool) {
     const float* const gamma = f32(arena, 20'608);  // 7.weight (γ)
     float* const beta = f32(arena, 20'672);  // 7.bias (β), becomes the shift
     const float* const running = f32(arena, 313'088);  // non_trainable: running mean, then running variance
+    // Each output channel: its weights scaled by γ/√(var + ε), and the shift written over β.
     c::for_each(pool, 16, [&](index_t ch) {
       k::fold_batch_norm<norm_7, 144>(ch, weight, bias, gamma, beta, running);
     });
@@ -455,6 +458,7 @@ void fold_batch_norms(std::byte* arena, c::ThreadPool& pool) {
     const float* const gamma = f32(arena, 39'296);  // 11.weight (γ)
     float* const beta = f32(arena, 39'424);  // 11.bias (β), becomes the shift
     const float* const running = f32(arena, 313'216);  // non_trainable: running mean, then running variance
+    // Each output channel: its weights scaled by γ/√(var + ε), and the shift written over β.
     c::for_each(pool, 32, [&](index_t ch) {
       k::fold_batch_norm<norm_11, 144>(ch, weight, bias, gamma, beta, running);
     });
@@ -465,6 +469,7 @@ void fold_batch_norms(std::byte* arena, c::ThreadPool& pool) {
     const float* const gamma = f32(arena, 76'544);  // 14.weight (γ)
     float* const beta = f32(arena, 76'672);  // 14.bias (β), becomes the shift
     const float* const running = f32(arena, 313'472);  // non_trainable: running mean, then running variance
+    // Each output channel: its weights scaled by γ/√(var + ε), and the shift written over β.
     c::for_each(pool, 32, [&](index_t ch) {
       k::fold_batch_norm<norm_14, 288>(ch, weight, bias, gamma, beta, running);
     });
@@ -475,6 +480,7 @@ void fold_batch_norms(std::byte* arena, c::ThreadPool& pool) {
     const float* const gamma = f32(arena, 152'960);  // 19.weight (γ)
     float* const beta = f32(arena, 153'216);  // 19.bias (β), becomes the shift
     const float* const running = f32(arena, 313'728);  // non_trainable: running mean, then running variance
+    // Each output channel: its weights scaled by γ/√(var + ε), and the shift written over β.
     c::for_each(pool, 64, [&](index_t ch) {
       k::fold_batch_norm<norm_19, 288>(ch, weight, bias, gamma, beta, running);
     });
@@ -485,6 +491,7 @@ void fold_batch_norms(std::byte* arena, c::ThreadPool& pool) {
     const float* const gamma = f32(arena, 301'184);  // 22.weight (γ)
     float* const beta = f32(arena, 301'440);  // 22.bias (β), becomes the shift
     const float* const running = f32(arena, 314'240);  // non_trainable: running mean, then running variance
+    // Each output channel: its weights scaled by γ/√(var + ε), and the shift written over β.
     c::for_each(pool, 64, [&](index_t ch) {
       k::fold_batch_norm<norm_22, 576>(ch, weight, bias, gamma, beta, running);
     });

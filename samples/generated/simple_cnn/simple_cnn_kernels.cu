@@ -23,6 +23,7 @@
 
 #include <staticnet/cuda/check.hpp>
 #include <staticnet/cuda/convolution.hpp>
+#include <staticnet/cuda/launch.hpp>
 #include <staticnet/cuda/libraries.hpp>
 #include <staticnet/cuda/linear.hpp>
 #include <staticnet/cuda/step.hpp>
@@ -185,41 +186,29 @@ void backward_layer_4(std::byte* arena, const Libraries& lib, cudaStream_t /*str
 }
 
 // ==== Loss: softmax + cross-entropy over the logits (128, 10), forward and backward ==============
-// One thread per sample: the loss, the predicted class and d(logits) of the batch mean, in one
-// pass.
-__global__ void loss_kernel(const float* __restrict__ logits, const std::int32_t* __restrict__ labels, float* __restrict__ loss, std::int32_t* __restrict__ predicted, float* __restrict__ dlogits) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 128)
-    return;
-  k::softmax_cross_entropy<128, 10>(i, logits, labels, loss, predicted, dlogits);
-}
-
 void loss_step(std::byte* arena, cudaStream_t stream) {
-  const float* const output = f32(arena, 12'833'280);  // activation_4
-  float* const loss = f32(arena, 21'746'176);  // loss
-  float* const doutput = f32(arena, 12'838'400);  // loss_gradient
+  const float* const logits = f32(arena, 12'833'280);  // activation_4
   const std::int32_t* const labels = i32(arena, 2'236'416);  // labels
+  float* const loss = f32(arena, 21'746'176);  // loss
   std::int32_t* const predicted = i32(arena, 21'746'688);  // predictions
-  loss_kernel<<<g::blocks_for(128), g::block_threads, 0, stream>>>(output, labels, loss, predicted, doutput);
-  g::check_launch("loss_kernel");
+  float* const dlogits = f32(arena, 12'838'400);  // loss_gradient
+  // Each sample: its loss, its predicted class and d(logits) of the batch mean.
+  g::for_each<128>(stream, "loss_step", [=] __device__(index_t n) {
+    k::softmax_cross_entropy<128, 10>(n, logits, labels, loss, predicted, dlogits);
+  });
 }
 
-// ==== Update: Adam over the whole contiguous parameter region, one kernel ========================
-// One thread per parameter; the step's scalars come from optimizer_constants.
-__global__ void update_kernel(float* __restrict__ params, const float* __restrict__ grads, float* __restrict__ m, float* __restrict__ v) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 41'418)
-    return;
-  k::adam_update<false>(i, params, grads, m, v, optimizer_constants);
-}
-
+// ==== Update: Adam over the whole contiguous parameter region, one pass ==========================
 void update(std::byte* arena, cudaStream_t stream) {
   float* const params = f32(arena, 0);  // parameters
   const float* const grads = f32(arena, 165'888);  // gradients
   float* const m = f32(arena, 331'776);  // optimizer_moment1
   float* const v = f32(arena, 497'664);  // optimizer_moment2
-  update_kernel<<<g::blocks_for(41'418), g::block_threads, 0, stream>>>(params, grads, m, v);
-  g::check_launch("update_kernel");
+  // Each parameter, with the step's scalars (learning rate, bias corrections).
+  g::for_each<41'418>(stream, "update", [=] __device__(index_t i) {
+    const k::OptimizerConstants& constants = optimizer_constants;
+    k::adam_update<false>(i, params, grads, m, v, constants);
+  });
 }
 
 // ==== The step, in the plan's schedule ====================================================

@@ -43,28 +43,6 @@ void CpuKernelEmitter::emit_geometry(const FusedGroup& g) {
     emit_pool_geometry(body_, layer(g.pool), g.pool);
 }
 
-void CpuKernelEmitter::emit_view(const FusedGroup& g) {
-  body_.line(view_comment(m_, g));
-  body_.blank();
-  if (!view_writes_gradient(m_, g))
-    return;
-  const LayerPlan& l = layer(g.view);
-  Printer::Vars v{{"name", group_name(g)},
-                  {"dy", at(l.output_gradient_buffer)},
-                  {"dy_note", note(l.output_gradient_buffer)},
-                  {"write", gradient_write(l)},
-                  {"count", literal(l.output_shape.elements())}};
-  input_gradient_vars(v, l);
-  body_.emit(v, R"(
-    void backward_$name$(std::byte* arena, c::ThreadPool& pool) {
-      const float* const dy = $dy$;  $dy_note$
-      float* const dx = $dx$;  $dx_note$
-      c::for_each(pool, $count$, [&](index_t i) { k::write_gradient<$write$>(i, dy, dx); });
-    }
-
-  )");
-}
-
 void CpuKernelEmitter::emit_section(const FusedGroup& g) {
   body_.line(section_rule(m_, g));
   if (g.view >= 0) {

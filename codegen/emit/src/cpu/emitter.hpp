@@ -28,7 +28,8 @@ class CpuKernelEmitter : BackendEmitter {
   void emit_grouped(const FusedGroup& g);
   // The families described once (families/pass_description.hpp), rendered as loops.
   void emit_map_group(const FusedGroup& g);
-  void emit_direction(const std::string& function, const Direction& d);
+  // `signature` ("void loss_step(std::byte* arena, c::ThreadPool& pool)") running d.
+  void emit_function(const std::string& signature, const Direction& d);
   void emit_loss();
   void emit_update();
   void emit_entry_points();

@@ -1,6 +1,7 @@
-// The CPU rendering of the families described once in families/ (an activation, a pool, the
-// global average pool, a residual sum, Dropout): each pass is a loop over its index space split
-// across the thread pool (staticnet/cpu/launch.hpp), running the described call at every point.
+// The CPU rendering of what families/ describes once for every backend (an activation, a pool,
+// the global average pool, a residual sum, Dropout, a Flatten's gradient, the loss, the update
+// and the inference folds): each pass is a loop over its index space split across the thread pool
+// (staticnet/cpu/launch.hpp), running the described call at every point.
 #include "emitter.hpp"
 
 namespace staticnet::codegen {
@@ -21,7 +22,45 @@ std::string identity_text(const IdentityCopy& copy) {
                              literal(copy.elements) + ", " + copy.to + ");";
 }
 
+// The statements of a direction: its tensors, then its passes. A direction that differs between
+// training and evaluation (a Dropout) reads the forward pass's flags from `pass`, and the update
+// its scalars from `constants`, both parameters of the function around it.
+std::string direction_body(const Direction& d) {
+  Printer out;
+  for (const TensorUse& t : d.tensors)
+    out.line(tensor_declaration(t));
+  if (d.identity && !d.passes.empty()) {
+    out.emit({{"identity", identity_text(*d.identity)}}, R"(
+      if (!pass.training) {  // evaluation: the identity
+        $identity$
+        return;
+      }
+    )");
+  } else if (d.identity) {
+    out.line(identity_text(*d.identity));
+  }
+  if (d.dropout_layer >= 0)
+    out.line("const std::uint64_t key = k::dropout_key(pass.seed, pass.step, " +
+             std::to_string(d.dropout_layer) + ");");
+  for (const MapPass& pass : d.passes) {
+    out.line(wrap_comment(pass.comment, "// ", "// "));
+    out.emit({{"loop", loop_text(loop_open(pass), {pass.call}, 2)}}, "$loop$\n");
+  }
+  std::string text = out.text();
+  text.pop_back();  // the function's template ends the last line
+  return text;
+}
+
 }  // namespace
+
+void CpuKernelEmitter::emit_function(const std::string& signature, const Direction& d) {
+  body_.emit({{"signature", signature}, {"body", direction_body(d)}}, R"(
+    $signature$ {
+      $body$
+    }
+
+  )");
+}
 
 void CpuKernelEmitter::emit_map_group(const FusedGroup& g) {
   const GroupPasses d = describe_map_group(m_, g, a_);
@@ -34,44 +73,48 @@ void CpuKernelEmitter::emit_map_group(const FusedGroup& g) {
     body_.line(d.preamble);
     body_.blank();
   }
-  if (d.forward)
-    emit_direction("forward_" + group_name(g), *d.forward);
+  // A direction that differs in evaluation reads the forward pass's flags; one that only copies
+  // uses no thread.
+  if (const std::optional<Direction>& f = d.forward)
+    emit_function("void forward_" + group_name(g) + "(std::byte* arena, " +
+                      (f->identity && !f->passes.empty() ? "c::ThreadPool& pool, const Pass& pass"
+                       : f->passes.empty()               ? "c::ThreadPool&"
+                                                         : "c::ThreadPool& pool") +
+                      ")",
+                  *f);
   if (d.backward)
-    emit_direction("backward_" + group_name(g), *d.backward);
+    emit_function("void backward_" + group_name(g) + "(std::byte* arena, c::ThreadPool& pool)",
+                  *d.backward);
 }
 
-void CpuKernelEmitter::emit_direction(const std::string& function, const Direction& d) {
-  // A direction that differs between training and evaluation (a Dropout) reads the forward
-  // pass's flags; one that only copies uses no thread.
-  const bool evaluation_differs = d.identity && !d.passes.empty();
-  const std::string parameters = evaluation_differs ? "std::byte* arena, c::ThreadPool& pool, "
-                                                      "const Pass& pass"
-                                 : d.passes.empty() ? "std::byte* arena, c::ThreadPool&"
-                                                    : "std::byte* arena, c::ThreadPool& pool";
-  body_.line("void " + function + "(" + parameters + ") {");
-  body_.indent();
-  for (const TensorUse& t : d.tensors)
-    body_.line(tensor_declaration(t));
-  if (evaluation_differs) {
-    body_.emit({{"identity", identity_text(*d.identity)}}, R"(
-      if (!pass.training) {  // evaluation: the identity
-        $identity$
-        return;
-      }
-    )");
-  } else if (d.identity) {
-    body_.line(identity_text(*d.identity));
-  }
-  if (d.dropout_layer >= 0)
-    body_.line("const std::uint64_t key = k::dropout_key(pass.seed, pass.step, " +
-               std::to_string(d.dropout_layer) + ");");
-  for (const MapPass& pass : d.passes) {
-    body_.line(wrap_comment(pass.comment, "// ", "// "));
-    body_.emit({{"loop", loop_text(loop_open(pass), {pass.call}, 2)}}, "$loop$\n");
-  }
-  body_.outdent();
-  body_.line("}");
+void CpuKernelEmitter::emit_view(const FusedGroup& g) {
+  body_.line(view_comment(m_, g));
   body_.blank();
+  if (const std::optional<Direction> d = describe_view_backward(m_, g, a_))
+    emit_function("void backward_" + group_name(g) + "(std::byte* arena, c::ThreadPool& pool)", *d);
+}
+
+void CpuKernelEmitter::emit_loss() {
+  body_.line(loss_heading(m_));
+  emit_function("void loss_step(std::byte* arena, c::ThreadPool& pool)", describe_loss(m_, a_));
+}
+
+void CpuKernelEmitter::emit_update() {
+  body_.line(update_heading(m_));
+  emit_function(
+      "void update(std::byte* arena, const k::OptimizerConstants& constants, c::ThreadPool& pool)",
+      describe_update(m_, a_));
+}
+
+std::string CpuKernelEmitter::fold_call(const FusedGroup& g) {
+  const Fold f = describe_fold(m_, g, a_);
+  Printer p;
+  p.emit({{"heading", f.heading}, {"body", direction_body(f.direction)}}, R"(
+    {  // $heading$
+      $body$
+    }
+  )");
+  return p.text();
 }
 
 }  // namespace staticnet::codegen

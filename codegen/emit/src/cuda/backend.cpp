@@ -37,34 +37,6 @@ void CudaKernelEmitter::emit_geometry(const FusedGroup& g) {
   }
 }
 
-void CudaKernelEmitter::emit_view(const FusedGroup& g) {
-  kernels_.line(view_comment(m_, g));
-  kernels_.blank();
-  if (!view_writes_gradient(m_, g))
-    return;
-  const LayerPlan& l = layer(g.view);
-  const bool adds = l.accumulates_input_gradient;
-  const std::string name = group_name(g);
-  const std::int64_t count = l.output_shape.elements();
-  emit_kernel("backward_" + name + "_kernel",
-              adds ? "One thread per element: dx += dy." : "One thread per element: dx = dy.",
-              "const float* __restrict__ dy, float* __restrict__ dx", count,
-              "k::write_gradient<" + gradient_write(l) + ">(i, dy, dx);");
-  Printer::Vars v{{"name", name},
-                  {"dy", at(l.output_gradient_buffer)},
-                  {"dy_note", note(l.output_gradient_buffer)},
-                  {"launch", launch("backward_" + name + "_kernel", count, "dy, dx")}};
-  input_gradient_vars(v, l);
-  kernels_.emit(v, R"(
-    void backward_$name$(std::byte* arena, const Libraries&, cudaStream_t stream) {
-      const float* const dy = $dy$;  $dy_note$
-      float* const dx = $dx$;  $dx_note$
-      $launch$
-    }
-
-  )");
-}
-
 void CudaKernelEmitter::emit_section(const FusedGroup& g) {
   kernels_.line(section_rule(m_, g));
   if (g.view >= 0) {

@@ -43,7 +43,8 @@ class CudaKernelEmitter : BackendEmitter {
   void emit_direct_conv(const FusedGroup& g);
   // The families described once (families/pass_description.hpp), one thread per point.
   void emit_map_group(const FusedGroup& g);
-  void emit_direction(const std::string& function, const Direction& d);
+  // void name(parameters) running d on `stream`.
+  void emit_function(const std::string& name, const std::string& parameters, const Direction& d);
   void emit_loss();
   void emit_update();
   void emit_entry_points();

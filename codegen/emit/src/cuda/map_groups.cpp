@@ -1,6 +1,7 @@
-// The CUDA rendering of the families described once in families/ (an activation, a pool, the
-// global average pool, a residual sum, Dropout): each pass is one thread per point of its index
-// space (staticnet/cuda/launch.hpp), running the described call, the same text as the CPU's.
+// The CUDA rendering of what families/ describes once for every backend (an activation, a pool,
+// the global average pool, a residual sum, Dropout, a Flatten's gradient, the loss, the update
+// and the inference folds): each pass is one thread per point of its index space
+// (staticnet/cuda/launch.hpp), running the described call, the same text as the CPU's.
 #include "emitter.hpp"
 
 namespace staticnet::codegen {
@@ -24,7 +25,58 @@ std::string identity_text(const IdentityCopy& copy) {
                              copy.label + "\");";
 }
 
+// The statements of a direction: its tensors, then its passes, launched on `stream`. `what`
+// names the passes in a launch error. A direction that differs between training and evaluation
+// (a Dropout) reads `training`, a parameter of the function around it. The step's scalars (the
+// update's, a Dropout's seed and step) come from optimizer_constants, on the device, so the
+// captured graph reads each step's.
+std::string direction_body(const Direction& d, const std::string& what) {
+  Printer out;
+  for (const TensorUse& t : d.tensors)
+    out.line(tensor_declaration(t));
+  if (d.identity && !d.passes.empty()) {
+    out.emit({{"identity", identity_text(*d.identity)}}, R"(
+      if (!training) {  // evaluation: the identity
+        $identity$
+        return;
+      }
+    )");
+  } else if (d.identity) {
+    out.line(identity_text(*d.identity));
+  }
+  for (std::size_t p = 0; p < d.passes.size(); ++p) {
+    const MapPass& pass = d.passes[p];
+    std::vector<std::string> body;
+    if (d.dropout_layer >= 0)
+      body.push_back(
+          "const std::uint64_t key = k::dropout_key(optimizer_constants.seed, "
+          "optimizer_constants.step, " +
+          std::to_string(d.dropout_layer) + ");");
+    if (d.reads_constants)
+      body.push_back("const k::OptimizerConstants& constants = optimizer_constants;");
+    body.push_back(pass.call);
+    const std::string pass_what =
+        what + (d.passes.size() > 1 ? " (pass " + std::to_string(p + 1) + ")" : "");
+    out.line(wrap_comment(pass.comment, "// ", "// "));
+    out.emit({{"loop", loop_text(launch_open(pass, pass_what), body, 2)}}, "$loop$\n");
+  }
+  std::string text = out.text();
+  text.pop_back();  // the function's template ends the last line
+  return text;
+}
+
 }  // namespace
+
+void CudaKernelEmitter::emit_function(const std::string& name, const std::string& parameters,
+                                      const Direction& d) {
+  kernels_.emit({{"name", name}, {"parameters", parameters}, {"body", direction_body(d, name)}},
+                R"(
+    void $name$($parameters$) {
+      $body$
+    }
+
+  )");
+}
 
 void CudaKernelEmitter::emit_map_group(const FusedGroup& g) {
   const GroupPasses d = describe_map_group(m_, g, a_);
@@ -37,49 +89,45 @@ void CudaKernelEmitter::emit_map_group(const FusedGroup& g) {
     kernels_.line(d.preamble);
     kernels_.blank();
   }
-  if (d.forward)
-    emit_direction("forward_" + group_name(g), *d.forward);
+  // A direction that differs between training and evaluation (a Dropout) takes the flag.
+  if (const std::optional<Direction>& f = d.forward)
+    emit_function("forward_" + group_name(g),
+                  std::string("std::byte* arena, const Libraries&, cudaStream_t stream") +
+                      (f->identity && !f->passes.empty() ? ", bool training" : ""),
+                  *f);
   if (d.backward)
-    emit_direction("backward_" + group_name(g), *d.backward);
+    emit_function("backward_" + group_name(g),
+                  "std::byte* arena, const Libraries&, cudaStream_t stream", *d.backward);
 }
 
-void CudaKernelEmitter::emit_direction(const std::string& function, const Direction& d) {
-  // A direction that differs between training and evaluation (a Dropout) takes the flag.
-  const bool evaluation_differs = d.identity && !d.passes.empty();
-  kernels_.line("void " + function + "(std::byte* arena, const Libraries&, cudaStream_t stream" +
-                (evaluation_differs ? ", bool training) {" : ") {"));
-  kernels_.indent();
-  for (const TensorUse& t : d.tensors)
-    kernels_.line(tensor_declaration(t));
-  if (evaluation_differs) {
-    kernels_.emit({{"identity", identity_text(*d.identity)}}, R"(
-      if (!training) {  // evaluation: the identity
-        $identity$
-        return;
-      }
-    )");
-  } else if (d.identity) {
-    kernels_.line(identity_text(*d.identity));
-  }
-  for (std::size_t p = 0; p < d.passes.size(); ++p) {
-    const MapPass& pass = d.passes[p];
-    std::vector<std::string> body;
-    // The step and the seed come from optimizer_constants, on the device, so the captured graph
-    // draws each step's masks.
-    if (d.dropout_layer >= 0)
-      body.push_back(
-          "const std::uint64_t key = k::dropout_key(optimizer_constants.seed, "
-          "optimizer_constants.step, " +
-          std::to_string(d.dropout_layer) + ");");
-    body.push_back(pass.call);
-    const std::string what =
-        function + (d.passes.size() > 1 ? " (pass " + std::to_string(p + 1) + ")" : "");
-    kernels_.line(wrap_comment(pass.comment, "// ", "// "));
-    kernels_.emit({{"loop", loop_text(launch_open(pass, what), body, 2)}}, "$loop$\n");
-  }
-  kernels_.outdent();
-  kernels_.line("}");
+void CudaKernelEmitter::emit_view(const FusedGroup& g) {
+  kernels_.line(view_comment(m_, g));
   kernels_.blank();
+  if (const std::optional<Direction> d = describe_view_backward(m_, g, a_))
+    emit_function("backward_" + group_name(g),
+                  "std::byte* arena, const Libraries&, cudaStream_t stream", *d);
+}
+
+void CudaKernelEmitter::emit_loss() {
+  kernels_.line(loss_heading(m_));
+  emit_function("loss_step", "std::byte* arena, cudaStream_t stream", describe_loss(m_, a_));
+}
+
+void CudaKernelEmitter::emit_update() {
+  kernels_.line(update_heading(m_));
+  emit_function("update", "std::byte* arena, cudaStream_t stream", describe_update(m_, a_));
+}
+
+std::string CudaKernelEmitter::emit_fold(const FusedGroup& g) {
+  const Fold f = describe_fold(m_, g, a_);
+  Printer p;
+  p.emit({{"heading", f.heading}, {"body", direction_body(f.direction, "fold_" + group_name(g))}},
+         R"(
+    {  // $heading$
+      $body$
+    }
+  )");
+  return p.text();
 }
 
 }  // namespace staticnet::codegen

@@ -58,6 +58,8 @@ struct Direction {
   std::int64_t dropout_layer = -1;
   // Where set, the direction is this identity outside training (and, without passes, always).
   std::optional<IdentityCopy> identity;
+  // The passes' calls name `constants`, the step's k::OptimizerConstants (the update).
+  bool reads_constants = false;
 };
 
 struct GroupPasses {
@@ -71,6 +73,22 @@ GroupPasses describe_map_group(const ModelView& model, const FusedGroup& g, Aren
 
 // True for the groups describe_map_group() describes.
 bool is_map_group(const FusedGroup& g);
+
+// A Flatten whose input has another reader: its backward copies or adds d(output) into d(input)
+// (view_writes_gradient). Nothing for a view that runs no code.
+std::optional<Direction> describe_view_backward(const ModelView& model, const FusedGroup& g,
+                                                ArenaText& arena);
+// The loss and d(output), one pass over the samples; and the optimizer's update, one pass over
+// the contiguous parameter region.
+Direction describe_loss(const ModelView& model, ArenaText& arena);
+Direction describe_update(const ModelView& model, ArenaText& arena);
+// Under Inference, group g's BatchNorm folded into its convolution's weights and bias, once;
+// `heading` names the layers ("layers 3-5: BatchNorm 4 into the Conv2d (layer 3)").
+struct Fold {
+  std::string heading;
+  Direction direction;
+};
+Fold describe_fold(const ModelView& model, const FusedGroup& g, ArenaText& arena);
 
 }  // namespace staticnet::codegen
 

@@ -31,6 +31,9 @@ std::string group_title(const ModelView& model, const FusedGroup& g);
 std::string section_rule(const ModelView& model, const FusedGroup& g);
 // `text` ("// ==== Loss: ... ") padded with '=' to the line width.
 std::string heading_rule(std::string text);
+// The headings of the loss's section and the update's, ruled as heading_rule() does.
+std::string loss_heading(const ModelView& model);
+std::string update_heading(const ModelView& model);
 
 // The tensors a section touches, one comment line each: name, type and shape, place, what it
 // holds. `workspace_use` says what the workspace holds in this backend ("" leaves it out).
