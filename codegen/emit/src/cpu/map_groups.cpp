@@ -64,15 +64,8 @@ void CpuKernelEmitter::emit_function(const std::string& signature, const Directi
 
 void CpuKernelEmitter::emit_map_group(const FusedGroup& g) {
   const GroupPasses d = describe_map_group(m_, g, a_);
-  if (!d.no_code.empty()) {
-    body_.line(d.no_code);
-    body_.blank();
+  if (!write_preamble(body_, d))
     return;
-  }
-  if (!d.preamble.empty()) {
-    body_.line(d.preamble);
-    body_.blank();
-  }
   // A direction that differs in evaluation reads the forward pass's flags; one that only copies
   // uses no thread.
   if (const std::optional<Direction>& f = d.forward)

@@ -80,15 +80,8 @@ void CudaKernelEmitter::emit_function(const std::string& name, const std::string
 
 void CudaKernelEmitter::emit_map_group(const FusedGroup& g) {
   const GroupPasses d = describe_map_group(m_, g, a_);
-  if (!d.no_code.empty()) {
-    kernels_.line(d.no_code);
-    kernels_.blank();
+  if (!write_preamble(kernels_, d))
     return;
-  }
-  if (!d.preamble.empty()) {
-    kernels_.line(d.preamble);
-    kernels_.blank();
-  }
   // A direction that differs between training and evaluation (a Dropout) takes the flag.
   if (const std::optional<Direction>& f = d.forward)
     emit_function("forward_" + group_name(g),

@@ -23,6 +23,15 @@ std::string loop_text(const std::string& open, const std::vector<std::string>& b
   return text + "\n});";
 }
 
+bool write_preamble(Printer& out, const GroupPasses& d) {
+  const std::string& text = d.no_code.empty() ? d.preamble : d.no_code;
+  if (!text.empty()) {
+    out.line(text);
+    out.blank();
+  }
+  return d.no_code.empty();
+}
+
 std::string axis_parameters(const MapPass& pass) {
   std::string text;
   for (const std::string& axis : pass.axes)

@@ -21,6 +21,7 @@
 #include "staticnet/codegen/arena_text.hpp"
 #include "staticnet/codegen/fusion.hpp"
 #include "staticnet/codegen/model_view.hpp"
+#include "staticnet/codegen/printer.hpp"
 
 namespace staticnet::codegen {
 
@@ -102,6 +103,9 @@ std::string tensor_declaration(const TensorUse& t);
 // lambda), else one statement a line.
 std::string loop_text(const std::string& open, const std::vector<std::string>& body,
                       std::size_t indent);
+// Writes what comes before a group's functions: its preamble, or the comment that says why it
+// runs no code, and then returns false.
+bool write_preamble(Printer& out, const GroupPasses& d);
 // "index_t plane, index_t q": the lambda's parameters for a pass's axes.
 std::string axis_parameters(const MapPass& pass);
 
