@@ -25,7 +25,8 @@
 #      MODEL under SETUP (a model that does not fit or does not connect fails here, at compile
 #      time, with staticnet's diagnostic), and builds it as the target <name>_generator;
 #   2. runs it at build time, writing into OUTPUT_DIRECTORY (files are rewritten only when their
-#      text changes, so touching the header recompiles what changed and nothing else):
+#      text changes, so touching the header recompiles what changed and nothing else; they are
+#      clang-formatted where a clang-format 14 or later is found, see STATICNET_CLANG_FORMAT):
 #        <name>_model.h            the plan as plain constants (no staticnet headers needed)
 #        <name>_trainer.h          the model as the trainer runtime sees it
 #        <name>_kernels_cpu.h/.cpp the training step on the CPU, every size a literal
@@ -87,6 +88,30 @@ function(_staticnet_declaration_line header model out)
       return()
     endif()
   endforeach()
+endfunction()
+
+# The clang-format that formats the generated files, in `out`: STATICNET_CLANG_FORMAT where set
+# (OFF for none), else a clang-format on PATH of version 14 or later (--style=file:PATH is 14's);
+# empty where there is none, and the files are written unformatted.
+function(_staticnet_clang_format out)
+  set(${out} "" PARENT_SCOPE)
+  if(DEFINED STATICNET_CLANG_FORMAT AND NOT STATICNET_CLANG_FORMAT)
+    return()
+  endif()
+  find_program(STATICNET_CLANG_FORMAT NAMES clang-format clang-format-19 clang-format-18
+                                            clang-format-17 clang-format-16 clang-format-15
+                                            clang-format-14
+               DOC "clang-format for the files staticnet_model() generates (OFF: unformatted)")
+  if(NOT STATICNET_CLANG_FORMAT)
+    return()
+  endif()
+  execute_process(COMMAND "${STATICNET_CLANG_FORMAT}" --version OUTPUT_VARIABLE version_text
+                  RESULT_VARIABLE rc)
+  string(REGEX MATCH "version ([0-9]+)" ignored "${version_text}")
+  if(NOT rc EQUAL 0 OR NOT CMAKE_MATCH_1 OR CMAKE_MATCH_1 LESS 14)
+    return()
+  endif()
+  set(${out} "${STATICNET_CLANG_FORMAT}" PARENT_SCOPE)
 endfunction()
 
 function(staticnet_model name)
@@ -217,6 +242,15 @@ ${asked_at}  return staticnet::codegen::generator_main<${arg_MODEL}, ${arg_SETUP
                           "${out}/${name}_${program}_cuda.cpp")
     endif()
   endforeach()
+  # Formatted as the project's code is, where a clang-format is found: what a reviewer reads in
+  # samples/generated/ is what the build compiles.
+  _staticnet_clang_format(clang_format)
+  set(style "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/generated.clang-format")
+  set(format_dependencies "")
+  if(clang_format)
+    list(APPEND generator_args --clang-format "${clang_format}" --format-style "${style}")
+    set(format_dependencies "${style}")
+  endif()
   # One target, ${name}_generated, owns the command, and every target that compiles a generated
   # file depends on it (the pattern CMake documents for outputs that several targets use). Were
   # the files the command's OUTPUTs listed as sources of the kernels and the program, the
@@ -230,7 +264,7 @@ ${asked_at}  return staticnet::codegen::generator_main<${arg_MODEL}, ${arg_SETUP
     BYPRODUCTS ${outputs}
     COMMAND ${name}_generator --out "${out}" ${generator_args}
     COMMAND ${CMAKE_COMMAND} -E touch "${stamp}"
-    DEPENDS ${name}_generator "${header}"
+    DEPENDS ${name}_generator "${header}" ${format_dependencies}
     COMMENT "staticnet: generating ${name} (${arg_MODEL}) for ${arg_BACKENDS}"
     VERBATIM)
   add_custom_target(${name}_generated DEPENDS "${stamp}")

@@ -12,6 +12,7 @@ set -euo pipefail
 
 packages=(
   cmake ninja-build g++ clang libclang-rt-14-dev   # compilers, build, sanitizer + libFuzzer runtimes
+  clang-format                                     # formats the generated code
   doctest-dev                                      # unit tests
   libcli11-dev                                     # command lines of the staticnet tool
   nlohmann-json3-dev                               # JSON: safetensors headers, reports

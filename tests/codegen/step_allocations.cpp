@@ -200,6 +200,10 @@ TEST_CASE("arena: SimpleCNN's generated header is its plan to the byte") {
   check_header_is_plan(sn::plan<sn::samples::SimpleCNN, fixture_setups::SimpleCNNAdam>(),
                        fx_simple_cnn_adam::buffers, fx_simple_cnn_adam::arena_bytes);
   CHECK(fx_simple_cnn_adam::arena_bytes == 21'747'200);  // samples/simple_cnn.hpp, by hand
+  // The inputs region follows the weights, gradients and Adam's two moments, 165,888 bytes each
+  // (41,418 floats rounded up to 256), and opens with the input.
+  CHECK(fx_simple_cnn_adam::footprint::inputs_at == 4 * 165'888);
+  CHECK(fx_simple_cnn_adam::input.offset == fx_simple_cnn_adam::footprint::inputs_at);
 }
 
 TEST_CASE("arena: LeNet-5's generated header is its plan to the byte") {

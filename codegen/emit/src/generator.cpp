@@ -10,6 +10,7 @@
 #include <system_error>
 #include <vector>
 
+#include "clang_format.hpp"
 #include "staticnet/codegen/emitters.hpp"
 #include "staticnet/codegen/generate.hpp"
 
@@ -59,8 +60,8 @@ int usage(const char* program, const std::string& problem) {
   for (const Backend& b : backends())
     known += (known.empty() ? "" : ", ") + std::string(b.name);
   std::fprintf(stderr,
-               "%s: %s\nusage: %s --out DIR [--program trainer|inference] [--backend NAME]...   "
-               "(backends: %s; default all)\n",
+               "%s: %s\nusage: %s --out DIR [--program trainer|inference] [--backend NAME]... "
+               "[--clang-format PROGRAM --format-style FILE]   (backends: %s; default all)\n",
                program, problem.c_str(), program, known.c_str());
   return 2;
 }
@@ -72,12 +73,19 @@ int run_generator(int argc, char** argv, const ModelView& model) {
   fs::path out;
   std::string program_kind;  // what staticnet_model() builds over the files: checked below
   std::vector<const Backend*> chosen;
+  ClangFormat format;  // unformatted where no program is given
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
-    if ((arg == "--out" || arg == "--backend" || arg == "--program") && i + 1 >= argc)
+    if ((arg == "--out" || arg == "--backend" || arg == "--program" || arg == "--clang-format" ||
+         arg == "--format-style") &&
+        i + 1 >= argc)
       return usage(program, std::string(arg) + " needs a value");
     if (arg == "--out") {
       out = argv[++i];
+    } else if (arg == "--clang-format") {
+      format.program = argv[++i];
+    } else if (arg == "--format-style") {
+      format.style = argv[++i];
     } else if (arg == "--program") {
       program_kind = argv[++i];
       if (program_kind != "trainer" && program_kind != "inference")
@@ -93,6 +101,8 @@ int run_generator(int argc, char** argv, const ModelView& model) {
   }
   if (out.empty())
     return usage(program, "--out is required");
+  if (format.program.empty() != format.style.empty())
+    return usage(program, "--clang-format and --format-style go together");
   if (chosen.empty())  // every backend
     for (const Backend& b : backends())
       chosen.push_back(&b);
@@ -124,7 +134,9 @@ int run_generator(int argc, char** argv, const ModelView& model) {
         files.push_back(std::move(f));
     fs::create_directories(out);
     for (const EmittedFile& f : files)
-      write_if_changed(out / f.name, f.text);
+      write_if_changed(out / f.name, format.program.empty()
+                                         ? f.text
+                                         : clang_formatted(f.text, f.name, format, out));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "staticnet_model(%s): error: %s\n", model.names.name.c_str(), e.what());
     return 1;

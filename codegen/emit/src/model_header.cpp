@@ -23,27 +23,26 @@ std::string dims_list(const Shape& s) {
 // What a buffer holds, for the comment beside it.
 std::string buffer_comment(const ModelView& model, int index) {
   const Buffer& b = model.buffer(index);
-  const std::string type = element_type(model, index);
   auto layer = [&](std::int64_t i) -> const LayerPlan& {
     return model.layers.at(static_cast<std::size_t>(i));
   };
   switch (b.role) {
     case BufferRole::parameters:
-      return "f32 [" + std::to_string(model.parameter_count) + "], layer by layer";
+      return "[" + std::to_string(model.parameter_count) + "], layer by layer";
     case BufferRole::gradients:
-      return "f32, same layout as parameters";
+      return "same layout as parameters";
     case BufferRole::optimizer_moment1:
       return model.setup.optimizer == OptimizerKind::SGDMomentum
-                 ? "f32 momentum buffer, same layout"
-                 : "f32 first moment (Adam m), same layout";
+                 ? "momentum buffer, same layout"
+                 : "first moment (Adam m), same layout";
     case BufferRole::optimizer_moment2:
-      return "f32 second moment (Adam v), same layout";
+      return "second moment (Adam v), same layout";
     case BufferRole::input:
-      return type + " " + shape_text(model.input_shape);
+      return shape_text(model.input_shape);
     case BufferRole::labels:
-      return "i32 (" + std::to_string(model.batch()) + "), class per sample";
+      return "(" + std::to_string(model.batch()) + "), class per sample";
     case BufferRole::targets:
-      return "f32 " + shape_text(model.output_shape);
+      return shape_text(model.output_shape);
     case BufferRole::next_batch:
       return std::string("the next batch's ") +
              (!model.training()                            ? "input"
@@ -51,22 +50,22 @@ std::string buffer_comment(const ModelView& model, int index) {
                                                            : "input and targets") +
              ", laid out as above (Prefetch: it arrives while the step runs)";
     case BufferRole::workspace:
-      return "f32 scratch (one sample's im2col)";
+      return "scratch (one sample's im2col)";
     case BufferRole::loss:
-      return "f32 (" + std::to_string(model.batch()) + "), loss per sample";
+      return "(" + std::to_string(model.batch()) + "), loss per sample";
     case BufferRole::predictions:
-      return "i32 (" + std::to_string(model.batch()) + "), predicted class per sample";
+      return "(" + std::to_string(model.batch()) + "), predicted class per sample";
     case BufferRole::non_trainable:
-      return "f32 [" + std::to_string(b.elements()) +
+      return "[" + std::to_string(b.elements()) +
              "], each BatchNorm's running mean then running variance, layer by layer";
     case BufferRole::batch_statistics:
-      return "f32 [" + std::to_string(b.elements()) + "] batch mean, then 1/sqrt(var + eps), of " +
+      return "[" + std::to_string(b.elements()) + "] batch mean, then 1/sqrt(var + eps), of " +
              std::to_string(b.layer) + " " + name_of(layer(b.layer).kind);
     case BufferRole::dropout_mask:
-      return "u8 [" + std::to_string(b.size) + "] one bit per element kept by " +
+      return "[" + std::to_string(b.size) + "] one bit per element kept by " +
              std::to_string(b.layer) + " Dropout";
     case BufferRole::activation: {
-      std::string text = type + " " + shape_text(layer(b.layer).output_shape) + " output of " +
+      std::string text = shape_text(layer(b.layer).output_shape) + " output of " +
                          std::to_string(b.layer) + " " + name_of(layer(b.layer).kind);
       for (std::size_t j = static_cast<std::size_t>(b.layer) + 1; j < model.layers.size(); ++j)
         if (model.layers[j].in_place && model.layers[j].input_buffer == index)
@@ -74,14 +73,14 @@ std::string buffer_comment(const ModelView& model, int index) {
       return text;
     }
     case BufferRole::window_index:
-      return type + " " + shape_text(layer(b.layer).output_shape) + " max position in window";
+      return shape_text(layer(b.layer).output_shape) + " max position in window";
     case BufferRole::activation_gradient:
       if (b.first_step == model.loss_step)
-        return "f32 " + shape_text(model.output_shape) + " d(output), from the loss";
+        return shape_text(model.output_shape) + " d(output), from the loss";
       if (layer(b.layer).input2_gradient_buffer == index)
-        return "f32 " + shape_text(layer(b.layer).input2_shape) + " d(second input of " +
+        return shape_text(layer(b.layer).input2_shape) + " d(second input of " +
                std::to_string(b.layer) + " " + name_of(layer(b.layer).kind) + ")";
-      return "f32 " + shape_text(layer(b.layer).input_shape) + " d(input of " +
+      return shape_text(layer(b.layer).input_shape) + " d(input of " +
              std::to_string(b.layer) + " " + name_of(layer(b.layer).kind) + ")";
   }
   return "";
@@ -144,6 +143,7 @@ void emit_arena(Printer& p, const ModelView& model) {
           {"gradients", literal(f.gradients.count)},
           {"optimizer_state", literal(f.optimizer_state.count)},
           {"inputs", literal(f.inputs.count)},
+          {"inputs_at", literal(model.region_offset[static_cast<std::size_t>(Region::inputs)])},
           {"workspace", literal(f.workspace.count)},
           {"activations", literal(f.activations.count)},
           {"non_trainable", f.non_trainable.count > 0
@@ -159,6 +159,7 @@ void emit_arena(Printer& p, const ModelView& model) {
     inline constexpr std::int64_t gradients = $gradients$;
     inline constexpr std::int64_t optimizer_state = $optimizer_state$;
     inline constexpr std::int64_t inputs = $inputs$;
+    inline constexpr std::int64_t inputs_at = $inputs_at$;  // the region's offset: one batch's data
     inline constexpr std::int64_t workspace = $workspace$;
     inline constexpr std::int64_t activations = $activations$;  // peak of the shared region
     }  // namespace footprint
@@ -170,7 +171,7 @@ void emit_buffers(Printer& p, const ModelView& model) {
   p.emit(R"(
     // ---- Buffers: `elements` values of `dtype` in bytes [offset, offset + bytes) of the arena
     // (a Dropout's mask: bits packed into u8), alive from first_step to last_step of the
-    // schedule; buffers alive at the same step never share a byte.
+    // schedule; buffers alive at the same step never share a byte. A table, kept in columns.
     enum class DType : std::uint8_t { f32, f16, bf16, i8, i32, u8, u16, u32 };
     struct Buffer {
       std::int64_t offset, bytes;
@@ -182,6 +183,7 @@ void emit_buffers(Printer& p, const ModelView& model) {
   std::size_t width = 0;
   for (std::size_t i = 0; i < model.buffers.size(); ++i)
     width = std::max(width, buffer_name(model, static_cast<int>(i)).size());
+  p.line("// clang-format off");
   for (std::size_t i = 0; i < model.buffers.size(); ++i) {
     const Buffer& b = model.buffers[i];
     std::string name = buffer_name(model, static_cast<int>(i));
@@ -194,6 +196,7 @@ void emit_buffers(Printer& p, const ModelView& model) {
     p.line("inline constexpr Buffer " + name + " = " + values + "  // " +
            buffer_comment(model, static_cast<int>(i)));
   }
+  p.line("// clang-format on");
   p.line("// Every buffer, in the plan's order.");
   std::string all = "inline constexpr Buffer buffers[] = {";
   for (std::size_t i = 0; i < model.buffers.size(); ++i) {

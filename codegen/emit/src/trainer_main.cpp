@@ -18,7 +18,6 @@ EmittedFile emit_trainer_header(const ModelView& model) {
           {"name", n},
           {"model_type", string_literal(model.names.model_type)},
           {"setup_type", string_literal(model.names.setup_type)},
-          {"inputs_at", literal(model.region_offset[static_cast<std::size_t>(Region::inputs)])},
           {"optimizer", std::string("staticnet::kernels::Optimizer::") +
                             (model.setup.optimizer == OptimizerKind::SGD           ? "sgd"
                              : model.setup.optimizer == OptimizerKind::SGDMomentum ? "sgd_momentum"
@@ -54,7 +53,7 @@ EmittedFile emit_trainer_header(const ModelView& model) {
       m.arena.activations = footprint::activations;
       m.arena.parameters_at = parameters.offset;
       m.arena.gradients_at = gradients.offset;
-      m.arena.inputs_at = $inputs_at$;
+      m.arena.inputs_at = footprint::inputs_at;
       m.arena.input_at = input.offset;
       m.arena.loss_at = loss.offset;
   )");

@@ -88,14 +88,25 @@ struct Libraries {
 //   0.bias            f32 (64)              parameters[2,560]  and its gradient
 //   activation_0      f32 (100, 64, 25, 5)  arena + 614,144    Conv2d output
 //   input_gradient_1  f32 (100, 64, 25, 5)  arena + 3,814,144  d(output), read by backward
-constexpr k::Conv2dGeometry conv_0{
-    .batch = 100, .in_channels = 1, .in_height = 49, .in_width = 10,
-    .out_channels = 64, .out_height = 25, .out_width = 5,
-    .kernel_h = 10, .kernel_w = 4, .stride_h = 2, .stride_w = 2,
-    .pad_h = 4, .pad_w = 1, .groups = 1};
+constexpr k::Conv2dGeometry conv_0{.batch = 100,
+                                   .in_channels = 1,
+                                   .in_height = 49,
+                                   .in_width = 10,
+                                   .out_channels = 64,
+                                   .out_height = 25,
+                                   .out_width = 5,
+                                   .kernel_h = 10,
+                                   .kernel_w = 4,
+                                   .stride_h = 2,
+                                   .stride_w = 2,
+                                   .pad_h = 4,
+                                   .pad_w = 1,
+                                   .groups = 1};
 
 // One thread per output element.
-__global__ void forward_layer_0_kernel(const float* __restrict__ x, const float* __restrict__ weight, const float* __restrict__ bias, float* __restrict__ y) {
+__global__ void forward_layer_0_kernel(const float* __restrict__ x,
+                                       const float* __restrict__ weight,
+                                       const float* __restrict__ bias, float* __restrict__ y) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 800'000)
     return;
@@ -103,28 +114,32 @@ __global__ void forward_layer_0_kernel(const float* __restrict__ x, const float*
 }
 
 void forward_layer_0(std::byte* arena, const Libraries&, cudaStream_t stream) {
-  const float* const x = f32(arena, 385'536);  // input
-  const float* const weight = f32(arena, 0);  // 0.weight
+  const float* const x = f32(arena, 385'536);    // input
+  const float* const weight = f32(arena, 0);     // 0.weight
   const float* const bias = f32(arena, 10'240);  // 0.bias
-  float* const y = f32(arena, 614'144);  // activation_0
-  forward_layer_0_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(x, weight, bias, y);
+  float* const y = f32(arena, 614'144);          // activation_0
+  forward_layer_0_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(x, weight, bias,
+                                                                                  y);
   g::check_launch("forward_layer_0_kernel");
 }
 
 // One block per weight element: Σ over samples and output positions of dy · x.
-__global__ void __launch_bounds__(g::channel_threads) backward_layer_0_weight_kernel(const float* __restrict__ x, const float* __restrict__ dy, float* __restrict__ dweight) {
+__global__ void __launch_bounds__(g::channel_threads)
+    backward_layer_0_weight_kernel(const float* __restrict__ x, const float* __restrict__ dy,
+                                   float* __restrict__ dweight) {
   g::per_block::grouped_conv_backward_weight<conv_0>(x, dy, dweight);
 }
 
 // One block per channel: Σ over samples and positions of dy.
-__global__ void __launch_bounds__(g::channel_threads) backward_layer_0_bias_kernel(const float* __restrict__ dy, float* __restrict__ dbias) {
+__global__ void __launch_bounds__(g::channel_threads)
+    backward_layer_0_bias_kernel(const float* __restrict__ dy, float* __restrict__ dbias) {
   g::per_block::bias_gradient_channels<100, 64, 125>(dy, dbias);
 }
 
 void backward_layer_0(std::byte* arena, const Libraries&, cudaStream_t stream) {
-  const float* const x = f32(arena, 385'536);  // input
+  const float* const x = f32(arena, 385'536);     // input
   const float* const dy = f32(arena, 3'814'144);  // input_gradient_1
-  float* const dweight = f32(arena, 99'840);  // gradient of 0.weight
+  float* const dweight = f32(arena, 99'840);      // gradient of 0.weight
   backward_layer_0_weight_kernel<<<2'560, g::channel_threads, 0, stream>>>(x, dy, dweight);
   g::check_launch("backward_layer_0_weight_kernel");
   float* const dbias = f32(arena, 110'080);  // gradient of 0.bias
@@ -145,16 +160,24 @@ void backward_layer_0(std::byte* arena, const Libraries&, cudaStream_t stream) {
 //   activation_1            f32 (100, 64, 25, 5)  arena + 3,814,144   BatchNorm2d output, then ReLU output (saved)
 //   input_gradient_3        f32 (100, 64, 25, 5)  arena + 7,014,144   d(output), read by backward
 //   input_gradient_1        f32 (100, 64, 25, 5)  arena + 3,814,144   d(input), written by backward
-constexpr k::BatchNormGeometry norm_1{
-    .batch = 100, .channels = 64, .positions = 125, .epsilon = 0.00100000005f, .momentum = 0.00999999978f};
+constexpr k::BatchNormGeometry norm_1{.batch = 100,
+                                      .channels = 64,
+                                      .positions = 125,
+                                      .epsilon = 0.00100000005f,
+                                      .momentum = 0.00999999978f};
 
 // One block per channel: the batch mean and 1/√(var + ε), and the running statistics' update.
-__global__ void __launch_bounds__(g::channel_threads) forward_layers_1_2_statistics_kernel(const float* __restrict__ x, float* __restrict__ stats, float* __restrict__ running) {
+__global__ void __launch_bounds__(g::channel_threads)
+    forward_layers_1_2_statistics_kernel(const float* __restrict__ x, float* __restrict__ stats,
+                                         float* __restrict__ running) {
   g::per_block::batch_norm_statistics<norm_1>(x, stats, running);
 }
 
 // One thread per element: normalise, then k::ReLU.
-__global__ void forward_layers_1_2_kernel(const float* __restrict__ x, const float* __restrict__ stats, const float* __restrict__ gamma, const float* __restrict__ beta, float* __restrict__ y) {
+__global__ void forward_layers_1_2_kernel(const float* __restrict__ x,
+                                          const float* __restrict__ stats,
+                                          const float* __restrict__ gamma,
+                                          const float* __restrict__ beta, float* __restrict__ y) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 800'000)
     return;
@@ -162,7 +185,11 @@ __global__ void forward_layers_1_2_kernel(const float* __restrict__ x, const flo
 }
 
 // One thread per element, in evaluation: the running statistics.
-__global__ void forward_layers_1_2_inference_kernel(const float* __restrict__ x, const float* __restrict__ running, const float* __restrict__ gamma, const float* __restrict__ beta, float* __restrict__ y) {
+__global__ void forward_layers_1_2_inference_kernel(const float* __restrict__ x,
+                                                    const float* __restrict__ running,
+                                                    const float* __restrict__ gamma,
+                                                    const float* __restrict__ beta,
+                                                    float* __restrict__ y) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 800'000)
     return;
@@ -170,30 +197,39 @@ __global__ void forward_layers_1_2_inference_kernel(const float* __restrict__ x,
 }
 
 void forward_layers_1_2(std::byte* arena, const Libraries&, cudaStream_t stream, bool training) {
-  const float* const x = f32(arena, 614'144);  // activation_0
+  const float* const x = f32(arena, 614'144);     // activation_0
   const float* const gamma = f32(arena, 10'496);  // 1.weight (γ)
-  const float* const beta = f32(arena, 10'752);  // 1.bias (β)
+  const float* const beta = f32(arena, 10'752);   // 1.bias (β)
   float* const running = f32(arena, 95'232);  // non_trainable: running mean, then running variance
-  float* const y = f32(arena, 3'814'144);  // activation_1
+  float* const y = f32(arena, 3'814'144);     // activation_1
   if (!training) {
-    forward_layers_1_2_inference_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(x, running, gamma, beta, y);
+    forward_layers_1_2_inference_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(
+        x, running, gamma, beta, y);
     g::check_launch("forward_layers_1_2_inference_kernel");
     return;
   }
   float* const stats = f32(arena, 68'014'336);  // batch_statistics_1: mean, then 1/√(var + ε)
   forward_layers_1_2_statistics_kernel<<<64, g::channel_threads, 0, stream>>>(x, stats, running);
   g::check_launch("forward_layers_1_2_statistics_kernel");
-  forward_layers_1_2_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(x, stats, gamma, beta, y);
+  forward_layers_1_2_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(
+      x, stats, gamma, beta, y);
   g::check_launch("forward_layers_1_2_kernel");
 }
 
 // One block per channel: d = act'(y)·dy left in dy, Σd into dβ and Σ d·x̂ into dγ.
-__global__ void __launch_bounds__(g::channel_threads) backward_layers_1_2_sums_kernel(const float* __restrict__ x, const float* __restrict__ y, const float* __restrict__ stats, float* __restrict__ dy, float* __restrict__ dgamma, float* __restrict__ dbeta) {
+__global__ void __launch_bounds__(g::channel_threads)
+    backward_layers_1_2_sums_kernel(const float* __restrict__ x, const float* __restrict__ y,
+                                    const float* __restrict__ stats, float* __restrict__ dy,
+                                    float* __restrict__ dgamma, float* __restrict__ dbeta) {
   g::per_block::batch_norm_backward_sums<norm_1, k::ReLU>(x, y, stats, dy, dgamma, dbeta);
 }
 
 // One thread per element: dx from d and the channel's two sums.
-__global__ void backward_layers_1_2_kernel(const float* __restrict__ x, const float* __restrict__ stats, const float* __restrict__ gamma, const float* dy, const float* __restrict__ dgamma, const float* __restrict__ dbeta, float* dx) {
+__global__ void backward_layers_1_2_kernel(const float* __restrict__ x,
+                                           const float* __restrict__ stats,
+                                           const float* __restrict__ gamma, const float* dy,
+                                           const float* __restrict__ dgamma,
+                                           const float* __restrict__ dbeta, float* dx) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 800'000)
     return;
@@ -201,17 +237,20 @@ __global__ void backward_layers_1_2_kernel(const float* __restrict__ x, const fl
 }
 
 void backward_layers_1_2(std::byte* arena, const Libraries&, cudaStream_t stream) {
-  const float* const x = f32(arena, 614'144);  // activation_0
+  const float* const x = f32(arena, 614'144);         // activation_0
   const float* const stats = f32(arena, 68'014'336);  // batch_statistics_1: mean, then 1/√(var + ε)
-  const float* const gamma = f32(arena, 10'496);  // 1.weight (γ)
-  float* const dy = f32(arena, 7'014'144);  // input_gradient_3: d(ReLU output), then d(BatchNorm output)
-  float* const dgamma = f32(arena, 110'336);  // gradient of 1.weight (γ)
-  float* const dbeta = f32(arena, 110'592);  // gradient of 1.bias (β)
+  const float* const gamma = f32(arena, 10'496);      // 1.weight (γ)
+  float* const dy =
+      f32(arena, 7'014'144);  // input_gradient_3: d(ReLU output), then d(BatchNorm output)
+  float* const dgamma = f32(arena, 110'336);     // gradient of 1.weight (γ)
+  float* const dbeta = f32(arena, 110'592);      // gradient of 1.bias (β)
   const float* const y = f32(arena, 3'814'144);  // activation_1, saved
-  backward_layers_1_2_sums_kernel<<<64, g::channel_threads, 0, stream>>>(x, y, stats, dy, dgamma, dbeta);
+  backward_layers_1_2_sums_kernel<<<64, g::channel_threads, 0, stream>>>(x, y, stats, dy, dgamma,
+                                                                         dbeta);
   g::check_launch("backward_layers_1_2_sums_kernel");
   float* const dx = f32(arena, 3'814'144);  // input_gradient_1
-  backward_layers_1_2_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(x, stats, gamma, dy, dgamma, dbeta, dx);
+  backward_layers_1_2_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(
+      x, stats, gamma, dy, dgamma, dbeta, dx);
   g::check_launch("backward_layers_1_2_kernel");
 }
 
@@ -227,11 +266,12 @@ void backward_layers_1_2(std::byte* arena, const Libraries&, cudaStream_t stream
 using dropout_3 = k::DropoutGeometry<20, 100, 800'000>;
 
 void forward_layer_3(std::byte* arena, const Libraries&, cudaStream_t stream, bool training) {
-  const float* const x = f32(arena, 3'814'144);  // activation_1
-  float* const y = f32(arena, 7'014'144);  // activation_3
+  const float* const x = f32(arena, 3'814'144);       // activation_1
+  float* const y = f32(arena, 7'014'144);             // activation_3
   k::MaskByte* const mask = bits(arena, 67'814'144);  // dropout_mask_3
-  if (!training) {  // evaluation: the identity
-    g::check(cudaMemcpyAsync(y, x, 3'200'000, cudaMemcpyDeviceToDevice, stream), "dropout_3's identity");
+  if (!training) {                                    // evaluation: the identity
+    g::check(cudaMemcpyAsync(y, x, 3'200'000, cudaMemcpyDeviceToDevice, stream),
+             "dropout_3's identity");
     return;
   }
   // Each mask byte: draws its 8 elements' bits and scales the kept ones.
@@ -243,8 +283,8 @@ void forward_layer_3(std::byte* arena, const Libraries&, cudaStream_t stream, bo
 
 void backward_layer_3(std::byte* arena, const Libraries&, cudaStream_t stream) {
   const k::MaskByte* const mask = bits(arena, 67'814'144);  // dropout_mask_3
-  const float* const dy = f32(arena, 10'214'144);  // input_gradient_4
-  float* const dx = f32(arena, 7'014'144);  // input_gradient_3
+  const float* const dy = f32(arena, 10'214'144);           // input_gradient_4
+  float* const dx = f32(arena, 7'014'144);                  // input_gradient_3
   // Each mask byte: dx = keep ? dy · scale : 0 for its 8 elements.
   g::for_each<100'000>(stream, "backward_layer_3", [=] __device__(index_t b) {
     k::dropout_backward_byte<dropout_3, false>(b, mask, dy, dx);
@@ -259,14 +299,25 @@ void backward_layer_3(std::byte* arena, const Libraries&, cudaStream_t stream) {
 //   activation_4      f32 (100, 64, 25, 5)  arena + 10,214,144  DepthwiseConv2d output
 //   input_gradient_5  f32 (100, 64, 25, 5)  arena + 13,414,144  d(output), read by backward
 //   input_gradient_4  f32 (100, 64, 25, 5)  arena + 10,214,144  d(input), written by backward
-constexpr k::Conv2dGeometry conv_4{
-    .batch = 100, .in_channels = 64, .in_height = 25, .in_width = 5,
-    .out_channels = 64, .out_height = 25, .out_width = 5,
-    .kernel_h = 3, .kernel_w = 3, .stride_h = 1, .stride_w = 1,
-    .pad_h = 1, .pad_w = 1, .groups = 64};
+constexpr k::Conv2dGeometry conv_4{.batch = 100,
+                                   .in_channels = 64,
+                                   .in_height = 25,
+                                   .in_width = 5,
+                                   .out_channels = 64,
+                                   .out_height = 25,
+                                   .out_width = 5,
+                                   .kernel_h = 3,
+                                   .kernel_w = 3,
+                                   .stride_h = 1,
+                                   .stride_w = 1,
+                                   .pad_h = 1,
+                                   .pad_w = 1,
+                                   .groups = 64};
 
 // One thread per output element.
-__global__ void forward_layer_4_kernel(const float* __restrict__ x, const float* __restrict__ weight, const float* __restrict__ bias, float* __restrict__ y) {
+__global__ void forward_layer_4_kernel(const float* __restrict__ x,
+                                       const float* __restrict__ weight,
+                                       const float* __restrict__ bias, float* __restrict__ y) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 800'000)
     return;
@@ -274,26 +325,32 @@ __global__ void forward_layer_4_kernel(const float* __restrict__ x, const float*
 }
 
 void forward_layer_4(std::byte* arena, const Libraries&, cudaStream_t stream) {
-  const float* const x = f32(arena, 7'014'144);  // activation_3
+  const float* const x = f32(arena, 7'014'144);    // activation_3
   const float* const weight = f32(arena, 11'008);  // 4.weight
-  const float* const bias = f32(arena, 13'312);  // 4.bias
-  float* const y = f32(arena, 10'214'144);  // activation_4
-  forward_layer_4_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(x, weight, bias, y);
+  const float* const bias = f32(arena, 13'312);    // 4.bias
+  float* const y = f32(arena, 10'214'144);         // activation_4
+  forward_layer_4_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(x, weight, bias,
+                                                                                  y);
   g::check_launch("forward_layer_4_kernel");
 }
 
 // One block per weight element: Σ over samples and output positions of dy · x.
-__global__ void __launch_bounds__(g::channel_threads) backward_layer_4_weight_kernel(const float* __restrict__ x, const float* __restrict__ dy, float* __restrict__ dweight) {
+__global__ void __launch_bounds__(g::channel_threads)
+    backward_layer_4_weight_kernel(const float* __restrict__ x, const float* __restrict__ dy,
+                                   float* __restrict__ dweight) {
   g::per_block::grouped_conv_backward_weight<conv_4>(x, dy, dweight);
 }
 
 // One block per channel: Σ over samples and positions of dy.
-__global__ void __launch_bounds__(g::channel_threads) backward_layer_4_bias_kernel(const float* __restrict__ dy, float* __restrict__ dbias) {
+__global__ void __launch_bounds__(g::channel_threads)
+    backward_layer_4_bias_kernel(const float* __restrict__ dy, float* __restrict__ dbias) {
   g::per_block::bias_gradient_channels<100, 64, 125>(dy, dbias);
 }
 
 // One thread per input element: it gathers dy · w from the outputs that read it.
-__global__ void backward_layer_4_input_kernel(const float* __restrict__ dy, const float* __restrict__ weight, float* __restrict__ dx) {
+__global__ void backward_layer_4_input_kernel(const float* __restrict__ dy,
+                                              const float* __restrict__ weight,
+                                              float* __restrict__ dx) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 800'000)
     return;
@@ -301,17 +358,18 @@ __global__ void backward_layer_4_input_kernel(const float* __restrict__ dy, cons
 }
 
 void backward_layer_4(std::byte* arena, const Libraries&, cudaStream_t stream) {
-  const float* const x = f32(arena, 7'014'144);  // activation_3
+  const float* const x = f32(arena, 7'014'144);    // activation_3
   const float* const dy = f32(arena, 13'414'144);  // input_gradient_5
-  float* const dweight = f32(arena, 110'848);  // gradient of 4.weight
+  float* const dweight = f32(arena, 110'848);      // gradient of 4.weight
   backward_layer_4_weight_kernel<<<576, g::channel_threads, 0, stream>>>(x, dy, dweight);
   g::check_launch("backward_layer_4_weight_kernel");
   float* const dbias = f32(arena, 113'152);  // gradient of 4.bias
   backward_layer_4_bias_kernel<<<64, g::channel_threads, 0, stream>>>(dy, dbias);
   g::check_launch("backward_layer_4_bias_kernel");
   const float* const weight = f32(arena, 11'008);  // 4.weight
-  float* const dx = f32(arena, 10'214'144);  // input_gradient_4
-  backward_layer_4_input_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(dy, weight, dx);
+  float* const dx = f32(arena, 10'214'144);        // input_gradient_4
+  backward_layer_4_input_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(dy, weight,
+                                                                                         dx);
   g::check_launch("backward_layer_4_input_kernel");
 }
 
@@ -328,16 +386,24 @@ void backward_layer_4(std::byte* arena, const Libraries&, cudaStream_t stream) {
 //   activation_5            f32 (100, 64, 25, 5)  arena + 13,414,144  BatchNorm2d output, then ReLU output (saved)
 //   input_gradient_7        f32 (100, 64, 25, 5)  arena + 16,614,144  d(output), read by backward
 //   input_gradient_5        f32 (100, 64, 25, 5)  arena + 13,414,144  d(input), written by backward
-constexpr k::BatchNormGeometry norm_5{
-    .batch = 100, .channels = 64, .positions = 125, .epsilon = 0.00100000005f, .momentum = 0.00999999978f};
+constexpr k::BatchNormGeometry norm_5{.batch = 100,
+                                      .channels = 64,
+                                      .positions = 125,
+                                      .epsilon = 0.00100000005f,
+                                      .momentum = 0.00999999978f};
 
 // One block per channel: the batch mean and 1/√(var + ε), and the running statistics' update.
-__global__ void __launch_bounds__(g::channel_threads) forward_layers_5_6_statistics_kernel(const float* __restrict__ x, float* __restrict__ stats, float* __restrict__ running) {
+__global__ void __launch_bounds__(g::channel_threads)
+    forward_layers_5_6_statistics_kernel(const float* __restrict__ x, float* __restrict__ stats,
+                                         float* __restrict__ running) {
   g::per_block::batch_norm_statistics<norm_5>(x, stats, running);
 }
 
 // One thread per element: normalise, then k::ReLU.
-__global__ void forward_layers_5_6_kernel(const float* __restrict__ x, const float* __restrict__ stats, const float* __restrict__ gamma, const float* __restrict__ beta, float* __restrict__ y) {
+__global__ void forward_layers_5_6_kernel(const float* __restrict__ x,
+                                          const float* __restrict__ stats,
+                                          const float* __restrict__ gamma,
+                                          const float* __restrict__ beta, float* __restrict__ y) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 800'000)
     return;
@@ -345,7 +411,11 @@ __global__ void forward_layers_5_6_kernel(const float* __restrict__ x, const flo
 }
 
 // One thread per element, in evaluation: the running statistics.
-__global__ void forward_layers_5_6_inference_kernel(const float* __restrict__ x, const float* __restrict__ running, const float* __restrict__ gamma, const float* __restrict__ beta, float* __restrict__ y) {
+__global__ void forward_layers_5_6_inference_kernel(const float* __restrict__ x,
+                                                    const float* __restrict__ running,
+                                                    const float* __restrict__ gamma,
+                                                    const float* __restrict__ beta,
+                                                    float* __restrict__ y) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 800'000)
     return;
@@ -355,28 +425,37 @@ __global__ void forward_layers_5_6_inference_kernel(const float* __restrict__ x,
 void forward_layers_5_6(std::byte* arena, const Libraries&, cudaStream_t stream, bool training) {
   const float* const x = f32(arena, 10'214'144);  // activation_4
   const float* const gamma = f32(arena, 13'568);  // 5.weight (γ)
-  const float* const beta = f32(arena, 13'824);  // 5.bias (β)
+  const float* const beta = f32(arena, 13'824);   // 5.bias (β)
   float* const running = f32(arena, 95'744);  // non_trainable: running mean, then running variance
-  float* const y = f32(arena, 13'414'144);  // activation_5
+  float* const y = f32(arena, 13'414'144);    // activation_5
   if (!training) {
-    forward_layers_5_6_inference_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(x, running, gamma, beta, y);
+    forward_layers_5_6_inference_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(
+        x, running, gamma, beta, y);
     g::check_launch("forward_layers_5_6_inference_kernel");
     return;
   }
   float* const stats = f32(arena, 68'014'848);  // batch_statistics_5: mean, then 1/√(var + ε)
   forward_layers_5_6_statistics_kernel<<<64, g::channel_threads, 0, stream>>>(x, stats, running);
   g::check_launch("forward_layers_5_6_statistics_kernel");
-  forward_layers_5_6_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(x, stats, gamma, beta, y);
+  forward_layers_5_6_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(
+      x, stats, gamma, beta, y);
   g::check_launch("forward_layers_5_6_kernel");
 }
 
 // One block per channel: d = act'(y)·dy left in dy, Σd into dβ and Σ d·x̂ into dγ.
-__global__ void __launch_bounds__(g::channel_threads) backward_layers_5_6_sums_kernel(const float* __restrict__ x, const float* __restrict__ y, const float* __restrict__ stats, float* __restrict__ dy, float* __restrict__ dgamma, float* __restrict__ dbeta) {
+__global__ void __launch_bounds__(g::channel_threads)
+    backward_layers_5_6_sums_kernel(const float* __restrict__ x, const float* __restrict__ y,
+                                    const float* __restrict__ stats, float* __restrict__ dy,
+                                    float* __restrict__ dgamma, float* __restrict__ dbeta) {
   g::per_block::batch_norm_backward_sums<norm_5, k::ReLU>(x, y, stats, dy, dgamma, dbeta);
 }
 
 // One thread per element: dx from d and the channel's two sums.
-__global__ void backward_layers_5_6_kernel(const float* __restrict__ x, const float* __restrict__ stats, const float* __restrict__ gamma, const float* dy, const float* __restrict__ dgamma, const float* __restrict__ dbeta, float* dx) {
+__global__ void backward_layers_5_6_kernel(const float* __restrict__ x,
+                                           const float* __restrict__ stats,
+                                           const float* __restrict__ gamma, const float* dy,
+                                           const float* __restrict__ dgamma,
+                                           const float* __restrict__ dbeta, float* dx) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 800'000)
     return;
@@ -384,17 +463,20 @@ __global__ void backward_layers_5_6_kernel(const float* __restrict__ x, const fl
 }
 
 void backward_layers_5_6(std::byte* arena, const Libraries&, cudaStream_t stream) {
-  const float* const x = f32(arena, 10'214'144);  // activation_4
+  const float* const x = f32(arena, 10'214'144);      // activation_4
   const float* const stats = f32(arena, 68'014'848);  // batch_statistics_5: mean, then 1/√(var + ε)
-  const float* const gamma = f32(arena, 13'568);  // 5.weight (γ)
-  float* const dy = f32(arena, 16'614'144);  // input_gradient_7: d(ReLU output), then d(BatchNorm output)
-  float* const dgamma = f32(arena, 113'408);  // gradient of 5.weight (γ)
-  float* const dbeta = f32(arena, 113'664);  // gradient of 5.bias (β)
+  const float* const gamma = f32(arena, 13'568);      // 5.weight (γ)
+  float* const dy =
+      f32(arena, 16'614'144);  // input_gradient_7: d(ReLU output), then d(BatchNorm output)
+  float* const dgamma = f32(arena, 113'408);      // gradient of 5.weight (γ)
+  float* const dbeta = f32(arena, 113'664);       // gradient of 5.bias (β)
   const float* const y = f32(arena, 13'414'144);  // activation_5, saved
-  backward_layers_5_6_sums_kernel<<<64, g::channel_threads, 0, stream>>>(x, y, stats, dy, dgamma, dbeta);
+  backward_layers_5_6_sums_kernel<<<64, g::channel_threads, 0, stream>>>(x, y, stats, dy, dgamma,
+                                                                         dbeta);
   g::check_launch("backward_layers_5_6_sums_kernel");
   float* const dx = f32(arena, 13'414'144);  // input_gradient_5
-  backward_layers_5_6_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(x, stats, gamma, dy, dgamma, dbeta, dx);
+  backward_layers_5_6_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(
+      x, stats, gamma, dy, dgamma, dbeta, dx);
   g::check_launch("backward_layers_5_6_kernel");
 }
 
@@ -409,25 +491,34 @@ void backward_layers_5_6(std::byte* arena, const Libraries&, cudaStream_t stream
 //   workspace         f32 (64, 125)         arena + 582,144     cuDNN's and cuBLASLt's scratch (their algorithms fit it)
 //   input_gradient_8  f32 (100, 64, 25, 5)  arena + 19,814,144  d(output), read by backward
 //   input_gradient_7  f32 (100, 64, 25, 5)  arena + 16,614,144  d(input), written by backward
-constexpr k::Conv2dGeometry conv_7_geometry{
-    .batch = 100, .in_channels = 64, .in_height = 25, .in_width = 5,
-    .out_channels = 64, .out_height = 25, .out_width = 5,
-    .kernel_h = 1, .kernel_w = 1, .stride_h = 1, .stride_w = 1,
-    .pad_h = 0, .pad_w = 0};
+constexpr k::Conv2dGeometry conv_7_geometry{.batch = 100,
+                                            .in_channels = 64,
+                                            .in_height = 25,
+                                            .in_width = 5,
+                                            .out_channels = 64,
+                                            .out_height = 25,
+                                            .out_width = 5,
+                                            .kernel_h = 1,
+                                            .kernel_w = 1,
+                                            .stride_h = 1,
+                                            .stride_w = 1,
+                                            .pad_h = 0,
+                                            .pad_w = 0};
 
 // One thread per output element: the bias, where the library did not fuse it.
 __global__ void forward_layer_7_epilogue(const float* __restrict__ bias, float* z) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 800'000)
     return;
-  k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 64, 125, true>(i / 125, i % 125, z, bias, z);
+  k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 64, 125, true>(i / 125, i % 125, z,
+                                                                             bias, z);
 }
 
 void forward_layer_7(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
-  const float* const x = f32(arena, 13'414'144);  // activation_5
+  const float* const x = f32(arena, 13'414'144);   // activation_5
   const float* const weight = f32(arena, 14'080);  // 7.weight
-  const float* const bias = f32(arena, 30'464);  // 7.bias
-  float* const z = f32(arena, 16'614'144);  // activation_7
+  const float* const bias = f32(arena, 30'464);    // 7.bias
+  float* const z = f32(arena, 16'614'144);         // activation_7
   lib.conv_7.forward(x, weight, bias, z, bytes(arena, 582'144));
   if (!lib.conv_7.forward_fused()) {  // cuDNN had no engine for the fused epilogue
     forward_layer_7_epilogue<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(bias, z);
@@ -437,12 +528,12 @@ void forward_layer_7(std::byte* arena, const Libraries& lib, cudaStream_t stream
 
 void backward_layer_7(std::byte* arena, const Libraries& lib, cudaStream_t /*stream*/) {
   const float* const x = f32(arena, 13'414'144);  // activation_5
-  float* const dweight = f32(arena, 113'920);  // gradient of 7.weight
-  float* const dbias = f32(arena, 130'304);  // gradient of 7.bias
-  float* const dz = f32(arena, 19'814'144);  // input_gradient_8: d(Conv2d output)
+  float* const dweight = f32(arena, 113'920);     // gradient of 7.weight
+  float* const dbias = f32(arena, 130'304);       // gradient of 7.bias
+  float* const dz = f32(arena, 19'814'144);       // input_gradient_8: d(Conv2d output)
   lib.conv_7.backward_weights(x, dz, dweight, dbias, bytes(arena, 582'144));
   const float* const weight = f32(arena, 14'080);  // 7.weight
-  float* const dx = f32(arena, 16'614'144);  // input_gradient_7
+  float* const dx = f32(arena, 16'614'144);        // input_gradient_7
   lib.conv_7.backward_input(dz, weight, dx, bytes(arena, 582'144));
 }
 
@@ -459,16 +550,24 @@ void backward_layer_7(std::byte* arena, const Libraries& lib, cudaStream_t /*str
 //   activation_8            f32 (100, 64, 25, 5)  arena + 19,814,144  BatchNorm2d output, then ReLU output (saved)
 //   input_gradient_10       f32 (100, 64, 25, 5)  arena + 23,014,144  d(output), read by backward
 //   input_gradient_8        f32 (100, 64, 25, 5)  arena + 19,814,144  d(input), written by backward
-constexpr k::BatchNormGeometry norm_8{
-    .batch = 100, .channels = 64, .positions = 125, .epsilon = 0.00100000005f, .momentum = 0.00999999978f};
+constexpr k::BatchNormGeometry norm_8{.batch = 100,
+                                      .channels = 64,
+                                      .positions = 125,
+                                      .epsilon = 0.00100000005f,
+                                      .momentum = 0.00999999978f};
 
 // One block per channel: the batch mean and 1/√(var + ε), and the running statistics' update.
-__global__ void __launch_bounds__(g::channel_threads) forward_layers_8_9_statistics_kernel(const float* __restrict__ x, float* __restrict__ stats, float* __restrict__ running) {
+__global__ void __launch_bounds__(g::channel_threads)
+    forward_layers_8_9_statistics_kernel(const float* __restrict__ x, float* __restrict__ stats,
+                                         float* __restrict__ running) {
   g::per_block::batch_norm_statistics<norm_8>(x, stats, running);
 }
 
 // One thread per element: normalise, then k::ReLU.
-__global__ void forward_layers_8_9_kernel(const float* __restrict__ x, const float* __restrict__ stats, const float* __restrict__ gamma, const float* __restrict__ beta, float* __restrict__ y) {
+__global__ void forward_layers_8_9_kernel(const float* __restrict__ x,
+                                          const float* __restrict__ stats,
+                                          const float* __restrict__ gamma,
+                                          const float* __restrict__ beta, float* __restrict__ y) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 800'000)
     return;
@@ -476,7 +575,11 @@ __global__ void forward_layers_8_9_kernel(const float* __restrict__ x, const flo
 }
 
 // One thread per element, in evaluation: the running statistics.
-__global__ void forward_layers_8_9_inference_kernel(const float* __restrict__ x, const float* __restrict__ running, const float* __restrict__ gamma, const float* __restrict__ beta, float* __restrict__ y) {
+__global__ void forward_layers_8_9_inference_kernel(const float* __restrict__ x,
+                                                    const float* __restrict__ running,
+                                                    const float* __restrict__ gamma,
+                                                    const float* __restrict__ beta,
+                                                    float* __restrict__ y) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 800'000)
     return;
@@ -486,28 +589,37 @@ __global__ void forward_layers_8_9_inference_kernel(const float* __restrict__ x,
 void forward_layers_8_9(std::byte* arena, const Libraries&, cudaStream_t stream, bool training) {
   const float* const x = f32(arena, 16'614'144);  // activation_7
   const float* const gamma = f32(arena, 30'720);  // 8.weight (γ)
-  const float* const beta = f32(arena, 30'976);  // 8.bias (β)
+  const float* const beta = f32(arena, 30'976);   // 8.bias (β)
   float* const running = f32(arena, 96'256);  // non_trainable: running mean, then running variance
-  float* const y = f32(arena, 19'814'144);  // activation_8
+  float* const y = f32(arena, 19'814'144);    // activation_8
   if (!training) {
-    forward_layers_8_9_inference_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(x, running, gamma, beta, y);
+    forward_layers_8_9_inference_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(
+        x, running, gamma, beta, y);
     g::check_launch("forward_layers_8_9_inference_kernel");
     return;
   }
   float* const stats = f32(arena, 68'015'360);  // batch_statistics_8: mean, then 1/√(var + ε)
   forward_layers_8_9_statistics_kernel<<<64, g::channel_threads, 0, stream>>>(x, stats, running);
   g::check_launch("forward_layers_8_9_statistics_kernel");
-  forward_layers_8_9_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(x, stats, gamma, beta, y);
+  forward_layers_8_9_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(
+      x, stats, gamma, beta, y);
   g::check_launch("forward_layers_8_9_kernel");
 }
 
 // One block per channel: d = act'(y)·dy left in dy, Σd into dβ and Σ d·x̂ into dγ.
-__global__ void __launch_bounds__(g::channel_threads) backward_layers_8_9_sums_kernel(const float* __restrict__ x, const float* __restrict__ y, const float* __restrict__ stats, float* __restrict__ dy, float* __restrict__ dgamma, float* __restrict__ dbeta) {
+__global__ void __launch_bounds__(g::channel_threads)
+    backward_layers_8_9_sums_kernel(const float* __restrict__ x, const float* __restrict__ y,
+                                    const float* __restrict__ stats, float* __restrict__ dy,
+                                    float* __restrict__ dgamma, float* __restrict__ dbeta) {
   g::per_block::batch_norm_backward_sums<norm_8, k::ReLU>(x, y, stats, dy, dgamma, dbeta);
 }
 
 // One thread per element: dx from d and the channel's two sums.
-__global__ void backward_layers_8_9_kernel(const float* __restrict__ x, const float* __restrict__ stats, const float* __restrict__ gamma, const float* dy, const float* __restrict__ dgamma, const float* __restrict__ dbeta, float* dx) {
+__global__ void backward_layers_8_9_kernel(const float* __restrict__ x,
+                                           const float* __restrict__ stats,
+                                           const float* __restrict__ gamma, const float* dy,
+                                           const float* __restrict__ dgamma,
+                                           const float* __restrict__ dbeta, float* dx) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 800'000)
     return;
@@ -515,17 +627,20 @@ __global__ void backward_layers_8_9_kernel(const float* __restrict__ x, const fl
 }
 
 void backward_layers_8_9(std::byte* arena, const Libraries&, cudaStream_t stream) {
-  const float* const x = f32(arena, 16'614'144);  // activation_7
+  const float* const x = f32(arena, 16'614'144);      // activation_7
   const float* const stats = f32(arena, 68'015'360);  // batch_statistics_8: mean, then 1/√(var + ε)
-  const float* const gamma = f32(arena, 30'720);  // 8.weight (γ)
-  float* const dy = f32(arena, 23'014'144);  // input_gradient_10: d(ReLU output), then d(BatchNorm output)
-  float* const dgamma = f32(arena, 130'560);  // gradient of 8.weight (γ)
-  float* const dbeta = f32(arena, 130'816);  // gradient of 8.bias (β)
+  const float* const gamma = f32(arena, 30'720);      // 8.weight (γ)
+  float* const dy =
+      f32(arena, 23'014'144);  // input_gradient_10: d(ReLU output), then d(BatchNorm output)
+  float* const dgamma = f32(arena, 130'560);      // gradient of 8.weight (γ)
+  float* const dbeta = f32(arena, 130'816);       // gradient of 8.bias (β)
   const float* const y = f32(arena, 19'814'144);  // activation_8, saved
-  backward_layers_8_9_sums_kernel<<<64, g::channel_threads, 0, stream>>>(x, y, stats, dy, dgamma, dbeta);
+  backward_layers_8_9_sums_kernel<<<64, g::channel_threads, 0, stream>>>(x, y, stats, dy, dgamma,
+                                                                         dbeta);
   g::check_launch("backward_layers_8_9_sums_kernel");
   float* const dx = f32(arena, 19'814'144);  // input_gradient_8
-  backward_layers_8_9_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(x, stats, gamma, dy, dgamma, dbeta, dx);
+  backward_layers_8_9_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(
+      x, stats, gamma, dy, dgamma, dbeta, dx);
   g::check_launch("backward_layers_8_9_kernel");
 }
 
@@ -537,14 +652,25 @@ void backward_layers_8_9(std::byte* arena, const Libraries&, cudaStream_t stream
 //   activation_10      f32 (100, 64, 25, 5)  arena + 23,014,144  DepthwiseConv2d output
 //   input_gradient_11  f32 (100, 64, 25, 5)  arena + 26,214,144  d(output), read by backward
 //   input_gradient_10  f32 (100, 64, 25, 5)  arena + 23,014,144  d(input), written by backward
-constexpr k::Conv2dGeometry conv_10{
-    .batch = 100, .in_channels = 64, .in_height = 25, .in_width = 5,
-    .out_channels = 64, .out_height = 25, .out_width = 5,
-    .kernel_h = 3, .kernel_w = 3, .stride_h = 1, .stride_w = 1,
-    .pad_h = 1, .pad_w = 1, .groups = 64};
+constexpr k::Conv2dGeometry conv_10{.batch = 100,
+                                    .in_channels = 64,
+                                    .in_height = 25,
+                                    .in_width = 5,
+                                    .out_channels = 64,
+                                    .out_height = 25,
+                                    .out_width = 5,
+                                    .kernel_h = 3,
+                                    .kernel_w = 3,
+                                    .stride_h = 1,
+                                    .stride_w = 1,
+                                    .pad_h = 1,
+                                    .pad_w = 1,
+                                    .groups = 64};
 
 // One thread per output element.
-__global__ void forward_layer_10_kernel(const float* __restrict__ x, const float* __restrict__ weight, const float* __restrict__ bias, float* __restrict__ y) {
+__global__ void forward_layer_10_kernel(const float* __restrict__ x,
+                                        const float* __restrict__ weight,
+                                        const float* __restrict__ bias, float* __restrict__ y) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 800'000)
     return;
@@ -552,26 +678,32 @@ __global__ void forward_layer_10_kernel(const float* __restrict__ x, const float
 }
 
 void forward_layer_10(std::byte* arena, const Libraries&, cudaStream_t stream) {
-  const float* const x = f32(arena, 19'814'144);  // activation_8
+  const float* const x = f32(arena, 19'814'144);   // activation_8
   const float* const weight = f32(arena, 31'232);  // 10.weight
-  const float* const bias = f32(arena, 33'536);  // 10.bias
-  float* const y = f32(arena, 23'014'144);  // activation_10
-  forward_layer_10_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(x, weight, bias, y);
+  const float* const bias = f32(arena, 33'536);    // 10.bias
+  float* const y = f32(arena, 23'014'144);         // activation_10
+  forward_layer_10_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(x, weight, bias,
+                                                                                   y);
   g::check_launch("forward_layer_10_kernel");
 }
 
 // One block per weight element: Σ over samples and output positions of dy · x.
-__global__ void __launch_bounds__(g::channel_threads) backward_layer_10_weight_kernel(const float* __restrict__ x, const float* __restrict__ dy, float* __restrict__ dweight) {
+__global__ void __launch_bounds__(g::channel_threads)
+    backward_layer_10_weight_kernel(const float* __restrict__ x, const float* __restrict__ dy,
+                                    float* __restrict__ dweight) {
   g::per_block::grouped_conv_backward_weight<conv_10>(x, dy, dweight);
 }
 
 // One block per channel: Σ over samples and positions of dy.
-__global__ void __launch_bounds__(g::channel_threads) backward_layer_10_bias_kernel(const float* __restrict__ dy, float* __restrict__ dbias) {
+__global__ void __launch_bounds__(g::channel_threads)
+    backward_layer_10_bias_kernel(const float* __restrict__ dy, float* __restrict__ dbias) {
   g::per_block::bias_gradient_channels<100, 64, 125>(dy, dbias);
 }
 
 // One thread per input element: it gathers dy · w from the outputs that read it.
-__global__ void backward_layer_10_input_kernel(const float* __restrict__ dy, const float* __restrict__ weight, float* __restrict__ dx) {
+__global__ void backward_layer_10_input_kernel(const float* __restrict__ dy,
+                                               const float* __restrict__ weight,
+                                               float* __restrict__ dx) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 800'000)
     return;
@@ -579,17 +711,18 @@ __global__ void backward_layer_10_input_kernel(const float* __restrict__ dy, con
 }
 
 void backward_layer_10(std::byte* arena, const Libraries&, cudaStream_t stream) {
-  const float* const x = f32(arena, 19'814'144);  // activation_8
+  const float* const x = f32(arena, 19'814'144);   // activation_8
   const float* const dy = f32(arena, 26'214'144);  // input_gradient_11
-  float* const dweight = f32(arena, 131'072);  // gradient of 10.weight
+  float* const dweight = f32(arena, 131'072);      // gradient of 10.weight
   backward_layer_10_weight_kernel<<<576, g::channel_threads, 0, stream>>>(x, dy, dweight);
   g::check_launch("backward_layer_10_weight_kernel");
   float* const dbias = f32(arena, 133'376);  // gradient of 10.bias
   backward_layer_10_bias_kernel<<<64, g::channel_threads, 0, stream>>>(dy, dbias);
   g::check_launch("backward_layer_10_bias_kernel");
   const float* const weight = f32(arena, 31'232);  // 10.weight
-  float* const dx = f32(arena, 23'014'144);  // input_gradient_10
-  backward_layer_10_input_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(dy, weight, dx);
+  float* const dx = f32(arena, 23'014'144);        // input_gradient_10
+  backward_layer_10_input_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(
+      dy, weight, dx);
   g::check_launch("backward_layer_10_input_kernel");
 }
 
@@ -606,16 +739,24 @@ void backward_layer_10(std::byte* arena, const Libraries&, cudaStream_t stream) 
 //   activation_11           f32 (100, 64, 25, 5)  arena + 26,214,144  BatchNorm2d output, then ReLU output (saved)
 //   input_gradient_13       f32 (100, 64, 25, 5)  arena + 29,414,144  d(output), read by backward
 //   input_gradient_11       f32 (100, 64, 25, 5)  arena + 26,214,144  d(input), written by backward
-constexpr k::BatchNormGeometry norm_11{
-    .batch = 100, .channels = 64, .positions = 125, .epsilon = 0.00100000005f, .momentum = 0.00999999978f};
+constexpr k::BatchNormGeometry norm_11{.batch = 100,
+                                       .channels = 64,
+                                       .positions = 125,
+                                       .epsilon = 0.00100000005f,
+                                       .momentum = 0.00999999978f};
 
 // One block per channel: the batch mean and 1/√(var + ε), and the running statistics' update.
-__global__ void __launch_bounds__(g::channel_threads) forward_layers_11_12_statistics_kernel(const float* __restrict__ x, float* __restrict__ stats, float* __restrict__ running) {
+__global__ void __launch_bounds__(g::channel_threads)
+    forward_layers_11_12_statistics_kernel(const float* __restrict__ x, float* __restrict__ stats,
+                                           float* __restrict__ running) {
   g::per_block::batch_norm_statistics<norm_11>(x, stats, running);
 }
 
 // One thread per element: normalise, then k::ReLU.
-__global__ void forward_layers_11_12_kernel(const float* __restrict__ x, const float* __restrict__ stats, const float* __restrict__ gamma, const float* __restrict__ beta, float* __restrict__ y) {
+__global__ void forward_layers_11_12_kernel(const float* __restrict__ x,
+                                            const float* __restrict__ stats,
+                                            const float* __restrict__ gamma,
+                                            const float* __restrict__ beta, float* __restrict__ y) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 800'000)
     return;
@@ -623,7 +764,11 @@ __global__ void forward_layers_11_12_kernel(const float* __restrict__ x, const f
 }
 
 // One thread per element, in evaluation: the running statistics.
-__global__ void forward_layers_11_12_inference_kernel(const float* __restrict__ x, const float* __restrict__ running, const float* __restrict__ gamma, const float* __restrict__ beta, float* __restrict__ y) {
+__global__ void forward_layers_11_12_inference_kernel(const float* __restrict__ x,
+                                                      const float* __restrict__ running,
+                                                      const float* __restrict__ gamma,
+                                                      const float* __restrict__ beta,
+                                                      float* __restrict__ y) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 800'000)
     return;
@@ -633,28 +778,37 @@ __global__ void forward_layers_11_12_inference_kernel(const float* __restrict__ 
 void forward_layers_11_12(std::byte* arena, const Libraries&, cudaStream_t stream, bool training) {
   const float* const x = f32(arena, 23'014'144);  // activation_10
   const float* const gamma = f32(arena, 33'792);  // 11.weight (γ)
-  const float* const beta = f32(arena, 34'048);  // 11.bias (β)
+  const float* const beta = f32(arena, 34'048);   // 11.bias (β)
   float* const running = f32(arena, 96'768);  // non_trainable: running mean, then running variance
-  float* const y = f32(arena, 26'214'144);  // activation_11
+  float* const y = f32(arena, 26'214'144);    // activation_11
   if (!training) {
-    forward_layers_11_12_inference_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(x, running, gamma, beta, y);
+    forward_layers_11_12_inference_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(
+        x, running, gamma, beta, y);
     g::check_launch("forward_layers_11_12_inference_kernel");
     return;
   }
   float* const stats = f32(arena, 68'015'872);  // batch_statistics_11: mean, then 1/√(var + ε)
   forward_layers_11_12_statistics_kernel<<<64, g::channel_threads, 0, stream>>>(x, stats, running);
   g::check_launch("forward_layers_11_12_statistics_kernel");
-  forward_layers_11_12_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(x, stats, gamma, beta, y);
+  forward_layers_11_12_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(
+      x, stats, gamma, beta, y);
   g::check_launch("forward_layers_11_12_kernel");
 }
 
 // One block per channel: d = act'(y)·dy left in dy, Σd into dβ and Σ d·x̂ into dγ.
-__global__ void __launch_bounds__(g::channel_threads) backward_layers_11_12_sums_kernel(const float* __restrict__ x, const float* __restrict__ y, const float* __restrict__ stats, float* __restrict__ dy, float* __restrict__ dgamma, float* __restrict__ dbeta) {
+__global__ void __launch_bounds__(g::channel_threads)
+    backward_layers_11_12_sums_kernel(const float* __restrict__ x, const float* __restrict__ y,
+                                      const float* __restrict__ stats, float* __restrict__ dy,
+                                      float* __restrict__ dgamma, float* __restrict__ dbeta) {
   g::per_block::batch_norm_backward_sums<norm_11, k::ReLU>(x, y, stats, dy, dgamma, dbeta);
 }
 
 // One thread per element: dx from d and the channel's two sums.
-__global__ void backward_layers_11_12_kernel(const float* __restrict__ x, const float* __restrict__ stats, const float* __restrict__ gamma, const float* dy, const float* __restrict__ dgamma, const float* __restrict__ dbeta, float* dx) {
+__global__ void backward_layers_11_12_kernel(const float* __restrict__ x,
+                                             const float* __restrict__ stats,
+                                             const float* __restrict__ gamma, const float* dy,
+                                             const float* __restrict__ dgamma,
+                                             const float* __restrict__ dbeta, float* dx) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 800'000)
     return;
@@ -663,16 +817,20 @@ __global__ void backward_layers_11_12_kernel(const float* __restrict__ x, const 
 
 void backward_layers_11_12(std::byte* arena, const Libraries&, cudaStream_t stream) {
   const float* const x = f32(arena, 23'014'144);  // activation_10
-  const float* const stats = f32(arena, 68'015'872);  // batch_statistics_11: mean, then 1/√(var + ε)
+  const float* const stats =
+      f32(arena, 68'015'872);                     // batch_statistics_11: mean, then 1/√(var + ε)
   const float* const gamma = f32(arena, 33'792);  // 11.weight (γ)
-  float* const dy = f32(arena, 29'414'144);  // input_gradient_13: d(ReLU output), then d(BatchNorm output)
-  float* const dgamma = f32(arena, 133'632);  // gradient of 11.weight (γ)
-  float* const dbeta = f32(arena, 133'888);  // gradient of 11.bias (β)
+  float* const dy =
+      f32(arena, 29'414'144);  // input_gradient_13: d(ReLU output), then d(BatchNorm output)
+  float* const dgamma = f32(arena, 133'632);      // gradient of 11.weight (γ)
+  float* const dbeta = f32(arena, 133'888);       // gradient of 11.bias (β)
   const float* const y = f32(arena, 26'214'144);  // activation_11, saved
-  backward_layers_11_12_sums_kernel<<<64, g::channel_threads, 0, stream>>>(x, y, stats, dy, dgamma, dbeta);
+  backward_layers_11_12_sums_kernel<<<64, g::channel_threads, 0, stream>>>(x, y, stats, dy, dgamma,
+                                                                           dbeta);
   g::check_launch("backward_layers_11_12_sums_kernel");
   float* const dx = f32(arena, 26'214'144);  // input_gradient_11
-  backward_layers_11_12_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(x, stats, gamma, dy, dgamma, dbeta, dx);
+  backward_layers_11_12_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(
+      x, stats, gamma, dy, dgamma, dbeta, dx);
   g::check_launch("backward_layers_11_12_kernel");
 }
 
@@ -687,25 +845,34 @@ void backward_layers_11_12(std::byte* arena, const Libraries&, cudaStream_t stre
 //   workspace          f32 (64, 125)         arena + 582,144     cuDNN's and cuBLASLt's scratch (their algorithms fit it)
 //   input_gradient_14  f32 (100, 64, 25, 5)  arena + 32,614,144  d(output), read by backward
 //   input_gradient_13  f32 (100, 64, 25, 5)  arena + 29,414,144  d(input), written by backward
-constexpr k::Conv2dGeometry conv_13_geometry{
-    .batch = 100, .in_channels = 64, .in_height = 25, .in_width = 5,
-    .out_channels = 64, .out_height = 25, .out_width = 5,
-    .kernel_h = 1, .kernel_w = 1, .stride_h = 1, .stride_w = 1,
-    .pad_h = 0, .pad_w = 0};
+constexpr k::Conv2dGeometry conv_13_geometry{.batch = 100,
+                                             .in_channels = 64,
+                                             .in_height = 25,
+                                             .in_width = 5,
+                                             .out_channels = 64,
+                                             .out_height = 25,
+                                             .out_width = 5,
+                                             .kernel_h = 1,
+                                             .kernel_w = 1,
+                                             .stride_h = 1,
+                                             .stride_w = 1,
+                                             .pad_h = 0,
+                                             .pad_w = 0};
 
 // One thread per output element: the bias, where the library did not fuse it.
 __global__ void forward_layer_13_epilogue(const float* __restrict__ bias, float* z) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 800'000)
     return;
-  k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 64, 125, true>(i / 125, i % 125, z, bias, z);
+  k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 64, 125, true>(i / 125, i % 125, z,
+                                                                             bias, z);
 }
 
 void forward_layer_13(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
-  const float* const x = f32(arena, 26'214'144);  // activation_11
+  const float* const x = f32(arena, 26'214'144);   // activation_11
   const float* const weight = f32(arena, 34'304);  // 13.weight
-  const float* const bias = f32(arena, 50'688);  // 13.bias
-  float* const z = f32(arena, 29'414'144);  // activation_13
+  const float* const bias = f32(arena, 50'688);    // 13.bias
+  float* const z = f32(arena, 29'414'144);         // activation_13
   lib.conv_13.forward(x, weight, bias, z, bytes(arena, 582'144));
   if (!lib.conv_13.forward_fused()) {  // cuDNN had no engine for the fused epilogue
     forward_layer_13_epilogue<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(bias, z);
@@ -715,12 +882,12 @@ void forward_layer_13(std::byte* arena, const Libraries& lib, cudaStream_t strea
 
 void backward_layer_13(std::byte* arena, const Libraries& lib, cudaStream_t /*stream*/) {
   const float* const x = f32(arena, 26'214'144);  // activation_11
-  float* const dweight = f32(arena, 134'144);  // gradient of 13.weight
-  float* const dbias = f32(arena, 150'528);  // gradient of 13.bias
-  float* const dz = f32(arena, 32'614'144);  // input_gradient_14: d(Conv2d output)
+  float* const dweight = f32(arena, 134'144);     // gradient of 13.weight
+  float* const dbias = f32(arena, 150'528);       // gradient of 13.bias
+  float* const dz = f32(arena, 32'614'144);       // input_gradient_14: d(Conv2d output)
   lib.conv_13.backward_weights(x, dz, dweight, dbias, bytes(arena, 582'144));
   const float* const weight = f32(arena, 34'304);  // 13.weight
-  float* const dx = f32(arena, 29'414'144);  // input_gradient_13
+  float* const dx = f32(arena, 29'414'144);        // input_gradient_13
   lib.conv_13.backward_input(dz, weight, dx, bytes(arena, 582'144));
 }
 
@@ -737,16 +904,24 @@ void backward_layer_13(std::byte* arena, const Libraries& lib, cudaStream_t /*st
 //   activation_14           f32 (100, 64, 25, 5)  arena + 32,614,144  BatchNorm2d output, then ReLU output (saved)
 //   input_gradient_16       f32 (100, 64, 25, 5)  arena + 35,814,144  d(output), read by backward
 //   input_gradient_14       f32 (100, 64, 25, 5)  arena + 32,614,144  d(input), written by backward
-constexpr k::BatchNormGeometry norm_14{
-    .batch = 100, .channels = 64, .positions = 125, .epsilon = 0.00100000005f, .momentum = 0.00999999978f};
+constexpr k::BatchNormGeometry norm_14{.batch = 100,
+                                       .channels = 64,
+                                       .positions = 125,
+                                       .epsilon = 0.00100000005f,
+                                       .momentum = 0.00999999978f};
 
 // One block per channel: the batch mean and 1/√(var + ε), and the running statistics' update.
-__global__ void __launch_bounds__(g::channel_threads) forward_layers_14_15_statistics_kernel(const float* __restrict__ x, float* __restrict__ stats, float* __restrict__ running) {
+__global__ void __launch_bounds__(g::channel_threads)
+    forward_layers_14_15_statistics_kernel(const float* __restrict__ x, float* __restrict__ stats,
+                                           float* __restrict__ running) {
   g::per_block::batch_norm_statistics<norm_14>(x, stats, running);
 }
 
 // One thread per element: normalise, then k::ReLU.
-__global__ void forward_layers_14_15_kernel(const float* __restrict__ x, const float* __restrict__ stats, const float* __restrict__ gamma, const float* __restrict__ beta, float* __restrict__ y) {
+__global__ void forward_layers_14_15_kernel(const float* __restrict__ x,
+                                            const float* __restrict__ stats,
+                                            const float* __restrict__ gamma,
+                                            const float* __restrict__ beta, float* __restrict__ y) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 800'000)
     return;
@@ -754,7 +929,11 @@ __global__ void forward_layers_14_15_kernel(const float* __restrict__ x, const f
 }
 
 // One thread per element, in evaluation: the running statistics.
-__global__ void forward_layers_14_15_inference_kernel(const float* __restrict__ x, const float* __restrict__ running, const float* __restrict__ gamma, const float* __restrict__ beta, float* __restrict__ y) {
+__global__ void forward_layers_14_15_inference_kernel(const float* __restrict__ x,
+                                                      const float* __restrict__ running,
+                                                      const float* __restrict__ gamma,
+                                                      const float* __restrict__ beta,
+                                                      float* __restrict__ y) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 800'000)
     return;
@@ -764,28 +943,37 @@ __global__ void forward_layers_14_15_inference_kernel(const float* __restrict__ 
 void forward_layers_14_15(std::byte* arena, const Libraries&, cudaStream_t stream, bool training) {
   const float* const x = f32(arena, 29'414'144);  // activation_13
   const float* const gamma = f32(arena, 50'944);  // 14.weight (γ)
-  const float* const beta = f32(arena, 51'200);  // 14.bias (β)
+  const float* const beta = f32(arena, 51'200);   // 14.bias (β)
   float* const running = f32(arena, 97'280);  // non_trainable: running mean, then running variance
-  float* const y = f32(arena, 32'614'144);  // activation_14
+  float* const y = f32(arena, 32'614'144);    // activation_14
   if (!training) {
-    forward_layers_14_15_inference_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(x, running, gamma, beta, y);
+    forward_layers_14_15_inference_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(
+        x, running, gamma, beta, y);
     g::check_launch("forward_layers_14_15_inference_kernel");
     return;
   }
   float* const stats = f32(arena, 68'016'384);  // batch_statistics_14: mean, then 1/√(var + ε)
   forward_layers_14_15_statistics_kernel<<<64, g::channel_threads, 0, stream>>>(x, stats, running);
   g::check_launch("forward_layers_14_15_statistics_kernel");
-  forward_layers_14_15_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(x, stats, gamma, beta, y);
+  forward_layers_14_15_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(
+      x, stats, gamma, beta, y);
   g::check_launch("forward_layers_14_15_kernel");
 }
 
 // One block per channel: d = act'(y)·dy left in dy, Σd into dβ and Σ d·x̂ into dγ.
-__global__ void __launch_bounds__(g::channel_threads) backward_layers_14_15_sums_kernel(const float* __restrict__ x, const float* __restrict__ y, const float* __restrict__ stats, float* __restrict__ dy, float* __restrict__ dgamma, float* __restrict__ dbeta) {
+__global__ void __launch_bounds__(g::channel_threads)
+    backward_layers_14_15_sums_kernel(const float* __restrict__ x, const float* __restrict__ y,
+                                      const float* __restrict__ stats, float* __restrict__ dy,
+                                      float* __restrict__ dgamma, float* __restrict__ dbeta) {
   g::per_block::batch_norm_backward_sums<norm_14, k::ReLU>(x, y, stats, dy, dgamma, dbeta);
 }
 
 // One thread per element: dx from d and the channel's two sums.
-__global__ void backward_layers_14_15_kernel(const float* __restrict__ x, const float* __restrict__ stats, const float* __restrict__ gamma, const float* dy, const float* __restrict__ dgamma, const float* __restrict__ dbeta, float* dx) {
+__global__ void backward_layers_14_15_kernel(const float* __restrict__ x,
+                                             const float* __restrict__ stats,
+                                             const float* __restrict__ gamma, const float* dy,
+                                             const float* __restrict__ dgamma,
+                                             const float* __restrict__ dbeta, float* dx) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 800'000)
     return;
@@ -794,16 +982,20 @@ __global__ void backward_layers_14_15_kernel(const float* __restrict__ x, const 
 
 void backward_layers_14_15(std::byte* arena, const Libraries&, cudaStream_t stream) {
   const float* const x = f32(arena, 29'414'144);  // activation_13
-  const float* const stats = f32(arena, 68'016'384);  // batch_statistics_14: mean, then 1/√(var + ε)
+  const float* const stats =
+      f32(arena, 68'016'384);                     // batch_statistics_14: mean, then 1/√(var + ε)
   const float* const gamma = f32(arena, 50'944);  // 14.weight (γ)
-  float* const dy = f32(arena, 35'814'144);  // input_gradient_16: d(ReLU output), then d(BatchNorm output)
-  float* const dgamma = f32(arena, 150'784);  // gradient of 14.weight (γ)
-  float* const dbeta = f32(arena, 151'040);  // gradient of 14.bias (β)
+  float* const dy =
+      f32(arena, 35'814'144);  // input_gradient_16: d(ReLU output), then d(BatchNorm output)
+  float* const dgamma = f32(arena, 150'784);      // gradient of 14.weight (γ)
+  float* const dbeta = f32(arena, 151'040);       // gradient of 14.bias (β)
   const float* const y = f32(arena, 32'614'144);  // activation_14, saved
-  backward_layers_14_15_sums_kernel<<<64, g::channel_threads, 0, stream>>>(x, y, stats, dy, dgamma, dbeta);
+  backward_layers_14_15_sums_kernel<<<64, g::channel_threads, 0, stream>>>(x, y, stats, dy, dgamma,
+                                                                           dbeta);
   g::check_launch("backward_layers_14_15_sums_kernel");
   float* const dx = f32(arena, 32'614'144);  // input_gradient_14
-  backward_layers_14_15_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(x, stats, gamma, dy, dgamma, dbeta, dx);
+  backward_layers_14_15_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(
+      x, stats, gamma, dy, dgamma, dbeta, dx);
   g::check_launch("backward_layers_14_15_kernel");
 }
 
@@ -815,14 +1007,25 @@ void backward_layers_14_15(std::byte* arena, const Libraries&, cudaStream_t stre
 //   activation_16      f32 (100, 64, 25, 5)  arena + 35,814,144  DepthwiseConv2d output
 //   input_gradient_17  f32 (100, 64, 25, 5)  arena + 39,014,144  d(output), read by backward
 //   input_gradient_16  f32 (100, 64, 25, 5)  arena + 35,814,144  d(input), written by backward
-constexpr k::Conv2dGeometry conv_16{
-    .batch = 100, .in_channels = 64, .in_height = 25, .in_width = 5,
-    .out_channels = 64, .out_height = 25, .out_width = 5,
-    .kernel_h = 3, .kernel_w = 3, .stride_h = 1, .stride_w = 1,
-    .pad_h = 1, .pad_w = 1, .groups = 64};
+constexpr k::Conv2dGeometry conv_16{.batch = 100,
+                                    .in_channels = 64,
+                                    .in_height = 25,
+                                    .in_width = 5,
+                                    .out_channels = 64,
+                                    .out_height = 25,
+                                    .out_width = 5,
+                                    .kernel_h = 3,
+                                    .kernel_w = 3,
+                                    .stride_h = 1,
+                                    .stride_w = 1,
+                                    .pad_h = 1,
+                                    .pad_w = 1,
+                                    .groups = 64};
 
 // One thread per output element.
-__global__ void forward_layer_16_kernel(const float* __restrict__ x, const float* __restrict__ weight, const float* __restrict__ bias, float* __restrict__ y) {
+__global__ void forward_layer_16_kernel(const float* __restrict__ x,
+                                        const float* __restrict__ weight,
+                                        const float* __restrict__ bias, float* __restrict__ y) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 800'000)
     return;
@@ -830,26 +1033,32 @@ __global__ void forward_layer_16_kernel(const float* __restrict__ x, const float
 }
 
 void forward_layer_16(std::byte* arena, const Libraries&, cudaStream_t stream) {
-  const float* const x = f32(arena, 32'614'144);  // activation_14
+  const float* const x = f32(arena, 32'614'144);   // activation_14
   const float* const weight = f32(arena, 51'456);  // 16.weight
-  const float* const bias = f32(arena, 53'760);  // 16.bias
-  float* const y = f32(arena, 35'814'144);  // activation_16
-  forward_layer_16_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(x, weight, bias, y);
+  const float* const bias = f32(arena, 53'760);    // 16.bias
+  float* const y = f32(arena, 35'814'144);         // activation_16
+  forward_layer_16_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(x, weight, bias,
+                                                                                   y);
   g::check_launch("forward_layer_16_kernel");
 }
 
 // One block per weight element: Σ over samples and output positions of dy · x.
-__global__ void __launch_bounds__(g::channel_threads) backward_layer_16_weight_kernel(const float* __restrict__ x, const float* __restrict__ dy, float* __restrict__ dweight) {
+__global__ void __launch_bounds__(g::channel_threads)
+    backward_layer_16_weight_kernel(const float* __restrict__ x, const float* __restrict__ dy,
+                                    float* __restrict__ dweight) {
   g::per_block::grouped_conv_backward_weight<conv_16>(x, dy, dweight);
 }
 
 // One block per channel: Σ over samples and positions of dy.
-__global__ void __launch_bounds__(g::channel_threads) backward_layer_16_bias_kernel(const float* __restrict__ dy, float* __restrict__ dbias) {
+__global__ void __launch_bounds__(g::channel_threads)
+    backward_layer_16_bias_kernel(const float* __restrict__ dy, float* __restrict__ dbias) {
   g::per_block::bias_gradient_channels<100, 64, 125>(dy, dbias);
 }
 
 // One thread per input element: it gathers dy · w from the outputs that read it.
-__global__ void backward_layer_16_input_kernel(const float* __restrict__ dy, const float* __restrict__ weight, float* __restrict__ dx) {
+__global__ void backward_layer_16_input_kernel(const float* __restrict__ dy,
+                                               const float* __restrict__ weight,
+                                               float* __restrict__ dx) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 800'000)
     return;
@@ -857,17 +1066,18 @@ __global__ void backward_layer_16_input_kernel(const float* __restrict__ dy, con
 }
 
 void backward_layer_16(std::byte* arena, const Libraries&, cudaStream_t stream) {
-  const float* const x = f32(arena, 32'614'144);  // activation_14
+  const float* const x = f32(arena, 32'614'144);   // activation_14
   const float* const dy = f32(arena, 39'014'144);  // input_gradient_17
-  float* const dweight = f32(arena, 151'296);  // gradient of 16.weight
+  float* const dweight = f32(arena, 151'296);      // gradient of 16.weight
   backward_layer_16_weight_kernel<<<576, g::channel_threads, 0, stream>>>(x, dy, dweight);
   g::check_launch("backward_layer_16_weight_kernel");
   float* const dbias = f32(arena, 153'600);  // gradient of 16.bias
   backward_layer_16_bias_kernel<<<64, g::channel_threads, 0, stream>>>(dy, dbias);
   g::check_launch("backward_layer_16_bias_kernel");
   const float* const weight = f32(arena, 51'456);  // 16.weight
-  float* const dx = f32(arena, 35'814'144);  // input_gradient_16
-  backward_layer_16_input_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(dy, weight, dx);
+  float* const dx = f32(arena, 35'814'144);        // input_gradient_16
+  backward_layer_16_input_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(
+      dy, weight, dx);
   g::check_launch("backward_layer_16_input_kernel");
 }
 
@@ -884,16 +1094,24 @@ void backward_layer_16(std::byte* arena, const Libraries&, cudaStream_t stream) 
 //   activation_17           f32 (100, 64, 25, 5)  arena + 39,014,144  BatchNorm2d output, then ReLU output (saved)
 //   input_gradient_19       f32 (100, 64, 25, 5)  arena + 42,214,144  d(output), read by backward
 //   input_gradient_17       f32 (100, 64, 25, 5)  arena + 39,014,144  d(input), written by backward
-constexpr k::BatchNormGeometry norm_17{
-    .batch = 100, .channels = 64, .positions = 125, .epsilon = 0.00100000005f, .momentum = 0.00999999978f};
+constexpr k::BatchNormGeometry norm_17{.batch = 100,
+                                       .channels = 64,
+                                       .positions = 125,
+                                       .epsilon = 0.00100000005f,
+                                       .momentum = 0.00999999978f};
 
 // One block per channel: the batch mean and 1/√(var + ε), and the running statistics' update.
-__global__ void __launch_bounds__(g::channel_threads) forward_layers_17_18_statistics_kernel(const float* __restrict__ x, float* __restrict__ stats, float* __restrict__ running) {
+__global__ void __launch_bounds__(g::channel_threads)
+    forward_layers_17_18_statistics_kernel(const float* __restrict__ x, float* __restrict__ stats,
+                                           float* __restrict__ running) {
   g::per_block::batch_norm_statistics<norm_17>(x, stats, running);
 }
 
 // One thread per element: normalise, then k::ReLU.
-__global__ void forward_layers_17_18_kernel(const float* __restrict__ x, const float* __restrict__ stats, const float* __restrict__ gamma, const float* __restrict__ beta, float* __restrict__ y) {
+__global__ void forward_layers_17_18_kernel(const float* __restrict__ x,
+                                            const float* __restrict__ stats,
+                                            const float* __restrict__ gamma,
+                                            const float* __restrict__ beta, float* __restrict__ y) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 800'000)
     return;
@@ -901,7 +1119,11 @@ __global__ void forward_layers_17_18_kernel(const float* __restrict__ x, const f
 }
 
 // One thread per element, in evaluation: the running statistics.
-__global__ void forward_layers_17_18_inference_kernel(const float* __restrict__ x, const float* __restrict__ running, const float* __restrict__ gamma, const float* __restrict__ beta, float* __restrict__ y) {
+__global__ void forward_layers_17_18_inference_kernel(const float* __restrict__ x,
+                                                      const float* __restrict__ running,
+                                                      const float* __restrict__ gamma,
+                                                      const float* __restrict__ beta,
+                                                      float* __restrict__ y) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 800'000)
     return;
@@ -911,28 +1133,37 @@ __global__ void forward_layers_17_18_inference_kernel(const float* __restrict__ 
 void forward_layers_17_18(std::byte* arena, const Libraries&, cudaStream_t stream, bool training) {
   const float* const x = f32(arena, 35'814'144);  // activation_16
   const float* const gamma = f32(arena, 54'016);  // 17.weight (γ)
-  const float* const beta = f32(arena, 54'272);  // 17.bias (β)
+  const float* const beta = f32(arena, 54'272);   // 17.bias (β)
   float* const running = f32(arena, 97'792);  // non_trainable: running mean, then running variance
-  float* const y = f32(arena, 39'014'144);  // activation_17
+  float* const y = f32(arena, 39'014'144);    // activation_17
   if (!training) {
-    forward_layers_17_18_inference_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(x, running, gamma, beta, y);
+    forward_layers_17_18_inference_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(
+        x, running, gamma, beta, y);
     g::check_launch("forward_layers_17_18_inference_kernel");
     return;
   }
   float* const stats = f32(arena, 68'016'896);  // batch_statistics_17: mean, then 1/√(var + ε)
   forward_layers_17_18_statistics_kernel<<<64, g::channel_threads, 0, stream>>>(x, stats, running);
   g::check_launch("forward_layers_17_18_statistics_kernel");
-  forward_layers_17_18_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(x, stats, gamma, beta, y);
+  forward_layers_17_18_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(
+      x, stats, gamma, beta, y);
   g::check_launch("forward_layers_17_18_kernel");
 }
 
 // One block per channel: d = act'(y)·dy left in dy, Σd into dβ and Σ d·x̂ into dγ.
-__global__ void __launch_bounds__(g::channel_threads) backward_layers_17_18_sums_kernel(const float* __restrict__ x, const float* __restrict__ y, const float* __restrict__ stats, float* __restrict__ dy, float* __restrict__ dgamma, float* __restrict__ dbeta) {
+__global__ void __launch_bounds__(g::channel_threads)
+    backward_layers_17_18_sums_kernel(const float* __restrict__ x, const float* __restrict__ y,
+                                      const float* __restrict__ stats, float* __restrict__ dy,
+                                      float* __restrict__ dgamma, float* __restrict__ dbeta) {
   g::per_block::batch_norm_backward_sums<norm_17, k::ReLU>(x, y, stats, dy, dgamma, dbeta);
 }
 
 // One thread per element: dx from d and the channel's two sums.
-__global__ void backward_layers_17_18_kernel(const float* __restrict__ x, const float* __restrict__ stats, const float* __restrict__ gamma, const float* dy, const float* __restrict__ dgamma, const float* __restrict__ dbeta, float* dx) {
+__global__ void backward_layers_17_18_kernel(const float* __restrict__ x,
+                                             const float* __restrict__ stats,
+                                             const float* __restrict__ gamma, const float* dy,
+                                             const float* __restrict__ dgamma,
+                                             const float* __restrict__ dbeta, float* dx) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 800'000)
     return;
@@ -941,16 +1172,20 @@ __global__ void backward_layers_17_18_kernel(const float* __restrict__ x, const 
 
 void backward_layers_17_18(std::byte* arena, const Libraries&, cudaStream_t stream) {
   const float* const x = f32(arena, 35'814'144);  // activation_16
-  const float* const stats = f32(arena, 68'016'896);  // batch_statistics_17: mean, then 1/√(var + ε)
+  const float* const stats =
+      f32(arena, 68'016'896);                     // batch_statistics_17: mean, then 1/√(var + ε)
   const float* const gamma = f32(arena, 54'016);  // 17.weight (γ)
-  float* const dy = f32(arena, 42'214'144);  // input_gradient_19: d(ReLU output), then d(BatchNorm output)
-  float* const dgamma = f32(arena, 153'856);  // gradient of 17.weight (γ)
-  float* const dbeta = f32(arena, 154'112);  // gradient of 17.bias (β)
+  float* const dy =
+      f32(arena, 42'214'144);  // input_gradient_19: d(ReLU output), then d(BatchNorm output)
+  float* const dgamma = f32(arena, 153'856);      // gradient of 17.weight (γ)
+  float* const dbeta = f32(arena, 154'112);       // gradient of 17.bias (β)
   const float* const y = f32(arena, 39'014'144);  // activation_17, saved
-  backward_layers_17_18_sums_kernel<<<64, g::channel_threads, 0, stream>>>(x, y, stats, dy, dgamma, dbeta);
+  backward_layers_17_18_sums_kernel<<<64, g::channel_threads, 0, stream>>>(x, y, stats, dy, dgamma,
+                                                                           dbeta);
   g::check_launch("backward_layers_17_18_sums_kernel");
   float* const dx = f32(arena, 39'014'144);  // input_gradient_17
-  backward_layers_17_18_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(x, stats, gamma, dy, dgamma, dbeta, dx);
+  backward_layers_17_18_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(
+      x, stats, gamma, dy, dgamma, dbeta, dx);
   g::check_launch("backward_layers_17_18_kernel");
 }
 
@@ -965,25 +1200,34 @@ void backward_layers_17_18(std::byte* arena, const Libraries&, cudaStream_t stre
 //   workspace          f32 (64, 125)         arena + 582,144     cuDNN's and cuBLASLt's scratch (their algorithms fit it)
 //   input_gradient_20  f32 (100, 64, 25, 5)  arena + 45,414,144  d(output), read by backward
 //   input_gradient_19  f32 (100, 64, 25, 5)  arena + 42,214,144  d(input), written by backward
-constexpr k::Conv2dGeometry conv_19_geometry{
-    .batch = 100, .in_channels = 64, .in_height = 25, .in_width = 5,
-    .out_channels = 64, .out_height = 25, .out_width = 5,
-    .kernel_h = 1, .kernel_w = 1, .stride_h = 1, .stride_w = 1,
-    .pad_h = 0, .pad_w = 0};
+constexpr k::Conv2dGeometry conv_19_geometry{.batch = 100,
+                                             .in_channels = 64,
+                                             .in_height = 25,
+                                             .in_width = 5,
+                                             .out_channels = 64,
+                                             .out_height = 25,
+                                             .out_width = 5,
+                                             .kernel_h = 1,
+                                             .kernel_w = 1,
+                                             .stride_h = 1,
+                                             .stride_w = 1,
+                                             .pad_h = 0,
+                                             .pad_w = 0};
 
 // One thread per output element: the bias, where the library did not fuse it.
 __global__ void forward_layer_19_epilogue(const float* __restrict__ bias, float* z) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 800'000)
     return;
-  k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 64, 125, true>(i / 125, i % 125, z, bias, z);
+  k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 64, 125, true>(i / 125, i % 125, z,
+                                                                             bias, z);
 }
 
 void forward_layer_19(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
-  const float* const x = f32(arena, 39'014'144);  // activation_17
+  const float* const x = f32(arena, 39'014'144);   // activation_17
   const float* const weight = f32(arena, 54'528);  // 19.weight
-  const float* const bias = f32(arena, 70'912);  // 19.bias
-  float* const z = f32(arena, 42'214'144);  // activation_19
+  const float* const bias = f32(arena, 70'912);    // 19.bias
+  float* const z = f32(arena, 42'214'144);         // activation_19
   lib.conv_19.forward(x, weight, bias, z, bytes(arena, 582'144));
   if (!lib.conv_19.forward_fused()) {  // cuDNN had no engine for the fused epilogue
     forward_layer_19_epilogue<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(bias, z);
@@ -993,12 +1237,12 @@ void forward_layer_19(std::byte* arena, const Libraries& lib, cudaStream_t strea
 
 void backward_layer_19(std::byte* arena, const Libraries& lib, cudaStream_t /*stream*/) {
   const float* const x = f32(arena, 39'014'144);  // activation_17
-  float* const dweight = f32(arena, 154'368);  // gradient of 19.weight
-  float* const dbias = f32(arena, 170'752);  // gradient of 19.bias
-  float* const dz = f32(arena, 45'414'144);  // input_gradient_20: d(Conv2d output)
+  float* const dweight = f32(arena, 154'368);     // gradient of 19.weight
+  float* const dbias = f32(arena, 170'752);       // gradient of 19.bias
+  float* const dz = f32(arena, 45'414'144);       // input_gradient_20: d(Conv2d output)
   lib.conv_19.backward_weights(x, dz, dweight, dbias, bytes(arena, 582'144));
   const float* const weight = f32(arena, 54'528);  // 19.weight
-  float* const dx = f32(arena, 42'214'144);  // input_gradient_19
+  float* const dx = f32(arena, 42'214'144);        // input_gradient_19
   lib.conv_19.backward_input(dz, weight, dx, bytes(arena, 582'144));
 }
 
@@ -1015,16 +1259,24 @@ void backward_layer_19(std::byte* arena, const Libraries& lib, cudaStream_t /*st
 //   activation_20           f32 (100, 64, 25, 5)  arena + 45,414,144  BatchNorm2d output, then ReLU output (saved)
 //   input_gradient_22       f32 (100, 64, 25, 5)  arena + 48,614,144  d(output), read by backward
 //   input_gradient_20       f32 (100, 64, 25, 5)  arena + 45,414,144  d(input), written by backward
-constexpr k::BatchNormGeometry norm_20{
-    .batch = 100, .channels = 64, .positions = 125, .epsilon = 0.00100000005f, .momentum = 0.00999999978f};
+constexpr k::BatchNormGeometry norm_20{.batch = 100,
+                                       .channels = 64,
+                                       .positions = 125,
+                                       .epsilon = 0.00100000005f,
+                                       .momentum = 0.00999999978f};
 
 // One block per channel: the batch mean and 1/√(var + ε), and the running statistics' update.
-__global__ void __launch_bounds__(g::channel_threads) forward_layers_20_21_statistics_kernel(const float* __restrict__ x, float* __restrict__ stats, float* __restrict__ running) {
+__global__ void __launch_bounds__(g::channel_threads)
+    forward_layers_20_21_statistics_kernel(const float* __restrict__ x, float* __restrict__ stats,
+                                           float* __restrict__ running) {
   g::per_block::batch_norm_statistics<norm_20>(x, stats, running);
 }
 
 // One thread per element: normalise, then k::ReLU.
-__global__ void forward_layers_20_21_kernel(const float* __restrict__ x, const float* __restrict__ stats, const float* __restrict__ gamma, const float* __restrict__ beta, float* __restrict__ y) {
+__global__ void forward_layers_20_21_kernel(const float* __restrict__ x,
+                                            const float* __restrict__ stats,
+                                            const float* __restrict__ gamma,
+                                            const float* __restrict__ beta, float* __restrict__ y) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 800'000)
     return;
@@ -1032,7 +1284,11 @@ __global__ void forward_layers_20_21_kernel(const float* __restrict__ x, const f
 }
 
 // One thread per element, in evaluation: the running statistics.
-__global__ void forward_layers_20_21_inference_kernel(const float* __restrict__ x, const float* __restrict__ running, const float* __restrict__ gamma, const float* __restrict__ beta, float* __restrict__ y) {
+__global__ void forward_layers_20_21_inference_kernel(const float* __restrict__ x,
+                                                      const float* __restrict__ running,
+                                                      const float* __restrict__ gamma,
+                                                      const float* __restrict__ beta,
+                                                      float* __restrict__ y) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 800'000)
     return;
@@ -1042,28 +1298,37 @@ __global__ void forward_layers_20_21_inference_kernel(const float* __restrict__ 
 void forward_layers_20_21(std::byte* arena, const Libraries&, cudaStream_t stream, bool training) {
   const float* const x = f32(arena, 42'214'144);  // activation_19
   const float* const gamma = f32(arena, 71'168);  // 20.weight (γ)
-  const float* const beta = f32(arena, 71'424);  // 20.bias (β)
+  const float* const beta = f32(arena, 71'424);   // 20.bias (β)
   float* const running = f32(arena, 98'304);  // non_trainable: running mean, then running variance
-  float* const y = f32(arena, 45'414'144);  // activation_20
+  float* const y = f32(arena, 45'414'144);    // activation_20
   if (!training) {
-    forward_layers_20_21_inference_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(x, running, gamma, beta, y);
+    forward_layers_20_21_inference_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(
+        x, running, gamma, beta, y);
     g::check_launch("forward_layers_20_21_inference_kernel");
     return;
   }
   float* const stats = f32(arena, 68'017'408);  // batch_statistics_20: mean, then 1/√(var + ε)
   forward_layers_20_21_statistics_kernel<<<64, g::channel_threads, 0, stream>>>(x, stats, running);
   g::check_launch("forward_layers_20_21_statistics_kernel");
-  forward_layers_20_21_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(x, stats, gamma, beta, y);
+  forward_layers_20_21_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(
+      x, stats, gamma, beta, y);
   g::check_launch("forward_layers_20_21_kernel");
 }
 
 // One block per channel: d = act'(y)·dy left in dy, Σd into dβ and Σ d·x̂ into dγ.
-__global__ void __launch_bounds__(g::channel_threads) backward_layers_20_21_sums_kernel(const float* __restrict__ x, const float* __restrict__ y, const float* __restrict__ stats, float* __restrict__ dy, float* __restrict__ dgamma, float* __restrict__ dbeta) {
+__global__ void __launch_bounds__(g::channel_threads)
+    backward_layers_20_21_sums_kernel(const float* __restrict__ x, const float* __restrict__ y,
+                                      const float* __restrict__ stats, float* __restrict__ dy,
+                                      float* __restrict__ dgamma, float* __restrict__ dbeta) {
   g::per_block::batch_norm_backward_sums<norm_20, k::ReLU>(x, y, stats, dy, dgamma, dbeta);
 }
 
 // One thread per element: dx from d and the channel's two sums.
-__global__ void backward_layers_20_21_kernel(const float* __restrict__ x, const float* __restrict__ stats, const float* __restrict__ gamma, const float* dy, const float* __restrict__ dgamma, const float* __restrict__ dbeta, float* dx) {
+__global__ void backward_layers_20_21_kernel(const float* __restrict__ x,
+                                             const float* __restrict__ stats,
+                                             const float* __restrict__ gamma, const float* dy,
+                                             const float* __restrict__ dgamma,
+                                             const float* __restrict__ dbeta, float* dx) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 800'000)
     return;
@@ -1072,16 +1337,20 @@ __global__ void backward_layers_20_21_kernel(const float* __restrict__ x, const 
 
 void backward_layers_20_21(std::byte* arena, const Libraries&, cudaStream_t stream) {
   const float* const x = f32(arena, 42'214'144);  // activation_19
-  const float* const stats = f32(arena, 68'017'408);  // batch_statistics_20: mean, then 1/√(var + ε)
+  const float* const stats =
+      f32(arena, 68'017'408);                     // batch_statistics_20: mean, then 1/√(var + ε)
   const float* const gamma = f32(arena, 71'168);  // 20.weight (γ)
-  float* const dy = f32(arena, 48'614'144);  // input_gradient_22: d(ReLU output), then d(BatchNorm output)
-  float* const dgamma = f32(arena, 171'008);  // gradient of 20.weight (γ)
-  float* const dbeta = f32(arena, 171'264);  // gradient of 20.bias (β)
+  float* const dy =
+      f32(arena, 48'614'144);  // input_gradient_22: d(ReLU output), then d(BatchNorm output)
+  float* const dgamma = f32(arena, 171'008);      // gradient of 20.weight (γ)
+  float* const dbeta = f32(arena, 171'264);       // gradient of 20.bias (β)
   const float* const y = f32(arena, 45'414'144);  // activation_20, saved
-  backward_layers_20_21_sums_kernel<<<64, g::channel_threads, 0, stream>>>(x, y, stats, dy, dgamma, dbeta);
+  backward_layers_20_21_sums_kernel<<<64, g::channel_threads, 0, stream>>>(x, y, stats, dy, dgamma,
+                                                                           dbeta);
   g::check_launch("backward_layers_20_21_sums_kernel");
   float* const dx = f32(arena, 45'414'144);  // input_gradient_20
-  backward_layers_20_21_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(x, stats, gamma, dy, dgamma, dbeta, dx);
+  backward_layers_20_21_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(
+      x, stats, gamma, dy, dgamma, dbeta, dx);
   g::check_launch("backward_layers_20_21_kernel");
 }
 
@@ -1093,14 +1362,25 @@ void backward_layers_20_21(std::byte* arena, const Libraries&, cudaStream_t stre
 //   activation_22      f32 (100, 64, 25, 5)  arena + 48,614,144  DepthwiseConv2d output
 //   input_gradient_23  f32 (100, 64, 25, 5)  arena + 51,814,144  d(output), read by backward
 //   input_gradient_22  f32 (100, 64, 25, 5)  arena + 48,614,144  d(input), written by backward
-constexpr k::Conv2dGeometry conv_22{
-    .batch = 100, .in_channels = 64, .in_height = 25, .in_width = 5,
-    .out_channels = 64, .out_height = 25, .out_width = 5,
-    .kernel_h = 3, .kernel_w = 3, .stride_h = 1, .stride_w = 1,
-    .pad_h = 1, .pad_w = 1, .groups = 64};
+constexpr k::Conv2dGeometry conv_22{.batch = 100,
+                                    .in_channels = 64,
+                                    .in_height = 25,
+                                    .in_width = 5,
+                                    .out_channels = 64,
+                                    .out_height = 25,
+                                    .out_width = 5,
+                                    .kernel_h = 3,
+                                    .kernel_w = 3,
+                                    .stride_h = 1,
+                                    .stride_w = 1,
+                                    .pad_h = 1,
+                                    .pad_w = 1,
+                                    .groups = 64};
 
 // One thread per output element.
-__global__ void forward_layer_22_kernel(const float* __restrict__ x, const float* __restrict__ weight, const float* __restrict__ bias, float* __restrict__ y) {
+__global__ void forward_layer_22_kernel(const float* __restrict__ x,
+                                        const float* __restrict__ weight,
+                                        const float* __restrict__ bias, float* __restrict__ y) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 800'000)
     return;
@@ -1108,26 +1388,32 @@ __global__ void forward_layer_22_kernel(const float* __restrict__ x, const float
 }
 
 void forward_layer_22(std::byte* arena, const Libraries&, cudaStream_t stream) {
-  const float* const x = f32(arena, 45'414'144);  // activation_20
+  const float* const x = f32(arena, 45'414'144);   // activation_20
   const float* const weight = f32(arena, 71'680);  // 22.weight
-  const float* const bias = f32(arena, 73'984);  // 22.bias
-  float* const y = f32(arena, 48'614'144);  // activation_22
-  forward_layer_22_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(x, weight, bias, y);
+  const float* const bias = f32(arena, 73'984);    // 22.bias
+  float* const y = f32(arena, 48'614'144);         // activation_22
+  forward_layer_22_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(x, weight, bias,
+                                                                                   y);
   g::check_launch("forward_layer_22_kernel");
 }
 
 // One block per weight element: Σ over samples and output positions of dy · x.
-__global__ void __launch_bounds__(g::channel_threads) backward_layer_22_weight_kernel(const float* __restrict__ x, const float* __restrict__ dy, float* __restrict__ dweight) {
+__global__ void __launch_bounds__(g::channel_threads)
+    backward_layer_22_weight_kernel(const float* __restrict__ x, const float* __restrict__ dy,
+                                    float* __restrict__ dweight) {
   g::per_block::grouped_conv_backward_weight<conv_22>(x, dy, dweight);
 }
 
 // One block per channel: Σ over samples and positions of dy.
-__global__ void __launch_bounds__(g::channel_threads) backward_layer_22_bias_kernel(const float* __restrict__ dy, float* __restrict__ dbias) {
+__global__ void __launch_bounds__(g::channel_threads)
+    backward_layer_22_bias_kernel(const float* __restrict__ dy, float* __restrict__ dbias) {
   g::per_block::bias_gradient_channels<100, 64, 125>(dy, dbias);
 }
 
 // One thread per input element: it gathers dy · w from the outputs that read it.
-__global__ void backward_layer_22_input_kernel(const float* __restrict__ dy, const float* __restrict__ weight, float* __restrict__ dx) {
+__global__ void backward_layer_22_input_kernel(const float* __restrict__ dy,
+                                               const float* __restrict__ weight,
+                                               float* __restrict__ dx) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 800'000)
     return;
@@ -1135,17 +1421,18 @@ __global__ void backward_layer_22_input_kernel(const float* __restrict__ dy, con
 }
 
 void backward_layer_22(std::byte* arena, const Libraries&, cudaStream_t stream) {
-  const float* const x = f32(arena, 45'414'144);  // activation_20
+  const float* const x = f32(arena, 45'414'144);   // activation_20
   const float* const dy = f32(arena, 51'814'144);  // input_gradient_23
-  float* const dweight = f32(arena, 171'520);  // gradient of 22.weight
+  float* const dweight = f32(arena, 171'520);      // gradient of 22.weight
   backward_layer_22_weight_kernel<<<576, g::channel_threads, 0, stream>>>(x, dy, dweight);
   g::check_launch("backward_layer_22_weight_kernel");
   float* const dbias = f32(arena, 173'824);  // gradient of 22.bias
   backward_layer_22_bias_kernel<<<64, g::channel_threads, 0, stream>>>(dy, dbias);
   g::check_launch("backward_layer_22_bias_kernel");
   const float* const weight = f32(arena, 71'680);  // 22.weight
-  float* const dx = f32(arena, 48'614'144);  // input_gradient_22
-  backward_layer_22_input_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(dy, weight, dx);
+  float* const dx = f32(arena, 48'614'144);        // input_gradient_22
+  backward_layer_22_input_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(
+      dy, weight, dx);
   g::check_launch("backward_layer_22_input_kernel");
 }
 
@@ -1162,16 +1449,24 @@ void backward_layer_22(std::byte* arena, const Libraries&, cudaStream_t stream) 
 //   activation_23           f32 (100, 64, 25, 5)  arena + 51,814,144  BatchNorm2d output, then ReLU output (saved)
 //   input_gradient_25       f32 (100, 64, 25, 5)  arena + 55,014,144  d(output), read by backward
 //   input_gradient_23       f32 (100, 64, 25, 5)  arena + 51,814,144  d(input), written by backward
-constexpr k::BatchNormGeometry norm_23{
-    .batch = 100, .channels = 64, .positions = 125, .epsilon = 0.00100000005f, .momentum = 0.00999999978f};
+constexpr k::BatchNormGeometry norm_23{.batch = 100,
+                                       .channels = 64,
+                                       .positions = 125,
+                                       .epsilon = 0.00100000005f,
+                                       .momentum = 0.00999999978f};
 
 // One block per channel: the batch mean and 1/√(var + ε), and the running statistics' update.
-__global__ void __launch_bounds__(g::channel_threads) forward_layers_23_24_statistics_kernel(const float* __restrict__ x, float* __restrict__ stats, float* __restrict__ running) {
+__global__ void __launch_bounds__(g::channel_threads)
+    forward_layers_23_24_statistics_kernel(const float* __restrict__ x, float* __restrict__ stats,
+                                           float* __restrict__ running) {
   g::per_block::batch_norm_statistics<norm_23>(x, stats, running);
 }
 
 // One thread per element: normalise, then k::ReLU.
-__global__ void forward_layers_23_24_kernel(const float* __restrict__ x, const float* __restrict__ stats, const float* __restrict__ gamma, const float* __restrict__ beta, float* __restrict__ y) {
+__global__ void forward_layers_23_24_kernel(const float* __restrict__ x,
+                                            const float* __restrict__ stats,
+                                            const float* __restrict__ gamma,
+                                            const float* __restrict__ beta, float* __restrict__ y) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 800'000)
     return;
@@ -1179,7 +1474,11 @@ __global__ void forward_layers_23_24_kernel(const float* __restrict__ x, const f
 }
 
 // One thread per element, in evaluation: the running statistics.
-__global__ void forward_layers_23_24_inference_kernel(const float* __restrict__ x, const float* __restrict__ running, const float* __restrict__ gamma, const float* __restrict__ beta, float* __restrict__ y) {
+__global__ void forward_layers_23_24_inference_kernel(const float* __restrict__ x,
+                                                      const float* __restrict__ running,
+                                                      const float* __restrict__ gamma,
+                                                      const float* __restrict__ beta,
+                                                      float* __restrict__ y) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 800'000)
     return;
@@ -1189,28 +1488,37 @@ __global__ void forward_layers_23_24_inference_kernel(const float* __restrict__ 
 void forward_layers_23_24(std::byte* arena, const Libraries&, cudaStream_t stream, bool training) {
   const float* const x = f32(arena, 48'614'144);  // activation_22
   const float* const gamma = f32(arena, 74'240);  // 23.weight (γ)
-  const float* const beta = f32(arena, 74'496);  // 23.bias (β)
+  const float* const beta = f32(arena, 74'496);   // 23.bias (β)
   float* const running = f32(arena, 98'816);  // non_trainable: running mean, then running variance
-  float* const y = f32(arena, 51'814'144);  // activation_23
+  float* const y = f32(arena, 51'814'144);    // activation_23
   if (!training) {
-    forward_layers_23_24_inference_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(x, running, gamma, beta, y);
+    forward_layers_23_24_inference_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(
+        x, running, gamma, beta, y);
     g::check_launch("forward_layers_23_24_inference_kernel");
     return;
   }
   float* const stats = f32(arena, 68'017'920);  // batch_statistics_23: mean, then 1/√(var + ε)
   forward_layers_23_24_statistics_kernel<<<64, g::channel_threads, 0, stream>>>(x, stats, running);
   g::check_launch("forward_layers_23_24_statistics_kernel");
-  forward_layers_23_24_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(x, stats, gamma, beta, y);
+  forward_layers_23_24_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(
+      x, stats, gamma, beta, y);
   g::check_launch("forward_layers_23_24_kernel");
 }
 
 // One block per channel: d = act'(y)·dy left in dy, Σd into dβ and Σ d·x̂ into dγ.
-__global__ void __launch_bounds__(g::channel_threads) backward_layers_23_24_sums_kernel(const float* __restrict__ x, const float* __restrict__ y, const float* __restrict__ stats, float* __restrict__ dy, float* __restrict__ dgamma, float* __restrict__ dbeta) {
+__global__ void __launch_bounds__(g::channel_threads)
+    backward_layers_23_24_sums_kernel(const float* __restrict__ x, const float* __restrict__ y,
+                                      const float* __restrict__ stats, float* __restrict__ dy,
+                                      float* __restrict__ dgamma, float* __restrict__ dbeta) {
   g::per_block::batch_norm_backward_sums<norm_23, k::ReLU>(x, y, stats, dy, dgamma, dbeta);
 }
 
 // One thread per element: dx from d and the channel's two sums.
-__global__ void backward_layers_23_24_kernel(const float* __restrict__ x, const float* __restrict__ stats, const float* __restrict__ gamma, const float* dy, const float* __restrict__ dgamma, const float* __restrict__ dbeta, float* dx) {
+__global__ void backward_layers_23_24_kernel(const float* __restrict__ x,
+                                             const float* __restrict__ stats,
+                                             const float* __restrict__ gamma, const float* dy,
+                                             const float* __restrict__ dgamma,
+                                             const float* __restrict__ dbeta, float* dx) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 800'000)
     return;
@@ -1219,16 +1527,20 @@ __global__ void backward_layers_23_24_kernel(const float* __restrict__ x, const 
 
 void backward_layers_23_24(std::byte* arena, const Libraries&, cudaStream_t stream) {
   const float* const x = f32(arena, 48'614'144);  // activation_22
-  const float* const stats = f32(arena, 68'017'920);  // batch_statistics_23: mean, then 1/√(var + ε)
+  const float* const stats =
+      f32(arena, 68'017'920);                     // batch_statistics_23: mean, then 1/√(var + ε)
   const float* const gamma = f32(arena, 74'240);  // 23.weight (γ)
-  float* const dy = f32(arena, 55'014'144);  // input_gradient_25: d(ReLU output), then d(BatchNorm output)
-  float* const dgamma = f32(arena, 174'080);  // gradient of 23.weight (γ)
-  float* const dbeta = f32(arena, 174'336);  // gradient of 23.bias (β)
+  float* const dy =
+      f32(arena, 55'014'144);  // input_gradient_25: d(ReLU output), then d(BatchNorm output)
+  float* const dgamma = f32(arena, 174'080);      // gradient of 23.weight (γ)
+  float* const dbeta = f32(arena, 174'336);       // gradient of 23.bias (β)
   const float* const y = f32(arena, 51'814'144);  // activation_23, saved
-  backward_layers_23_24_sums_kernel<<<64, g::channel_threads, 0, stream>>>(x, y, stats, dy, dgamma, dbeta);
+  backward_layers_23_24_sums_kernel<<<64, g::channel_threads, 0, stream>>>(x, y, stats, dy, dgamma,
+                                                                           dbeta);
   g::check_launch("backward_layers_23_24_sums_kernel");
   float* const dx = f32(arena, 51'814'144);  // input_gradient_23
-  backward_layers_23_24_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(x, stats, gamma, dy, dgamma, dbeta, dx);
+  backward_layers_23_24_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(
+      x, stats, gamma, dy, dgamma, dbeta, dx);
   g::check_launch("backward_layers_23_24_kernel");
 }
 
@@ -1243,25 +1555,34 @@ void backward_layers_23_24(std::byte* arena, const Libraries&, cudaStream_t stre
 //   workspace          f32 (64, 125)         arena + 582,144     cuDNN's and cuBLASLt's scratch (their algorithms fit it)
 //   input_gradient_26  f32 (100, 64, 25, 5)  arena + 58,214,144  d(output), read by backward
 //   input_gradient_25  f32 (100, 64, 25, 5)  arena + 55,014,144  d(input), written by backward
-constexpr k::Conv2dGeometry conv_25_geometry{
-    .batch = 100, .in_channels = 64, .in_height = 25, .in_width = 5,
-    .out_channels = 64, .out_height = 25, .out_width = 5,
-    .kernel_h = 1, .kernel_w = 1, .stride_h = 1, .stride_w = 1,
-    .pad_h = 0, .pad_w = 0};
+constexpr k::Conv2dGeometry conv_25_geometry{.batch = 100,
+                                             .in_channels = 64,
+                                             .in_height = 25,
+                                             .in_width = 5,
+                                             .out_channels = 64,
+                                             .out_height = 25,
+                                             .out_width = 5,
+                                             .kernel_h = 1,
+                                             .kernel_w = 1,
+                                             .stride_h = 1,
+                                             .stride_w = 1,
+                                             .pad_h = 0,
+                                             .pad_w = 0};
 
 // One thread per output element: the bias, where the library did not fuse it.
 __global__ void forward_layer_25_epilogue(const float* __restrict__ bias, float* z) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 800'000)
     return;
-  k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 64, 125, true>(i / 125, i % 125, z, bias, z);
+  k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 64, 125, true>(i / 125, i % 125, z,
+                                                                             bias, z);
 }
 
 void forward_layer_25(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
-  const float* const x = f32(arena, 51'814'144);  // activation_23
+  const float* const x = f32(arena, 51'814'144);   // activation_23
   const float* const weight = f32(arena, 74'752);  // 25.weight
-  const float* const bias = f32(arena, 91'136);  // 25.bias
-  float* const z = f32(arena, 55'014'144);  // activation_25
+  const float* const bias = f32(arena, 91'136);    // 25.bias
+  float* const z = f32(arena, 55'014'144);         // activation_25
   lib.conv_25.forward(x, weight, bias, z, bytes(arena, 582'144));
   if (!lib.conv_25.forward_fused()) {  // cuDNN had no engine for the fused epilogue
     forward_layer_25_epilogue<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(bias, z);
@@ -1271,12 +1592,12 @@ void forward_layer_25(std::byte* arena, const Libraries& lib, cudaStream_t strea
 
 void backward_layer_25(std::byte* arena, const Libraries& lib, cudaStream_t /*stream*/) {
   const float* const x = f32(arena, 51'814'144);  // activation_23
-  float* const dweight = f32(arena, 174'592);  // gradient of 25.weight
-  float* const dbias = f32(arena, 190'976);  // gradient of 25.bias
-  float* const dz = f32(arena, 58'214'144);  // input_gradient_26: d(Conv2d output)
+  float* const dweight = f32(arena, 174'592);     // gradient of 25.weight
+  float* const dbias = f32(arena, 190'976);       // gradient of 25.bias
+  float* const dz = f32(arena, 58'214'144);       // input_gradient_26: d(Conv2d output)
   lib.conv_25.backward_weights(x, dz, dweight, dbias, bytes(arena, 582'144));
   const float* const weight = f32(arena, 74'752);  // 25.weight
-  float* const dx = f32(arena, 55'014'144);  // input_gradient_25
+  float* const dx = f32(arena, 55'014'144);        // input_gradient_25
   lib.conv_25.backward_input(dz, weight, dx, bytes(arena, 582'144));
 }
 
@@ -1293,16 +1614,24 @@ void backward_layer_25(std::byte* arena, const Libraries& lib, cudaStream_t /*st
 //   activation_26           f32 (100, 64, 25, 5)  arena + 58,214,144    BatchNorm2d output, then ReLU output (saved)
 //   input_gradient_28       f32 (100, 64, 25, 5)  arena + 64,614,144    d(output), read by backward
 //   input_gradient_26       f32 (100, 64, 25, 5)  arena + 58,214,144    d(input), written by backward
-constexpr k::BatchNormGeometry norm_26{
-    .batch = 100, .channels = 64, .positions = 125, .epsilon = 0.00100000005f, .momentum = 0.00999999978f};
+constexpr k::BatchNormGeometry norm_26{.batch = 100,
+                                       .channels = 64,
+                                       .positions = 125,
+                                       .epsilon = 0.00100000005f,
+                                       .momentum = 0.00999999978f};
 
 // One block per channel: the batch mean and 1/√(var + ε), and the running statistics' update.
-__global__ void __launch_bounds__(g::channel_threads) forward_layers_26_27_statistics_kernel(const float* __restrict__ x, float* __restrict__ stats, float* __restrict__ running) {
+__global__ void __launch_bounds__(g::channel_threads)
+    forward_layers_26_27_statistics_kernel(const float* __restrict__ x, float* __restrict__ stats,
+                                           float* __restrict__ running) {
   g::per_block::batch_norm_statistics<norm_26>(x, stats, running);
 }
 
 // One thread per element: normalise, then k::ReLU.
-__global__ void forward_layers_26_27_kernel(const float* __restrict__ x, const float* __restrict__ stats, const float* __restrict__ gamma, const float* __restrict__ beta, float* __restrict__ y) {
+__global__ void forward_layers_26_27_kernel(const float* __restrict__ x,
+                                            const float* __restrict__ stats,
+                                            const float* __restrict__ gamma,
+                                            const float* __restrict__ beta, float* __restrict__ y) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 800'000)
     return;
@@ -1310,7 +1639,11 @@ __global__ void forward_layers_26_27_kernel(const float* __restrict__ x, const f
 }
 
 // One thread per element, in evaluation: the running statistics.
-__global__ void forward_layers_26_27_inference_kernel(const float* __restrict__ x, const float* __restrict__ running, const float* __restrict__ gamma, const float* __restrict__ beta, float* __restrict__ y) {
+__global__ void forward_layers_26_27_inference_kernel(const float* __restrict__ x,
+                                                      const float* __restrict__ running,
+                                                      const float* __restrict__ gamma,
+                                                      const float* __restrict__ beta,
+                                                      float* __restrict__ y) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 800'000)
     return;
@@ -1320,28 +1653,37 @@ __global__ void forward_layers_26_27_inference_kernel(const float* __restrict__ 
 void forward_layers_26_27(std::byte* arena, const Libraries&, cudaStream_t stream, bool training) {
   const float* const x = f32(arena, 55'014'144);  // activation_25
   const float* const gamma = f32(arena, 91'392);  // 26.weight (γ)
-  const float* const beta = f32(arena, 91'648);  // 26.bias (β)
+  const float* const beta = f32(arena, 91'648);   // 26.bias (β)
   float* const running = f32(arena, 99'328);  // non_trainable: running mean, then running variance
-  float* const y = f32(arena, 58'214'144);  // activation_26
+  float* const y = f32(arena, 58'214'144);    // activation_26
   if (!training) {
-    forward_layers_26_27_inference_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(x, running, gamma, beta, y);
+    forward_layers_26_27_inference_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(
+        x, running, gamma, beta, y);
     g::check_launch("forward_layers_26_27_inference_kernel");
     return;
   }
   float* const stats = f32(arena, 68'018'432);  // batch_statistics_26: mean, then 1/√(var + ε)
   forward_layers_26_27_statistics_kernel<<<64, g::channel_threads, 0, stream>>>(x, stats, running);
   g::check_launch("forward_layers_26_27_statistics_kernel");
-  forward_layers_26_27_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(x, stats, gamma, beta, y);
+  forward_layers_26_27_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(
+      x, stats, gamma, beta, y);
   g::check_launch("forward_layers_26_27_kernel");
 }
 
 // One block per channel: d = act'(y)·dy left in dy, Σd into dβ and Σ d·x̂ into dγ.
-__global__ void __launch_bounds__(g::channel_threads) backward_layers_26_27_sums_kernel(const float* __restrict__ x, const float* __restrict__ y, const float* __restrict__ stats, float* __restrict__ dy, float* __restrict__ dgamma, float* __restrict__ dbeta) {
+__global__ void __launch_bounds__(g::channel_threads)
+    backward_layers_26_27_sums_kernel(const float* __restrict__ x, const float* __restrict__ y,
+                                      const float* __restrict__ stats, float* __restrict__ dy,
+                                      float* __restrict__ dgamma, float* __restrict__ dbeta) {
   g::per_block::batch_norm_backward_sums<norm_26, k::ReLU>(x, y, stats, dy, dgamma, dbeta);
 }
 
 // One thread per element: dx from d and the channel's two sums.
-__global__ void backward_layers_26_27_kernel(const float* __restrict__ x, const float* __restrict__ stats, const float* __restrict__ gamma, const float* dy, const float* __restrict__ dgamma, const float* __restrict__ dbeta, float* dx) {
+__global__ void backward_layers_26_27_kernel(const float* __restrict__ x,
+                                             const float* __restrict__ stats,
+                                             const float* __restrict__ gamma, const float* dy,
+                                             const float* __restrict__ dgamma,
+                                             const float* __restrict__ dbeta, float* dx) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 800'000)
     return;
@@ -1350,16 +1692,20 @@ __global__ void backward_layers_26_27_kernel(const float* __restrict__ x, const 
 
 void backward_layers_26_27(std::byte* arena, const Libraries&, cudaStream_t stream) {
   const float* const x = f32(arena, 55'014'144);  // activation_25
-  const float* const stats = f32(arena, 68'018'432);  // batch_statistics_26: mean, then 1/√(var + ε)
+  const float* const stats =
+      f32(arena, 68'018'432);                     // batch_statistics_26: mean, then 1/√(var + ε)
   const float* const gamma = f32(arena, 91'392);  // 26.weight (γ)
-  float* const dy = f32(arena, 64'614'144);  // input_gradient_28: d(ReLU output), then d(BatchNorm output)
-  float* const dgamma = f32(arena, 191'232);  // gradient of 26.weight (γ)
-  float* const dbeta = f32(arena, 191'488);  // gradient of 26.bias (β)
+  float* const dy =
+      f32(arena, 64'614'144);  // input_gradient_28: d(ReLU output), then d(BatchNorm output)
+  float* const dgamma = f32(arena, 191'232);      // gradient of 26.weight (γ)
+  float* const dbeta = f32(arena, 191'488);       // gradient of 26.bias (β)
   const float* const y = f32(arena, 58'214'144);  // activation_26, saved
-  backward_layers_26_27_sums_kernel<<<64, g::channel_threads, 0, stream>>>(x, y, stats, dy, dgamma, dbeta);
+  backward_layers_26_27_sums_kernel<<<64, g::channel_threads, 0, stream>>>(x, y, stats, dy, dgamma,
+                                                                           dbeta);
   g::check_launch("backward_layers_26_27_sums_kernel");
   float* const dx = f32(arena, 58'214'144);  // input_gradient_26
-  backward_layers_26_27_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(x, stats, gamma, dy, dgamma, dbeta, dx);
+  backward_layers_26_27_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(
+      x, stats, gamma, dy, dgamma, dbeta, dx);
   g::check_launch("backward_layers_26_27_kernel");
 }
 
@@ -1375,24 +1721,26 @@ void backward_layers_26_27(std::byte* arena, const Libraries&, cudaStream_t stre
 using dropout_28 = k::DropoutGeometry<40, 100, 800'000>;
 
 void forward_layer_28(std::byte* arena, const Libraries&, cudaStream_t stream, bool training) {
-  const float* const x = f32(arena, 58'214'144);  // activation_26
-  float* const y = f32(arena, 61'414'144);  // activation_28
+  const float* const x = f32(arena, 58'214'144);      // activation_26
+  float* const y = f32(arena, 61'414'144);            // activation_28
   k::MaskByte* const mask = bits(arena, 67'914'240);  // dropout_mask_28
-  if (!training) {  // evaluation: the identity
-    g::check(cudaMemcpyAsync(y, x, 3'200'000, cudaMemcpyDeviceToDevice, stream), "dropout_28's identity");
+  if (!training) {                                    // evaluation: the identity
+    g::check(cudaMemcpyAsync(y, x, 3'200'000, cudaMemcpyDeviceToDevice, stream),
+             "dropout_28's identity");
     return;
   }
   // Each mask byte: draws its 8 elements' bits and scales the kept ones.
   g::for_each<100'000>(stream, "forward_layer_28", [=] __device__(index_t b) {
-    const std::uint64_t key = k::dropout_key(optimizer_constants.seed, optimizer_constants.step, 28);
+    const std::uint64_t key =
+        k::dropout_key(optimizer_constants.seed, optimizer_constants.step, 28);
     k::dropout_forward<dropout_28>(b, key, x, y, mask);
   });
 }
 
 void backward_layer_28(std::byte* arena, const Libraries&, cudaStream_t stream) {
   const k::MaskByte* const mask = bits(arena, 67'914'240);  // dropout_mask_28
-  const float* const dy = f32(arena, 61'414'144);  // input_gradient_29
-  float* const dx = f32(arena, 64'614'144);  // input_gradient_28
+  const float* const dy = f32(arena, 61'414'144);           // input_gradient_29
+  float* const dx = f32(arena, 64'614'144);                 // input_gradient_28
   // Each mask byte: dx = keep ? dy · scale : 0 for its 8 elements.
   g::for_each<100'000>(stream, "backward_layer_28", [=] __device__(index_t b) {
     k::dropout_backward_byte<dropout_28, false>(b, mask, dy, dx);
@@ -1407,7 +1755,7 @@ void backward_layer_28(std::byte* arena, const Libraries&, cudaStream_t stream) 
 
 void forward_layer_29(std::byte* arena, const Libraries&, cudaStream_t stream) {
   const float* const x = f32(arena, 61'414'144);  // activation_28
-  float* const y = f32(arena, 64'614'144);  // activation_29
+  float* const y = f32(arena, 64'614'144);        // activation_29
   // Each (sample, channel) plane: its mean.
   g::for_each<6'400>(stream, "forward_layer_29", [=] __device__(index_t plane) {
     k::global_avg_pool_forward<125>(plane, x, y);
@@ -1416,7 +1764,7 @@ void forward_layer_29(std::byte* arena, const Libraries&, cudaStream_t stream) {
 
 void backward_layer_29(std::byte* arena, const Libraries&, cudaStream_t stream) {
   const float* const dy = f32(arena, 64'639'744);  // input_gradient_30
-  float* const dx = f32(arena, 61'414'144);  // input_gradient_29
+  float* const dx = f32(arena, 61'414'144);        // input_gradient_29
   // Each input element: its plane's gradient over the plane's size.
   g::for_each<800'000>(stream, "backward_layer_29", [=] __device__(index_t i) {
     k::global_avg_pool_backward<125, false>(i, dy, dx);
@@ -1439,14 +1787,15 @@ __global__ void forward_layer_30_epilogue(const float* __restrict__ bias, float*
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 1'200)
     return;
-  k::bias_activation_forward<k::Identity, k::BiasAlong::positions, 12, 12, true>(i / 12, i % 12, z, bias, z);
+  k::bias_activation_forward<k::Identity, k::BiasAlong::positions, 12, 12, true>(i / 12, i % 12, z,
+                                                                                 bias, z);
 }
 
 void forward_layer_30(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
-  const float* const x = f32(arena, 64'614'144);  // activation_29
+  const float* const x = f32(arena, 64'614'144);   // activation_29
   const float* const weight = f32(arena, 91'904);  // 30.weight
-  const float* const bias = f32(arena, 94'976);  // 30.bias
-  float* const z = f32(arena, 61'414'144);  // activation_30
+  const float* const bias = f32(arena, 94'976);    // 30.bias
+  float* const z = f32(arena, 61'414'144);         // activation_30
   lib.linear_30.forward(x, weight, bias, z, bytes(arena, 582'144));
   if (!lib.linear_30.forward_fused()) {  // cuBLASLt had no engine for the fused epilogue
     forward_layer_30_epilogue<<<g::blocks_for(1'200), g::block_threads, 0, stream>>>(bias, z);
@@ -1456,22 +1805,22 @@ void forward_layer_30(std::byte* arena, const Libraries& lib, cudaStream_t strea
 
 void backward_layer_30(std::byte* arena, const Libraries& lib, cudaStream_t /*stream*/) {
   const float* const x = f32(arena, 64'614'144);  // activation_29
-  float* const dweight = f32(arena, 191'744);  // gradient of 30.weight
-  float* const dbias = f32(arena, 194'816);  // gradient of 30.bias
-  float* const dz = f32(arena, 61'419'008);  // loss_gradient: d(Linear output)
+  float* const dweight = f32(arena, 191'744);     // gradient of 30.weight
+  float* const dbias = f32(arena, 194'816);       // gradient of 30.bias
+  float* const dz = f32(arena, 61'419'008);       // loss_gradient: d(Linear output)
   lib.linear_30.backward_weights(x, dz, dweight, dbias, bytes(arena, 582'144));
   const float* const weight = f32(arena, 91'904);  // 30.weight
-  float* const dx = f32(arena, 64'639'744);  // input_gradient_30
+  float* const dx = f32(arena, 64'639'744);        // input_gradient_30
   lib.linear_30.backward_input(dz, weight, dx, bytes(arena, 582'144));
 }
 
 // ==== Loss: softmax + cross-entropy over the logits (100, 12), forward and backward ==============
 void loss_step(std::byte* arena, cudaStream_t stream) {
-  const float* const logits = f32(arena, 61'414'144);  // activation_30
+  const float* const logits = f32(arena, 61'414'144);      // activation_30
   const std::int32_t* const labels = i32(arena, 581'632);  // labels
-  float* const loss = f32(arena, 68'018'944);  // loss
+  float* const loss = f32(arena, 68'018'944);              // loss
   std::int32_t* const predicted = i32(arena, 68'019'456);  // predictions
-  float* const dlogits = f32(arena, 61'419'008);  // loss_gradient
+  float* const dlogits = f32(arena, 61'419'008);           // loss_gradient
   // Each sample: its loss, its predicted class and d(logits) of the batch mean.
   g::for_each<100>(stream, "loss_step", [=] __device__(index_t n) {
     k::softmax_cross_entropy<100, 12>(n, logits, labels, loss, predicted, dlogits);
@@ -1480,10 +1829,10 @@ void loss_step(std::byte* arena, cudaStream_t stream) {
 
 // ==== Update: Adam over the whole contiguous parameter region, one pass ==========================
 void update(std::byte* arena, cudaStream_t stream) {
-  float* const params = f32(arena, 0);  // parameters
+  float* const params = f32(arena, 0);            // parameters
   const float* const grads = f32(arena, 99'840);  // gradients
-  float* const m = f32(arena, 195'072);  // optimizer_moment1
-  float* const v = f32(arena, 290'304);  // optimizer_moment2
+  float* const m = f32(arena, 195'072);           // optimizer_moment1
+  float* const v = f32(arena, 290'304);           // optimizer_moment2
   // Each parameter, with the step's scalars (learning rate, bias corrections).
   g::for_each<23'756>(stream, "update", [=] __device__(index_t i) {
     const k::OptimizerConstants& constants = optimizer_constants;
@@ -1494,11 +1843,17 @@ void update(std::byte* arena, cudaStream_t stream) {
 // ==== The step, in the plan's schedule ====================================================
 Libraries::Libraries(cudaStream_t stream)
     : handles(stream),
-      conv_7(handles, conv_7_geometry, g::ConvEpilogue::bias, g::Gradients::weights_and_input, 32'000, /*alignment=*/16),
-      conv_13(handles, conv_13_geometry, g::ConvEpilogue::bias, g::Gradients::weights_and_input, 32'000, /*alignment=*/16),
-      conv_19(handles, conv_19_geometry, g::ConvEpilogue::bias, g::Gradients::weights_and_input, 32'000, /*alignment=*/16),
-      conv_25(handles, conv_25_geometry, g::ConvEpilogue::bias, g::Gradients::weights_and_input, 32'000, /*alignment=*/16),
-      linear_30(handles, {.batch = 100, .in_features = 64, .out_features = 12}, g::LinearEpilogue::bias, g::Gradients::weights_and_input, /*bias_gradient=*/true, 32'000, /*alignment=*/16, /*bias_alignment=*/16) {}
+      conv_7(handles, conv_7_geometry, g::ConvEpilogue::bias, g::Gradients::weights_and_input,
+             32'000, /*alignment=*/16),
+      conv_13(handles, conv_13_geometry, g::ConvEpilogue::bias, g::Gradients::weights_and_input,
+              32'000, /*alignment=*/16),
+      conv_19(handles, conv_19_geometry, g::ConvEpilogue::bias, g::Gradients::weights_and_input,
+              32'000, /*alignment=*/16),
+      conv_25(handles, conv_25_geometry, g::ConvEpilogue::bias, g::Gradients::weights_and_input,
+              32'000, /*alignment=*/16),
+      linear_30(handles, {.batch = 100, .in_features = 64, .out_features = 12},
+                g::LinearEpilogue::bias, g::Gradients::weights_and_input, /*bias_gradient=*/true,
+                32'000, /*alignment=*/16, /*bias_alignment=*/16) {}
 
 // `training`: BatchNorm normalises by the batch's statistics and updates the running ones,
 // and Dropout draws its masks; in evaluation both are their inference selves.

@@ -67,31 +67,40 @@ k::MaskByte* bits(std::byte* arena, std::int64_t offset) {
 //   activation_0      f32 (100, 64, 25, 5)  arena + 614,144    Conv2d output
 //   workspace         f32 (40, 125)         arena + 582,144    im2col of one sample
 //   input_gradient_1  f32 (100, 64, 25, 5)  arena + 3,814,144  d(output), read by backward
-constexpr k::Conv2dGeometry conv_0{
-    .batch = 100, .in_channels = 1, .in_height = 49, .in_width = 10,
-    .out_channels = 64, .out_height = 25, .out_width = 5,
-    .kernel_h = 10, .kernel_w = 4, .stride_h = 2, .stride_w = 2,
-    .pad_h = 4, .pad_w = 1};
+constexpr k::Conv2dGeometry conv_0{.batch = 100,
+                                   .in_channels = 1,
+                                   .in_height = 49,
+                                   .in_width = 10,
+                                   .out_channels = 64,
+                                   .out_height = 25,
+                                   .out_width = 5,
+                                   .kernel_h = 10,
+                                   .kernel_w = 4,
+                                   .stride_h = 2,
+                                   .stride_w = 2,
+                                   .pad_h = 4,
+                                   .pad_w = 1};
 
 void forward_layer_0(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 385'536);  // input
-  const float* const weight = f32(arena, 0);  // 0.weight
+  const float* const x = f32(arena, 385'536);    // input
+  const float* const weight = f32(arena, 0);     // 0.weight
   const float* const bias = f32(arena, 10'240);  // 0.bias
-  float* const z = f32(arena, 614'144);  // activation_0
-  float* const col = f32(arena, 582'144);  // workspace
+  float* const z = f32(arena, 614'144);          // activation_0
+  float* const col = f32(arena, 582'144);        // workspace
   c::conv2d_forward<conv_0, 1>(pool, x, weight, col, z, [&](index_t n, c::Range columns) {
     for (index_t row = n * 64; row < (n + 1) * 64; ++row)
       for (index_t p = columns.begin; p < columns.end; ++p)
-        k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 64, 125, true>(row, p, z, bias, z);
+        k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 64, 125, true>(row, p, z, bias,
+                                                                                   z);
   });
 }
 
 void backward_layer_0(std::byte* arena, c::ThreadPool& pool) {
   const float* const x = f32(arena, 385'536);  // input
-  float* const dweight = f32(arena, 99'840);  // gradient of 0.weight
-  float* const dbias = f32(arena, 110'080);  // gradient of 0.bias
-  float* const dz = f32(arena, 3'814'144);  // input_gradient_1: d(Conv2d output)
-  float* const col = f32(arena, 582'144);  // workspace
+  float* const dweight = f32(arena, 99'840);   // gradient of 0.weight
+  float* const dbias = f32(arena, 110'080);    // gradient of 0.bias
+  float* const dz = f32(arena, 3'814'144);     // input_gradient_1: d(Conv2d output)
+  float* const col = f32(arena, 582'144);      // workspace
   c::conv2d_backward_weights<conv_0, true>(pool, x, dz, col, dweight, dbias);
 }
 
@@ -108,15 +117,18 @@ void backward_layer_0(std::byte* arena, c::ThreadPool& pool) {
 //   activation_1            f32 (100, 64, 25, 5)  arena + 3,814,144   BatchNorm2d output, then ReLU output (saved)
 //   input_gradient_3        f32 (100, 64, 25, 5)  arena + 7,014,144   d(output), read by backward
 //   input_gradient_1        f32 (100, 64, 25, 5)  arena + 3,814,144   d(input), written by backward
-constexpr k::BatchNormGeometry norm_1{
-    .batch = 100, .channels = 64, .positions = 125, .epsilon = 0.00100000005f, .momentum = 0.00999999978f};
+constexpr k::BatchNormGeometry norm_1{.batch = 100,
+                                      .channels = 64,
+                                      .positions = 125,
+                                      .epsilon = 0.00100000005f,
+                                      .momentum = 0.00999999978f};
 
 void forward_layers_1_2(std::byte* arena, c::ThreadPool& pool, const Pass& pass) {
-  const float* const x = f32(arena, 614'144);  // activation_0
+  const float* const x = f32(arena, 614'144);     // activation_0
   const float* const gamma = f32(arena, 10'496);  // 1.weight (γ)
-  const float* const beta = f32(arena, 10'752);  // 1.bias (β)
+  const float* const beta = f32(arena, 10'752);   // 1.bias (β)
   float* const running = f32(arena, 95'232);  // non_trainable: running mean, then running variance
-  float* const y = f32(arena, 3'814'144);  // activation_1
+  float* const y = f32(arena, 3'814'144);     // activation_1
   if (!pass.training) {
     c::for_each(pool, 6'400, [&](index_t plane) {
       k::batch_norm_inference_plane<norm_1, k::ReLU>(plane, x, running, gamma, beta, y);
@@ -124,21 +136,21 @@ void forward_layers_1_2(std::byte* arena, c::ThreadPool& pool, const Pass& pass)
     return;
   }
   float* const stats = f32(arena, 68'014'336);  // batch_statistics_1: mean, then 1/√(var + ε)
-  c::for_each(pool, 64, [&](index_t ch) {
-    k::batch_norm_statistics<norm_1>(ch, x, stats, running);
-  });
+  c::for_each(pool, 64,
+              [&](index_t ch) { k::batch_norm_statistics<norm_1>(ch, x, stats, running); });
   c::for_each(pool, 6'400, [&](index_t plane) {
     k::batch_norm_forward_plane<norm_1, k::ReLU>(plane, x, stats, gamma, beta, y);
   });
 }
 
 void backward_layers_1_2(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 614'144);  // activation_0
+  const float* const x = f32(arena, 614'144);         // activation_0
   const float* const stats = f32(arena, 68'014'336);  // batch_statistics_1: mean, then 1/√(var + ε)
-  const float* const gamma = f32(arena, 10'496);  // 1.weight (γ)
-  float* const dy = f32(arena, 7'014'144);  // input_gradient_3: d(ReLU output), then d(BatchNorm output)
-  float* const dgamma = f32(arena, 110'336);  // gradient of 1.weight (γ)
-  float* const dbeta = f32(arena, 110'592);  // gradient of 1.bias (β)
+  const float* const gamma = f32(arena, 10'496);      // 1.weight (γ)
+  float* const dy =
+      f32(arena, 7'014'144);  // input_gradient_3: d(ReLU output), then d(BatchNorm output)
+  float* const dgamma = f32(arena, 110'336);     // gradient of 1.weight (γ)
+  float* const dbeta = f32(arena, 110'592);      // gradient of 1.bias (β)
   const float* const y = f32(arena, 3'814'144);  // activation_1, saved
   // Per channel: d = act'(y)·dy (left in dy), Σd into dβ and Σ d·x̂ into dγ.
   c::for_each(pool, 64, [&](index_t ch) {
@@ -146,7 +158,8 @@ void backward_layers_1_2(std::byte* arena, c::ThreadPool& pool) {
   });
   float* const dx = f32(arena, 3'814'144);  // input_gradient_1
   c::for_each(pool, 6'400, [&](index_t plane) {
-    k::batch_norm_backward_input_plane<norm_1, false>(plane, x, stats, gamma, dy, dgamma, dbeta, dx);
+    k::batch_norm_backward_input_plane<norm_1, false>(plane, x, stats, gamma, dy, dgamma, dbeta,
+                                                      dx);
   });
 }
 
@@ -162,10 +175,10 @@ void backward_layers_1_2(std::byte* arena, c::ThreadPool& pool) {
 using dropout_3 = k::DropoutGeometry<20, 100, 800'000>;
 
 void forward_layer_3(std::byte* arena, c::ThreadPool& pool, const Pass& pass) {
-  const float* const x = f32(arena, 3'814'144);  // activation_1
-  float* const y = f32(arena, 7'014'144);  // activation_3
+  const float* const x = f32(arena, 3'814'144);       // activation_1
+  float* const y = f32(arena, 7'014'144);             // activation_3
   k::MaskByte* const mask = bits(arena, 67'814'144);  // dropout_mask_3
-  if (!pass.training) {  // evaluation: the identity
+  if (!pass.training) {                               // evaluation: the identity
     std::copy(x, x + 800'000, y);
     return;
   }
@@ -176,12 +189,11 @@ void forward_layer_3(std::byte* arena, c::ThreadPool& pool, const Pass& pass) {
 
 void backward_layer_3(std::byte* arena, c::ThreadPool& pool) {
   const k::MaskByte* const mask = bits(arena, 67'814'144);  // dropout_mask_3
-  const float* const dy = f32(arena, 10'214'144);  // input_gradient_4
-  float* const dx = f32(arena, 7'014'144);  // input_gradient_3
+  const float* const dy = f32(arena, 10'214'144);           // input_gradient_4
+  float* const dx = f32(arena, 7'014'144);                  // input_gradient_3
   // Each mask byte: dx = keep ? dy · scale : 0 for its 8 elements.
-  c::for_each(pool, 100'000, [&](index_t b) {
-    k::dropout_backward_byte<dropout_3, false>(b, mask, dy, dx);
-  });
+  c::for_each(pool, 100'000,
+              [&](index_t b) { k::dropout_backward_byte<dropout_3, false>(b, mask, dy, dx); });
 }
 
 // ==== Layer 4: DepthwiseConv2d(64, 3×3, pad 1) ===================================================
@@ -192,34 +204,44 @@ void backward_layer_3(std::byte* arena, c::ThreadPool& pool) {
 //   activation_4      f32 (100, 64, 25, 5)  arena + 10,214,144  DepthwiseConv2d output
 //   input_gradient_5  f32 (100, 64, 25, 5)  arena + 13,414,144  d(output), read by backward
 //   input_gradient_4  f32 (100, 64, 25, 5)  arena + 10,214,144  d(input), written by backward
-constexpr k::Conv2dGeometry conv_4{
-    .batch = 100, .in_channels = 64, .in_height = 25, .in_width = 5,
-    .out_channels = 64, .out_height = 25, .out_width = 5,
-    .kernel_h = 3, .kernel_w = 3, .stride_h = 1, .stride_w = 1,
-    .pad_h = 1, .pad_w = 1, .groups = 64};
+constexpr k::Conv2dGeometry conv_4{.batch = 100,
+                                   .in_channels = 64,
+                                   .in_height = 25,
+                                   .in_width = 5,
+                                   .out_channels = 64,
+                                   .out_height = 25,
+                                   .out_width = 5,
+                                   .kernel_h = 3,
+                                   .kernel_w = 3,
+                                   .stride_h = 1,
+                                   .stride_w = 1,
+                                   .pad_h = 1,
+                                   .pad_w = 1,
+                                   .groups = 64};
 
 void forward_layer_4(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 7'014'144);  // activation_3
+  const float* const x = f32(arena, 7'014'144);    // activation_3
   const float* const weight = f32(arena, 11'008);  // 4.weight
-  const float* const bias = f32(arena, 13'312);  // 4.bias
-  float* const y = f32(arena, 10'214'144);  // activation_4
+  const float* const bias = f32(arena, 13'312);    // 4.bias
+  float* const y = f32(arena, 10'214'144);         // activation_4
   c::for_each(pool, 6'400, [&](index_t plane) {
     k::grouped_conv_forward_plane<conv_4, true>(plane, x, weight, bias, y);
   });
 }
 
 void backward_layer_4(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 7'014'144);  // activation_3
+  const float* const x = f32(arena, 7'014'144);    // activation_3
   const float* const dy = f32(arena, 13'414'144);  // input_gradient_5
-  float* const dweight = f32(arena, 110'848);  // gradient of // 4.weight
-  c::for_each(pool, 64, [&](index_t f) { k::grouped_conv_backward_filter<conv_4>(f, x, dy, dweight); });
+  float* const dweight = f32(arena, 110'848);      // gradient of // 4.weight
+  c::for_each(pool, 64,
+              [&](index_t f) { k::grouped_conv_backward_filter<conv_4>(f, x, dy, dweight); });
   float* const dbias = f32(arena, 113'152);  // gradient of // 4.bias
   pool.run([&](int t) {
     const c::Range channels = c::split(64, pool.threads(), t);
     k::bias_gradient_channel_range<100, 64, 125>(channels.begin, channels.end, dy, dbias);
   });
   const float* const weight = f32(arena, 11'008);  // 4.weight
-  float* const dx = f32(arena, 10'214'144);  // input_gradient_4
+  float* const dx = f32(arena, 10'214'144);        // input_gradient_4
   c::for_each(pool, 6'400, [&](index_t plane) {
     k::grouped_conv_backward_input_plane<conv_4, false>(plane, dy, weight, dx);
   });
@@ -238,15 +260,18 @@ void backward_layer_4(std::byte* arena, c::ThreadPool& pool) {
 //   activation_5            f32 (100, 64, 25, 5)  arena + 13,414,144  BatchNorm2d output, then ReLU output (saved)
 //   input_gradient_7        f32 (100, 64, 25, 5)  arena + 16,614,144  d(output), read by backward
 //   input_gradient_5        f32 (100, 64, 25, 5)  arena + 13,414,144  d(input), written by backward
-constexpr k::BatchNormGeometry norm_5{
-    .batch = 100, .channels = 64, .positions = 125, .epsilon = 0.00100000005f, .momentum = 0.00999999978f};
+constexpr k::BatchNormGeometry norm_5{.batch = 100,
+                                      .channels = 64,
+                                      .positions = 125,
+                                      .epsilon = 0.00100000005f,
+                                      .momentum = 0.00999999978f};
 
 void forward_layers_5_6(std::byte* arena, c::ThreadPool& pool, const Pass& pass) {
   const float* const x = f32(arena, 10'214'144);  // activation_4
   const float* const gamma = f32(arena, 13'568);  // 5.weight (γ)
-  const float* const beta = f32(arena, 13'824);  // 5.bias (β)
+  const float* const beta = f32(arena, 13'824);   // 5.bias (β)
   float* const running = f32(arena, 95'744);  // non_trainable: running mean, then running variance
-  float* const y = f32(arena, 13'414'144);  // activation_5
+  float* const y = f32(arena, 13'414'144);    // activation_5
   if (!pass.training) {
     c::for_each(pool, 6'400, [&](index_t plane) {
       k::batch_norm_inference_plane<norm_5, k::ReLU>(plane, x, running, gamma, beta, y);
@@ -254,21 +279,21 @@ void forward_layers_5_6(std::byte* arena, c::ThreadPool& pool, const Pass& pass)
     return;
   }
   float* const stats = f32(arena, 68'014'848);  // batch_statistics_5: mean, then 1/√(var + ε)
-  c::for_each(pool, 64, [&](index_t ch) {
-    k::batch_norm_statistics<norm_5>(ch, x, stats, running);
-  });
+  c::for_each(pool, 64,
+              [&](index_t ch) { k::batch_norm_statistics<norm_5>(ch, x, stats, running); });
   c::for_each(pool, 6'400, [&](index_t plane) {
     k::batch_norm_forward_plane<norm_5, k::ReLU>(plane, x, stats, gamma, beta, y);
   });
 }
 
 void backward_layers_5_6(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 10'214'144);  // activation_4
+  const float* const x = f32(arena, 10'214'144);      // activation_4
   const float* const stats = f32(arena, 68'014'848);  // batch_statistics_5: mean, then 1/√(var + ε)
-  const float* const gamma = f32(arena, 13'568);  // 5.weight (γ)
-  float* const dy = f32(arena, 16'614'144);  // input_gradient_7: d(ReLU output), then d(BatchNorm output)
-  float* const dgamma = f32(arena, 113'408);  // gradient of 5.weight (γ)
-  float* const dbeta = f32(arena, 113'664);  // gradient of 5.bias (β)
+  const float* const gamma = f32(arena, 13'568);      // 5.weight (γ)
+  float* const dy =
+      f32(arena, 16'614'144);  // input_gradient_7: d(ReLU output), then d(BatchNorm output)
+  float* const dgamma = f32(arena, 113'408);      // gradient of 5.weight (γ)
+  float* const dbeta = f32(arena, 113'664);       // gradient of 5.bias (β)
   const float* const y = f32(arena, 13'414'144);  // activation_5, saved
   // Per channel: d = act'(y)·dy (left in dy), Σd into dβ and Σ d·x̂ into dγ.
   c::for_each(pool, 64, [&](index_t ch) {
@@ -276,7 +301,8 @@ void backward_layers_5_6(std::byte* arena, c::ThreadPool& pool) {
   });
   float* const dx = f32(arena, 13'414'144);  // input_gradient_5
   c::for_each(pool, 6'400, [&](index_t plane) {
-    k::batch_norm_backward_input_plane<norm_5, false>(plane, x, stats, gamma, dy, dgamma, dbeta, dx);
+    k::batch_norm_backward_input_plane<norm_5, false>(plane, x, stats, gamma, dy, dgamma, dbeta,
+                                                      dx);
   });
 }
 
@@ -291,33 +317,42 @@ void backward_layers_5_6(std::byte* arena, c::ThreadPool& pool) {
 //   workspace         f32 (64, 125)         arena + 582,144     im2col of one sample
 //   input_gradient_8  f32 (100, 64, 25, 5)  arena + 19,814,144  d(output), read by backward
 //   input_gradient_7  f32 (100, 64, 25, 5)  arena + 16,614,144  d(input), written by backward
-constexpr k::Conv2dGeometry conv_7{
-    .batch = 100, .in_channels = 64, .in_height = 25, .in_width = 5,
-    .out_channels = 64, .out_height = 25, .out_width = 5,
-    .kernel_h = 1, .kernel_w = 1, .stride_h = 1, .stride_w = 1,
-    .pad_h = 0, .pad_w = 0};
+constexpr k::Conv2dGeometry conv_7{.batch = 100,
+                                   .in_channels = 64,
+                                   .in_height = 25,
+                                   .in_width = 5,
+                                   .out_channels = 64,
+                                   .out_height = 25,
+                                   .out_width = 5,
+                                   .kernel_h = 1,
+                                   .kernel_w = 1,
+                                   .stride_h = 1,
+                                   .stride_w = 1,
+                                   .pad_h = 0,
+                                   .pad_w = 0};
 
 void forward_layer_7(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 13'414'144);  // activation_5
+  const float* const x = f32(arena, 13'414'144);   // activation_5
   const float* const weight = f32(arena, 14'080);  // 7.weight
-  const float* const bias = f32(arena, 30'464);  // 7.bias
-  float* const z = f32(arena, 16'614'144);  // activation_7
-  float* const col = f32(arena, 582'144);  // workspace
+  const float* const bias = f32(arena, 30'464);    // 7.bias
+  float* const z = f32(arena, 16'614'144);         // activation_7
+  float* const col = f32(arena, 582'144);          // workspace
   c::conv2d_forward<conv_7, 1>(pool, x, weight, col, z, [&](index_t n, c::Range columns) {
     for (index_t row = n * 64; row < (n + 1) * 64; ++row)
       for (index_t p = columns.begin; p < columns.end; ++p)
-        k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 64, 125, true>(row, p, z, bias, z);
+        k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 64, 125, true>(row, p, z, bias,
+                                                                                   z);
   });
 }
 
 void backward_layer_7(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 13'414'144);  // activation_5
-  float* const dweight = f32(arena, 113'920);  // gradient of 7.weight
-  float* const dbias = f32(arena, 130'304);  // gradient of 7.bias
-  float* const dz = f32(arena, 19'814'144);  // input_gradient_8: d(Conv2d output)
+  const float* const x = f32(arena, 13'414'144);   // activation_5
+  float* const dweight = f32(arena, 113'920);      // gradient of 7.weight
+  float* const dbias = f32(arena, 130'304);        // gradient of 7.bias
+  float* const dz = f32(arena, 19'814'144);        // input_gradient_8: d(Conv2d output)
   const float* const weight = f32(arena, 14'080);  // 7.weight
-  float* const dx = f32(arena, 16'614'144);  // input_gradient_7
-  float* const col = f32(arena, 582'144);  // workspace
+  float* const dx = f32(arena, 16'614'144);        // input_gradient_7
+  float* const col = f32(arena, 582'144);          // workspace
   c::conv2d_backward_weights<conv_7, true>(pool, x, dz, col, dweight, dbias);
   c::conv2d_backward_input<conv_7>(pool, dz, weight, col, dx);
 }
@@ -335,15 +370,18 @@ void backward_layer_7(std::byte* arena, c::ThreadPool& pool) {
 //   activation_8            f32 (100, 64, 25, 5)  arena + 19,814,144  BatchNorm2d output, then ReLU output (saved)
 //   input_gradient_10       f32 (100, 64, 25, 5)  arena + 23,014,144  d(output), read by backward
 //   input_gradient_8        f32 (100, 64, 25, 5)  arena + 19,814,144  d(input), written by backward
-constexpr k::BatchNormGeometry norm_8{
-    .batch = 100, .channels = 64, .positions = 125, .epsilon = 0.00100000005f, .momentum = 0.00999999978f};
+constexpr k::BatchNormGeometry norm_8{.batch = 100,
+                                      .channels = 64,
+                                      .positions = 125,
+                                      .epsilon = 0.00100000005f,
+                                      .momentum = 0.00999999978f};
 
 void forward_layers_8_9(std::byte* arena, c::ThreadPool& pool, const Pass& pass) {
   const float* const x = f32(arena, 16'614'144);  // activation_7
   const float* const gamma = f32(arena, 30'720);  // 8.weight (γ)
-  const float* const beta = f32(arena, 30'976);  // 8.bias (β)
+  const float* const beta = f32(arena, 30'976);   // 8.bias (β)
   float* const running = f32(arena, 96'256);  // non_trainable: running mean, then running variance
-  float* const y = f32(arena, 19'814'144);  // activation_8
+  float* const y = f32(arena, 19'814'144);    // activation_8
   if (!pass.training) {
     c::for_each(pool, 6'400, [&](index_t plane) {
       k::batch_norm_inference_plane<norm_8, k::ReLU>(plane, x, running, gamma, beta, y);
@@ -351,21 +389,21 @@ void forward_layers_8_9(std::byte* arena, c::ThreadPool& pool, const Pass& pass)
     return;
   }
   float* const stats = f32(arena, 68'015'360);  // batch_statistics_8: mean, then 1/√(var + ε)
-  c::for_each(pool, 64, [&](index_t ch) {
-    k::batch_norm_statistics<norm_8>(ch, x, stats, running);
-  });
+  c::for_each(pool, 64,
+              [&](index_t ch) { k::batch_norm_statistics<norm_8>(ch, x, stats, running); });
   c::for_each(pool, 6'400, [&](index_t plane) {
     k::batch_norm_forward_plane<norm_8, k::ReLU>(plane, x, stats, gamma, beta, y);
   });
 }
 
 void backward_layers_8_9(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 16'614'144);  // activation_7
+  const float* const x = f32(arena, 16'614'144);      // activation_7
   const float* const stats = f32(arena, 68'015'360);  // batch_statistics_8: mean, then 1/√(var + ε)
-  const float* const gamma = f32(arena, 30'720);  // 8.weight (γ)
-  float* const dy = f32(arena, 23'014'144);  // input_gradient_10: d(ReLU output), then d(BatchNorm output)
-  float* const dgamma = f32(arena, 130'560);  // gradient of 8.weight (γ)
-  float* const dbeta = f32(arena, 130'816);  // gradient of 8.bias (β)
+  const float* const gamma = f32(arena, 30'720);      // 8.weight (γ)
+  float* const dy =
+      f32(arena, 23'014'144);  // input_gradient_10: d(ReLU output), then d(BatchNorm output)
+  float* const dgamma = f32(arena, 130'560);      // gradient of 8.weight (γ)
+  float* const dbeta = f32(arena, 130'816);       // gradient of 8.bias (β)
   const float* const y = f32(arena, 19'814'144);  // activation_8, saved
   // Per channel: d = act'(y)·dy (left in dy), Σd into dβ and Σ d·x̂ into dγ.
   c::for_each(pool, 64, [&](index_t ch) {
@@ -373,7 +411,8 @@ void backward_layers_8_9(std::byte* arena, c::ThreadPool& pool) {
   });
   float* const dx = f32(arena, 19'814'144);  // input_gradient_8
   c::for_each(pool, 6'400, [&](index_t plane) {
-    k::batch_norm_backward_input_plane<norm_8, false>(plane, x, stats, gamma, dy, dgamma, dbeta, dx);
+    k::batch_norm_backward_input_plane<norm_8, false>(plane, x, stats, gamma, dy, dgamma, dbeta,
+                                                      dx);
   });
 }
 
@@ -385,34 +424,44 @@ void backward_layers_8_9(std::byte* arena, c::ThreadPool& pool) {
 //   activation_10      f32 (100, 64, 25, 5)  arena + 23,014,144  DepthwiseConv2d output
 //   input_gradient_11  f32 (100, 64, 25, 5)  arena + 26,214,144  d(output), read by backward
 //   input_gradient_10  f32 (100, 64, 25, 5)  arena + 23,014,144  d(input), written by backward
-constexpr k::Conv2dGeometry conv_10{
-    .batch = 100, .in_channels = 64, .in_height = 25, .in_width = 5,
-    .out_channels = 64, .out_height = 25, .out_width = 5,
-    .kernel_h = 3, .kernel_w = 3, .stride_h = 1, .stride_w = 1,
-    .pad_h = 1, .pad_w = 1, .groups = 64};
+constexpr k::Conv2dGeometry conv_10{.batch = 100,
+                                    .in_channels = 64,
+                                    .in_height = 25,
+                                    .in_width = 5,
+                                    .out_channels = 64,
+                                    .out_height = 25,
+                                    .out_width = 5,
+                                    .kernel_h = 3,
+                                    .kernel_w = 3,
+                                    .stride_h = 1,
+                                    .stride_w = 1,
+                                    .pad_h = 1,
+                                    .pad_w = 1,
+                                    .groups = 64};
 
 void forward_layer_10(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 19'814'144);  // activation_8
+  const float* const x = f32(arena, 19'814'144);   // activation_8
   const float* const weight = f32(arena, 31'232);  // 10.weight
-  const float* const bias = f32(arena, 33'536);  // 10.bias
-  float* const y = f32(arena, 23'014'144);  // activation_10
+  const float* const bias = f32(arena, 33'536);    // 10.bias
+  float* const y = f32(arena, 23'014'144);         // activation_10
   c::for_each(pool, 6'400, [&](index_t plane) {
     k::grouped_conv_forward_plane<conv_10, true>(plane, x, weight, bias, y);
   });
 }
 
 void backward_layer_10(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 19'814'144);  // activation_8
+  const float* const x = f32(arena, 19'814'144);   // activation_8
   const float* const dy = f32(arena, 26'214'144);  // input_gradient_11
-  float* const dweight = f32(arena, 131'072);  // gradient of // 10.weight
-  c::for_each(pool, 64, [&](index_t f) { k::grouped_conv_backward_filter<conv_10>(f, x, dy, dweight); });
+  float* const dweight = f32(arena, 131'072);      // gradient of // 10.weight
+  c::for_each(pool, 64,
+              [&](index_t f) { k::grouped_conv_backward_filter<conv_10>(f, x, dy, dweight); });
   float* const dbias = f32(arena, 133'376);  // gradient of // 10.bias
   pool.run([&](int t) {
     const c::Range channels = c::split(64, pool.threads(), t);
     k::bias_gradient_channel_range<100, 64, 125>(channels.begin, channels.end, dy, dbias);
   });
   const float* const weight = f32(arena, 31'232);  // 10.weight
-  float* const dx = f32(arena, 23'014'144);  // input_gradient_10
+  float* const dx = f32(arena, 23'014'144);        // input_gradient_10
   c::for_each(pool, 6'400, [&](index_t plane) {
     k::grouped_conv_backward_input_plane<conv_10, false>(plane, dy, weight, dx);
   });
@@ -431,15 +480,18 @@ void backward_layer_10(std::byte* arena, c::ThreadPool& pool) {
 //   activation_11           f32 (100, 64, 25, 5)  arena + 26,214,144  BatchNorm2d output, then ReLU output (saved)
 //   input_gradient_13       f32 (100, 64, 25, 5)  arena + 29,414,144  d(output), read by backward
 //   input_gradient_11       f32 (100, 64, 25, 5)  arena + 26,214,144  d(input), written by backward
-constexpr k::BatchNormGeometry norm_11{
-    .batch = 100, .channels = 64, .positions = 125, .epsilon = 0.00100000005f, .momentum = 0.00999999978f};
+constexpr k::BatchNormGeometry norm_11{.batch = 100,
+                                       .channels = 64,
+                                       .positions = 125,
+                                       .epsilon = 0.00100000005f,
+                                       .momentum = 0.00999999978f};
 
 void forward_layers_11_12(std::byte* arena, c::ThreadPool& pool, const Pass& pass) {
   const float* const x = f32(arena, 23'014'144);  // activation_10
   const float* const gamma = f32(arena, 33'792);  // 11.weight (γ)
-  const float* const beta = f32(arena, 34'048);  // 11.bias (β)
+  const float* const beta = f32(arena, 34'048);   // 11.bias (β)
   float* const running = f32(arena, 96'768);  // non_trainable: running mean, then running variance
-  float* const y = f32(arena, 26'214'144);  // activation_11
+  float* const y = f32(arena, 26'214'144);    // activation_11
   if (!pass.training) {
     c::for_each(pool, 6'400, [&](index_t plane) {
       k::batch_norm_inference_plane<norm_11, k::ReLU>(plane, x, running, gamma, beta, y);
@@ -447,9 +499,8 @@ void forward_layers_11_12(std::byte* arena, c::ThreadPool& pool, const Pass& pas
     return;
   }
   float* const stats = f32(arena, 68'015'872);  // batch_statistics_11: mean, then 1/√(var + ε)
-  c::for_each(pool, 64, [&](index_t ch) {
-    k::batch_norm_statistics<norm_11>(ch, x, stats, running);
-  });
+  c::for_each(pool, 64,
+              [&](index_t ch) { k::batch_norm_statistics<norm_11>(ch, x, stats, running); });
   c::for_each(pool, 6'400, [&](index_t plane) {
     k::batch_norm_forward_plane<norm_11, k::ReLU>(plane, x, stats, gamma, beta, y);
   });
@@ -457,11 +508,13 @@ void forward_layers_11_12(std::byte* arena, c::ThreadPool& pool, const Pass& pas
 
 void backward_layers_11_12(std::byte* arena, c::ThreadPool& pool) {
   const float* const x = f32(arena, 23'014'144);  // activation_10
-  const float* const stats = f32(arena, 68'015'872);  // batch_statistics_11: mean, then 1/√(var + ε)
+  const float* const stats =
+      f32(arena, 68'015'872);                     // batch_statistics_11: mean, then 1/√(var + ε)
   const float* const gamma = f32(arena, 33'792);  // 11.weight (γ)
-  float* const dy = f32(arena, 29'414'144);  // input_gradient_13: d(ReLU output), then d(BatchNorm output)
-  float* const dgamma = f32(arena, 133'632);  // gradient of 11.weight (γ)
-  float* const dbeta = f32(arena, 133'888);  // gradient of 11.bias (β)
+  float* const dy =
+      f32(arena, 29'414'144);  // input_gradient_13: d(ReLU output), then d(BatchNorm output)
+  float* const dgamma = f32(arena, 133'632);      // gradient of 11.weight (γ)
+  float* const dbeta = f32(arena, 133'888);       // gradient of 11.bias (β)
   const float* const y = f32(arena, 26'214'144);  // activation_11, saved
   // Per channel: d = act'(y)·dy (left in dy), Σd into dβ and Σ d·x̂ into dγ.
   c::for_each(pool, 64, [&](index_t ch) {
@@ -469,7 +522,8 @@ void backward_layers_11_12(std::byte* arena, c::ThreadPool& pool) {
   });
   float* const dx = f32(arena, 26'214'144);  // input_gradient_11
   c::for_each(pool, 6'400, [&](index_t plane) {
-    k::batch_norm_backward_input_plane<norm_11, false>(plane, x, stats, gamma, dy, dgamma, dbeta, dx);
+    k::batch_norm_backward_input_plane<norm_11, false>(plane, x, stats, gamma, dy, dgamma, dbeta,
+                                                       dx);
   });
 }
 
@@ -484,33 +538,42 @@ void backward_layers_11_12(std::byte* arena, c::ThreadPool& pool) {
 //   workspace          f32 (64, 125)         arena + 582,144     im2col of one sample
 //   input_gradient_14  f32 (100, 64, 25, 5)  arena + 32,614,144  d(output), read by backward
 //   input_gradient_13  f32 (100, 64, 25, 5)  arena + 29,414,144  d(input), written by backward
-constexpr k::Conv2dGeometry conv_13{
-    .batch = 100, .in_channels = 64, .in_height = 25, .in_width = 5,
-    .out_channels = 64, .out_height = 25, .out_width = 5,
-    .kernel_h = 1, .kernel_w = 1, .stride_h = 1, .stride_w = 1,
-    .pad_h = 0, .pad_w = 0};
+constexpr k::Conv2dGeometry conv_13{.batch = 100,
+                                    .in_channels = 64,
+                                    .in_height = 25,
+                                    .in_width = 5,
+                                    .out_channels = 64,
+                                    .out_height = 25,
+                                    .out_width = 5,
+                                    .kernel_h = 1,
+                                    .kernel_w = 1,
+                                    .stride_h = 1,
+                                    .stride_w = 1,
+                                    .pad_h = 0,
+                                    .pad_w = 0};
 
 void forward_layer_13(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 26'214'144);  // activation_11
+  const float* const x = f32(arena, 26'214'144);   // activation_11
   const float* const weight = f32(arena, 34'304);  // 13.weight
-  const float* const bias = f32(arena, 50'688);  // 13.bias
-  float* const z = f32(arena, 29'414'144);  // activation_13
-  float* const col = f32(arena, 582'144);  // workspace
+  const float* const bias = f32(arena, 50'688);    // 13.bias
+  float* const z = f32(arena, 29'414'144);         // activation_13
+  float* const col = f32(arena, 582'144);          // workspace
   c::conv2d_forward<conv_13, 1>(pool, x, weight, col, z, [&](index_t n, c::Range columns) {
     for (index_t row = n * 64; row < (n + 1) * 64; ++row)
       for (index_t p = columns.begin; p < columns.end; ++p)
-        k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 64, 125, true>(row, p, z, bias, z);
+        k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 64, 125, true>(row, p, z, bias,
+                                                                                   z);
   });
 }
 
 void backward_layer_13(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 26'214'144);  // activation_11
-  float* const dweight = f32(arena, 134'144);  // gradient of 13.weight
-  float* const dbias = f32(arena, 150'528);  // gradient of 13.bias
-  float* const dz = f32(arena, 32'614'144);  // input_gradient_14: d(Conv2d output)
+  const float* const x = f32(arena, 26'214'144);   // activation_11
+  float* const dweight = f32(arena, 134'144);      // gradient of 13.weight
+  float* const dbias = f32(arena, 150'528);        // gradient of 13.bias
+  float* const dz = f32(arena, 32'614'144);        // input_gradient_14: d(Conv2d output)
   const float* const weight = f32(arena, 34'304);  // 13.weight
-  float* const dx = f32(arena, 29'414'144);  // input_gradient_13
-  float* const col = f32(arena, 582'144);  // workspace
+  float* const dx = f32(arena, 29'414'144);        // input_gradient_13
+  float* const col = f32(arena, 582'144);          // workspace
   c::conv2d_backward_weights<conv_13, true>(pool, x, dz, col, dweight, dbias);
   c::conv2d_backward_input<conv_13>(pool, dz, weight, col, dx);
 }
@@ -528,15 +591,18 @@ void backward_layer_13(std::byte* arena, c::ThreadPool& pool) {
 //   activation_14           f32 (100, 64, 25, 5)  arena + 32,614,144  BatchNorm2d output, then ReLU output (saved)
 //   input_gradient_16       f32 (100, 64, 25, 5)  arena + 35,814,144  d(output), read by backward
 //   input_gradient_14       f32 (100, 64, 25, 5)  arena + 32,614,144  d(input), written by backward
-constexpr k::BatchNormGeometry norm_14{
-    .batch = 100, .channels = 64, .positions = 125, .epsilon = 0.00100000005f, .momentum = 0.00999999978f};
+constexpr k::BatchNormGeometry norm_14{.batch = 100,
+                                       .channels = 64,
+                                       .positions = 125,
+                                       .epsilon = 0.00100000005f,
+                                       .momentum = 0.00999999978f};
 
 void forward_layers_14_15(std::byte* arena, c::ThreadPool& pool, const Pass& pass) {
   const float* const x = f32(arena, 29'414'144);  // activation_13
   const float* const gamma = f32(arena, 50'944);  // 14.weight (γ)
-  const float* const beta = f32(arena, 51'200);  // 14.bias (β)
+  const float* const beta = f32(arena, 51'200);   // 14.bias (β)
   float* const running = f32(arena, 97'280);  // non_trainable: running mean, then running variance
-  float* const y = f32(arena, 32'614'144);  // activation_14
+  float* const y = f32(arena, 32'614'144);    // activation_14
   if (!pass.training) {
     c::for_each(pool, 6'400, [&](index_t plane) {
       k::batch_norm_inference_plane<norm_14, k::ReLU>(plane, x, running, gamma, beta, y);
@@ -544,9 +610,8 @@ void forward_layers_14_15(std::byte* arena, c::ThreadPool& pool, const Pass& pas
     return;
   }
   float* const stats = f32(arena, 68'016'384);  // batch_statistics_14: mean, then 1/√(var + ε)
-  c::for_each(pool, 64, [&](index_t ch) {
-    k::batch_norm_statistics<norm_14>(ch, x, stats, running);
-  });
+  c::for_each(pool, 64,
+              [&](index_t ch) { k::batch_norm_statistics<norm_14>(ch, x, stats, running); });
   c::for_each(pool, 6'400, [&](index_t plane) {
     k::batch_norm_forward_plane<norm_14, k::ReLU>(plane, x, stats, gamma, beta, y);
   });
@@ -554,11 +619,13 @@ void forward_layers_14_15(std::byte* arena, c::ThreadPool& pool, const Pass& pas
 
 void backward_layers_14_15(std::byte* arena, c::ThreadPool& pool) {
   const float* const x = f32(arena, 29'414'144);  // activation_13
-  const float* const stats = f32(arena, 68'016'384);  // batch_statistics_14: mean, then 1/√(var + ε)
+  const float* const stats =
+      f32(arena, 68'016'384);                     // batch_statistics_14: mean, then 1/√(var + ε)
   const float* const gamma = f32(arena, 50'944);  // 14.weight (γ)
-  float* const dy = f32(arena, 35'814'144);  // input_gradient_16: d(ReLU output), then d(BatchNorm output)
-  float* const dgamma = f32(arena, 150'784);  // gradient of 14.weight (γ)
-  float* const dbeta = f32(arena, 151'040);  // gradient of 14.bias (β)
+  float* const dy =
+      f32(arena, 35'814'144);  // input_gradient_16: d(ReLU output), then d(BatchNorm output)
+  float* const dgamma = f32(arena, 150'784);      // gradient of 14.weight (γ)
+  float* const dbeta = f32(arena, 151'040);       // gradient of 14.bias (β)
   const float* const y = f32(arena, 32'614'144);  // activation_14, saved
   // Per channel: d = act'(y)·dy (left in dy), Σd into dβ and Σ d·x̂ into dγ.
   c::for_each(pool, 64, [&](index_t ch) {
@@ -566,7 +633,8 @@ void backward_layers_14_15(std::byte* arena, c::ThreadPool& pool) {
   });
   float* const dx = f32(arena, 32'614'144);  // input_gradient_14
   c::for_each(pool, 6'400, [&](index_t plane) {
-    k::batch_norm_backward_input_plane<norm_14, false>(plane, x, stats, gamma, dy, dgamma, dbeta, dx);
+    k::batch_norm_backward_input_plane<norm_14, false>(plane, x, stats, gamma, dy, dgamma, dbeta,
+                                                       dx);
   });
 }
 
@@ -578,34 +646,44 @@ void backward_layers_14_15(std::byte* arena, c::ThreadPool& pool) {
 //   activation_16      f32 (100, 64, 25, 5)  arena + 35,814,144  DepthwiseConv2d output
 //   input_gradient_17  f32 (100, 64, 25, 5)  arena + 39,014,144  d(output), read by backward
 //   input_gradient_16  f32 (100, 64, 25, 5)  arena + 35,814,144  d(input), written by backward
-constexpr k::Conv2dGeometry conv_16{
-    .batch = 100, .in_channels = 64, .in_height = 25, .in_width = 5,
-    .out_channels = 64, .out_height = 25, .out_width = 5,
-    .kernel_h = 3, .kernel_w = 3, .stride_h = 1, .stride_w = 1,
-    .pad_h = 1, .pad_w = 1, .groups = 64};
+constexpr k::Conv2dGeometry conv_16{.batch = 100,
+                                    .in_channels = 64,
+                                    .in_height = 25,
+                                    .in_width = 5,
+                                    .out_channels = 64,
+                                    .out_height = 25,
+                                    .out_width = 5,
+                                    .kernel_h = 3,
+                                    .kernel_w = 3,
+                                    .stride_h = 1,
+                                    .stride_w = 1,
+                                    .pad_h = 1,
+                                    .pad_w = 1,
+                                    .groups = 64};
 
 void forward_layer_16(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 32'614'144);  // activation_14
+  const float* const x = f32(arena, 32'614'144);   // activation_14
   const float* const weight = f32(arena, 51'456);  // 16.weight
-  const float* const bias = f32(arena, 53'760);  // 16.bias
-  float* const y = f32(arena, 35'814'144);  // activation_16
+  const float* const bias = f32(arena, 53'760);    // 16.bias
+  float* const y = f32(arena, 35'814'144);         // activation_16
   c::for_each(pool, 6'400, [&](index_t plane) {
     k::grouped_conv_forward_plane<conv_16, true>(plane, x, weight, bias, y);
   });
 }
 
 void backward_layer_16(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 32'614'144);  // activation_14
+  const float* const x = f32(arena, 32'614'144);   // activation_14
   const float* const dy = f32(arena, 39'014'144);  // input_gradient_17
-  float* const dweight = f32(arena, 151'296);  // gradient of // 16.weight
-  c::for_each(pool, 64, [&](index_t f) { k::grouped_conv_backward_filter<conv_16>(f, x, dy, dweight); });
+  float* const dweight = f32(arena, 151'296);      // gradient of // 16.weight
+  c::for_each(pool, 64,
+              [&](index_t f) { k::grouped_conv_backward_filter<conv_16>(f, x, dy, dweight); });
   float* const dbias = f32(arena, 153'600);  // gradient of // 16.bias
   pool.run([&](int t) {
     const c::Range channels = c::split(64, pool.threads(), t);
     k::bias_gradient_channel_range<100, 64, 125>(channels.begin, channels.end, dy, dbias);
   });
   const float* const weight = f32(arena, 51'456);  // 16.weight
-  float* const dx = f32(arena, 35'814'144);  // input_gradient_16
+  float* const dx = f32(arena, 35'814'144);        // input_gradient_16
   c::for_each(pool, 6'400, [&](index_t plane) {
     k::grouped_conv_backward_input_plane<conv_16, false>(plane, dy, weight, dx);
   });
@@ -624,15 +702,18 @@ void backward_layer_16(std::byte* arena, c::ThreadPool& pool) {
 //   activation_17           f32 (100, 64, 25, 5)  arena + 39,014,144  BatchNorm2d output, then ReLU output (saved)
 //   input_gradient_19       f32 (100, 64, 25, 5)  arena + 42,214,144  d(output), read by backward
 //   input_gradient_17       f32 (100, 64, 25, 5)  arena + 39,014,144  d(input), written by backward
-constexpr k::BatchNormGeometry norm_17{
-    .batch = 100, .channels = 64, .positions = 125, .epsilon = 0.00100000005f, .momentum = 0.00999999978f};
+constexpr k::BatchNormGeometry norm_17{.batch = 100,
+                                       .channels = 64,
+                                       .positions = 125,
+                                       .epsilon = 0.00100000005f,
+                                       .momentum = 0.00999999978f};
 
 void forward_layers_17_18(std::byte* arena, c::ThreadPool& pool, const Pass& pass) {
   const float* const x = f32(arena, 35'814'144);  // activation_16
   const float* const gamma = f32(arena, 54'016);  // 17.weight (γ)
-  const float* const beta = f32(arena, 54'272);  // 17.bias (β)
+  const float* const beta = f32(arena, 54'272);   // 17.bias (β)
   float* const running = f32(arena, 97'792);  // non_trainable: running mean, then running variance
-  float* const y = f32(arena, 39'014'144);  // activation_17
+  float* const y = f32(arena, 39'014'144);    // activation_17
   if (!pass.training) {
     c::for_each(pool, 6'400, [&](index_t plane) {
       k::batch_norm_inference_plane<norm_17, k::ReLU>(plane, x, running, gamma, beta, y);
@@ -640,9 +721,8 @@ void forward_layers_17_18(std::byte* arena, c::ThreadPool& pool, const Pass& pas
     return;
   }
   float* const stats = f32(arena, 68'016'896);  // batch_statistics_17: mean, then 1/√(var + ε)
-  c::for_each(pool, 64, [&](index_t ch) {
-    k::batch_norm_statistics<norm_17>(ch, x, stats, running);
-  });
+  c::for_each(pool, 64,
+              [&](index_t ch) { k::batch_norm_statistics<norm_17>(ch, x, stats, running); });
   c::for_each(pool, 6'400, [&](index_t plane) {
     k::batch_norm_forward_plane<norm_17, k::ReLU>(plane, x, stats, gamma, beta, y);
   });
@@ -650,11 +730,13 @@ void forward_layers_17_18(std::byte* arena, c::ThreadPool& pool, const Pass& pas
 
 void backward_layers_17_18(std::byte* arena, c::ThreadPool& pool) {
   const float* const x = f32(arena, 35'814'144);  // activation_16
-  const float* const stats = f32(arena, 68'016'896);  // batch_statistics_17: mean, then 1/√(var + ε)
+  const float* const stats =
+      f32(arena, 68'016'896);                     // batch_statistics_17: mean, then 1/√(var + ε)
   const float* const gamma = f32(arena, 54'016);  // 17.weight (γ)
-  float* const dy = f32(arena, 42'214'144);  // input_gradient_19: d(ReLU output), then d(BatchNorm output)
-  float* const dgamma = f32(arena, 153'856);  // gradient of 17.weight (γ)
-  float* const dbeta = f32(arena, 154'112);  // gradient of 17.bias (β)
+  float* const dy =
+      f32(arena, 42'214'144);  // input_gradient_19: d(ReLU output), then d(BatchNorm output)
+  float* const dgamma = f32(arena, 153'856);      // gradient of 17.weight (γ)
+  float* const dbeta = f32(arena, 154'112);       // gradient of 17.bias (β)
   const float* const y = f32(arena, 39'014'144);  // activation_17, saved
   // Per channel: d = act'(y)·dy (left in dy), Σd into dβ and Σ d·x̂ into dγ.
   c::for_each(pool, 64, [&](index_t ch) {
@@ -662,7 +744,8 @@ void backward_layers_17_18(std::byte* arena, c::ThreadPool& pool) {
   });
   float* const dx = f32(arena, 39'014'144);  // input_gradient_17
   c::for_each(pool, 6'400, [&](index_t plane) {
-    k::batch_norm_backward_input_plane<norm_17, false>(plane, x, stats, gamma, dy, dgamma, dbeta, dx);
+    k::batch_norm_backward_input_plane<norm_17, false>(plane, x, stats, gamma, dy, dgamma, dbeta,
+                                                       dx);
   });
 }
 
@@ -677,33 +760,42 @@ void backward_layers_17_18(std::byte* arena, c::ThreadPool& pool) {
 //   workspace          f32 (64, 125)         arena + 582,144     im2col of one sample
 //   input_gradient_20  f32 (100, 64, 25, 5)  arena + 45,414,144  d(output), read by backward
 //   input_gradient_19  f32 (100, 64, 25, 5)  arena + 42,214,144  d(input), written by backward
-constexpr k::Conv2dGeometry conv_19{
-    .batch = 100, .in_channels = 64, .in_height = 25, .in_width = 5,
-    .out_channels = 64, .out_height = 25, .out_width = 5,
-    .kernel_h = 1, .kernel_w = 1, .stride_h = 1, .stride_w = 1,
-    .pad_h = 0, .pad_w = 0};
+constexpr k::Conv2dGeometry conv_19{.batch = 100,
+                                    .in_channels = 64,
+                                    .in_height = 25,
+                                    .in_width = 5,
+                                    .out_channels = 64,
+                                    .out_height = 25,
+                                    .out_width = 5,
+                                    .kernel_h = 1,
+                                    .kernel_w = 1,
+                                    .stride_h = 1,
+                                    .stride_w = 1,
+                                    .pad_h = 0,
+                                    .pad_w = 0};
 
 void forward_layer_19(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 39'014'144);  // activation_17
+  const float* const x = f32(arena, 39'014'144);   // activation_17
   const float* const weight = f32(arena, 54'528);  // 19.weight
-  const float* const bias = f32(arena, 70'912);  // 19.bias
-  float* const z = f32(arena, 42'214'144);  // activation_19
-  float* const col = f32(arena, 582'144);  // workspace
+  const float* const bias = f32(arena, 70'912);    // 19.bias
+  float* const z = f32(arena, 42'214'144);         // activation_19
+  float* const col = f32(arena, 582'144);          // workspace
   c::conv2d_forward<conv_19, 1>(pool, x, weight, col, z, [&](index_t n, c::Range columns) {
     for (index_t row = n * 64; row < (n + 1) * 64; ++row)
       for (index_t p = columns.begin; p < columns.end; ++p)
-        k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 64, 125, true>(row, p, z, bias, z);
+        k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 64, 125, true>(row, p, z, bias,
+                                                                                   z);
   });
 }
 
 void backward_layer_19(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 39'014'144);  // activation_17
-  float* const dweight = f32(arena, 154'368);  // gradient of 19.weight
-  float* const dbias = f32(arena, 170'752);  // gradient of 19.bias
-  float* const dz = f32(arena, 45'414'144);  // input_gradient_20: d(Conv2d output)
+  const float* const x = f32(arena, 39'014'144);   // activation_17
+  float* const dweight = f32(arena, 154'368);      // gradient of 19.weight
+  float* const dbias = f32(arena, 170'752);        // gradient of 19.bias
+  float* const dz = f32(arena, 45'414'144);        // input_gradient_20: d(Conv2d output)
   const float* const weight = f32(arena, 54'528);  // 19.weight
-  float* const dx = f32(arena, 42'214'144);  // input_gradient_19
-  float* const col = f32(arena, 582'144);  // workspace
+  float* const dx = f32(arena, 42'214'144);        // input_gradient_19
+  float* const col = f32(arena, 582'144);          // workspace
   c::conv2d_backward_weights<conv_19, true>(pool, x, dz, col, dweight, dbias);
   c::conv2d_backward_input<conv_19>(pool, dz, weight, col, dx);
 }
@@ -721,15 +813,18 @@ void backward_layer_19(std::byte* arena, c::ThreadPool& pool) {
 //   activation_20           f32 (100, 64, 25, 5)  arena + 45,414,144  BatchNorm2d output, then ReLU output (saved)
 //   input_gradient_22       f32 (100, 64, 25, 5)  arena + 48,614,144  d(output), read by backward
 //   input_gradient_20       f32 (100, 64, 25, 5)  arena + 45,414,144  d(input), written by backward
-constexpr k::BatchNormGeometry norm_20{
-    .batch = 100, .channels = 64, .positions = 125, .epsilon = 0.00100000005f, .momentum = 0.00999999978f};
+constexpr k::BatchNormGeometry norm_20{.batch = 100,
+                                       .channels = 64,
+                                       .positions = 125,
+                                       .epsilon = 0.00100000005f,
+                                       .momentum = 0.00999999978f};
 
 void forward_layers_20_21(std::byte* arena, c::ThreadPool& pool, const Pass& pass) {
   const float* const x = f32(arena, 42'214'144);  // activation_19
   const float* const gamma = f32(arena, 71'168);  // 20.weight (γ)
-  const float* const beta = f32(arena, 71'424);  // 20.bias (β)
+  const float* const beta = f32(arena, 71'424);   // 20.bias (β)
   float* const running = f32(arena, 98'304);  // non_trainable: running mean, then running variance
-  float* const y = f32(arena, 45'414'144);  // activation_20
+  float* const y = f32(arena, 45'414'144);    // activation_20
   if (!pass.training) {
     c::for_each(pool, 6'400, [&](index_t plane) {
       k::batch_norm_inference_plane<norm_20, k::ReLU>(plane, x, running, gamma, beta, y);
@@ -737,9 +832,8 @@ void forward_layers_20_21(std::byte* arena, c::ThreadPool& pool, const Pass& pas
     return;
   }
   float* const stats = f32(arena, 68'017'408);  // batch_statistics_20: mean, then 1/√(var + ε)
-  c::for_each(pool, 64, [&](index_t ch) {
-    k::batch_norm_statistics<norm_20>(ch, x, stats, running);
-  });
+  c::for_each(pool, 64,
+              [&](index_t ch) { k::batch_norm_statistics<norm_20>(ch, x, stats, running); });
   c::for_each(pool, 6'400, [&](index_t plane) {
     k::batch_norm_forward_plane<norm_20, k::ReLU>(plane, x, stats, gamma, beta, y);
   });
@@ -747,11 +841,13 @@ void forward_layers_20_21(std::byte* arena, c::ThreadPool& pool, const Pass& pas
 
 void backward_layers_20_21(std::byte* arena, c::ThreadPool& pool) {
   const float* const x = f32(arena, 42'214'144);  // activation_19
-  const float* const stats = f32(arena, 68'017'408);  // batch_statistics_20: mean, then 1/√(var + ε)
+  const float* const stats =
+      f32(arena, 68'017'408);                     // batch_statistics_20: mean, then 1/√(var + ε)
   const float* const gamma = f32(arena, 71'168);  // 20.weight (γ)
-  float* const dy = f32(arena, 48'614'144);  // input_gradient_22: d(ReLU output), then d(BatchNorm output)
-  float* const dgamma = f32(arena, 171'008);  // gradient of 20.weight (γ)
-  float* const dbeta = f32(arena, 171'264);  // gradient of 20.bias (β)
+  float* const dy =
+      f32(arena, 48'614'144);  // input_gradient_22: d(ReLU output), then d(BatchNorm output)
+  float* const dgamma = f32(arena, 171'008);      // gradient of 20.weight (γ)
+  float* const dbeta = f32(arena, 171'264);       // gradient of 20.bias (β)
   const float* const y = f32(arena, 45'414'144);  // activation_20, saved
   // Per channel: d = act'(y)·dy (left in dy), Σd into dβ and Σ d·x̂ into dγ.
   c::for_each(pool, 64, [&](index_t ch) {
@@ -759,7 +855,8 @@ void backward_layers_20_21(std::byte* arena, c::ThreadPool& pool) {
   });
   float* const dx = f32(arena, 45'414'144);  // input_gradient_20
   c::for_each(pool, 6'400, [&](index_t plane) {
-    k::batch_norm_backward_input_plane<norm_20, false>(plane, x, stats, gamma, dy, dgamma, dbeta, dx);
+    k::batch_norm_backward_input_plane<norm_20, false>(plane, x, stats, gamma, dy, dgamma, dbeta,
+                                                       dx);
   });
 }
 
@@ -771,34 +868,44 @@ void backward_layers_20_21(std::byte* arena, c::ThreadPool& pool) {
 //   activation_22      f32 (100, 64, 25, 5)  arena + 48,614,144  DepthwiseConv2d output
 //   input_gradient_23  f32 (100, 64, 25, 5)  arena + 51,814,144  d(output), read by backward
 //   input_gradient_22  f32 (100, 64, 25, 5)  arena + 48,614,144  d(input), written by backward
-constexpr k::Conv2dGeometry conv_22{
-    .batch = 100, .in_channels = 64, .in_height = 25, .in_width = 5,
-    .out_channels = 64, .out_height = 25, .out_width = 5,
-    .kernel_h = 3, .kernel_w = 3, .stride_h = 1, .stride_w = 1,
-    .pad_h = 1, .pad_w = 1, .groups = 64};
+constexpr k::Conv2dGeometry conv_22{.batch = 100,
+                                    .in_channels = 64,
+                                    .in_height = 25,
+                                    .in_width = 5,
+                                    .out_channels = 64,
+                                    .out_height = 25,
+                                    .out_width = 5,
+                                    .kernel_h = 3,
+                                    .kernel_w = 3,
+                                    .stride_h = 1,
+                                    .stride_w = 1,
+                                    .pad_h = 1,
+                                    .pad_w = 1,
+                                    .groups = 64};
 
 void forward_layer_22(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 45'414'144);  // activation_20
+  const float* const x = f32(arena, 45'414'144);   // activation_20
   const float* const weight = f32(arena, 71'680);  // 22.weight
-  const float* const bias = f32(arena, 73'984);  // 22.bias
-  float* const y = f32(arena, 48'614'144);  // activation_22
+  const float* const bias = f32(arena, 73'984);    // 22.bias
+  float* const y = f32(arena, 48'614'144);         // activation_22
   c::for_each(pool, 6'400, [&](index_t plane) {
     k::grouped_conv_forward_plane<conv_22, true>(plane, x, weight, bias, y);
   });
 }
 
 void backward_layer_22(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 45'414'144);  // activation_20
+  const float* const x = f32(arena, 45'414'144);   // activation_20
   const float* const dy = f32(arena, 51'814'144);  // input_gradient_23
-  float* const dweight = f32(arena, 171'520);  // gradient of // 22.weight
-  c::for_each(pool, 64, [&](index_t f) { k::grouped_conv_backward_filter<conv_22>(f, x, dy, dweight); });
+  float* const dweight = f32(arena, 171'520);      // gradient of // 22.weight
+  c::for_each(pool, 64,
+              [&](index_t f) { k::grouped_conv_backward_filter<conv_22>(f, x, dy, dweight); });
   float* const dbias = f32(arena, 173'824);  // gradient of // 22.bias
   pool.run([&](int t) {
     const c::Range channels = c::split(64, pool.threads(), t);
     k::bias_gradient_channel_range<100, 64, 125>(channels.begin, channels.end, dy, dbias);
   });
   const float* const weight = f32(arena, 71'680);  // 22.weight
-  float* const dx = f32(arena, 48'614'144);  // input_gradient_22
+  float* const dx = f32(arena, 48'614'144);        // input_gradient_22
   c::for_each(pool, 6'400, [&](index_t plane) {
     k::grouped_conv_backward_input_plane<conv_22, false>(plane, dy, weight, dx);
   });
@@ -817,15 +924,18 @@ void backward_layer_22(std::byte* arena, c::ThreadPool& pool) {
 //   activation_23           f32 (100, 64, 25, 5)  arena + 51,814,144  BatchNorm2d output, then ReLU output (saved)
 //   input_gradient_25       f32 (100, 64, 25, 5)  arena + 55,014,144  d(output), read by backward
 //   input_gradient_23       f32 (100, 64, 25, 5)  arena + 51,814,144  d(input), written by backward
-constexpr k::BatchNormGeometry norm_23{
-    .batch = 100, .channels = 64, .positions = 125, .epsilon = 0.00100000005f, .momentum = 0.00999999978f};
+constexpr k::BatchNormGeometry norm_23{.batch = 100,
+                                       .channels = 64,
+                                       .positions = 125,
+                                       .epsilon = 0.00100000005f,
+                                       .momentum = 0.00999999978f};
 
 void forward_layers_23_24(std::byte* arena, c::ThreadPool& pool, const Pass& pass) {
   const float* const x = f32(arena, 48'614'144);  // activation_22
   const float* const gamma = f32(arena, 74'240);  // 23.weight (γ)
-  const float* const beta = f32(arena, 74'496);  // 23.bias (β)
+  const float* const beta = f32(arena, 74'496);   // 23.bias (β)
   float* const running = f32(arena, 98'816);  // non_trainable: running mean, then running variance
-  float* const y = f32(arena, 51'814'144);  // activation_23
+  float* const y = f32(arena, 51'814'144);    // activation_23
   if (!pass.training) {
     c::for_each(pool, 6'400, [&](index_t plane) {
       k::batch_norm_inference_plane<norm_23, k::ReLU>(plane, x, running, gamma, beta, y);
@@ -833,9 +943,8 @@ void forward_layers_23_24(std::byte* arena, c::ThreadPool& pool, const Pass& pas
     return;
   }
   float* const stats = f32(arena, 68'017'920);  // batch_statistics_23: mean, then 1/√(var + ε)
-  c::for_each(pool, 64, [&](index_t ch) {
-    k::batch_norm_statistics<norm_23>(ch, x, stats, running);
-  });
+  c::for_each(pool, 64,
+              [&](index_t ch) { k::batch_norm_statistics<norm_23>(ch, x, stats, running); });
   c::for_each(pool, 6'400, [&](index_t plane) {
     k::batch_norm_forward_plane<norm_23, k::ReLU>(plane, x, stats, gamma, beta, y);
   });
@@ -843,11 +952,13 @@ void forward_layers_23_24(std::byte* arena, c::ThreadPool& pool, const Pass& pas
 
 void backward_layers_23_24(std::byte* arena, c::ThreadPool& pool) {
   const float* const x = f32(arena, 48'614'144);  // activation_22
-  const float* const stats = f32(arena, 68'017'920);  // batch_statistics_23: mean, then 1/√(var + ε)
+  const float* const stats =
+      f32(arena, 68'017'920);                     // batch_statistics_23: mean, then 1/√(var + ε)
   const float* const gamma = f32(arena, 74'240);  // 23.weight (γ)
-  float* const dy = f32(arena, 55'014'144);  // input_gradient_25: d(ReLU output), then d(BatchNorm output)
-  float* const dgamma = f32(arena, 174'080);  // gradient of 23.weight (γ)
-  float* const dbeta = f32(arena, 174'336);  // gradient of 23.bias (β)
+  float* const dy =
+      f32(arena, 55'014'144);  // input_gradient_25: d(ReLU output), then d(BatchNorm output)
+  float* const dgamma = f32(arena, 174'080);      // gradient of 23.weight (γ)
+  float* const dbeta = f32(arena, 174'336);       // gradient of 23.bias (β)
   const float* const y = f32(arena, 51'814'144);  // activation_23, saved
   // Per channel: d = act'(y)·dy (left in dy), Σd into dβ and Σ d·x̂ into dγ.
   c::for_each(pool, 64, [&](index_t ch) {
@@ -855,7 +966,8 @@ void backward_layers_23_24(std::byte* arena, c::ThreadPool& pool) {
   });
   float* const dx = f32(arena, 51'814'144);  // input_gradient_23
   c::for_each(pool, 6'400, [&](index_t plane) {
-    k::batch_norm_backward_input_plane<norm_23, false>(plane, x, stats, gamma, dy, dgamma, dbeta, dx);
+    k::batch_norm_backward_input_plane<norm_23, false>(plane, x, stats, gamma, dy, dgamma, dbeta,
+                                                       dx);
   });
 }
 
@@ -870,33 +982,42 @@ void backward_layers_23_24(std::byte* arena, c::ThreadPool& pool) {
 //   workspace          f32 (64, 125)         arena + 582,144     im2col of one sample
 //   input_gradient_26  f32 (100, 64, 25, 5)  arena + 58,214,144  d(output), read by backward
 //   input_gradient_25  f32 (100, 64, 25, 5)  arena + 55,014,144  d(input), written by backward
-constexpr k::Conv2dGeometry conv_25{
-    .batch = 100, .in_channels = 64, .in_height = 25, .in_width = 5,
-    .out_channels = 64, .out_height = 25, .out_width = 5,
-    .kernel_h = 1, .kernel_w = 1, .stride_h = 1, .stride_w = 1,
-    .pad_h = 0, .pad_w = 0};
+constexpr k::Conv2dGeometry conv_25{.batch = 100,
+                                    .in_channels = 64,
+                                    .in_height = 25,
+                                    .in_width = 5,
+                                    .out_channels = 64,
+                                    .out_height = 25,
+                                    .out_width = 5,
+                                    .kernel_h = 1,
+                                    .kernel_w = 1,
+                                    .stride_h = 1,
+                                    .stride_w = 1,
+                                    .pad_h = 0,
+                                    .pad_w = 0};
 
 void forward_layer_25(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 51'814'144);  // activation_23
+  const float* const x = f32(arena, 51'814'144);   // activation_23
   const float* const weight = f32(arena, 74'752);  // 25.weight
-  const float* const bias = f32(arena, 91'136);  // 25.bias
-  float* const z = f32(arena, 55'014'144);  // activation_25
-  float* const col = f32(arena, 582'144);  // workspace
+  const float* const bias = f32(arena, 91'136);    // 25.bias
+  float* const z = f32(arena, 55'014'144);         // activation_25
+  float* const col = f32(arena, 582'144);          // workspace
   c::conv2d_forward<conv_25, 1>(pool, x, weight, col, z, [&](index_t n, c::Range columns) {
     for (index_t row = n * 64; row < (n + 1) * 64; ++row)
       for (index_t p = columns.begin; p < columns.end; ++p)
-        k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 64, 125, true>(row, p, z, bias, z);
+        k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 64, 125, true>(row, p, z, bias,
+                                                                                   z);
   });
 }
 
 void backward_layer_25(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 51'814'144);  // activation_23
-  float* const dweight = f32(arena, 174'592);  // gradient of 25.weight
-  float* const dbias = f32(arena, 190'976);  // gradient of 25.bias
-  float* const dz = f32(arena, 58'214'144);  // input_gradient_26: d(Conv2d output)
+  const float* const x = f32(arena, 51'814'144);   // activation_23
+  float* const dweight = f32(arena, 174'592);      // gradient of 25.weight
+  float* const dbias = f32(arena, 190'976);        // gradient of 25.bias
+  float* const dz = f32(arena, 58'214'144);        // input_gradient_26: d(Conv2d output)
   const float* const weight = f32(arena, 74'752);  // 25.weight
-  float* const dx = f32(arena, 55'014'144);  // input_gradient_25
-  float* const col = f32(arena, 582'144);  // workspace
+  float* const dx = f32(arena, 55'014'144);        // input_gradient_25
+  float* const col = f32(arena, 582'144);          // workspace
   c::conv2d_backward_weights<conv_25, true>(pool, x, dz, col, dweight, dbias);
   c::conv2d_backward_input<conv_25>(pool, dz, weight, col, dx);
 }
@@ -914,15 +1035,18 @@ void backward_layer_25(std::byte* arena, c::ThreadPool& pool) {
 //   activation_26           f32 (100, 64, 25, 5)  arena + 58,214,144    BatchNorm2d output, then ReLU output (saved)
 //   input_gradient_28       f32 (100, 64, 25, 5)  arena + 64,614,144    d(output), read by backward
 //   input_gradient_26       f32 (100, 64, 25, 5)  arena + 58,214,144    d(input), written by backward
-constexpr k::BatchNormGeometry norm_26{
-    .batch = 100, .channels = 64, .positions = 125, .epsilon = 0.00100000005f, .momentum = 0.00999999978f};
+constexpr k::BatchNormGeometry norm_26{.batch = 100,
+                                       .channels = 64,
+                                       .positions = 125,
+                                       .epsilon = 0.00100000005f,
+                                       .momentum = 0.00999999978f};
 
 void forward_layers_26_27(std::byte* arena, c::ThreadPool& pool, const Pass& pass) {
   const float* const x = f32(arena, 55'014'144);  // activation_25
   const float* const gamma = f32(arena, 91'392);  // 26.weight (γ)
-  const float* const beta = f32(arena, 91'648);  // 26.bias (β)
+  const float* const beta = f32(arena, 91'648);   // 26.bias (β)
   float* const running = f32(arena, 99'328);  // non_trainable: running mean, then running variance
-  float* const y = f32(arena, 58'214'144);  // activation_26
+  float* const y = f32(arena, 58'214'144);    // activation_26
   if (!pass.training) {
     c::for_each(pool, 6'400, [&](index_t plane) {
       k::batch_norm_inference_plane<norm_26, k::ReLU>(plane, x, running, gamma, beta, y);
@@ -930,9 +1054,8 @@ void forward_layers_26_27(std::byte* arena, c::ThreadPool& pool, const Pass& pas
     return;
   }
   float* const stats = f32(arena, 68'018'432);  // batch_statistics_26: mean, then 1/√(var + ε)
-  c::for_each(pool, 64, [&](index_t ch) {
-    k::batch_norm_statistics<norm_26>(ch, x, stats, running);
-  });
+  c::for_each(pool, 64,
+              [&](index_t ch) { k::batch_norm_statistics<norm_26>(ch, x, stats, running); });
   c::for_each(pool, 6'400, [&](index_t plane) {
     k::batch_norm_forward_plane<norm_26, k::ReLU>(plane, x, stats, gamma, beta, y);
   });
@@ -940,11 +1063,13 @@ void forward_layers_26_27(std::byte* arena, c::ThreadPool& pool, const Pass& pas
 
 void backward_layers_26_27(std::byte* arena, c::ThreadPool& pool) {
   const float* const x = f32(arena, 55'014'144);  // activation_25
-  const float* const stats = f32(arena, 68'018'432);  // batch_statistics_26: mean, then 1/√(var + ε)
+  const float* const stats =
+      f32(arena, 68'018'432);                     // batch_statistics_26: mean, then 1/√(var + ε)
   const float* const gamma = f32(arena, 91'392);  // 26.weight (γ)
-  float* const dy = f32(arena, 64'614'144);  // input_gradient_28: d(ReLU output), then d(BatchNorm output)
-  float* const dgamma = f32(arena, 191'232);  // gradient of 26.weight (γ)
-  float* const dbeta = f32(arena, 191'488);  // gradient of 26.bias (β)
+  float* const dy =
+      f32(arena, 64'614'144);  // input_gradient_28: d(ReLU output), then d(BatchNorm output)
+  float* const dgamma = f32(arena, 191'232);      // gradient of 26.weight (γ)
+  float* const dbeta = f32(arena, 191'488);       // gradient of 26.bias (β)
   const float* const y = f32(arena, 58'214'144);  // activation_26, saved
   // Per channel: d = act'(y)·dy (left in dy), Σd into dβ and Σ d·x̂ into dγ.
   c::for_each(pool, 64, [&](index_t ch) {
@@ -952,7 +1077,8 @@ void backward_layers_26_27(std::byte* arena, c::ThreadPool& pool) {
   });
   float* const dx = f32(arena, 58'214'144);  // input_gradient_26
   c::for_each(pool, 6'400, [&](index_t plane) {
-    k::batch_norm_backward_input_plane<norm_26, false>(plane, x, stats, gamma, dy, dgamma, dbeta, dx);
+    k::batch_norm_backward_input_plane<norm_26, false>(plane, x, stats, gamma, dy, dgamma, dbeta,
+                                                       dx);
   });
 }
 
@@ -968,28 +1094,26 @@ void backward_layers_26_27(std::byte* arena, c::ThreadPool& pool) {
 using dropout_28 = k::DropoutGeometry<40, 100, 800'000>;
 
 void forward_layer_28(std::byte* arena, c::ThreadPool& pool, const Pass& pass) {
-  const float* const x = f32(arena, 58'214'144);  // activation_26
-  float* const y = f32(arena, 61'414'144);  // activation_28
+  const float* const x = f32(arena, 58'214'144);      // activation_26
+  float* const y = f32(arena, 61'414'144);            // activation_28
   k::MaskByte* const mask = bits(arena, 67'914'240);  // dropout_mask_28
-  if (!pass.training) {  // evaluation: the identity
+  if (!pass.training) {                               // evaluation: the identity
     std::copy(x, x + 800'000, y);
     return;
   }
   const std::uint64_t key = k::dropout_key(pass.seed, pass.step, 28);
   // Each mask byte: draws its 8 elements' bits and scales the kept ones.
-  c::for_each(pool, 100'000, [&](index_t b) {
-    k::dropout_forward<dropout_28>(b, key, x, y, mask);
-  });
+  c::for_each(pool, 100'000,
+              [&](index_t b) { k::dropout_forward<dropout_28>(b, key, x, y, mask); });
 }
 
 void backward_layer_28(std::byte* arena, c::ThreadPool& pool) {
   const k::MaskByte* const mask = bits(arena, 67'914'240);  // dropout_mask_28
-  const float* const dy = f32(arena, 61'414'144);  // input_gradient_29
-  float* const dx = f32(arena, 64'614'144);  // input_gradient_28
+  const float* const dy = f32(arena, 61'414'144);           // input_gradient_29
+  float* const dx = f32(arena, 64'614'144);                 // input_gradient_28
   // Each mask byte: dx = keep ? dy · scale : 0 for its 8 elements.
-  c::for_each(pool, 100'000, [&](index_t b) {
-    k::dropout_backward_byte<dropout_28, false>(b, mask, dy, dx);
-  });
+  c::for_each(pool, 100'000,
+              [&](index_t b) { k::dropout_backward_byte<dropout_28, false>(b, mask, dy, dx); });
 }
 
 // ==== Layer 29: GlobalAvgPool2d ==================================================================
@@ -1000,18 +1124,17 @@ void backward_layer_28(std::byte* arena, c::ThreadPool& pool) {
 
 void forward_layer_29(std::byte* arena, c::ThreadPool& pool) {
   const float* const x = f32(arena, 61'414'144);  // activation_28
-  float* const y = f32(arena, 64'614'144);  // activation_29
+  float* const y = f32(arena, 64'614'144);        // activation_29
   // Each (sample, channel) plane: its mean.
   c::for_each(pool, 6'400, [&](index_t plane) { k::global_avg_pool_forward<125>(plane, x, y); });
 }
 
 void backward_layer_29(std::byte* arena, c::ThreadPool& pool) {
   const float* const dy = f32(arena, 64'639'744);  // input_gradient_30
-  float* const dx = f32(arena, 61'414'144);  // input_gradient_29
+  float* const dx = f32(arena, 61'414'144);        // input_gradient_29
   // Each input element: its plane's gradient over the plane's size.
-  c::for_each(pool, 800'000, [&](index_t i) {
-    k::global_avg_pool_backward<125, false>(i, dy, dx);
-  });
+  c::for_each(pool, 800'000,
+              [&](index_t i) { k::global_avg_pool_backward<125, false>(i, dy, dx); });
 }
 
 // ==== Layer 30: Linear(64 → 12) ==================================================================
@@ -1026,34 +1149,35 @@ void backward_layer_29(std::byte* arena, c::ThreadPool& pool) {
 constexpr c::LinearGeometry linear_30{.batch = 100, .in_features = 64, .out_features = 12};
 
 void forward_layer_30(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 64'614'144);  // activation_29
+  const float* const x = f32(arena, 64'614'144);   // activation_29
   const float* const weight = f32(arena, 91'904);  // 30.weight
-  const float* const bias = f32(arena, 94'976);  // 30.bias
-  float* const z = f32(arena, 61'414'144);  // activation_30
+  const float* const bias = f32(arena, 94'976);    // 30.bias
+  float* const z = f32(arena, 61'414'144);         // activation_30
   c::linear_forward<linear_30>(pool, x, weight, z, [&](c::Range rows) {
     for (index_t n = rows.begin; n < rows.end; ++n)
       for (index_t o = 0; o < 12; ++o)
-        k::bias_activation_forward<k::Identity, k::BiasAlong::positions, 12, 12, true>(n, o, z, bias, z);
+        k::bias_activation_forward<k::Identity, k::BiasAlong::positions, 12, 12, true>(n, o, z,
+                                                                                       bias, z);
   });
 }
 
 void backward_layer_30(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 64'614'144);  // activation_29
-  float* const dweight = f32(arena, 191'744);  // gradient of 30.weight
-  float* const dbias = f32(arena, 194'816);  // gradient of 30.bias
-  float* const dz = f32(arena, 61'419'008);  // loss_gradient: d(Linear output)
+  const float* const x = f32(arena, 64'614'144);   // activation_29
+  float* const dweight = f32(arena, 191'744);      // gradient of 30.weight
+  float* const dbias = f32(arena, 194'816);        // gradient of 30.bias
+  float* const dz = f32(arena, 61'419'008);        // loss_gradient: d(Linear output)
   const float* const weight = f32(arena, 91'904);  // 30.weight
-  float* const dx = f32(arena, 64'639'744);  // input_gradient_30
+  float* const dx = f32(arena, 64'639'744);        // input_gradient_30
   c::linear_backward<linear_30, true>(pool, x, dz, weight, dweight, dbias, dx);
 }
 
 // ==== Loss: softmax + cross-entropy over the logits (100, 12), forward and backward ==============
 void loss_step(std::byte* arena, c::ThreadPool& pool) {
-  const float* const logits = f32(arena, 61'414'144);  // activation_30
+  const float* const logits = f32(arena, 61'414'144);      // activation_30
   const std::int32_t* const labels = i32(arena, 581'632);  // labels
-  float* const loss = f32(arena, 68'018'944);  // loss
+  float* const loss = f32(arena, 68'018'944);              // loss
   std::int32_t* const predicted = i32(arena, 68'019'456);  // predictions
-  float* const dlogits = f32(arena, 61'419'008);  // loss_gradient
+  float* const dlogits = f32(arena, 61'419'008);           // loss_gradient
   // Each sample: its loss, its predicted class and d(logits) of the batch mean.
   c::for_each(pool, 100, [&](index_t n) {
     k::softmax_cross_entropy<100, 12>(n, logits, labels, loss, predicted, dlogits);
@@ -1062,14 +1186,13 @@ void loss_step(std::byte* arena, c::ThreadPool& pool) {
 
 // ==== Update: Adam over the whole contiguous parameter region, one pass ==========================
 void update(std::byte* arena, const k::OptimizerConstants& constants, c::ThreadPool& pool) {
-  float* const params = f32(arena, 0);  // parameters
+  float* const params = f32(arena, 0);            // parameters
   const float* const grads = f32(arena, 99'840);  // gradients
-  float* const m = f32(arena, 195'072);  // optimizer_moment1
-  float* const v = f32(arena, 290'304);  // optimizer_moment2
+  float* const m = f32(arena, 195'072);           // optimizer_moment1
+  float* const v = f32(arena, 290'304);           // optimizer_moment2
   // Each parameter, with the step's scalars (learning rate, bias corrections).
-  c::for_each(pool, 23'756, [&](index_t i) {
-    k::adam_update<false>(i, params, grads, m, v, constants);
-  });
+  c::for_each(pool, 23'756,
+              [&](index_t i) { k::adam_update<false>(i, params, grads, m, v, constants); });
 }
 
 // ==== The step, in the plan's schedule ====================================================

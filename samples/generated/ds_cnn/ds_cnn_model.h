@@ -16,7 +16,7 @@ inline constexpr std::int64_t input_sample[] = {1, 49, 10};  // one sample, f32
 inline constexpr std::int64_t output_sample[] = {12};
 inline constexpr std::int64_t parameter_count = 23'756;
 inline constexpr int layer_count = 31;
-inline constexpr int step_count = 64;  // forward per layer, loss, backward per layer, update
+inline constexpr int step_count = 64;        // forward per layer, loss, backward per layer, update
 inline constexpr std::int64_t classes = 12;  // CrossEntropy: i32 labels in [0, classes)
 
 // ---- The arena: one allocation, in regions (staticnet's Footprint) ----------------------------
@@ -28,13 +28,14 @@ inline constexpr std::int64_t non_trainable = 4'608;
 inline constexpr std::int64_t gradients = 95'232;
 inline constexpr std::int64_t optimizer_state = 190'464;
 inline constexpr std::int64_t inputs = 196'608;
+inline constexpr std::int64_t inputs_at = 385'536;  // the region's offset: one batch's data
 inline constexpr std::int64_t workspace = 32'000;
 inline constexpr std::int64_t activations = 67'405'824;  // peak of the shared region
 }  // namespace footprint
 
 // ---- Buffers: `elements` values of `dtype` in bytes [offset, offset + bytes) of the arena
 // (a Dropout's mask: bits packed into u8), alive from first_step to last_step of the
-// schedule; buffers alive at the same step never share a byte.
+// schedule; buffers alive at the same step never share a byte. A table, kept in columns.
 enum class DType : std::uint8_t { f32, f16, bf16, i8, i32, u8, u16, u32 };
 struct Buffer {
   std::int64_t offset, bytes;
@@ -42,85 +43,139 @@ struct Buffer {
   DType dtype;
   std::int64_t elements;
 };
-inline constexpr Buffer parameters          = {          0,      95'024,  0, 63, DType::f32,      23'756};  // f32 [23756], layer by layer
-inline constexpr Buffer non_trainable       = {     95'232,       4'608,  0, 63, DType::f32,       1'152};  // f32 [1152], each BatchNorm's running mean then running variance, layer by layer
-inline constexpr Buffer gradients           = {     99'840,      95'024,  0, 63, DType::f32,      23'756};  // f32, same layout as parameters
-inline constexpr Buffer optimizer_moment1   = {    195'072,      95'024,  0, 63, DType::f32,      23'756};  // f32 first moment (Adam m), same layout
-inline constexpr Buffer optimizer_moment2   = {    290'304,      95'024,  0, 63, DType::f32,      23'756};  // f32 second moment (Adam v), same layout
-inline constexpr Buffer input               = {    385'536,     196'000,  0, 63, DType::f32,      49'000};  // f32 (100, 1, 49, 10)
-inline constexpr Buffer labels              = {    581'632,         400,  0, 63, DType::i32,         100};  // i32 (100), class per sample
-inline constexpr Buffer workspace           = {    582'144,      32'000,  0, 63, DType::f32,       8'000};  // f32 scratch (one sample's im2col)
-inline constexpr Buffer activation_0        = {    614'144,   3'200'000,  0, 61, DType::f32,     800'000};  // f32 (100, 64, 25, 5) output of 0 Conv2d
-inline constexpr Buffer activation_1        = {  3'814'144,   3'200'000,  1, 60, DType::f32,     800'000};  // f32 (100, 64, 25, 5) output of 1 BatchNorm2d, 2 ReLU
-inline constexpr Buffer batch_statistics_1  = { 68'014'336,         512,  1, 61, DType::f32,         128};  // f32 [128] batch mean, then 1/sqrt(var + eps), of 1 BatchNorm2d
-inline constexpr Buffer activation_3        = {  7'014'144,   3'200'000,  3, 58, DType::f32,     800'000};  // f32 (100, 64, 25, 5) output of 3 Dropout
-inline constexpr Buffer dropout_mask_3      = { 67'814'144,     100'000,  3, 59, DType::u8,      100'000};  // u8 [100000] one bit per element kept by 3 Dropout
-inline constexpr Buffer activation_4        = { 10'214'144,   3'200'000,  4, 57, DType::f32,     800'000};  // f32 (100, 64, 25, 5) output of 4 DepthwiseConv2d
-inline constexpr Buffer activation_5        = { 13'414'144,   3'200'000,  5, 56, DType::f32,     800'000};  // f32 (100, 64, 25, 5) output of 5 BatchNorm2d, 6 ReLU
-inline constexpr Buffer batch_statistics_5  = { 68'014'848,         512,  5, 57, DType::f32,         128};  // f32 [128] batch mean, then 1/sqrt(var + eps), of 5 BatchNorm2d
-inline constexpr Buffer activation_7        = { 16'614'144,   3'200'000,  7, 54, DType::f32,     800'000};  // f32 (100, 64, 25, 5) output of 7 Conv2d
-inline constexpr Buffer activation_8        = { 19'814'144,   3'200'000,  8, 53, DType::f32,     800'000};  // f32 (100, 64, 25, 5) output of 8 BatchNorm2d, 9 ReLU
-inline constexpr Buffer batch_statistics_8  = { 68'015'360,         512,  8, 54, DType::f32,         128};  // f32 [128] batch mean, then 1/sqrt(var + eps), of 8 BatchNorm2d
-inline constexpr Buffer activation_10       = { 23'014'144,   3'200'000, 10, 51, DType::f32,     800'000};  // f32 (100, 64, 25, 5) output of 10 DepthwiseConv2d
-inline constexpr Buffer activation_11       = { 26'214'144,   3'200'000, 11, 50, DType::f32,     800'000};  // f32 (100, 64, 25, 5) output of 11 BatchNorm2d, 12 ReLU
-inline constexpr Buffer batch_statistics_11 = { 68'015'872,         512, 11, 51, DType::f32,         128};  // f32 [128] batch mean, then 1/sqrt(var + eps), of 11 BatchNorm2d
-inline constexpr Buffer activation_13       = { 29'414'144,   3'200'000, 13, 48, DType::f32,     800'000};  // f32 (100, 64, 25, 5) output of 13 Conv2d
-inline constexpr Buffer activation_14       = { 32'614'144,   3'200'000, 14, 47, DType::f32,     800'000};  // f32 (100, 64, 25, 5) output of 14 BatchNorm2d, 15 ReLU
-inline constexpr Buffer batch_statistics_14 = { 68'016'384,         512, 14, 48, DType::f32,         128};  // f32 [128] batch mean, then 1/sqrt(var + eps), of 14 BatchNorm2d
-inline constexpr Buffer activation_16       = { 35'814'144,   3'200'000, 16, 45, DType::f32,     800'000};  // f32 (100, 64, 25, 5) output of 16 DepthwiseConv2d
-inline constexpr Buffer activation_17       = { 39'014'144,   3'200'000, 17, 44, DType::f32,     800'000};  // f32 (100, 64, 25, 5) output of 17 BatchNorm2d, 18 ReLU
-inline constexpr Buffer batch_statistics_17 = { 68'016'896,         512, 17, 45, DType::f32,         128};  // f32 [128] batch mean, then 1/sqrt(var + eps), of 17 BatchNorm2d
-inline constexpr Buffer activation_19       = { 42'214'144,   3'200'000, 19, 42, DType::f32,     800'000};  // f32 (100, 64, 25, 5) output of 19 Conv2d
-inline constexpr Buffer activation_20       = { 45'414'144,   3'200'000, 20, 41, DType::f32,     800'000};  // f32 (100, 64, 25, 5) output of 20 BatchNorm2d, 21 ReLU
-inline constexpr Buffer batch_statistics_20 = { 68'017'408,         512, 20, 42, DType::f32,         128};  // f32 [128] batch mean, then 1/sqrt(var + eps), of 20 BatchNorm2d
-inline constexpr Buffer activation_22       = { 48'614'144,   3'200'000, 22, 39, DType::f32,     800'000};  // f32 (100, 64, 25, 5) output of 22 DepthwiseConv2d
-inline constexpr Buffer activation_23       = { 51'814'144,   3'200'000, 23, 38, DType::f32,     800'000};  // f32 (100, 64, 25, 5) output of 23 BatchNorm2d, 24 ReLU
-inline constexpr Buffer batch_statistics_23 = { 68'017'920,         512, 23, 39, DType::f32,         128};  // f32 [128] batch mean, then 1/sqrt(var + eps), of 23 BatchNorm2d
-inline constexpr Buffer activation_25       = { 55'014'144,   3'200'000, 25, 36, DType::f32,     800'000};  // f32 (100, 64, 25, 5) output of 25 Conv2d
-inline constexpr Buffer activation_26       = { 58'214'144,   3'200'000, 26, 35, DType::f32,     800'000};  // f32 (100, 64, 25, 5) output of 26 BatchNorm2d, 27 ReLU
-inline constexpr Buffer batch_statistics_26 = { 68'018'432,         512, 26, 36, DType::f32,         128};  // f32 [128] batch mean, then 1/sqrt(var + eps), of 26 BatchNorm2d
-inline constexpr Buffer activation_28       = { 61'414'144,   3'200'000, 28, 29, DType::f32,     800'000};  // f32 (100, 64, 25, 5) output of 28 Dropout
-inline constexpr Buffer dropout_mask_28     = { 67'914'240,     100'000, 28, 34, DType::u8,      100'000};  // u8 [100000] one bit per element kept by 28 Dropout
-inline constexpr Buffer activation_29       = { 64'614'144,      25'600, 29, 32, DType::f32,       6'400};  // f32 (100, 64) output of 29 GlobalAvgPool2d
-inline constexpr Buffer activation_30       = { 61'414'144,       4'800, 30, 31, DType::f32,       1'200};  // f32 (100, 12) output of 30 Linear
-inline constexpr Buffer loss                = { 68'018'944,         400, 31, 63, DType::f32,         100};  // f32 (100), loss per sample
-inline constexpr Buffer predictions         = { 68'019'456,         400, 31, 63, DType::i32,         100};  // i32 (100), predicted class per sample
-inline constexpr Buffer loss_gradient       = { 61'419'008,       4'800, 31, 32, DType::f32,       1'200};  // f32 (100, 12) d(output), from the loss
-inline constexpr Buffer input_gradient_30   = { 64'639'744,      25'600, 32, 33, DType::f32,       6'400};  // f32 (100, 64) d(input of 30 Linear)
-inline constexpr Buffer input_gradient_29   = { 61'414'144,   3'200'000, 33, 34, DType::f32,     800'000};  // f32 (100, 64, 25, 5) d(input of 29 GlobalAvgPool2d)
-inline constexpr Buffer input_gradient_28   = { 64'614'144,   3'200'000, 34, 36, DType::f32,     800'000};  // f32 (100, 64, 25, 5) d(input of 28 Dropout)
-inline constexpr Buffer input_gradient_26   = { 58'214'144,   3'200'000, 36, 37, DType::f32,     800'000};  // f32 (100, 64, 25, 5) d(input of 26 BatchNorm2d)
-inline constexpr Buffer input_gradient_25   = { 55'014'144,   3'200'000, 37, 39, DType::f32,     800'000};  // f32 (100, 64, 25, 5) d(input of 25 Conv2d)
-inline constexpr Buffer input_gradient_23   = { 51'814'144,   3'200'000, 39, 40, DType::f32,     800'000};  // f32 (100, 64, 25, 5) d(input of 23 BatchNorm2d)
-inline constexpr Buffer input_gradient_22   = { 48'614'144,   3'200'000, 40, 42, DType::f32,     800'000};  // f32 (100, 64, 25, 5) d(input of 22 DepthwiseConv2d)
-inline constexpr Buffer input_gradient_20   = { 45'414'144,   3'200'000, 42, 43, DType::f32,     800'000};  // f32 (100, 64, 25, 5) d(input of 20 BatchNorm2d)
-inline constexpr Buffer input_gradient_19   = { 42'214'144,   3'200'000, 43, 45, DType::f32,     800'000};  // f32 (100, 64, 25, 5) d(input of 19 Conv2d)
-inline constexpr Buffer input_gradient_17   = { 39'014'144,   3'200'000, 45, 46, DType::f32,     800'000};  // f32 (100, 64, 25, 5) d(input of 17 BatchNorm2d)
-inline constexpr Buffer input_gradient_16   = { 35'814'144,   3'200'000, 46, 48, DType::f32,     800'000};  // f32 (100, 64, 25, 5) d(input of 16 DepthwiseConv2d)
-inline constexpr Buffer input_gradient_14   = { 32'614'144,   3'200'000, 48, 49, DType::f32,     800'000};  // f32 (100, 64, 25, 5) d(input of 14 BatchNorm2d)
-inline constexpr Buffer input_gradient_13   = { 29'414'144,   3'200'000, 49, 51, DType::f32,     800'000};  // f32 (100, 64, 25, 5) d(input of 13 Conv2d)
-inline constexpr Buffer input_gradient_11   = { 26'214'144,   3'200'000, 51, 52, DType::f32,     800'000};  // f32 (100, 64, 25, 5) d(input of 11 BatchNorm2d)
-inline constexpr Buffer input_gradient_10   = { 23'014'144,   3'200'000, 52, 54, DType::f32,     800'000};  // f32 (100, 64, 25, 5) d(input of 10 DepthwiseConv2d)
-inline constexpr Buffer input_gradient_8    = { 19'814'144,   3'200'000, 54, 55, DType::f32,     800'000};  // f32 (100, 64, 25, 5) d(input of 8 BatchNorm2d)
-inline constexpr Buffer input_gradient_7    = { 16'614'144,   3'200'000, 55, 57, DType::f32,     800'000};  // f32 (100, 64, 25, 5) d(input of 7 Conv2d)
-inline constexpr Buffer input_gradient_5    = { 13'414'144,   3'200'000, 57, 58, DType::f32,     800'000};  // f32 (100, 64, 25, 5) d(input of 5 BatchNorm2d)
-inline constexpr Buffer input_gradient_4    = { 10'214'144,   3'200'000, 58, 59, DType::f32,     800'000};  // f32 (100, 64, 25, 5) d(input of 4 DepthwiseConv2d)
-inline constexpr Buffer input_gradient_3    = {  7'014'144,   3'200'000, 59, 61, DType::f32,     800'000};  // f32 (100, 64, 25, 5) d(input of 3 Dropout)
-inline constexpr Buffer input_gradient_1    = {  3'814'144,   3'200'000, 61, 62, DType::f32,     800'000};  // f32 (100, 64, 25, 5) d(input of 1 BatchNorm2d)
+// clang-format off
+inline constexpr Buffer parameters          = {          0,      95'024,  0, 63, DType::f32,      23'756};  // [23756], layer by layer
+inline constexpr Buffer non_trainable       = {     95'232,       4'608,  0, 63, DType::f32,       1'152};  // [1152], each BatchNorm's running mean then running variance, layer by layer
+inline constexpr Buffer gradients           = {     99'840,      95'024,  0, 63, DType::f32,      23'756};  // same layout as parameters
+inline constexpr Buffer optimizer_moment1   = {    195'072,      95'024,  0, 63, DType::f32,      23'756};  // first moment (Adam m), same layout
+inline constexpr Buffer optimizer_moment2   = {    290'304,      95'024,  0, 63, DType::f32,      23'756};  // second moment (Adam v), same layout
+inline constexpr Buffer input               = {    385'536,     196'000,  0, 63, DType::f32,      49'000};  // (100, 1, 49, 10)
+inline constexpr Buffer labels              = {    581'632,         400,  0, 63, DType::i32,         100};  // (100), class per sample
+inline constexpr Buffer workspace           = {    582'144,      32'000,  0, 63, DType::f32,       8'000};  // scratch (one sample's im2col)
+inline constexpr Buffer activation_0        = {    614'144,   3'200'000,  0, 61, DType::f32,     800'000};  // (100, 64, 25, 5) output of 0 Conv2d
+inline constexpr Buffer activation_1        = {  3'814'144,   3'200'000,  1, 60, DType::f32,     800'000};  // (100, 64, 25, 5) output of 1 BatchNorm2d, 2 ReLU
+inline constexpr Buffer batch_statistics_1  = { 68'014'336,         512,  1, 61, DType::f32,         128};  // [128] batch mean, then 1/sqrt(var + eps), of 1 BatchNorm2d
+inline constexpr Buffer activation_3        = {  7'014'144,   3'200'000,  3, 58, DType::f32,     800'000};  // (100, 64, 25, 5) output of 3 Dropout
+inline constexpr Buffer dropout_mask_3      = { 67'814'144,     100'000,  3, 59, DType::u8,      100'000};  // [100000] one bit per element kept by 3 Dropout
+inline constexpr Buffer activation_4        = { 10'214'144,   3'200'000,  4, 57, DType::f32,     800'000};  // (100, 64, 25, 5) output of 4 DepthwiseConv2d
+inline constexpr Buffer activation_5        = { 13'414'144,   3'200'000,  5, 56, DType::f32,     800'000};  // (100, 64, 25, 5) output of 5 BatchNorm2d, 6 ReLU
+inline constexpr Buffer batch_statistics_5  = { 68'014'848,         512,  5, 57, DType::f32,         128};  // [128] batch mean, then 1/sqrt(var + eps), of 5 BatchNorm2d
+inline constexpr Buffer activation_7        = { 16'614'144,   3'200'000,  7, 54, DType::f32,     800'000};  // (100, 64, 25, 5) output of 7 Conv2d
+inline constexpr Buffer activation_8        = { 19'814'144,   3'200'000,  8, 53, DType::f32,     800'000};  // (100, 64, 25, 5) output of 8 BatchNorm2d, 9 ReLU
+inline constexpr Buffer batch_statistics_8  = { 68'015'360,         512,  8, 54, DType::f32,         128};  // [128] batch mean, then 1/sqrt(var + eps), of 8 BatchNorm2d
+inline constexpr Buffer activation_10       = { 23'014'144,   3'200'000, 10, 51, DType::f32,     800'000};  // (100, 64, 25, 5) output of 10 DepthwiseConv2d
+inline constexpr Buffer activation_11       = { 26'214'144,   3'200'000, 11, 50, DType::f32,     800'000};  // (100, 64, 25, 5) output of 11 BatchNorm2d, 12 ReLU
+inline constexpr Buffer batch_statistics_11 = { 68'015'872,         512, 11, 51, DType::f32,         128};  // [128] batch mean, then 1/sqrt(var + eps), of 11 BatchNorm2d
+inline constexpr Buffer activation_13       = { 29'414'144,   3'200'000, 13, 48, DType::f32,     800'000};  // (100, 64, 25, 5) output of 13 Conv2d
+inline constexpr Buffer activation_14       = { 32'614'144,   3'200'000, 14, 47, DType::f32,     800'000};  // (100, 64, 25, 5) output of 14 BatchNorm2d, 15 ReLU
+inline constexpr Buffer batch_statistics_14 = { 68'016'384,         512, 14, 48, DType::f32,         128};  // [128] batch mean, then 1/sqrt(var + eps), of 14 BatchNorm2d
+inline constexpr Buffer activation_16       = { 35'814'144,   3'200'000, 16, 45, DType::f32,     800'000};  // (100, 64, 25, 5) output of 16 DepthwiseConv2d
+inline constexpr Buffer activation_17       = { 39'014'144,   3'200'000, 17, 44, DType::f32,     800'000};  // (100, 64, 25, 5) output of 17 BatchNorm2d, 18 ReLU
+inline constexpr Buffer batch_statistics_17 = { 68'016'896,         512, 17, 45, DType::f32,         128};  // [128] batch mean, then 1/sqrt(var + eps), of 17 BatchNorm2d
+inline constexpr Buffer activation_19       = { 42'214'144,   3'200'000, 19, 42, DType::f32,     800'000};  // (100, 64, 25, 5) output of 19 Conv2d
+inline constexpr Buffer activation_20       = { 45'414'144,   3'200'000, 20, 41, DType::f32,     800'000};  // (100, 64, 25, 5) output of 20 BatchNorm2d, 21 ReLU
+inline constexpr Buffer batch_statistics_20 = { 68'017'408,         512, 20, 42, DType::f32,         128};  // [128] batch mean, then 1/sqrt(var + eps), of 20 BatchNorm2d
+inline constexpr Buffer activation_22       = { 48'614'144,   3'200'000, 22, 39, DType::f32,     800'000};  // (100, 64, 25, 5) output of 22 DepthwiseConv2d
+inline constexpr Buffer activation_23       = { 51'814'144,   3'200'000, 23, 38, DType::f32,     800'000};  // (100, 64, 25, 5) output of 23 BatchNorm2d, 24 ReLU
+inline constexpr Buffer batch_statistics_23 = { 68'017'920,         512, 23, 39, DType::f32,         128};  // [128] batch mean, then 1/sqrt(var + eps), of 23 BatchNorm2d
+inline constexpr Buffer activation_25       = { 55'014'144,   3'200'000, 25, 36, DType::f32,     800'000};  // (100, 64, 25, 5) output of 25 Conv2d
+inline constexpr Buffer activation_26       = { 58'214'144,   3'200'000, 26, 35, DType::f32,     800'000};  // (100, 64, 25, 5) output of 26 BatchNorm2d, 27 ReLU
+inline constexpr Buffer batch_statistics_26 = { 68'018'432,         512, 26, 36, DType::f32,         128};  // [128] batch mean, then 1/sqrt(var + eps), of 26 BatchNorm2d
+inline constexpr Buffer activation_28       = { 61'414'144,   3'200'000, 28, 29, DType::f32,     800'000};  // (100, 64, 25, 5) output of 28 Dropout
+inline constexpr Buffer dropout_mask_28     = { 67'914'240,     100'000, 28, 34, DType::u8,      100'000};  // [100000] one bit per element kept by 28 Dropout
+inline constexpr Buffer activation_29       = { 64'614'144,      25'600, 29, 32, DType::f32,       6'400};  // (100, 64) output of 29 GlobalAvgPool2d
+inline constexpr Buffer activation_30       = { 61'414'144,       4'800, 30, 31, DType::f32,       1'200};  // (100, 12) output of 30 Linear
+inline constexpr Buffer loss                = { 68'018'944,         400, 31, 63, DType::f32,         100};  // (100), loss per sample
+inline constexpr Buffer predictions         = { 68'019'456,         400, 31, 63, DType::i32,         100};  // (100), predicted class per sample
+inline constexpr Buffer loss_gradient       = { 61'419'008,       4'800, 31, 32, DType::f32,       1'200};  // (100, 12) d(output), from the loss
+inline constexpr Buffer input_gradient_30   = { 64'639'744,      25'600, 32, 33, DType::f32,       6'400};  // (100, 64) d(input of 30 Linear)
+inline constexpr Buffer input_gradient_29   = { 61'414'144,   3'200'000, 33, 34, DType::f32,     800'000};  // (100, 64, 25, 5) d(input of 29 GlobalAvgPool2d)
+inline constexpr Buffer input_gradient_28   = { 64'614'144,   3'200'000, 34, 36, DType::f32,     800'000};  // (100, 64, 25, 5) d(input of 28 Dropout)
+inline constexpr Buffer input_gradient_26   = { 58'214'144,   3'200'000, 36, 37, DType::f32,     800'000};  // (100, 64, 25, 5) d(input of 26 BatchNorm2d)
+inline constexpr Buffer input_gradient_25   = { 55'014'144,   3'200'000, 37, 39, DType::f32,     800'000};  // (100, 64, 25, 5) d(input of 25 Conv2d)
+inline constexpr Buffer input_gradient_23   = { 51'814'144,   3'200'000, 39, 40, DType::f32,     800'000};  // (100, 64, 25, 5) d(input of 23 BatchNorm2d)
+inline constexpr Buffer input_gradient_22   = { 48'614'144,   3'200'000, 40, 42, DType::f32,     800'000};  // (100, 64, 25, 5) d(input of 22 DepthwiseConv2d)
+inline constexpr Buffer input_gradient_20   = { 45'414'144,   3'200'000, 42, 43, DType::f32,     800'000};  // (100, 64, 25, 5) d(input of 20 BatchNorm2d)
+inline constexpr Buffer input_gradient_19   = { 42'214'144,   3'200'000, 43, 45, DType::f32,     800'000};  // (100, 64, 25, 5) d(input of 19 Conv2d)
+inline constexpr Buffer input_gradient_17   = { 39'014'144,   3'200'000, 45, 46, DType::f32,     800'000};  // (100, 64, 25, 5) d(input of 17 BatchNorm2d)
+inline constexpr Buffer input_gradient_16   = { 35'814'144,   3'200'000, 46, 48, DType::f32,     800'000};  // (100, 64, 25, 5) d(input of 16 DepthwiseConv2d)
+inline constexpr Buffer input_gradient_14   = { 32'614'144,   3'200'000, 48, 49, DType::f32,     800'000};  // (100, 64, 25, 5) d(input of 14 BatchNorm2d)
+inline constexpr Buffer input_gradient_13   = { 29'414'144,   3'200'000, 49, 51, DType::f32,     800'000};  // (100, 64, 25, 5) d(input of 13 Conv2d)
+inline constexpr Buffer input_gradient_11   = { 26'214'144,   3'200'000, 51, 52, DType::f32,     800'000};  // (100, 64, 25, 5) d(input of 11 BatchNorm2d)
+inline constexpr Buffer input_gradient_10   = { 23'014'144,   3'200'000, 52, 54, DType::f32,     800'000};  // (100, 64, 25, 5) d(input of 10 DepthwiseConv2d)
+inline constexpr Buffer input_gradient_8    = { 19'814'144,   3'200'000, 54, 55, DType::f32,     800'000};  // (100, 64, 25, 5) d(input of 8 BatchNorm2d)
+inline constexpr Buffer input_gradient_7    = { 16'614'144,   3'200'000, 55, 57, DType::f32,     800'000};  // (100, 64, 25, 5) d(input of 7 Conv2d)
+inline constexpr Buffer input_gradient_5    = { 13'414'144,   3'200'000, 57, 58, DType::f32,     800'000};  // (100, 64, 25, 5) d(input of 5 BatchNorm2d)
+inline constexpr Buffer input_gradient_4    = { 10'214'144,   3'200'000, 58, 59, DType::f32,     800'000};  // (100, 64, 25, 5) d(input of 4 DepthwiseConv2d)
+inline constexpr Buffer input_gradient_3    = {  7'014'144,   3'200'000, 59, 61, DType::f32,     800'000};  // (100, 64, 25, 5) d(input of 3 Dropout)
+inline constexpr Buffer input_gradient_1    = {  3'814'144,   3'200'000, 61, 62, DType::f32,     800'000};  // (100, 64, 25, 5) d(input of 1 BatchNorm2d)
+// clang-format on
 // Every buffer, in the plan's order.
-inline constexpr Buffer buffers[] = {parameters, non_trainable, gradients, optimizer_moment1, 
-    optimizer_moment2, input, labels, workspace, activation_0, activation_1, batch_statistics_1, 
-    activation_3, dropout_mask_3, activation_4, activation_5, batch_statistics_5, activation_7, 
-    activation_8, batch_statistics_8, activation_10, activation_11, batch_statistics_11, 
-    activation_13, activation_14, batch_statistics_14, activation_16, activation_17, 
-    batch_statistics_17, activation_19, activation_20, batch_statistics_20, activation_22, 
-    activation_23, batch_statistics_23, activation_25, activation_26, batch_statistics_26, 
-    activation_28, dropout_mask_28, activation_29, activation_30, loss, predictions, loss_gradient, 
-    input_gradient_30, input_gradient_29, input_gradient_28, input_gradient_26, input_gradient_25, 
-    input_gradient_23, input_gradient_22, input_gradient_20, input_gradient_19, input_gradient_17, 
-    input_gradient_16, input_gradient_14, input_gradient_13, input_gradient_11, input_gradient_10, 
-    input_gradient_8, input_gradient_7, input_gradient_5, input_gradient_4, input_gradient_3, 
-    input_gradient_1};
+inline constexpr Buffer buffers[] = {parameters,
+                                     non_trainable,
+                                     gradients,
+                                     optimizer_moment1,
+                                     optimizer_moment2,
+                                     input,
+                                     labels,
+                                     workspace,
+                                     activation_0,
+                                     activation_1,
+                                     batch_statistics_1,
+                                     activation_3,
+                                     dropout_mask_3,
+                                     activation_4,
+                                     activation_5,
+                                     batch_statistics_5,
+                                     activation_7,
+                                     activation_8,
+                                     batch_statistics_8,
+                                     activation_10,
+                                     activation_11,
+                                     batch_statistics_11,
+                                     activation_13,
+                                     activation_14,
+                                     batch_statistics_14,
+                                     activation_16,
+                                     activation_17,
+                                     batch_statistics_17,
+                                     activation_19,
+                                     activation_20,
+                                     batch_statistics_20,
+                                     activation_22,
+                                     activation_23,
+                                     batch_statistics_23,
+                                     activation_25,
+                                     activation_26,
+                                     batch_statistics_26,
+                                     activation_28,
+                                     dropout_mask_28,
+                                     activation_29,
+                                     activation_30,
+                                     loss,
+                                     predictions,
+                                     loss_gradient,
+                                     input_gradient_30,
+                                     input_gradient_29,
+                                     input_gradient_28,
+                                     input_gradient_26,
+                                     input_gradient_25,
+                                     input_gradient_23,
+                                     input_gradient_22,
+                                     input_gradient_20,
+                                     input_gradient_19,
+                                     input_gradient_17,
+                                     input_gradient_16,
+                                     input_gradient_14,
+                                     input_gradient_13,
+                                     input_gradient_11,
+                                     input_gradient_10,
+                                     input_gradient_8,
+                                     input_gradient_7,
+                                     input_gradient_5,
+                                     input_gradient_4,
+                                     input_gradient_3,
+                                     input_gradient_1};
 // The model's output (its last layer's), which the loss reads.
 inline constexpr const Buffer& output = activation_30;
 
@@ -139,44 +194,44 @@ struct Tensor {
   Init init;
 };
 inline constexpr Tensor parameter_tensors[] = {
-  {"0.weight", 0, 2'560, 4, {64, 1, 10, 4}, 40, Init::uniform},
-  {"0.bias", 2'560, 64, 1, {64}, 40, Init::uniform},
-  {"1.weight", 2'624, 64, 1, {64}, 1, Init::ones},
-  {"1.bias", 2'688, 64, 1, {64}, 1, Init::zeros},
-  {"4.weight", 2'752, 576, 4, {64, 1, 3, 3}, 9, Init::uniform},
-  {"4.bias", 3'328, 64, 1, {64}, 9, Init::uniform},
-  {"5.weight", 3'392, 64, 1, {64}, 1, Init::ones},
-  {"5.bias", 3'456, 64, 1, {64}, 1, Init::zeros},
-  {"7.weight", 3'520, 4'096, 4, {64, 64, 1, 1}, 64, Init::uniform},
-  {"7.bias", 7'616, 64, 1, {64}, 64, Init::uniform},
-  {"8.weight", 7'680, 64, 1, {64}, 1, Init::ones},
-  {"8.bias", 7'744, 64, 1, {64}, 1, Init::zeros},
-  {"10.weight", 7'808, 576, 4, {64, 1, 3, 3}, 9, Init::uniform},
-  {"10.bias", 8'384, 64, 1, {64}, 9, Init::uniform},
-  {"11.weight", 8'448, 64, 1, {64}, 1, Init::ones},
-  {"11.bias", 8'512, 64, 1, {64}, 1, Init::zeros},
-  {"13.weight", 8'576, 4'096, 4, {64, 64, 1, 1}, 64, Init::uniform},
-  {"13.bias", 12'672, 64, 1, {64}, 64, Init::uniform},
-  {"14.weight", 12'736, 64, 1, {64}, 1, Init::ones},
-  {"14.bias", 12'800, 64, 1, {64}, 1, Init::zeros},
-  {"16.weight", 12'864, 576, 4, {64, 1, 3, 3}, 9, Init::uniform},
-  {"16.bias", 13'440, 64, 1, {64}, 9, Init::uniform},
-  {"17.weight", 13'504, 64, 1, {64}, 1, Init::ones},
-  {"17.bias", 13'568, 64, 1, {64}, 1, Init::zeros},
-  {"19.weight", 13'632, 4'096, 4, {64, 64, 1, 1}, 64, Init::uniform},
-  {"19.bias", 17'728, 64, 1, {64}, 64, Init::uniform},
-  {"20.weight", 17'792, 64, 1, {64}, 1, Init::ones},
-  {"20.bias", 17'856, 64, 1, {64}, 1, Init::zeros},
-  {"22.weight", 17'920, 576, 4, {64, 1, 3, 3}, 9, Init::uniform},
-  {"22.bias", 18'496, 64, 1, {64}, 9, Init::uniform},
-  {"23.weight", 18'560, 64, 1, {64}, 1, Init::ones},
-  {"23.bias", 18'624, 64, 1, {64}, 1, Init::zeros},
-  {"25.weight", 18'688, 4'096, 4, {64, 64, 1, 1}, 64, Init::uniform},
-  {"25.bias", 22'784, 64, 1, {64}, 64, Init::uniform},
-  {"26.weight", 22'848, 64, 1, {64}, 1, Init::ones},
-  {"26.bias", 22'912, 64, 1, {64}, 1, Init::zeros},
-  {"30.weight", 22'976, 768, 2, {12, 64}, 64, Init::uniform},
-  {"30.bias", 23'744, 12, 1, {12}, 64, Init::uniform},
+    {"0.weight", 0, 2'560, 4, {64, 1, 10, 4}, 40, Init::uniform},
+    {"0.bias", 2'560, 64, 1, {64}, 40, Init::uniform},
+    {"1.weight", 2'624, 64, 1, {64}, 1, Init::ones},
+    {"1.bias", 2'688, 64, 1, {64}, 1, Init::zeros},
+    {"4.weight", 2'752, 576, 4, {64, 1, 3, 3}, 9, Init::uniform},
+    {"4.bias", 3'328, 64, 1, {64}, 9, Init::uniform},
+    {"5.weight", 3'392, 64, 1, {64}, 1, Init::ones},
+    {"5.bias", 3'456, 64, 1, {64}, 1, Init::zeros},
+    {"7.weight", 3'520, 4'096, 4, {64, 64, 1, 1}, 64, Init::uniform},
+    {"7.bias", 7'616, 64, 1, {64}, 64, Init::uniform},
+    {"8.weight", 7'680, 64, 1, {64}, 1, Init::ones},
+    {"8.bias", 7'744, 64, 1, {64}, 1, Init::zeros},
+    {"10.weight", 7'808, 576, 4, {64, 1, 3, 3}, 9, Init::uniform},
+    {"10.bias", 8'384, 64, 1, {64}, 9, Init::uniform},
+    {"11.weight", 8'448, 64, 1, {64}, 1, Init::ones},
+    {"11.bias", 8'512, 64, 1, {64}, 1, Init::zeros},
+    {"13.weight", 8'576, 4'096, 4, {64, 64, 1, 1}, 64, Init::uniform},
+    {"13.bias", 12'672, 64, 1, {64}, 64, Init::uniform},
+    {"14.weight", 12'736, 64, 1, {64}, 1, Init::ones},
+    {"14.bias", 12'800, 64, 1, {64}, 1, Init::zeros},
+    {"16.weight", 12'864, 576, 4, {64, 1, 3, 3}, 9, Init::uniform},
+    {"16.bias", 13'440, 64, 1, {64}, 9, Init::uniform},
+    {"17.weight", 13'504, 64, 1, {64}, 1, Init::ones},
+    {"17.bias", 13'568, 64, 1, {64}, 1, Init::zeros},
+    {"19.weight", 13'632, 4'096, 4, {64, 64, 1, 1}, 64, Init::uniform},
+    {"19.bias", 17'728, 64, 1, {64}, 64, Init::uniform},
+    {"20.weight", 17'792, 64, 1, {64}, 1, Init::ones},
+    {"20.bias", 17'856, 64, 1, {64}, 1, Init::zeros},
+    {"22.weight", 17'920, 576, 4, {64, 1, 3, 3}, 9, Init::uniform},
+    {"22.bias", 18'496, 64, 1, {64}, 9, Init::uniform},
+    {"23.weight", 18'560, 64, 1, {64}, 1, Init::ones},
+    {"23.bias", 18'624, 64, 1, {64}, 1, Init::zeros},
+    {"25.weight", 18'688, 4'096, 4, {64, 64, 1, 1}, 64, Init::uniform},
+    {"25.bias", 22'784, 64, 1, {64}, 64, Init::uniform},
+    {"26.weight", 22'848, 64, 1, {64}, 1, Init::ones},
+    {"26.bias", 22'912, 64, 1, {64}, 1, Init::zeros},
+    {"30.weight", 22'976, 768, 2, {12, 64}, 64, Init::uniform},
+    {"30.bias", 23'744, 12, 1, {12}, 64, Init::uniform},
 };
 inline constexpr int parameter_tensor_count = 38;
 
@@ -185,24 +240,24 @@ inline constexpr int parameter_tensor_count = 38;
 // optimizer). PyTorch also keeps "<layer>.num_batches_tracked", the training steps taken.
 inline constexpr std::int64_t non_trainable_count = 1'152;
 inline constexpr Tensor non_trainable_tensors[] = {
-  {"1.running_mean", 0, 64, 1, {64}, 1, Init::zeros},
-  {"1.running_var", 64, 64, 1, {64}, 1, Init::ones},
-  {"5.running_mean", 128, 64, 1, {64}, 1, Init::zeros},
-  {"5.running_var", 192, 64, 1, {64}, 1, Init::ones},
-  {"8.running_mean", 256, 64, 1, {64}, 1, Init::zeros},
-  {"8.running_var", 320, 64, 1, {64}, 1, Init::ones},
-  {"11.running_mean", 384, 64, 1, {64}, 1, Init::zeros},
-  {"11.running_var", 448, 64, 1, {64}, 1, Init::ones},
-  {"14.running_mean", 512, 64, 1, {64}, 1, Init::zeros},
-  {"14.running_var", 576, 64, 1, {64}, 1, Init::ones},
-  {"17.running_mean", 640, 64, 1, {64}, 1, Init::zeros},
-  {"17.running_var", 704, 64, 1, {64}, 1, Init::ones},
-  {"20.running_mean", 768, 64, 1, {64}, 1, Init::zeros},
-  {"20.running_var", 832, 64, 1, {64}, 1, Init::ones},
-  {"23.running_mean", 896, 64, 1, {64}, 1, Init::zeros},
-  {"23.running_var", 960, 64, 1, {64}, 1, Init::ones},
-  {"26.running_mean", 1'024, 64, 1, {64}, 1, Init::zeros},
-  {"26.running_var", 1'088, 64, 1, {64}, 1, Init::ones},
+    {"1.running_mean", 0, 64, 1, {64}, 1, Init::zeros},
+    {"1.running_var", 64, 64, 1, {64}, 1, Init::ones},
+    {"5.running_mean", 128, 64, 1, {64}, 1, Init::zeros},
+    {"5.running_var", 192, 64, 1, {64}, 1, Init::ones},
+    {"8.running_mean", 256, 64, 1, {64}, 1, Init::zeros},
+    {"8.running_var", 320, 64, 1, {64}, 1, Init::ones},
+    {"11.running_mean", 384, 64, 1, {64}, 1, Init::zeros},
+    {"11.running_var", 448, 64, 1, {64}, 1, Init::ones},
+    {"14.running_mean", 512, 64, 1, {64}, 1, Init::zeros},
+    {"14.running_var", 576, 64, 1, {64}, 1, Init::ones},
+    {"17.running_mean", 640, 64, 1, {64}, 1, Init::zeros},
+    {"17.running_var", 704, 64, 1, {64}, 1, Init::ones},
+    {"20.running_mean", 768, 64, 1, {64}, 1, Init::zeros},
+    {"20.running_var", 832, 64, 1, {64}, 1, Init::ones},
+    {"23.running_mean", 896, 64, 1, {64}, 1, Init::zeros},
+    {"23.running_var", 960, 64, 1, {64}, 1, Init::ones},
+    {"26.running_mean", 1'024, 64, 1, {64}, 1, Init::zeros},
+    {"26.running_var", 1'088, 64, 1, {64}, 1, Init::ones},
 };
 inline constexpr int non_trainable_tensor_count = 18;
 

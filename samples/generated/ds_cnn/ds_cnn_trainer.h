@@ -30,7 +30,7 @@ inline staticnet::runtime::ModelInfo model_info() {
   m.arena.activations = footprint::activations;
   m.arena.parameters_at = parameters.offset;
   m.arena.gradients_at = gradients.offset;
-  m.arena.inputs_at = 385'536;
+  m.arena.inputs_at = footprint::inputs_at;
   m.arena.input_at = input.offset;
   m.arena.loss_at = loss.offset;
   m.arena.batch_bytes = footprint::inputs;
@@ -52,7 +52,8 @@ inline staticnet::runtime::ModelInfo model_info() {
   m.arena.non_trainable = footprint::non_trainable;
   m.arena.non_trainable_at = non_trainable.offset;
   for (const Tensor& t : non_trainable_tensors)
-    m.non_trainable.push_back({t.name, {t.shape, t.shape + t.rank}, t.offset, t.fan_in, init(t.init)});
+    m.non_trainable.push_back(
+        {t.name, {t.shape, t.shape + t.rank}, t.offset, t.fan_in, init(t.init)});
   return m;
 }
 

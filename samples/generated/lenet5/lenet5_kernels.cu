@@ -86,39 +86,59 @@ struct Libraries {
 //   workspace         f32 (25, 784)        arena + 942,080    cuDNN's and cuBLASLt's scratch (their algorithms fit it)
 //   input_gradient_3  f32 (64, 6, 14, 14)  arena + 3,429,120  d(output), read by backward
 //   input_gradient_2  f32 (64, 6, 28, 28)  arena + 2,224,896  d(Conv2d output)
-constexpr k::Pool2dGeometry pool_2{
-    .batch = 64, .channels = 6, .in_height = 28, .in_width = 28,
-    .out_height = 14, .out_width = 14, .kernel_h = 2, .kernel_w = 2,
-    .stride_h = 2, .stride_w = 2, .pad_h = 0, .pad_w = 0};
-constexpr k::Conv2dGeometry conv_0_geometry{
-    .batch = 64, .in_channels = 1, .in_height = 28, .in_width = 28,
-    .out_channels = 6, .out_height = 28, .out_width = 28,
-    .kernel_h = 5, .kernel_w = 5, .stride_h = 1, .stride_w = 1,
-    .pad_h = 2, .pad_w = 2};
+constexpr k::Pool2dGeometry pool_2{.batch = 64,
+                                   .channels = 6,
+                                   .in_height = 28,
+                                   .in_width = 28,
+                                   .out_height = 14,
+                                   .out_width = 14,
+                                   .kernel_h = 2,
+                                   .kernel_w = 2,
+                                   .stride_h = 2,
+                                   .stride_w = 2,
+                                   .pad_h = 0,
+                                   .pad_w = 0};
+constexpr k::Conv2dGeometry conv_0_geometry{.batch = 64,
+                                            .in_channels = 1,
+                                            .in_height = 28,
+                                            .in_width = 28,
+                                            .out_channels = 6,
+                                            .out_height = 28,
+                                            .out_width = 28,
+                                            .kernel_h = 5,
+                                            .kernel_w = 5,
+                                            .stride_h = 1,
+                                            .stride_w = 1,
+                                            .pad_h = 2,
+                                            .pad_w = 2};
 
 // One thread per pooled output: the bias and the activation over its window of the convolution's
 // output (kept for backward), then the window's mean.
-__global__ void forward_layers_0_2_epilogue(const float* __restrict__ bias, float* z, float* __restrict__ pooled) {
+__global__ void forward_layers_0_2_epilogue(const float* __restrict__ bias, float* z,
+                                            float* __restrict__ pooled) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 75'264)
     return;
-  k::bias_activation_avg_pool_forward<k::Tanh, pool_2, true>(i / 196, i % 196 / 14, i % 14, z, bias, z, pooled);
+  k::bias_activation_avg_pool_forward<k::Tanh, pool_2, true>(i / 196, i % 196 / 14, i % 14, z, bias,
+                                                             z, pooled);
 }
 
 void forward_layers_0_2(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
   const float* const x = f32(arena, 741'120);  // input
-  const float* const weight = f32(arena, 0);  // 0.weight
-  const float* const bias = f32(arena, 600);  // 0.bias
-  float* const z = f32(arena, 1'020'672);  // activation_0
+  const float* const weight = f32(arena, 0);   // 0.weight
+  const float* const bias = f32(arena, 600);   // 0.bias
+  float* const z = f32(arena, 1'020'672);      // activation_0
   lib.conv_0.forward(x, weight, bias, z, bytes(arena, 942'080));
   float* const pooled = f32(arena, 3'044'096);  // activation_2
-  forward_layers_0_2_epilogue<<<g::blocks_for(75'264), g::block_threads, 0, stream>>>(bias, z, pooled);
+  forward_layers_0_2_epilogue<<<g::blocks_for(75'264), g::block_threads, 0, stream>>>(bias, z,
+                                                                                      pooled);
   g::check_launch("forward_layers_0_2_epilogue");
 }
 
 // One thread per pooled output: its gradient to every element of its window, times the activation's
 // derivative there; every element of dz written once.
-__global__ void backward_layers_0_2_pool(const float* __restrict__ dpooled, const float* __restrict__ y, float* __restrict__ dz) {
+__global__ void backward_layers_0_2_pool(const float* __restrict__ dpooled,
+                                         const float* __restrict__ y, float* __restrict__ dz) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 75'264)
     return;
@@ -126,10 +146,10 @@ __global__ void backward_layers_0_2_pool(const float* __restrict__ dpooled, cons
 }
 
 void backward_layers_0_2(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
-  const float* const x = f32(arena, 741'120);  // input
-  float* const dweight = f32(arena, 247'040);  // gradient of 0.weight
-  float* const dbias = f32(arena, 247'640);  // gradient of 0.bias
-  float* const dz = f32(arena, 2'224'896);  // input_gradient_2: d(Conv2d output)
+  const float* const x = f32(arena, 741'120);          // input
+  float* const dweight = f32(arena, 247'040);          // gradient of 0.weight
+  float* const dbias = f32(arena, 247'640);            // gradient of 0.bias
+  float* const dz = f32(arena, 2'224'896);             // input_gradient_2: d(Conv2d output)
   const float* const dpooled = f32(arena, 3'429'120);  // input_gradient_3: d(pooled)
   const float* const y = f32(arena, 1'020'672);
   backward_layers_0_2_pool<<<g::blocks_for(75'264), g::block_threads, 0, stream>>>(dpooled, y, dz);
@@ -152,39 +172,59 @@ void backward_layers_0_2(std::byte* arena, const Libraries& lib, cudaStream_t st
 //   input_gradient_7  f32 (64, 16, 5, 5)    arena + 3,345,152  d(output), read by backward
 //   input_gradient_5  f32 (64, 16, 10, 10)  arena + 2,634,496  d(Conv2d output)
 //   input_gradient_3  f32 (64, 6, 14, 14)   arena + 3,429,120  d(input), written by backward
-constexpr k::Pool2dGeometry pool_5{
-    .batch = 64, .channels = 16, .in_height = 10, .in_width = 10,
-    .out_height = 5, .out_width = 5, .kernel_h = 2, .kernel_w = 2,
-    .stride_h = 2, .stride_w = 2, .pad_h = 0, .pad_w = 0};
-constexpr k::Conv2dGeometry conv_3_geometry{
-    .batch = 64, .in_channels = 6, .in_height = 14, .in_width = 14,
-    .out_channels = 16, .out_height = 10, .out_width = 10,
-    .kernel_h = 5, .kernel_w = 5, .stride_h = 1, .stride_w = 1,
-    .pad_h = 0, .pad_w = 0};
+constexpr k::Pool2dGeometry pool_5{.batch = 64,
+                                   .channels = 16,
+                                   .in_height = 10,
+                                   .in_width = 10,
+                                   .out_height = 5,
+                                   .out_width = 5,
+                                   .kernel_h = 2,
+                                   .kernel_w = 2,
+                                   .stride_h = 2,
+                                   .stride_w = 2,
+                                   .pad_h = 0,
+                                   .pad_w = 0};
+constexpr k::Conv2dGeometry conv_3_geometry{.batch = 64,
+                                            .in_channels = 6,
+                                            .in_height = 14,
+                                            .in_width = 14,
+                                            .out_channels = 16,
+                                            .out_height = 10,
+                                            .out_width = 10,
+                                            .kernel_h = 5,
+                                            .kernel_w = 5,
+                                            .stride_h = 1,
+                                            .stride_w = 1,
+                                            .pad_h = 0,
+                                            .pad_w = 0};
 
 // One thread per pooled output: the bias and the activation over its window of the convolution's
 // output (kept for backward), then the window's mean.
-__global__ void forward_layers_3_5_epilogue(const float* __restrict__ bias, float* z, float* __restrict__ pooled) {
+__global__ void forward_layers_3_5_epilogue(const float* __restrict__ bias, float* z,
+                                            float* __restrict__ pooled) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 25'600)
     return;
-  k::bias_activation_avg_pool_forward<k::Tanh, pool_5, true>(i / 25, i % 25 / 5, i % 5, z, bias, z, pooled);
+  k::bias_activation_avg_pool_forward<k::Tanh, pool_5, true>(i / 25, i % 25 / 5, i % 5, z, bias, z,
+                                                             pooled);
 }
 
 void forward_layers_3_5(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
   const float* const x = f32(arena, 3'044'096);  // activation_2
-  const float* const weight = f32(arena, 624);  // 3.weight
+  const float* const weight = f32(arena, 624);   // 3.weight
   const float* const bias = f32(arena, 10'224);  // 3.bias
-  float* const z = f32(arena, 2'224'896);  // activation_3
+  float* const z = f32(arena, 2'224'896);        // activation_3
   lib.conv_3.forward(x, weight, bias, z, bytes(arena, 942'080));
   float* const pooled = f32(arena, 2'634'496);  // activation_5
-  forward_layers_3_5_epilogue<<<g::blocks_for(25'600), g::block_threads, 0, stream>>>(bias, z, pooled);
+  forward_layers_3_5_epilogue<<<g::blocks_for(25'600), g::block_threads, 0, stream>>>(bias, z,
+                                                                                      pooled);
   g::check_launch("forward_layers_3_5_epilogue");
 }
 
 // One thread per pooled output: its gradient to every element of its window, times the activation's
 // derivative there; every element of dz written once.
-__global__ void backward_layers_3_5_pool(const float* __restrict__ dpooled, const float* __restrict__ y, float* __restrict__ dz) {
+__global__ void backward_layers_3_5_pool(const float* __restrict__ dpooled,
+                                         const float* __restrict__ y, float* __restrict__ dz) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 25'600)
     return;
@@ -192,17 +232,17 @@ __global__ void backward_layers_3_5_pool(const float* __restrict__ dpooled, cons
 }
 
 void backward_layers_3_5(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
-  const float* const x = f32(arena, 3'044'096);  // activation_2
-  float* const dweight = f32(arena, 247'664);  // gradient of 3.weight
-  float* const dbias = f32(arena, 257'264);  // gradient of 3.bias
-  float* const dz = f32(arena, 2'634'496);  // input_gradient_5: d(Conv2d output)
+  const float* const x = f32(arena, 3'044'096);        // activation_2
+  float* const dweight = f32(arena, 247'664);          // gradient of 3.weight
+  float* const dbias = f32(arena, 257'264);            // gradient of 3.bias
+  float* const dz = f32(arena, 2'634'496);             // input_gradient_5: d(Conv2d output)
   const float* const dpooled = f32(arena, 3'345'152);  // input_gradient_7: d(pooled)
   const float* const y = f32(arena, 2'224'896);
   backward_layers_3_5_pool<<<g::blocks_for(25'600), g::block_threads, 0, stream>>>(dpooled, y, dz);
   g::check_launch("backward_layers_3_5_pool");
   lib.conv_3.backward_weights(x, dz, dweight, dbias, bytes(arena, 942'080));
   const float* const weight = f32(arena, 624);  // 3.weight
-  float* const dx = f32(arena, 3'429'120);  // input_gradient_3
+  float* const dx = f32(arena, 3'429'120);      // input_gradient_3
   lib.conv_3.backward_input(dz, weight, dx, bytes(arena, 942'080));
 }
 
@@ -225,21 +265,23 @@ __global__ void forward_layers_7_8_epilogue(const float* __restrict__ bias, floa
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 7'680)
     return;
-  k::bias_activation_forward<k::Tanh, k::BiasAlong::positions, 120, 120, true>(i / 120, i % 120, z, bias, z);
+  k::bias_activation_forward<k::Tanh, k::BiasAlong::positions, 120, 120, true>(i / 120, i % 120, z,
+                                                                               bias, z);
 }
 
 void forward_layers_7_8(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
-  const float* const x = f32(arena, 2'634'496);  // activation_5
+  const float* const x = f32(arena, 2'634'496);    // activation_5
   const float* const weight = f32(arena, 10'288);  // 7.weight
-  const float* const bias = f32(arena, 202'288);  // 7.bias
-  float* const z = f32(arena, 2'736'896);  // activation_7
+  const float* const bias = f32(arena, 202'288);   // 7.bias
+  float* const z = f32(arena, 2'736'896);          // activation_7
   lib.linear_7.forward(x, weight, bias, z, bytes(arena, 942'080));
   forward_layers_7_8_epilogue<<<g::blocks_for(7'680), g::block_threads, 0, stream>>>(bias, z);
   g::check_launch("forward_layers_7_8_epilogue");
 }
 
 // One thread per element: dz = Tanh'(y) · dy.
-__global__ void backward_layers_7_8_activation(const float* __restrict__ y, const float* dy, float* dz) {
+__global__ void backward_layers_7_8_activation(const float* __restrict__ y, const float* dy,
+                                               float* dz) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 7'680)
     return;
@@ -247,17 +289,17 @@ __global__ void backward_layers_7_8_activation(const float* __restrict__ y, cons
 }
 
 void backward_layers_7_8(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
-  const float* const x = f32(arena, 2'634'496);  // activation_5
-  float* const dweight = f32(arena, 257'328);  // gradient of 7.weight
-  float* const dbias = f32(arena, 449'328);  // gradient of 7.bias
-  float* const dz = f32(arena, 2'767'616);  // input_gradient_9: d(Linear output)
-  const float* const y = f32(arena, 2'736'896);  // activation_7: Tanh output, saved
+  const float* const x = f32(arena, 2'634'496);   // activation_5
+  float* const dweight = f32(arena, 257'328);     // gradient of 7.weight
+  float* const dbias = f32(arena, 449'328);       // gradient of 7.bias
+  float* const dz = f32(arena, 2'767'616);        // input_gradient_9: d(Linear output)
+  const float* const y = f32(arena, 2'736'896);   // activation_7: Tanh output, saved
   const float* const dy = f32(arena, 2'767'616);  // input_gradient_9
   backward_layers_7_8_activation<<<g::blocks_for(7'680), g::block_threads, 0, stream>>>(y, dy, dz);
   g::check_launch("backward_layers_7_8_activation");
   lib.linear_7.backward_weights(x, dz, dweight, dbias, bytes(arena, 942'080));
   const float* const weight = f32(arena, 10'288);  // 7.weight
-  float* const dx = f32(arena, 3'345'152);  // input_gradient_7
+  float* const dx = f32(arena, 3'345'152);         // input_gradient_7
   lib.linear_7.backward_input(dz, weight, dx, bytes(arena, 942'080));
 }
 
@@ -277,21 +319,23 @@ __global__ void forward_layers_9_10_epilogue(const float* __restrict__ bias, flo
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 5'376)
     return;
-  k::bias_activation_forward<k::Tanh, k::BiasAlong::positions, 84, 84, true>(i / 84, i % 84, z, bias, z);
+  k::bias_activation_forward<k::Tanh, k::BiasAlong::positions, 84, 84, true>(i / 84, i % 84, z,
+                                                                             bias, z);
 }
 
 void forward_layers_9_10(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
-  const float* const x = f32(arena, 2'736'896);  // activation_7
+  const float* const x = f32(arena, 2'736'896);     // activation_7
   const float* const weight = f32(arena, 202'768);  // 9.weight
-  const float* const bias = f32(arena, 243'088);  // 9.bias
-  float* const z = f32(arena, 2'767'616);  // activation_9
+  const float* const bias = f32(arena, 243'088);    // 9.bias
+  float* const z = f32(arena, 2'767'616);           // activation_9
   lib.linear_9.forward(x, weight, bias, z, bytes(arena, 942'080));
   forward_layers_9_10_epilogue<<<g::blocks_for(5'376), g::block_threads, 0, stream>>>(bias, z);
   g::check_launch("forward_layers_9_10_epilogue");
 }
 
 // One thread per element: dz = Tanh'(y) · dy.
-__global__ void backward_layers_9_10_activation(const float* __restrict__ y, const float* dy, float* dz) {
+__global__ void backward_layers_9_10_activation(const float* __restrict__ y, const float* dy,
+                                                float* dz) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 5'376)
     return;
@@ -299,17 +343,17 @@ __global__ void backward_layers_9_10_activation(const float* __restrict__ y, con
 }
 
 void backward_layers_9_10(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
-  const float* const x = f32(arena, 2'736'896);  // activation_7
-  float* const dweight = f32(arena, 449'808);  // gradient of 9.weight
-  float* const dbias = f32(arena, 490'128);  // gradient of 9.bias
-  float* const dz = f32(arena, 2'798'336);  // input_gradient_11: d(Linear output)
-  const float* const y = f32(arena, 2'767'616);  // activation_9: Tanh output, saved
+  const float* const x = f32(arena, 2'736'896);   // activation_7
+  float* const dweight = f32(arena, 449'808);     // gradient of 9.weight
+  float* const dbias = f32(arena, 490'128);       // gradient of 9.bias
+  float* const dz = f32(arena, 2'798'336);        // input_gradient_11: d(Linear output)
+  const float* const y = f32(arena, 2'767'616);   // activation_9: Tanh output, saved
   const float* const dy = f32(arena, 2'798'336);  // input_gradient_11
   backward_layers_9_10_activation<<<g::blocks_for(5'376), g::block_threads, 0, stream>>>(y, dy, dz);
   g::check_launch("backward_layers_9_10_activation");
   lib.linear_9.backward_weights(x, dz, dweight, dbias, bytes(arena, 942'080));
   const float* const weight = f32(arena, 202'768);  // 9.weight
-  float* const dx = f32(arena, 2'767'616);  // input_gradient_9
+  float* const dx = f32(arena, 2'767'616);          // input_gradient_9
   lib.linear_9.backward_input(dz, weight, dx, bytes(arena, 942'080));
 }
 
@@ -329,14 +373,15 @@ __global__ void forward_layer_11_epilogue(const float* __restrict__ bias, float*
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 640)
     return;
-  k::bias_activation_forward<k::Identity, k::BiasAlong::positions, 10, 10, true>(i / 10, i % 10, z, bias, z);
+  k::bias_activation_forward<k::Identity, k::BiasAlong::positions, 10, 10, true>(i / 10, i % 10, z,
+                                                                                 bias, z);
 }
 
 void forward_layer_11(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
-  const float* const x = f32(arena, 2'767'616);  // activation_9
+  const float* const x = f32(arena, 2'767'616);     // activation_9
   const float* const weight = f32(arena, 243'424);  // 11.weight
-  const float* const bias = f32(arena, 246'784);  // 11.bias
-  float* const z = f32(arena, 2'789'120);  // activation_11
+  const float* const bias = f32(arena, 246'784);    // 11.bias
+  float* const z = f32(arena, 2'789'120);           // activation_11
   lib.linear_11.forward(x, weight, bias, z, bytes(arena, 942'080));
   if (!lib.linear_11.forward_fused()) {  // cuBLASLt had no engine for the fused epilogue
     forward_layer_11_epilogue<<<g::blocks_for(640), g::block_threads, 0, stream>>>(bias, z);
@@ -346,22 +391,22 @@ void forward_layer_11(std::byte* arena, const Libraries& lib, cudaStream_t strea
 
 void backward_layer_11(std::byte* arena, const Libraries& lib, cudaStream_t /*stream*/) {
   const float* const x = f32(arena, 2'767'616);  // activation_9
-  float* const dweight = f32(arena, 490'464);  // gradient of 11.weight
-  float* const dbias = f32(arena, 493'824);  // gradient of 11.bias
-  float* const dz = f32(arena, 2'791'680);  // loss_gradient: d(Linear output)
+  float* const dweight = f32(arena, 490'464);    // gradient of 11.weight
+  float* const dbias = f32(arena, 493'824);      // gradient of 11.bias
+  float* const dz = f32(arena, 2'791'680);       // loss_gradient: d(Linear output)
   lib.linear_11.backward_weights(x, dz, dweight, dbias, bytes(arena, 942'080));
   const float* const weight = f32(arena, 243'424);  // 11.weight
-  float* const dx = f32(arena, 2'798'336);  // input_gradient_11
+  float* const dx = f32(arena, 2'798'336);          // input_gradient_11
   lib.linear_11.backward_input(dz, weight, dx, bytes(arena, 942'080));
 }
 
 // ==== Loss: softmax + cross-entropy over the logits (64, 10), forward and backward ===============
 void loss_step(std::byte* arena, cudaStream_t stream) {
-  const float* const logits = f32(arena, 2'789'120);  // activation_11
+  const float* const logits = f32(arena, 2'789'120);       // activation_11
   const std::int32_t* const labels = i32(arena, 941'824);  // labels
-  float* const loss = f32(arena, 3'730'176);  // loss
-  std::int32_t* const predicted = i32(arena, 3'730'432);  // predictions
-  float* const dlogits = f32(arena, 2'791'680);  // loss_gradient
+  float* const loss = f32(arena, 3'730'176);               // loss
+  std::int32_t* const predicted = i32(arena, 3'730'432);   // predictions
+  float* const dlogits = f32(arena, 2'791'680);            // loss_gradient
   // Each sample: its loss, its predicted class and d(logits) of the batch mean.
   g::for_each<64>(stream, "loss_step", [=] __device__(index_t n) {
     k::softmax_cross_entropy<64, 10>(n, logits, labels, loss, predicted, dlogits);
@@ -370,9 +415,9 @@ void loss_step(std::byte* arena, cudaStream_t stream) {
 
 // ==== Update: SGDMomentum over the whole contiguous parameter region, one pass ===================
 void update(std::byte* arena, cudaStream_t stream) {
-  float* const params = f32(arena, 0);  // parameters
+  float* const params = f32(arena, 0);             // parameters
   const float* const grads = f32(arena, 247'040);  // gradients
-  float* const velocity = f32(arena, 494'080);  // optimizer_moment1
+  float* const velocity = f32(arena, 494'080);     // optimizer_moment1
   // Each parameter, with the step's scalars (learning rate, bias corrections).
   g::for_each<61'706>(stream, "update", [=] __device__(index_t i) {
     const k::OptimizerConstants& constants = optimizer_constants;
@@ -383,11 +428,19 @@ void update(std::byte* arena, cudaStream_t stream) {
 // ==== The step, in the plan's schedule ====================================================
 Libraries::Libraries(cudaStream_t stream)
     : handles(stream),
-      conv_0(handles, conv_0_geometry, g::ConvEpilogue::none, g::Gradients::weights, 78'400, /*alignment=*/16),
-      conv_3(handles, conv_3_geometry, g::ConvEpilogue::none, g::Gradients::weights_and_input, 78'400, /*alignment=*/16),
-      linear_7(handles, {.batch = 64, .in_features = 400, .out_features = 120}, g::LinearEpilogue::none, g::Gradients::weights_and_input, /*bias_gradient=*/true, 78'400, /*alignment=*/16, /*bias_alignment=*/16),
-      linear_9(handles, {.batch = 64, .in_features = 120, .out_features = 84}, g::LinearEpilogue::none, g::Gradients::weights_and_input, /*bias_gradient=*/true, 78'400, /*alignment=*/16, /*bias_alignment=*/16),
-      linear_11(handles, {.batch = 64, .in_features = 84, .out_features = 10}, g::LinearEpilogue::bias, g::Gradients::weights_and_input, /*bias_gradient=*/true, 78'400, /*alignment=*/16, /*bias_alignment=*/16) {}
+      conv_0(handles, conv_0_geometry, g::ConvEpilogue::none, g::Gradients::weights, 78'400,
+             /*alignment=*/16),
+      conv_3(handles, conv_3_geometry, g::ConvEpilogue::none, g::Gradients::weights_and_input,
+             78'400, /*alignment=*/16),
+      linear_7(handles, {.batch = 64, .in_features = 400, .out_features = 120},
+               g::LinearEpilogue::none, g::Gradients::weights_and_input, /*bias_gradient=*/true,
+               78'400, /*alignment=*/16, /*bias_alignment=*/16),
+      linear_9(handles, {.batch = 64, .in_features = 120, .out_features = 84},
+               g::LinearEpilogue::none, g::Gradients::weights_and_input, /*bias_gradient=*/true,
+               78'400, /*alignment=*/16, /*bias_alignment=*/16),
+      linear_11(handles, {.batch = 64, .in_features = 84, .out_features = 10},
+                g::LinearEpilogue::bias, g::Gradients::weights_and_input, /*bias_gradient=*/true,
+                78'400, /*alignment=*/16, /*bias_alignment=*/16) {}
 
 // `training`: BatchNorm normalises by the batch's statistics and updates the running ones,
 // and Dropout draws its masks; in evaluation both are their inference selves.

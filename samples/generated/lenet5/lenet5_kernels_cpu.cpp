@@ -65,22 +65,38 @@ std::int32_t* i32(std::byte* arena, std::int64_t offset) {
 //   workspace         f32 (25, 784)        arena + 942,080    im2col of one sample
 //   input_gradient_3  f32 (64, 6, 14, 14)  arena + 3,429,120  d(output), read by backward
 //   input_gradient_2  f32 (64, 6, 28, 28)  arena + 2,224,896  d(Conv2d output)
-constexpr k::Conv2dGeometry conv_0{
-    .batch = 64, .in_channels = 1, .in_height = 28, .in_width = 28,
-    .out_channels = 6, .out_height = 28, .out_width = 28,
-    .kernel_h = 5, .kernel_w = 5, .stride_h = 1, .stride_w = 1,
-    .pad_h = 2, .pad_w = 2};
-constexpr k::Pool2dGeometry pool_2{
-    .batch = 64, .channels = 6, .in_height = 28, .in_width = 28,
-    .out_height = 14, .out_width = 14, .kernel_h = 2, .kernel_w = 2,
-    .stride_h = 2, .stride_w = 2, .pad_h = 0, .pad_w = 0};
+constexpr k::Conv2dGeometry conv_0{.batch = 64,
+                                   .in_channels = 1,
+                                   .in_height = 28,
+                                   .in_width = 28,
+                                   .out_channels = 6,
+                                   .out_height = 28,
+                                   .out_width = 28,
+                                   .kernel_h = 5,
+                                   .kernel_w = 5,
+                                   .stride_h = 1,
+                                   .stride_w = 1,
+                                   .pad_h = 2,
+                                   .pad_w = 2};
+constexpr k::Pool2dGeometry pool_2{.batch = 64,
+                                   .channels = 6,
+                                   .in_height = 28,
+                                   .in_width = 28,
+                                   .out_height = 14,
+                                   .out_width = 14,
+                                   .kernel_h = 2,
+                                   .kernel_w = 2,
+                                   .stride_h = 2,
+                                   .stride_w = 2,
+                                   .pad_h = 0,
+                                   .pad_w = 0};
 
 void forward_layers_0_2(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 741'120);  // input
-  const float* const weight = f32(arena, 0);  // 0.weight
-  const float* const bias = f32(arena, 600);  // 0.bias
-  float* const z = f32(arena, 1'020'672);  // activation_0
-  float* const col = f32(arena, 942'080);  // workspace
+  const float* const x = f32(arena, 741'120);   // input
+  const float* const weight = f32(arena, 0);    // 0.weight
+  const float* const bias = f32(arena, 600);    // 0.bias
+  float* const z = f32(arena, 1'020'672);       // activation_0
+  float* const col = f32(arena, 942'080);       // workspace
   float* const pooled = f32(arena, 3'044'096);  // activation_2
   // Threads split each sample's output positions on whole rows of pool windows (56 =
   // kernel rows × output width), so each window is finished by the thread that computed it:
@@ -98,13 +114,13 @@ void forward_layers_0_2(std::byte* arena, c::ThreadPool& pool) {
 }
 
 void backward_layers_0_2(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 741'120);  // input
-  float* const dweight = f32(arena, 247'040);  // gradient of 0.weight
-  float* const dbias = f32(arena, 247'640);  // gradient of 0.bias
-  float* const dz = f32(arena, 2'224'896);  // input_gradient_2: d(Conv2d output)
-  float* const col = f32(arena, 942'080);  // workspace
+  const float* const x = f32(arena, 741'120);          // input
+  float* const dweight = f32(arena, 247'040);          // gradient of 0.weight
+  float* const dbias = f32(arena, 247'640);            // gradient of 0.bias
+  float* const dz = f32(arena, 2'224'896);             // input_gradient_2: d(Conv2d output)
+  float* const col = f32(arena, 942'080);              // workspace
   const float* const dpooled = f32(arena, 3'429'120);  // input_gradient_3: d(pooled)
-  const float* const y = f32(arena, 1'020'672);  // activation_0: Tanh output, saved
+  const float* const y = f32(arena, 1'020'672);        // activation_0: Tanh output, saved
   // d(pooled) spread over each window times the Tanh's derivative: every element of dz once.
   c::for_each_3d(pool, 384, 14, 14, [&](index_t plane, index_t oh, index_t ow) {
     k::avg_pool_activation_backward<k::Tanh, pool_2>(plane, oh, ow, dpooled, y, dz);
@@ -127,23 +143,39 @@ void backward_layers_0_2(std::byte* arena, c::ThreadPool& pool) {
 //   input_gradient_7  f32 (64, 16, 5, 5)    arena + 3,345,152  d(output), read by backward
 //   input_gradient_5  f32 (64, 16, 10, 10)  arena + 2,634,496  d(Conv2d output)
 //   input_gradient_3  f32 (64, 6, 14, 14)   arena + 3,429,120  d(input), written by backward
-constexpr k::Conv2dGeometry conv_3{
-    .batch = 64, .in_channels = 6, .in_height = 14, .in_width = 14,
-    .out_channels = 16, .out_height = 10, .out_width = 10,
-    .kernel_h = 5, .kernel_w = 5, .stride_h = 1, .stride_w = 1,
-    .pad_h = 0, .pad_w = 0};
-constexpr k::Pool2dGeometry pool_5{
-    .batch = 64, .channels = 16, .in_height = 10, .in_width = 10,
-    .out_height = 5, .out_width = 5, .kernel_h = 2, .kernel_w = 2,
-    .stride_h = 2, .stride_w = 2, .pad_h = 0, .pad_w = 0};
+constexpr k::Conv2dGeometry conv_3{.batch = 64,
+                                   .in_channels = 6,
+                                   .in_height = 14,
+                                   .in_width = 14,
+                                   .out_channels = 16,
+                                   .out_height = 10,
+                                   .out_width = 10,
+                                   .kernel_h = 5,
+                                   .kernel_w = 5,
+                                   .stride_h = 1,
+                                   .stride_w = 1,
+                                   .pad_h = 0,
+                                   .pad_w = 0};
+constexpr k::Pool2dGeometry pool_5{.batch = 64,
+                                   .channels = 16,
+                                   .in_height = 10,
+                                   .in_width = 10,
+                                   .out_height = 5,
+                                   .out_width = 5,
+                                   .kernel_h = 2,
+                                   .kernel_w = 2,
+                                   .stride_h = 2,
+                                   .stride_w = 2,
+                                   .pad_h = 0,
+                                   .pad_w = 0};
 
 void forward_layers_3_5(std::byte* arena, c::ThreadPool& pool) {
   const float* const x = f32(arena, 3'044'096);  // activation_2
-  const float* const weight = f32(arena, 624);  // 3.weight
+  const float* const weight = f32(arena, 624);   // 3.weight
   const float* const bias = f32(arena, 10'224);  // 3.bias
-  float* const z = f32(arena, 2'224'896);  // activation_3
-  float* const col = f32(arena, 942'080);  // workspace
-  float* const pooled = f32(arena, 2'634'496);  // activation_5
+  float* const z = f32(arena, 2'224'896);        // activation_3
+  float* const col = f32(arena, 942'080);        // workspace
+  float* const pooled = f32(arena, 2'634'496);   // activation_5
   // Threads split each sample's output positions on whole rows of pool windows (20 =
   // kernel rows × output width), so each window is finished by the thread that computed it:
   // bias + activation along the rows just computed, then each window's avg, while
@@ -160,15 +192,15 @@ void forward_layers_3_5(std::byte* arena, c::ThreadPool& pool) {
 }
 
 void backward_layers_3_5(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 3'044'096);  // activation_2
-  float* const dweight = f32(arena, 247'664);  // gradient of 3.weight
-  float* const dbias = f32(arena, 257'264);  // gradient of 3.bias
-  float* const dz = f32(arena, 2'634'496);  // input_gradient_5: d(Conv2d output)
-  const float* const weight = f32(arena, 624);  // 3.weight
-  float* const dx = f32(arena, 3'429'120);  // input_gradient_3
-  float* const col = f32(arena, 942'080);  // workspace
+  const float* const x = f32(arena, 3'044'096);        // activation_2
+  float* const dweight = f32(arena, 247'664);          // gradient of 3.weight
+  float* const dbias = f32(arena, 257'264);            // gradient of 3.bias
+  float* const dz = f32(arena, 2'634'496);             // input_gradient_5: d(Conv2d output)
+  const float* const weight = f32(arena, 624);         // 3.weight
+  float* const dx = f32(arena, 3'429'120);             // input_gradient_3
+  float* const col = f32(arena, 942'080);              // workspace
   const float* const dpooled = f32(arena, 3'345'152);  // input_gradient_7: d(pooled)
-  const float* const y = f32(arena, 2'224'896);  // activation_3: Tanh output, saved
+  const float* const y = f32(arena, 2'224'896);        // activation_3: Tanh output, saved
   // d(pooled) spread over each window times the Tanh's derivative: every element of dz once.
   c::for_each_3d(pool, 1'024, 5, 5, [&](index_t plane, index_t oh, index_t ow) {
     k::avg_pool_activation_backward<k::Tanh, pool_5>(plane, oh, ow, dpooled, y, dz);
@@ -193,26 +225,27 @@ void backward_layers_3_5(std::byte* arena, c::ThreadPool& pool) {
 constexpr c::LinearGeometry linear_7{.batch = 64, .in_features = 400, .out_features = 120};
 
 void forward_layers_7_8(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 2'634'496);  // activation_5
+  const float* const x = f32(arena, 2'634'496);    // activation_5
   const float* const weight = f32(arena, 10'288);  // 7.weight
-  const float* const bias = f32(arena, 202'288);  // 7.bias
-  float* const z = f32(arena, 2'736'896);  // activation_7
+  const float* const bias = f32(arena, 202'288);   // 7.bias
+  float* const z = f32(arena, 2'736'896);          // activation_7
   c::linear_forward<linear_7>(pool, x, weight, z, [&](c::Range rows) {
     for (index_t n = rows.begin; n < rows.end; ++n)
       for (index_t o = 0; o < 120; ++o)
-        k::bias_activation_forward<k::Tanh, k::BiasAlong::positions, 120, 120, true>(n, o, z, bias, z);
+        k::bias_activation_forward<k::Tanh, k::BiasAlong::positions, 120, 120, true>(n, o, z, bias,
+                                                                                     z);
   });
 }
 
 void backward_layers_7_8(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 2'634'496);  // activation_5
-  float* const dweight = f32(arena, 257'328);  // gradient of 7.weight
-  float* const dbias = f32(arena, 449'328);  // gradient of 7.bias
-  float* const dz = f32(arena, 2'767'616);  // input_gradient_9: d(Linear output)
+  const float* const x = f32(arena, 2'634'496);    // activation_5
+  float* const dweight = f32(arena, 257'328);      // gradient of 7.weight
+  float* const dbias = f32(arena, 449'328);        // gradient of 7.bias
+  float* const dz = f32(arena, 2'767'616);         // input_gradient_9: d(Linear output)
   const float* const weight = f32(arena, 10'288);  // 7.weight
-  float* const dx = f32(arena, 3'345'152);  // input_gradient_7
-  const float* const y = f32(arena, 2'736'896);  // activation_7: Tanh output, saved
-  const float* const dy = f32(arena, 2'767'616);  // input_gradient_9: d(Tanh output)
+  float* const dx = f32(arena, 3'345'152);         // input_gradient_7
+  const float* const y = f32(arena, 2'736'896);    // activation_7: Tanh output, saved
+  const float* const dy = f32(arena, 2'767'616);   // input_gradient_9: d(Tanh output)
   // dz = Tanh'(y) · dy
   c::for_each_2d(pool, 64, 120, [&](index_t row, index_t p) {
     k::activation_backward_2d<k::Tanh, 120>(row, p, y, dy, dz);
@@ -233,26 +266,27 @@ void backward_layers_7_8(std::byte* arena, c::ThreadPool& pool) {
 constexpr c::LinearGeometry linear_9{.batch = 64, .in_features = 120, .out_features = 84};
 
 void forward_layers_9_10(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 2'736'896);  // activation_7
+  const float* const x = f32(arena, 2'736'896);     // activation_7
   const float* const weight = f32(arena, 202'768);  // 9.weight
-  const float* const bias = f32(arena, 243'088);  // 9.bias
-  float* const z = f32(arena, 2'767'616);  // activation_9
+  const float* const bias = f32(arena, 243'088);    // 9.bias
+  float* const z = f32(arena, 2'767'616);           // activation_9
   c::linear_forward<linear_9>(pool, x, weight, z, [&](c::Range rows) {
     for (index_t n = rows.begin; n < rows.end; ++n)
       for (index_t o = 0; o < 84; ++o)
-        k::bias_activation_forward<k::Tanh, k::BiasAlong::positions, 84, 84, true>(n, o, z, bias, z);
+        k::bias_activation_forward<k::Tanh, k::BiasAlong::positions, 84, 84, true>(n, o, z, bias,
+                                                                                   z);
   });
 }
 
 void backward_layers_9_10(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 2'736'896);  // activation_7
-  float* const dweight = f32(arena, 449'808);  // gradient of 9.weight
-  float* const dbias = f32(arena, 490'128);  // gradient of 9.bias
-  float* const dz = f32(arena, 2'798'336);  // input_gradient_11: d(Linear output)
+  const float* const x = f32(arena, 2'736'896);     // activation_7
+  float* const dweight = f32(arena, 449'808);       // gradient of 9.weight
+  float* const dbias = f32(arena, 490'128);         // gradient of 9.bias
+  float* const dz = f32(arena, 2'798'336);          // input_gradient_11: d(Linear output)
   const float* const weight = f32(arena, 202'768);  // 9.weight
-  float* const dx = f32(arena, 2'767'616);  // input_gradient_9
-  const float* const y = f32(arena, 2'767'616);  // activation_9: Tanh output, saved
-  const float* const dy = f32(arena, 2'798'336);  // input_gradient_11: d(Tanh output)
+  float* const dx = f32(arena, 2'767'616);          // input_gradient_9
+  const float* const y = f32(arena, 2'767'616);     // activation_9: Tanh output, saved
+  const float* const dy = f32(arena, 2'798'336);    // input_gradient_11: d(Tanh output)
   // dz = Tanh'(y) · dy
   c::for_each_2d(pool, 64, 84, [&](index_t row, index_t p) {
     k::activation_backward_2d<k::Tanh, 84>(row, p, y, dy, dz);
@@ -272,34 +306,35 @@ void backward_layers_9_10(std::byte* arena, c::ThreadPool& pool) {
 constexpr c::LinearGeometry linear_11{.batch = 64, .in_features = 84, .out_features = 10};
 
 void forward_layer_11(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 2'767'616);  // activation_9
+  const float* const x = f32(arena, 2'767'616);     // activation_9
   const float* const weight = f32(arena, 243'424);  // 11.weight
-  const float* const bias = f32(arena, 246'784);  // 11.bias
-  float* const z = f32(arena, 2'789'120);  // activation_11
+  const float* const bias = f32(arena, 246'784);    // 11.bias
+  float* const z = f32(arena, 2'789'120);           // activation_11
   c::linear_forward<linear_11>(pool, x, weight, z, [&](c::Range rows) {
     for (index_t n = rows.begin; n < rows.end; ++n)
       for (index_t o = 0; o < 10; ++o)
-        k::bias_activation_forward<k::Identity, k::BiasAlong::positions, 10, 10, true>(n, o, z, bias, z);
+        k::bias_activation_forward<k::Identity, k::BiasAlong::positions, 10, 10, true>(n, o, z,
+                                                                                       bias, z);
   });
 }
 
 void backward_layer_11(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 2'767'616);  // activation_9
-  float* const dweight = f32(arena, 490'464);  // gradient of 11.weight
-  float* const dbias = f32(arena, 493'824);  // gradient of 11.bias
-  float* const dz = f32(arena, 2'791'680);  // loss_gradient: d(Linear output)
+  const float* const x = f32(arena, 2'767'616);     // activation_9
+  float* const dweight = f32(arena, 490'464);       // gradient of 11.weight
+  float* const dbias = f32(arena, 493'824);         // gradient of 11.bias
+  float* const dz = f32(arena, 2'791'680);          // loss_gradient: d(Linear output)
   const float* const weight = f32(arena, 243'424);  // 11.weight
-  float* const dx = f32(arena, 2'798'336);  // input_gradient_11
+  float* const dx = f32(arena, 2'798'336);          // input_gradient_11
   c::linear_backward<linear_11, true>(pool, x, dz, weight, dweight, dbias, dx);
 }
 
 // ==== Loss: softmax + cross-entropy over the logits (64, 10), forward and backward ===============
 void loss_step(std::byte* arena, c::ThreadPool& pool) {
-  const float* const logits = f32(arena, 2'789'120);  // activation_11
+  const float* const logits = f32(arena, 2'789'120);       // activation_11
   const std::int32_t* const labels = i32(arena, 941'824);  // labels
-  float* const loss = f32(arena, 3'730'176);  // loss
-  std::int32_t* const predicted = i32(arena, 3'730'432);  // predictions
-  float* const dlogits = f32(arena, 2'791'680);  // loss_gradient
+  float* const loss = f32(arena, 3'730'176);               // loss
+  std::int32_t* const predicted = i32(arena, 3'730'432);   // predictions
+  float* const dlogits = f32(arena, 2'791'680);            // loss_gradient
   // Each sample: its loss, its predicted class and d(logits) of the batch mean.
   c::for_each(pool, 64, [&](index_t n) {
     k::softmax_cross_entropy<64, 10>(n, logits, labels, loss, predicted, dlogits);
@@ -308,13 +343,12 @@ void loss_step(std::byte* arena, c::ThreadPool& pool) {
 
 // ==== Update: SGDMomentum over the whole contiguous parameter region, one pass ===================
 void update(std::byte* arena, const k::OptimizerConstants& constants, c::ThreadPool& pool) {
-  float* const params = f32(arena, 0);  // parameters
+  float* const params = f32(arena, 0);             // parameters
   const float* const grads = f32(arena, 247'040);  // gradients
-  float* const velocity = f32(arena, 494'080);  // optimizer_moment1
+  float* const velocity = f32(arena, 494'080);     // optimizer_moment1
   // Each parameter, with the step's scalars (learning rate, bias corrections).
-  c::for_each(pool, 61'706, [&](index_t i) {
-    k::sgd_momentum_update(i, params, grads, velocity, constants);
-  });
+  c::for_each(pool, 61'706,
+              [&](index_t i) { k::sgd_momentum_update(i, params, grads, velocity, constants); });
 }
 
 // ==== The step, in the plan's schedule ====================================================

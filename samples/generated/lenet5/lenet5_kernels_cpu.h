@@ -11,7 +11,8 @@
 namespace lenet5::cpu {
 
 // The optimizer the update runs (the setup's).
-inline constexpr staticnet::kernels::Optimizer optimizer = staticnet::kernels::Optimizer::sgd_momentum;
+inline constexpr staticnet::kernels::Optimizer optimizer =
+    staticnet::kernels::Optimizer::sgd_momentum;
 
 // One training step on `arena` (lenet5::arena_bytes of lenet5_model.h, 256-byte aligned), whose
 // input and labels (or targets) buffers hold the batch: zero the gradients, forward, loss,

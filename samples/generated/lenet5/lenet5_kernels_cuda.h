@@ -14,7 +14,8 @@
 namespace lenet5::cuda {
 
 // The optimizer the update runs (the setup's).
-inline constexpr staticnet::kernels::Optimizer optimizer = staticnet::kernels::Optimizer::sgd_momentum;
+inline constexpr staticnet::kernels::Optimizer optimizer =
+    staticnet::kernels::Optimizer::sgd_momentum;
 
 // The step on `arena`: device memory of lenet5::arena_bytes (lenet5_model.h), 256-byte
 // aligned, whose input and labels (or targets) buffers hold the batch. Making it creates the

@@ -16,7 +16,7 @@ inline constexpr std::int64_t input_sample[] = {1, 28, 28};  // one sample, f32
 inline constexpr std::int64_t output_sample[] = {10};
 inline constexpr std::int64_t parameter_count = 61'706;
 inline constexpr int layer_count = 12;
-inline constexpr int step_count = 26;  // forward per layer, loss, backward per layer, update
+inline constexpr int step_count = 26;        // forward per layer, loss, backward per layer, update
 inline constexpr std::int64_t classes = 10;  // CrossEntropy: i32 labels in [0, classes)
 
 // ---- The arena: one allocation, in regions (staticnet's Footprint) ----------------------------
@@ -27,13 +27,14 @@ inline constexpr std::int64_t weights = 247'040;
 inline constexpr std::int64_t gradients = 247'040;
 inline constexpr std::int64_t optimizer_state = 247'040;
 inline constexpr std::int64_t inputs = 200'960;
+inline constexpr std::int64_t inputs_at = 741'120;  // the region's offset: one batch's data
 inline constexpr std::int64_t workspace = 78'592;
 inline constexpr std::int64_t activations = 2'710'016;  // peak of the shared region
 }  // namespace footprint
 
 // ---- Buffers: `elements` values of `dtype` in bytes [offset, offset + bytes) of the arena
 // (a Dropout's mask: bits packed into u8), alive from first_step to last_step of the
-// schedule; buffers alive at the same step never share a byte.
+// schedule; buffers alive at the same step never share a byte. A table, kept in columns.
 enum class DType : std::uint8_t { f32, f16, bf16, i8, i32, u8, u16, u32 };
 struct Buffer {
   std::int64_t offset, bytes;
@@ -41,33 +42,53 @@ struct Buffer {
   DType dtype;
   std::int64_t elements;
 };
-inline constexpr Buffer parameters        = {          0,     246'824,  0, 25, DType::f32,      61'706};  // f32 [61706], layer by layer
-inline constexpr Buffer gradients         = {    247'040,     246'824,  0, 25, DType::f32,      61'706};  // f32, same layout as parameters
-inline constexpr Buffer optimizer_moment1 = {    494'080,     246'824,  0, 25, DType::f32,      61'706};  // f32 momentum buffer, same layout
-inline constexpr Buffer input             = {    741'120,     200'704,  0, 25, DType::f32,      50'176};  // f32 (64, 1, 28, 28)
-inline constexpr Buffer labels            = {    941'824,         256,  0, 25, DType::i32,          64};  // i32 (64), class per sample
-inline constexpr Buffer workspace         = {    942'080,      78'400,  0, 25, DType::f32,      19'600};  // f32 scratch (one sample's im2col)
-inline constexpr Buffer activation_0      = {  1'020'672,   1'204'224,  0, 23, DType::f32,     301'056};  // f32 (64, 6, 28, 28) output of 0 Conv2d, 1 Tanh
-inline constexpr Buffer activation_2      = {  3'044'096,     301'056,  2, 21, DType::f32,      75'264};  // f32 (64, 6, 14, 14) output of 2 AvgPool2d
-inline constexpr Buffer activation_3      = {  2'224'896,     409'600,  3, 20, DType::f32,     102'400};  // f32 (64, 16, 10, 10) output of 3 Conv2d, 4 Tanh
-inline constexpr Buffer activation_5      = {  2'634'496,     102'400,  5, 17, DType::f32,      25'600};  // f32 (64, 16, 5, 5) output of 5 AvgPool2d, 6 Flatten
-inline constexpr Buffer activation_7      = {  2'736'896,      30'720,  7, 16, DType::f32,       7'680};  // f32 (64, 120) output of 7 Linear, 8 Tanh
-inline constexpr Buffer activation_9      = {  2'767'616,      21'504,  9, 14, DType::f32,       5'376};  // f32 (64, 84) output of 9 Linear, 10 Tanh
-inline constexpr Buffer activation_11     = {  2'789'120,       2'560, 11, 12, DType::f32,         640};  // f32 (64, 10) output of 11 Linear
-inline constexpr Buffer loss              = {  3'730'176,         256, 12, 25, DType::f32,          64};  // f32 (64), loss per sample
-inline constexpr Buffer predictions       = {  3'730'432,         256, 12, 25, DType::i32,          64};  // i32 (64), predicted class per sample
-inline constexpr Buffer loss_gradient     = {  2'791'680,       2'560, 12, 13, DType::f32,         640};  // f32 (64, 10) d(output), from the loss
-inline constexpr Buffer input_gradient_11 = {  2'798'336,      21'504, 13, 15, DType::f32,       5'376};  // f32 (64, 84) d(input of 11 Linear)
-inline constexpr Buffer input_gradient_9  = {  2'767'616,      30'720, 15, 17, DType::f32,       7'680};  // f32 (64, 120) d(input of 9 Linear)
-inline constexpr Buffer input_gradient_7  = {  3'345'152,     102'400, 17, 19, DType::f32,      25'600};  // f32 (64, 400) d(input of 7 Linear)
-inline constexpr Buffer input_gradient_5  = {  2'634'496,     409'600, 19, 21, DType::f32,     102'400};  // f32 (64, 16, 10, 10) d(input of 5 AvgPool2d)
-inline constexpr Buffer input_gradient_3  = {  3'429'120,     301'056, 21, 22, DType::f32,      75'264};  // f32 (64, 6, 14, 14) d(input of 3 Conv2d)
-inline constexpr Buffer input_gradient_2  = {  2'224'896,   1'204'224, 22, 24, DType::f32,     301'056};  // f32 (64, 6, 28, 28) d(input of 2 AvgPool2d)
+// clang-format off
+inline constexpr Buffer parameters        = {          0,     246'824,  0, 25, DType::f32,      61'706};  // [61706], layer by layer
+inline constexpr Buffer gradients         = {    247'040,     246'824,  0, 25, DType::f32,      61'706};  // same layout as parameters
+inline constexpr Buffer optimizer_moment1 = {    494'080,     246'824,  0, 25, DType::f32,      61'706};  // momentum buffer, same layout
+inline constexpr Buffer input             = {    741'120,     200'704,  0, 25, DType::f32,      50'176};  // (64, 1, 28, 28)
+inline constexpr Buffer labels            = {    941'824,         256,  0, 25, DType::i32,          64};  // (64), class per sample
+inline constexpr Buffer workspace         = {    942'080,      78'400,  0, 25, DType::f32,      19'600};  // scratch (one sample's im2col)
+inline constexpr Buffer activation_0      = {  1'020'672,   1'204'224,  0, 23, DType::f32,     301'056};  // (64, 6, 28, 28) output of 0 Conv2d, 1 Tanh
+inline constexpr Buffer activation_2      = {  3'044'096,     301'056,  2, 21, DType::f32,      75'264};  // (64, 6, 14, 14) output of 2 AvgPool2d
+inline constexpr Buffer activation_3      = {  2'224'896,     409'600,  3, 20, DType::f32,     102'400};  // (64, 16, 10, 10) output of 3 Conv2d, 4 Tanh
+inline constexpr Buffer activation_5      = {  2'634'496,     102'400,  5, 17, DType::f32,      25'600};  // (64, 16, 5, 5) output of 5 AvgPool2d, 6 Flatten
+inline constexpr Buffer activation_7      = {  2'736'896,      30'720,  7, 16, DType::f32,       7'680};  // (64, 120) output of 7 Linear, 8 Tanh
+inline constexpr Buffer activation_9      = {  2'767'616,      21'504,  9, 14, DType::f32,       5'376};  // (64, 84) output of 9 Linear, 10 Tanh
+inline constexpr Buffer activation_11     = {  2'789'120,       2'560, 11, 12, DType::f32,         640};  // (64, 10) output of 11 Linear
+inline constexpr Buffer loss              = {  3'730'176,         256, 12, 25, DType::f32,          64};  // (64), loss per sample
+inline constexpr Buffer predictions       = {  3'730'432,         256, 12, 25, DType::i32,          64};  // (64), predicted class per sample
+inline constexpr Buffer loss_gradient     = {  2'791'680,       2'560, 12, 13, DType::f32,         640};  // (64, 10) d(output), from the loss
+inline constexpr Buffer input_gradient_11 = {  2'798'336,      21'504, 13, 15, DType::f32,       5'376};  // (64, 84) d(input of 11 Linear)
+inline constexpr Buffer input_gradient_9  = {  2'767'616,      30'720, 15, 17, DType::f32,       7'680};  // (64, 120) d(input of 9 Linear)
+inline constexpr Buffer input_gradient_7  = {  3'345'152,     102'400, 17, 19, DType::f32,      25'600};  // (64, 400) d(input of 7 Linear)
+inline constexpr Buffer input_gradient_5  = {  2'634'496,     409'600, 19, 21, DType::f32,     102'400};  // (64, 16, 10, 10) d(input of 5 AvgPool2d)
+inline constexpr Buffer input_gradient_3  = {  3'429'120,     301'056, 21, 22, DType::f32,      75'264};  // (64, 6, 14, 14) d(input of 3 Conv2d)
+inline constexpr Buffer input_gradient_2  = {  2'224'896,   1'204'224, 22, 24, DType::f32,     301'056};  // (64, 6, 28, 28) d(input of 2 AvgPool2d)
+// clang-format on
 // Every buffer, in the plan's order.
-inline constexpr Buffer buffers[] = {parameters, gradients, optimizer_moment1, input, labels, 
-    workspace, activation_0, activation_2, activation_3, activation_5, activation_7, activation_9, 
-    activation_11, loss, predictions, loss_gradient, input_gradient_11, input_gradient_9, 
-    input_gradient_7, input_gradient_5, input_gradient_3, input_gradient_2};
+inline constexpr Buffer buffers[] = {parameters,
+                                     gradients,
+                                     optimizer_moment1,
+                                     input,
+                                     labels,
+                                     workspace,
+                                     activation_0,
+                                     activation_2,
+                                     activation_3,
+                                     activation_5,
+                                     activation_7,
+                                     activation_9,
+                                     activation_11,
+                                     loss,
+                                     predictions,
+                                     loss_gradient,
+                                     input_gradient_11,
+                                     input_gradient_9,
+                                     input_gradient_7,
+                                     input_gradient_5,
+                                     input_gradient_3,
+                                     input_gradient_2};
 // The model's output (its last layer's), which the loss reads.
 inline constexpr const Buffer& output = activation_11;
 
@@ -86,16 +107,16 @@ struct Tensor {
   Init init;
 };
 inline constexpr Tensor parameter_tensors[] = {
-  {"0.weight", 0, 150, 4, {6, 1, 5, 5}, 25, Init::uniform},
-  {"0.bias", 150, 6, 1, {6}, 25, Init::uniform},
-  {"3.weight", 156, 2'400, 4, {16, 6, 5, 5}, 150, Init::uniform},
-  {"3.bias", 2'556, 16, 1, {16}, 150, Init::uniform},
-  {"7.weight", 2'572, 48'000, 2, {120, 400}, 400, Init::uniform},
-  {"7.bias", 50'572, 120, 1, {120}, 400, Init::uniform},
-  {"9.weight", 50'692, 10'080, 2, {84, 120}, 120, Init::uniform},
-  {"9.bias", 60'772, 84, 1, {84}, 120, Init::uniform},
-  {"11.weight", 60'856, 840, 2, {10, 84}, 84, Init::uniform},
-  {"11.bias", 61'696, 10, 1, {10}, 84, Init::uniform},
+    {"0.weight", 0, 150, 4, {6, 1, 5, 5}, 25, Init::uniform},
+    {"0.bias", 150, 6, 1, {6}, 25, Init::uniform},
+    {"3.weight", 156, 2'400, 4, {16, 6, 5, 5}, 150, Init::uniform},
+    {"3.bias", 2'556, 16, 1, {16}, 150, Init::uniform},
+    {"7.weight", 2'572, 48'000, 2, {120, 400}, 400, Init::uniform},
+    {"7.bias", 50'572, 120, 1, {120}, 400, Init::uniform},
+    {"9.weight", 50'692, 10'080, 2, {84, 120}, 120, Init::uniform},
+    {"9.bias", 60'772, 84, 1, {84}, 120, Init::uniform},
+    {"11.weight", 60'856, 840, 2, {10, 84}, 84, Init::uniform},
+    {"11.bias", 61'696, 10, 1, {10}, 84, Init::uniform},
 };
 inline constexpr int parameter_tensor_count = 10;
 

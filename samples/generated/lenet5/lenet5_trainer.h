@@ -30,7 +30,7 @@ inline staticnet::runtime::ModelInfo model_info() {
   m.arena.activations = footprint::activations;
   m.arena.parameters_at = parameters.offset;
   m.arena.gradients_at = gradients.offset;
-  m.arena.inputs_at = 741'120;
+  m.arena.inputs_at = footprint::inputs_at;
   m.arena.input_at = input.offset;
   m.arena.loss_at = loss.offset;
   m.arena.batch_bytes = footprint::inputs;

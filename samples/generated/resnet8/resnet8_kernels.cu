@@ -89,25 +89,34 @@ struct Libraries {
 //   activation_0      f32 (32, 16, 32, 32)  arena + 2,236,672  Conv2d output
 //   workspace         f32 (27, 1024)        arena + 1,646,848  cuDNN's and cuBLASLt's scratch (their algorithms fit it)
 //   input_gradient_1  f32 (32, 16, 32, 32)  arena + 4,333,824  d(output), read by backward
-constexpr k::Conv2dGeometry conv_0_geometry{
-    .batch = 32, .in_channels = 3, .in_height = 32, .in_width = 32,
-    .out_channels = 16, .out_height = 32, .out_width = 32,
-    .kernel_h = 3, .kernel_w = 3, .stride_h = 1, .stride_w = 1,
-    .pad_h = 1, .pad_w = 1};
+constexpr k::Conv2dGeometry conv_0_geometry{.batch = 32,
+                                            .in_channels = 3,
+                                            .in_height = 32,
+                                            .in_width = 32,
+                                            .out_channels = 16,
+                                            .out_height = 32,
+                                            .out_width = 32,
+                                            .kernel_h = 3,
+                                            .kernel_w = 3,
+                                            .stride_h = 1,
+                                            .stride_w = 1,
+                                            .pad_h = 1,
+                                            .pad_w = 1};
 
 // One thread per output element: the bias, where the library did not fuse it.
 __global__ void forward_layer_0_epilogue(const float* __restrict__ bias, float* z) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 524'288)
     return;
-  k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 16, 1'024, true>(i / 1'024, i % 1'024, z, bias, z);
+  k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 16, 1'024, true>(i / 1'024, i % 1'024,
+                                                                               z, bias, z);
 }
 
 void forward_layer_0(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
   const float* const x = f32(arena, 1'253'376);  // input
-  const float* const weight = f32(arena, 0);  // 0.weight
-  const float* const bias = f32(arena, 1'728);  // 0.bias
-  float* const z = f32(arena, 2'236'672);  // activation_0
+  const float* const weight = f32(arena, 0);     // 0.weight
+  const float* const bias = f32(arena, 1'728);   // 0.bias
+  float* const z = f32(arena, 2'236'672);        // activation_0
   lib.conv_0.forward(x, weight, bias, z, bytes(arena, 1'646'848));
   if (!lib.conv_0.forward_fused()) {  // cuDNN had no engine for the fused epilogue
     forward_layer_0_epilogue<<<g::blocks_for(524'288), g::block_threads, 0, stream>>>(bias, z);
@@ -117,9 +126,9 @@ void forward_layer_0(std::byte* arena, const Libraries& lib, cudaStream_t stream
 
 void backward_layer_0(std::byte* arena, const Libraries& lib, cudaStream_t /*stream*/) {
   const float* const x = f32(arena, 1'253'376);  // input
-  float* const dweight = f32(arena, 314'880);  // gradient of 0.weight
-  float* const dbias = f32(arena, 316'608);  // gradient of 0.bias
-  float* const dz = f32(arena, 4'333'824);  // input_gradient_1: d(Conv2d output)
+  float* const dweight = f32(arena, 314'880);    // gradient of 0.weight
+  float* const dbias = f32(arena, 316'608);      // gradient of 0.bias
+  float* const dz = f32(arena, 4'333'824);       // input_gradient_1: d(Conv2d output)
   lib.conv_0.backward_weights(x, dz, dweight, dbias, bytes(arena, 1'646'848));
 }
 
@@ -136,16 +145,24 @@ void backward_layer_0(std::byte* arena, const Libraries& lib, cudaStream_t /*str
 //   activation_1            f32 (32, 16, 32, 32)  arena + 4,333,824   BatchNorm2d output, then ReLU output (saved)
 //   input2_gradient_8       f32 (32, 16, 32, 32)  arena + 12,722,432  d(output), read by backward
 //   input_gradient_1        f32 (32, 16, 32, 32)  arena + 4,333,824   d(input), written by backward
-constexpr k::BatchNormGeometry norm_1{
-    .batch = 32, .channels = 16, .positions = 1'024, .epsilon = 0.00100000005f, .momentum = 0.00999999978f};
+constexpr k::BatchNormGeometry norm_1{.batch = 32,
+                                      .channels = 16,
+                                      .positions = 1'024,
+                                      .epsilon = 0.00100000005f,
+                                      .momentum = 0.00999999978f};
 
 // One block per channel: the batch mean and 1/√(var + ε), and the running statistics' update.
-__global__ void __launch_bounds__(g::channel_threads) forward_layers_1_2_statistics_kernel(const float* __restrict__ x, float* __restrict__ stats, float* __restrict__ running) {
+__global__ void __launch_bounds__(g::channel_threads)
+    forward_layers_1_2_statistics_kernel(const float* __restrict__ x, float* __restrict__ stats,
+                                         float* __restrict__ running) {
   g::per_block::batch_norm_statistics<norm_1>(x, stats, running);
 }
 
 // One thread per element: normalise, then k::ReLU.
-__global__ void forward_layers_1_2_kernel(const float* __restrict__ x, const float* __restrict__ stats, const float* __restrict__ gamma, const float* __restrict__ beta, float* __restrict__ y) {
+__global__ void forward_layers_1_2_kernel(const float* __restrict__ x,
+                                          const float* __restrict__ stats,
+                                          const float* __restrict__ gamma,
+                                          const float* __restrict__ beta, float* __restrict__ y) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 524'288)
     return;
@@ -153,7 +170,11 @@ __global__ void forward_layers_1_2_kernel(const float* __restrict__ x, const flo
 }
 
 // One thread per element, in evaluation: the running statistics.
-__global__ void forward_layers_1_2_inference_kernel(const float* __restrict__ x, const float* __restrict__ running, const float* __restrict__ gamma, const float* __restrict__ beta, float* __restrict__ y) {
+__global__ void forward_layers_1_2_inference_kernel(const float* __restrict__ x,
+                                                    const float* __restrict__ running,
+                                                    const float* __restrict__ gamma,
+                                                    const float* __restrict__ beta,
+                                                    float* __restrict__ y) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 524'288)
     return;
@@ -163,28 +184,37 @@ __global__ void forward_layers_1_2_inference_kernel(const float* __restrict__ x,
 void forward_layers_1_2(std::byte* arena, const Libraries&, cudaStream_t stream, bool training) {
   const float* const x = f32(arena, 2'236'672);  // activation_0
   const float* const gamma = f32(arena, 1'792);  // 1.weight (γ)
-  const float* const beta = f32(arena, 1'856);  // 1.bias (β)
+  const float* const beta = f32(arena, 1'856);   // 1.bias (β)
   float* const running = f32(arena, 312'832);  // non_trainable: running mean, then running variance
-  float* const y = f32(arena, 4'333'824);  // activation_1
+  float* const y = f32(arena, 4'333'824);      // activation_1
   if (!training) {
-    forward_layers_1_2_inference_kernel<<<g::blocks_for(524'288), g::block_threads, 0, stream>>>(x, running, gamma, beta, y);
+    forward_layers_1_2_inference_kernel<<<g::blocks_for(524'288), g::block_threads, 0, stream>>>(
+        x, running, gamma, beta, y);
     g::check_launch("forward_layers_1_2_inference_kernel");
     return;
   }
   float* const stats = f32(arena, 22'684'928);  // batch_statistics_1: mean, then 1/√(var + ε)
   forward_layers_1_2_statistics_kernel<<<16, g::channel_threads, 0, stream>>>(x, stats, running);
   g::check_launch("forward_layers_1_2_statistics_kernel");
-  forward_layers_1_2_kernel<<<g::blocks_for(524'288), g::block_threads, 0, stream>>>(x, stats, gamma, beta, y);
+  forward_layers_1_2_kernel<<<g::blocks_for(524'288), g::block_threads, 0, stream>>>(
+      x, stats, gamma, beta, y);
   g::check_launch("forward_layers_1_2_kernel");
 }
 
 // One block per channel: d = act'(y)·dy left in dy, Σd into dβ and Σ d·x̂ into dγ.
-__global__ void __launch_bounds__(g::channel_threads) backward_layers_1_2_sums_kernel(const float* __restrict__ x, const float* __restrict__ y, const float* __restrict__ stats, float* __restrict__ dy, float* __restrict__ dgamma, float* __restrict__ dbeta) {
+__global__ void __launch_bounds__(g::channel_threads)
+    backward_layers_1_2_sums_kernel(const float* __restrict__ x, const float* __restrict__ y,
+                                    const float* __restrict__ stats, float* __restrict__ dy,
+                                    float* __restrict__ dgamma, float* __restrict__ dbeta) {
   g::per_block::batch_norm_backward_sums<norm_1, k::ReLU>(x, y, stats, dy, dgamma, dbeta);
 }
 
 // One thread per element: dx from d and the channel's two sums.
-__global__ void backward_layers_1_2_kernel(const float* __restrict__ x, const float* __restrict__ stats, const float* __restrict__ gamma, const float* dy, const float* __restrict__ dgamma, const float* __restrict__ dbeta, float* dx) {
+__global__ void backward_layers_1_2_kernel(const float* __restrict__ x,
+                                           const float* __restrict__ stats,
+                                           const float* __restrict__ gamma, const float* dy,
+                                           const float* __restrict__ dgamma,
+                                           const float* __restrict__ dbeta, float* dx) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 524'288)
     return;
@@ -192,17 +222,20 @@ __global__ void backward_layers_1_2_kernel(const float* __restrict__ x, const fl
 }
 
 void backward_layers_1_2(std::byte* arena, const Libraries&, cudaStream_t stream) {
-  const float* const x = f32(arena, 2'236'672);  // activation_0
+  const float* const x = f32(arena, 2'236'672);       // activation_0
   const float* const stats = f32(arena, 22'684'928);  // batch_statistics_1: mean, then 1/√(var + ε)
-  const float* const gamma = f32(arena, 1'792);  // 1.weight (γ)
-  float* const dy = f32(arena, 12'722'432);  // input2_gradient_8: d(ReLU output), then d(BatchNorm output)
-  float* const dgamma = f32(arena, 316'672);  // gradient of 1.weight (γ)
-  float* const dbeta = f32(arena, 316'736);  // gradient of 1.bias (β)
+  const float* const gamma = f32(arena, 1'792);       // 1.weight (γ)
+  float* const dy =
+      f32(arena, 12'722'432);  // input2_gradient_8: d(ReLU output), then d(BatchNorm output)
+  float* const dgamma = f32(arena, 316'672);     // gradient of 1.weight (γ)
+  float* const dbeta = f32(arena, 316'736);      // gradient of 1.bias (β)
   const float* const y = f32(arena, 4'333'824);  // activation_1, saved
-  backward_layers_1_2_sums_kernel<<<16, g::channel_threads, 0, stream>>>(x, y, stats, dy, dgamma, dbeta);
+  backward_layers_1_2_sums_kernel<<<16, g::channel_threads, 0, stream>>>(x, y, stats, dy, dgamma,
+                                                                         dbeta);
   g::check_launch("backward_layers_1_2_sums_kernel");
   float* const dx = f32(arena, 4'333'824);  // input_gradient_1
-  backward_layers_1_2_kernel<<<g::blocks_for(524'288), g::block_threads, 0, stream>>>(x, stats, gamma, dy, dgamma, dbeta, dx);
+  backward_layers_1_2_kernel<<<g::blocks_for(524'288), g::block_threads, 0, stream>>>(
+      x, stats, gamma, dy, dgamma, dbeta, dx);
   g::check_launch("backward_layers_1_2_kernel");
 }
 
@@ -216,14 +249,25 @@ void backward_layers_1_2(std::byte* arena, const Libraries&, cudaStream_t stream
 //   activation_3       f32 (32, 16, 32, 32)  arena + 6,430,976   Conv2d output
 //   input_gradient_4   f32 (32, 16, 32, 32)  arena + 8,528,128   d(output), read by backward
 //   input2_gradient_8  f32 (32, 16, 32, 32)  arena + 12,722,432  d(input), written by backward
-constexpr k::Conv2dGeometry conv_3{
-    .batch = 32, .in_channels = 16, .in_height = 32, .in_width = 32,
-    .out_channels = 16, .out_height = 32, .out_width = 32,
-    .kernel_h = 3, .kernel_w = 3, .stride_h = 1, .stride_w = 1,
-    .pad_h = 1, .pad_w = 1, .groups = 1};
+constexpr k::Conv2dGeometry conv_3{.batch = 32,
+                                   .in_channels = 16,
+                                   .in_height = 32,
+                                   .in_width = 32,
+                                   .out_channels = 16,
+                                   .out_height = 32,
+                                   .out_width = 32,
+                                   .kernel_h = 3,
+                                   .kernel_w = 3,
+                                   .stride_h = 1,
+                                   .stride_w = 1,
+                                   .pad_h = 1,
+                                   .pad_w = 1,
+                                   .groups = 1};
 
 // One thread per output element.
-__global__ void forward_layer_3_kernel(const float* __restrict__ x, const float* __restrict__ weight, const float* __restrict__ bias, float* __restrict__ y) {
+__global__ void forward_layer_3_kernel(const float* __restrict__ x,
+                                       const float* __restrict__ weight,
+                                       const float* __restrict__ bias, float* __restrict__ y) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 524'288)
     return;
@@ -231,26 +275,32 @@ __global__ void forward_layer_3_kernel(const float* __restrict__ x, const float*
 }
 
 void forward_layer_3(std::byte* arena, const Libraries&, cudaStream_t stream) {
-  const float* const x = f32(arena, 4'333'824);  // activation_1
+  const float* const x = f32(arena, 4'333'824);   // activation_1
   const float* const weight = f32(arena, 1'920);  // 3.weight
-  const float* const bias = f32(arena, 11'136);  // 3.bias
-  float* const y = f32(arena, 6'430'976);  // activation_3
-  forward_layer_3_kernel<<<g::blocks_for(524'288), g::block_threads, 0, stream>>>(x, weight, bias, y);
+  const float* const bias = f32(arena, 11'136);   // 3.bias
+  float* const y = f32(arena, 6'430'976);         // activation_3
+  forward_layer_3_kernel<<<g::blocks_for(524'288), g::block_threads, 0, stream>>>(x, weight, bias,
+                                                                                  y);
   g::check_launch("forward_layer_3_kernel");
 }
 
 // One block per weight element: Σ over samples and output positions of dy · x.
-__global__ void __launch_bounds__(g::channel_threads) backward_layer_3_weight_kernel(const float* __restrict__ x, const float* __restrict__ dy, float* __restrict__ dweight) {
+__global__ void __launch_bounds__(g::channel_threads)
+    backward_layer_3_weight_kernel(const float* __restrict__ x, const float* __restrict__ dy,
+                                   float* __restrict__ dweight) {
   g::per_block::grouped_conv_backward_weight<conv_3>(x, dy, dweight);
 }
 
 // One block per channel: Σ over samples and positions of dy.
-__global__ void __launch_bounds__(g::channel_threads) backward_layer_3_bias_kernel(const float* __restrict__ dy, float* __restrict__ dbias) {
+__global__ void __launch_bounds__(g::channel_threads)
+    backward_layer_3_bias_kernel(const float* __restrict__ dy, float* __restrict__ dbias) {
   g::per_block::bias_gradient_channels<32, 16, 1'024>(dy, dbias);
 }
 
 // One thread per input element: it gathers dy · w from the outputs that read it.
-__global__ void backward_layer_3_input_kernel(const float* __restrict__ dy, const float* __restrict__ weight, float* __restrict__ dx) {
+__global__ void backward_layer_3_input_kernel(const float* __restrict__ dy,
+                                              const float* __restrict__ weight,
+                                              float* __restrict__ dx) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 524'288)
     return;
@@ -258,17 +308,18 @@ __global__ void backward_layer_3_input_kernel(const float* __restrict__ dy, cons
 }
 
 void backward_layer_3(std::byte* arena, const Libraries&, cudaStream_t stream) {
-  const float* const x = f32(arena, 4'333'824);  // activation_1
+  const float* const x = f32(arena, 4'333'824);   // activation_1
   const float* const dy = f32(arena, 8'528'128);  // input_gradient_4
-  float* const dweight = f32(arena, 316'800);  // gradient of 3.weight
+  float* const dweight = f32(arena, 316'800);     // gradient of 3.weight
   backward_layer_3_weight_kernel<<<2'304, g::channel_threads, 0, stream>>>(x, dy, dweight);
   g::check_launch("backward_layer_3_weight_kernel");
   float* const dbias = f32(arena, 326'016);  // gradient of 3.bias
   backward_layer_3_bias_kernel<<<16, g::channel_threads, 0, stream>>>(dy, dbias);
   g::check_launch("backward_layer_3_bias_kernel");
   const float* const weight = f32(arena, 1'920);  // 3.weight
-  float* const dx = f32(arena, 12'722'432);  // input2_gradient_8 (added to)
-  backward_layer_3_input_kernel<<<g::blocks_for(524'288), g::block_threads, 0, stream>>>(dy, weight, dx);
+  float* const dx = f32(arena, 12'722'432);       // input2_gradient_8 (added to)
+  backward_layer_3_input_kernel<<<g::blocks_for(524'288), g::block_threads, 0, stream>>>(dy, weight,
+                                                                                         dx);
   g::check_launch("backward_layer_3_input_kernel");
 }
 
@@ -285,16 +336,24 @@ void backward_layer_3(std::byte* arena, const Libraries&, cudaStream_t stream) {
 //   activation_4            f32 (32, 16, 32, 32)  arena + 8,528,128   BatchNorm2d output, then ReLU output (saved)
 //   input_gradient_6        f32 (32, 16, 32, 32)  arena + 10,625,280  d(output), read by backward
 //   input_gradient_4        f32 (32, 16, 32, 32)  arena + 8,528,128   d(input), written by backward
-constexpr k::BatchNormGeometry norm_4{
-    .batch = 32, .channels = 16, .positions = 1'024, .epsilon = 0.00100000005f, .momentum = 0.00999999978f};
+constexpr k::BatchNormGeometry norm_4{.batch = 32,
+                                      .channels = 16,
+                                      .positions = 1'024,
+                                      .epsilon = 0.00100000005f,
+                                      .momentum = 0.00999999978f};
 
 // One block per channel: the batch mean and 1/√(var + ε), and the running statistics' update.
-__global__ void __launch_bounds__(g::channel_threads) forward_layers_4_5_statistics_kernel(const float* __restrict__ x, float* __restrict__ stats, float* __restrict__ running) {
+__global__ void __launch_bounds__(g::channel_threads)
+    forward_layers_4_5_statistics_kernel(const float* __restrict__ x, float* __restrict__ stats,
+                                         float* __restrict__ running) {
   g::per_block::batch_norm_statistics<norm_4>(x, stats, running);
 }
 
 // One thread per element: normalise, then k::ReLU.
-__global__ void forward_layers_4_5_kernel(const float* __restrict__ x, const float* __restrict__ stats, const float* __restrict__ gamma, const float* __restrict__ beta, float* __restrict__ y) {
+__global__ void forward_layers_4_5_kernel(const float* __restrict__ x,
+                                          const float* __restrict__ stats,
+                                          const float* __restrict__ gamma,
+                                          const float* __restrict__ beta, float* __restrict__ y) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 524'288)
     return;
@@ -302,7 +361,11 @@ __global__ void forward_layers_4_5_kernel(const float* __restrict__ x, const flo
 }
 
 // One thread per element, in evaluation: the running statistics.
-__global__ void forward_layers_4_5_inference_kernel(const float* __restrict__ x, const float* __restrict__ running, const float* __restrict__ gamma, const float* __restrict__ beta, float* __restrict__ y) {
+__global__ void forward_layers_4_5_inference_kernel(const float* __restrict__ x,
+                                                    const float* __restrict__ running,
+                                                    const float* __restrict__ gamma,
+                                                    const float* __restrict__ beta,
+                                                    float* __restrict__ y) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 524'288)
     return;
@@ -310,30 +373,39 @@ __global__ void forward_layers_4_5_inference_kernel(const float* __restrict__ x,
 }
 
 void forward_layers_4_5(std::byte* arena, const Libraries&, cudaStream_t stream, bool training) {
-  const float* const x = f32(arena, 6'430'976);  // activation_3
+  const float* const x = f32(arena, 6'430'976);   // activation_3
   const float* const gamma = f32(arena, 11'200);  // 4.weight (γ)
-  const float* const beta = f32(arena, 11'264);  // 4.bias (β)
+  const float* const beta = f32(arena, 11'264);   // 4.bias (β)
   float* const running = f32(arena, 312'960);  // non_trainable: running mean, then running variance
-  float* const y = f32(arena, 8'528'128);  // activation_4
+  float* const y = f32(arena, 8'528'128);      // activation_4
   if (!training) {
-    forward_layers_4_5_inference_kernel<<<g::blocks_for(524'288), g::block_threads, 0, stream>>>(x, running, gamma, beta, y);
+    forward_layers_4_5_inference_kernel<<<g::blocks_for(524'288), g::block_threads, 0, stream>>>(
+        x, running, gamma, beta, y);
     g::check_launch("forward_layers_4_5_inference_kernel");
     return;
   }
   float* const stats = f32(arena, 22'685'184);  // batch_statistics_4: mean, then 1/√(var + ε)
   forward_layers_4_5_statistics_kernel<<<16, g::channel_threads, 0, stream>>>(x, stats, running);
   g::check_launch("forward_layers_4_5_statistics_kernel");
-  forward_layers_4_5_kernel<<<g::blocks_for(524'288), g::block_threads, 0, stream>>>(x, stats, gamma, beta, y);
+  forward_layers_4_5_kernel<<<g::blocks_for(524'288), g::block_threads, 0, stream>>>(
+      x, stats, gamma, beta, y);
   g::check_launch("forward_layers_4_5_kernel");
 }
 
 // One block per channel: d = act'(y)·dy left in dy, Σd into dβ and Σ d·x̂ into dγ.
-__global__ void __launch_bounds__(g::channel_threads) backward_layers_4_5_sums_kernel(const float* __restrict__ x, const float* __restrict__ y, const float* __restrict__ stats, float* __restrict__ dy, float* __restrict__ dgamma, float* __restrict__ dbeta) {
+__global__ void __launch_bounds__(g::channel_threads)
+    backward_layers_4_5_sums_kernel(const float* __restrict__ x, const float* __restrict__ y,
+                                    const float* __restrict__ stats, float* __restrict__ dy,
+                                    float* __restrict__ dgamma, float* __restrict__ dbeta) {
   g::per_block::batch_norm_backward_sums<norm_4, k::ReLU>(x, y, stats, dy, dgamma, dbeta);
 }
 
 // One thread per element: dx from d and the channel's two sums.
-__global__ void backward_layers_4_5_kernel(const float* __restrict__ x, const float* __restrict__ stats, const float* __restrict__ gamma, const float* dy, const float* __restrict__ dgamma, const float* __restrict__ dbeta, float* dx) {
+__global__ void backward_layers_4_5_kernel(const float* __restrict__ x,
+                                           const float* __restrict__ stats,
+                                           const float* __restrict__ gamma, const float* dy,
+                                           const float* __restrict__ dgamma,
+                                           const float* __restrict__ dbeta, float* dx) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 524'288)
     return;
@@ -341,17 +413,20 @@ __global__ void backward_layers_4_5_kernel(const float* __restrict__ x, const fl
 }
 
 void backward_layers_4_5(std::byte* arena, const Libraries&, cudaStream_t stream) {
-  const float* const x = f32(arena, 6'430'976);  // activation_3
+  const float* const x = f32(arena, 6'430'976);       // activation_3
   const float* const stats = f32(arena, 22'685'184);  // batch_statistics_4: mean, then 1/√(var + ε)
-  const float* const gamma = f32(arena, 11'200);  // 4.weight (γ)
-  float* const dy = f32(arena, 10'625'280);  // input_gradient_6: d(ReLU output), then d(BatchNorm output)
-  float* const dgamma = f32(arena, 326'080);  // gradient of 4.weight (γ)
-  float* const dbeta = f32(arena, 326'144);  // gradient of 4.bias (β)
+  const float* const gamma = f32(arena, 11'200);      // 4.weight (γ)
+  float* const dy =
+      f32(arena, 10'625'280);  // input_gradient_6: d(ReLU output), then d(BatchNorm output)
+  float* const dgamma = f32(arena, 326'080);     // gradient of 4.weight (γ)
+  float* const dbeta = f32(arena, 326'144);      // gradient of 4.bias (β)
   const float* const y = f32(arena, 8'528'128);  // activation_4, saved
-  backward_layers_4_5_sums_kernel<<<16, g::channel_threads, 0, stream>>>(x, y, stats, dy, dgamma, dbeta);
+  backward_layers_4_5_sums_kernel<<<16, g::channel_threads, 0, stream>>>(x, y, stats, dy, dgamma,
+                                                                         dbeta);
   g::check_launch("backward_layers_4_5_sums_kernel");
   float* const dx = f32(arena, 8'528'128);  // input_gradient_4
-  backward_layers_4_5_kernel<<<g::blocks_for(524'288), g::block_threads, 0, stream>>>(x, stats, gamma, dy, dgamma, dbeta, dx);
+  backward_layers_4_5_kernel<<<g::blocks_for(524'288), g::block_threads, 0, stream>>>(
+      x, stats, gamma, dy, dgamma, dbeta, dx);
   g::check_launch("backward_layers_4_5_kernel");
 }
 
@@ -366,25 +441,34 @@ void backward_layers_4_5(std::byte* arena, const Libraries&, cudaStream_t stream
 //   workspace         f32 (144, 1024)       arena + 1,646,848   cuDNN's and cuBLASLt's scratch (their algorithms fit it)
 //   input_gradient_7  f32 (32, 16, 32, 32)  arena + 16,916,736  d(output), read by backward
 //   input_gradient_6  f32 (32, 16, 32, 32)  arena + 10,625,280  d(input), written by backward
-constexpr k::Conv2dGeometry conv_6_geometry{
-    .batch = 32, .in_channels = 16, .in_height = 32, .in_width = 32,
-    .out_channels = 16, .out_height = 32, .out_width = 32,
-    .kernel_h = 3, .kernel_w = 3, .stride_h = 1, .stride_w = 1,
-    .pad_h = 1, .pad_w = 1};
+constexpr k::Conv2dGeometry conv_6_geometry{.batch = 32,
+                                            .in_channels = 16,
+                                            .in_height = 32,
+                                            .in_width = 32,
+                                            .out_channels = 16,
+                                            .out_height = 32,
+                                            .out_width = 32,
+                                            .kernel_h = 3,
+                                            .kernel_w = 3,
+                                            .stride_h = 1,
+                                            .stride_w = 1,
+                                            .pad_h = 1,
+                                            .pad_w = 1};
 
 // One thread per output element: the bias, where the library did not fuse it.
 __global__ void forward_layer_6_epilogue(const float* __restrict__ bias, float* z) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 524'288)
     return;
-  k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 16, 1'024, true>(i / 1'024, i % 1'024, z, bias, z);
+  k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 16, 1'024, true>(i / 1'024, i % 1'024,
+                                                                               z, bias, z);
 }
 
 void forward_layer_6(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
-  const float* const x = f32(arena, 8'528'128);  // activation_4
+  const float* const x = f32(arena, 8'528'128);    // activation_4
   const float* const weight = f32(arena, 11'328);  // 6.weight
-  const float* const bias = f32(arena, 20'544);  // 6.bias
-  float* const z = f32(arena, 10'625'280);  // activation_6
+  const float* const bias = f32(arena, 20'544);    // 6.bias
+  float* const z = f32(arena, 10'625'280);         // activation_6
   lib.conv_6.forward(x, weight, bias, z, bytes(arena, 1'646'848));
   if (!lib.conv_6.forward_fused()) {  // cuDNN had no engine for the fused epilogue
     forward_layer_6_epilogue<<<g::blocks_for(524'288), g::block_threads, 0, stream>>>(bias, z);
@@ -394,12 +478,12 @@ void forward_layer_6(std::byte* arena, const Libraries& lib, cudaStream_t stream
 
 void backward_layer_6(std::byte* arena, const Libraries& lib, cudaStream_t /*stream*/) {
   const float* const x = f32(arena, 8'528'128);  // activation_4
-  float* const dweight = f32(arena, 326'208);  // gradient of 6.weight
-  float* const dbias = f32(arena, 335'424);  // gradient of 6.bias
-  float* const dz = f32(arena, 16'916'736);  // input_gradient_7: d(Conv2d output)
+  float* const dweight = f32(arena, 326'208);    // gradient of 6.weight
+  float* const dbias = f32(arena, 335'424);      // gradient of 6.bias
+  float* const dz = f32(arena, 16'916'736);      // input_gradient_7: d(Conv2d output)
   lib.conv_6.backward_weights(x, dz, dweight, dbias, bytes(arena, 1'646'848));
   const float* const weight = f32(arena, 11'328);  // 6.weight
-  float* const dx = f32(arena, 10'625'280);  // input_gradient_6
+  float* const dx = f32(arena, 10'625'280);        // input_gradient_6
   lib.conv_6.backward_input(dz, weight, dx, bytes(arena, 1'646'848));
 }
 
@@ -415,16 +499,23 @@ void backward_layer_6(std::byte* arena, const Libraries& lib, cudaStream_t /*str
 //   activation_7            f32 (32, 16, 32, 32)  arena + 12,722,432  BatchNorm2d output
 //   input_gradient_15       f32 (32, 16, 32, 32)  arena + 14,819,584  d(output), read by backward
 //   input_gradient_7        f32 (32, 16, 32, 32)  arena + 16,916,736  d(input), written by backward
-constexpr k::BatchNormGeometry norm_7{
-    .batch = 32, .channels = 16, .positions = 1'024, .epsilon = 0.00100000005f, .momentum = 0.00999999978f};
+constexpr k::BatchNormGeometry norm_7{.batch = 32,
+                                      .channels = 16,
+                                      .positions = 1'024,
+                                      .epsilon = 0.00100000005f,
+                                      .momentum = 0.00999999978f};
 
 // One block per channel: the batch mean and 1/√(var + ε), and the running statistics' update.
-__global__ void __launch_bounds__(g::channel_threads) forward_layer_7_statistics_kernel(const float* __restrict__ x, float* __restrict__ stats, float* __restrict__ running) {
+__global__ void __launch_bounds__(g::channel_threads)
+    forward_layer_7_statistics_kernel(const float* __restrict__ x, float* __restrict__ stats,
+                                      float* __restrict__ running) {
   g::per_block::batch_norm_statistics<norm_7>(x, stats, running);
 }
 
 // One thread per element: normalise, then k::Identity.
-__global__ void forward_layer_7_kernel(const float* __restrict__ x, const float* __restrict__ stats, const float* __restrict__ gamma, const float* __restrict__ beta, float* __restrict__ y) {
+__global__ void forward_layer_7_kernel(const float* __restrict__ x, const float* __restrict__ stats,
+                                       const float* __restrict__ gamma,
+                                       const float* __restrict__ beta, float* __restrict__ y) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 524'288)
     return;
@@ -432,7 +523,11 @@ __global__ void forward_layer_7_kernel(const float* __restrict__ x, const float*
 }
 
 // One thread per element, in evaluation: the running statistics.
-__global__ void forward_layer_7_inference_kernel(const float* __restrict__ x, const float* __restrict__ running, const float* __restrict__ gamma, const float* __restrict__ beta, float* __restrict__ y) {
+__global__ void forward_layer_7_inference_kernel(const float* __restrict__ x,
+                                                 const float* __restrict__ running,
+                                                 const float* __restrict__ gamma,
+                                                 const float* __restrict__ beta,
+                                                 float* __restrict__ y) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 524'288)
     return;
@@ -442,28 +537,37 @@ __global__ void forward_layer_7_inference_kernel(const float* __restrict__ x, co
 void forward_layer_7(std::byte* arena, const Libraries&, cudaStream_t stream, bool training) {
   const float* const x = f32(arena, 10'625'280);  // activation_6
   const float* const gamma = f32(arena, 20'608);  // 7.weight (γ)
-  const float* const beta = f32(arena, 20'672);  // 7.bias (β)
+  const float* const beta = f32(arena, 20'672);   // 7.bias (β)
   float* const running = f32(arena, 313'088);  // non_trainable: running mean, then running variance
-  float* const y = f32(arena, 12'722'432);  // activation_7
+  float* const y = f32(arena, 12'722'432);     // activation_7
   if (!training) {
-    forward_layer_7_inference_kernel<<<g::blocks_for(524'288), g::block_threads, 0, stream>>>(x, running, gamma, beta, y);
+    forward_layer_7_inference_kernel<<<g::blocks_for(524'288), g::block_threads, 0, stream>>>(
+        x, running, gamma, beta, y);
     g::check_launch("forward_layer_7_inference_kernel");
     return;
   }
   float* const stats = f32(arena, 22'685'440);  // batch_statistics_7: mean, then 1/√(var + ε)
   forward_layer_7_statistics_kernel<<<16, g::channel_threads, 0, stream>>>(x, stats, running);
   g::check_launch("forward_layer_7_statistics_kernel");
-  forward_layer_7_kernel<<<g::blocks_for(524'288), g::block_threads, 0, stream>>>(x, stats, gamma, beta, y);
+  forward_layer_7_kernel<<<g::blocks_for(524'288), g::block_threads, 0, stream>>>(x, stats, gamma,
+                                                                                  beta, y);
   g::check_launch("forward_layer_7_kernel");
 }
 
 // One block per channel: d = act'(y)·dy left in dy, Σd into dβ and Σ d·x̂ into dγ.
-__global__ void __launch_bounds__(g::channel_threads) backward_layer_7_sums_kernel(const float* __restrict__ x, const float* __restrict__ y, const float* __restrict__ stats, float* __restrict__ dy, float* __restrict__ dgamma, float* __restrict__ dbeta) {
+__global__ void __launch_bounds__(g::channel_threads)
+    backward_layer_7_sums_kernel(const float* __restrict__ x, const float* __restrict__ y,
+                                 const float* __restrict__ stats, float* __restrict__ dy,
+                                 float* __restrict__ dgamma, float* __restrict__ dbeta) {
   g::per_block::batch_norm_backward_sums<norm_7, k::Identity>(x, y, stats, dy, dgamma, dbeta);
 }
 
 // One thread per element: dx from d and the channel's two sums.
-__global__ void backward_layer_7_kernel(const float* __restrict__ x, const float* __restrict__ stats, const float* __restrict__ gamma, const float* dy, const float* __restrict__ dgamma, const float* __restrict__ dbeta, float* dx) {
+__global__ void backward_layer_7_kernel(const float* __restrict__ x,
+                                        const float* __restrict__ stats,
+                                        const float* __restrict__ gamma, const float* dy,
+                                        const float* __restrict__ dgamma,
+                                        const float* __restrict__ dbeta, float* dx) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 524'288)
     return;
@@ -471,17 +575,19 @@ __global__ void backward_layer_7_kernel(const float* __restrict__ x, const float
 }
 
 void backward_layer_7(std::byte* arena, const Libraries&, cudaStream_t stream) {
-  const float* const x = f32(arena, 10'625'280);  // activation_6
+  const float* const x = f32(arena, 10'625'280);      // activation_6
   const float* const stats = f32(arena, 22'685'440);  // batch_statistics_7: mean, then 1/√(var + ε)
-  const float* const gamma = f32(arena, 20'608);  // 7.weight (γ)
-  float* const dy = f32(arena, 14'819'584);  // input_gradient_15: d(output)
-  float* const dgamma = f32(arena, 335'488);  // gradient of 7.weight (γ)
-  float* const dbeta = f32(arena, 335'552);  // gradient of 7.bias (β)
-  
-  backward_layer_7_sums_kernel<<<16, g::channel_threads, 0, stream>>>(x, nullptr, stats, dy, dgamma, dbeta);
+  const float* const gamma = f32(arena, 20'608);      // 7.weight (γ)
+  float* const dy = f32(arena, 14'819'584);           // input_gradient_15: d(output)
+  float* const dgamma = f32(arena, 335'488);          // gradient of 7.weight (γ)
+  float* const dbeta = f32(arena, 335'552);           // gradient of 7.bias (β)
+
+  backward_layer_7_sums_kernel<<<16, g::channel_threads, 0, stream>>>(x, nullptr, stats, dy, dgamma,
+                                                                      dbeta);
   g::check_launch("backward_layer_7_sums_kernel");
   float* const dx = f32(arena, 16'916'736);  // input_gradient_7
-  backward_layer_7_kernel<<<g::blocks_for(524'288), g::block_threads, 0, stream>>>(x, stats, gamma, dy, dgamma, dbeta, dx);
+  backward_layer_7_kernel<<<g::blocks_for(524'288), g::block_threads, 0, stream>>>(
+      x, stats, gamma, dy, dgamma, dbeta, dx);
   g::check_launch("backward_layer_7_kernel");
 }
 
@@ -496,26 +602,27 @@ void backward_layer_7(std::byte* arena, const Libraries&, cudaStream_t stream) {
 
 void forward_layers_8_9(std::byte* arena, const Libraries&, cudaStream_t stream) {
   const float* const a = f32(arena, 12'722'432);  // activation_7
-  const float* const b = f32(arena, 4'333'824);  // activation_1
-  float* const y = f32(arena, 12'722'432);  // activation_7 (in place)
+  const float* const b = f32(arena, 4'333'824);   // activation_1
+  float* const y = f32(arena, 12'722'432);        // activation_7 (in place)
   // y = ReLU(a + b), per element.
-  g::for_each<524'288>(stream, "forward_layers_8_9", [=] __device__(index_t i) {
-    k::residual_add_forward<k::ReLU>(i, a, b, y);
-  });
+  g::for_each<524'288>(stream, "forward_layers_8_9",
+                       [=] __device__(index_t i) { k::residual_add_forward<k::ReLU>(i, a, b, y); });
 }
 
 void backward_layers_8_9(std::byte* arena, const Libraries&, cudaStream_t stream) {
-  float* const dy = f32(arena, 14'819'584);  // input_gradient_15
+  float* const dy = f32(arena, 14'819'584);       // input_gradient_15
   const float* const y = f32(arena, 12'722'432);  // activation_7, saved
-  float* const da = nullptr;  // d(output) itself: the plan passes the buffer through
+  float* const da = nullptr;                 // d(output) itself: the plan passes the buffer through
   float* const db = f32(arena, 12'722'432);  // input2_gradient_8 (a copy)
   // d(sum) = ReLU'(y) · dy, per element, in place.
   g::for_each<524'288>(stream, "backward_layers_8_9 (pass 1)", [=] __device__(index_t i) {
-    k::residual_add_backward<k::ReLU, k::GradientWrite::same_buffer, k::GradientWrite::same_buffer>(i, y, dy, nullptr, nullptr);
+    k::residual_add_backward<k::ReLU, k::GradientWrite::same_buffer, k::GradientWrite::same_buffer>(
+        i, y, dy, nullptr, nullptr);
   });
   // d(sum) to each input that takes its own copy, per element.
   g::for_each<524'288>(stream, "backward_layers_8_9 (pass 2)", [=] __device__(index_t i) {
-    k::residual_add_backward<k::Identity, k::GradientWrite::same_buffer, k::GradientWrite::copy>(i, nullptr, dy, da, db);
+    k::residual_add_backward<k::Identity, k::GradientWrite::same_buffer, k::GradientWrite::copy>(
+        i, nullptr, dy, da, db);
   });
 }
 
@@ -529,14 +636,25 @@ void backward_layers_8_9(std::byte* arena, const Libraries&, cudaStream_t stream
 //   activation_10      f32 (32, 32, 16, 16)  arena + 16,916,736  Conv2d output
 //   input_gradient_11  f32 (32, 32, 16, 16)  arena + 17,965,312  d(output), read by backward
 //   input_gradient_15  f32 (32, 16, 32, 32)  arena + 14,819,584  d(input), written by backward
-constexpr k::Conv2dGeometry conv_10{
-    .batch = 32, .in_channels = 16, .in_height = 32, .in_width = 32,
-    .out_channels = 32, .out_height = 16, .out_width = 16,
-    .kernel_h = 3, .kernel_w = 3, .stride_h = 2, .stride_w = 2,
-    .pad_h = 0, .pad_w = 0, .groups = 1};
+constexpr k::Conv2dGeometry conv_10{.batch = 32,
+                                    .in_channels = 16,
+                                    .in_height = 32,
+                                    .in_width = 32,
+                                    .out_channels = 32,
+                                    .out_height = 16,
+                                    .out_width = 16,
+                                    .kernel_h = 3,
+                                    .kernel_w = 3,
+                                    .stride_h = 2,
+                                    .stride_w = 2,
+                                    .pad_h = 0,
+                                    .pad_w = 0,
+                                    .groups = 1};
 
 // One thread per output element.
-__global__ void forward_layer_10_kernel(const float* __restrict__ x, const float* __restrict__ weight, const float* __restrict__ bias, float* __restrict__ y) {
+__global__ void forward_layer_10_kernel(const float* __restrict__ x,
+                                        const float* __restrict__ weight,
+                                        const float* __restrict__ bias, float* __restrict__ y) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 262'144)
     return;
@@ -544,26 +662,32 @@ __global__ void forward_layer_10_kernel(const float* __restrict__ x, const float
 }
 
 void forward_layer_10(std::byte* arena, const Libraries&, cudaStream_t stream) {
-  const float* const x = f32(arena, 12'722'432);  // activation_7
+  const float* const x = f32(arena, 12'722'432);   // activation_7
   const float* const weight = f32(arena, 20'736);  // 10.weight
-  const float* const bias = f32(arena, 39'168);  // 10.bias
-  float* const y = f32(arena, 16'916'736);  // activation_10
-  forward_layer_10_kernel<<<g::blocks_for(262'144), g::block_threads, 0, stream>>>(x, weight, bias, y);
+  const float* const bias = f32(arena, 39'168);    // 10.bias
+  float* const y = f32(arena, 16'916'736);         // activation_10
+  forward_layer_10_kernel<<<g::blocks_for(262'144), g::block_threads, 0, stream>>>(x, weight, bias,
+                                                                                   y);
   g::check_launch("forward_layer_10_kernel");
 }
 
 // One block per weight element: Σ over samples and output positions of dy · x.
-__global__ void __launch_bounds__(g::channel_threads) backward_layer_10_weight_kernel(const float* __restrict__ x, const float* __restrict__ dy, float* __restrict__ dweight) {
+__global__ void __launch_bounds__(g::channel_threads)
+    backward_layer_10_weight_kernel(const float* __restrict__ x, const float* __restrict__ dy,
+                                    float* __restrict__ dweight) {
   g::per_block::grouped_conv_backward_weight<conv_10>(x, dy, dweight);
 }
 
 // One block per channel: Σ over samples and positions of dy.
-__global__ void __launch_bounds__(g::channel_threads) backward_layer_10_bias_kernel(const float* __restrict__ dy, float* __restrict__ dbias) {
+__global__ void __launch_bounds__(g::channel_threads)
+    backward_layer_10_bias_kernel(const float* __restrict__ dy, float* __restrict__ dbias) {
   g::per_block::bias_gradient_channels<32, 32, 256>(dy, dbias);
 }
 
 // One thread per input element: it gathers dy · w from the outputs that read it.
-__global__ void backward_layer_10_input_kernel(const float* __restrict__ dy, const float* __restrict__ weight, float* __restrict__ dx) {
+__global__ void backward_layer_10_input_kernel(const float* __restrict__ dy,
+                                               const float* __restrict__ weight,
+                                               float* __restrict__ dx) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 524'288)
     return;
@@ -571,17 +695,18 @@ __global__ void backward_layer_10_input_kernel(const float* __restrict__ dy, con
 }
 
 void backward_layer_10(std::byte* arena, const Libraries&, cudaStream_t stream) {
-  const float* const x = f32(arena, 12'722'432);  // activation_7
+  const float* const x = f32(arena, 12'722'432);   // activation_7
   const float* const dy = f32(arena, 17'965'312);  // input_gradient_11
-  float* const dweight = f32(arena, 335'616);  // gradient of 10.weight
+  float* const dweight = f32(arena, 335'616);      // gradient of 10.weight
   backward_layer_10_weight_kernel<<<4'608, g::channel_threads, 0, stream>>>(x, dy, dweight);
   g::check_launch("backward_layer_10_weight_kernel");
   float* const dbias = f32(arena, 354'048);  // gradient of 10.bias
   backward_layer_10_bias_kernel<<<32, g::channel_threads, 0, stream>>>(dy, dbias);
   g::check_launch("backward_layer_10_bias_kernel");
   const float* const weight = f32(arena, 20'736);  // 10.weight
-  float* const dx = f32(arena, 14'819'584);  // input_gradient_15 (added to)
-  backward_layer_10_input_kernel<<<g::blocks_for(524'288), g::block_threads, 0, stream>>>(dy, weight, dx);
+  float* const dx = f32(arena, 14'819'584);        // input_gradient_15 (added to)
+  backward_layer_10_input_kernel<<<g::blocks_for(524'288), g::block_threads, 0, stream>>>(
+      dy, weight, dx);
   g::check_launch("backward_layer_10_input_kernel");
 }
 
@@ -598,16 +723,24 @@ void backward_layer_10(std::byte* arena, const Libraries&, cudaStream_t stream) 
 //   activation_11           f32 (32, 32, 16, 16)  arena + 17,965,312  BatchNorm2d output, then ReLU output (saved)
 //   input_gradient_13       f32 (32, 32, 16, 16)  arena + 19,013,888  d(output), read by backward
 //   input_gradient_11       f32 (32, 32, 16, 16)  arena + 17,965,312  d(input), written by backward
-constexpr k::BatchNormGeometry norm_11{
-    .batch = 32, .channels = 32, .positions = 256, .epsilon = 0.00100000005f, .momentum = 0.00999999978f};
+constexpr k::BatchNormGeometry norm_11{.batch = 32,
+                                       .channels = 32,
+                                       .positions = 256,
+                                       .epsilon = 0.00100000005f,
+                                       .momentum = 0.00999999978f};
 
 // One block per channel: the batch mean and 1/√(var + ε), and the running statistics' update.
-__global__ void __launch_bounds__(g::channel_threads) forward_layers_11_12_statistics_kernel(const float* __restrict__ x, float* __restrict__ stats, float* __restrict__ running) {
+__global__ void __launch_bounds__(g::channel_threads)
+    forward_layers_11_12_statistics_kernel(const float* __restrict__ x, float* __restrict__ stats,
+                                           float* __restrict__ running) {
   g::per_block::batch_norm_statistics<norm_11>(x, stats, running);
 }
 
 // One thread per element: normalise, then k::ReLU.
-__global__ void forward_layers_11_12_kernel(const float* __restrict__ x, const float* __restrict__ stats, const float* __restrict__ gamma, const float* __restrict__ beta, float* __restrict__ y) {
+__global__ void forward_layers_11_12_kernel(const float* __restrict__ x,
+                                            const float* __restrict__ stats,
+                                            const float* __restrict__ gamma,
+                                            const float* __restrict__ beta, float* __restrict__ y) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 262'144)
     return;
@@ -615,7 +748,11 @@ __global__ void forward_layers_11_12_kernel(const float* __restrict__ x, const f
 }
 
 // One thread per element, in evaluation: the running statistics.
-__global__ void forward_layers_11_12_inference_kernel(const float* __restrict__ x, const float* __restrict__ running, const float* __restrict__ gamma, const float* __restrict__ beta, float* __restrict__ y) {
+__global__ void forward_layers_11_12_inference_kernel(const float* __restrict__ x,
+                                                      const float* __restrict__ running,
+                                                      const float* __restrict__ gamma,
+                                                      const float* __restrict__ beta,
+                                                      float* __restrict__ y) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 262'144)
     return;
@@ -625,28 +762,37 @@ __global__ void forward_layers_11_12_inference_kernel(const float* __restrict__ 
 void forward_layers_11_12(std::byte* arena, const Libraries&, cudaStream_t stream, bool training) {
   const float* const x = f32(arena, 16'916'736);  // activation_10
   const float* const gamma = f32(arena, 39'296);  // 11.weight (γ)
-  const float* const beta = f32(arena, 39'424);  // 11.bias (β)
+  const float* const beta = f32(arena, 39'424);   // 11.bias (β)
   float* const running = f32(arena, 313'216);  // non_trainable: running mean, then running variance
-  float* const y = f32(arena, 17'965'312);  // activation_11
+  float* const y = f32(arena, 17'965'312);     // activation_11
   if (!training) {
-    forward_layers_11_12_inference_kernel<<<g::blocks_for(262'144), g::block_threads, 0, stream>>>(x, running, gamma, beta, y);
+    forward_layers_11_12_inference_kernel<<<g::blocks_for(262'144), g::block_threads, 0, stream>>>(
+        x, running, gamma, beta, y);
     g::check_launch("forward_layers_11_12_inference_kernel");
     return;
   }
   float* const stats = f32(arena, 22'685'696);  // batch_statistics_11: mean, then 1/√(var + ε)
   forward_layers_11_12_statistics_kernel<<<32, g::channel_threads, 0, stream>>>(x, stats, running);
   g::check_launch("forward_layers_11_12_statistics_kernel");
-  forward_layers_11_12_kernel<<<g::blocks_for(262'144), g::block_threads, 0, stream>>>(x, stats, gamma, beta, y);
+  forward_layers_11_12_kernel<<<g::blocks_for(262'144), g::block_threads, 0, stream>>>(
+      x, stats, gamma, beta, y);
   g::check_launch("forward_layers_11_12_kernel");
 }
 
 // One block per channel: d = act'(y)·dy left in dy, Σd into dβ and Σ d·x̂ into dγ.
-__global__ void __launch_bounds__(g::channel_threads) backward_layers_11_12_sums_kernel(const float* __restrict__ x, const float* __restrict__ y, const float* __restrict__ stats, float* __restrict__ dy, float* __restrict__ dgamma, float* __restrict__ dbeta) {
+__global__ void __launch_bounds__(g::channel_threads)
+    backward_layers_11_12_sums_kernel(const float* __restrict__ x, const float* __restrict__ y,
+                                      const float* __restrict__ stats, float* __restrict__ dy,
+                                      float* __restrict__ dgamma, float* __restrict__ dbeta) {
   g::per_block::batch_norm_backward_sums<norm_11, k::ReLU>(x, y, stats, dy, dgamma, dbeta);
 }
 
 // One thread per element: dx from d and the channel's two sums.
-__global__ void backward_layers_11_12_kernel(const float* __restrict__ x, const float* __restrict__ stats, const float* __restrict__ gamma, const float* dy, const float* __restrict__ dgamma, const float* __restrict__ dbeta, float* dx) {
+__global__ void backward_layers_11_12_kernel(const float* __restrict__ x,
+                                             const float* __restrict__ stats,
+                                             const float* __restrict__ gamma, const float* dy,
+                                             const float* __restrict__ dgamma,
+                                             const float* __restrict__ dbeta, float* dx) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 262'144)
     return;
@@ -655,16 +801,20 @@ __global__ void backward_layers_11_12_kernel(const float* __restrict__ x, const 
 
 void backward_layers_11_12(std::byte* arena, const Libraries&, cudaStream_t stream) {
   const float* const x = f32(arena, 16'916'736);  // activation_10
-  const float* const stats = f32(arena, 22'685'696);  // batch_statistics_11: mean, then 1/√(var + ε)
+  const float* const stats =
+      f32(arena, 22'685'696);                     // batch_statistics_11: mean, then 1/√(var + ε)
   const float* const gamma = f32(arena, 39'296);  // 11.weight (γ)
-  float* const dy = f32(arena, 19'013'888);  // input_gradient_13: d(ReLU output), then d(BatchNorm output)
-  float* const dgamma = f32(arena, 354'176);  // gradient of 11.weight (γ)
-  float* const dbeta = f32(arena, 354'304);  // gradient of 11.bias (β)
+  float* const dy =
+      f32(arena, 19'013'888);  // input_gradient_13: d(ReLU output), then d(BatchNorm output)
+  float* const dgamma = f32(arena, 354'176);      // gradient of 11.weight (γ)
+  float* const dbeta = f32(arena, 354'304);       // gradient of 11.bias (β)
   const float* const y = f32(arena, 17'965'312);  // activation_11, saved
-  backward_layers_11_12_sums_kernel<<<32, g::channel_threads, 0, stream>>>(x, y, stats, dy, dgamma, dbeta);
+  backward_layers_11_12_sums_kernel<<<32, g::channel_threads, 0, stream>>>(x, y, stats, dy, dgamma,
+                                                                           dbeta);
   g::check_launch("backward_layers_11_12_sums_kernel");
   float* const dx = f32(arena, 17'965'312);  // input_gradient_11
-  backward_layers_11_12_kernel<<<g::blocks_for(262'144), g::block_threads, 0, stream>>>(x, stats, gamma, dy, dgamma, dbeta, dx);
+  backward_layers_11_12_kernel<<<g::blocks_for(262'144), g::block_threads, 0, stream>>>(
+      x, stats, gamma, dy, dgamma, dbeta, dx);
   g::check_launch("backward_layers_11_12_kernel");
 }
 
@@ -679,25 +829,34 @@ void backward_layers_11_12(std::byte* arena, const Libraries&, cudaStream_t stre
 //   workspace          f32 (288, 256)        arena + 1,646,848   cuDNN's and cuBLASLt's scratch (their algorithms fit it)
 //   input_gradient_14  f32 (32, 32, 16, 16)  arena + 21,111,040  d(output), read by backward
 //   input_gradient_13  f32 (32, 32, 16, 16)  arena + 19,013,888  d(input), written by backward
-constexpr k::Conv2dGeometry conv_13_geometry{
-    .batch = 32, .in_channels = 32, .in_height = 16, .in_width = 16,
-    .out_channels = 32, .out_height = 16, .out_width = 16,
-    .kernel_h = 3, .kernel_w = 3, .stride_h = 1, .stride_w = 1,
-    .pad_h = 1, .pad_w = 1};
+constexpr k::Conv2dGeometry conv_13_geometry{.batch = 32,
+                                             .in_channels = 32,
+                                             .in_height = 16,
+                                             .in_width = 16,
+                                             .out_channels = 32,
+                                             .out_height = 16,
+                                             .out_width = 16,
+                                             .kernel_h = 3,
+                                             .kernel_w = 3,
+                                             .stride_h = 1,
+                                             .stride_w = 1,
+                                             .pad_h = 1,
+                                             .pad_w = 1};
 
 // One thread per output element: the bias, where the library did not fuse it.
 __global__ void forward_layer_13_epilogue(const float* __restrict__ bias, float* z) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 262'144)
     return;
-  k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 32, 256, true>(i / 256, i % 256, z, bias, z);
+  k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 32, 256, true>(i / 256, i % 256, z,
+                                                                             bias, z);
 }
 
 void forward_layer_13(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
-  const float* const x = f32(arena, 17'965'312);  // activation_11
+  const float* const x = f32(arena, 17'965'312);   // activation_11
   const float* const weight = f32(arena, 39'552);  // 13.weight
-  const float* const bias = f32(arena, 76'416);  // 13.bias
-  float* const z = f32(arena, 19'013'888);  // activation_13
+  const float* const bias = f32(arena, 76'416);    // 13.bias
+  float* const z = f32(arena, 19'013'888);         // activation_13
   lib.conv_13.forward(x, weight, bias, z, bytes(arena, 1'646'848));
   if (!lib.conv_13.forward_fused()) {  // cuDNN had no engine for the fused epilogue
     forward_layer_13_epilogue<<<g::blocks_for(262'144), g::block_threads, 0, stream>>>(bias, z);
@@ -707,12 +866,12 @@ void forward_layer_13(std::byte* arena, const Libraries& lib, cudaStream_t strea
 
 void backward_layer_13(std::byte* arena, const Libraries& lib, cudaStream_t /*stream*/) {
   const float* const x = f32(arena, 17'965'312);  // activation_11
-  float* const dweight = f32(arena, 354'432);  // gradient of 13.weight
-  float* const dbias = f32(arena, 391'296);  // gradient of 13.bias
-  float* const dz = f32(arena, 21'111'040);  // input_gradient_14: d(Conv2d output)
+  float* const dweight = f32(arena, 354'432);     // gradient of 13.weight
+  float* const dbias = f32(arena, 391'296);       // gradient of 13.bias
+  float* const dz = f32(arena, 21'111'040);       // input_gradient_14: d(Conv2d output)
   lib.conv_13.backward_weights(x, dz, dweight, dbias, bytes(arena, 1'646'848));
   const float* const weight = f32(arena, 39'552);  // 13.weight
-  float* const dx = f32(arena, 19'013'888);  // input_gradient_13
+  float* const dx = f32(arena, 19'013'888);        // input_gradient_13
   lib.conv_13.backward_input(dz, weight, dx, bytes(arena, 1'646'848));
 }
 
@@ -728,16 +887,24 @@ void backward_layer_13(std::byte* arena, const Libraries& lib, cudaStream_t /*st
 //   activation_14           f32 (32, 32, 16, 16)  arena + 14,819,584  BatchNorm2d output
 //   input_gradient_23       f32 (32, 32, 16, 16)  arena + 20,062,464  d(output), read by backward
 //   input_gradient_14       f32 (32, 32, 16, 16)  arena + 21,111,040  d(input), written by backward
-constexpr k::BatchNormGeometry norm_14{
-    .batch = 32, .channels = 32, .positions = 256, .epsilon = 0.00100000005f, .momentum = 0.00999999978f};
+constexpr k::BatchNormGeometry norm_14{.batch = 32,
+                                       .channels = 32,
+                                       .positions = 256,
+                                       .epsilon = 0.00100000005f,
+                                       .momentum = 0.00999999978f};
 
 // One block per channel: the batch mean and 1/√(var + ε), and the running statistics' update.
-__global__ void __launch_bounds__(g::channel_threads) forward_layer_14_statistics_kernel(const float* __restrict__ x, float* __restrict__ stats, float* __restrict__ running) {
+__global__ void __launch_bounds__(g::channel_threads)
+    forward_layer_14_statistics_kernel(const float* __restrict__ x, float* __restrict__ stats,
+                                       float* __restrict__ running) {
   g::per_block::batch_norm_statistics<norm_14>(x, stats, running);
 }
 
 // One thread per element: normalise, then k::Identity.
-__global__ void forward_layer_14_kernel(const float* __restrict__ x, const float* __restrict__ stats, const float* __restrict__ gamma, const float* __restrict__ beta, float* __restrict__ y) {
+__global__ void forward_layer_14_kernel(const float* __restrict__ x,
+                                        const float* __restrict__ stats,
+                                        const float* __restrict__ gamma,
+                                        const float* __restrict__ beta, float* __restrict__ y) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 262'144)
     return;
@@ -745,7 +912,11 @@ __global__ void forward_layer_14_kernel(const float* __restrict__ x, const float
 }
 
 // One thread per element, in evaluation: the running statistics.
-__global__ void forward_layer_14_inference_kernel(const float* __restrict__ x, const float* __restrict__ running, const float* __restrict__ gamma, const float* __restrict__ beta, float* __restrict__ y) {
+__global__ void forward_layer_14_inference_kernel(const float* __restrict__ x,
+                                                  const float* __restrict__ running,
+                                                  const float* __restrict__ gamma,
+                                                  const float* __restrict__ beta,
+                                                  float* __restrict__ y) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 262'144)
     return;
@@ -755,28 +926,37 @@ __global__ void forward_layer_14_inference_kernel(const float* __restrict__ x, c
 void forward_layer_14(std::byte* arena, const Libraries&, cudaStream_t stream, bool training) {
   const float* const x = f32(arena, 19'013'888);  // activation_13
   const float* const gamma = f32(arena, 76'544);  // 14.weight (γ)
-  const float* const beta = f32(arena, 76'672);  // 14.bias (β)
+  const float* const beta = f32(arena, 76'672);   // 14.bias (β)
   float* const running = f32(arena, 313'472);  // non_trainable: running mean, then running variance
-  float* const y = f32(arena, 14'819'584);  // activation_14
+  float* const y = f32(arena, 14'819'584);     // activation_14
   if (!training) {
-    forward_layer_14_inference_kernel<<<g::blocks_for(262'144), g::block_threads, 0, stream>>>(x, running, gamma, beta, y);
+    forward_layer_14_inference_kernel<<<g::blocks_for(262'144), g::block_threads, 0, stream>>>(
+        x, running, gamma, beta, y);
     g::check_launch("forward_layer_14_inference_kernel");
     return;
   }
   float* const stats = f32(arena, 22'685'952);  // batch_statistics_14: mean, then 1/√(var + ε)
   forward_layer_14_statistics_kernel<<<32, g::channel_threads, 0, stream>>>(x, stats, running);
   g::check_launch("forward_layer_14_statistics_kernel");
-  forward_layer_14_kernel<<<g::blocks_for(262'144), g::block_threads, 0, stream>>>(x, stats, gamma, beta, y);
+  forward_layer_14_kernel<<<g::blocks_for(262'144), g::block_threads, 0, stream>>>(x, stats, gamma,
+                                                                                   beta, y);
   g::check_launch("forward_layer_14_kernel");
 }
 
 // One block per channel: d = act'(y)·dy left in dy, Σd into dβ and Σ d·x̂ into dγ.
-__global__ void __launch_bounds__(g::channel_threads) backward_layer_14_sums_kernel(const float* __restrict__ x, const float* __restrict__ y, const float* __restrict__ stats, float* __restrict__ dy, float* __restrict__ dgamma, float* __restrict__ dbeta) {
+__global__ void __launch_bounds__(g::channel_threads)
+    backward_layer_14_sums_kernel(const float* __restrict__ x, const float* __restrict__ y,
+                                  const float* __restrict__ stats, float* __restrict__ dy,
+                                  float* __restrict__ dgamma, float* __restrict__ dbeta) {
   g::per_block::batch_norm_backward_sums<norm_14, k::Identity>(x, y, stats, dy, dgamma, dbeta);
 }
 
 // One thread per element: dx from d and the channel's two sums.
-__global__ void backward_layer_14_kernel(const float* __restrict__ x, const float* __restrict__ stats, const float* __restrict__ gamma, const float* dy, const float* __restrict__ dgamma, const float* __restrict__ dbeta, float* dx) {
+__global__ void backward_layer_14_kernel(const float* __restrict__ x,
+                                         const float* __restrict__ stats,
+                                         const float* __restrict__ gamma, const float* dy,
+                                         const float* __restrict__ dgamma,
+                                         const float* __restrict__ dbeta, float* dx) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 262'144)
     return;
@@ -785,16 +965,19 @@ __global__ void backward_layer_14_kernel(const float* __restrict__ x, const floa
 
 void backward_layer_14(std::byte* arena, const Libraries&, cudaStream_t stream) {
   const float* const x = f32(arena, 19'013'888);  // activation_13
-  const float* const stats = f32(arena, 22'685'952);  // batch_statistics_14: mean, then 1/√(var + ε)
+  const float* const stats =
+      f32(arena, 22'685'952);                     // batch_statistics_14: mean, then 1/√(var + ε)
   const float* const gamma = f32(arena, 76'544);  // 14.weight (γ)
-  float* const dy = f32(arena, 20'062'464);  // input_gradient_23: d(output)
-  float* const dgamma = f32(arena, 391'424);  // gradient of 14.weight (γ)
-  float* const dbeta = f32(arena, 391'552);  // gradient of 14.bias (β)
-  
-  backward_layer_14_sums_kernel<<<32, g::channel_threads, 0, stream>>>(x, nullptr, stats, dy, dgamma, dbeta);
+  float* const dy = f32(arena, 20'062'464);       // input_gradient_23: d(output)
+  float* const dgamma = f32(arena, 391'424);      // gradient of 14.weight (γ)
+  float* const dbeta = f32(arena, 391'552);       // gradient of 14.bias (β)
+
+  backward_layer_14_sums_kernel<<<32, g::channel_threads, 0, stream>>>(x, nullptr, stats, dy,
+                                                                       dgamma, dbeta);
   g::check_launch("backward_layer_14_sums_kernel");
   float* const dx = f32(arena, 21'111'040);  // input_gradient_14
-  backward_layer_14_kernel<<<g::blocks_for(262'144), g::block_threads, 0, stream>>>(x, stats, gamma, dy, dgamma, dbeta, dx);
+  backward_layer_14_kernel<<<g::blocks_for(262'144), g::block_threads, 0, stream>>>(
+      x, stats, gamma, dy, dgamma, dbeta, dx);
   g::check_launch("backward_layer_14_kernel");
 }
 
@@ -809,25 +992,34 @@ void backward_layer_14(std::byte* arena, const Libraries&, cudaStream_t stream) 
 //   workspace          f32 (16, 256)         arena + 1,646,848   cuDNN's and cuBLASLt's scratch (their algorithms fit it)
 //   input_gradient_23  f32 (32, 32, 16, 16)  arena + 20,062,464  d(output), read by backward
 //   input_gradient_15  f32 (32, 16, 32, 32)  arena + 14,819,584  d(input), written by backward
-constexpr k::Conv2dGeometry conv_15_geometry{
-    .batch = 32, .in_channels = 16, .in_height = 32, .in_width = 32,
-    .out_channels = 32, .out_height = 16, .out_width = 16,
-    .kernel_h = 1, .kernel_w = 1, .stride_h = 2, .stride_w = 2,
-    .pad_h = 0, .pad_w = 0};
+constexpr k::Conv2dGeometry conv_15_geometry{.batch = 32,
+                                             .in_channels = 16,
+                                             .in_height = 32,
+                                             .in_width = 32,
+                                             .out_channels = 32,
+                                             .out_height = 16,
+                                             .out_width = 16,
+                                             .kernel_h = 1,
+                                             .kernel_w = 1,
+                                             .stride_h = 2,
+                                             .stride_w = 2,
+                                             .pad_h = 0,
+                                             .pad_w = 0};
 
 // One thread per output element: the bias, where the library did not fuse it.
 __global__ void forward_layer_15_epilogue(const float* __restrict__ bias, float* z) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 262'144)
     return;
-  k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 32, 256, true>(i / 256, i % 256, z, bias, z);
+  k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 32, 256, true>(i / 256, i % 256, z,
+                                                                             bias, z);
 }
 
 void forward_layer_15(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
-  const float* const x = f32(arena, 12'722'432);  // activation_7
+  const float* const x = f32(arena, 12'722'432);   // activation_7
   const float* const weight = f32(arena, 76'800);  // 15.weight
-  const float* const bias = f32(arena, 78'848);  // 15.bias
-  float* const z = f32(arena, 15'868'160);  // activation_15
+  const float* const bias = f32(arena, 78'848);    // 15.bias
+  float* const z = f32(arena, 15'868'160);         // activation_15
   lib.conv_15.forward(x, weight, bias, z, bytes(arena, 1'646'848));
   if (!lib.conv_15.forward_fused()) {  // cuDNN had no engine for the fused epilogue
     forward_layer_15_epilogue<<<g::blocks_for(262'144), g::block_threads, 0, stream>>>(bias, z);
@@ -837,12 +1029,12 @@ void forward_layer_15(std::byte* arena, const Libraries& lib, cudaStream_t strea
 
 void backward_layer_15(std::byte* arena, const Libraries& lib, cudaStream_t /*stream*/) {
   const float* const x = f32(arena, 12'722'432);  // activation_7
-  float* const dweight = f32(arena, 391'680);  // gradient of 15.weight
-  float* const dbias = f32(arena, 393'728);  // gradient of 15.bias
-  float* const dz = f32(arena, 20'062'464);  // input_gradient_23: d(Conv2d output)
+  float* const dweight = f32(arena, 391'680);     // gradient of 15.weight
+  float* const dbias = f32(arena, 393'728);       // gradient of 15.bias
+  float* const dz = f32(arena, 20'062'464);       // input_gradient_23: d(Conv2d output)
   lib.conv_15.backward_weights(x, dz, dweight, dbias, bytes(arena, 1'646'848));
   const float* const weight = f32(arena, 76'800);  // 15.weight
-  float* const dx = f32(arena, 14'819'584);  // input_gradient_15
+  float* const dx = f32(arena, 14'819'584);        // input_gradient_15
   lib.conv_15.backward_input(dz, weight, dx, bytes(arena, 1'646'848));
 }
 
@@ -857,19 +1049,19 @@ void backward_layer_15(std::byte* arena, const Libraries& lib, cudaStream_t /*st
 void forward_layers_16_17(std::byte* arena, const Libraries&, cudaStream_t stream) {
   const float* const a = f32(arena, 14'819'584);  // activation_14
   const float* const b = f32(arena, 15'868'160);  // activation_15
-  float* const y = f32(arena, 14'819'584);  // activation_14 (in place)
+  float* const y = f32(arena, 14'819'584);        // activation_14 (in place)
   // y = ReLU(a + b), per element.
-  g::for_each<262'144>(stream, "forward_layers_16_17", [=] __device__(index_t i) {
-    k::residual_add_forward<k::ReLU>(i, a, b, y);
-  });
+  g::for_each<262'144>(stream, "forward_layers_16_17",
+                       [=] __device__(index_t i) { k::residual_add_forward<k::ReLU>(i, a, b, y); });
 }
 
 void backward_layers_16_17(std::byte* arena, const Libraries&, cudaStream_t stream) {
-  float* const dy = f32(arena, 20'062'464);  // input_gradient_23
+  float* const dy = f32(arena, 20'062'464);       // input_gradient_23
   const float* const y = f32(arena, 14'819'584);  // activation_14, saved
   // d(sum) = ReLU'(y) · dy, per element, in place.
   g::for_each<262'144>(stream, "backward_layers_16_17", [=] __device__(index_t i) {
-    k::residual_add_backward<k::ReLU, k::GradientWrite::same_buffer, k::GradientWrite::same_buffer>(i, y, dy, nullptr, nullptr);
+    k::residual_add_backward<k::ReLU, k::GradientWrite::same_buffer, k::GradientWrite::same_buffer>(
+        i, y, dy, nullptr, nullptr);
   });
 }
 
@@ -883,14 +1075,25 @@ void backward_layers_16_17(std::byte* arena, const Libraries&, cudaStream_t stre
 //   activation_18      f32 (32, 64, 8, 8)    arena + 15,868,160  Conv2d output
 //   input_gradient_19  f32 (32, 64, 8, 8)    arena + 16,392,448  d(output), read by backward
 //   input_gradient_23  f32 (32, 32, 16, 16)  arena + 20,062,464  d(input), written by backward
-constexpr k::Conv2dGeometry conv_18{
-    .batch = 32, .in_channels = 32, .in_height = 16, .in_width = 16,
-    .out_channels = 64, .out_height = 8, .out_width = 8,
-    .kernel_h = 3, .kernel_w = 3, .stride_h = 2, .stride_w = 2,
-    .pad_h = 0, .pad_w = 0, .groups = 1};
+constexpr k::Conv2dGeometry conv_18{.batch = 32,
+                                    .in_channels = 32,
+                                    .in_height = 16,
+                                    .in_width = 16,
+                                    .out_channels = 64,
+                                    .out_height = 8,
+                                    .out_width = 8,
+                                    .kernel_h = 3,
+                                    .kernel_w = 3,
+                                    .stride_h = 2,
+                                    .stride_w = 2,
+                                    .pad_h = 0,
+                                    .pad_w = 0,
+                                    .groups = 1};
 
 // One thread per output element.
-__global__ void forward_layer_18_kernel(const float* __restrict__ x, const float* __restrict__ weight, const float* __restrict__ bias, float* __restrict__ y) {
+__global__ void forward_layer_18_kernel(const float* __restrict__ x,
+                                        const float* __restrict__ weight,
+                                        const float* __restrict__ bias, float* __restrict__ y) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 131'072)
     return;
@@ -898,26 +1101,32 @@ __global__ void forward_layer_18_kernel(const float* __restrict__ x, const float
 }
 
 void forward_layer_18(std::byte* arena, const Libraries&, cudaStream_t stream) {
-  const float* const x = f32(arena, 14'819'584);  // activation_14
+  const float* const x = f32(arena, 14'819'584);   // activation_14
   const float* const weight = f32(arena, 78'976);  // 18.weight
-  const float* const bias = f32(arena, 152'704);  // 18.bias
-  float* const y = f32(arena, 15'868'160);  // activation_18
-  forward_layer_18_kernel<<<g::blocks_for(131'072), g::block_threads, 0, stream>>>(x, weight, bias, y);
+  const float* const bias = f32(arena, 152'704);   // 18.bias
+  float* const y = f32(arena, 15'868'160);         // activation_18
+  forward_layer_18_kernel<<<g::blocks_for(131'072), g::block_threads, 0, stream>>>(x, weight, bias,
+                                                                                   y);
   g::check_launch("forward_layer_18_kernel");
 }
 
 // One block per weight element: Σ over samples and output positions of dy · x.
-__global__ void __launch_bounds__(g::channel_threads) backward_layer_18_weight_kernel(const float* __restrict__ x, const float* __restrict__ dy, float* __restrict__ dweight) {
+__global__ void __launch_bounds__(g::channel_threads)
+    backward_layer_18_weight_kernel(const float* __restrict__ x, const float* __restrict__ dy,
+                                    float* __restrict__ dweight) {
   g::per_block::grouped_conv_backward_weight<conv_18>(x, dy, dweight);
 }
 
 // One block per channel: Σ over samples and positions of dy.
-__global__ void __launch_bounds__(g::channel_threads) backward_layer_18_bias_kernel(const float* __restrict__ dy, float* __restrict__ dbias) {
+__global__ void __launch_bounds__(g::channel_threads)
+    backward_layer_18_bias_kernel(const float* __restrict__ dy, float* __restrict__ dbias) {
   g::per_block::bias_gradient_channels<32, 64, 64>(dy, dbias);
 }
 
 // One thread per input element: it gathers dy · w from the outputs that read it.
-__global__ void backward_layer_18_input_kernel(const float* __restrict__ dy, const float* __restrict__ weight, float* __restrict__ dx) {
+__global__ void backward_layer_18_input_kernel(const float* __restrict__ dy,
+                                               const float* __restrict__ weight,
+                                               float* __restrict__ dx) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 262'144)
     return;
@@ -925,17 +1134,18 @@ __global__ void backward_layer_18_input_kernel(const float* __restrict__ dy, con
 }
 
 void backward_layer_18(std::byte* arena, const Libraries&, cudaStream_t stream) {
-  const float* const x = f32(arena, 14'819'584);  // activation_14
+  const float* const x = f32(arena, 14'819'584);   // activation_14
   const float* const dy = f32(arena, 16'392'448);  // input_gradient_19
-  float* const dweight = f32(arena, 393'856);  // gradient of 18.weight
+  float* const dweight = f32(arena, 393'856);      // gradient of 18.weight
   backward_layer_18_weight_kernel<<<18'432, g::channel_threads, 0, stream>>>(x, dy, dweight);
   g::check_launch("backward_layer_18_weight_kernel");
   float* const dbias = f32(arena, 467'584);  // gradient of 18.bias
   backward_layer_18_bias_kernel<<<64, g::channel_threads, 0, stream>>>(dy, dbias);
   g::check_launch("backward_layer_18_bias_kernel");
   const float* const weight = f32(arena, 78'976);  // 18.weight
-  float* const dx = f32(arena, 20'062'464);  // input_gradient_23 (added to)
-  backward_layer_18_input_kernel<<<g::blocks_for(262'144), g::block_threads, 0, stream>>>(dy, weight, dx);
+  float* const dx = f32(arena, 20'062'464);        // input_gradient_23 (added to)
+  backward_layer_18_input_kernel<<<g::blocks_for(262'144), g::block_threads, 0, stream>>>(
+      dy, weight, dx);
   g::check_launch("backward_layer_18_input_kernel");
 }
 
@@ -952,16 +1162,24 @@ void backward_layer_18(std::byte* arena, const Libraries&, cudaStream_t stream) 
 //   activation_19           f32 (32, 64, 8, 8)  arena + 16,392,448  BatchNorm2d output, then ReLU output (saved)
 //   input_gradient_21       f32 (32, 64, 8, 8)  arena + 21,111,040  d(output), read by backward
 //   input_gradient_19       f32 (32, 64, 8, 8)  arena + 16,392,448  d(input), written by backward
-constexpr k::BatchNormGeometry norm_19{
-    .batch = 32, .channels = 64, .positions = 64, .epsilon = 0.00100000005f, .momentum = 0.00999999978f};
+constexpr k::BatchNormGeometry norm_19{.batch = 32,
+                                       .channels = 64,
+                                       .positions = 64,
+                                       .epsilon = 0.00100000005f,
+                                       .momentum = 0.00999999978f};
 
 // One block per channel: the batch mean and 1/√(var + ε), and the running statistics' update.
-__global__ void __launch_bounds__(g::channel_threads) forward_layers_19_20_statistics_kernel(const float* __restrict__ x, float* __restrict__ stats, float* __restrict__ running) {
+__global__ void __launch_bounds__(g::channel_threads)
+    forward_layers_19_20_statistics_kernel(const float* __restrict__ x, float* __restrict__ stats,
+                                           float* __restrict__ running) {
   g::per_block::batch_norm_statistics<norm_19>(x, stats, running);
 }
 
 // One thread per element: normalise, then k::ReLU.
-__global__ void forward_layers_19_20_kernel(const float* __restrict__ x, const float* __restrict__ stats, const float* __restrict__ gamma, const float* __restrict__ beta, float* __restrict__ y) {
+__global__ void forward_layers_19_20_kernel(const float* __restrict__ x,
+                                            const float* __restrict__ stats,
+                                            const float* __restrict__ gamma,
+                                            const float* __restrict__ beta, float* __restrict__ y) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 131'072)
     return;
@@ -969,7 +1187,11 @@ __global__ void forward_layers_19_20_kernel(const float* __restrict__ x, const f
 }
 
 // One thread per element, in evaluation: the running statistics.
-__global__ void forward_layers_19_20_inference_kernel(const float* __restrict__ x, const float* __restrict__ running, const float* __restrict__ gamma, const float* __restrict__ beta, float* __restrict__ y) {
+__global__ void forward_layers_19_20_inference_kernel(const float* __restrict__ x,
+                                                      const float* __restrict__ running,
+                                                      const float* __restrict__ gamma,
+                                                      const float* __restrict__ beta,
+                                                      float* __restrict__ y) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 131'072)
     return;
@@ -977,30 +1199,39 @@ __global__ void forward_layers_19_20_inference_kernel(const float* __restrict__ 
 }
 
 void forward_layers_19_20(std::byte* arena, const Libraries&, cudaStream_t stream, bool training) {
-  const float* const x = f32(arena, 15'868'160);  // activation_18
+  const float* const x = f32(arena, 15'868'160);   // activation_18
   const float* const gamma = f32(arena, 152'960);  // 19.weight (γ)
-  const float* const beta = f32(arena, 153'216);  // 19.bias (β)
+  const float* const beta = f32(arena, 153'216);   // 19.bias (β)
   float* const running = f32(arena, 313'728);  // non_trainable: running mean, then running variance
-  float* const y = f32(arena, 16'392'448);  // activation_19
+  float* const y = f32(arena, 16'392'448);     // activation_19
   if (!training) {
-    forward_layers_19_20_inference_kernel<<<g::blocks_for(131'072), g::block_threads, 0, stream>>>(x, running, gamma, beta, y);
+    forward_layers_19_20_inference_kernel<<<g::blocks_for(131'072), g::block_threads, 0, stream>>>(
+        x, running, gamma, beta, y);
     g::check_launch("forward_layers_19_20_inference_kernel");
     return;
   }
   float* const stats = f32(arena, 22'683'904);  // batch_statistics_19: mean, then 1/√(var + ε)
   forward_layers_19_20_statistics_kernel<<<64, g::channel_threads, 0, stream>>>(x, stats, running);
   g::check_launch("forward_layers_19_20_statistics_kernel");
-  forward_layers_19_20_kernel<<<g::blocks_for(131'072), g::block_threads, 0, stream>>>(x, stats, gamma, beta, y);
+  forward_layers_19_20_kernel<<<g::blocks_for(131'072), g::block_threads, 0, stream>>>(
+      x, stats, gamma, beta, y);
   g::check_launch("forward_layers_19_20_kernel");
 }
 
 // One block per channel: d = act'(y)·dy left in dy, Σd into dβ and Σ d·x̂ into dγ.
-__global__ void __launch_bounds__(g::channel_threads) backward_layers_19_20_sums_kernel(const float* __restrict__ x, const float* __restrict__ y, const float* __restrict__ stats, float* __restrict__ dy, float* __restrict__ dgamma, float* __restrict__ dbeta) {
+__global__ void __launch_bounds__(g::channel_threads)
+    backward_layers_19_20_sums_kernel(const float* __restrict__ x, const float* __restrict__ y,
+                                      const float* __restrict__ stats, float* __restrict__ dy,
+                                      float* __restrict__ dgamma, float* __restrict__ dbeta) {
   g::per_block::batch_norm_backward_sums<norm_19, k::ReLU>(x, y, stats, dy, dgamma, dbeta);
 }
 
 // One thread per element: dx from d and the channel's two sums.
-__global__ void backward_layers_19_20_kernel(const float* __restrict__ x, const float* __restrict__ stats, const float* __restrict__ gamma, const float* dy, const float* __restrict__ dgamma, const float* __restrict__ dbeta, float* dx) {
+__global__ void backward_layers_19_20_kernel(const float* __restrict__ x,
+                                             const float* __restrict__ stats,
+                                             const float* __restrict__ gamma, const float* dy,
+                                             const float* __restrict__ dgamma,
+                                             const float* __restrict__ dbeta, float* dx) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 131'072)
     return;
@@ -1009,16 +1240,20 @@ __global__ void backward_layers_19_20_kernel(const float* __restrict__ x, const 
 
 void backward_layers_19_20(std::byte* arena, const Libraries&, cudaStream_t stream) {
   const float* const x = f32(arena, 15'868'160);  // activation_18
-  const float* const stats = f32(arena, 22'683'904);  // batch_statistics_19: mean, then 1/√(var + ε)
+  const float* const stats =
+      f32(arena, 22'683'904);  // batch_statistics_19: mean, then 1/√(var + ε)
   const float* const gamma = f32(arena, 152'960);  // 19.weight (γ)
-  float* const dy = f32(arena, 21'111'040);  // input_gradient_21: d(ReLU output), then d(BatchNorm output)
-  float* const dgamma = f32(arena, 467'840);  // gradient of 19.weight (γ)
-  float* const dbeta = f32(arena, 468'096);  // gradient of 19.bias (β)
+  float* const dy =
+      f32(arena, 21'111'040);  // input_gradient_21: d(ReLU output), then d(BatchNorm output)
+  float* const dgamma = f32(arena, 467'840);      // gradient of 19.weight (γ)
+  float* const dbeta = f32(arena, 468'096);       // gradient of 19.bias (β)
   const float* const y = f32(arena, 16'392'448);  // activation_19, saved
-  backward_layers_19_20_sums_kernel<<<64, g::channel_threads, 0, stream>>>(x, y, stats, dy, dgamma, dbeta);
+  backward_layers_19_20_sums_kernel<<<64, g::channel_threads, 0, stream>>>(x, y, stats, dy, dgamma,
+                                                                           dbeta);
   g::check_launch("backward_layers_19_20_sums_kernel");
   float* const dx = f32(arena, 16'392'448);  // input_gradient_19
-  backward_layers_19_20_kernel<<<g::blocks_for(131'072), g::block_threads, 0, stream>>>(x, stats, gamma, dy, dgamma, dbeta, dx);
+  backward_layers_19_20_kernel<<<g::blocks_for(131'072), g::block_threads, 0, stream>>>(
+      x, stats, gamma, dy, dgamma, dbeta, dx);
   g::check_launch("backward_layers_19_20_kernel");
 }
 
@@ -1033,25 +1268,34 @@ void backward_layers_19_20(std::byte* arena, const Libraries&, cudaStream_t stre
 //   workspace          f32 (576, 64)       arena + 1,646,848   cuDNN's and cuBLASLt's scratch (their algorithms fit it)
 //   input_gradient_22  f32 (32, 64, 8, 8)  arena + 22,159,616  d(output), read by backward
 //   input_gradient_21  f32 (32, 64, 8, 8)  arena + 21,111,040  d(input), written by backward
-constexpr k::Conv2dGeometry conv_21_geometry{
-    .batch = 32, .in_channels = 64, .in_height = 8, .in_width = 8,
-    .out_channels = 64, .out_height = 8, .out_width = 8,
-    .kernel_h = 3, .kernel_w = 3, .stride_h = 1, .stride_w = 1,
-    .pad_h = 1, .pad_w = 1};
+constexpr k::Conv2dGeometry conv_21_geometry{.batch = 32,
+                                             .in_channels = 64,
+                                             .in_height = 8,
+                                             .in_width = 8,
+                                             .out_channels = 64,
+                                             .out_height = 8,
+                                             .out_width = 8,
+                                             .kernel_h = 3,
+                                             .kernel_w = 3,
+                                             .stride_h = 1,
+                                             .stride_w = 1,
+                                             .pad_h = 1,
+                                             .pad_w = 1};
 
 // One thread per output element: the bias, where the library did not fuse it.
 __global__ void forward_layer_21_epilogue(const float* __restrict__ bias, float* z) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 131'072)
     return;
-  k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 64, 64, true>(i / 64, i % 64, z, bias, z);
+  k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 64, 64, true>(i / 64, i % 64, z, bias,
+                                                                            z);
 }
 
 void forward_layer_21(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
-  const float* const x = f32(arena, 16'392'448);  // activation_19
+  const float* const x = f32(arena, 16'392'448);    // activation_19
   const float* const weight = f32(arena, 153'472);  // 21.weight
-  const float* const bias = f32(arena, 300'928);  // 21.bias
-  float* const z = f32(arena, 21'111'040);  // activation_21
+  const float* const bias = f32(arena, 300'928);    // 21.bias
+  float* const z = f32(arena, 21'111'040);          // activation_21
   lib.conv_21.forward(x, weight, bias, z, bytes(arena, 1'646'848));
   if (!lib.conv_21.forward_fused()) {  // cuDNN had no engine for the fused epilogue
     forward_layer_21_epilogue<<<g::blocks_for(131'072), g::block_threads, 0, stream>>>(bias, z);
@@ -1061,12 +1305,12 @@ void forward_layer_21(std::byte* arena, const Libraries& lib, cudaStream_t strea
 
 void backward_layer_21(std::byte* arena, const Libraries& lib, cudaStream_t /*stream*/) {
   const float* const x = f32(arena, 16'392'448);  // activation_19
-  float* const dweight = f32(arena, 468'352);  // gradient of 21.weight
-  float* const dbias = f32(arena, 615'808);  // gradient of 21.bias
-  float* const dz = f32(arena, 22'159'616);  // input_gradient_22: d(Conv2d output)
+  float* const dweight = f32(arena, 468'352);     // gradient of 21.weight
+  float* const dbias = f32(arena, 615'808);       // gradient of 21.bias
+  float* const dz = f32(arena, 22'159'616);       // input_gradient_22: d(Conv2d output)
   lib.conv_21.backward_weights(x, dz, dweight, dbias, bytes(arena, 1'646'848));
   const float* const weight = f32(arena, 153'472);  // 21.weight
-  float* const dx = f32(arena, 21'111'040);  // input_gradient_21
+  float* const dx = f32(arena, 21'111'040);         // input_gradient_21
   lib.conv_21.backward_input(dz, weight, dx, bytes(arena, 1'646'848));
 }
 
@@ -1082,16 +1326,24 @@ void backward_layer_21(std::byte* arena, const Libraries& lib, cudaStream_t /*st
 //   activation_22           f32 (32, 64, 8, 8)  arena + 20,062,464  BatchNorm2d output
 //   input_gradient_26       f32 (32, 64, 8, 8)  arena + 21,635,328  d(output), read by backward
 //   input_gradient_22       f32 (32, 64, 8, 8)  arena + 22,159,616  d(input), written by backward
-constexpr k::BatchNormGeometry norm_22{
-    .batch = 32, .channels = 64, .positions = 64, .epsilon = 0.00100000005f, .momentum = 0.00999999978f};
+constexpr k::BatchNormGeometry norm_22{.batch = 32,
+                                       .channels = 64,
+                                       .positions = 64,
+                                       .epsilon = 0.00100000005f,
+                                       .momentum = 0.00999999978f};
 
 // One block per channel: the batch mean and 1/√(var + ε), and the running statistics' update.
-__global__ void __launch_bounds__(g::channel_threads) forward_layer_22_statistics_kernel(const float* __restrict__ x, float* __restrict__ stats, float* __restrict__ running) {
+__global__ void __launch_bounds__(g::channel_threads)
+    forward_layer_22_statistics_kernel(const float* __restrict__ x, float* __restrict__ stats,
+                                       float* __restrict__ running) {
   g::per_block::batch_norm_statistics<norm_22>(x, stats, running);
 }
 
 // One thread per element: normalise, then k::Identity.
-__global__ void forward_layer_22_kernel(const float* __restrict__ x, const float* __restrict__ stats, const float* __restrict__ gamma, const float* __restrict__ beta, float* __restrict__ y) {
+__global__ void forward_layer_22_kernel(const float* __restrict__ x,
+                                        const float* __restrict__ stats,
+                                        const float* __restrict__ gamma,
+                                        const float* __restrict__ beta, float* __restrict__ y) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 131'072)
     return;
@@ -1099,7 +1351,11 @@ __global__ void forward_layer_22_kernel(const float* __restrict__ x, const float
 }
 
 // One thread per element, in evaluation: the running statistics.
-__global__ void forward_layer_22_inference_kernel(const float* __restrict__ x, const float* __restrict__ running, const float* __restrict__ gamma, const float* __restrict__ beta, float* __restrict__ y) {
+__global__ void forward_layer_22_inference_kernel(const float* __restrict__ x,
+                                                  const float* __restrict__ running,
+                                                  const float* __restrict__ gamma,
+                                                  const float* __restrict__ beta,
+                                                  float* __restrict__ y) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 131'072)
     return;
@@ -1107,30 +1363,39 @@ __global__ void forward_layer_22_inference_kernel(const float* __restrict__ x, c
 }
 
 void forward_layer_22(std::byte* arena, const Libraries&, cudaStream_t stream, bool training) {
-  const float* const x = f32(arena, 21'111'040);  // activation_21
+  const float* const x = f32(arena, 21'111'040);   // activation_21
   const float* const gamma = f32(arena, 301'184);  // 22.weight (γ)
-  const float* const beta = f32(arena, 301'440);  // 22.bias (β)
+  const float* const beta = f32(arena, 301'440);   // 22.bias (β)
   float* const running = f32(arena, 314'240);  // non_trainable: running mean, then running variance
-  float* const y = f32(arena, 20'062'464);  // activation_22
+  float* const y = f32(arena, 20'062'464);     // activation_22
   if (!training) {
-    forward_layer_22_inference_kernel<<<g::blocks_for(131'072), g::block_threads, 0, stream>>>(x, running, gamma, beta, y);
+    forward_layer_22_inference_kernel<<<g::blocks_for(131'072), g::block_threads, 0, stream>>>(
+        x, running, gamma, beta, y);
     g::check_launch("forward_layer_22_inference_kernel");
     return;
   }
   float* const stats = f32(arena, 22'684'416);  // batch_statistics_22: mean, then 1/√(var + ε)
   forward_layer_22_statistics_kernel<<<64, g::channel_threads, 0, stream>>>(x, stats, running);
   g::check_launch("forward_layer_22_statistics_kernel");
-  forward_layer_22_kernel<<<g::blocks_for(131'072), g::block_threads, 0, stream>>>(x, stats, gamma, beta, y);
+  forward_layer_22_kernel<<<g::blocks_for(131'072), g::block_threads, 0, stream>>>(x, stats, gamma,
+                                                                                   beta, y);
   g::check_launch("forward_layer_22_kernel");
 }
 
 // One block per channel: d = act'(y)·dy left in dy, Σd into dβ and Σ d·x̂ into dγ.
-__global__ void __launch_bounds__(g::channel_threads) backward_layer_22_sums_kernel(const float* __restrict__ x, const float* __restrict__ y, const float* __restrict__ stats, float* __restrict__ dy, float* __restrict__ dgamma, float* __restrict__ dbeta) {
+__global__ void __launch_bounds__(g::channel_threads)
+    backward_layer_22_sums_kernel(const float* __restrict__ x, const float* __restrict__ y,
+                                  const float* __restrict__ stats, float* __restrict__ dy,
+                                  float* __restrict__ dgamma, float* __restrict__ dbeta) {
   g::per_block::batch_norm_backward_sums<norm_22, k::Identity>(x, y, stats, dy, dgamma, dbeta);
 }
 
 // One thread per element: dx from d and the channel's two sums.
-__global__ void backward_layer_22_kernel(const float* __restrict__ x, const float* __restrict__ stats, const float* __restrict__ gamma, const float* dy, const float* __restrict__ dgamma, const float* __restrict__ dbeta, float* dx) {
+__global__ void backward_layer_22_kernel(const float* __restrict__ x,
+                                         const float* __restrict__ stats,
+                                         const float* __restrict__ gamma, const float* dy,
+                                         const float* __restrict__ dgamma,
+                                         const float* __restrict__ dbeta, float* dx) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 131'072)
     return;
@@ -1139,16 +1404,19 @@ __global__ void backward_layer_22_kernel(const float* __restrict__ x, const floa
 
 void backward_layer_22(std::byte* arena, const Libraries&, cudaStream_t stream) {
   const float* const x = f32(arena, 21'111'040);  // activation_21
-  const float* const stats = f32(arena, 22'684'416);  // batch_statistics_22: mean, then 1/√(var + ε)
+  const float* const stats =
+      f32(arena, 22'684'416);  // batch_statistics_22: mean, then 1/√(var + ε)
   const float* const gamma = f32(arena, 301'184);  // 22.weight (γ)
-  float* const dy = f32(arena, 21'635'328);  // input_gradient_26: d(output)
-  float* const dgamma = f32(arena, 616'064);  // gradient of 22.weight (γ)
-  float* const dbeta = f32(arena, 616'320);  // gradient of 22.bias (β)
-  
-  backward_layer_22_sums_kernel<<<64, g::channel_threads, 0, stream>>>(x, nullptr, stats, dy, dgamma, dbeta);
+  float* const dy = f32(arena, 21'635'328);        // input_gradient_26: d(output)
+  float* const dgamma = f32(arena, 616'064);       // gradient of 22.weight (γ)
+  float* const dbeta = f32(arena, 616'320);        // gradient of 22.bias (β)
+
+  backward_layer_22_sums_kernel<<<64, g::channel_threads, 0, stream>>>(x, nullptr, stats, dy,
+                                                                       dgamma, dbeta);
   g::check_launch("backward_layer_22_sums_kernel");
   float* const dx = f32(arena, 22'159'616);  // input_gradient_22
-  backward_layer_22_kernel<<<g::blocks_for(131'072), g::block_threads, 0, stream>>>(x, stats, gamma, dy, dgamma, dbeta, dx);
+  backward_layer_22_kernel<<<g::blocks_for(131'072), g::block_threads, 0, stream>>>(
+      x, stats, gamma, dy, dgamma, dbeta, dx);
   g::check_launch("backward_layer_22_kernel");
 }
 
@@ -1163,25 +1431,34 @@ void backward_layer_22(std::byte* arena, const Libraries&, cudaStream_t stream) 
 //   workspace          f32 (32, 64)          arena + 1,646,848   cuDNN's and cuBLASLt's scratch (their algorithms fit it)
 //   input_gradient_26  f32 (32, 64, 8, 8)    arena + 21,635,328  d(output), read by backward
 //   input_gradient_23  f32 (32, 32, 16, 16)  arena + 20,062,464  d(input), written by backward
-constexpr k::Conv2dGeometry conv_23_geometry{
-    .batch = 32, .in_channels = 32, .in_height = 16, .in_width = 16,
-    .out_channels = 64, .out_height = 8, .out_width = 8,
-    .kernel_h = 1, .kernel_w = 1, .stride_h = 2, .stride_w = 2,
-    .pad_h = 0, .pad_w = 0};
+constexpr k::Conv2dGeometry conv_23_geometry{.batch = 32,
+                                             .in_channels = 32,
+                                             .in_height = 16,
+                                             .in_width = 16,
+                                             .out_channels = 64,
+                                             .out_height = 8,
+                                             .out_width = 8,
+                                             .kernel_h = 1,
+                                             .kernel_w = 1,
+                                             .stride_h = 2,
+                                             .stride_w = 2,
+                                             .pad_h = 0,
+                                             .pad_w = 0};
 
 // One thread per output element: the bias, where the library did not fuse it.
 __global__ void forward_layer_23_epilogue(const float* __restrict__ bias, float* z) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 131'072)
     return;
-  k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 64, 64, true>(i / 64, i % 64, z, bias, z);
+  k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 64, 64, true>(i / 64, i % 64, z, bias,
+                                                                            z);
 }
 
 void forward_layer_23(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
-  const float* const x = f32(arena, 14'819'584);  // activation_14
+  const float* const x = f32(arena, 14'819'584);    // activation_14
   const float* const weight = f32(arena, 301'696);  // 23.weight
-  const float* const bias = f32(arena, 309'888);  // 23.bias
-  float* const z = f32(arena, 20'586'752);  // activation_23
+  const float* const bias = f32(arena, 309'888);    // 23.bias
+  float* const z = f32(arena, 20'586'752);          // activation_23
   lib.conv_23.forward(x, weight, bias, z, bytes(arena, 1'646'848));
   if (!lib.conv_23.forward_fused()) {  // cuDNN had no engine for the fused epilogue
     forward_layer_23_epilogue<<<g::blocks_for(131'072), g::block_threads, 0, stream>>>(bias, z);
@@ -1191,12 +1468,12 @@ void forward_layer_23(std::byte* arena, const Libraries& lib, cudaStream_t strea
 
 void backward_layer_23(std::byte* arena, const Libraries& lib, cudaStream_t /*stream*/) {
   const float* const x = f32(arena, 14'819'584);  // activation_14
-  float* const dweight = f32(arena, 616'576);  // gradient of 23.weight
-  float* const dbias = f32(arena, 624'768);  // gradient of 23.bias
-  float* const dz = f32(arena, 21'635'328);  // input_gradient_26: d(Conv2d output)
+  float* const dweight = f32(arena, 616'576);     // gradient of 23.weight
+  float* const dbias = f32(arena, 624'768);       // gradient of 23.bias
+  float* const dz = f32(arena, 21'635'328);       // input_gradient_26: d(Conv2d output)
   lib.conv_23.backward_weights(x, dz, dweight, dbias, bytes(arena, 1'646'848));
   const float* const weight = f32(arena, 301'696);  // 23.weight
-  float* const dx = f32(arena, 20'062'464);  // input_gradient_23
+  float* const dx = f32(arena, 20'062'464);         // input_gradient_23
   lib.conv_23.backward_input(dz, weight, dx, bytes(arena, 1'646'848));
 }
 
@@ -1211,19 +1488,19 @@ void backward_layer_23(std::byte* arena, const Libraries& lib, cudaStream_t /*st
 void forward_layers_24_25(std::byte* arena, const Libraries&, cudaStream_t stream) {
   const float* const a = f32(arena, 20'062'464);  // activation_22
   const float* const b = f32(arena, 20'586'752);  // activation_23
-  float* const y = f32(arena, 20'062'464);  // activation_22 (in place)
+  float* const y = f32(arena, 20'062'464);        // activation_22 (in place)
   // y = ReLU(a + b), per element.
-  g::for_each<131'072>(stream, "forward_layers_24_25", [=] __device__(index_t i) {
-    k::residual_add_forward<k::ReLU>(i, a, b, y);
-  });
+  g::for_each<131'072>(stream, "forward_layers_24_25",
+                       [=] __device__(index_t i) { k::residual_add_forward<k::ReLU>(i, a, b, y); });
 }
 
 void backward_layers_24_25(std::byte* arena, const Libraries&, cudaStream_t stream) {
-  float* const dy = f32(arena, 21'635'328);  // input_gradient_26
+  float* const dy = f32(arena, 21'635'328);       // input_gradient_26
   const float* const y = f32(arena, 20'062'464);  // activation_22, saved
   // d(sum) = ReLU'(y) · dy, per element, in place.
   g::for_each<131'072>(stream, "backward_layers_24_25", [=] __device__(index_t i) {
-    k::residual_add_backward<k::ReLU, k::GradientWrite::same_buffer, k::GradientWrite::same_buffer>(i, y, dy, nullptr, nullptr);
+    k::residual_add_backward<k::ReLU, k::GradientWrite::same_buffer, k::GradientWrite::same_buffer>(
+        i, y, dy, nullptr, nullptr);
   });
 }
 
@@ -1235,7 +1512,7 @@ void backward_layers_24_25(std::byte* arena, const Libraries&, cudaStream_t stre
 
 void forward_layer_26(std::byte* arena, const Libraries&, cudaStream_t stream) {
   const float* const x = f32(arena, 20'062'464);  // activation_22
-  float* const y = f32(arena, 20'586'752);  // activation_26
+  float* const y = f32(arena, 20'586'752);        // activation_26
   // Each (sample, channel) plane: its mean.
   g::for_each<2'048>(stream, "forward_layer_26", [=] __device__(index_t plane) {
     k::global_avg_pool_forward<64>(plane, x, y);
@@ -1244,7 +1521,7 @@ void forward_layer_26(std::byte* arena, const Libraries&, cudaStream_t stream) {
 
 void backward_layer_26(std::byte* arena, const Libraries&, cudaStream_t stream) {
   const float* const dy = f32(arena, 20'594'944);  // input_gradient_27
-  float* const dx = f32(arena, 21'635'328);  // input_gradient_26
+  float* const dx = f32(arena, 21'635'328);        // input_gradient_26
   // Each input element: its plane's gradient over the plane's size.
   g::for_each<131'072>(stream, "backward_layer_26", [=] __device__(index_t i) {
     k::global_avg_pool_backward<64, false>(i, dy, dx);
@@ -1267,14 +1544,15 @@ __global__ void forward_layer_27_epilogue(const float* __restrict__ bias, float*
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 320)
     return;
-  k::bias_activation_forward<k::Identity, k::BiasAlong::positions, 10, 10, true>(i / 10, i % 10, z, bias, z);
+  k::bias_activation_forward<k::Identity, k::BiasAlong::positions, 10, 10, true>(i / 10, i % 10, z,
+                                                                                 bias, z);
 }
 
 void forward_layer_27(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
-  const float* const x = f32(arena, 20'586'752);  // activation_26
+  const float* const x = f32(arena, 20'586'752);    // activation_26
   const float* const weight = f32(arena, 310'144);  // 27.weight
-  const float* const bias = f32(arena, 312'704);  // 27.bias
-  float* const z = f32(arena, 20'594'944);  // activation_27
+  const float* const bias = f32(arena, 312'704);    // 27.bias
+  float* const z = f32(arena, 20'594'944);          // activation_27
   lib.linear_27.forward(x, weight, bias, z, bytes(arena, 1'646'848));
   if (!lib.linear_27.forward_fused()) {  // cuBLASLt had no engine for the fused epilogue
     forward_layer_27_epilogue<<<g::blocks_for(320), g::block_threads, 0, stream>>>(bias, z);
@@ -1284,22 +1562,22 @@ void forward_layer_27(std::byte* arena, const Libraries& lib, cudaStream_t strea
 
 void backward_layer_27(std::byte* arena, const Libraries& lib, cudaStream_t /*stream*/) {
   const float* const x = f32(arena, 20'586'752);  // activation_26
-  float* const dweight = f32(arena, 625'024);  // gradient of 27.weight
-  float* const dbias = f32(arena, 627'584);  // gradient of 27.bias
-  float* const dz = f32(arena, 20'603'136);  // loss_gradient: d(Linear output)
+  float* const dweight = f32(arena, 625'024);     // gradient of 27.weight
+  float* const dbias = f32(arena, 627'584);       // gradient of 27.bias
+  float* const dz = f32(arena, 20'603'136);       // loss_gradient: d(Linear output)
   lib.linear_27.backward_weights(x, dz, dweight, dbias, bytes(arena, 1'646'848));
   const float* const weight = f32(arena, 310'144);  // 27.weight
-  float* const dx = f32(arena, 20'594'944);  // input_gradient_27
+  float* const dx = f32(arena, 20'594'944);         // input_gradient_27
   lib.linear_27.backward_input(dz, weight, dx, bytes(arena, 1'646'848));
 }
 
 // ==== Loss: softmax + cross-entropy over the logits (32, 10), forward and backward ===============
 void loss_step(std::byte* arena, cudaStream_t stream) {
-  const float* const logits = f32(arena, 20'594'944);  // activation_27
+  const float* const logits = f32(arena, 20'594'944);        // activation_27
   const std::int32_t* const labels = i32(arena, 1'646'592);  // labels
-  float* const loss = f32(arena, 22'686'208);  // loss
-  std::int32_t* const predicted = i32(arena, 22'686'464);  // predictions
-  float* const dlogits = f32(arena, 20'603'136);  // loss_gradient
+  float* const loss = f32(arena, 22'686'208);                // loss
+  std::int32_t* const predicted = i32(arena, 22'686'464);    // predictions
+  float* const dlogits = f32(arena, 20'603'136);             // loss_gradient
   // Each sample: its loss, its predicted class and d(logits) of the batch mean.
   g::for_each<32>(stream, "loss_step", [=] __device__(index_t n) {
     k::softmax_cross_entropy<32, 10>(n, logits, labels, loss, predicted, dlogits);
@@ -1308,10 +1586,10 @@ void loss_step(std::byte* arena, cudaStream_t stream) {
 
 // ==== Update: Adam over the whole contiguous parameter region, one pass ==========================
 void update(std::byte* arena, cudaStream_t stream) {
-  float* const params = f32(arena, 0);  // parameters
+  float* const params = f32(arena, 0);             // parameters
   const float* const grads = f32(arena, 314'880);  // gradients
-  float* const m = f32(arena, 627'712);  // optimizer_moment1
-  float* const v = f32(arena, 940'544);  // optimizer_moment2
+  float* const m = f32(arena, 627'712);            // optimizer_moment1
+  float* const v = f32(arena, 940'544);            // optimizer_moment2
   // Each parameter, with the step's scalars (learning rate, bias corrections).
   g::for_each<78'186>(stream, "update", [=] __device__(index_t i) {
     const k::OptimizerConstants& constants = optimizer_constants;
@@ -1322,13 +1600,21 @@ void update(std::byte* arena, cudaStream_t stream) {
 // ==== The step, in the plan's schedule ====================================================
 Libraries::Libraries(cudaStream_t stream)
     : handles(stream),
-      conv_0(handles, conv_0_geometry, g::ConvEpilogue::bias, g::Gradients::weights, 589'824, /*alignment=*/16),
-      conv_6(handles, conv_6_geometry, g::ConvEpilogue::bias, g::Gradients::weights_and_input, 589'824, /*alignment=*/16),
-      conv_13(handles, conv_13_geometry, g::ConvEpilogue::bias, g::Gradients::weights_and_input, 589'824, /*alignment=*/16),
-      conv_15(handles, conv_15_geometry, g::ConvEpilogue::bias, g::Gradients::weights_and_input, 589'824, /*alignment=*/16),
-      conv_21(handles, conv_21_geometry, g::ConvEpilogue::bias, g::Gradients::weights_and_input, 589'824, /*alignment=*/16),
-      conv_23(handles, conv_23_geometry, g::ConvEpilogue::bias, g::Gradients::weights_and_input, 589'824, /*alignment=*/16),
-      linear_27(handles, {.batch = 32, .in_features = 64, .out_features = 10}, g::LinearEpilogue::bias, g::Gradients::weights_and_input, /*bias_gradient=*/true, 589'824, /*alignment=*/16, /*bias_alignment=*/16) {}
+      conv_0(handles, conv_0_geometry, g::ConvEpilogue::bias, g::Gradients::weights, 589'824,
+             /*alignment=*/16),
+      conv_6(handles, conv_6_geometry, g::ConvEpilogue::bias, g::Gradients::weights_and_input,
+             589'824, /*alignment=*/16),
+      conv_13(handles, conv_13_geometry, g::ConvEpilogue::bias, g::Gradients::weights_and_input,
+              589'824, /*alignment=*/16),
+      conv_15(handles, conv_15_geometry, g::ConvEpilogue::bias, g::Gradients::weights_and_input,
+              589'824, /*alignment=*/16),
+      conv_21(handles, conv_21_geometry, g::ConvEpilogue::bias, g::Gradients::weights_and_input,
+              589'824, /*alignment=*/16),
+      conv_23(handles, conv_23_geometry, g::ConvEpilogue::bias, g::Gradients::weights_and_input,
+              589'824, /*alignment=*/16),
+      linear_27(handles, {.batch = 32, .in_features = 64, .out_features = 10},
+                g::LinearEpilogue::bias, g::Gradients::weights_and_input, /*bias_gradient=*/true,
+                589'824, /*alignment=*/16, /*bias_alignment=*/16) {}
 
 // `training`: BatchNorm normalises by the batch's statistics and updates the running ones,
 // and Dropout draws its masks; in evaluation both are their inference selves.

@@ -63,31 +63,40 @@ std::int32_t* i32(std::byte* arena, std::int64_t offset) {
 //   activation_0      f32 (32, 16, 32, 32)  arena + 2,236,672  Conv2d output
 //   workspace         f32 (27, 1024)        arena + 1,646,848  im2col of one sample
 //   input_gradient_1  f32 (32, 16, 32, 32)  arena + 4,333,824  d(output), read by backward
-constexpr k::Conv2dGeometry conv_0{
-    .batch = 32, .in_channels = 3, .in_height = 32, .in_width = 32,
-    .out_channels = 16, .out_height = 32, .out_width = 32,
-    .kernel_h = 3, .kernel_w = 3, .stride_h = 1, .stride_w = 1,
-    .pad_h = 1, .pad_w = 1};
+constexpr k::Conv2dGeometry conv_0{.batch = 32,
+                                   .in_channels = 3,
+                                   .in_height = 32,
+                                   .in_width = 32,
+                                   .out_channels = 16,
+                                   .out_height = 32,
+                                   .out_width = 32,
+                                   .kernel_h = 3,
+                                   .kernel_w = 3,
+                                   .stride_h = 1,
+                                   .stride_w = 1,
+                                   .pad_h = 1,
+                                   .pad_w = 1};
 
 void forward_layer_0(std::byte* arena, c::ThreadPool& pool) {
   const float* const x = f32(arena, 1'253'376);  // input
-  const float* const weight = f32(arena, 0);  // 0.weight
-  const float* const bias = f32(arena, 1'728);  // 0.bias
-  float* const z = f32(arena, 2'236'672);  // activation_0
-  float* const col = f32(arena, 1'646'848);  // workspace
+  const float* const weight = f32(arena, 0);     // 0.weight
+  const float* const bias = f32(arena, 1'728);   // 0.bias
+  float* const z = f32(arena, 2'236'672);        // activation_0
+  float* const col = f32(arena, 1'646'848);      // workspace
   c::conv2d_forward<conv_0, 1>(pool, x, weight, col, z, [&](index_t n, c::Range columns) {
     for (index_t row = n * 16; row < (n + 1) * 16; ++row)
       for (index_t p = columns.begin; p < columns.end; ++p)
-        k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 16, 1'024, true>(row, p, z, bias, z);
+        k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 16, 1'024, true>(row, p, z,
+                                                                                     bias, z);
   });
 }
 
 void backward_layer_0(std::byte* arena, c::ThreadPool& pool) {
   const float* const x = f32(arena, 1'253'376);  // input
-  float* const dweight = f32(arena, 314'880);  // gradient of 0.weight
-  float* const dbias = f32(arena, 316'608);  // gradient of 0.bias
-  float* const dz = f32(arena, 4'333'824);  // input_gradient_1: d(Conv2d output)
-  float* const col = f32(arena, 1'646'848);  // workspace
+  float* const dweight = f32(arena, 314'880);    // gradient of 0.weight
+  float* const dbias = f32(arena, 316'608);      // gradient of 0.bias
+  float* const dz = f32(arena, 4'333'824);       // input_gradient_1: d(Conv2d output)
+  float* const col = f32(arena, 1'646'848);      // workspace
   c::conv2d_backward_weights<conv_0, true>(pool, x, dz, col, dweight, dbias);
 }
 
@@ -104,15 +113,18 @@ void backward_layer_0(std::byte* arena, c::ThreadPool& pool) {
 //   activation_1            f32 (32, 16, 32, 32)  arena + 4,333,824   BatchNorm2d output, then ReLU output (saved)
 //   input2_gradient_8       f32 (32, 16, 32, 32)  arena + 12,722,432  d(output), read by backward
 //   input_gradient_1        f32 (32, 16, 32, 32)  arena + 4,333,824   d(input), written by backward
-constexpr k::BatchNormGeometry norm_1{
-    .batch = 32, .channels = 16, .positions = 1'024, .epsilon = 0.00100000005f, .momentum = 0.00999999978f};
+constexpr k::BatchNormGeometry norm_1{.batch = 32,
+                                      .channels = 16,
+                                      .positions = 1'024,
+                                      .epsilon = 0.00100000005f,
+                                      .momentum = 0.00999999978f};
 
 void forward_layers_1_2(std::byte* arena, c::ThreadPool& pool, const Pass& pass) {
   const float* const x = f32(arena, 2'236'672);  // activation_0
   const float* const gamma = f32(arena, 1'792);  // 1.weight (γ)
-  const float* const beta = f32(arena, 1'856);  // 1.bias (β)
+  const float* const beta = f32(arena, 1'856);   // 1.bias (β)
   float* const running = f32(arena, 312'832);  // non_trainable: running mean, then running variance
-  float* const y = f32(arena, 4'333'824);  // activation_1
+  float* const y = f32(arena, 4'333'824);      // activation_1
   if (!pass.training) {
     c::for_each(pool, 512, [&](index_t plane) {
       k::batch_norm_inference_plane<norm_1, k::ReLU>(plane, x, running, gamma, beta, y);
@@ -120,21 +132,21 @@ void forward_layers_1_2(std::byte* arena, c::ThreadPool& pool, const Pass& pass)
     return;
   }
   float* const stats = f32(arena, 22'684'928);  // batch_statistics_1: mean, then 1/√(var + ε)
-  c::for_each(pool, 16, [&](index_t ch) {
-    k::batch_norm_statistics<norm_1>(ch, x, stats, running);
-  });
+  c::for_each(pool, 16,
+              [&](index_t ch) { k::batch_norm_statistics<norm_1>(ch, x, stats, running); });
   c::for_each(pool, 512, [&](index_t plane) {
     k::batch_norm_forward_plane<norm_1, k::ReLU>(plane, x, stats, gamma, beta, y);
   });
 }
 
 void backward_layers_1_2(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 2'236'672);  // activation_0
+  const float* const x = f32(arena, 2'236'672);       // activation_0
   const float* const stats = f32(arena, 22'684'928);  // batch_statistics_1: mean, then 1/√(var + ε)
-  const float* const gamma = f32(arena, 1'792);  // 1.weight (γ)
-  float* const dy = f32(arena, 12'722'432);  // input2_gradient_8: d(ReLU output), then d(BatchNorm output)
-  float* const dgamma = f32(arena, 316'672);  // gradient of 1.weight (γ)
-  float* const dbeta = f32(arena, 316'736);  // gradient of 1.bias (β)
+  const float* const gamma = f32(arena, 1'792);       // 1.weight (γ)
+  float* const dy =
+      f32(arena, 12'722'432);  // input2_gradient_8: d(ReLU output), then d(BatchNorm output)
+  float* const dgamma = f32(arena, 316'672);     // gradient of 1.weight (γ)
+  float* const dbeta = f32(arena, 316'736);      // gradient of 1.bias (β)
   const float* const y = f32(arena, 4'333'824);  // activation_1, saved
   // Per channel: d = act'(y)·dy (left in dy), Σd into dβ and Σ d·x̂ into dγ.
   c::for_each(pool, 16, [&](index_t ch) {
@@ -142,7 +154,8 @@ void backward_layers_1_2(std::byte* arena, c::ThreadPool& pool) {
   });
   float* const dx = f32(arena, 4'333'824);  // input_gradient_1
   c::for_each(pool, 512, [&](index_t plane) {
-    k::batch_norm_backward_input_plane<norm_1, false>(plane, x, stats, gamma, dy, dgamma, dbeta, dx);
+    k::batch_norm_backward_input_plane<norm_1, false>(plane, x, stats, gamma, dy, dgamma, dbeta,
+                                                      dx);
   });
 }
 
@@ -157,33 +170,42 @@ void backward_layers_1_2(std::byte* arena, c::ThreadPool& pool) {
 //   workspace          f32 (144, 1024)       arena + 1,646,848   im2col of one sample
 //   input_gradient_4   f32 (32, 16, 32, 32)  arena + 8,528,128   d(output), read by backward
 //   input2_gradient_8  f32 (32, 16, 32, 32)  arena + 12,722,432  d(input), written by backward
-constexpr k::Conv2dGeometry conv_3{
-    .batch = 32, .in_channels = 16, .in_height = 32, .in_width = 32,
-    .out_channels = 16, .out_height = 32, .out_width = 32,
-    .kernel_h = 3, .kernel_w = 3, .stride_h = 1, .stride_w = 1,
-    .pad_h = 1, .pad_w = 1};
+constexpr k::Conv2dGeometry conv_3{.batch = 32,
+                                   .in_channels = 16,
+                                   .in_height = 32,
+                                   .in_width = 32,
+                                   .out_channels = 16,
+                                   .out_height = 32,
+                                   .out_width = 32,
+                                   .kernel_h = 3,
+                                   .kernel_w = 3,
+                                   .stride_h = 1,
+                                   .stride_w = 1,
+                                   .pad_h = 1,
+                                   .pad_w = 1};
 
 void forward_layer_3(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 4'333'824);  // activation_1
+  const float* const x = f32(arena, 4'333'824);   // activation_1
   const float* const weight = f32(arena, 1'920);  // 3.weight
-  const float* const bias = f32(arena, 11'136);  // 3.bias
-  float* const z = f32(arena, 6'430'976);  // activation_3
-  float* const col = f32(arena, 1'646'848);  // workspace
+  const float* const bias = f32(arena, 11'136);   // 3.bias
+  float* const z = f32(arena, 6'430'976);         // activation_3
+  float* const col = f32(arena, 1'646'848);       // workspace
   c::conv2d_forward<conv_3, 1>(pool, x, weight, col, z, [&](index_t n, c::Range columns) {
     for (index_t row = n * 16; row < (n + 1) * 16; ++row)
       for (index_t p = columns.begin; p < columns.end; ++p)
-        k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 16, 1'024, true>(row, p, z, bias, z);
+        k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 16, 1'024, true>(row, p, z,
+                                                                                     bias, z);
   });
 }
 
 void backward_layer_3(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 4'333'824);  // activation_1
-  float* const dweight = f32(arena, 316'800);  // gradient of 3.weight
-  float* const dbias = f32(arena, 326'016);  // gradient of 3.bias
-  float* const dz = f32(arena, 8'528'128);  // input_gradient_4: d(Conv2d output)
+  const float* const x = f32(arena, 4'333'824);   // activation_1
+  float* const dweight = f32(arena, 316'800);     // gradient of 3.weight
+  float* const dbias = f32(arena, 326'016);       // gradient of 3.bias
+  float* const dz = f32(arena, 8'528'128);        // input_gradient_4: d(Conv2d output)
   const float* const weight = f32(arena, 1'920);  // 3.weight
-  float* const dx = f32(arena, 12'722'432);  // input2_gradient_8
-  float* const col = f32(arena, 1'646'848);  // workspace
+  float* const dx = f32(arena, 12'722'432);       // input2_gradient_8
+  float* const col = f32(arena, 1'646'848);       // workspace
   c::conv2d_backward_weights<conv_3, true>(pool, x, dz, col, dweight, dbias);
   c::conv2d_backward_input<conv_3, true>(pool, dz, weight, col, dx);
 }
@@ -201,15 +223,18 @@ void backward_layer_3(std::byte* arena, c::ThreadPool& pool) {
 //   activation_4            f32 (32, 16, 32, 32)  arena + 8,528,128   BatchNorm2d output, then ReLU output (saved)
 //   input_gradient_6        f32 (32, 16, 32, 32)  arena + 10,625,280  d(output), read by backward
 //   input_gradient_4        f32 (32, 16, 32, 32)  arena + 8,528,128   d(input), written by backward
-constexpr k::BatchNormGeometry norm_4{
-    .batch = 32, .channels = 16, .positions = 1'024, .epsilon = 0.00100000005f, .momentum = 0.00999999978f};
+constexpr k::BatchNormGeometry norm_4{.batch = 32,
+                                      .channels = 16,
+                                      .positions = 1'024,
+                                      .epsilon = 0.00100000005f,
+                                      .momentum = 0.00999999978f};
 
 void forward_layers_4_5(std::byte* arena, c::ThreadPool& pool, const Pass& pass) {
-  const float* const x = f32(arena, 6'430'976);  // activation_3
+  const float* const x = f32(arena, 6'430'976);   // activation_3
   const float* const gamma = f32(arena, 11'200);  // 4.weight (γ)
-  const float* const beta = f32(arena, 11'264);  // 4.bias (β)
+  const float* const beta = f32(arena, 11'264);   // 4.bias (β)
   float* const running = f32(arena, 312'960);  // non_trainable: running mean, then running variance
-  float* const y = f32(arena, 8'528'128);  // activation_4
+  float* const y = f32(arena, 8'528'128);      // activation_4
   if (!pass.training) {
     c::for_each(pool, 512, [&](index_t plane) {
       k::batch_norm_inference_plane<norm_4, k::ReLU>(plane, x, running, gamma, beta, y);
@@ -217,21 +242,21 @@ void forward_layers_4_5(std::byte* arena, c::ThreadPool& pool, const Pass& pass)
     return;
   }
   float* const stats = f32(arena, 22'685'184);  // batch_statistics_4: mean, then 1/√(var + ε)
-  c::for_each(pool, 16, [&](index_t ch) {
-    k::batch_norm_statistics<norm_4>(ch, x, stats, running);
-  });
+  c::for_each(pool, 16,
+              [&](index_t ch) { k::batch_norm_statistics<norm_4>(ch, x, stats, running); });
   c::for_each(pool, 512, [&](index_t plane) {
     k::batch_norm_forward_plane<norm_4, k::ReLU>(plane, x, stats, gamma, beta, y);
   });
 }
 
 void backward_layers_4_5(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 6'430'976);  // activation_3
+  const float* const x = f32(arena, 6'430'976);       // activation_3
   const float* const stats = f32(arena, 22'685'184);  // batch_statistics_4: mean, then 1/√(var + ε)
-  const float* const gamma = f32(arena, 11'200);  // 4.weight (γ)
-  float* const dy = f32(arena, 10'625'280);  // input_gradient_6: d(ReLU output), then d(BatchNorm output)
-  float* const dgamma = f32(arena, 326'080);  // gradient of 4.weight (γ)
-  float* const dbeta = f32(arena, 326'144);  // gradient of 4.bias (β)
+  const float* const gamma = f32(arena, 11'200);      // 4.weight (γ)
+  float* const dy =
+      f32(arena, 10'625'280);  // input_gradient_6: d(ReLU output), then d(BatchNorm output)
+  float* const dgamma = f32(arena, 326'080);     // gradient of 4.weight (γ)
+  float* const dbeta = f32(arena, 326'144);      // gradient of 4.bias (β)
   const float* const y = f32(arena, 8'528'128);  // activation_4, saved
   // Per channel: d = act'(y)·dy (left in dy), Σd into dβ and Σ d·x̂ into dγ.
   c::for_each(pool, 16, [&](index_t ch) {
@@ -239,7 +264,8 @@ void backward_layers_4_5(std::byte* arena, c::ThreadPool& pool) {
   });
   float* const dx = f32(arena, 8'528'128);  // input_gradient_4
   c::for_each(pool, 512, [&](index_t plane) {
-    k::batch_norm_backward_input_plane<norm_4, false>(plane, x, stats, gamma, dy, dgamma, dbeta, dx);
+    k::batch_norm_backward_input_plane<norm_4, false>(plane, x, stats, gamma, dy, dgamma, dbeta,
+                                                      dx);
   });
 }
 
@@ -254,33 +280,42 @@ void backward_layers_4_5(std::byte* arena, c::ThreadPool& pool) {
 //   workspace         f32 (144, 1024)       arena + 1,646,848   im2col of one sample
 //   input_gradient_7  f32 (32, 16, 32, 32)  arena + 16,916,736  d(output), read by backward
 //   input_gradient_6  f32 (32, 16, 32, 32)  arena + 10,625,280  d(input), written by backward
-constexpr k::Conv2dGeometry conv_6{
-    .batch = 32, .in_channels = 16, .in_height = 32, .in_width = 32,
-    .out_channels = 16, .out_height = 32, .out_width = 32,
-    .kernel_h = 3, .kernel_w = 3, .stride_h = 1, .stride_w = 1,
-    .pad_h = 1, .pad_w = 1};
+constexpr k::Conv2dGeometry conv_6{.batch = 32,
+                                   .in_channels = 16,
+                                   .in_height = 32,
+                                   .in_width = 32,
+                                   .out_channels = 16,
+                                   .out_height = 32,
+                                   .out_width = 32,
+                                   .kernel_h = 3,
+                                   .kernel_w = 3,
+                                   .stride_h = 1,
+                                   .stride_w = 1,
+                                   .pad_h = 1,
+                                   .pad_w = 1};
 
 void forward_layer_6(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 8'528'128);  // activation_4
+  const float* const x = f32(arena, 8'528'128);    // activation_4
   const float* const weight = f32(arena, 11'328);  // 6.weight
-  const float* const bias = f32(arena, 20'544);  // 6.bias
-  float* const z = f32(arena, 10'625'280);  // activation_6
-  float* const col = f32(arena, 1'646'848);  // workspace
+  const float* const bias = f32(arena, 20'544);    // 6.bias
+  float* const z = f32(arena, 10'625'280);         // activation_6
+  float* const col = f32(arena, 1'646'848);        // workspace
   c::conv2d_forward<conv_6, 1>(pool, x, weight, col, z, [&](index_t n, c::Range columns) {
     for (index_t row = n * 16; row < (n + 1) * 16; ++row)
       for (index_t p = columns.begin; p < columns.end; ++p)
-        k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 16, 1'024, true>(row, p, z, bias, z);
+        k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 16, 1'024, true>(row, p, z,
+                                                                                     bias, z);
   });
 }
 
 void backward_layer_6(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 8'528'128);  // activation_4
-  float* const dweight = f32(arena, 326'208);  // gradient of 6.weight
-  float* const dbias = f32(arena, 335'424);  // gradient of 6.bias
-  float* const dz = f32(arena, 16'916'736);  // input_gradient_7: d(Conv2d output)
+  const float* const x = f32(arena, 8'528'128);    // activation_4
+  float* const dweight = f32(arena, 326'208);      // gradient of 6.weight
+  float* const dbias = f32(arena, 335'424);        // gradient of 6.bias
+  float* const dz = f32(arena, 16'916'736);        // input_gradient_7: d(Conv2d output)
   const float* const weight = f32(arena, 11'328);  // 6.weight
-  float* const dx = f32(arena, 10'625'280);  // input_gradient_6
-  float* const col = f32(arena, 1'646'848);  // workspace
+  float* const dx = f32(arena, 10'625'280);        // input_gradient_6
+  float* const col = f32(arena, 1'646'848);        // workspace
   c::conv2d_backward_weights<conv_6, true>(pool, x, dz, col, dweight, dbias);
   c::conv2d_backward_input<conv_6>(pool, dz, weight, col, dx);
 }
@@ -297,15 +332,18 @@ void backward_layer_6(std::byte* arena, c::ThreadPool& pool) {
 //   activation_7            f32 (32, 16, 32, 32)  arena + 12,722,432  BatchNorm2d output
 //   input_gradient_15       f32 (32, 16, 32, 32)  arena + 14,819,584  d(output), read by backward
 //   input_gradient_7        f32 (32, 16, 32, 32)  arena + 16,916,736  d(input), written by backward
-constexpr k::BatchNormGeometry norm_7{
-    .batch = 32, .channels = 16, .positions = 1'024, .epsilon = 0.00100000005f, .momentum = 0.00999999978f};
+constexpr k::BatchNormGeometry norm_7{.batch = 32,
+                                      .channels = 16,
+                                      .positions = 1'024,
+                                      .epsilon = 0.00100000005f,
+                                      .momentum = 0.00999999978f};
 
 void forward_layer_7(std::byte* arena, c::ThreadPool& pool, const Pass& pass) {
   const float* const x = f32(arena, 10'625'280);  // activation_6
   const float* const gamma = f32(arena, 20'608);  // 7.weight (γ)
-  const float* const beta = f32(arena, 20'672);  // 7.bias (β)
+  const float* const beta = f32(arena, 20'672);   // 7.bias (β)
   float* const running = f32(arena, 313'088);  // non_trainable: running mean, then running variance
-  float* const y = f32(arena, 12'722'432);  // activation_7
+  float* const y = f32(arena, 12'722'432);     // activation_7
   if (!pass.training) {
     c::for_each(pool, 512, [&](index_t plane) {
       k::batch_norm_inference_plane<norm_7, k::Identity>(plane, x, running, gamma, beta, y);
@@ -313,28 +351,28 @@ void forward_layer_7(std::byte* arena, c::ThreadPool& pool, const Pass& pass) {
     return;
   }
   float* const stats = f32(arena, 22'685'440);  // batch_statistics_7: mean, then 1/√(var + ε)
-  c::for_each(pool, 16, [&](index_t ch) {
-    k::batch_norm_statistics<norm_7>(ch, x, stats, running);
-  });
+  c::for_each(pool, 16,
+              [&](index_t ch) { k::batch_norm_statistics<norm_7>(ch, x, stats, running); });
   c::for_each(pool, 512, [&](index_t plane) {
     k::batch_norm_forward_plane<norm_7, k::Identity>(plane, x, stats, gamma, beta, y);
   });
 }
 
 void backward_layer_7(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 10'625'280);  // activation_6
+  const float* const x = f32(arena, 10'625'280);      // activation_6
   const float* const stats = f32(arena, 22'685'440);  // batch_statistics_7: mean, then 1/√(var + ε)
-  const float* const gamma = f32(arena, 20'608);  // 7.weight (γ)
-  float* const dy = f32(arena, 14'819'584);  // input_gradient_15: d(output)
-  float* const dgamma = f32(arena, 335'488);  // gradient of 7.weight (γ)
-  float* const dbeta = f32(arena, 335'552);  // gradient of 7.bias (β)
+  const float* const gamma = f32(arena, 20'608);      // 7.weight (γ)
+  float* const dy = f32(arena, 14'819'584);           // input_gradient_15: d(output)
+  float* const dgamma = f32(arena, 335'488);          // gradient of 7.weight (γ)
+  float* const dbeta = f32(arena, 335'552);           // gradient of 7.bias (β)
   // Per channel: d = act'(y)·dy (left in dy), Σd into dβ and Σ d·x̂ into dγ.
   c::for_each(pool, 16, [&](index_t ch) {
     k::batch_norm_backward_sums<norm_7, k::Identity>(ch, x, nullptr, stats, dy, dgamma, dbeta);
   });
   float* const dx = f32(arena, 16'916'736);  // input_gradient_7
   c::for_each(pool, 512, [&](index_t plane) {
-    k::batch_norm_backward_input_plane<norm_7, false>(plane, x, stats, gamma, dy, dgamma, dbeta, dx);
+    k::batch_norm_backward_input_plane<norm_7, false>(plane, x, stats, gamma, dy, dgamma, dbeta,
+                                                      dx);
   });
 }
 
@@ -349,24 +387,26 @@ void backward_layer_7(std::byte* arena, c::ThreadPool& pool) {
 
 void forward_layers_8_9(std::byte* arena, c::ThreadPool& pool) {
   const float* const a = f32(arena, 12'722'432);  // activation_7
-  const float* const b = f32(arena, 4'333'824);  // activation_1
-  float* const y = f32(arena, 12'722'432);  // activation_7 (in place)
+  const float* const b = f32(arena, 4'333'824);   // activation_1
+  float* const y = f32(arena, 12'722'432);        // activation_7 (in place)
   // y = ReLU(a + b), per element.
   c::for_each(pool, 524'288, [&](index_t i) { k::residual_add_forward<k::ReLU>(i, a, b, y); });
 }
 
 void backward_layers_8_9(std::byte* arena, c::ThreadPool& pool) {
-  float* const dy = f32(arena, 14'819'584);  // input_gradient_15
+  float* const dy = f32(arena, 14'819'584);       // input_gradient_15
   const float* const y = f32(arena, 12'722'432);  // activation_7, saved
-  float* const da = nullptr;  // d(output) itself: the plan passes the buffer through
+  float* const da = nullptr;                 // d(output) itself: the plan passes the buffer through
   float* const db = f32(arena, 12'722'432);  // input2_gradient_8 (a copy)
   // d(sum) = ReLU'(y) · dy, per element, in place.
   c::for_each(pool, 524'288, [&](index_t i) {
-    k::residual_add_backward<k::ReLU, k::GradientWrite::same_buffer, k::GradientWrite::same_buffer>(i, y, dy, nullptr, nullptr);
+    k::residual_add_backward<k::ReLU, k::GradientWrite::same_buffer, k::GradientWrite::same_buffer>(
+        i, y, dy, nullptr, nullptr);
   });
   // d(sum) to each input that takes its own copy, per element.
   c::for_each(pool, 524'288, [&](index_t i) {
-    k::residual_add_backward<k::Identity, k::GradientWrite::same_buffer, k::GradientWrite::copy>(i, nullptr, dy, da, db);
+    k::residual_add_backward<k::Identity, k::GradientWrite::same_buffer, k::GradientWrite::copy>(
+        i, nullptr, dy, da, db);
   });
 }
 
@@ -381,33 +421,42 @@ void backward_layers_8_9(std::byte* arena, c::ThreadPool& pool) {
 //   workspace          f32 (144, 256)        arena + 1,646,848   im2col of one sample
 //   input_gradient_11  f32 (32, 32, 16, 16)  arena + 17,965,312  d(output), read by backward
 //   input_gradient_15  f32 (32, 16, 32, 32)  arena + 14,819,584  d(input), written by backward
-constexpr k::Conv2dGeometry conv_10{
-    .batch = 32, .in_channels = 16, .in_height = 32, .in_width = 32,
-    .out_channels = 32, .out_height = 16, .out_width = 16,
-    .kernel_h = 3, .kernel_w = 3, .stride_h = 2, .stride_w = 2,
-    .pad_h = 0, .pad_w = 0};
+constexpr k::Conv2dGeometry conv_10{.batch = 32,
+                                    .in_channels = 16,
+                                    .in_height = 32,
+                                    .in_width = 32,
+                                    .out_channels = 32,
+                                    .out_height = 16,
+                                    .out_width = 16,
+                                    .kernel_h = 3,
+                                    .kernel_w = 3,
+                                    .stride_h = 2,
+                                    .stride_w = 2,
+                                    .pad_h = 0,
+                                    .pad_w = 0};
 
 void forward_layer_10(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 12'722'432);  // activation_7
+  const float* const x = f32(arena, 12'722'432);   // activation_7
   const float* const weight = f32(arena, 20'736);  // 10.weight
-  const float* const bias = f32(arena, 39'168);  // 10.bias
-  float* const z = f32(arena, 16'916'736);  // activation_10
-  float* const col = f32(arena, 1'646'848);  // workspace
+  const float* const bias = f32(arena, 39'168);    // 10.bias
+  float* const z = f32(arena, 16'916'736);         // activation_10
+  float* const col = f32(arena, 1'646'848);        // workspace
   c::conv2d_forward<conv_10, 1>(pool, x, weight, col, z, [&](index_t n, c::Range columns) {
     for (index_t row = n * 32; row < (n + 1) * 32; ++row)
       for (index_t p = columns.begin; p < columns.end; ++p)
-        k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 32, 256, true>(row, p, z, bias, z);
+        k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 32, 256, true>(row, p, z, bias,
+                                                                                   z);
   });
 }
 
 void backward_layer_10(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 12'722'432);  // activation_7
-  float* const dweight = f32(arena, 335'616);  // gradient of 10.weight
-  float* const dbias = f32(arena, 354'048);  // gradient of 10.bias
-  float* const dz = f32(arena, 17'965'312);  // input_gradient_11: d(Conv2d output)
+  const float* const x = f32(arena, 12'722'432);   // activation_7
+  float* const dweight = f32(arena, 335'616);      // gradient of 10.weight
+  float* const dbias = f32(arena, 354'048);        // gradient of 10.bias
+  float* const dz = f32(arena, 17'965'312);        // input_gradient_11: d(Conv2d output)
   const float* const weight = f32(arena, 20'736);  // 10.weight
-  float* const dx = f32(arena, 14'819'584);  // input_gradient_15
-  float* const col = f32(arena, 1'646'848);  // workspace
+  float* const dx = f32(arena, 14'819'584);        // input_gradient_15
+  float* const col = f32(arena, 1'646'848);        // workspace
   c::conv2d_backward_weights<conv_10, true>(pool, x, dz, col, dweight, dbias);
   c::conv2d_backward_input<conv_10, true>(pool, dz, weight, col, dx);
 }
@@ -425,15 +474,18 @@ void backward_layer_10(std::byte* arena, c::ThreadPool& pool) {
 //   activation_11           f32 (32, 32, 16, 16)  arena + 17,965,312  BatchNorm2d output, then ReLU output (saved)
 //   input_gradient_13       f32 (32, 32, 16, 16)  arena + 19,013,888  d(output), read by backward
 //   input_gradient_11       f32 (32, 32, 16, 16)  arena + 17,965,312  d(input), written by backward
-constexpr k::BatchNormGeometry norm_11{
-    .batch = 32, .channels = 32, .positions = 256, .epsilon = 0.00100000005f, .momentum = 0.00999999978f};
+constexpr k::BatchNormGeometry norm_11{.batch = 32,
+                                       .channels = 32,
+                                       .positions = 256,
+                                       .epsilon = 0.00100000005f,
+                                       .momentum = 0.00999999978f};
 
 void forward_layers_11_12(std::byte* arena, c::ThreadPool& pool, const Pass& pass) {
   const float* const x = f32(arena, 16'916'736);  // activation_10
   const float* const gamma = f32(arena, 39'296);  // 11.weight (γ)
-  const float* const beta = f32(arena, 39'424);  // 11.bias (β)
+  const float* const beta = f32(arena, 39'424);   // 11.bias (β)
   float* const running = f32(arena, 313'216);  // non_trainable: running mean, then running variance
-  float* const y = f32(arena, 17'965'312);  // activation_11
+  float* const y = f32(arena, 17'965'312);     // activation_11
   if (!pass.training) {
     c::for_each(pool, 1'024, [&](index_t plane) {
       k::batch_norm_inference_plane<norm_11, k::ReLU>(plane, x, running, gamma, beta, y);
@@ -441,9 +493,8 @@ void forward_layers_11_12(std::byte* arena, c::ThreadPool& pool, const Pass& pas
     return;
   }
   float* const stats = f32(arena, 22'685'696);  // batch_statistics_11: mean, then 1/√(var + ε)
-  c::for_each(pool, 32, [&](index_t ch) {
-    k::batch_norm_statistics<norm_11>(ch, x, stats, running);
-  });
+  c::for_each(pool, 32,
+              [&](index_t ch) { k::batch_norm_statistics<norm_11>(ch, x, stats, running); });
   c::for_each(pool, 1'024, [&](index_t plane) {
     k::batch_norm_forward_plane<norm_11, k::ReLU>(plane, x, stats, gamma, beta, y);
   });
@@ -451,11 +502,13 @@ void forward_layers_11_12(std::byte* arena, c::ThreadPool& pool, const Pass& pas
 
 void backward_layers_11_12(std::byte* arena, c::ThreadPool& pool) {
   const float* const x = f32(arena, 16'916'736);  // activation_10
-  const float* const stats = f32(arena, 22'685'696);  // batch_statistics_11: mean, then 1/√(var + ε)
+  const float* const stats =
+      f32(arena, 22'685'696);                     // batch_statistics_11: mean, then 1/√(var + ε)
   const float* const gamma = f32(arena, 39'296);  // 11.weight (γ)
-  float* const dy = f32(arena, 19'013'888);  // input_gradient_13: d(ReLU output), then d(BatchNorm output)
-  float* const dgamma = f32(arena, 354'176);  // gradient of 11.weight (γ)
-  float* const dbeta = f32(arena, 354'304);  // gradient of 11.bias (β)
+  float* const dy =
+      f32(arena, 19'013'888);  // input_gradient_13: d(ReLU output), then d(BatchNorm output)
+  float* const dgamma = f32(arena, 354'176);      // gradient of 11.weight (γ)
+  float* const dbeta = f32(arena, 354'304);       // gradient of 11.bias (β)
   const float* const y = f32(arena, 17'965'312);  // activation_11, saved
   // Per channel: d = act'(y)·dy (left in dy), Σd into dβ and Σ d·x̂ into dγ.
   c::for_each(pool, 32, [&](index_t ch) {
@@ -463,7 +516,8 @@ void backward_layers_11_12(std::byte* arena, c::ThreadPool& pool) {
   });
   float* const dx = f32(arena, 17'965'312);  // input_gradient_11
   c::for_each(pool, 1'024, [&](index_t plane) {
-    k::batch_norm_backward_input_plane<norm_11, false>(plane, x, stats, gamma, dy, dgamma, dbeta, dx);
+    k::batch_norm_backward_input_plane<norm_11, false>(plane, x, stats, gamma, dy, dgamma, dbeta,
+                                                       dx);
   });
 }
 
@@ -478,33 +532,42 @@ void backward_layers_11_12(std::byte* arena, c::ThreadPool& pool) {
 //   workspace          f32 (288, 256)        arena + 1,646,848   im2col of one sample
 //   input_gradient_14  f32 (32, 32, 16, 16)  arena + 21,111,040  d(output), read by backward
 //   input_gradient_13  f32 (32, 32, 16, 16)  arena + 19,013,888  d(input), written by backward
-constexpr k::Conv2dGeometry conv_13{
-    .batch = 32, .in_channels = 32, .in_height = 16, .in_width = 16,
-    .out_channels = 32, .out_height = 16, .out_width = 16,
-    .kernel_h = 3, .kernel_w = 3, .stride_h = 1, .stride_w = 1,
-    .pad_h = 1, .pad_w = 1};
+constexpr k::Conv2dGeometry conv_13{.batch = 32,
+                                    .in_channels = 32,
+                                    .in_height = 16,
+                                    .in_width = 16,
+                                    .out_channels = 32,
+                                    .out_height = 16,
+                                    .out_width = 16,
+                                    .kernel_h = 3,
+                                    .kernel_w = 3,
+                                    .stride_h = 1,
+                                    .stride_w = 1,
+                                    .pad_h = 1,
+                                    .pad_w = 1};
 
 void forward_layer_13(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 17'965'312);  // activation_11
+  const float* const x = f32(arena, 17'965'312);   // activation_11
   const float* const weight = f32(arena, 39'552);  // 13.weight
-  const float* const bias = f32(arena, 76'416);  // 13.bias
-  float* const z = f32(arena, 19'013'888);  // activation_13
-  float* const col = f32(arena, 1'646'848);  // workspace
+  const float* const bias = f32(arena, 76'416);    // 13.bias
+  float* const z = f32(arena, 19'013'888);         // activation_13
+  float* const col = f32(arena, 1'646'848);        // workspace
   c::conv2d_forward<conv_13, 1>(pool, x, weight, col, z, [&](index_t n, c::Range columns) {
     for (index_t row = n * 32; row < (n + 1) * 32; ++row)
       for (index_t p = columns.begin; p < columns.end; ++p)
-        k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 32, 256, true>(row, p, z, bias, z);
+        k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 32, 256, true>(row, p, z, bias,
+                                                                                   z);
   });
 }
 
 void backward_layer_13(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 17'965'312);  // activation_11
-  float* const dweight = f32(arena, 354'432);  // gradient of 13.weight
-  float* const dbias = f32(arena, 391'296);  // gradient of 13.bias
-  float* const dz = f32(arena, 21'111'040);  // input_gradient_14: d(Conv2d output)
+  const float* const x = f32(arena, 17'965'312);   // activation_11
+  float* const dweight = f32(arena, 354'432);      // gradient of 13.weight
+  float* const dbias = f32(arena, 391'296);        // gradient of 13.bias
+  float* const dz = f32(arena, 21'111'040);        // input_gradient_14: d(Conv2d output)
   const float* const weight = f32(arena, 39'552);  // 13.weight
-  float* const dx = f32(arena, 19'013'888);  // input_gradient_13
-  float* const col = f32(arena, 1'646'848);  // workspace
+  float* const dx = f32(arena, 19'013'888);        // input_gradient_13
+  float* const col = f32(arena, 1'646'848);        // workspace
   c::conv2d_backward_weights<conv_13, true>(pool, x, dz, col, dweight, dbias);
   c::conv2d_backward_input<conv_13>(pool, dz, weight, col, dx);
 }
@@ -521,15 +584,18 @@ void backward_layer_13(std::byte* arena, c::ThreadPool& pool) {
 //   activation_14           f32 (32, 32, 16, 16)  arena + 14,819,584  BatchNorm2d output
 //   input_gradient_23       f32 (32, 32, 16, 16)  arena + 20,062,464  d(output), read by backward
 //   input_gradient_14       f32 (32, 32, 16, 16)  arena + 21,111,040  d(input), written by backward
-constexpr k::BatchNormGeometry norm_14{
-    .batch = 32, .channels = 32, .positions = 256, .epsilon = 0.00100000005f, .momentum = 0.00999999978f};
+constexpr k::BatchNormGeometry norm_14{.batch = 32,
+                                       .channels = 32,
+                                       .positions = 256,
+                                       .epsilon = 0.00100000005f,
+                                       .momentum = 0.00999999978f};
 
 void forward_layer_14(std::byte* arena, c::ThreadPool& pool, const Pass& pass) {
   const float* const x = f32(arena, 19'013'888);  // activation_13
   const float* const gamma = f32(arena, 76'544);  // 14.weight (γ)
-  const float* const beta = f32(arena, 76'672);  // 14.bias (β)
+  const float* const beta = f32(arena, 76'672);   // 14.bias (β)
   float* const running = f32(arena, 313'472);  // non_trainable: running mean, then running variance
-  float* const y = f32(arena, 14'819'584);  // activation_14
+  float* const y = f32(arena, 14'819'584);     // activation_14
   if (!pass.training) {
     c::for_each(pool, 1'024, [&](index_t plane) {
       k::batch_norm_inference_plane<norm_14, k::Identity>(plane, x, running, gamma, beta, y);
@@ -537,9 +603,8 @@ void forward_layer_14(std::byte* arena, c::ThreadPool& pool, const Pass& pass) {
     return;
   }
   float* const stats = f32(arena, 22'685'952);  // batch_statistics_14: mean, then 1/√(var + ε)
-  c::for_each(pool, 32, [&](index_t ch) {
-    k::batch_norm_statistics<norm_14>(ch, x, stats, running);
-  });
+  c::for_each(pool, 32,
+              [&](index_t ch) { k::batch_norm_statistics<norm_14>(ch, x, stats, running); });
   c::for_each(pool, 1'024, [&](index_t plane) {
     k::batch_norm_forward_plane<norm_14, k::Identity>(plane, x, stats, gamma, beta, y);
   });
@@ -547,18 +612,20 @@ void forward_layer_14(std::byte* arena, c::ThreadPool& pool, const Pass& pass) {
 
 void backward_layer_14(std::byte* arena, c::ThreadPool& pool) {
   const float* const x = f32(arena, 19'013'888);  // activation_13
-  const float* const stats = f32(arena, 22'685'952);  // batch_statistics_14: mean, then 1/√(var + ε)
+  const float* const stats =
+      f32(arena, 22'685'952);                     // batch_statistics_14: mean, then 1/√(var + ε)
   const float* const gamma = f32(arena, 76'544);  // 14.weight (γ)
-  float* const dy = f32(arena, 20'062'464);  // input_gradient_23: d(output)
-  float* const dgamma = f32(arena, 391'424);  // gradient of 14.weight (γ)
-  float* const dbeta = f32(arena, 391'552);  // gradient of 14.bias (β)
+  float* const dy = f32(arena, 20'062'464);       // input_gradient_23: d(output)
+  float* const dgamma = f32(arena, 391'424);      // gradient of 14.weight (γ)
+  float* const dbeta = f32(arena, 391'552);       // gradient of 14.bias (β)
   // Per channel: d = act'(y)·dy (left in dy), Σd into dβ and Σ d·x̂ into dγ.
   c::for_each(pool, 32, [&](index_t ch) {
     k::batch_norm_backward_sums<norm_14, k::Identity>(ch, x, nullptr, stats, dy, dgamma, dbeta);
   });
   float* const dx = f32(arena, 21'111'040);  // input_gradient_14
   c::for_each(pool, 1'024, [&](index_t plane) {
-    k::batch_norm_backward_input_plane<norm_14, false>(plane, x, stats, gamma, dy, dgamma, dbeta, dx);
+    k::batch_norm_backward_input_plane<norm_14, false>(plane, x, stats, gamma, dy, dgamma, dbeta,
+                                                       dx);
   });
 }
 
@@ -573,33 +640,42 @@ void backward_layer_14(std::byte* arena, c::ThreadPool& pool) {
 //   workspace          f32 (16, 256)         arena + 1,646,848   im2col of one sample
 //   input_gradient_23  f32 (32, 32, 16, 16)  arena + 20,062,464  d(output), read by backward
 //   input_gradient_15  f32 (32, 16, 32, 32)  arena + 14,819,584  d(input), written by backward
-constexpr k::Conv2dGeometry conv_15{
-    .batch = 32, .in_channels = 16, .in_height = 32, .in_width = 32,
-    .out_channels = 32, .out_height = 16, .out_width = 16,
-    .kernel_h = 1, .kernel_w = 1, .stride_h = 2, .stride_w = 2,
-    .pad_h = 0, .pad_w = 0};
+constexpr k::Conv2dGeometry conv_15{.batch = 32,
+                                    .in_channels = 16,
+                                    .in_height = 32,
+                                    .in_width = 32,
+                                    .out_channels = 32,
+                                    .out_height = 16,
+                                    .out_width = 16,
+                                    .kernel_h = 1,
+                                    .kernel_w = 1,
+                                    .stride_h = 2,
+                                    .stride_w = 2,
+                                    .pad_h = 0,
+                                    .pad_w = 0};
 
 void forward_layer_15(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 12'722'432);  // activation_7
+  const float* const x = f32(arena, 12'722'432);   // activation_7
   const float* const weight = f32(arena, 76'800);  // 15.weight
-  const float* const bias = f32(arena, 78'848);  // 15.bias
-  float* const z = f32(arena, 15'868'160);  // activation_15
-  float* const col = f32(arena, 1'646'848);  // workspace
+  const float* const bias = f32(arena, 78'848);    // 15.bias
+  float* const z = f32(arena, 15'868'160);         // activation_15
+  float* const col = f32(arena, 1'646'848);        // workspace
   c::conv2d_forward<conv_15, 1>(pool, x, weight, col, z, [&](index_t n, c::Range columns) {
     for (index_t row = n * 32; row < (n + 1) * 32; ++row)
       for (index_t p = columns.begin; p < columns.end; ++p)
-        k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 32, 256, true>(row, p, z, bias, z);
+        k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 32, 256, true>(row, p, z, bias,
+                                                                                   z);
   });
 }
 
 void backward_layer_15(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 12'722'432);  // activation_7
-  float* const dweight = f32(arena, 391'680);  // gradient of 15.weight
-  float* const dbias = f32(arena, 393'728);  // gradient of 15.bias
-  float* const dz = f32(arena, 20'062'464);  // input_gradient_23: d(Conv2d output)
+  const float* const x = f32(arena, 12'722'432);   // activation_7
+  float* const dweight = f32(arena, 391'680);      // gradient of 15.weight
+  float* const dbias = f32(arena, 393'728);        // gradient of 15.bias
+  float* const dz = f32(arena, 20'062'464);        // input_gradient_23: d(Conv2d output)
   const float* const weight = f32(arena, 76'800);  // 15.weight
-  float* const dx = f32(arena, 14'819'584);  // input_gradient_15
-  float* const col = f32(arena, 1'646'848);  // workspace
+  float* const dx = f32(arena, 14'819'584);        // input_gradient_15
+  float* const col = f32(arena, 1'646'848);        // workspace
   c::conv2d_backward_weights<conv_15, true>(pool, x, dz, col, dweight, dbias);
   c::conv2d_backward_input<conv_15>(pool, dz, weight, col, dx);
 }
@@ -615,17 +691,18 @@ void backward_layer_15(std::byte* arena, c::ThreadPool& pool) {
 void forward_layers_16_17(std::byte* arena, c::ThreadPool& pool) {
   const float* const a = f32(arena, 14'819'584);  // activation_14
   const float* const b = f32(arena, 15'868'160);  // activation_15
-  float* const y = f32(arena, 14'819'584);  // activation_14 (in place)
+  float* const y = f32(arena, 14'819'584);        // activation_14 (in place)
   // y = ReLU(a + b), per element.
   c::for_each(pool, 262'144, [&](index_t i) { k::residual_add_forward<k::ReLU>(i, a, b, y); });
 }
 
 void backward_layers_16_17(std::byte* arena, c::ThreadPool& pool) {
-  float* const dy = f32(arena, 20'062'464);  // input_gradient_23
+  float* const dy = f32(arena, 20'062'464);       // input_gradient_23
   const float* const y = f32(arena, 14'819'584);  // activation_14, saved
   // d(sum) = ReLU'(y) · dy, per element, in place.
   c::for_each(pool, 262'144, [&](index_t i) {
-    k::residual_add_backward<k::ReLU, k::GradientWrite::same_buffer, k::GradientWrite::same_buffer>(i, y, dy, nullptr, nullptr);
+    k::residual_add_backward<k::ReLU, k::GradientWrite::same_buffer, k::GradientWrite::same_buffer>(
+        i, y, dy, nullptr, nullptr);
   });
 }
 
@@ -640,33 +717,42 @@ void backward_layers_16_17(std::byte* arena, c::ThreadPool& pool) {
 //   workspace          f32 (288, 64)         arena + 1,646,848   im2col of one sample
 //   input_gradient_19  f32 (32, 64, 8, 8)    arena + 16,392,448  d(output), read by backward
 //   input_gradient_23  f32 (32, 32, 16, 16)  arena + 20,062,464  d(input), written by backward
-constexpr k::Conv2dGeometry conv_18{
-    .batch = 32, .in_channels = 32, .in_height = 16, .in_width = 16,
-    .out_channels = 64, .out_height = 8, .out_width = 8,
-    .kernel_h = 3, .kernel_w = 3, .stride_h = 2, .stride_w = 2,
-    .pad_h = 0, .pad_w = 0};
+constexpr k::Conv2dGeometry conv_18{.batch = 32,
+                                    .in_channels = 32,
+                                    .in_height = 16,
+                                    .in_width = 16,
+                                    .out_channels = 64,
+                                    .out_height = 8,
+                                    .out_width = 8,
+                                    .kernel_h = 3,
+                                    .kernel_w = 3,
+                                    .stride_h = 2,
+                                    .stride_w = 2,
+                                    .pad_h = 0,
+                                    .pad_w = 0};
 
 void forward_layer_18(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 14'819'584);  // activation_14
+  const float* const x = f32(arena, 14'819'584);   // activation_14
   const float* const weight = f32(arena, 78'976);  // 18.weight
-  const float* const bias = f32(arena, 152'704);  // 18.bias
-  float* const z = f32(arena, 15'868'160);  // activation_18
-  float* const col = f32(arena, 1'646'848);  // workspace
+  const float* const bias = f32(arena, 152'704);   // 18.bias
+  float* const z = f32(arena, 15'868'160);         // activation_18
+  float* const col = f32(arena, 1'646'848);        // workspace
   c::conv2d_forward<conv_18, 1>(pool, x, weight, col, z, [&](index_t n, c::Range columns) {
     for (index_t row = n * 64; row < (n + 1) * 64; ++row)
       for (index_t p = columns.begin; p < columns.end; ++p)
-        k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 64, 64, true>(row, p, z, bias, z);
+        k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 64, 64, true>(row, p, z, bias,
+                                                                                  z);
   });
 }
 
 void backward_layer_18(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 14'819'584);  // activation_14
-  float* const dweight = f32(arena, 393'856);  // gradient of 18.weight
-  float* const dbias = f32(arena, 467'584);  // gradient of 18.bias
-  float* const dz = f32(arena, 16'392'448);  // input_gradient_19: d(Conv2d output)
+  const float* const x = f32(arena, 14'819'584);   // activation_14
+  float* const dweight = f32(arena, 393'856);      // gradient of 18.weight
+  float* const dbias = f32(arena, 467'584);        // gradient of 18.bias
+  float* const dz = f32(arena, 16'392'448);        // input_gradient_19: d(Conv2d output)
   const float* const weight = f32(arena, 78'976);  // 18.weight
-  float* const dx = f32(arena, 20'062'464);  // input_gradient_23
-  float* const col = f32(arena, 1'646'848);  // workspace
+  float* const dx = f32(arena, 20'062'464);        // input_gradient_23
+  float* const col = f32(arena, 1'646'848);        // workspace
   c::conv2d_backward_weights<conv_18, true>(pool, x, dz, col, dweight, dbias);
   c::conv2d_backward_input<conv_18, true>(pool, dz, weight, col, dx);
 }
@@ -684,15 +770,18 @@ void backward_layer_18(std::byte* arena, c::ThreadPool& pool) {
 //   activation_19           f32 (32, 64, 8, 8)  arena + 16,392,448  BatchNorm2d output, then ReLU output (saved)
 //   input_gradient_21       f32 (32, 64, 8, 8)  arena + 21,111,040  d(output), read by backward
 //   input_gradient_19       f32 (32, 64, 8, 8)  arena + 16,392,448  d(input), written by backward
-constexpr k::BatchNormGeometry norm_19{
-    .batch = 32, .channels = 64, .positions = 64, .epsilon = 0.00100000005f, .momentum = 0.00999999978f};
+constexpr k::BatchNormGeometry norm_19{.batch = 32,
+                                       .channels = 64,
+                                       .positions = 64,
+                                       .epsilon = 0.00100000005f,
+                                       .momentum = 0.00999999978f};
 
 void forward_layers_19_20(std::byte* arena, c::ThreadPool& pool, const Pass& pass) {
-  const float* const x = f32(arena, 15'868'160);  // activation_18
+  const float* const x = f32(arena, 15'868'160);   // activation_18
   const float* const gamma = f32(arena, 152'960);  // 19.weight (γ)
-  const float* const beta = f32(arena, 153'216);  // 19.bias (β)
+  const float* const beta = f32(arena, 153'216);   // 19.bias (β)
   float* const running = f32(arena, 313'728);  // non_trainable: running mean, then running variance
-  float* const y = f32(arena, 16'392'448);  // activation_19
+  float* const y = f32(arena, 16'392'448);     // activation_19
   if (!pass.training) {
     c::for_each(pool, 2'048, [&](index_t plane) {
       k::batch_norm_inference_plane<norm_19, k::ReLU>(plane, x, running, gamma, beta, y);
@@ -700,9 +789,8 @@ void forward_layers_19_20(std::byte* arena, c::ThreadPool& pool, const Pass& pas
     return;
   }
   float* const stats = f32(arena, 22'683'904);  // batch_statistics_19: mean, then 1/√(var + ε)
-  c::for_each(pool, 64, [&](index_t ch) {
-    k::batch_norm_statistics<norm_19>(ch, x, stats, running);
-  });
+  c::for_each(pool, 64,
+              [&](index_t ch) { k::batch_norm_statistics<norm_19>(ch, x, stats, running); });
   c::for_each(pool, 2'048, [&](index_t plane) {
     k::batch_norm_forward_plane<norm_19, k::ReLU>(plane, x, stats, gamma, beta, y);
   });
@@ -710,11 +798,13 @@ void forward_layers_19_20(std::byte* arena, c::ThreadPool& pool, const Pass& pas
 
 void backward_layers_19_20(std::byte* arena, c::ThreadPool& pool) {
   const float* const x = f32(arena, 15'868'160);  // activation_18
-  const float* const stats = f32(arena, 22'683'904);  // batch_statistics_19: mean, then 1/√(var + ε)
+  const float* const stats =
+      f32(arena, 22'683'904);  // batch_statistics_19: mean, then 1/√(var + ε)
   const float* const gamma = f32(arena, 152'960);  // 19.weight (γ)
-  float* const dy = f32(arena, 21'111'040);  // input_gradient_21: d(ReLU output), then d(BatchNorm output)
-  float* const dgamma = f32(arena, 467'840);  // gradient of 19.weight (γ)
-  float* const dbeta = f32(arena, 468'096);  // gradient of 19.bias (β)
+  float* const dy =
+      f32(arena, 21'111'040);  // input_gradient_21: d(ReLU output), then d(BatchNorm output)
+  float* const dgamma = f32(arena, 467'840);      // gradient of 19.weight (γ)
+  float* const dbeta = f32(arena, 468'096);       // gradient of 19.bias (β)
   const float* const y = f32(arena, 16'392'448);  // activation_19, saved
   // Per channel: d = act'(y)·dy (left in dy), Σd into dβ and Σ d·x̂ into dγ.
   c::for_each(pool, 64, [&](index_t ch) {
@@ -722,7 +812,8 @@ void backward_layers_19_20(std::byte* arena, c::ThreadPool& pool) {
   });
   float* const dx = f32(arena, 16'392'448);  // input_gradient_19
   c::for_each(pool, 2'048, [&](index_t plane) {
-    k::batch_norm_backward_input_plane<norm_19, false>(plane, x, stats, gamma, dy, dgamma, dbeta, dx);
+    k::batch_norm_backward_input_plane<norm_19, false>(plane, x, stats, gamma, dy, dgamma, dbeta,
+                                                       dx);
   });
 }
 
@@ -737,33 +828,42 @@ void backward_layers_19_20(std::byte* arena, c::ThreadPool& pool) {
 //   workspace          f32 (576, 64)       arena + 1,646,848   im2col of one sample
 //   input_gradient_22  f32 (32, 64, 8, 8)  arena + 22,159,616  d(output), read by backward
 //   input_gradient_21  f32 (32, 64, 8, 8)  arena + 21,111,040  d(input), written by backward
-constexpr k::Conv2dGeometry conv_21{
-    .batch = 32, .in_channels = 64, .in_height = 8, .in_width = 8,
-    .out_channels = 64, .out_height = 8, .out_width = 8,
-    .kernel_h = 3, .kernel_w = 3, .stride_h = 1, .stride_w = 1,
-    .pad_h = 1, .pad_w = 1};
+constexpr k::Conv2dGeometry conv_21{.batch = 32,
+                                    .in_channels = 64,
+                                    .in_height = 8,
+                                    .in_width = 8,
+                                    .out_channels = 64,
+                                    .out_height = 8,
+                                    .out_width = 8,
+                                    .kernel_h = 3,
+                                    .kernel_w = 3,
+                                    .stride_h = 1,
+                                    .stride_w = 1,
+                                    .pad_h = 1,
+                                    .pad_w = 1};
 
 void forward_layer_21(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 16'392'448);  // activation_19
+  const float* const x = f32(arena, 16'392'448);    // activation_19
   const float* const weight = f32(arena, 153'472);  // 21.weight
-  const float* const bias = f32(arena, 300'928);  // 21.bias
-  float* const z = f32(arena, 21'111'040);  // activation_21
-  float* const col = f32(arena, 1'646'848);  // workspace
+  const float* const bias = f32(arena, 300'928);    // 21.bias
+  float* const z = f32(arena, 21'111'040);          // activation_21
+  float* const col = f32(arena, 1'646'848);         // workspace
   c::conv2d_forward<conv_21, 1>(pool, x, weight, col, z, [&](index_t n, c::Range columns) {
     for (index_t row = n * 64; row < (n + 1) * 64; ++row)
       for (index_t p = columns.begin; p < columns.end; ++p)
-        k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 64, 64, true>(row, p, z, bias, z);
+        k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 64, 64, true>(row, p, z, bias,
+                                                                                  z);
   });
 }
 
 void backward_layer_21(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 16'392'448);  // activation_19
-  float* const dweight = f32(arena, 468'352);  // gradient of 21.weight
-  float* const dbias = f32(arena, 615'808);  // gradient of 21.bias
-  float* const dz = f32(arena, 22'159'616);  // input_gradient_22: d(Conv2d output)
+  const float* const x = f32(arena, 16'392'448);    // activation_19
+  float* const dweight = f32(arena, 468'352);       // gradient of 21.weight
+  float* const dbias = f32(arena, 615'808);         // gradient of 21.bias
+  float* const dz = f32(arena, 22'159'616);         // input_gradient_22: d(Conv2d output)
   const float* const weight = f32(arena, 153'472);  // 21.weight
-  float* const dx = f32(arena, 21'111'040);  // input_gradient_21
-  float* const col = f32(arena, 1'646'848);  // workspace
+  float* const dx = f32(arena, 21'111'040);         // input_gradient_21
+  float* const col = f32(arena, 1'646'848);         // workspace
   c::conv2d_backward_weights<conv_21, true>(pool, x, dz, col, dweight, dbias);
   c::conv2d_backward_input<conv_21>(pool, dz, weight, col, dx);
 }
@@ -780,15 +880,18 @@ void backward_layer_21(std::byte* arena, c::ThreadPool& pool) {
 //   activation_22           f32 (32, 64, 8, 8)  arena + 20,062,464  BatchNorm2d output
 //   input_gradient_26       f32 (32, 64, 8, 8)  arena + 21,635,328  d(output), read by backward
 //   input_gradient_22       f32 (32, 64, 8, 8)  arena + 22,159,616  d(input), written by backward
-constexpr k::BatchNormGeometry norm_22{
-    .batch = 32, .channels = 64, .positions = 64, .epsilon = 0.00100000005f, .momentum = 0.00999999978f};
+constexpr k::BatchNormGeometry norm_22{.batch = 32,
+                                       .channels = 64,
+                                       .positions = 64,
+                                       .epsilon = 0.00100000005f,
+                                       .momentum = 0.00999999978f};
 
 void forward_layer_22(std::byte* arena, c::ThreadPool& pool, const Pass& pass) {
-  const float* const x = f32(arena, 21'111'040);  // activation_21
+  const float* const x = f32(arena, 21'111'040);   // activation_21
   const float* const gamma = f32(arena, 301'184);  // 22.weight (γ)
-  const float* const beta = f32(arena, 301'440);  // 22.bias (β)
+  const float* const beta = f32(arena, 301'440);   // 22.bias (β)
   float* const running = f32(arena, 314'240);  // non_trainable: running mean, then running variance
-  float* const y = f32(arena, 20'062'464);  // activation_22
+  float* const y = f32(arena, 20'062'464);     // activation_22
   if (!pass.training) {
     c::for_each(pool, 2'048, [&](index_t plane) {
       k::batch_norm_inference_plane<norm_22, k::Identity>(plane, x, running, gamma, beta, y);
@@ -796,9 +899,8 @@ void forward_layer_22(std::byte* arena, c::ThreadPool& pool, const Pass& pass) {
     return;
   }
   float* const stats = f32(arena, 22'684'416);  // batch_statistics_22: mean, then 1/√(var + ε)
-  c::for_each(pool, 64, [&](index_t ch) {
-    k::batch_norm_statistics<norm_22>(ch, x, stats, running);
-  });
+  c::for_each(pool, 64,
+              [&](index_t ch) { k::batch_norm_statistics<norm_22>(ch, x, stats, running); });
   c::for_each(pool, 2'048, [&](index_t plane) {
     k::batch_norm_forward_plane<norm_22, k::Identity>(plane, x, stats, gamma, beta, y);
   });
@@ -806,18 +908,20 @@ void forward_layer_22(std::byte* arena, c::ThreadPool& pool, const Pass& pass) {
 
 void backward_layer_22(std::byte* arena, c::ThreadPool& pool) {
   const float* const x = f32(arena, 21'111'040);  // activation_21
-  const float* const stats = f32(arena, 22'684'416);  // batch_statistics_22: mean, then 1/√(var + ε)
+  const float* const stats =
+      f32(arena, 22'684'416);  // batch_statistics_22: mean, then 1/√(var + ε)
   const float* const gamma = f32(arena, 301'184);  // 22.weight (γ)
-  float* const dy = f32(arena, 21'635'328);  // input_gradient_26: d(output)
-  float* const dgamma = f32(arena, 616'064);  // gradient of 22.weight (γ)
-  float* const dbeta = f32(arena, 616'320);  // gradient of 22.bias (β)
+  float* const dy = f32(arena, 21'635'328);        // input_gradient_26: d(output)
+  float* const dgamma = f32(arena, 616'064);       // gradient of 22.weight (γ)
+  float* const dbeta = f32(arena, 616'320);        // gradient of 22.bias (β)
   // Per channel: d = act'(y)·dy (left in dy), Σd into dβ and Σ d·x̂ into dγ.
   c::for_each(pool, 64, [&](index_t ch) {
     k::batch_norm_backward_sums<norm_22, k::Identity>(ch, x, nullptr, stats, dy, dgamma, dbeta);
   });
   float* const dx = f32(arena, 22'159'616);  // input_gradient_22
   c::for_each(pool, 2'048, [&](index_t plane) {
-    k::batch_norm_backward_input_plane<norm_22, false>(plane, x, stats, gamma, dy, dgamma, dbeta, dx);
+    k::batch_norm_backward_input_plane<norm_22, false>(plane, x, stats, gamma, dy, dgamma, dbeta,
+                                                       dx);
   });
 }
 
@@ -832,33 +936,42 @@ void backward_layer_22(std::byte* arena, c::ThreadPool& pool) {
 //   workspace          f32 (32, 64)          arena + 1,646,848   im2col of one sample
 //   input_gradient_26  f32 (32, 64, 8, 8)    arena + 21,635,328  d(output), read by backward
 //   input_gradient_23  f32 (32, 32, 16, 16)  arena + 20,062,464  d(input), written by backward
-constexpr k::Conv2dGeometry conv_23{
-    .batch = 32, .in_channels = 32, .in_height = 16, .in_width = 16,
-    .out_channels = 64, .out_height = 8, .out_width = 8,
-    .kernel_h = 1, .kernel_w = 1, .stride_h = 2, .stride_w = 2,
-    .pad_h = 0, .pad_w = 0};
+constexpr k::Conv2dGeometry conv_23{.batch = 32,
+                                    .in_channels = 32,
+                                    .in_height = 16,
+                                    .in_width = 16,
+                                    .out_channels = 64,
+                                    .out_height = 8,
+                                    .out_width = 8,
+                                    .kernel_h = 1,
+                                    .kernel_w = 1,
+                                    .stride_h = 2,
+                                    .stride_w = 2,
+                                    .pad_h = 0,
+                                    .pad_w = 0};
 
 void forward_layer_23(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 14'819'584);  // activation_14
+  const float* const x = f32(arena, 14'819'584);    // activation_14
   const float* const weight = f32(arena, 301'696);  // 23.weight
-  const float* const bias = f32(arena, 309'888);  // 23.bias
-  float* const z = f32(arena, 20'586'752);  // activation_23
-  float* const col = f32(arena, 1'646'848);  // workspace
+  const float* const bias = f32(arena, 309'888);    // 23.bias
+  float* const z = f32(arena, 20'586'752);          // activation_23
+  float* const col = f32(arena, 1'646'848);         // workspace
   c::conv2d_forward<conv_23, 1>(pool, x, weight, col, z, [&](index_t n, c::Range columns) {
     for (index_t row = n * 64; row < (n + 1) * 64; ++row)
       for (index_t p = columns.begin; p < columns.end; ++p)
-        k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 64, 64, true>(row, p, z, bias, z);
+        k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 64, 64, true>(row, p, z, bias,
+                                                                                  z);
   });
 }
 
 void backward_layer_23(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 14'819'584);  // activation_14
-  float* const dweight = f32(arena, 616'576);  // gradient of 23.weight
-  float* const dbias = f32(arena, 624'768);  // gradient of 23.bias
-  float* const dz = f32(arena, 21'635'328);  // input_gradient_26: d(Conv2d output)
+  const float* const x = f32(arena, 14'819'584);    // activation_14
+  float* const dweight = f32(arena, 616'576);       // gradient of 23.weight
+  float* const dbias = f32(arena, 624'768);         // gradient of 23.bias
+  float* const dz = f32(arena, 21'635'328);         // input_gradient_26: d(Conv2d output)
   const float* const weight = f32(arena, 301'696);  // 23.weight
-  float* const dx = f32(arena, 20'062'464);  // input_gradient_23
-  float* const col = f32(arena, 1'646'848);  // workspace
+  float* const dx = f32(arena, 20'062'464);         // input_gradient_23
+  float* const col = f32(arena, 1'646'848);         // workspace
   c::conv2d_backward_weights<conv_23, true>(pool, x, dz, col, dweight, dbias);
   c::conv2d_backward_input<conv_23>(pool, dz, weight, col, dx);
 }
@@ -874,17 +987,18 @@ void backward_layer_23(std::byte* arena, c::ThreadPool& pool) {
 void forward_layers_24_25(std::byte* arena, c::ThreadPool& pool) {
   const float* const a = f32(arena, 20'062'464);  // activation_22
   const float* const b = f32(arena, 20'586'752);  // activation_23
-  float* const y = f32(arena, 20'062'464);  // activation_22 (in place)
+  float* const y = f32(arena, 20'062'464);        // activation_22 (in place)
   // y = ReLU(a + b), per element.
   c::for_each(pool, 131'072, [&](index_t i) { k::residual_add_forward<k::ReLU>(i, a, b, y); });
 }
 
 void backward_layers_24_25(std::byte* arena, c::ThreadPool& pool) {
-  float* const dy = f32(arena, 21'635'328);  // input_gradient_26
+  float* const dy = f32(arena, 21'635'328);       // input_gradient_26
   const float* const y = f32(arena, 20'062'464);  // activation_22, saved
   // d(sum) = ReLU'(y) · dy, per element, in place.
   c::for_each(pool, 131'072, [&](index_t i) {
-    k::residual_add_backward<k::ReLU, k::GradientWrite::same_buffer, k::GradientWrite::same_buffer>(i, y, dy, nullptr, nullptr);
+    k::residual_add_backward<k::ReLU, k::GradientWrite::same_buffer, k::GradientWrite::same_buffer>(
+        i, y, dy, nullptr, nullptr);
   });
 }
 
@@ -896,14 +1010,14 @@ void backward_layers_24_25(std::byte* arena, c::ThreadPool& pool) {
 
 void forward_layer_26(std::byte* arena, c::ThreadPool& pool) {
   const float* const x = f32(arena, 20'062'464);  // activation_22
-  float* const y = f32(arena, 20'586'752);  // activation_26
+  float* const y = f32(arena, 20'586'752);        // activation_26
   // Each (sample, channel) plane: its mean.
   c::for_each(pool, 2'048, [&](index_t plane) { k::global_avg_pool_forward<64>(plane, x, y); });
 }
 
 void backward_layer_26(std::byte* arena, c::ThreadPool& pool) {
   const float* const dy = f32(arena, 20'594'944);  // input_gradient_27
-  float* const dx = f32(arena, 21'635'328);  // input_gradient_26
+  float* const dx = f32(arena, 21'635'328);        // input_gradient_26
   // Each input element: its plane's gradient over the plane's size.
   c::for_each(pool, 131'072, [&](index_t i) { k::global_avg_pool_backward<64, false>(i, dy, dx); });
 }
@@ -920,34 +1034,35 @@ void backward_layer_26(std::byte* arena, c::ThreadPool& pool) {
 constexpr c::LinearGeometry linear_27{.batch = 32, .in_features = 64, .out_features = 10};
 
 void forward_layer_27(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 20'586'752);  // activation_26
+  const float* const x = f32(arena, 20'586'752);    // activation_26
   const float* const weight = f32(arena, 310'144);  // 27.weight
-  const float* const bias = f32(arena, 312'704);  // 27.bias
-  float* const z = f32(arena, 20'594'944);  // activation_27
+  const float* const bias = f32(arena, 312'704);    // 27.bias
+  float* const z = f32(arena, 20'594'944);          // activation_27
   c::linear_forward<linear_27>(pool, x, weight, z, [&](c::Range rows) {
     for (index_t n = rows.begin; n < rows.end; ++n)
       for (index_t o = 0; o < 10; ++o)
-        k::bias_activation_forward<k::Identity, k::BiasAlong::positions, 10, 10, true>(n, o, z, bias, z);
+        k::bias_activation_forward<k::Identity, k::BiasAlong::positions, 10, 10, true>(n, o, z,
+                                                                                       bias, z);
   });
 }
 
 void backward_layer_27(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 20'586'752);  // activation_26
-  float* const dweight = f32(arena, 625'024);  // gradient of 27.weight
-  float* const dbias = f32(arena, 627'584);  // gradient of 27.bias
-  float* const dz = f32(arena, 20'603'136);  // loss_gradient: d(Linear output)
+  const float* const x = f32(arena, 20'586'752);    // activation_26
+  float* const dweight = f32(arena, 625'024);       // gradient of 27.weight
+  float* const dbias = f32(arena, 627'584);         // gradient of 27.bias
+  float* const dz = f32(arena, 20'603'136);         // loss_gradient: d(Linear output)
   const float* const weight = f32(arena, 310'144);  // 27.weight
-  float* const dx = f32(arena, 20'594'944);  // input_gradient_27
+  float* const dx = f32(arena, 20'594'944);         // input_gradient_27
   c::linear_backward<linear_27, true>(pool, x, dz, weight, dweight, dbias, dx);
 }
 
 // ==== Loss: softmax + cross-entropy over the logits (32, 10), forward and backward ===============
 void loss_step(std::byte* arena, c::ThreadPool& pool) {
-  const float* const logits = f32(arena, 20'594'944);  // activation_27
+  const float* const logits = f32(arena, 20'594'944);        // activation_27
   const std::int32_t* const labels = i32(arena, 1'646'592);  // labels
-  float* const loss = f32(arena, 22'686'208);  // loss
-  std::int32_t* const predicted = i32(arena, 22'686'464);  // predictions
-  float* const dlogits = f32(arena, 20'603'136);  // loss_gradient
+  float* const loss = f32(arena, 22'686'208);                // loss
+  std::int32_t* const predicted = i32(arena, 22'686'464);    // predictions
+  float* const dlogits = f32(arena, 20'603'136);             // loss_gradient
   // Each sample: its loss, its predicted class and d(logits) of the batch mean.
   c::for_each(pool, 32, [&](index_t n) {
     k::softmax_cross_entropy<32, 10>(n, logits, labels, loss, predicted, dlogits);
@@ -956,14 +1071,13 @@ void loss_step(std::byte* arena, c::ThreadPool& pool) {
 
 // ==== Update: Adam over the whole contiguous parameter region, one pass ==========================
 void update(std::byte* arena, const k::OptimizerConstants& constants, c::ThreadPool& pool) {
-  float* const params = f32(arena, 0);  // parameters
+  float* const params = f32(arena, 0);             // parameters
   const float* const grads = f32(arena, 314'880);  // gradients
-  float* const m = f32(arena, 627'712);  // optimizer_moment1
-  float* const v = f32(arena, 940'544);  // optimizer_moment2
+  float* const m = f32(arena, 627'712);            // optimizer_moment1
+  float* const v = f32(arena, 940'544);            // optimizer_moment2
   // Each parameter, with the step's scalars (learning rate, bias corrections).
-  c::for_each(pool, 78'186, [&](index_t i) {
-    k::adam_update<false>(i, params, grads, m, v, constants);
-  });
+  c::for_each(pool, 78'186,
+              [&](index_t i) { k::adam_update<false>(i, params, grads, m, v, constants); });
 }
 
 // ==== The step, in the plan's schedule ====================================================

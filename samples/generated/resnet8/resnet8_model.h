@@ -16,7 +16,7 @@ inline constexpr std::int64_t input_sample[] = {3, 32, 32};  // one sample, f32
 inline constexpr std::int64_t output_sample[] = {10};
 inline constexpr std::int64_t parameter_count = 78'186;
 inline constexpr int layer_count = 28;
-inline constexpr int step_count = 58;  // forward per layer, loss, backward per layer, update
+inline constexpr int step_count = 58;        // forward per layer, loss, backward per layer, update
 inline constexpr std::int64_t classes = 10;  // CrossEntropy: i32 labels in [0, classes)
 
 // ---- The arena: one allocation, in regions (staticnet's Footprint) ----------------------------
@@ -28,13 +28,14 @@ inline constexpr std::int64_t non_trainable = 2'048;
 inline constexpr std::int64_t gradients = 312'832;
 inline constexpr std::int64_t optimizer_state = 625'664;
 inline constexpr std::int64_t inputs = 393'472;
+inline constexpr std::int64_t inputs_at = 1'253'376;  // the region's offset: one batch's data
 inline constexpr std::int64_t workspace = 589'824;
 inline constexpr std::int64_t activations = 20'450'048;  // peak of the shared region
 }  // namespace footprint
 
 // ---- Buffers: `elements` values of `dtype` in bytes [offset, offset + bytes) of the arena
 // (a Dropout's mask: bits packed into u8), alive from first_step to last_step of the
-// schedule; buffers alive at the same step never share a byte.
+// schedule; buffers alive at the same step never share a byte. A table, kept in columns.
 enum class DType : std::uint8_t { f32, f16, bf16, i8, i32, u8, u16, u32 };
 struct Buffer {
   std::int64_t offset, bytes;
@@ -42,68 +43,111 @@ struct Buffer {
   DType dtype;
   std::int64_t elements;
 };
-inline constexpr Buffer parameters          = {          0,     312'744,  0, 57, DType::f32,      78'186};  // f32 [78186], layer by layer
-inline constexpr Buffer non_trainable       = {    312'832,       1'920,  0, 57, DType::f32,         480};  // f32 [480], each BatchNorm's running mean then running variance, layer by layer
-inline constexpr Buffer gradients           = {    314'880,     312'744,  0, 57, DType::f32,      78'186};  // f32, same layout as parameters
-inline constexpr Buffer optimizer_moment1   = {    627'712,     312'744,  0, 57, DType::f32,      78'186};  // f32 first moment (Adam m), same layout
-inline constexpr Buffer optimizer_moment2   = {    940'544,     312'744,  0, 57, DType::f32,      78'186};  // f32 second moment (Adam v), same layout
-inline constexpr Buffer input               = {  1'253'376,     393'216,  0, 57, DType::f32,      98'304};  // f32 (32, 3, 32, 32)
-inline constexpr Buffer labels              = {  1'646'592,         128,  0, 57, DType::i32,          32};  // i32 (32), class per sample
-inline constexpr Buffer workspace           = {  1'646'848,     589'824,  0, 57, DType::f32,     147'456};  // f32 scratch (one sample's im2col)
-inline constexpr Buffer activation_0        = {  2'236'672,   2'097'152,  0, 55, DType::f32,     524'288};  // f32 (32, 16, 32, 32) output of 0 Conv2d
-inline constexpr Buffer activation_1        = {  4'333'824,   2'097'152,  1, 54, DType::f32,     524'288};  // f32 (32, 16, 32, 32) output of 1 BatchNorm2d, 2 ReLU
-inline constexpr Buffer batch_statistics_1  = { 22'684'928,         128,  1, 55, DType::f32,          32};  // f32 [32] batch mean, then 1/sqrt(var + eps), of 1 BatchNorm2d
-inline constexpr Buffer activation_3        = {  6'430'976,   2'097'152,  3, 52, DType::f32,     524'288};  // f32 (32, 16, 32, 32) output of 3 Conv2d
-inline constexpr Buffer activation_4        = {  8'528'128,   2'097'152,  4, 51, DType::f32,     524'288};  // f32 (32, 16, 32, 32) output of 4 BatchNorm2d, 5 ReLU
-inline constexpr Buffer batch_statistics_4  = { 22'685'184,         128,  4, 52, DType::f32,          32};  // f32 [32] batch mean, then 1/sqrt(var + eps), of 4 BatchNorm2d
-inline constexpr Buffer activation_6        = { 10'625'280,   2'097'152,  6, 49, DType::f32,     524'288};  // f32 (32, 16, 32, 32) output of 6 Conv2d
-inline constexpr Buffer activation_7        = { 12'722'432,   2'097'152,  7, 47, DType::f32,     524'288};  // f32 (32, 16, 32, 32) output of 7 BatchNorm2d, 8 Add, 9 ReLU
-inline constexpr Buffer batch_statistics_7  = { 22'685'440,         128,  7, 49, DType::f32,          32};  // f32 [32] batch mean, then 1/sqrt(var + eps), of 7 BatchNorm2d
-inline constexpr Buffer activation_10       = { 16'916'736,   1'048'576, 10, 45, DType::f32,     262'144};  // f32 (32, 32, 16, 16) output of 10 Conv2d
-inline constexpr Buffer activation_11       = { 17'965'312,   1'048'576, 11, 44, DType::f32,     262'144};  // f32 (32, 32, 16, 16) output of 11 BatchNorm2d, 12 ReLU
-inline constexpr Buffer batch_statistics_11 = { 22'685'696,         256, 11, 45, DType::f32,          64};  // f32 [64] batch mean, then 1/sqrt(var + eps), of 11 BatchNorm2d
-inline constexpr Buffer activation_13       = { 19'013'888,   1'048'576, 13, 42, DType::f32,     262'144};  // f32 (32, 32, 16, 16) output of 13 Conv2d
-inline constexpr Buffer activation_14       = { 14'819'584,   1'048'576, 14, 39, DType::f32,     262'144};  // f32 (32, 32, 16, 16) output of 14 BatchNorm2d, 16 Add, 17 ReLU
-inline constexpr Buffer batch_statistics_14 = { 22'685'952,         256, 14, 42, DType::f32,          64};  // f32 [64] batch mean, then 1/sqrt(var + eps), of 14 BatchNorm2d
-inline constexpr Buffer activation_15       = { 15'868'160,   1'048'576, 15, 16, DType::f32,     262'144};  // f32 (32, 32, 16, 16) output of 15 Conv2d
-inline constexpr Buffer activation_18       = { 15'868'160,     524'288, 18, 37, DType::f32,     131'072};  // f32 (32, 64, 8, 8) output of 18 Conv2d
-inline constexpr Buffer activation_19       = { 16'392'448,     524'288, 19, 36, DType::f32,     131'072};  // f32 (32, 64, 8, 8) output of 19 BatchNorm2d, 20 ReLU
-inline constexpr Buffer batch_statistics_19 = { 22'683'904,         512, 19, 37, DType::f32,         128};  // f32 [128] batch mean, then 1/sqrt(var + eps), of 19 BatchNorm2d
-inline constexpr Buffer activation_21       = { 21'111'040,     524'288, 21, 34, DType::f32,     131'072};  // f32 (32, 64, 8, 8) output of 21 Conv2d
-inline constexpr Buffer activation_22       = { 20'062'464,     524'288, 22, 31, DType::f32,     131'072};  // f32 (32, 64, 8, 8) output of 22 BatchNorm2d, 24 Add, 25 ReLU
-inline constexpr Buffer batch_statistics_22 = { 22'684'416,         512, 22, 34, DType::f32,         128};  // f32 [128] batch mean, then 1/sqrt(var + eps), of 22 BatchNorm2d
-inline constexpr Buffer activation_23       = { 20'586'752,     524'288, 23, 24, DType::f32,     131'072};  // f32 (32, 64, 8, 8) output of 23 Conv2d
-inline constexpr Buffer activation_26       = { 20'586'752,       8'192, 26, 29, DType::f32,       2'048};  // f32 (32, 64) output of 26 GlobalAvgPool2d
-inline constexpr Buffer activation_27       = { 20'594'944,       1'280, 27, 28, DType::f32,         320};  // f32 (32, 10) output of 27 Linear
-inline constexpr Buffer loss                = { 22'686'208,         128, 28, 57, DType::f32,          32};  // f32 (32), loss per sample
-inline constexpr Buffer predictions         = { 22'686'464,         128, 28, 57, DType::i32,          32};  // i32 (32), predicted class per sample
-inline constexpr Buffer loss_gradient       = { 20'603'136,       1'280, 28, 29, DType::f32,         320};  // f32 (32, 10) d(output), from the loss
-inline constexpr Buffer input_gradient_27   = { 20'594'944,       8'192, 29, 30, DType::f32,       2'048};  // f32 (32, 64) d(input of 27 Linear)
-inline constexpr Buffer input_gradient_26   = { 21'635'328,     524'288, 30, 34, DType::f32,     131'072};  // f32 (32, 64, 8, 8) d(input of 26 GlobalAvgPool2d)
-inline constexpr Buffer input_gradient_23   = { 20'062'464,   1'048'576, 33, 42, DType::f32,     262'144};  // f32 (32, 32, 16, 16) d(input of 23 Conv2d)
-inline constexpr Buffer input_gradient_22   = { 22'159'616,     524'288, 34, 35, DType::f32,     131'072};  // f32 (32, 64, 8, 8) d(input of 22 BatchNorm2d)
-inline constexpr Buffer input_gradient_21   = { 21'111'040,     524'288, 35, 37, DType::f32,     131'072};  // f32 (32, 64, 8, 8) d(input of 21 Conv2d)
-inline constexpr Buffer input_gradient_19   = { 16'392'448,     524'288, 37, 38, DType::f32,     131'072};  // f32 (32, 64, 8, 8) d(input of 19 BatchNorm2d)
-inline constexpr Buffer input_gradient_15   = { 14'819'584,   2'097'152, 41, 49, DType::f32,     524'288};  // f32 (32, 16, 32, 32) d(input of 15 Conv2d)
-inline constexpr Buffer input_gradient_14   = { 21'111'040,   1'048'576, 42, 43, DType::f32,     262'144};  // f32 (32, 32, 16, 16) d(input of 14 BatchNorm2d)
-inline constexpr Buffer input_gradient_13   = { 19'013'888,   1'048'576, 43, 45, DType::f32,     262'144};  // f32 (32, 32, 16, 16) d(input of 13 Conv2d)
-inline constexpr Buffer input_gradient_11   = { 17'965'312,   1'048'576, 45, 46, DType::f32,     262'144};  // f32 (32, 32, 16, 16) d(input of 11 BatchNorm2d)
-inline constexpr Buffer input2_gradient_8   = { 12'722'432,   2'097'152, 48, 55, DType::f32,     524'288};  // f32 (32, 16, 32, 32) d(second input of 8 Add)
-inline constexpr Buffer input_gradient_7    = { 16'916'736,   2'097'152, 49, 50, DType::f32,     524'288};  // f32 (32, 16, 32, 32) d(input of 7 BatchNorm2d)
-inline constexpr Buffer input_gradient_6    = { 10'625'280,   2'097'152, 50, 52, DType::f32,     524'288};  // f32 (32, 16, 32, 32) d(input of 6 Conv2d)
-inline constexpr Buffer input_gradient_4    = {  8'528'128,   2'097'152, 52, 53, DType::f32,     524'288};  // f32 (32, 16, 32, 32) d(input of 4 BatchNorm2d)
-inline constexpr Buffer input_gradient_1    = {  4'333'824,   2'097'152, 55, 56, DType::f32,     524'288};  // f32 (32, 16, 32, 32) d(input of 1 BatchNorm2d)
+// clang-format off
+inline constexpr Buffer parameters          = {          0,     312'744,  0, 57, DType::f32,      78'186};  // [78186], layer by layer
+inline constexpr Buffer non_trainable       = {    312'832,       1'920,  0, 57, DType::f32,         480};  // [480], each BatchNorm's running mean then running variance, layer by layer
+inline constexpr Buffer gradients           = {    314'880,     312'744,  0, 57, DType::f32,      78'186};  // same layout as parameters
+inline constexpr Buffer optimizer_moment1   = {    627'712,     312'744,  0, 57, DType::f32,      78'186};  // first moment (Adam m), same layout
+inline constexpr Buffer optimizer_moment2   = {    940'544,     312'744,  0, 57, DType::f32,      78'186};  // second moment (Adam v), same layout
+inline constexpr Buffer input               = {  1'253'376,     393'216,  0, 57, DType::f32,      98'304};  // (32, 3, 32, 32)
+inline constexpr Buffer labels              = {  1'646'592,         128,  0, 57, DType::i32,          32};  // (32), class per sample
+inline constexpr Buffer workspace           = {  1'646'848,     589'824,  0, 57, DType::f32,     147'456};  // scratch (one sample's im2col)
+inline constexpr Buffer activation_0        = {  2'236'672,   2'097'152,  0, 55, DType::f32,     524'288};  // (32, 16, 32, 32) output of 0 Conv2d
+inline constexpr Buffer activation_1        = {  4'333'824,   2'097'152,  1, 54, DType::f32,     524'288};  // (32, 16, 32, 32) output of 1 BatchNorm2d, 2 ReLU
+inline constexpr Buffer batch_statistics_1  = { 22'684'928,         128,  1, 55, DType::f32,          32};  // [32] batch mean, then 1/sqrt(var + eps), of 1 BatchNorm2d
+inline constexpr Buffer activation_3        = {  6'430'976,   2'097'152,  3, 52, DType::f32,     524'288};  // (32, 16, 32, 32) output of 3 Conv2d
+inline constexpr Buffer activation_4        = {  8'528'128,   2'097'152,  4, 51, DType::f32,     524'288};  // (32, 16, 32, 32) output of 4 BatchNorm2d, 5 ReLU
+inline constexpr Buffer batch_statistics_4  = { 22'685'184,         128,  4, 52, DType::f32,          32};  // [32] batch mean, then 1/sqrt(var + eps), of 4 BatchNorm2d
+inline constexpr Buffer activation_6        = { 10'625'280,   2'097'152,  6, 49, DType::f32,     524'288};  // (32, 16, 32, 32) output of 6 Conv2d
+inline constexpr Buffer activation_7        = { 12'722'432,   2'097'152,  7, 47, DType::f32,     524'288};  // (32, 16, 32, 32) output of 7 BatchNorm2d, 8 Add, 9 ReLU
+inline constexpr Buffer batch_statistics_7  = { 22'685'440,         128,  7, 49, DType::f32,          32};  // [32] batch mean, then 1/sqrt(var + eps), of 7 BatchNorm2d
+inline constexpr Buffer activation_10       = { 16'916'736,   1'048'576, 10, 45, DType::f32,     262'144};  // (32, 32, 16, 16) output of 10 Conv2d
+inline constexpr Buffer activation_11       = { 17'965'312,   1'048'576, 11, 44, DType::f32,     262'144};  // (32, 32, 16, 16) output of 11 BatchNorm2d, 12 ReLU
+inline constexpr Buffer batch_statistics_11 = { 22'685'696,         256, 11, 45, DType::f32,          64};  // [64] batch mean, then 1/sqrt(var + eps), of 11 BatchNorm2d
+inline constexpr Buffer activation_13       = { 19'013'888,   1'048'576, 13, 42, DType::f32,     262'144};  // (32, 32, 16, 16) output of 13 Conv2d
+inline constexpr Buffer activation_14       = { 14'819'584,   1'048'576, 14, 39, DType::f32,     262'144};  // (32, 32, 16, 16) output of 14 BatchNorm2d, 16 Add, 17 ReLU
+inline constexpr Buffer batch_statistics_14 = { 22'685'952,         256, 14, 42, DType::f32,          64};  // [64] batch mean, then 1/sqrt(var + eps), of 14 BatchNorm2d
+inline constexpr Buffer activation_15       = { 15'868'160,   1'048'576, 15, 16, DType::f32,     262'144};  // (32, 32, 16, 16) output of 15 Conv2d
+inline constexpr Buffer activation_18       = { 15'868'160,     524'288, 18, 37, DType::f32,     131'072};  // (32, 64, 8, 8) output of 18 Conv2d
+inline constexpr Buffer activation_19       = { 16'392'448,     524'288, 19, 36, DType::f32,     131'072};  // (32, 64, 8, 8) output of 19 BatchNorm2d, 20 ReLU
+inline constexpr Buffer batch_statistics_19 = { 22'683'904,         512, 19, 37, DType::f32,         128};  // [128] batch mean, then 1/sqrt(var + eps), of 19 BatchNorm2d
+inline constexpr Buffer activation_21       = { 21'111'040,     524'288, 21, 34, DType::f32,     131'072};  // (32, 64, 8, 8) output of 21 Conv2d
+inline constexpr Buffer activation_22       = { 20'062'464,     524'288, 22, 31, DType::f32,     131'072};  // (32, 64, 8, 8) output of 22 BatchNorm2d, 24 Add, 25 ReLU
+inline constexpr Buffer batch_statistics_22 = { 22'684'416,         512, 22, 34, DType::f32,         128};  // [128] batch mean, then 1/sqrt(var + eps), of 22 BatchNorm2d
+inline constexpr Buffer activation_23       = { 20'586'752,     524'288, 23, 24, DType::f32,     131'072};  // (32, 64, 8, 8) output of 23 Conv2d
+inline constexpr Buffer activation_26       = { 20'586'752,       8'192, 26, 29, DType::f32,       2'048};  // (32, 64) output of 26 GlobalAvgPool2d
+inline constexpr Buffer activation_27       = { 20'594'944,       1'280, 27, 28, DType::f32,         320};  // (32, 10) output of 27 Linear
+inline constexpr Buffer loss                = { 22'686'208,         128, 28, 57, DType::f32,          32};  // (32), loss per sample
+inline constexpr Buffer predictions         = { 22'686'464,         128, 28, 57, DType::i32,          32};  // (32), predicted class per sample
+inline constexpr Buffer loss_gradient       = { 20'603'136,       1'280, 28, 29, DType::f32,         320};  // (32, 10) d(output), from the loss
+inline constexpr Buffer input_gradient_27   = { 20'594'944,       8'192, 29, 30, DType::f32,       2'048};  // (32, 64) d(input of 27 Linear)
+inline constexpr Buffer input_gradient_26   = { 21'635'328,     524'288, 30, 34, DType::f32,     131'072};  // (32, 64, 8, 8) d(input of 26 GlobalAvgPool2d)
+inline constexpr Buffer input_gradient_23   = { 20'062'464,   1'048'576, 33, 42, DType::f32,     262'144};  // (32, 32, 16, 16) d(input of 23 Conv2d)
+inline constexpr Buffer input_gradient_22   = { 22'159'616,     524'288, 34, 35, DType::f32,     131'072};  // (32, 64, 8, 8) d(input of 22 BatchNorm2d)
+inline constexpr Buffer input_gradient_21   = { 21'111'040,     524'288, 35, 37, DType::f32,     131'072};  // (32, 64, 8, 8) d(input of 21 Conv2d)
+inline constexpr Buffer input_gradient_19   = { 16'392'448,     524'288, 37, 38, DType::f32,     131'072};  // (32, 64, 8, 8) d(input of 19 BatchNorm2d)
+inline constexpr Buffer input_gradient_15   = { 14'819'584,   2'097'152, 41, 49, DType::f32,     524'288};  // (32, 16, 32, 32) d(input of 15 Conv2d)
+inline constexpr Buffer input_gradient_14   = { 21'111'040,   1'048'576, 42, 43, DType::f32,     262'144};  // (32, 32, 16, 16) d(input of 14 BatchNorm2d)
+inline constexpr Buffer input_gradient_13   = { 19'013'888,   1'048'576, 43, 45, DType::f32,     262'144};  // (32, 32, 16, 16) d(input of 13 Conv2d)
+inline constexpr Buffer input_gradient_11   = { 17'965'312,   1'048'576, 45, 46, DType::f32,     262'144};  // (32, 32, 16, 16) d(input of 11 BatchNorm2d)
+inline constexpr Buffer input2_gradient_8   = { 12'722'432,   2'097'152, 48, 55, DType::f32,     524'288};  // (32, 16, 32, 32) d(second input of 8 Add)
+inline constexpr Buffer input_gradient_7    = { 16'916'736,   2'097'152, 49, 50, DType::f32,     524'288};  // (32, 16, 32, 32) d(input of 7 BatchNorm2d)
+inline constexpr Buffer input_gradient_6    = { 10'625'280,   2'097'152, 50, 52, DType::f32,     524'288};  // (32, 16, 32, 32) d(input of 6 Conv2d)
+inline constexpr Buffer input_gradient_4    = {  8'528'128,   2'097'152, 52, 53, DType::f32,     524'288};  // (32, 16, 32, 32) d(input of 4 BatchNorm2d)
+inline constexpr Buffer input_gradient_1    = {  4'333'824,   2'097'152, 55, 56, DType::f32,     524'288};  // (32, 16, 32, 32) d(input of 1 BatchNorm2d)
+// clang-format on
 // Every buffer, in the plan's order.
-inline constexpr Buffer buffers[] = {parameters, non_trainable, gradients, optimizer_moment1, 
-    optimizer_moment2, input, labels, workspace, activation_0, activation_1, batch_statistics_1, 
-    activation_3, activation_4, batch_statistics_4, activation_6, activation_7, batch_statistics_7, 
-    activation_10, activation_11, batch_statistics_11, activation_13, activation_14, 
-    batch_statistics_14, activation_15, activation_18, activation_19, batch_statistics_19, 
-    activation_21, activation_22, batch_statistics_22, activation_23, activation_26, activation_27, 
-    loss, predictions, loss_gradient, input_gradient_27, input_gradient_26, input_gradient_23, 
-    input_gradient_22, input_gradient_21, input_gradient_19, input_gradient_15, input_gradient_14, 
-    input_gradient_13, input_gradient_11, input2_gradient_8, input_gradient_7, input_gradient_6, 
-    input_gradient_4, input_gradient_1};
+inline constexpr Buffer buffers[] = {parameters,
+                                     non_trainable,
+                                     gradients,
+                                     optimizer_moment1,
+                                     optimizer_moment2,
+                                     input,
+                                     labels,
+                                     workspace,
+                                     activation_0,
+                                     activation_1,
+                                     batch_statistics_1,
+                                     activation_3,
+                                     activation_4,
+                                     batch_statistics_4,
+                                     activation_6,
+                                     activation_7,
+                                     batch_statistics_7,
+                                     activation_10,
+                                     activation_11,
+                                     batch_statistics_11,
+                                     activation_13,
+                                     activation_14,
+                                     batch_statistics_14,
+                                     activation_15,
+                                     activation_18,
+                                     activation_19,
+                                     batch_statistics_19,
+                                     activation_21,
+                                     activation_22,
+                                     batch_statistics_22,
+                                     activation_23,
+                                     activation_26,
+                                     activation_27,
+                                     loss,
+                                     predictions,
+                                     loss_gradient,
+                                     input_gradient_27,
+                                     input_gradient_26,
+                                     input_gradient_23,
+                                     input_gradient_22,
+                                     input_gradient_21,
+                                     input_gradient_19,
+                                     input_gradient_15,
+                                     input_gradient_14,
+                                     input_gradient_13,
+                                     input_gradient_11,
+                                     input2_gradient_8,
+                                     input_gradient_7,
+                                     input_gradient_6,
+                                     input_gradient_4,
+                                     input_gradient_1};
 // The model's output (its last layer's), which the loss reads.
 inline constexpr const Buffer& output = activation_27;
 
@@ -122,40 +166,40 @@ struct Tensor {
   Init init;
 };
 inline constexpr Tensor parameter_tensors[] = {
-  {"0.weight", 0, 432, 4, {16, 3, 3, 3}, 27, Init::uniform},
-  {"0.bias", 432, 16, 1, {16}, 27, Init::uniform},
-  {"1.weight", 448, 16, 1, {16}, 1, Init::ones},
-  {"1.bias", 464, 16, 1, {16}, 1, Init::zeros},
-  {"3.weight", 480, 2'304, 4, {16, 16, 3, 3}, 144, Init::uniform},
-  {"3.bias", 2'784, 16, 1, {16}, 144, Init::uniform},
-  {"4.weight", 2'800, 16, 1, {16}, 1, Init::ones},
-  {"4.bias", 2'816, 16, 1, {16}, 1, Init::zeros},
-  {"6.weight", 2'832, 2'304, 4, {16, 16, 3, 3}, 144, Init::uniform},
-  {"6.bias", 5'136, 16, 1, {16}, 144, Init::uniform},
-  {"7.weight", 5'152, 16, 1, {16}, 1, Init::ones},
-  {"7.bias", 5'168, 16, 1, {16}, 1, Init::zeros},
-  {"10.weight", 5'184, 4'608, 4, {32, 16, 3, 3}, 144, Init::uniform},
-  {"10.bias", 9'792, 32, 1, {32}, 144, Init::uniform},
-  {"11.weight", 9'824, 32, 1, {32}, 1, Init::ones},
-  {"11.bias", 9'856, 32, 1, {32}, 1, Init::zeros},
-  {"13.weight", 9'888, 9'216, 4, {32, 32, 3, 3}, 288, Init::uniform},
-  {"13.bias", 19'104, 32, 1, {32}, 288, Init::uniform},
-  {"14.weight", 19'136, 32, 1, {32}, 1, Init::ones},
-  {"14.bias", 19'168, 32, 1, {32}, 1, Init::zeros},
-  {"15.weight", 19'200, 512, 4, {32, 16, 1, 1}, 16, Init::uniform},
-  {"15.bias", 19'712, 32, 1, {32}, 16, Init::uniform},
-  {"18.weight", 19'744, 18'432, 4, {64, 32, 3, 3}, 288, Init::uniform},
-  {"18.bias", 38'176, 64, 1, {64}, 288, Init::uniform},
-  {"19.weight", 38'240, 64, 1, {64}, 1, Init::ones},
-  {"19.bias", 38'304, 64, 1, {64}, 1, Init::zeros},
-  {"21.weight", 38'368, 36'864, 4, {64, 64, 3, 3}, 576, Init::uniform},
-  {"21.bias", 75'232, 64, 1, {64}, 576, Init::uniform},
-  {"22.weight", 75'296, 64, 1, {64}, 1, Init::ones},
-  {"22.bias", 75'360, 64, 1, {64}, 1, Init::zeros},
-  {"23.weight", 75'424, 2'048, 4, {64, 32, 1, 1}, 32, Init::uniform},
-  {"23.bias", 77'472, 64, 1, {64}, 32, Init::uniform},
-  {"27.weight", 77'536, 640, 2, {10, 64}, 64, Init::uniform},
-  {"27.bias", 78'176, 10, 1, {10}, 64, Init::uniform},
+    {"0.weight", 0, 432, 4, {16, 3, 3, 3}, 27, Init::uniform},
+    {"0.bias", 432, 16, 1, {16}, 27, Init::uniform},
+    {"1.weight", 448, 16, 1, {16}, 1, Init::ones},
+    {"1.bias", 464, 16, 1, {16}, 1, Init::zeros},
+    {"3.weight", 480, 2'304, 4, {16, 16, 3, 3}, 144, Init::uniform},
+    {"3.bias", 2'784, 16, 1, {16}, 144, Init::uniform},
+    {"4.weight", 2'800, 16, 1, {16}, 1, Init::ones},
+    {"4.bias", 2'816, 16, 1, {16}, 1, Init::zeros},
+    {"6.weight", 2'832, 2'304, 4, {16, 16, 3, 3}, 144, Init::uniform},
+    {"6.bias", 5'136, 16, 1, {16}, 144, Init::uniform},
+    {"7.weight", 5'152, 16, 1, {16}, 1, Init::ones},
+    {"7.bias", 5'168, 16, 1, {16}, 1, Init::zeros},
+    {"10.weight", 5'184, 4'608, 4, {32, 16, 3, 3}, 144, Init::uniform},
+    {"10.bias", 9'792, 32, 1, {32}, 144, Init::uniform},
+    {"11.weight", 9'824, 32, 1, {32}, 1, Init::ones},
+    {"11.bias", 9'856, 32, 1, {32}, 1, Init::zeros},
+    {"13.weight", 9'888, 9'216, 4, {32, 32, 3, 3}, 288, Init::uniform},
+    {"13.bias", 19'104, 32, 1, {32}, 288, Init::uniform},
+    {"14.weight", 19'136, 32, 1, {32}, 1, Init::ones},
+    {"14.bias", 19'168, 32, 1, {32}, 1, Init::zeros},
+    {"15.weight", 19'200, 512, 4, {32, 16, 1, 1}, 16, Init::uniform},
+    {"15.bias", 19'712, 32, 1, {32}, 16, Init::uniform},
+    {"18.weight", 19'744, 18'432, 4, {64, 32, 3, 3}, 288, Init::uniform},
+    {"18.bias", 38'176, 64, 1, {64}, 288, Init::uniform},
+    {"19.weight", 38'240, 64, 1, {64}, 1, Init::ones},
+    {"19.bias", 38'304, 64, 1, {64}, 1, Init::zeros},
+    {"21.weight", 38'368, 36'864, 4, {64, 64, 3, 3}, 576, Init::uniform},
+    {"21.bias", 75'232, 64, 1, {64}, 576, Init::uniform},
+    {"22.weight", 75'296, 64, 1, {64}, 1, Init::ones},
+    {"22.bias", 75'360, 64, 1, {64}, 1, Init::zeros},
+    {"23.weight", 75'424, 2'048, 4, {64, 32, 1, 1}, 32, Init::uniform},
+    {"23.bias", 77'472, 64, 1, {64}, 32, Init::uniform},
+    {"27.weight", 77'536, 640, 2, {10, 64}, 64, Init::uniform},
+    {"27.bias", 78'176, 10, 1, {10}, 64, Init::uniform},
 };
 inline constexpr int parameter_tensor_count = 34;
 
@@ -164,20 +208,20 @@ inline constexpr int parameter_tensor_count = 34;
 // optimizer). PyTorch also keeps "<layer>.num_batches_tracked", the training steps taken.
 inline constexpr std::int64_t non_trainable_count = 480;
 inline constexpr Tensor non_trainable_tensors[] = {
-  {"1.running_mean", 0, 16, 1, {16}, 1, Init::zeros},
-  {"1.running_var", 16, 16, 1, {16}, 1, Init::ones},
-  {"4.running_mean", 32, 16, 1, {16}, 1, Init::zeros},
-  {"4.running_var", 48, 16, 1, {16}, 1, Init::ones},
-  {"7.running_mean", 64, 16, 1, {16}, 1, Init::zeros},
-  {"7.running_var", 80, 16, 1, {16}, 1, Init::ones},
-  {"11.running_mean", 96, 32, 1, {32}, 1, Init::zeros},
-  {"11.running_var", 128, 32, 1, {32}, 1, Init::ones},
-  {"14.running_mean", 160, 32, 1, {32}, 1, Init::zeros},
-  {"14.running_var", 192, 32, 1, {32}, 1, Init::ones},
-  {"19.running_mean", 224, 64, 1, {64}, 1, Init::zeros},
-  {"19.running_var", 288, 64, 1, {64}, 1, Init::ones},
-  {"22.running_mean", 352, 64, 1, {64}, 1, Init::zeros},
-  {"22.running_var", 416, 64, 1, {64}, 1, Init::ones},
+    {"1.running_mean", 0, 16, 1, {16}, 1, Init::zeros},
+    {"1.running_var", 16, 16, 1, {16}, 1, Init::ones},
+    {"4.running_mean", 32, 16, 1, {16}, 1, Init::zeros},
+    {"4.running_var", 48, 16, 1, {16}, 1, Init::ones},
+    {"7.running_mean", 64, 16, 1, {16}, 1, Init::zeros},
+    {"7.running_var", 80, 16, 1, {16}, 1, Init::ones},
+    {"11.running_mean", 96, 32, 1, {32}, 1, Init::zeros},
+    {"11.running_var", 128, 32, 1, {32}, 1, Init::ones},
+    {"14.running_mean", 160, 32, 1, {32}, 1, Init::zeros},
+    {"14.running_var", 192, 32, 1, {32}, 1, Init::ones},
+    {"19.running_mean", 224, 64, 1, {64}, 1, Init::zeros},
+    {"19.running_var", 288, 64, 1, {64}, 1, Init::ones},
+    {"22.running_mean", 352, 64, 1, {64}, 1, Init::zeros},
+    {"22.running_var", 416, 64, 1, {64}, 1, Init::ones},
 };
 inline constexpr int non_trainable_tensor_count = 14;
 

@@ -30,7 +30,7 @@ inline staticnet::runtime::ModelInfo model_info() {
   m.arena.activations = footprint::activations;
   m.arena.parameters_at = parameters.offset;
   m.arena.gradients_at = gradients.offset;
-  m.arena.inputs_at = 1'253'376;
+  m.arena.inputs_at = footprint::inputs_at;
   m.arena.input_at = input.offset;
   m.arena.loss_at = loss.offset;
   m.arena.batch_bytes = footprint::inputs;
@@ -44,7 +44,7 @@ inline staticnet::runtime::ModelInfo model_info() {
   auto init = [](resnet8::Init i) {
     return i == resnet8::Init::ones    ? RuntimeInit::ones
            : i == resnet8::Init::zeros ? RuntimeInit::zeros
-                                      : RuntimeInit::uniform;
+                                       : RuntimeInit::uniform;
   };
   for (const Tensor& t : parameter_tensors)
     m.parameters.push_back({t.name, {t.shape, t.shape + t.rank}, t.offset, t.fan_in, init(t.init)});
@@ -52,7 +52,8 @@ inline staticnet::runtime::ModelInfo model_info() {
   m.arena.non_trainable = footprint::non_trainable;
   m.arena.non_trainable_at = non_trainable.offset;
   for (const Tensor& t : non_trainable_tensors)
-    m.non_trainable.push_back({t.name, {t.shape, t.shape + t.rank}, t.offset, t.fan_in, init(t.init)});
+    m.non_trainable.push_back(
+        {t.name, {t.shape, t.shape + t.rank}, t.offset, t.fan_in, init(t.init)});
   return m;
 }
 

@@ -35,7 +35,8 @@ inline staticnet::runtime::InferenceModel model_info() {
   m.non_trainable = footprint::non_trainable;
   m.non_trainable_at = non_trainable.offset;
   for (const Tensor& t : non_trainable_tensors)
-    m.non_trainable_tensors.push_back({t.name, {t.shape, t.shape + t.rank}, t.offset, t.fan_in, {}});
+    m.non_trainable_tensors.push_back(
+        {t.name, {t.shape, t.shape + t.rank}, t.offset, t.fan_in, {}});
   return m;
 }
 

@@ -13,5 +13,6 @@
 int main(int argc, char** argv) {
   namespace rt = staticnet::runtime;
   const rt::InferenceModel model = resnet8_serving::model_info();
-  return rt::infer_main(argc, argv, model, {&resnet8_serving::cpu::fold_batch_norms, &resnet8_serving::cpu::infer});
+  return rt::infer_main(argc, argv, model,
+                        {&resnet8_serving::cpu::fold_batch_norms, &resnet8_serving::cpu::infer});
 }

@@ -82,27 +82,39 @@ struct Libraries {
 //   1.bias                  f32 (16)             parameters[464]   β, overwritten by the folded shift at load
 //   running mean, variance  f32 (2, 16)          non_trainable[0]  folded into the weights and the shift at load
 //   workspace               f32 (27, 1024)       arena + 327,168   cuDNN's and cuBLASLt's scratch (their algorithms fit it)
-constexpr k::BatchNormGeometry norm_1{
-    .batch = 1, .channels = 16, .positions = 1'024, .epsilon = 0.00100000005f, .momentum = 0.00999999978f};
-constexpr k::Conv2dGeometry conv_0_geometry{
-    .batch = 1, .in_channels = 3, .in_height = 32, .in_width = 32,
-    .out_channels = 16, .out_height = 32, .out_width = 32,
-    .kernel_h = 3, .kernel_w = 3, .stride_h = 1, .stride_w = 1,
-    .pad_h = 1, .pad_w = 1};
+constexpr k::BatchNormGeometry norm_1{.batch = 1,
+                                      .channels = 16,
+                                      .positions = 1'024,
+                                      .epsilon = 0.00100000005f,
+                                      .momentum = 0.00999999978f};
+constexpr k::Conv2dGeometry conv_0_geometry{.batch = 1,
+                                            .in_channels = 3,
+                                            .in_height = 32,
+                                            .in_width = 32,
+                                            .out_channels = 16,
+                                            .out_height = 32,
+                                            .out_width = 32,
+                                            .kernel_h = 3,
+                                            .kernel_w = 3,
+                                            .stride_h = 1,
+                                            .stride_w = 1,
+                                            .pad_h = 1,
+                                            .pad_w = 1};
 
 // One thread per output element: the bias and the ReLU, where the library did not fuse them.
 __global__ void forward_layers_0_2_epilogue(const float* __restrict__ bias, float* z) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 16'384)
     return;
-  k::bias_activation_forward<k::ReLU, k::BiasAlong::rows, 16, 1'024, true>(i / 1'024, i % 1'024, z, bias, z);
+  k::bias_activation_forward<k::ReLU, k::BiasAlong::rows, 16, 1'024, true>(i / 1'024, i % 1'024, z,
+                                                                           bias, z);
 }
 
 void forward_layers_0_2(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
-  const float* const x = f32(arena, 314'880);  // input
-  const float* const weight = f32(arena, 0);  // 0.weight (BatchNorm 1's scale folded in)
+  const float* const x = f32(arena, 314'880);   // input
+  const float* const weight = f32(arena, 0);    // 0.weight (BatchNorm 1's scale folded in)
   const float* const bias = f32(arena, 1'856);  // 1.bias, holding the folded shift
-  float* const z = f32(arena, 916'992);  // activation_0
+  float* const z = f32(arena, 916'992);         // activation_0
   lib.conv_0.forward(x, weight, bias, z, bytes(arena, 327'168));
   if (!lib.conv_0.forward_fused()) {  // cuDNN had no engine for the fused epilogue
     forward_layers_0_2_epilogue<<<g::blocks_for(16'384), g::block_threads, 0, stream>>>(bias, z);
@@ -124,27 +136,39 @@ void forward_layers_0_2(std::byte* arena, const Libraries& lib, cudaStream_t str
 //   4.bias                  f32 (16)             parameters[2,816]  β, overwritten by the folded shift at load
 //   running mean, variance  f32 (2, 16)          non_trainable[32]  folded into the weights and the shift at load
 //   workspace               f32 (144, 1024)      arena + 327,168    cuDNN's and cuBLASLt's scratch (their algorithms fit it)
-constexpr k::BatchNormGeometry norm_4{
-    .batch = 1, .channels = 16, .positions = 1'024, .epsilon = 0.00100000005f, .momentum = 0.00999999978f};
-constexpr k::Conv2dGeometry conv_3_geometry{
-    .batch = 1, .in_channels = 16, .in_height = 32, .in_width = 32,
-    .out_channels = 16, .out_height = 32, .out_width = 32,
-    .kernel_h = 3, .kernel_w = 3, .stride_h = 1, .stride_w = 1,
-    .pad_h = 1, .pad_w = 1};
+constexpr k::BatchNormGeometry norm_4{.batch = 1,
+                                      .channels = 16,
+                                      .positions = 1'024,
+                                      .epsilon = 0.00100000005f,
+                                      .momentum = 0.00999999978f};
+constexpr k::Conv2dGeometry conv_3_geometry{.batch = 1,
+                                            .in_channels = 16,
+                                            .in_height = 32,
+                                            .in_width = 32,
+                                            .out_channels = 16,
+                                            .out_height = 32,
+                                            .out_width = 32,
+                                            .kernel_h = 3,
+                                            .kernel_w = 3,
+                                            .stride_h = 1,
+                                            .stride_w = 1,
+                                            .pad_h = 1,
+                                            .pad_w = 1};
 
 // One thread per output element: the bias and the ReLU, where the library did not fuse them.
 __global__ void forward_layers_3_5_epilogue(const float* __restrict__ bias, float* z) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 16'384)
     return;
-  k::bias_activation_forward<k::ReLU, k::BiasAlong::rows, 16, 1'024, true>(i / 1'024, i % 1'024, z, bias, z);
+  k::bias_activation_forward<k::ReLU, k::BiasAlong::rows, 16, 1'024, true>(i / 1'024, i % 1'024, z,
+                                                                           bias, z);
 }
 
 void forward_layers_3_5(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
-  const float* const x = f32(arena, 916'992);  // activation_0
+  const float* const x = f32(arena, 916'992);     // activation_0
   const float* const weight = f32(arena, 1'920);  // 3.weight (BatchNorm 4's scale folded in)
-  const float* const bias = f32(arena, 11'264);  // 4.bias, holding the folded shift
-  float* const z = f32(arena, 982'528);  // activation_3
+  const float* const bias = f32(arena, 11'264);   // 4.bias, holding the folded shift
+  float* const z = f32(arena, 982'528);           // activation_3
   lib.conv_3.forward(x, weight, bias, z, bytes(arena, 327'168));
   if (!lib.conv_3.forward_fused()) {  // cuDNN had no engine for the fused epilogue
     forward_layers_3_5_epilogue<<<g::blocks_for(16'384), g::block_threads, 0, stream>>>(bias, z);
@@ -166,27 +190,39 @@ void forward_layers_3_5(std::byte* arena, const Libraries& lib, cudaStream_t str
 //   7.bias                  f32 (16)             parameters[5,168]  β, overwritten by the folded shift at load
 //   running mean, variance  f32 (2, 16)          non_trainable[64]  folded into the weights and the shift at load
 //   workspace               f32 (144, 1024)      arena + 327,168    cuDNN's and cuBLASLt's scratch (their algorithms fit it)
-constexpr k::BatchNormGeometry norm_7{
-    .batch = 1, .channels = 16, .positions = 1'024, .epsilon = 0.00100000005f, .momentum = 0.00999999978f};
-constexpr k::Conv2dGeometry conv_6_geometry{
-    .batch = 1, .in_channels = 16, .in_height = 32, .in_width = 32,
-    .out_channels = 16, .out_height = 32, .out_width = 32,
-    .kernel_h = 3, .kernel_w = 3, .stride_h = 1, .stride_w = 1,
-    .pad_h = 1, .pad_w = 1};
+constexpr k::BatchNormGeometry norm_7{.batch = 1,
+                                      .channels = 16,
+                                      .positions = 1'024,
+                                      .epsilon = 0.00100000005f,
+                                      .momentum = 0.00999999978f};
+constexpr k::Conv2dGeometry conv_6_geometry{.batch = 1,
+                                            .in_channels = 16,
+                                            .in_height = 32,
+                                            .in_width = 32,
+                                            .out_channels = 16,
+                                            .out_height = 32,
+                                            .out_width = 32,
+                                            .kernel_h = 3,
+                                            .kernel_w = 3,
+                                            .stride_h = 1,
+                                            .stride_w = 1,
+                                            .pad_h = 1,
+                                            .pad_w = 1};
 
 // One thread per output element: the bias, where the library did not fuse it.
 __global__ void forward_layers_6_7_epilogue(const float* __restrict__ bias, float* z) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 16'384)
     return;
-  k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 16, 1'024, true>(i / 1'024, i % 1'024, z, bias, z);
+  k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 16, 1'024, true>(i / 1'024, i % 1'024,
+                                                                               z, bias, z);
 }
 
 void forward_layers_6_7(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
-  const float* const x = f32(arena, 982'528);  // activation_3
+  const float* const x = f32(arena, 982'528);      // activation_3
   const float* const weight = f32(arena, 11'328);  // 6.weight (BatchNorm 7's scale folded in)
-  const float* const bias = f32(arena, 20'672);  // 7.bias, holding the folded shift
-  float* const z = f32(arena, 1'048'064);  // activation_6
+  const float* const bias = f32(arena, 20'672);    // 7.bias, holding the folded shift
+  float* const z = f32(arena, 1'048'064);          // activation_6
   lib.conv_6.forward(x, weight, bias, z, bytes(arena, 327'168));
   if (!lib.conv_6.forward_fused()) {  // cuDNN had no engine for the fused epilogue
     forward_layers_6_7_epilogue<<<g::blocks_for(16'384), g::block_threads, 0, stream>>>(bias, z);
@@ -203,15 +239,14 @@ void forward_layers_6_7(std::byte* arena, const Libraries& lib, cudaStream_t str
 
 void forward_layers_8_9(std::byte* arena, const Libraries&, cudaStream_t stream) {
   const float* const a = f32(arena, 1'048'064);  // activation_6
-  const float* const b = f32(arena, 916'992);  // activation_0
-  float* const y = f32(arena, 1'048'064);  // activation_6 (in place)
+  const float* const b = f32(arena, 916'992);    // activation_0
+  float* const y = f32(arena, 1'048'064);        // activation_6 (in place)
   // y = ReLU(a + b), per element.
-  g::for_each<16'384>(stream, "forward_layers_8_9", [=] __device__(index_t i) {
-    k::residual_add_forward<k::ReLU>(i, a, b, y);
-  });
+  g::for_each<16'384>(stream, "forward_layers_8_9",
+                      [=] __device__(index_t i) { k::residual_add_forward<k::ReLU>(i, a, b, y); });
 }
 
-// ==== Layers 10-12: Conv2d(16 → 32, 3×3, stride 2, pad 0/1×0/1) + BatchNorm2d(32, eps 0.001, momentum 0.01) + ReLU 
+// ==== Layers 10-12: Conv2d(16 → 32, 3×3, stride 2, pad 0/1×0/1) + BatchNorm2d(32, eps 0.001, momentum 0.01) + ReLU
 // The BatchNorm (layer 11) is folded: fold_batch_norms scaled the weights by γ/√(running_var + ε)
 //   once, at load time, and its shift β + (b − running_mean)·γ/√(running_var + ε) is added where
 //   the bias was.
@@ -222,16 +257,30 @@ void forward_layers_8_9(std::byte* arena, const Libraries&, cudaStream_t stream)
 //   11.weight               f32 (32)             parameters[9,824]  γ, folded into the weights at load
 //   11.bias                 f32 (32)             parameters[9,856]  β, overwritten by the folded shift at load
 //   running mean, variance  f32 (2, 32)          non_trainable[96]  folded into the weights and the shift at load
-constexpr k::Conv2dGeometry conv_10{
-    .batch = 1, .in_channels = 16, .in_height = 32, .in_width = 32,
-    .out_channels = 32, .out_height = 16, .out_width = 16,
-    .kernel_h = 3, .kernel_w = 3, .stride_h = 2, .stride_w = 2,
-    .pad_h = 0, .pad_w = 0, .groups = 1};
-constexpr k::BatchNormGeometry norm_11{
-    .batch = 1, .channels = 32, .positions = 256, .epsilon = 0.00100000005f, .momentum = 0.00999999978f};
+constexpr k::Conv2dGeometry conv_10{.batch = 1,
+                                    .in_channels = 16,
+                                    .in_height = 32,
+                                    .in_width = 32,
+                                    .out_channels = 32,
+                                    .out_height = 16,
+                                    .out_width = 16,
+                                    .kernel_h = 3,
+                                    .kernel_w = 3,
+                                    .stride_h = 2,
+                                    .stride_w = 2,
+                                    .pad_h = 0,
+                                    .pad_w = 0,
+                                    .groups = 1};
+constexpr k::BatchNormGeometry norm_11{.batch = 1,
+                                       .channels = 32,
+                                       .positions = 256,
+                                       .epsilon = 0.00100000005f,
+                                       .momentum = 0.00999999978f};
 
 // One thread per output element, then its ReLU.
-__global__ void forward_layers_10_12_kernel(const float* __restrict__ x, const float* __restrict__ weight, const float* __restrict__ bias, float* __restrict__ y) {
+__global__ void forward_layers_10_12_kernel(const float* __restrict__ x,
+                                            const float* __restrict__ weight,
+                                            const float* __restrict__ bias, float* __restrict__ y) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 8'192)
     return;
@@ -240,11 +289,12 @@ __global__ void forward_layers_10_12_kernel(const float* __restrict__ x, const f
 }
 
 void forward_layers_10_12(std::byte* arena, const Libraries&, cudaStream_t stream) {
-  const float* const x = f32(arena, 1'048'064);  // activation_6
+  const float* const x = f32(arena, 1'048'064);    // activation_6
   const float* const weight = f32(arena, 20'736);  // 10.weight (BatchNorm 11's scale folded in)
-  const float* const bias = f32(arena, 39'424);  // 11.bias, holding the folded shift
-  float* const y = f32(arena, 916'992);  // activation_10
-  forward_layers_10_12_kernel<<<g::blocks_for(8'192), g::block_threads, 0, stream>>>(x, weight, bias, y);
+  const float* const bias = f32(arena, 39'424);    // 11.bias, holding the folded shift
+  float* const y = f32(arena, 916'992);            // activation_10
+  forward_layers_10_12_kernel<<<g::blocks_for(8'192), g::block_threads, 0, stream>>>(x, weight,
+                                                                                     bias, y);
   g::check_launch("forward_layers_10_12_kernel");
 }
 
@@ -262,27 +312,39 @@ void forward_layers_10_12(std::byte* arena, const Libraries&, cudaStream_t strea
 //   14.bias                 f32 (32)             parameters[19,168]  β, overwritten by the folded shift at load
 //   running mean, variance  f32 (2, 32)          non_trainable[160]  folded into the weights and the shift at load
 //   workspace               f32 (288, 256)       arena + 327,168     cuDNN's and cuBLASLt's scratch (their algorithms fit it)
-constexpr k::BatchNormGeometry norm_14{
-    .batch = 1, .channels = 32, .positions = 256, .epsilon = 0.00100000005f, .momentum = 0.00999999978f};
-constexpr k::Conv2dGeometry conv_13_geometry{
-    .batch = 1, .in_channels = 32, .in_height = 16, .in_width = 16,
-    .out_channels = 32, .out_height = 16, .out_width = 16,
-    .kernel_h = 3, .kernel_w = 3, .stride_h = 1, .stride_w = 1,
-    .pad_h = 1, .pad_w = 1};
+constexpr k::BatchNormGeometry norm_14{.batch = 1,
+                                       .channels = 32,
+                                       .positions = 256,
+                                       .epsilon = 0.00100000005f,
+                                       .momentum = 0.00999999978f};
+constexpr k::Conv2dGeometry conv_13_geometry{.batch = 1,
+                                             .in_channels = 32,
+                                             .in_height = 16,
+                                             .in_width = 16,
+                                             .out_channels = 32,
+                                             .out_height = 16,
+                                             .out_width = 16,
+                                             .kernel_h = 3,
+                                             .kernel_w = 3,
+                                             .stride_h = 1,
+                                             .stride_w = 1,
+                                             .pad_h = 1,
+                                             .pad_w = 1};
 
 // One thread per output element: the bias, where the library did not fuse it.
 __global__ void forward_layers_13_14_epilogue(const float* __restrict__ bias, float* z) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 8'192)
     return;
-  k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 32, 256, true>(i / 256, i % 256, z, bias, z);
+  k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 32, 256, true>(i / 256, i % 256, z,
+                                                                             bias, z);
 }
 
 void forward_layers_13_14(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
-  const float* const x = f32(arena, 916'992);  // activation_10
+  const float* const x = f32(arena, 916'992);      // activation_10
   const float* const weight = f32(arena, 39'552);  // 13.weight (BatchNorm 14's scale folded in)
-  const float* const bias = f32(arena, 76'672);  // 14.bias, holding the folded shift
-  float* const z = f32(arena, 949'760);  // activation_13
+  const float* const bias = f32(arena, 76'672);    // 14.bias, holding the folded shift
+  float* const z = f32(arena, 949'760);            // activation_13
   lib.conv_13.forward(x, weight, bias, z, bytes(arena, 327'168));
   if (!lib.conv_13.forward_fused()) {  // cuDNN had no engine for the fused epilogue
     forward_layers_13_14_epilogue<<<g::blocks_for(8'192), g::block_threads, 0, stream>>>(bias, z);
@@ -294,29 +356,38 @@ void forward_layers_13_14(std::byte* arena, const Libraries& lib, cudaStream_t s
 // Forward: cuDNN's convolution, with the bias in the library's epilogue (one pass finishes it where
 //   the library has no engine for it).
 //   activation_6   f32 (1, 16, 32, 32)  arena + 1,048,064   input
-//   15.weight      f32 (32, 16, 1, 1)   parameters[19,200]  
-//   15.bias        f32 (32)             parameters[19,712]  
+//   15.weight      f32 (32, 16, 1, 1)   parameters[19,200]
+//   15.bias        f32 (32)             parameters[19,712]
 //   activation_15  f32 (1, 32, 16, 16)  arena + 916,992     Conv2d output
 //   workspace      f32 (16, 256)        arena + 327,168     cuDNN's and cuBLASLt's scratch (their algorithms fit it)
-constexpr k::Conv2dGeometry conv_15_geometry{
-    .batch = 1, .in_channels = 16, .in_height = 32, .in_width = 32,
-    .out_channels = 32, .out_height = 16, .out_width = 16,
-    .kernel_h = 1, .kernel_w = 1, .stride_h = 2, .stride_w = 2,
-    .pad_h = 0, .pad_w = 0};
+constexpr k::Conv2dGeometry conv_15_geometry{.batch = 1,
+                                             .in_channels = 16,
+                                             .in_height = 32,
+                                             .in_width = 32,
+                                             .out_channels = 32,
+                                             .out_height = 16,
+                                             .out_width = 16,
+                                             .kernel_h = 1,
+                                             .kernel_w = 1,
+                                             .stride_h = 2,
+                                             .stride_w = 2,
+                                             .pad_h = 0,
+                                             .pad_w = 0};
 
 // One thread per output element: the bias, where the library did not fuse it.
 __global__ void forward_layer_15_epilogue(const float* __restrict__ bias, float* z) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 8'192)
     return;
-  k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 32, 256, true>(i / 256, i % 256, z, bias, z);
+  k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 32, 256, true>(i / 256, i % 256, z,
+                                                                             bias, z);
 }
 
 void forward_layer_15(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
-  const float* const x = f32(arena, 1'048'064);  // activation_6
+  const float* const x = f32(arena, 1'048'064);    // activation_6
   const float* const weight = f32(arena, 76'800);  // 15.weight
-  const float* const bias = f32(arena, 78'848);  // 15.bias
-  float* const z = f32(arena, 916'992);  // activation_15
+  const float* const bias = f32(arena, 78'848);    // 15.bias
+  float* const z = f32(arena, 916'992);            // activation_15
   lib.conv_15.forward(x, weight, bias, z, bytes(arena, 327'168));
   if (!lib.conv_15.forward_fused()) {  // cuDNN had no engine for the fused epilogue
     forward_layer_15_epilogue<<<g::blocks_for(8'192), g::block_threads, 0, stream>>>(bias, z);
@@ -334,14 +405,13 @@ void forward_layer_15(std::byte* arena, const Libraries& lib, cudaStream_t strea
 void forward_layers_16_17(std::byte* arena, const Libraries&, cudaStream_t stream) {
   const float* const a = f32(arena, 949'760);  // activation_13
   const float* const b = f32(arena, 916'992);  // activation_15
-  float* const y = f32(arena, 949'760);  // activation_13 (in place)
+  float* const y = f32(arena, 949'760);        // activation_13 (in place)
   // y = ReLU(a + b), per element.
-  g::for_each<8'192>(stream, "forward_layers_16_17", [=] __device__(index_t i) {
-    k::residual_add_forward<k::ReLU>(i, a, b, y);
-  });
+  g::for_each<8'192>(stream, "forward_layers_16_17",
+                     [=] __device__(index_t i) { k::residual_add_forward<k::ReLU>(i, a, b, y); });
 }
 
-// ==== Layers 18-20: Conv2d(32 → 64, 3×3, stride 2, pad 0/1×0/1) + BatchNorm2d(64, eps 0.001, momentum 0.01) + ReLU 
+// ==== Layers 18-20: Conv2d(32 → 64, 3×3, stride 2, pad 0/1×0/1) + BatchNorm2d(64, eps 0.001, momentum 0.01) + ReLU
 // The BatchNorm (layer 19) is folded: fold_batch_norms scaled the weights by γ/√(running_var + ε)
 //   once, at load time, and its shift β + (b − running_mean)·γ/√(running_var + ε) is added where
 //   the bias was.
@@ -352,16 +422,30 @@ void forward_layers_16_17(std::byte* arena, const Libraries&, cudaStream_t strea
 //   19.weight               f32 (64)             parameters[38,240]  γ, folded into the weights at load
 //   19.bias                 f32 (64)             parameters[38,304]  β, overwritten by the folded shift at load
 //   running mean, variance  f32 (2, 64)          non_trainable[224]  folded into the weights and the shift at load
-constexpr k::Conv2dGeometry conv_18{
-    .batch = 1, .in_channels = 32, .in_height = 16, .in_width = 16,
-    .out_channels = 64, .out_height = 8, .out_width = 8,
-    .kernel_h = 3, .kernel_w = 3, .stride_h = 2, .stride_w = 2,
-    .pad_h = 0, .pad_w = 0, .groups = 1};
-constexpr k::BatchNormGeometry norm_19{
-    .batch = 1, .channels = 64, .positions = 64, .epsilon = 0.00100000005f, .momentum = 0.00999999978f};
+constexpr k::Conv2dGeometry conv_18{.batch = 1,
+                                    .in_channels = 32,
+                                    .in_height = 16,
+                                    .in_width = 16,
+                                    .out_channels = 64,
+                                    .out_height = 8,
+                                    .out_width = 8,
+                                    .kernel_h = 3,
+                                    .kernel_w = 3,
+                                    .stride_h = 2,
+                                    .stride_w = 2,
+                                    .pad_h = 0,
+                                    .pad_w = 0,
+                                    .groups = 1};
+constexpr k::BatchNormGeometry norm_19{.batch = 1,
+                                       .channels = 64,
+                                       .positions = 64,
+                                       .epsilon = 0.00100000005f,
+                                       .momentum = 0.00999999978f};
 
 // One thread per output element, then its ReLU.
-__global__ void forward_layers_18_20_kernel(const float* __restrict__ x, const float* __restrict__ weight, const float* __restrict__ bias, float* __restrict__ y) {
+__global__ void forward_layers_18_20_kernel(const float* __restrict__ x,
+                                            const float* __restrict__ weight,
+                                            const float* __restrict__ bias, float* __restrict__ y) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 4'096)
     return;
@@ -370,11 +454,12 @@ __global__ void forward_layers_18_20_kernel(const float* __restrict__ x, const f
 }
 
 void forward_layers_18_20(std::byte* arena, const Libraries&, cudaStream_t stream) {
-  const float* const x = f32(arena, 949'760);  // activation_13
+  const float* const x = f32(arena, 949'760);      // activation_13
   const float* const weight = f32(arena, 78'976);  // 18.weight (BatchNorm 19's scale folded in)
-  const float* const bias = f32(arena, 153'216);  // 19.bias, holding the folded shift
-  float* const y = f32(arena, 916'992);  // activation_18
-  forward_layers_18_20_kernel<<<g::blocks_for(4'096), g::block_threads, 0, stream>>>(x, weight, bias, y);
+  const float* const bias = f32(arena, 153'216);   // 19.bias, holding the folded shift
+  float* const y = f32(arena, 916'992);            // activation_18
+  forward_layers_18_20_kernel<<<g::blocks_for(4'096), g::block_threads, 0, stream>>>(x, weight,
+                                                                                     bias, y);
   g::check_launch("forward_layers_18_20_kernel");
 }
 
@@ -392,27 +477,39 @@ void forward_layers_18_20(std::byte* arena, const Libraries&, cudaStream_t strea
 //   22.bias                 f32 (64)            parameters[75,360]  β, overwritten by the folded shift at load
 //   running mean, variance  f32 (2, 64)         non_trainable[352]  folded into the weights and the shift at load
 //   workspace               f32 (576, 64)       arena + 327,168     cuDNN's and cuBLASLt's scratch (their algorithms fit it)
-constexpr k::BatchNormGeometry norm_22{
-    .batch = 1, .channels = 64, .positions = 64, .epsilon = 0.00100000005f, .momentum = 0.00999999978f};
-constexpr k::Conv2dGeometry conv_21_geometry{
-    .batch = 1, .in_channels = 64, .in_height = 8, .in_width = 8,
-    .out_channels = 64, .out_height = 8, .out_width = 8,
-    .kernel_h = 3, .kernel_w = 3, .stride_h = 1, .stride_w = 1,
-    .pad_h = 1, .pad_w = 1};
+constexpr k::BatchNormGeometry norm_22{.batch = 1,
+                                       .channels = 64,
+                                       .positions = 64,
+                                       .epsilon = 0.00100000005f,
+                                       .momentum = 0.00999999978f};
+constexpr k::Conv2dGeometry conv_21_geometry{.batch = 1,
+                                             .in_channels = 64,
+                                             .in_height = 8,
+                                             .in_width = 8,
+                                             .out_channels = 64,
+                                             .out_height = 8,
+                                             .out_width = 8,
+                                             .kernel_h = 3,
+                                             .kernel_w = 3,
+                                             .stride_h = 1,
+                                             .stride_w = 1,
+                                             .pad_h = 1,
+                                             .pad_w = 1};
 
 // One thread per output element: the bias, where the library did not fuse it.
 __global__ void forward_layers_21_22_epilogue(const float* __restrict__ bias, float* z) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 4'096)
     return;
-  k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 64, 64, true>(i / 64, i % 64, z, bias, z);
+  k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 64, 64, true>(i / 64, i % 64, z, bias,
+                                                                            z);
 }
 
 void forward_layers_21_22(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
-  const float* const x = f32(arena, 916'992);  // activation_18
+  const float* const x = f32(arena, 916'992);       // activation_18
   const float* const weight = f32(arena, 153'472);  // 21.weight (BatchNorm 22's scale folded in)
-  const float* const bias = f32(arena, 301'440);  // 22.bias, holding the folded shift
-  float* const z = f32(arena, 933'376);  // activation_21
+  const float* const bias = f32(arena, 301'440);    // 22.bias, holding the folded shift
+  float* const z = f32(arena, 933'376);             // activation_21
   lib.conv_21.forward(x, weight, bias, z, bytes(arena, 327'168));
   if (!lib.conv_21.forward_fused()) {  // cuDNN had no engine for the fused epilogue
     forward_layers_21_22_epilogue<<<g::blocks_for(4'096), g::block_threads, 0, stream>>>(bias, z);
@@ -424,29 +521,38 @@ void forward_layers_21_22(std::byte* arena, const Libraries& lib, cudaStream_t s
 // Forward: cuDNN's convolution, with the bias in the library's epilogue (one pass finishes it where
 //   the library has no engine for it).
 //   activation_13  f32 (1, 32, 16, 16)  arena + 949,760     input
-//   23.weight      f32 (64, 32, 1, 1)   parameters[75,424]  
-//   23.bias        f32 (64)             parameters[77,472]  
+//   23.weight      f32 (64, 32, 1, 1)   parameters[75,424]
+//   23.bias        f32 (64)             parameters[77,472]
 //   activation_23  f32 (1, 64, 8, 8)    arena + 916,992     Conv2d output
 //   workspace      f32 (32, 64)         arena + 327,168     cuDNN's and cuBLASLt's scratch (their algorithms fit it)
-constexpr k::Conv2dGeometry conv_23_geometry{
-    .batch = 1, .in_channels = 32, .in_height = 16, .in_width = 16,
-    .out_channels = 64, .out_height = 8, .out_width = 8,
-    .kernel_h = 1, .kernel_w = 1, .stride_h = 2, .stride_w = 2,
-    .pad_h = 0, .pad_w = 0};
+constexpr k::Conv2dGeometry conv_23_geometry{.batch = 1,
+                                             .in_channels = 32,
+                                             .in_height = 16,
+                                             .in_width = 16,
+                                             .out_channels = 64,
+                                             .out_height = 8,
+                                             .out_width = 8,
+                                             .kernel_h = 1,
+                                             .kernel_w = 1,
+                                             .stride_h = 2,
+                                             .stride_w = 2,
+                                             .pad_h = 0,
+                                             .pad_w = 0};
 
 // One thread per output element: the bias, where the library did not fuse it.
 __global__ void forward_layer_23_epilogue(const float* __restrict__ bias, float* z) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 4'096)
     return;
-  k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 64, 64, true>(i / 64, i % 64, z, bias, z);
+  k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 64, 64, true>(i / 64, i % 64, z, bias,
+                                                                            z);
 }
 
 void forward_layer_23(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
-  const float* const x = f32(arena, 949'760);  // activation_13
+  const float* const x = f32(arena, 949'760);       // activation_13
   const float* const weight = f32(arena, 301'696);  // 23.weight
-  const float* const bias = f32(arena, 309'888);  // 23.bias
-  float* const z = f32(arena, 916'992);  // activation_23
+  const float* const bias = f32(arena, 309'888);    // 23.bias
+  float* const z = f32(arena, 916'992);             // activation_23
   lib.conv_23.forward(x, weight, bias, z, bytes(arena, 327'168));
   if (!lib.conv_23.forward_fused()) {  // cuDNN had no engine for the fused epilogue
     forward_layer_23_epilogue<<<g::blocks_for(4'096), g::block_threads, 0, stream>>>(bias, z);
@@ -464,11 +570,10 @@ void forward_layer_23(std::byte* arena, const Libraries& lib, cudaStream_t strea
 void forward_layers_24_25(std::byte* arena, const Libraries&, cudaStream_t stream) {
   const float* const a = f32(arena, 933'376);  // activation_21
   const float* const b = f32(arena, 916'992);  // activation_23
-  float* const y = f32(arena, 933'376);  // activation_21 (in place)
+  float* const y = f32(arena, 933'376);        // activation_21 (in place)
   // y = ReLU(a + b), per element.
-  g::for_each<4'096>(stream, "forward_layers_24_25", [=] __device__(index_t i) {
-    k::residual_add_forward<k::ReLU>(i, a, b, y);
-  });
+  g::for_each<4'096>(stream, "forward_layers_24_25",
+                     [=] __device__(index_t i) { k::residual_add_forward<k::ReLU>(i, a, b, y); });
 }
 
 // ==== Layer 26: GlobalAvgPool2d ==================================================================
@@ -477,19 +582,18 @@ void forward_layers_24_25(std::byte* arena, const Libraries&, cudaStream_t strea
 
 void forward_layer_26(std::byte* arena, const Libraries&, cudaStream_t stream) {
   const float* const x = f32(arena, 933'376);  // activation_21
-  float* const y = f32(arena, 916'992);  // activation_26
+  float* const y = f32(arena, 916'992);        // activation_26
   // Each (sample, channel) plane: its mean.
-  g::for_each<64>(stream, "forward_layer_26", [=] __device__(index_t plane) {
-    k::global_avg_pool_forward<64>(plane, x, y);
-  });
+  g::for_each<64>(stream, "forward_layer_26",
+                  [=] __device__(index_t plane) { k::global_avg_pool_forward<64>(plane, x, y); });
 }
 
 // ==== Layer 27: Linear(64 → 10) ==================================================================
 // Forward: cuBLASLt's x · Wᵀ, with the bias in the library's epilogue (one pass finishes it where
 //   the library has no engine for it).
 //   activation_26  f32 (1, 64)   arena + 916,992     input
-//   27.weight      f32 (10, 64)  parameters[77,536]  
-//   27.bias        f32 (10)      parameters[78,176]  
+//   27.weight      f32 (10, 64)  parameters[77,536]
+//   27.bias        f32 (10)      parameters[78,176]
 //   activation_27  f32 (1, 10)   arena + 917,248     Linear output
 
 // One thread per output element: the bias, where the library did not fuse it.
@@ -497,14 +601,15 @@ __global__ void forward_layer_27_epilogue(const float* __restrict__ bias, float*
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 10)
     return;
-  k::bias_activation_forward<k::Identity, k::BiasAlong::positions, 10, 10, true>(i / 10, i % 10, z, bias, z);
+  k::bias_activation_forward<k::Identity, k::BiasAlong::positions, 10, 10, true>(i / 10, i % 10, z,
+                                                                                 bias, z);
 }
 
 void forward_layer_27(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
-  const float* const x = f32(arena, 916'992);  // activation_26
+  const float* const x = f32(arena, 916'992);       // activation_26
   const float* const weight = f32(arena, 310'144);  // 27.weight
-  const float* const bias = f32(arena, 312'704);  // 27.bias
-  float* const z = f32(arena, 917'248);  // activation_27
+  const float* const bias = f32(arena, 312'704);    // 27.bias
+  float* const z = f32(arena, 917'248);             // activation_27
   lib.linear_27.forward(x, weight, bias, z, bytes(arena, 327'168));
   if (!lib.linear_27.forward_fused()) {  // cuBLASLt had no engine for the fused epilogue
     forward_layer_27_epilogue<<<g::blocks_for(10), g::block_threads, 0, stream>>>(bias, z);
@@ -514,97 +619,112 @@ void forward_layer_27(std::byte* arena, const Libraries& lib, cudaStream_t strea
 
 // ==== Loading: the folded BatchNorms, once ================================================
 void fold_all_batch_norms(std::byte* arena, cudaStream_t stream) {
-  {  // layers 0-2: BatchNorm 1 into the Conv2d (layer 0)
+  {                                       // layers 0-2: BatchNorm 1 into the Conv2d (layer 0)
     float* const weight = f32(arena, 0);  // 0.weight
-    const float* const bias = f32(arena, 1'728);  // 0.bias
+    const float* const bias = f32(arena, 1'728);   // 0.bias
     const float* const gamma = f32(arena, 1'792);  // 1.weight (γ)
-    float* const beta = f32(arena, 1'856);  // 1.bias (β), becomes the shift
-    const float* const running = f32(arena, 312'832);  // non_trainable: running mean, then running variance
+    float* const beta = f32(arena, 1'856);         // 1.bias (β), becomes the shift
+    const float* const running =
+        f32(arena, 312'832);  // non_trainable: running mean, then running variance
     // Each output channel: its weights scaled by γ/√(var + ε), and the shift written over β.
     g::for_each<16>(stream, "fold_layers_0_2", [=] __device__(index_t ch) {
       k::fold_batch_norm<norm_1, 27>(ch, weight, bias, gamma, beta, running);
     });
   }
-  {  // layers 3-5: BatchNorm 4 into the Conv2d (layer 3)
+  {                                           // layers 3-5: BatchNorm 4 into the Conv2d (layer 3)
     float* const weight = f32(arena, 1'920);  // 3.weight
-    const float* const bias = f32(arena, 11'136);  // 3.bias
+    const float* const bias = f32(arena, 11'136);   // 3.bias
     const float* const gamma = f32(arena, 11'200);  // 4.weight (γ)
-    float* const beta = f32(arena, 11'264);  // 4.bias (β), becomes the shift
-    const float* const running = f32(arena, 312'960);  // non_trainable: running mean, then running variance
+    float* const beta = f32(arena, 11'264);         // 4.bias (β), becomes the shift
+    const float* const running =
+        f32(arena, 312'960);  // non_trainable: running mean, then running variance
     // Each output channel: its weights scaled by γ/√(var + ε), and the shift written over β.
     g::for_each<16>(stream, "fold_layers_3_5", [=] __device__(index_t ch) {
       k::fold_batch_norm<norm_4, 144>(ch, weight, bias, gamma, beta, running);
     });
   }
-  {  // layers 6-7: BatchNorm 7 into the Conv2d (layer 6)
+  {                                            // layers 6-7: BatchNorm 7 into the Conv2d (layer 6)
     float* const weight = f32(arena, 11'328);  // 6.weight
-    const float* const bias = f32(arena, 20'544);  // 6.bias
+    const float* const bias = f32(arena, 20'544);   // 6.bias
     const float* const gamma = f32(arena, 20'608);  // 7.weight (γ)
-    float* const beta = f32(arena, 20'672);  // 7.bias (β), becomes the shift
-    const float* const running = f32(arena, 313'088);  // non_trainable: running mean, then running variance
+    float* const beta = f32(arena, 20'672);         // 7.bias (β), becomes the shift
+    const float* const running =
+        f32(arena, 313'088);  // non_trainable: running mean, then running variance
     // Each output channel: its weights scaled by γ/√(var + ε), and the shift written over β.
     g::for_each<16>(stream, "fold_layers_6_7", [=] __device__(index_t ch) {
       k::fold_batch_norm<norm_7, 144>(ch, weight, bias, gamma, beta, running);
     });
   }
   {  // layers 10-12: BatchNorm 11 into the Conv2d (layer 10)
-    float* const weight = f32(arena, 20'736);  // 10.weight
-    const float* const bias = f32(arena, 39'168);  // 10.bias
+    float* const weight = f32(arena, 20'736);       // 10.weight
+    const float* const bias = f32(arena, 39'168);   // 10.bias
     const float* const gamma = f32(arena, 39'296);  // 11.weight (γ)
-    float* const beta = f32(arena, 39'424);  // 11.bias (β), becomes the shift
-    const float* const running = f32(arena, 313'216);  // non_trainable: running mean, then running variance
+    float* const beta = f32(arena, 39'424);         // 11.bias (β), becomes the shift
+    const float* const running =
+        f32(arena, 313'216);  // non_trainable: running mean, then running variance
     // Each output channel: its weights scaled by γ/√(var + ε), and the shift written over β.
     g::for_each<32>(stream, "fold_layers_10_12", [=] __device__(index_t ch) {
       k::fold_batch_norm<norm_11, 144>(ch, weight, bias, gamma, beta, running);
     });
   }
   {  // layers 13-14: BatchNorm 14 into the Conv2d (layer 13)
-    float* const weight = f32(arena, 39'552);  // 13.weight
-    const float* const bias = f32(arena, 76'416);  // 13.bias
+    float* const weight = f32(arena, 39'552);       // 13.weight
+    const float* const bias = f32(arena, 76'416);   // 13.bias
     const float* const gamma = f32(arena, 76'544);  // 14.weight (γ)
-    float* const beta = f32(arena, 76'672);  // 14.bias (β), becomes the shift
-    const float* const running = f32(arena, 313'472);  // non_trainable: running mean, then running variance
+    float* const beta = f32(arena, 76'672);         // 14.bias (β), becomes the shift
+    const float* const running =
+        f32(arena, 313'472);  // non_trainable: running mean, then running variance
     // Each output channel: its weights scaled by γ/√(var + ε), and the shift written over β.
     g::for_each<32>(stream, "fold_layers_13_14", [=] __device__(index_t ch) {
       k::fold_batch_norm<norm_14, 288>(ch, weight, bias, gamma, beta, running);
     });
   }
   {  // layers 18-20: BatchNorm 19 into the Conv2d (layer 18)
-    float* const weight = f32(arena, 78'976);  // 18.weight
-    const float* const bias = f32(arena, 152'704);  // 18.bias
+    float* const weight = f32(arena, 78'976);        // 18.weight
+    const float* const bias = f32(arena, 152'704);   // 18.bias
     const float* const gamma = f32(arena, 152'960);  // 19.weight (γ)
-    float* const beta = f32(arena, 153'216);  // 19.bias (β), becomes the shift
-    const float* const running = f32(arena, 313'728);  // non_trainable: running mean, then running variance
+    float* const beta = f32(arena, 153'216);         // 19.bias (β), becomes the shift
+    const float* const running =
+        f32(arena, 313'728);  // non_trainable: running mean, then running variance
     // Each output channel: its weights scaled by γ/√(var + ε), and the shift written over β.
     g::for_each<64>(stream, "fold_layers_18_20", [=] __device__(index_t ch) {
       k::fold_batch_norm<norm_19, 288>(ch, weight, bias, gamma, beta, running);
     });
   }
   {  // layers 21-22: BatchNorm 22 into the Conv2d (layer 21)
-    float* const weight = f32(arena, 153'472);  // 21.weight
-    const float* const bias = f32(arena, 300'928);  // 21.bias
+    float* const weight = f32(arena, 153'472);       // 21.weight
+    const float* const bias = f32(arena, 300'928);   // 21.bias
     const float* const gamma = f32(arena, 301'184);  // 22.weight (γ)
-    float* const beta = f32(arena, 301'440);  // 22.bias (β), becomes the shift
-    const float* const running = f32(arena, 314'240);  // non_trainable: running mean, then running variance
+    float* const beta = f32(arena, 301'440);         // 22.bias (β), becomes the shift
+    const float* const running =
+        f32(arena, 314'240);  // non_trainable: running mean, then running variance
     // Each output channel: its weights scaled by γ/√(var + ε), and the shift written over β.
     g::for_each<64>(stream, "fold_layers_21_22", [=] __device__(index_t ch) {
       k::fold_batch_norm<norm_22, 576>(ch, weight, bias, gamma, beta, running);
     });
   }
-
 }
 
 // ==== The forward pass, in the plan's schedule =============================================
 Libraries::Libraries(cudaStream_t stream)
     : handles(stream),
-      conv_0(handles, conv_0_geometry, g::ConvEpilogue::bias_relu, g::Gradients::none, 589'824, /*alignment=*/16),
-      conv_3(handles, conv_3_geometry, g::ConvEpilogue::bias_relu, g::Gradients::none, 589'824, /*alignment=*/16),
-      conv_6(handles, conv_6_geometry, g::ConvEpilogue::bias, g::Gradients::none, 589'824, /*alignment=*/16),
-      conv_13(handles, conv_13_geometry, g::ConvEpilogue::bias, g::Gradients::none, 589'824, /*alignment=*/16),
-      conv_15(handles, conv_15_geometry, g::ConvEpilogue::bias, g::Gradients::none, 589'824, /*alignment=*/16),
-      conv_21(handles, conv_21_geometry, g::ConvEpilogue::bias, g::Gradients::none, 589'824, /*alignment=*/16),
-      conv_23(handles, conv_23_geometry, g::ConvEpilogue::bias, g::Gradients::none, 589'824, /*alignment=*/16),
-      linear_27(handles, {.batch = 1, .in_features = 64, .out_features = 10}, g::LinearEpilogue::bias, g::Gradients::none, /*bias_gradient=*/true, 589'824, /*alignment=*/16, /*bias_alignment=*/16) {}
+      conv_0(handles, conv_0_geometry, g::ConvEpilogue::bias_relu, g::Gradients::none, 589'824,
+             /*alignment=*/16),
+      conv_3(handles, conv_3_geometry, g::ConvEpilogue::bias_relu, g::Gradients::none, 589'824,
+             /*alignment=*/16),
+      conv_6(handles, conv_6_geometry, g::ConvEpilogue::bias, g::Gradients::none, 589'824,
+             /*alignment=*/16),
+      conv_13(handles, conv_13_geometry, g::ConvEpilogue::bias, g::Gradients::none, 589'824,
+              /*alignment=*/16),
+      conv_15(handles, conv_15_geometry, g::ConvEpilogue::bias, g::Gradients::none, 589'824,
+              /*alignment=*/16),
+      conv_21(handles, conv_21_geometry, g::ConvEpilogue::bias, g::Gradients::none, 589'824,
+              /*alignment=*/16),
+      conv_23(handles, conv_23_geometry, g::ConvEpilogue::bias, g::Gradients::none, 589'824,
+              /*alignment=*/16),
+      linear_27(handles, {.batch = 1, .in_features = 64, .out_features = 10},
+                g::LinearEpilogue::bias, g::Gradients::none, /*bias_gradient=*/true, 589'824,
+                /*alignment=*/16, /*bias_alignment=*/16) {}
 
 void forward(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
   forward_layers_0_2(arena, lib, stream);

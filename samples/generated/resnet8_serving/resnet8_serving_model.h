@@ -27,13 +27,14 @@ inline constexpr std::int64_t non_trainable = 2'048;
 inline constexpr std::int64_t gradients = 0;
 inline constexpr std::int64_t optimizer_state = 0;
 inline constexpr std::int64_t inputs = 12'288;
+inline constexpr std::int64_t inputs_at = 314'880;  // the region's offset: one batch's data
 inline constexpr std::int64_t workspace = 589'824;
 inline constexpr std::int64_t activations = 196'608;  // peak of the shared region
 }  // namespace footprint
 
 // ---- Buffers: `elements` values of `dtype` in bytes [offset, offset + bytes) of the arena
 // (a Dropout's mask: bits packed into u8), alive from first_step to last_step of the
-// schedule; buffers alive at the same step never share a byte.
+// schedule; buffers alive at the same step never share a byte. A table, kept in columns.
 enum class DType : std::uint8_t { f32, f16, bf16, i8, i32, u8, u16, u32 };
 struct Buffer {
   std::int64_t offset, bytes;
@@ -41,25 +42,28 @@ struct Buffer {
   DType dtype;
   std::int64_t elements;
 };
-inline constexpr Buffer parameters    = {          0,     312'744,  0, 27, DType::f32,      78'186};  // f32 [78186], layer by layer
-inline constexpr Buffer non_trainable = {    312'832,       1'920,  0, 27, DType::f32,         480};  // f32 [480], each BatchNorm's running mean then running variance, layer by layer
-inline constexpr Buffer input         = {    314'880,      12'288,  0, 27, DType::f32,       3'072};  // f32 (1, 3, 32, 32)
-inline constexpr Buffer workspace     = {    327'168,     589'824,  0, 27, DType::f32,     147'456};  // f32 scratch (one sample's im2col)
-inline constexpr Buffer activation_0  = {    916'992,      65'536,  0,  8, DType::f32,      16'384};  // f32 (1, 16, 32, 32) output of 0 Conv2d, 1 BatchNorm2d, 2 ReLU
-inline constexpr Buffer activation_3  = {    982'528,      65'536,  3,  6, DType::f32,      16'384};  // f32 (1, 16, 32, 32) output of 3 Conv2d, 4 BatchNorm2d, 5 ReLU
-inline constexpr Buffer activation_6  = {  1'048'064,      65'536,  6, 15, DType::f32,      16'384};  // f32 (1, 16, 32, 32) output of 6 Conv2d, 7 BatchNorm2d, 8 Add, 9 ReLU
-inline constexpr Buffer activation_10 = {    916'992,      32'768, 10, 13, DType::f32,       8'192};  // f32 (1, 32, 16, 16) output of 10 Conv2d, 11 BatchNorm2d, 12 ReLU
-inline constexpr Buffer activation_13 = {    949'760,      32'768, 13, 23, DType::f32,       8'192};  // f32 (1, 32, 16, 16) output of 13 Conv2d, 14 BatchNorm2d, 16 Add, 17 ReLU
-inline constexpr Buffer activation_15 = {    916'992,      32'768, 15, 16, DType::f32,       8'192};  // f32 (1, 32, 16, 16) output of 15 Conv2d
-inline constexpr Buffer activation_18 = {    916'992,      16'384, 18, 21, DType::f32,       4'096};  // f32 (1, 64, 8, 8) output of 18 Conv2d, 19 BatchNorm2d, 20 ReLU
-inline constexpr Buffer activation_21 = {    933'376,      16'384, 21, 26, DType::f32,       4'096};  // f32 (1, 64, 8, 8) output of 21 Conv2d, 22 BatchNorm2d, 24 Add, 25 ReLU
-inline constexpr Buffer activation_23 = {    916'992,      16'384, 23, 24, DType::f32,       4'096};  // f32 (1, 64, 8, 8) output of 23 Conv2d
-inline constexpr Buffer activation_26 = {    916'992,         256, 26, 27, DType::f32,          64};  // f32 (1, 64) output of 26 GlobalAvgPool2d
-inline constexpr Buffer activation_27 = {    917'248,          40, 27, 27, DType::f32,          10};  // f32 (1, 10) output of 27 Linear
+// clang-format off
+inline constexpr Buffer parameters    = {          0,     312'744,  0, 27, DType::f32,      78'186};  // [78186], layer by layer
+inline constexpr Buffer non_trainable = {    312'832,       1'920,  0, 27, DType::f32,         480};  // [480], each BatchNorm's running mean then running variance, layer by layer
+inline constexpr Buffer input         = {    314'880,      12'288,  0, 27, DType::f32,       3'072};  // (1, 3, 32, 32)
+inline constexpr Buffer workspace     = {    327'168,     589'824,  0, 27, DType::f32,     147'456};  // scratch (one sample's im2col)
+inline constexpr Buffer activation_0  = {    916'992,      65'536,  0,  8, DType::f32,      16'384};  // (1, 16, 32, 32) output of 0 Conv2d, 1 BatchNorm2d, 2 ReLU
+inline constexpr Buffer activation_3  = {    982'528,      65'536,  3,  6, DType::f32,      16'384};  // (1, 16, 32, 32) output of 3 Conv2d, 4 BatchNorm2d, 5 ReLU
+inline constexpr Buffer activation_6  = {  1'048'064,      65'536,  6, 15, DType::f32,      16'384};  // (1, 16, 32, 32) output of 6 Conv2d, 7 BatchNorm2d, 8 Add, 9 ReLU
+inline constexpr Buffer activation_10 = {    916'992,      32'768, 10, 13, DType::f32,       8'192};  // (1, 32, 16, 16) output of 10 Conv2d, 11 BatchNorm2d, 12 ReLU
+inline constexpr Buffer activation_13 = {    949'760,      32'768, 13, 23, DType::f32,       8'192};  // (1, 32, 16, 16) output of 13 Conv2d, 14 BatchNorm2d, 16 Add, 17 ReLU
+inline constexpr Buffer activation_15 = {    916'992,      32'768, 15, 16, DType::f32,       8'192};  // (1, 32, 16, 16) output of 15 Conv2d
+inline constexpr Buffer activation_18 = {    916'992,      16'384, 18, 21, DType::f32,       4'096};  // (1, 64, 8, 8) output of 18 Conv2d, 19 BatchNorm2d, 20 ReLU
+inline constexpr Buffer activation_21 = {    933'376,      16'384, 21, 26, DType::f32,       4'096};  // (1, 64, 8, 8) output of 21 Conv2d, 22 BatchNorm2d, 24 Add, 25 ReLU
+inline constexpr Buffer activation_23 = {    916'992,      16'384, 23, 24, DType::f32,       4'096};  // (1, 64, 8, 8) output of 23 Conv2d
+inline constexpr Buffer activation_26 = {    916'992,         256, 26, 27, DType::f32,          64};  // (1, 64) output of 26 GlobalAvgPool2d
+inline constexpr Buffer activation_27 = {    917'248,          40, 27, 27, DType::f32,          10};  // (1, 10) output of 27 Linear
+// clang-format on
 // Every buffer, in the plan's order.
-inline constexpr Buffer buffers[] = {parameters, non_trainable, input, workspace, activation_0, 
-    activation_3, activation_6, activation_10, activation_13, activation_15, activation_18, 
-    activation_21, activation_23, activation_26, activation_27};
+inline constexpr Buffer buffers[] = {parameters,    non_trainable, input,         workspace,
+                                     activation_0,  activation_3,  activation_6,  activation_10,
+                                     activation_13, activation_15, activation_18, activation_21,
+                                     activation_23, activation_26, activation_27};
 // The model's output (its last layer's), which the host reads after the forward pass.
 inline constexpr const Buffer& output = activation_27;
 
@@ -78,40 +82,40 @@ struct Tensor {
   Init init;
 };
 inline constexpr Tensor parameter_tensors[] = {
-  {"0.weight", 0, 432, 4, {16, 3, 3, 3}, 27, Init::uniform},
-  {"0.bias", 432, 16, 1, {16}, 27, Init::uniform},
-  {"1.weight", 448, 16, 1, {16}, 1, Init::ones},
-  {"1.bias", 464, 16, 1, {16}, 1, Init::zeros},
-  {"3.weight", 480, 2'304, 4, {16, 16, 3, 3}, 144, Init::uniform},
-  {"3.bias", 2'784, 16, 1, {16}, 144, Init::uniform},
-  {"4.weight", 2'800, 16, 1, {16}, 1, Init::ones},
-  {"4.bias", 2'816, 16, 1, {16}, 1, Init::zeros},
-  {"6.weight", 2'832, 2'304, 4, {16, 16, 3, 3}, 144, Init::uniform},
-  {"6.bias", 5'136, 16, 1, {16}, 144, Init::uniform},
-  {"7.weight", 5'152, 16, 1, {16}, 1, Init::ones},
-  {"7.bias", 5'168, 16, 1, {16}, 1, Init::zeros},
-  {"10.weight", 5'184, 4'608, 4, {32, 16, 3, 3}, 144, Init::uniform},
-  {"10.bias", 9'792, 32, 1, {32}, 144, Init::uniform},
-  {"11.weight", 9'824, 32, 1, {32}, 1, Init::ones},
-  {"11.bias", 9'856, 32, 1, {32}, 1, Init::zeros},
-  {"13.weight", 9'888, 9'216, 4, {32, 32, 3, 3}, 288, Init::uniform},
-  {"13.bias", 19'104, 32, 1, {32}, 288, Init::uniform},
-  {"14.weight", 19'136, 32, 1, {32}, 1, Init::ones},
-  {"14.bias", 19'168, 32, 1, {32}, 1, Init::zeros},
-  {"15.weight", 19'200, 512, 4, {32, 16, 1, 1}, 16, Init::uniform},
-  {"15.bias", 19'712, 32, 1, {32}, 16, Init::uniform},
-  {"18.weight", 19'744, 18'432, 4, {64, 32, 3, 3}, 288, Init::uniform},
-  {"18.bias", 38'176, 64, 1, {64}, 288, Init::uniform},
-  {"19.weight", 38'240, 64, 1, {64}, 1, Init::ones},
-  {"19.bias", 38'304, 64, 1, {64}, 1, Init::zeros},
-  {"21.weight", 38'368, 36'864, 4, {64, 64, 3, 3}, 576, Init::uniform},
-  {"21.bias", 75'232, 64, 1, {64}, 576, Init::uniform},
-  {"22.weight", 75'296, 64, 1, {64}, 1, Init::ones},
-  {"22.bias", 75'360, 64, 1, {64}, 1, Init::zeros},
-  {"23.weight", 75'424, 2'048, 4, {64, 32, 1, 1}, 32, Init::uniform},
-  {"23.bias", 77'472, 64, 1, {64}, 32, Init::uniform},
-  {"27.weight", 77'536, 640, 2, {10, 64}, 64, Init::uniform},
-  {"27.bias", 78'176, 10, 1, {10}, 64, Init::uniform},
+    {"0.weight", 0, 432, 4, {16, 3, 3, 3}, 27, Init::uniform},
+    {"0.bias", 432, 16, 1, {16}, 27, Init::uniform},
+    {"1.weight", 448, 16, 1, {16}, 1, Init::ones},
+    {"1.bias", 464, 16, 1, {16}, 1, Init::zeros},
+    {"3.weight", 480, 2'304, 4, {16, 16, 3, 3}, 144, Init::uniform},
+    {"3.bias", 2'784, 16, 1, {16}, 144, Init::uniform},
+    {"4.weight", 2'800, 16, 1, {16}, 1, Init::ones},
+    {"4.bias", 2'816, 16, 1, {16}, 1, Init::zeros},
+    {"6.weight", 2'832, 2'304, 4, {16, 16, 3, 3}, 144, Init::uniform},
+    {"6.bias", 5'136, 16, 1, {16}, 144, Init::uniform},
+    {"7.weight", 5'152, 16, 1, {16}, 1, Init::ones},
+    {"7.bias", 5'168, 16, 1, {16}, 1, Init::zeros},
+    {"10.weight", 5'184, 4'608, 4, {32, 16, 3, 3}, 144, Init::uniform},
+    {"10.bias", 9'792, 32, 1, {32}, 144, Init::uniform},
+    {"11.weight", 9'824, 32, 1, {32}, 1, Init::ones},
+    {"11.bias", 9'856, 32, 1, {32}, 1, Init::zeros},
+    {"13.weight", 9'888, 9'216, 4, {32, 32, 3, 3}, 288, Init::uniform},
+    {"13.bias", 19'104, 32, 1, {32}, 288, Init::uniform},
+    {"14.weight", 19'136, 32, 1, {32}, 1, Init::ones},
+    {"14.bias", 19'168, 32, 1, {32}, 1, Init::zeros},
+    {"15.weight", 19'200, 512, 4, {32, 16, 1, 1}, 16, Init::uniform},
+    {"15.bias", 19'712, 32, 1, {32}, 16, Init::uniform},
+    {"18.weight", 19'744, 18'432, 4, {64, 32, 3, 3}, 288, Init::uniform},
+    {"18.bias", 38'176, 64, 1, {64}, 288, Init::uniform},
+    {"19.weight", 38'240, 64, 1, {64}, 1, Init::ones},
+    {"19.bias", 38'304, 64, 1, {64}, 1, Init::zeros},
+    {"21.weight", 38'368, 36'864, 4, {64, 64, 3, 3}, 576, Init::uniform},
+    {"21.bias", 75'232, 64, 1, {64}, 576, Init::uniform},
+    {"22.weight", 75'296, 64, 1, {64}, 1, Init::ones},
+    {"22.bias", 75'360, 64, 1, {64}, 1, Init::zeros},
+    {"23.weight", 75'424, 2'048, 4, {64, 32, 1, 1}, 32, Init::uniform},
+    {"23.bias", 77'472, 64, 1, {64}, 32, Init::uniform},
+    {"27.weight", 77'536, 640, 2, {10, 64}, 64, Init::uniform},
+    {"27.bias", 78'176, 10, 1, {10}, 64, Init::uniform},
 };
 inline constexpr int parameter_tensor_count = 34;
 
@@ -120,20 +124,20 @@ inline constexpr int parameter_tensor_count = 34;
 // optimizer). PyTorch also keeps "<layer>.num_batches_tracked", the training steps taken.
 inline constexpr std::int64_t non_trainable_count = 480;
 inline constexpr Tensor non_trainable_tensors[] = {
-  {"1.running_mean", 0, 16, 1, {16}, 1, Init::zeros},
-  {"1.running_var", 16, 16, 1, {16}, 1, Init::ones},
-  {"4.running_mean", 32, 16, 1, {16}, 1, Init::zeros},
-  {"4.running_var", 48, 16, 1, {16}, 1, Init::ones},
-  {"7.running_mean", 64, 16, 1, {16}, 1, Init::zeros},
-  {"7.running_var", 80, 16, 1, {16}, 1, Init::ones},
-  {"11.running_mean", 96, 32, 1, {32}, 1, Init::zeros},
-  {"11.running_var", 128, 32, 1, {32}, 1, Init::ones},
-  {"14.running_mean", 160, 32, 1, {32}, 1, Init::zeros},
-  {"14.running_var", 192, 32, 1, {32}, 1, Init::ones},
-  {"19.running_mean", 224, 64, 1, {64}, 1, Init::zeros},
-  {"19.running_var", 288, 64, 1, {64}, 1, Init::ones},
-  {"22.running_mean", 352, 64, 1, {64}, 1, Init::zeros},
-  {"22.running_var", 416, 64, 1, {64}, 1, Init::ones},
+    {"1.running_mean", 0, 16, 1, {16}, 1, Init::zeros},
+    {"1.running_var", 16, 16, 1, {16}, 1, Init::ones},
+    {"4.running_mean", 32, 16, 1, {16}, 1, Init::zeros},
+    {"4.running_var", 48, 16, 1, {16}, 1, Init::ones},
+    {"7.running_mean", 64, 16, 1, {16}, 1, Init::zeros},
+    {"7.running_var", 80, 16, 1, {16}, 1, Init::ones},
+    {"11.running_mean", 96, 32, 1, {32}, 1, Init::zeros},
+    {"11.running_var", 128, 32, 1, {32}, 1, Init::ones},
+    {"14.running_mean", 160, 32, 1, {32}, 1, Init::zeros},
+    {"14.running_var", 192, 32, 1, {32}, 1, Init::ones},
+    {"19.running_mean", 224, 64, 1, {64}, 1, Init::zeros},
+    {"19.running_var", 288, 64, 1, {64}, 1, Init::ones},
+    {"22.running_mean", 352, 64, 1, {64}, 1, Init::zeros},
+    {"22.running_var", 416, 64, 1, {64}, 1, Init::ones},
 };
 inline constexpr int non_trainable_tensor_count = 14;
 

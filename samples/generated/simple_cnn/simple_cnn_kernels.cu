@@ -87,55 +87,79 @@ struct Libraries {
 //   workspace         f32 (27, 1024)         arena + 2,236,928   cuDNN's and cuBLASLt's scratch (their algorithms fit it)
 //   input_gradient_4  f32 (128, 16, 16, 16)  arena + 19,124,736  d(output), read by backward
 //   input_gradient_2  f32 (128, 16, 32, 32)  arena + 10,736,128  d(Conv2d output)
-constexpr k::Pool2dGeometry pool_2{
-    .batch = 128, .channels = 16, .in_height = 32, .in_width = 32,
-    .out_height = 16, .out_width = 16, .kernel_h = 2, .kernel_w = 2,
-    .stride_h = 2, .stride_w = 2, .pad_h = 0, .pad_w = 0};
-constexpr k::Conv2dGeometry conv_0_geometry{
-    .batch = 128, .in_channels = 3, .in_height = 32, .in_width = 32,
-    .out_channels = 16, .out_height = 32, .out_width = 32,
-    .kernel_h = 3, .kernel_w = 3, .stride_h = 1, .stride_w = 1,
-    .pad_h = 1, .pad_w = 1};
+constexpr k::Pool2dGeometry pool_2{.batch = 128,
+                                   .channels = 16,
+                                   .in_height = 32,
+                                   .in_width = 32,
+                                   .out_height = 16,
+                                   .out_width = 16,
+                                   .kernel_h = 2,
+                                   .kernel_w = 2,
+                                   .stride_h = 2,
+                                   .stride_w = 2,
+                                   .pad_h = 0,
+                                   .pad_w = 0};
+constexpr k::Conv2dGeometry conv_0_geometry{.batch = 128,
+                                            .in_channels = 3,
+                                            .in_height = 32,
+                                            .in_width = 32,
+                                            .out_channels = 16,
+                                            .out_height = 32,
+                                            .out_width = 32,
+                                            .kernel_h = 3,
+                                            .kernel_w = 3,
+                                            .stride_h = 1,
+                                            .stride_w = 1,
+                                            .pad_h = 1,
+                                            .pad_w = 1};
 
 // One thread per pooled output: the bias and the activation over its window of the convolution's
 // output (kept for backward), then the window's max and its position.
-__global__ void forward_layers_0_2_epilogue(const float* __restrict__ bias, float* z, float* __restrict__ pooled, k::WindowIndex8* __restrict__ window) {
+__global__ void forward_layers_0_2_epilogue(const float* __restrict__ bias, float* z,
+                                            float* __restrict__ pooled,
+                                            k::WindowIndex8* __restrict__ window) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 524'288)
     return;
-  k::bias_activation_max_pool_forward<k::ReLU, pool_2, true, k::WindowIndex8>(i / 256, i % 256 / 16, i % 16, z, bias, z, pooled, window);
+  k::bias_activation_max_pool_forward<k::ReLU, pool_2, true, k::WindowIndex8>(
+      i / 256, i % 256 / 16, i % 16, z, bias, z, pooled, window);
 }
 
 void forward_layers_0_2(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
-  const float* const x = f32(arena, 663'552);  // input
-  const float* const weight = f32(arena, 0);  // 0.weight
+  const float* const x = f32(arena, 663'552);   // input
+  const float* const weight = f32(arena, 0);    // 0.weight
   const float* const bias = f32(arena, 1'728);  // 0.bias
-  float* const z = f32(arena, 2'347'520);  // activation_0
+  float* const z = f32(arena, 2'347'520);       // activation_0
   lib.conv_0.forward(x, weight, bias, z, bytes(arena, 2'236'928));
-  float* const pooled = f32(arena, 10'736'128);  // activation_2
+  float* const pooled = f32(arena, 10'736'128);           // activation_2
   k::WindowIndex8* const window = u8(arena, 21'221'888);  // window_index_2
-  forward_layers_0_2_epilogue<<<g::blocks_for(524'288), g::block_threads, 0, stream>>>(bias, z, pooled, window);
+  forward_layers_0_2_epilogue<<<g::blocks_for(524'288), g::block_threads, 0, stream>>>(
+      bias, z, pooled, window);
   g::check_launch("forward_layers_0_2_epilogue");
 }
 
 // One thread per pooled output: its gradient to the window's max, times the activation's derivative
 // there; every element of dz written once.
-__global__ void backward_layers_0_2_pool(const float* __restrict__ dpooled, const k::WindowIndex8* __restrict__ window, const float* __restrict__ y, float* __restrict__ dz) {
+__global__ void backward_layers_0_2_pool(const float* __restrict__ dpooled,
+                                         const k::WindowIndex8* __restrict__ window,
+                                         const float* __restrict__ y, float* __restrict__ dz) {
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 524'288)
     return;
-  k::max_pool_activation_backward<k::ReLU, pool_2, k::WindowIndex8>(i / 256, i % 256 / 16, i % 16, dpooled, window, y, dz);
+  k::max_pool_activation_backward<k::ReLU, pool_2, k::WindowIndex8>(i / 256, i % 256 / 16, i % 16,
+                                                                    dpooled, window, y, dz);
 }
 
 void backward_layers_0_2(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
-  const float* const x = f32(arena, 663'552);  // input
-  float* const dweight = f32(arena, 165'888);  // gradient of 0.weight
-  float* const dbias = f32(arena, 167'616);  // gradient of 0.bias
-  float* const dz = f32(arena, 10'736'128);  // input_gradient_2: d(Conv2d output)
+  const float* const x = f32(arena, 663'552);           // input
+  float* const dweight = f32(arena, 165'888);           // gradient of 0.weight
+  float* const dbias = f32(arena, 167'616);             // gradient of 0.bias
+  float* const dz = f32(arena, 10'736'128);             // input_gradient_2: d(Conv2d output)
   const float* const dpooled = f32(arena, 19'124'736);  // input_gradient_4: d(pooled)
   const k::WindowIndex8* const window = u8(arena, 21'221'888);  // window_index_2
   const float* const y = f32(arena, 2'347'520);
-  backward_layers_0_2_pool<<<g::blocks_for(524'288), g::block_threads, 0, stream>>>(dpooled, window, y, dz);
+  backward_layers_0_2_pool<<<g::blocks_for(524'288), g::block_threads, 0, stream>>>(dpooled, window,
+                                                                                    y, dz);
   g::check_launch("backward_layers_0_2_pool");
   lib.conv_0.backward_weights(x, dz, dweight, dbias, bytes(arena, 2'236'928));
 }
@@ -159,14 +183,15 @@ __global__ void forward_layer_4_epilogue(const float* __restrict__ bias, float* 
   const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
   if (i >= 1'280)
     return;
-  k::bias_activation_forward<k::Identity, k::BiasAlong::positions, 10, 10, true>(i / 10, i % 10, z, bias, z);
+  k::bias_activation_forward<k::Identity, k::BiasAlong::positions, 10, 10, true>(i / 10, i % 10, z,
+                                                                                 bias, z);
 }
 
 void forward_layer_4(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
   const float* const x = f32(arena, 10'736'128);  // activation_2
   const float* const weight = f32(arena, 1'792);  // 4.weight
   const float* const bias = f32(arena, 165'632);  // 4.bias
-  float* const z = f32(arena, 12'833'280);  // activation_4
+  float* const z = f32(arena, 12'833'280);        // activation_4
   lib.linear_4.forward(x, weight, bias, z, bytes(arena, 2'236'928));
   if (!lib.linear_4.forward_fused()) {  // cuBLASLt had no engine for the fused epilogue
     forward_layer_4_epilogue<<<g::blocks_for(1'280), g::block_threads, 0, stream>>>(bias, z);
@@ -176,22 +201,22 @@ void forward_layer_4(std::byte* arena, const Libraries& lib, cudaStream_t stream
 
 void backward_layer_4(std::byte* arena, const Libraries& lib, cudaStream_t /*stream*/) {
   const float* const x = f32(arena, 10'736'128);  // activation_2
-  float* const dweight = f32(arena, 167'680);  // gradient of 4.weight
-  float* const dbias = f32(arena, 331'520);  // gradient of 4.bias
-  float* const dz = f32(arena, 12'838'400);  // loss_gradient: d(Linear output)
+  float* const dweight = f32(arena, 167'680);     // gradient of 4.weight
+  float* const dbias = f32(arena, 331'520);       // gradient of 4.bias
+  float* const dz = f32(arena, 12'838'400);       // loss_gradient: d(Linear output)
   lib.linear_4.backward_weights(x, dz, dweight, dbias, bytes(arena, 2'236'928));
   const float* const weight = f32(arena, 1'792);  // 4.weight
-  float* const dx = f32(arena, 19'124'736);  // input_gradient_4
+  float* const dx = f32(arena, 19'124'736);       // input_gradient_4
   lib.linear_4.backward_input(dz, weight, dx, bytes(arena, 2'236'928));
 }
 
 // ==== Loss: softmax + cross-entropy over the logits (128, 10), forward and backward ==============
 void loss_step(std::byte* arena, cudaStream_t stream) {
-  const float* const logits = f32(arena, 12'833'280);  // activation_4
+  const float* const logits = f32(arena, 12'833'280);        // activation_4
   const std::int32_t* const labels = i32(arena, 2'236'416);  // labels
-  float* const loss = f32(arena, 21'746'176);  // loss
-  std::int32_t* const predicted = i32(arena, 21'746'688);  // predictions
-  float* const dlogits = f32(arena, 12'838'400);  // loss_gradient
+  float* const loss = f32(arena, 21'746'176);                // loss
+  std::int32_t* const predicted = i32(arena, 21'746'688);    // predictions
+  float* const dlogits = f32(arena, 12'838'400);             // loss_gradient
   // Each sample: its loss, its predicted class and d(logits) of the batch mean.
   g::for_each<128>(stream, "loss_step", [=] __device__(index_t n) {
     k::softmax_cross_entropy<128, 10>(n, logits, labels, loss, predicted, dlogits);
@@ -200,10 +225,10 @@ void loss_step(std::byte* arena, cudaStream_t stream) {
 
 // ==== Update: Adam over the whole contiguous parameter region, one pass ==========================
 void update(std::byte* arena, cudaStream_t stream) {
-  float* const params = f32(arena, 0);  // parameters
+  float* const params = f32(arena, 0);             // parameters
   const float* const grads = f32(arena, 165'888);  // gradients
-  float* const m = f32(arena, 331'776);  // optimizer_moment1
-  float* const v = f32(arena, 497'664);  // optimizer_moment2
+  float* const m = f32(arena, 331'776);            // optimizer_moment1
+  float* const v = f32(arena, 497'664);            // optimizer_moment2
   // Each parameter, with the step's scalars (learning rate, bias corrections).
   g::for_each<41'418>(stream, "update", [=] __device__(index_t i) {
     const k::OptimizerConstants& constants = optimizer_constants;
@@ -214,8 +239,11 @@ void update(std::byte* arena, cudaStream_t stream) {
 // ==== The step, in the plan's schedule ====================================================
 Libraries::Libraries(cudaStream_t stream)
     : handles(stream),
-      conv_0(handles, conv_0_geometry, g::ConvEpilogue::none, g::Gradients::weights, 110'592, /*alignment=*/16),
-      linear_4(handles, {.batch = 128, .in_features = 4'096, .out_features = 10}, g::LinearEpilogue::bias, g::Gradients::weights_and_input, /*bias_gradient=*/true, 110'592, /*alignment=*/16, /*bias_alignment=*/16) {}
+      conv_0(handles, conv_0_geometry, g::ConvEpilogue::none, g::Gradients::weights, 110'592,
+             /*alignment=*/16),
+      linear_4(handles, {.batch = 128, .in_features = 4'096, .out_features = 10},
+               g::LinearEpilogue::bias, g::Gradients::weights_and_input, /*bias_gradient=*/true,
+               110'592, /*alignment=*/16, /*bias_alignment=*/16) {}
 
 // `training`: BatchNorm normalises by the batch's statistics and updates the running ones,
 // and Dropout draws its masks; in evaluation both are their inference selves.

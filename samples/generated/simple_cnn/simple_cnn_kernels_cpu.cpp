@@ -69,23 +69,39 @@ k::WindowIndex8* u8(std::byte* arena, std::int64_t offset) {
 //   workspace         f32 (27, 1024)         arena + 2,236,928   im2col of one sample
 //   input_gradient_4  f32 (128, 16, 16, 16)  arena + 19,124,736  d(output), read by backward
 //   input_gradient_2  f32 (128, 16, 32, 32)  arena + 10,736,128  d(Conv2d output)
-constexpr k::Conv2dGeometry conv_0{
-    .batch = 128, .in_channels = 3, .in_height = 32, .in_width = 32,
-    .out_channels = 16, .out_height = 32, .out_width = 32,
-    .kernel_h = 3, .kernel_w = 3, .stride_h = 1, .stride_w = 1,
-    .pad_h = 1, .pad_w = 1};
-constexpr k::Pool2dGeometry pool_2{
-    .batch = 128, .channels = 16, .in_height = 32, .in_width = 32,
-    .out_height = 16, .out_width = 16, .kernel_h = 2, .kernel_w = 2,
-    .stride_h = 2, .stride_w = 2, .pad_h = 0, .pad_w = 0};
+constexpr k::Conv2dGeometry conv_0{.batch = 128,
+                                   .in_channels = 3,
+                                   .in_height = 32,
+                                   .in_width = 32,
+                                   .out_channels = 16,
+                                   .out_height = 32,
+                                   .out_width = 32,
+                                   .kernel_h = 3,
+                                   .kernel_w = 3,
+                                   .stride_h = 1,
+                                   .stride_w = 1,
+                                   .pad_h = 1,
+                                   .pad_w = 1};
+constexpr k::Pool2dGeometry pool_2{.batch = 128,
+                                   .channels = 16,
+                                   .in_height = 32,
+                                   .in_width = 32,
+                                   .out_height = 16,
+                                   .out_width = 16,
+                                   .kernel_h = 2,
+                                   .kernel_w = 2,
+                                   .stride_h = 2,
+                                   .stride_w = 2,
+                                   .pad_h = 0,
+                                   .pad_w = 0};
 
 void forward_layers_0_2(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 663'552);  // input
-  const float* const weight = f32(arena, 0);  // 0.weight
-  const float* const bias = f32(arena, 1'728);  // 0.bias
-  float* const z = f32(arena, 2'347'520);  // activation_0
-  float* const col = f32(arena, 2'236'928);  // workspace
-  float* const pooled = f32(arena, 10'736'128);  // activation_2
+  const float* const x = f32(arena, 663'552);             // input
+  const float* const weight = f32(arena, 0);              // 0.weight
+  const float* const bias = f32(arena, 1'728);            // 0.bias
+  float* const z = f32(arena, 2'347'520);                 // activation_0
+  float* const col = f32(arena, 2'236'928);               // workspace
+  float* const pooled = f32(arena, 10'736'128);           // activation_2
   k::WindowIndex8* const window = u8(arena, 21'221'888);  // window_index_2
   // Threads split each sample's output positions on whole rows of pool windows (64 =
   // kernel rows × output width), so each window is finished by the thread that computed it:
@@ -94,7 +110,8 @@ void forward_layers_0_2(std::byte* arena, c::ThreadPool& pool) {
   c::conv2d_forward<conv_0, 64>(pool, x, weight, col, z, [&](index_t n, c::Range columns) {
     for (index_t row = n * 16; row < (n + 1) * 16; ++row)
       for (index_t p = columns.begin; p < columns.end; ++p)
-        k::bias_activation_forward<k::ReLU, k::BiasAlong::rows, 16, 1'024, true>(row, p, z, bias, z);
+        k::bias_activation_forward<k::ReLU, k::BiasAlong::rows, 16, 1'024, true>(row, p, z, bias,
+                                                                                 z);
     for (index_t plane = n * 16; plane < (n + 1) * 16; ++plane)
       for (index_t oh = columns.begin / 64; oh < columns.end / 64; ++oh)
         for (index_t ow = 0; ow < 16; ++ow)
@@ -103,17 +120,18 @@ void forward_layers_0_2(std::byte* arena, c::ThreadPool& pool) {
 }
 
 void backward_layers_0_2(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 663'552);  // input
-  float* const dweight = f32(arena, 165'888);  // gradient of 0.weight
-  float* const dbias = f32(arena, 167'616);  // gradient of 0.bias
-  float* const dz = f32(arena, 10'736'128);  // input_gradient_2: d(Conv2d output)
-  float* const col = f32(arena, 2'236'928);  // workspace
+  const float* const x = f32(arena, 663'552);           // input
+  float* const dweight = f32(arena, 165'888);           // gradient of 0.weight
+  float* const dbias = f32(arena, 167'616);             // gradient of 0.bias
+  float* const dz = f32(arena, 10'736'128);             // input_gradient_2: d(Conv2d output)
+  float* const col = f32(arena, 2'236'928);             // workspace
   const float* const dpooled = f32(arena, 19'124'736);  // input_gradient_4: d(pooled)
-  const float* const y = f32(arena, 2'347'520);  // activation_0: ReLU output, saved
+  const float* const y = f32(arena, 2'347'520);         // activation_0: ReLU output, saved
   const k::WindowIndex8* const window = u8(arena, 21'221'888);  // window_index_2
   // d(pooled) to each window's max times the ReLU's derivative: every element of dz once.
   c::for_each_3d(pool, 2'048, 16, 16, [&](index_t plane, index_t oh, index_t ow) {
-    k::max_pool_activation_backward<k::ReLU, pool_2, k::WindowIndex8>(plane, oh, ow, dpooled, window, y, dz);
+    k::max_pool_activation_backward<k::ReLU, pool_2, k::WindowIndex8>(plane, oh, ow, dpooled,
+                                                                      window, y, dz);
   });
   c::conv2d_backward_weights<conv_0, true>(pool, x, dz, col, dweight, dbias);
 }
@@ -136,31 +154,32 @@ void forward_layer_4(std::byte* arena, c::ThreadPool& pool) {
   const float* const x = f32(arena, 10'736'128);  // activation_2
   const float* const weight = f32(arena, 1'792);  // 4.weight
   const float* const bias = f32(arena, 165'632);  // 4.bias
-  float* const z = f32(arena, 12'833'280);  // activation_4
+  float* const z = f32(arena, 12'833'280);        // activation_4
   c::linear_forward<linear_4>(pool, x, weight, z, [&](c::Range rows) {
     for (index_t n = rows.begin; n < rows.end; ++n)
       for (index_t o = 0; o < 10; ++o)
-        k::bias_activation_forward<k::Identity, k::BiasAlong::positions, 10, 10, true>(n, o, z, bias, z);
+        k::bias_activation_forward<k::Identity, k::BiasAlong::positions, 10, 10, true>(n, o, z,
+                                                                                       bias, z);
   });
 }
 
 void backward_layer_4(std::byte* arena, c::ThreadPool& pool) {
   const float* const x = f32(arena, 10'736'128);  // activation_2
-  float* const dweight = f32(arena, 167'680);  // gradient of 4.weight
-  float* const dbias = f32(arena, 331'520);  // gradient of 4.bias
-  float* const dz = f32(arena, 12'838'400);  // loss_gradient: d(Linear output)
+  float* const dweight = f32(arena, 167'680);     // gradient of 4.weight
+  float* const dbias = f32(arena, 331'520);       // gradient of 4.bias
+  float* const dz = f32(arena, 12'838'400);       // loss_gradient: d(Linear output)
   const float* const weight = f32(arena, 1'792);  // 4.weight
-  float* const dx = f32(arena, 19'124'736);  // input_gradient_4
+  float* const dx = f32(arena, 19'124'736);       // input_gradient_4
   c::linear_backward<linear_4, true>(pool, x, dz, weight, dweight, dbias, dx);
 }
 
 // ==== Loss: softmax + cross-entropy over the logits (128, 10), forward and backward ==============
 void loss_step(std::byte* arena, c::ThreadPool& pool) {
-  const float* const logits = f32(arena, 12'833'280);  // activation_4
+  const float* const logits = f32(arena, 12'833'280);        // activation_4
   const std::int32_t* const labels = i32(arena, 2'236'416);  // labels
-  float* const loss = f32(arena, 21'746'176);  // loss
-  std::int32_t* const predicted = i32(arena, 21'746'688);  // predictions
-  float* const dlogits = f32(arena, 12'838'400);  // loss_gradient
+  float* const loss = f32(arena, 21'746'176);                // loss
+  std::int32_t* const predicted = i32(arena, 21'746'688);    // predictions
+  float* const dlogits = f32(arena, 12'838'400);             // loss_gradient
   // Each sample: its loss, its predicted class and d(logits) of the batch mean.
   c::for_each(pool, 128, [&](index_t n) {
     k::softmax_cross_entropy<128, 10>(n, logits, labels, loss, predicted, dlogits);
@@ -169,14 +188,13 @@ void loss_step(std::byte* arena, c::ThreadPool& pool) {
 
 // ==== Update: Adam over the whole contiguous parameter region, one pass ==========================
 void update(std::byte* arena, const k::OptimizerConstants& constants, c::ThreadPool& pool) {
-  float* const params = f32(arena, 0);  // parameters
+  float* const params = f32(arena, 0);             // parameters
   const float* const grads = f32(arena, 165'888);  // gradients
-  float* const m = f32(arena, 331'776);  // optimizer_moment1
-  float* const v = f32(arena, 497'664);  // optimizer_moment2
+  float* const m = f32(arena, 331'776);            // optimizer_moment1
+  float* const v = f32(arena, 497'664);            // optimizer_moment2
   // Each parameter, with the step's scalars (learning rate, bias corrections).
-  c::for_each(pool, 41'418, [&](index_t i) {
-    k::adam_update<false>(i, params, grads, m, v, constants);
-  });
+  c::for_each(pool, 41'418,
+              [&](index_t i) { k::adam_update<false>(i, params, grads, m, v, constants); });
 }
 
 // ==== The step, in the plan's schedule ====================================================

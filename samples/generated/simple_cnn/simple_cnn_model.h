@@ -16,7 +16,7 @@ inline constexpr std::int64_t input_sample[] = {3, 32, 32};  // one sample, f32
 inline constexpr std::int64_t output_sample[] = {10};
 inline constexpr std::int64_t parameter_count = 41'418;
 inline constexpr int layer_count = 5;
-inline constexpr int step_count = 12;  // forward per layer, loss, backward per layer, update
+inline constexpr int step_count = 12;        // forward per layer, loss, backward per layer, update
 inline constexpr std::int64_t classes = 10;  // CrossEntropy: i32 labels in [0, classes)
 
 // ---- The arena: one allocation, in regions (staticnet's Footprint) ----------------------------
@@ -27,13 +27,14 @@ inline constexpr std::int64_t weights = 165'888;
 inline constexpr std::int64_t gradients = 165'888;
 inline constexpr std::int64_t optimizer_state = 331'776;
 inline constexpr std::int64_t inputs = 1'573'376;
+inline constexpr std::int64_t inputs_at = 663'552;  // the region's offset: one batch's data
 inline constexpr std::int64_t workspace = 110'592;
 inline constexpr std::int64_t activations = 19'399'680;  // peak of the shared region
 }  // namespace footprint
 
 // ---- Buffers: `elements` values of `dtype` in bytes [offset, offset + bytes) of the arena
 // (a Dropout's mask: bits packed into u8), alive from first_step to last_step of the
-// schedule; buffers alive at the same step never share a byte.
+// schedule; buffers alive at the same step never share a byte. A table, kept in columns.
 enum class DType : std::uint8_t { f32, f16, bf16, i8, i32, u8, u16, u32 };
 struct Buffer {
   std::int64_t offset, bytes;
@@ -41,26 +42,29 @@ struct Buffer {
   DType dtype;
   std::int64_t elements;
 };
-inline constexpr Buffer parameters        = {          0,     165'672,  0, 11, DType::f32,      41'418};  // f32 [41418], layer by layer
-inline constexpr Buffer gradients         = {    165'888,     165'672,  0, 11, DType::f32,      41'418};  // f32, same layout as parameters
-inline constexpr Buffer optimizer_moment1 = {    331'776,     165'672,  0, 11, DType::f32,      41'418};  // f32 first moment (Adam m), same layout
-inline constexpr Buffer optimizer_moment2 = {    497'664,     165'672,  0, 11, DType::f32,      41'418};  // f32 second moment (Adam v), same layout
-inline constexpr Buffer input             = {    663'552,   1'572'864,  0, 11, DType::f32,     393'216};  // f32 (128, 3, 32, 32)
-inline constexpr Buffer labels            = {  2'236'416,         512,  0, 11, DType::i32,         128};  // i32 (128), class per sample
-inline constexpr Buffer workspace         = {  2'236'928,     110'592,  0, 11, DType::f32,      27'648};  // f32 scratch (one sample's im2col)
-inline constexpr Buffer activation_0      = {  2'347'520,   8'388'608,  0,  9, DType::f32,   2'097'152};  // f32 (128, 16, 32, 32) output of 0 Conv2d, 1 ReLU
-inline constexpr Buffer activation_2      = { 10'736'128,   2'097'152,  2,  6, DType::f32,     524'288};  // f32 (128, 16, 16, 16) output of 2 MaxPool2d, 3 Flatten
-inline constexpr Buffer window_index_2    = { 21'221'888,     524'288,  2,  8, DType::u8,      524'288};  // u8 (128, 16, 16, 16) max position in window
-inline constexpr Buffer activation_4      = { 12'833'280,       5'120,  4,  5, DType::f32,       1'280};  // f32 (128, 10) output of 4 Linear
-inline constexpr Buffer loss              = { 21'746'176,         512,  5, 11, DType::f32,         128};  // f32 (128), loss per sample
-inline constexpr Buffer predictions       = { 21'746'688,         512,  5, 11, DType::i32,         128};  // i32 (128), predicted class per sample
-inline constexpr Buffer loss_gradient     = { 12'838'400,       5'120,  5,  6, DType::f32,       1'280};  // f32 (128, 10) d(output), from the loss
-inline constexpr Buffer input_gradient_4  = { 19'124'736,   2'097'152,  6,  8, DType::f32,     524'288};  // f32 (128, 4096) d(input of 4 Linear)
-inline constexpr Buffer input_gradient_2  = { 10'736'128,   8'388'608,  8, 10, DType::f32,   2'097'152};  // f32 (128, 16, 32, 32) d(input of 2 MaxPool2d)
+// clang-format off
+inline constexpr Buffer parameters        = {          0,     165'672,  0, 11, DType::f32,      41'418};  // [41418], layer by layer
+inline constexpr Buffer gradients         = {    165'888,     165'672,  0, 11, DType::f32,      41'418};  // same layout as parameters
+inline constexpr Buffer optimizer_moment1 = {    331'776,     165'672,  0, 11, DType::f32,      41'418};  // first moment (Adam m), same layout
+inline constexpr Buffer optimizer_moment2 = {    497'664,     165'672,  0, 11, DType::f32,      41'418};  // second moment (Adam v), same layout
+inline constexpr Buffer input             = {    663'552,   1'572'864,  0, 11, DType::f32,     393'216};  // (128, 3, 32, 32)
+inline constexpr Buffer labels            = {  2'236'416,         512,  0, 11, DType::i32,         128};  // (128), class per sample
+inline constexpr Buffer workspace         = {  2'236'928,     110'592,  0, 11, DType::f32,      27'648};  // scratch (one sample's im2col)
+inline constexpr Buffer activation_0      = {  2'347'520,   8'388'608,  0,  9, DType::f32,   2'097'152};  // (128, 16, 32, 32) output of 0 Conv2d, 1 ReLU
+inline constexpr Buffer activation_2      = { 10'736'128,   2'097'152,  2,  6, DType::f32,     524'288};  // (128, 16, 16, 16) output of 2 MaxPool2d, 3 Flatten
+inline constexpr Buffer window_index_2    = { 21'221'888,     524'288,  2,  8, DType::u8,      524'288};  // (128, 16, 16, 16) max position in window
+inline constexpr Buffer activation_4      = { 12'833'280,       5'120,  4,  5, DType::f32,       1'280};  // (128, 10) output of 4 Linear
+inline constexpr Buffer loss              = { 21'746'176,         512,  5, 11, DType::f32,         128};  // (128), loss per sample
+inline constexpr Buffer predictions       = { 21'746'688,         512,  5, 11, DType::i32,         128};  // (128), predicted class per sample
+inline constexpr Buffer loss_gradient     = { 12'838'400,       5'120,  5,  6, DType::f32,       1'280};  // (128, 10) d(output), from the loss
+inline constexpr Buffer input_gradient_4  = { 19'124'736,   2'097'152,  6,  8, DType::f32,     524'288};  // (128, 4096) d(input of 4 Linear)
+inline constexpr Buffer input_gradient_2  = { 10'736'128,   8'388'608,  8, 10, DType::f32,   2'097'152};  // (128, 16, 32, 32) d(input of 2 MaxPool2d)
+// clang-format on
 // Every buffer, in the plan's order.
-inline constexpr Buffer buffers[] = {parameters, gradients, optimizer_moment1, optimizer_moment2, 
-    input, labels, workspace, activation_0, activation_2, window_index_2, activation_4, loss, 
-    predictions, loss_gradient, input_gradient_4, input_gradient_2};
+inline constexpr Buffer buffers[] = {
+    parameters,  gradients,     optimizer_moment1, optimizer_moment2, input,        labels,
+    workspace,   activation_0,  activation_2,      window_index_2,    activation_4, loss,
+    predictions, loss_gradient, input_gradient_4,  input_gradient_2};
 // The model's output (its last layer's), which the loss reads.
 inline constexpr const Buffer& output = activation_4;
 
@@ -79,10 +83,10 @@ struct Tensor {
   Init init;
 };
 inline constexpr Tensor parameter_tensors[] = {
-  {"0.weight", 0, 432, 4, {16, 3, 3, 3}, 27, Init::uniform},
-  {"0.bias", 432, 16, 1, {16}, 27, Init::uniform},
-  {"4.weight", 448, 40'960, 2, {10, 4096}, 4'096, Init::uniform},
-  {"4.bias", 41'408, 10, 1, {10}, 4'096, Init::uniform},
+    {"0.weight", 0, 432, 4, {16, 3, 3, 3}, 27, Init::uniform},
+    {"0.bias", 432, 16, 1, {16}, 27, Init::uniform},
+    {"4.weight", 448, 40'960, 2, {10, 4096}, 4'096, Init::uniform},
+    {"4.bias", 41'408, 10, 1, {10}, 4'096, Init::uniform},
 };
 inline constexpr int parameter_tensor_count = 4;
 

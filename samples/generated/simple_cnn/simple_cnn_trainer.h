@@ -30,7 +30,7 @@ inline staticnet::runtime::ModelInfo model_info() {
   m.arena.activations = footprint::activations;
   m.arena.parameters_at = parameters.offset;
   m.arena.gradients_at = gradients.offset;
-  m.arena.inputs_at = 663'552;
+  m.arena.inputs_at = footprint::inputs_at;
   m.arena.input_at = input.offset;
   m.arena.loss_at = loss.offset;
   m.arena.batch_bytes = footprint::inputs;
@@ -44,7 +44,7 @@ inline staticnet::runtime::ModelInfo model_info() {
   auto init = [](simple_cnn::Init i) {
     return i == simple_cnn::Init::ones    ? RuntimeInit::ones
            : i == simple_cnn::Init::zeros ? RuntimeInit::zeros
-                                      : RuntimeInit::uniform;
+                                          : RuntimeInit::uniform;
   };
   for (const Tensor& t : parameter_tensors)
     m.parameters.push_back({t.name, {t.shape, t.shape + t.rank}, t.offset, t.fan_in, init(t.init)});

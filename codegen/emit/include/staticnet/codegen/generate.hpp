@@ -3,10 +3,11 @@
 // user's header and calls generator_main<Model, Setup>; compiling it evaluates the plan (a wrong
 // model fails right there, with staticnet's diagnostic), and running it writes the emitted files:
 //
-//   NAME_generator --out DIR [--backend cpu]...
+//   NAME_generator --out DIR [--backend cpu]... [--clang-format PROGRAM --format-style FILE]
 //
-// Files whose content has not changed are left untouched, so a rebuild after an edit that does
-// not change the plan recompiles nothing downstream.
+// With --clang-format, each file is formatted in that style before it is written. Files whose
+// content has not changed are left untouched, so a rebuild after an edit that does not change
+// the plan recompiles nothing downstream.
 #include <string>
 
 #include "staticnet/codegen/model_view.hpp"
