@@ -2,13 +2,17 @@
 // fusion would break the plan's placement), the names emitted code uses, and what it refuses.
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
 #include <cstdint>
+#include <filesystem>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include <staticnet/codegen/emitters.hpp>
 #include <staticnet/codegen/fusion.hpp>
+#include <staticnet/codegen/generate.hpp>
 #include <staticnet/codegen/naming.hpp>
 #include <staticnet/codegen/printer.hpp>
 
@@ -200,4 +204,25 @@ TEST_CASE("emitters: cuBLASLt is told the alignment the plan gives each Linear's
                   "g::LinearEpilogue::bias, g::Gradients::weights_and_input, "
                   "/*bias_gradient=*/true, 0, /*alignment=*/4, /*bias_alignment=*/4)") !=
         std::string::npos);
+}
+
+TEST_CASE(
+    "generator: a formatter that fails stops the generator, and writes no file, and half a pair is refused") {
+  const cg::ModelView model = view_of<sn::samples::SimpleCNN, sn::samples::SimpleCNNTraining>();
+  const std::filesystem::path out = std::filesystem::temp_directory_path() /
+                                    ("staticnet_format_test_" + std::to_string(::getpid()));
+  std::string out_text = out.string();
+  auto run = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), "generator");
+    std::vector<char*> argv;
+    for (std::string& a : args)
+      argv.push_back(a.data());
+    return cg::run_generator(static_cast<int>(argv.size()), argv.data(), model);
+  };
+  // /bin/false exits 1 and writes nothing: the generator reports it and writes no file.
+  CHECK(run({"--out", out_text, "--backend", "cpu", "--clang-format", "/bin/false",
+             "--format-style", "/dev/null"}) == 1);
+  CHECK_FALSE(std::filesystem::exists(out / "m_model.h"));
+  CHECK(run({"--out", out_text, "--clang-format", "/bin/false"}) == 2);  // a usage error
+  std::filesystem::remove_all(out);
 }

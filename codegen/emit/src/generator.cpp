@@ -133,10 +133,13 @@ int run_generator(int argc, char** argv, const ModelView& model) {
       for (EmittedFile& f : b->emit(model))
         files.push_back(std::move(f));
     fs::create_directories(out);
+    // Every file is formatted before any is written: a formatter that fails leaves the directory
+    // as it was.
+    if (!format.program.empty())
+      for (EmittedFile& f : files)
+        f.text = clang_formatted(f.text, f.name, format, out);
     for (const EmittedFile& f : files)
-      write_if_changed(out / f.name, format.program.empty()
-                                         ? f.text
-                                         : clang_formatted(f.text, f.name, format, out));
+      write_if_changed(out / f.name, f.text);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "staticnet_model(%s): error: %s\n", model.names.name.c_str(), e.what());
     return 1;
