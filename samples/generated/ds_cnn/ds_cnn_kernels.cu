@@ -265,11 +265,9 @@ void backward_layers_1_2(std::byte* arena, const Libraries&, cudaStream_t stream
 
 using dropout_3 = k::DropoutGeometry<20, 100, 800'000>;
 
-void forward_layer_3(std::byte* arena, const Libraries&, cudaStream_t stream, bool training) {
-  const float* const x = f32(arena, 3'814'144);       // activation_1
-  float* const y = f32(arena, 7'014'144);             // activation_3
-  k::MaskByte* const mask = bits(arena, 67'814'144);  // dropout_mask_3
-  if (!training) {                                    // evaluation: the identity
+void forward_layer_3(const float* x, float* y, k::MaskByte* mask, cudaStream_t stream,
+                     bool training) {
+  if (!training) {  // evaluation: the identity
     g::check(cudaMemcpyAsync(y, x, 3'200'000, cudaMemcpyDeviceToDevice, stream),
              "dropout_3's identity");
     return;
@@ -281,14 +279,27 @@ void forward_layer_3(std::byte* arena, const Libraries&, cudaStream_t stream, bo
   });
 }
 
-void backward_layer_3(std::byte* arena, const Libraries&, cudaStream_t stream) {
-  const k::MaskByte* const mask = bits(arena, 67'814'144);  // dropout_mask_3
-  const float* const dy = f32(arena, 10'214'144);           // input_gradient_4
-  float* const dx = f32(arena, 7'014'144);                  // input_gradient_3
+// The same on the plan's buffers:
+void forward_layer_3(std::byte* arena, const Libraries&, cudaStream_t stream, bool training) {
+  forward_layer_3(f32(arena, 3'814'144),    // activation_1
+                  f32(arena, 7'014'144),    // activation_3
+                  bits(arena, 67'814'144),  // dropout_mask_3
+                  stream, training);
+}
+
+void backward_layer_3(const k::MaskByte* mask, const float* dy, float* dx, cudaStream_t stream) {
   // Each mask byte: dx = keep ? dy · scale : 0 for its 8 elements.
   g::for_each<100'000>(stream, "backward_layer_3", [=] __device__(index_t b) {
     k::dropout_backward_byte<dropout_3, false>(b, mask, dy, dx);
   });
+}
+
+// The same on the plan's buffers:
+void backward_layer_3(std::byte* arena, const Libraries&, cudaStream_t stream) {
+  backward_layer_3(bits(arena, 67'814'144),  // dropout_mask_3
+                   f32(arena, 10'214'144),   // input_gradient_4
+                   f32(arena, 7'014'144),    // input_gradient_3
+                   stream);
 }
 
 // ==== Layer 4: DepthwiseConv2d(64, 3×3, pad 1) ===================================================
@@ -1720,11 +1731,9 @@ void backward_layers_26_27(std::byte* arena, const Libraries&, cudaStream_t stre
 
 using dropout_28 = k::DropoutGeometry<40, 100, 800'000>;
 
-void forward_layer_28(std::byte* arena, const Libraries&, cudaStream_t stream, bool training) {
-  const float* const x = f32(arena, 58'214'144);      // activation_26
-  float* const y = f32(arena, 61'414'144);            // activation_28
-  k::MaskByte* const mask = bits(arena, 67'914'240);  // dropout_mask_28
-  if (!training) {                                    // evaluation: the identity
+void forward_layer_28(const float* x, float* y, k::MaskByte* mask, cudaStream_t stream,
+                      bool training) {
+  if (!training) {  // evaluation: the identity
     g::check(cudaMemcpyAsync(y, x, 3'200'000, cudaMemcpyDeviceToDevice, stream),
              "dropout_28's identity");
     return;
@@ -1737,14 +1746,27 @@ void forward_layer_28(std::byte* arena, const Libraries&, cudaStream_t stream, b
   });
 }
 
-void backward_layer_28(std::byte* arena, const Libraries&, cudaStream_t stream) {
-  const k::MaskByte* const mask = bits(arena, 67'914'240);  // dropout_mask_28
-  const float* const dy = f32(arena, 61'414'144);           // input_gradient_29
-  float* const dx = f32(arena, 64'614'144);                 // input_gradient_28
+// The same on the plan's buffers:
+void forward_layer_28(std::byte* arena, const Libraries&, cudaStream_t stream, bool training) {
+  forward_layer_28(f32(arena, 58'214'144),   // activation_26
+                   f32(arena, 61'414'144),   // activation_28
+                   bits(arena, 67'914'240),  // dropout_mask_28
+                   stream, training);
+}
+
+void backward_layer_28(const k::MaskByte* mask, const float* dy, float* dx, cudaStream_t stream) {
   // Each mask byte: dx = keep ? dy · scale : 0 for its 8 elements.
   g::for_each<100'000>(stream, "backward_layer_28", [=] __device__(index_t b) {
     k::dropout_backward_byte<dropout_28, false>(b, mask, dy, dx);
   });
+}
+
+// The same on the plan's buffers:
+void backward_layer_28(std::byte* arena, const Libraries&, cudaStream_t stream) {
+  backward_layer_28(bits(arena, 67'914'240),  // dropout_mask_28
+                    f32(arena, 61'414'144),   // input_gradient_29
+                    f32(arena, 64'614'144),   // input_gradient_28
+                    stream);
 }
 
 // ==== Layer 29: GlobalAvgPool2d ==================================================================
@@ -1753,22 +1775,32 @@ void backward_layer_28(std::byte* arena, const Libraries&, cudaStream_t stream) 
 //   input_gradient_30  f32 (100, 64)         arena + 64,639,744  d(output), read by backward
 //   input_gradient_29  f32 (100, 64, 25, 5)  arena + 61,414,144  d(input), written by backward
 
-void forward_layer_29(std::byte* arena, const Libraries&, cudaStream_t stream) {
-  const float* const x = f32(arena, 61'414'144);  // activation_28
-  float* const y = f32(arena, 64'614'144);        // activation_29
+void forward_layer_29(const float* x, float* y, cudaStream_t stream) {
   // Each (sample, channel) plane: its mean.
   g::for_each<6'400>(stream, "forward_layer_29", [=] __device__(index_t plane) {
     k::global_avg_pool_forward<125>(plane, x, y);
   });
 }
 
-void backward_layer_29(std::byte* arena, const Libraries&, cudaStream_t stream) {
-  const float* const dy = f32(arena, 64'639'744);  // input_gradient_30
-  float* const dx = f32(arena, 61'414'144);        // input_gradient_29
+// The same on the plan's buffers:
+void forward_layer_29(std::byte* arena, const Libraries&, cudaStream_t stream) {
+  forward_layer_29(f32(arena, 61'414'144),  // activation_28
+                   f32(arena, 64'614'144),  // activation_29
+                   stream);
+}
+
+void backward_layer_29(const float* dy, float* dx, cudaStream_t stream) {
   // Each input element: its plane's gradient over the plane's size.
   g::for_each<800'000>(stream, "backward_layer_29", [=] __device__(index_t i) {
     k::global_avg_pool_backward<125, false>(i, dy, dx);
   });
+}
+
+// The same on the plan's buffers:
+void backward_layer_29(std::byte* arena, const Libraries&, cudaStream_t stream) {
+  backward_layer_29(f32(arena, 64'639'744),  // input_gradient_30
+                    f32(arena, 61'414'144),  // input_gradient_29
+                    stream);
 }
 
 // ==== Layer 30: Linear(64 → 12) ==================================================================
@@ -1815,29 +1847,40 @@ void backward_layer_30(std::byte* arena, const Libraries& lib, cudaStream_t /*st
 }
 
 // ==== Loss: softmax + cross-entropy over the logits (100, 12), forward and backward ==============
-void loss_step(std::byte* arena, cudaStream_t stream) {
-  const float* const logits = f32(arena, 61'414'144);      // activation_30
-  const std::int32_t* const labels = i32(arena, 581'632);  // labels
-  float* const loss = f32(arena, 68'018'944);              // loss
-  std::int32_t* const predicted = i32(arena, 68'019'456);  // predictions
-  float* const dlogits = f32(arena, 61'419'008);           // loss_gradient
+void loss_step(const float* logits, const std::int32_t* labels, float* loss,
+               std::int32_t* predicted, float* dlogits, cudaStream_t stream) {
   // Each sample: its loss, its predicted class and d(logits) of the batch mean.
   g::for_each<100>(stream, "loss_step", [=] __device__(index_t n) {
     k::softmax_cross_entropy<100, 12>(n, logits, labels, loss, predicted, dlogits);
   });
 }
 
+// The same on the plan's buffers:
+void loss_step(std::byte* arena, cudaStream_t stream) {
+  loss_step(f32(arena, 61'414'144),  // activation_30
+            i32(arena, 581'632),     // labels
+            f32(arena, 68'018'944),  // loss
+            i32(arena, 68'019'456),  // predictions
+            f32(arena, 61'419'008),  // loss_gradient
+            stream);
+}
+
 // ==== Update: Adam over the whole contiguous parameter region, one pass ==========================
-void update(std::byte* arena, cudaStream_t stream) {
-  float* const params = f32(arena, 0);            // parameters
-  const float* const grads = f32(arena, 99'840);  // gradients
-  float* const m = f32(arena, 195'072);           // optimizer_moment1
-  float* const v = f32(arena, 290'304);           // optimizer_moment2
+void update(float* params, const float* grads, float* m, float* v, cudaStream_t stream) {
   // Each parameter, with the step's scalars (learning rate, bias corrections).
   g::for_each<23'756>(stream, "update", [=] __device__(index_t i) {
     const k::OptimizerConstants& constants = optimizer_constants;
     k::adam_update<false>(i, params, grads, m, v, constants);
   });
+}
+
+// The same on the plan's buffers:
+void update(std::byte* arena, cudaStream_t stream) {
+  update(f32(arena, 0),        // parameters
+         f32(arena, 99'840),   // gradients
+         f32(arena, 195'072),  // optimizer_moment1
+         f32(arena, 290'304),  // optimizer_moment2
+         stream);
 }
 
 // ==== The step, in the plan's schedule ====================================================

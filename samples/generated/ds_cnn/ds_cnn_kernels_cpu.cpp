@@ -174,11 +174,9 @@ void backward_layers_1_2(std::byte* arena, c::ThreadPool& pool) {
 
 using dropout_3 = k::DropoutGeometry<20, 100, 800'000>;
 
-void forward_layer_3(std::byte* arena, c::ThreadPool& pool, const Pass& pass) {
-  const float* const x = f32(arena, 3'814'144);       // activation_1
-  float* const y = f32(arena, 7'014'144);             // activation_3
-  k::MaskByte* const mask = bits(arena, 67'814'144);  // dropout_mask_3
-  if (!pass.training) {                               // evaluation: the identity
+void forward_layer_3(const float* x, float* y, k::MaskByte* mask, c::ThreadPool& pool,
+                     const Pass& pass) {
+  if (!pass.training) {  // evaluation: the identity
     std::copy(x, x + 800'000, y);
     return;
   }
@@ -187,13 +185,26 @@ void forward_layer_3(std::byte* arena, c::ThreadPool& pool, const Pass& pass) {
   c::for_each(pool, 100'000, [&](index_t b) { k::dropout_forward<dropout_3>(b, key, x, y, mask); });
 }
 
-void backward_layer_3(std::byte* arena, c::ThreadPool& pool) {
-  const k::MaskByte* const mask = bits(arena, 67'814'144);  // dropout_mask_3
-  const float* const dy = f32(arena, 10'214'144);           // input_gradient_4
-  float* const dx = f32(arena, 7'014'144);                  // input_gradient_3
+// The same on the plan's buffers:
+void forward_layer_3(std::byte* arena, c::ThreadPool& pool, const Pass& pass) {
+  forward_layer_3(f32(arena, 3'814'144),    // activation_1
+                  f32(arena, 7'014'144),    // activation_3
+                  bits(arena, 67'814'144),  // dropout_mask_3
+                  pool, pass);
+}
+
+void backward_layer_3(const k::MaskByte* mask, const float* dy, float* dx, c::ThreadPool& pool) {
   // Each mask byte: dx = keep ? dy · scale : 0 for its 8 elements.
   c::for_each(pool, 100'000,
               [&](index_t b) { k::dropout_backward_byte<dropout_3, false>(b, mask, dy, dx); });
+}
+
+// The same on the plan's buffers:
+void backward_layer_3(std::byte* arena, c::ThreadPool& pool) {
+  backward_layer_3(bits(arena, 67'814'144),  // dropout_mask_3
+                   f32(arena, 10'214'144),   // input_gradient_4
+                   f32(arena, 7'014'144),    // input_gradient_3
+                   pool);
 }
 
 // ==== Layer 4: DepthwiseConv2d(64, 3×3, pad 1) ===================================================
@@ -1093,11 +1104,9 @@ void backward_layers_26_27(std::byte* arena, c::ThreadPool& pool) {
 
 using dropout_28 = k::DropoutGeometry<40, 100, 800'000>;
 
-void forward_layer_28(std::byte* arena, c::ThreadPool& pool, const Pass& pass) {
-  const float* const x = f32(arena, 58'214'144);      // activation_26
-  float* const y = f32(arena, 61'414'144);            // activation_28
-  k::MaskByte* const mask = bits(arena, 67'914'240);  // dropout_mask_28
-  if (!pass.training) {                               // evaluation: the identity
+void forward_layer_28(const float* x, float* y, k::MaskByte* mask, c::ThreadPool& pool,
+                      const Pass& pass) {
+  if (!pass.training) {  // evaluation: the identity
     std::copy(x, x + 800'000, y);
     return;
   }
@@ -1107,13 +1116,26 @@ void forward_layer_28(std::byte* arena, c::ThreadPool& pool, const Pass& pass) {
               [&](index_t b) { k::dropout_forward<dropout_28>(b, key, x, y, mask); });
 }
 
-void backward_layer_28(std::byte* arena, c::ThreadPool& pool) {
-  const k::MaskByte* const mask = bits(arena, 67'914'240);  // dropout_mask_28
-  const float* const dy = f32(arena, 61'414'144);           // input_gradient_29
-  float* const dx = f32(arena, 64'614'144);                 // input_gradient_28
+// The same on the plan's buffers:
+void forward_layer_28(std::byte* arena, c::ThreadPool& pool, const Pass& pass) {
+  forward_layer_28(f32(arena, 58'214'144),   // activation_26
+                   f32(arena, 61'414'144),   // activation_28
+                   bits(arena, 67'914'240),  // dropout_mask_28
+                   pool, pass);
+}
+
+void backward_layer_28(const k::MaskByte* mask, const float* dy, float* dx, c::ThreadPool& pool) {
   // Each mask byte: dx = keep ? dy · scale : 0 for its 8 elements.
   c::for_each(pool, 100'000,
               [&](index_t b) { k::dropout_backward_byte<dropout_28, false>(b, mask, dy, dx); });
+}
+
+// The same on the plan's buffers:
+void backward_layer_28(std::byte* arena, c::ThreadPool& pool) {
+  backward_layer_28(bits(arena, 67'914'240),  // dropout_mask_28
+                    f32(arena, 61'414'144),   // input_gradient_29
+                    f32(arena, 64'614'144),   // input_gradient_28
+                    pool);
 }
 
 // ==== Layer 29: GlobalAvgPool2d ==================================================================
@@ -1122,19 +1144,29 @@ void backward_layer_28(std::byte* arena, c::ThreadPool& pool) {
 //   input_gradient_30  f32 (100, 64)         arena + 64,639,744  d(output), read by backward
 //   input_gradient_29  f32 (100, 64, 25, 5)  arena + 61,414,144  d(input), written by backward
 
-void forward_layer_29(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 61'414'144);  // activation_28
-  float* const y = f32(arena, 64'614'144);        // activation_29
+void forward_layer_29(const float* x, float* y, c::ThreadPool& pool) {
   // Each (sample, channel) plane: its mean.
   c::for_each(pool, 6'400, [&](index_t plane) { k::global_avg_pool_forward<125>(plane, x, y); });
 }
 
-void backward_layer_29(std::byte* arena, c::ThreadPool& pool) {
-  const float* const dy = f32(arena, 64'639'744);  // input_gradient_30
-  float* const dx = f32(arena, 61'414'144);        // input_gradient_29
+// The same on the plan's buffers:
+void forward_layer_29(std::byte* arena, c::ThreadPool& pool) {
+  forward_layer_29(f32(arena, 61'414'144),  // activation_28
+                   f32(arena, 64'614'144),  // activation_29
+                   pool);
+}
+
+void backward_layer_29(const float* dy, float* dx, c::ThreadPool& pool) {
   // Each input element: its plane's gradient over the plane's size.
   c::for_each(pool, 800'000,
               [&](index_t i) { k::global_avg_pool_backward<125, false>(i, dy, dx); });
+}
+
+// The same on the plan's buffers:
+void backward_layer_29(std::byte* arena, c::ThreadPool& pool) {
+  backward_layer_29(f32(arena, 64'639'744),  // input_gradient_30
+                    f32(arena, 61'414'144),  // input_gradient_29
+                    pool);
 }
 
 // ==== Layer 30: Linear(64 → 12) ==================================================================
@@ -1172,27 +1204,39 @@ void backward_layer_30(std::byte* arena, c::ThreadPool& pool) {
 }
 
 // ==== Loss: softmax + cross-entropy over the logits (100, 12), forward and backward ==============
-void loss_step(std::byte* arena, c::ThreadPool& pool) {
-  const float* const logits = f32(arena, 61'414'144);      // activation_30
-  const std::int32_t* const labels = i32(arena, 581'632);  // labels
-  float* const loss = f32(arena, 68'018'944);              // loss
-  std::int32_t* const predicted = i32(arena, 68'019'456);  // predictions
-  float* const dlogits = f32(arena, 61'419'008);           // loss_gradient
+void loss_step(const float* logits, const std::int32_t* labels, float* loss,
+               std::int32_t* predicted, float* dlogits, c::ThreadPool& pool) {
   // Each sample: its loss, its predicted class and d(logits) of the batch mean.
   c::for_each(pool, 100, [&](index_t n) {
     k::softmax_cross_entropy<100, 12>(n, logits, labels, loss, predicted, dlogits);
   });
 }
 
+// The same on the plan's buffers:
+void loss_step(std::byte* arena, c::ThreadPool& pool) {
+  loss_step(f32(arena, 61'414'144),  // activation_30
+            i32(arena, 581'632),     // labels
+            f32(arena, 68'018'944),  // loss
+            i32(arena, 68'019'456),  // predictions
+            f32(arena, 61'419'008),  // loss_gradient
+            pool);
+}
+
 // ==== Update: Adam over the whole contiguous parameter region, one pass ==========================
-void update(std::byte* arena, const k::OptimizerConstants& constants, c::ThreadPool& pool) {
-  float* const params = f32(arena, 0);            // parameters
-  const float* const grads = f32(arena, 99'840);  // gradients
-  float* const m = f32(arena, 195'072);           // optimizer_moment1
-  float* const v = f32(arena, 290'304);           // optimizer_moment2
+void update(float* params, const float* grads, float* m, float* v,
+            const k::OptimizerConstants& constants, c::ThreadPool& pool) {
   // Each parameter, with the step's scalars (learning rate, bias corrections).
   c::for_each(pool, 23'756,
               [&](index_t i) { k::adam_update<false>(i, params, grads, m, v, constants); });
+}
+
+// The same on the plan's buffers:
+void update(std::byte* arena, const k::OptimizerConstants& constants, c::ThreadPool& pool) {
+  update(f32(arena, 0),        // parameters
+         f32(arena, 99'840),   // gradients
+         f32(arena, 195'072),  // optimizer_moment1
+         f32(arena, 290'304),  // optimizer_moment2
+         constants, pool);
 }
 
 // ==== The step, in the plan's schedule ====================================================

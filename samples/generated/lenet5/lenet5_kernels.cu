@@ -401,28 +401,39 @@ void backward_layer_11(std::byte* arena, const Libraries& lib, cudaStream_t /*st
 }
 
 // ==== Loss: softmax + cross-entropy over the logits (64, 10), forward and backward ===============
-void loss_step(std::byte* arena, cudaStream_t stream) {
-  const float* const logits = f32(arena, 2'789'120);       // activation_11
-  const std::int32_t* const labels = i32(arena, 941'824);  // labels
-  float* const loss = f32(arena, 3'730'176);               // loss
-  std::int32_t* const predicted = i32(arena, 3'730'432);   // predictions
-  float* const dlogits = f32(arena, 2'791'680);            // loss_gradient
+void loss_step(const float* logits, const std::int32_t* labels, float* loss,
+               std::int32_t* predicted, float* dlogits, cudaStream_t stream) {
   // Each sample: its loss, its predicted class and d(logits) of the batch mean.
   g::for_each<64>(stream, "loss_step", [=] __device__(index_t n) {
     k::softmax_cross_entropy<64, 10>(n, logits, labels, loss, predicted, dlogits);
   });
 }
 
+// The same on the plan's buffers:
+void loss_step(std::byte* arena, cudaStream_t stream) {
+  loss_step(f32(arena, 2'789'120),  // activation_11
+            i32(arena, 941'824),    // labels
+            f32(arena, 3'730'176),  // loss
+            i32(arena, 3'730'432),  // predictions
+            f32(arena, 2'791'680),  // loss_gradient
+            stream);
+}
+
 // ==== Update: SGDMomentum over the whole contiguous parameter region, one pass ===================
-void update(std::byte* arena, cudaStream_t stream) {
-  float* const params = f32(arena, 0);             // parameters
-  const float* const grads = f32(arena, 247'040);  // gradients
-  float* const velocity = f32(arena, 494'080);     // optimizer_moment1
+void update(float* params, const float* grads, float* velocity, cudaStream_t stream) {
   // Each parameter, with the step's scalars (learning rate, bias corrections).
   g::for_each<61'706>(stream, "update", [=] __device__(index_t i) {
     const k::OptimizerConstants& constants = optimizer_constants;
     k::sgd_momentum_update(i, params, grads, velocity, constants);
   });
+}
+
+// The same on the plan's buffers:
+void update(std::byte* arena, cudaStream_t stream) {
+  update(f32(arena, 0),        // parameters
+         f32(arena, 247'040),  // gradients
+         f32(arena, 494'080),  // optimizer_moment1
+         stream);
 }
 
 // ==== The step, in the plan's schedule ====================================================

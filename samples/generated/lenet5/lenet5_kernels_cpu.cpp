@@ -329,26 +329,38 @@ void backward_layer_11(std::byte* arena, c::ThreadPool& pool) {
 }
 
 // ==== Loss: softmax + cross-entropy over the logits (64, 10), forward and backward ===============
-void loss_step(std::byte* arena, c::ThreadPool& pool) {
-  const float* const logits = f32(arena, 2'789'120);       // activation_11
-  const std::int32_t* const labels = i32(arena, 941'824);  // labels
-  float* const loss = f32(arena, 3'730'176);               // loss
-  std::int32_t* const predicted = i32(arena, 3'730'432);   // predictions
-  float* const dlogits = f32(arena, 2'791'680);            // loss_gradient
+void loss_step(const float* logits, const std::int32_t* labels, float* loss,
+               std::int32_t* predicted, float* dlogits, c::ThreadPool& pool) {
   // Each sample: its loss, its predicted class and d(logits) of the batch mean.
   c::for_each(pool, 64, [&](index_t n) {
     k::softmax_cross_entropy<64, 10>(n, logits, labels, loss, predicted, dlogits);
   });
 }
 
+// The same on the plan's buffers:
+void loss_step(std::byte* arena, c::ThreadPool& pool) {
+  loss_step(f32(arena, 2'789'120),  // activation_11
+            i32(arena, 941'824),    // labels
+            f32(arena, 3'730'176),  // loss
+            i32(arena, 3'730'432),  // predictions
+            f32(arena, 2'791'680),  // loss_gradient
+            pool);
+}
+
 // ==== Update: SGDMomentum over the whole contiguous parameter region, one pass ===================
-void update(std::byte* arena, const k::OptimizerConstants& constants, c::ThreadPool& pool) {
-  float* const params = f32(arena, 0);             // parameters
-  const float* const grads = f32(arena, 247'040);  // gradients
-  float* const velocity = f32(arena, 494'080);     // optimizer_moment1
+void update(float* params, const float* grads, float* velocity,
+            const k::OptimizerConstants& constants, c::ThreadPool& pool) {
   // Each parameter, with the step's scalars (learning rate, bias corrections).
   c::for_each(pool, 61'706,
               [&](index_t i) { k::sgd_momentum_update(i, params, grads, velocity, constants); });
+}
+
+// The same on the plan's buffers:
+void update(std::byte* arena, const k::OptimizerConstants& constants, c::ThreadPool& pool) {
+  update(f32(arena, 0),        // parameters
+         f32(arena, 247'040),  // gradients
+         f32(arena, 494'080),  // optimizer_moment1
+         constants, pool);
 }
 
 // ==== The step, in the plan's schedule ====================================================

@@ -600,20 +600,21 @@ void backward_layer_7(std::byte* arena, const Libraries&, cudaStream_t stream) {
 //   input2_gradient_8  f32 (32, 16, 32, 32)  arena + 12,722,432  d(second input), written by backward
 //   input_gradient_15  f32 (32, 16, 32, 32)  arena + 14,819,584  d(output), read by backward
 
-void forward_layers_8_9(std::byte* arena, const Libraries&, cudaStream_t stream) {
-  const float* const a = f32(arena, 12'722'432);  // activation_7
-  const float* const b = f32(arena, 4'333'824);   // activation_1
-  float* const y = f32(arena, 12'722'432);        // activation_7 (in place)
+void forward_layers_8_9(const float* a, const float* b, float* y, cudaStream_t stream) {
   // y = ReLU(a + b), per element.
   g::for_each<524'288>(stream, "forward_layers_8_9",
                        [=] __device__(index_t i) { k::residual_add_forward<k::ReLU>(i, a, b, y); });
 }
 
-void backward_layers_8_9(std::byte* arena, const Libraries&, cudaStream_t stream) {
-  float* const dy = f32(arena, 14'819'584);       // input_gradient_15
-  const float* const y = f32(arena, 12'722'432);  // activation_7, saved
-  float* const da = nullptr;                 // d(output) itself: the plan passes the buffer through
-  float* const db = f32(arena, 12'722'432);  // input2_gradient_8 (a copy)
+// The same on the plan's buffers:
+void forward_layers_8_9(std::byte* arena, const Libraries&, cudaStream_t stream) {
+  forward_layers_8_9(f32(arena, 12'722'432),  // activation_7
+                     f32(arena, 4'333'824),   // activation_1
+                     f32(arena, 12'722'432),  // activation_7 (in place)
+                     stream);
+}
+
+void backward_layers_8_9(float* dy, const float* y, float* da, float* db, cudaStream_t stream) {
   // d(sum) = ReLU'(y) · dy, per element, in place.
   g::for_each<524'288>(stream, "backward_layers_8_9 (pass 1)", [=] __device__(index_t i) {
     k::residual_add_backward<k::ReLU, k::GradientWrite::same_buffer, k::GradientWrite::same_buffer>(
@@ -624,6 +625,15 @@ void backward_layers_8_9(std::byte* arena, const Libraries&, cudaStream_t stream
     k::residual_add_backward<k::Identity, k::GradientWrite::same_buffer, k::GradientWrite::copy>(
         i, nullptr, dy, da, db);
   });
+}
+
+// The same on the plan's buffers:
+void backward_layers_8_9(std::byte* arena, const Libraries&, cudaStream_t stream) {
+  backward_layers_8_9(f32(arena, 14'819'584),  // input_gradient_15
+                      f32(arena, 12'722'432),  // activation_7, saved
+                      nullptr,  // d(output) itself: the plan passes the buffer through
+                      f32(arena, 12'722'432),  // input2_gradient_8 (a copy)
+                      stream);
 }
 
 // ==== Layer 10: Conv2d(16 → 32, 3×3, stride 2, pad 0/1×0/1) ======================================
@@ -1046,23 +1056,33 @@ void backward_layer_15(std::byte* arena, const Libraries& lib, cudaStream_t /*st
 //   activation_15      f32 (32, 32, 16, 16)  arena + 15,868,160  second input
 //   input_gradient_23  f32 (32, 32, 16, 16)  arena + 20,062,464  d(second input), written by backward
 
-void forward_layers_16_17(std::byte* arena, const Libraries&, cudaStream_t stream) {
-  const float* const a = f32(arena, 14'819'584);  // activation_14
-  const float* const b = f32(arena, 15'868'160);  // activation_15
-  float* const y = f32(arena, 14'819'584);        // activation_14 (in place)
+void forward_layers_16_17(const float* a, const float* b, float* y, cudaStream_t stream) {
   // y = ReLU(a + b), per element.
   g::for_each<262'144>(stream, "forward_layers_16_17",
                        [=] __device__(index_t i) { k::residual_add_forward<k::ReLU>(i, a, b, y); });
 }
 
-void backward_layers_16_17(std::byte* arena, const Libraries&, cudaStream_t stream) {
-  float* const dy = f32(arena, 20'062'464);       // input_gradient_23
-  const float* const y = f32(arena, 14'819'584);  // activation_14, saved
+// The same on the plan's buffers:
+void forward_layers_16_17(std::byte* arena, const Libraries&, cudaStream_t stream) {
+  forward_layers_16_17(f32(arena, 14'819'584),  // activation_14
+                       f32(arena, 15'868'160),  // activation_15
+                       f32(arena, 14'819'584),  // activation_14 (in place)
+                       stream);
+}
+
+void backward_layers_16_17(float* dy, const float* y, cudaStream_t stream) {
   // d(sum) = ReLU'(y) · dy, per element, in place.
   g::for_each<262'144>(stream, "backward_layers_16_17", [=] __device__(index_t i) {
     k::residual_add_backward<k::ReLU, k::GradientWrite::same_buffer, k::GradientWrite::same_buffer>(
         i, y, dy, nullptr, nullptr);
   });
+}
+
+// The same on the plan's buffers:
+void backward_layers_16_17(std::byte* arena, const Libraries&, cudaStream_t stream) {
+  backward_layers_16_17(f32(arena, 20'062'464),  // input_gradient_23
+                        f32(arena, 14'819'584),  // activation_14, saved
+                        stream);
 }
 
 // ==== Layer 18: Conv2d(32 → 64, 3×3, stride 2, pad 0/1×0/1) ======================================
@@ -1485,23 +1505,33 @@ void backward_layer_23(std::byte* arena, const Libraries& lib, cudaStream_t /*st
 //   activation_23      f32 (32, 64, 8, 8)  arena + 20,586,752  second input
 //   input_gradient_26  f32 (32, 64, 8, 8)  arena + 21,635,328  d(second input), written by backward
 
-void forward_layers_24_25(std::byte* arena, const Libraries&, cudaStream_t stream) {
-  const float* const a = f32(arena, 20'062'464);  // activation_22
-  const float* const b = f32(arena, 20'586'752);  // activation_23
-  float* const y = f32(arena, 20'062'464);        // activation_22 (in place)
+void forward_layers_24_25(const float* a, const float* b, float* y, cudaStream_t stream) {
   // y = ReLU(a + b), per element.
   g::for_each<131'072>(stream, "forward_layers_24_25",
                        [=] __device__(index_t i) { k::residual_add_forward<k::ReLU>(i, a, b, y); });
 }
 
-void backward_layers_24_25(std::byte* arena, const Libraries&, cudaStream_t stream) {
-  float* const dy = f32(arena, 21'635'328);       // input_gradient_26
-  const float* const y = f32(arena, 20'062'464);  // activation_22, saved
+// The same on the plan's buffers:
+void forward_layers_24_25(std::byte* arena, const Libraries&, cudaStream_t stream) {
+  forward_layers_24_25(f32(arena, 20'062'464),  // activation_22
+                       f32(arena, 20'586'752),  // activation_23
+                       f32(arena, 20'062'464),  // activation_22 (in place)
+                       stream);
+}
+
+void backward_layers_24_25(float* dy, const float* y, cudaStream_t stream) {
   // d(sum) = ReLU'(y) · dy, per element, in place.
   g::for_each<131'072>(stream, "backward_layers_24_25", [=] __device__(index_t i) {
     k::residual_add_backward<k::ReLU, k::GradientWrite::same_buffer, k::GradientWrite::same_buffer>(
         i, y, dy, nullptr, nullptr);
   });
+}
+
+// The same on the plan's buffers:
+void backward_layers_24_25(std::byte* arena, const Libraries&, cudaStream_t stream) {
+  backward_layers_24_25(f32(arena, 21'635'328),  // input_gradient_26
+                        f32(arena, 20'062'464),  // activation_22, saved
+                        stream);
 }
 
 // ==== Layer 26: GlobalAvgPool2d ==================================================================
@@ -1510,22 +1540,32 @@ void backward_layers_24_25(std::byte* arena, const Libraries&, cudaStream_t stre
 //   input_gradient_27  f32 (32, 64)        arena + 20,594,944  d(output), read by backward
 //   input_gradient_26  f32 (32, 64, 8, 8)  arena + 21,635,328  d(input), written by backward
 
-void forward_layer_26(std::byte* arena, const Libraries&, cudaStream_t stream) {
-  const float* const x = f32(arena, 20'062'464);  // activation_22
-  float* const y = f32(arena, 20'586'752);        // activation_26
+void forward_layer_26(const float* x, float* y, cudaStream_t stream) {
   // Each (sample, channel) plane: its mean.
   g::for_each<2'048>(stream, "forward_layer_26", [=] __device__(index_t plane) {
     k::global_avg_pool_forward<64>(plane, x, y);
   });
 }
 
-void backward_layer_26(std::byte* arena, const Libraries&, cudaStream_t stream) {
-  const float* const dy = f32(arena, 20'594'944);  // input_gradient_27
-  float* const dx = f32(arena, 21'635'328);        // input_gradient_26
+// The same on the plan's buffers:
+void forward_layer_26(std::byte* arena, const Libraries&, cudaStream_t stream) {
+  forward_layer_26(f32(arena, 20'062'464),  // activation_22
+                   f32(arena, 20'586'752),  // activation_26
+                   stream);
+}
+
+void backward_layer_26(const float* dy, float* dx, cudaStream_t stream) {
   // Each input element: its plane's gradient over the plane's size.
   g::for_each<131'072>(stream, "backward_layer_26", [=] __device__(index_t i) {
     k::global_avg_pool_backward<64, false>(i, dy, dx);
   });
+}
+
+// The same on the plan's buffers:
+void backward_layer_26(std::byte* arena, const Libraries&, cudaStream_t stream) {
+  backward_layer_26(f32(arena, 20'594'944),  // input_gradient_27
+                    f32(arena, 21'635'328),  // input_gradient_26
+                    stream);
 }
 
 // ==== Layer 27: Linear(64 → 10) ==================================================================
@@ -1572,29 +1612,40 @@ void backward_layer_27(std::byte* arena, const Libraries& lib, cudaStream_t /*st
 }
 
 // ==== Loss: softmax + cross-entropy over the logits (32, 10), forward and backward ===============
-void loss_step(std::byte* arena, cudaStream_t stream) {
-  const float* const logits = f32(arena, 20'594'944);        // activation_27
-  const std::int32_t* const labels = i32(arena, 1'646'592);  // labels
-  float* const loss = f32(arena, 22'686'208);                // loss
-  std::int32_t* const predicted = i32(arena, 22'686'464);    // predictions
-  float* const dlogits = f32(arena, 20'603'136);             // loss_gradient
+void loss_step(const float* logits, const std::int32_t* labels, float* loss,
+               std::int32_t* predicted, float* dlogits, cudaStream_t stream) {
   // Each sample: its loss, its predicted class and d(logits) of the batch mean.
   g::for_each<32>(stream, "loss_step", [=] __device__(index_t n) {
     k::softmax_cross_entropy<32, 10>(n, logits, labels, loss, predicted, dlogits);
   });
 }
 
+// The same on the plan's buffers:
+void loss_step(std::byte* arena, cudaStream_t stream) {
+  loss_step(f32(arena, 20'594'944),  // activation_27
+            i32(arena, 1'646'592),   // labels
+            f32(arena, 22'686'208),  // loss
+            i32(arena, 22'686'464),  // predictions
+            f32(arena, 20'603'136),  // loss_gradient
+            stream);
+}
+
 // ==== Update: Adam over the whole contiguous parameter region, one pass ==========================
-void update(std::byte* arena, cudaStream_t stream) {
-  float* const params = f32(arena, 0);             // parameters
-  const float* const grads = f32(arena, 314'880);  // gradients
-  float* const m = f32(arena, 627'712);            // optimizer_moment1
-  float* const v = f32(arena, 940'544);            // optimizer_moment2
+void update(float* params, const float* grads, float* m, float* v, cudaStream_t stream) {
   // Each parameter, with the step's scalars (learning rate, bias corrections).
   g::for_each<78'186>(stream, "update", [=] __device__(index_t i) {
     const k::OptimizerConstants& constants = optimizer_constants;
     k::adam_update<false>(i, params, grads, m, v, constants);
   });
+}
+
+// The same on the plan's buffers:
+void update(std::byte* arena, cudaStream_t stream) {
+  update(f32(arena, 0),        // parameters
+         f32(arena, 314'880),  // gradients
+         f32(arena, 627'712),  // optimizer_moment1
+         f32(arena, 940'544),  // optimizer_moment2
+         stream);
 }
 
 // ==== The step, in the plan's schedule ====================================================

@@ -237,13 +237,18 @@ void forward_layers_6_7(std::byte* arena, const Libraries& lib, cudaStream_t str
 //   activation_6  f32 (1, 16, 32, 32)  arena + 1,048,064  input
 //   activation_0  f32 (1, 16, 32, 32)  arena + 916,992    second input
 
-void forward_layers_8_9(std::byte* arena, const Libraries&, cudaStream_t stream) {
-  const float* const a = f32(arena, 1'048'064);  // activation_6
-  const float* const b = f32(arena, 916'992);    // activation_0
-  float* const y = f32(arena, 1'048'064);        // activation_6 (in place)
+void forward_layers_8_9(const float* a, const float* b, float* y, cudaStream_t stream) {
   // y = ReLU(a + b), per element.
   g::for_each<16'384>(stream, "forward_layers_8_9",
                       [=] __device__(index_t i) { k::residual_add_forward<k::ReLU>(i, a, b, y); });
+}
+
+// The same on the plan's buffers:
+void forward_layers_8_9(std::byte* arena, const Libraries&, cudaStream_t stream) {
+  forward_layers_8_9(f32(arena, 1'048'064),  // activation_6
+                     f32(arena, 916'992),    // activation_0
+                     f32(arena, 1'048'064),  // activation_6 (in place)
+                     stream);
 }
 
 // ==== Layers 10-12: Conv2d(16 → 32, 3×3, stride 2, pad 0/1×0/1) + BatchNorm2d(32, eps 0.001, momentum 0.01) + ReLU
@@ -402,13 +407,18 @@ void forward_layer_15(std::byte* arena, const Libraries& lib, cudaStream_t strea
 //   activation_13  f32 (1, 32, 16, 16)  arena + 949,760  input
 //   activation_15  f32 (1, 32, 16, 16)  arena + 916,992  second input
 
-void forward_layers_16_17(std::byte* arena, const Libraries&, cudaStream_t stream) {
-  const float* const a = f32(arena, 949'760);  // activation_13
-  const float* const b = f32(arena, 916'992);  // activation_15
-  float* const y = f32(arena, 949'760);        // activation_13 (in place)
+void forward_layers_16_17(const float* a, const float* b, float* y, cudaStream_t stream) {
   // y = ReLU(a + b), per element.
   g::for_each<8'192>(stream, "forward_layers_16_17",
                      [=] __device__(index_t i) { k::residual_add_forward<k::ReLU>(i, a, b, y); });
+}
+
+// The same on the plan's buffers:
+void forward_layers_16_17(std::byte* arena, const Libraries&, cudaStream_t stream) {
+  forward_layers_16_17(f32(arena, 949'760),  // activation_13
+                       f32(arena, 916'992),  // activation_15
+                       f32(arena, 949'760),  // activation_13 (in place)
+                       stream);
 }
 
 // ==== Layers 18-20: Conv2d(32 → 64, 3×3, stride 2, pad 0/1×0/1) + BatchNorm2d(64, eps 0.001, momentum 0.01) + ReLU
@@ -567,25 +577,35 @@ void forward_layer_23(std::byte* arena, const Libraries& lib, cudaStream_t strea
 //   activation_21  f32 (1, 64, 8, 8)  arena + 933,376  input
 //   activation_23  f32 (1, 64, 8, 8)  arena + 916,992  second input
 
-void forward_layers_24_25(std::byte* arena, const Libraries&, cudaStream_t stream) {
-  const float* const a = f32(arena, 933'376);  // activation_21
-  const float* const b = f32(arena, 916'992);  // activation_23
-  float* const y = f32(arena, 933'376);        // activation_21 (in place)
+void forward_layers_24_25(const float* a, const float* b, float* y, cudaStream_t stream) {
   // y = ReLU(a + b), per element.
   g::for_each<4'096>(stream, "forward_layers_24_25",
                      [=] __device__(index_t i) { k::residual_add_forward<k::ReLU>(i, a, b, y); });
+}
+
+// The same on the plan's buffers:
+void forward_layers_24_25(std::byte* arena, const Libraries&, cudaStream_t stream) {
+  forward_layers_24_25(f32(arena, 933'376),  // activation_21
+                       f32(arena, 916'992),  // activation_23
+                       f32(arena, 933'376),  // activation_21 (in place)
+                       stream);
 }
 
 // ==== Layer 26: GlobalAvgPool2d ==================================================================
 //   activation_21  f32 (1, 64, 8, 8)  arena + 933,376  input
 //   activation_26  f32 (1, 64)        arena + 916,992  GlobalAvgPool2d output
 
-void forward_layer_26(std::byte* arena, const Libraries&, cudaStream_t stream) {
-  const float* const x = f32(arena, 933'376);  // activation_21
-  float* const y = f32(arena, 916'992);        // activation_26
+void forward_layer_26(const float* x, float* y, cudaStream_t stream) {
   // Each (sample, channel) plane: its mean.
   g::for_each<64>(stream, "forward_layer_26",
                   [=] __device__(index_t plane) { k::global_avg_pool_forward<64>(plane, x, y); });
+}
+
+// The same on the plan's buffers:
+void forward_layer_26(std::byte* arena, const Libraries&, cudaStream_t stream) {
+  forward_layer_26(f32(arena, 933'376),  // activation_21
+                   f32(arena, 916'992),  // activation_26
+                   stream);
 }
 
 // ==== Layer 27: Linear(64 → 10) ==================================================================

@@ -174,27 +174,39 @@ void backward_layer_4(std::byte* arena, c::ThreadPool& pool) {
 }
 
 // ==== Loss: softmax + cross-entropy over the logits (128, 10), forward and backward ==============
-void loss_step(std::byte* arena, c::ThreadPool& pool) {
-  const float* const logits = f32(arena, 12'833'280);        // activation_4
-  const std::int32_t* const labels = i32(arena, 2'236'416);  // labels
-  float* const loss = f32(arena, 21'746'176);                // loss
-  std::int32_t* const predicted = i32(arena, 21'746'688);    // predictions
-  float* const dlogits = f32(arena, 12'838'400);             // loss_gradient
+void loss_step(const float* logits, const std::int32_t* labels, float* loss,
+               std::int32_t* predicted, float* dlogits, c::ThreadPool& pool) {
   // Each sample: its loss, its predicted class and d(logits) of the batch mean.
   c::for_each(pool, 128, [&](index_t n) {
     k::softmax_cross_entropy<128, 10>(n, logits, labels, loss, predicted, dlogits);
   });
 }
 
+// The same on the plan's buffers:
+void loss_step(std::byte* arena, c::ThreadPool& pool) {
+  loss_step(f32(arena, 12'833'280),  // activation_4
+            i32(arena, 2'236'416),   // labels
+            f32(arena, 21'746'176),  // loss
+            i32(arena, 21'746'688),  // predictions
+            f32(arena, 12'838'400),  // loss_gradient
+            pool);
+}
+
 // ==== Update: Adam over the whole contiguous parameter region, one pass ==========================
-void update(std::byte* arena, const k::OptimizerConstants& constants, c::ThreadPool& pool) {
-  float* const params = f32(arena, 0);             // parameters
-  const float* const grads = f32(arena, 165'888);  // gradients
-  float* const m = f32(arena, 331'776);            // optimizer_moment1
-  float* const v = f32(arena, 497'664);            // optimizer_moment2
+void update(float* params, const float* grads, float* m, float* v,
+            const k::OptimizerConstants& constants, c::ThreadPool& pool) {
   // Each parameter, with the step's scalars (learning rate, bias corrections).
   c::for_each(pool, 41'418,
               [&](index_t i) { k::adam_update<false>(i, params, grads, m, v, constants); });
+}
+
+// The same on the plan's buffers:
+void update(std::byte* arena, const k::OptimizerConstants& constants, c::ThreadPool& pool) {
+  update(f32(arena, 0),        // parameters
+         f32(arena, 165'888),  // gradients
+         f32(arena, 331'776),  // optimizer_moment1
+         f32(arena, 497'664),  // optimizer_moment2
+         constants, pool);
 }
 
 // ==== The step, in the plan's schedule ====================================================

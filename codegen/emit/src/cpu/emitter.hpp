@@ -28,8 +28,15 @@ class CpuKernelEmitter : BackendEmitter {
   void emit_grouped(const FusedGroup& g);
   // The families described once (families/pass_description.hpp), rendered as loops.
   void emit_map_group(const FusedGroup& g);
-  // `signature` ("void loss_step(std::byte* arena, c::ThreadPool& pool)") running d.
-  void emit_function(const std::string& signature, const Direction& d);
+  // A parameter after the tensors: "c::ThreadPool& pool"; `used`: by the passes (else unnamed).
+  struct Trailing {
+    std::string type, name;
+    bool used;
+  };
+  // void name(<d's tensors>, <trailing>) running d, and the overload that calls it on the plan's
+  // buffers, void name(std::byte* arena, <trailing>).
+  void emit_function(const std::string& name, const std::vector<Trailing>& trailing,
+                     const Direction& d);
   void emit_loss();
   void emit_update();
   void emit_entry_points();

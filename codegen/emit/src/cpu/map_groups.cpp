@@ -22,13 +22,15 @@ std::string identity_text(const IdentityCopy& copy) {
                              literal(copy.elements) + ", " + copy.to + ");";
 }
 
-// The statements of a direction: its tensors, then its passes. A direction that differs between
-// training and evaluation (a Dropout) reads the forward pass's flags from `pass`, and the update
-// its scalars from `constants`, both parameters of the function around it.
-std::string direction_body(const Direction& d) {
+// The statements of a direction: its passes, over its tensors (declared first where `declare`,
+// else the parameters of the function around it). A direction that differs between training
+// and evaluation (a Dropout) reads the forward pass's flags from `pass`, and the update its
+// scalars from `constants`, both parameters of the function around it.
+std::string direction_body(const Direction& d, bool declare) {
   Printer out;
-  for (const TensorUse& t : d.tensors)
-    out.line(tensor_declaration(t));
+  if (declare)
+    for (const TensorUse& t : d.tensors)
+      out.line(tensor_declaration(t));
   if (d.identity && !d.passes.empty()) {
     out.emit({{"identity", identity_text(*d.identity)}}, R"(
       if (!pass.training) {  // evaluation: the identity
@@ -53,10 +55,28 @@ std::string direction_body(const Direction& d) {
 
 }  // namespace
 
-void CpuKernelEmitter::emit_function(const std::string& signature, const Direction& d) {
-  body_.emit({{"signature", signature}, {"body", direction_body(d)}}, R"(
-    $signature$ {
+void CpuKernelEmitter::emit_function(const std::string& name, const std::vector<Trailing>& trailing,
+                                     const Direction& d) {
+  std::string own, plan, arguments;
+  for (const Trailing& t : trailing) {
+    own += ", " + t.type + (t.used ? " " + t.name : "");
+    plan += ", " + t.type + " " + t.name;
+    arguments += (arguments.empty() ? "" : ", ") + t.name;
+  }
+  body_.emit({{"name", name},
+              {"tensors", tensor_parameters(d)},
+              {"own", own},
+              {"plan", plan},
+              {"body", direction_body(d, false)},
+              {"call", plan_call(name, d, arguments)}},
+             R"(
+    void $name$($tensors$$own$) {
       $body$
+    }
+
+    // The same on the plan's buffers:
+    void $name$(std::byte* arena$plan$) {
+      $call$
     }
 
   )");
@@ -68,41 +88,40 @@ void CpuKernelEmitter::emit_map_group(const FusedGroup& g) {
     return;
   // A direction that differs in evaluation reads the forward pass's flags; one that only copies
   // uses no thread.
-  if (const std::optional<Direction>& f = d.forward)
-    emit_function("void forward_" + group_name(g) + "(std::byte* arena, " +
-                      (f->identity && !f->passes.empty() ? "c::ThreadPool& pool, const Pass& pass"
-                       : f->passes.empty()               ? "c::ThreadPool&"
-                                                         : "c::ThreadPool& pool") +
-                      ")",
-                  *f);
+  if (const std::optional<Direction>& f = d.forward) {
+    std::vector<Trailing> trailing{{"c::ThreadPool&", "pool", !f->passes.empty()}};
+    if (f->identity && !f->passes.empty())
+      trailing.push_back({"const Pass&", "pass", true});
+    emit_function("forward_" + group_name(g), trailing, *f);
+  }
   if (d.backward)
-    emit_function("void backward_" + group_name(g) + "(std::byte* arena, c::ThreadPool& pool)",
-                  *d.backward);
+    emit_function("backward_" + group_name(g), {{"c::ThreadPool&", "pool", true}}, *d.backward);
 }
 
 void CpuKernelEmitter::emit_view(const FusedGroup& g) {
   body_.line(view_comment(m_, g));
   body_.blank();
   if (const std::optional<Direction> d = describe_view_backward(m_, g, a_))
-    emit_function("void backward_" + group_name(g) + "(std::byte* arena, c::ThreadPool& pool)", *d);
+    emit_function("backward_" + group_name(g), {{"c::ThreadPool&", "pool", true}}, *d);
 }
 
 void CpuKernelEmitter::emit_loss() {
   body_.line(loss_heading(m_));
-  emit_function("void loss_step(std::byte* arena, c::ThreadPool& pool)", describe_loss(m_, a_));
+  emit_function("loss_step", {{"c::ThreadPool&", "pool", true}}, describe_loss(m_, a_));
 }
 
 void CpuKernelEmitter::emit_update() {
   body_.line(update_heading(m_));
   emit_function(
-      "void update(std::byte* arena, const k::OptimizerConstants& constants, c::ThreadPool& pool)",
+      "update",
+      {{"const k::OptimizerConstants&", "constants", true}, {"c::ThreadPool&", "pool", true}},
       describe_update(m_, a_));
 }
 
 std::string CpuKernelEmitter::fold_call(const FusedGroup& g) {
   const Fold f = describe_fold(m_, g, a_);
   Printer p;
-  p.emit({{"heading", f.heading}, {"body", direction_body(f.direction)}}, R"(
+  p.emit({{"heading", f.heading}, {"body", direction_body(f.direction, true)}}, R"(
     {  // $heading$
       $body$
     }

@@ -43,8 +43,11 @@ class CudaKernelEmitter : BackendEmitter {
   void emit_direct_conv(const FusedGroup& g);
   // The families described once (families/pass_description.hpp), one thread per point.
   void emit_map_group(const FusedGroup& g);
-  // void name(parameters) running d on `stream`.
-  void emit_function(const std::string& name, const std::string& parameters, const Direction& d);
+  // void name(<d's tensors>, cudaStream_t stream[, bool training]) running d, and the overload that
+  // calls it on the plan's buffers, void name(std::byte* arena[, const Libraries&], stream[,
+  // training]): the sections take the libraries, the loss and the update do not.
+  void emit_function(const std::string& name, bool takes_libraries, bool takes_training,
+                     const Direction& d);
   void emit_loss();
   void emit_update();
   void emit_entry_points();

@@ -25,15 +25,17 @@ std::string identity_text(const IdentityCopy& copy) {
                              copy.label + "\");";
 }
 
-// The statements of a direction: its tensors, then its passes, launched on `stream`. `what`
-// names the passes in a launch error. A direction that differs between training and evaluation
+// The statements of a direction: its passes, launched on `stream`, over its tensors (declared
+// first where `declare`, else the parameters of the function around it). `what` names the
+// passes in a launch error. A direction that differs between training and evaluation
 // (a Dropout) reads `training`, a parameter of the function around it. The step's scalars (the
 // update's, a Dropout's seed and step) come from optimizer_constants, on the device, so the
 // captured graph reads each step's.
-std::string direction_body(const Direction& d, const std::string& what) {
+std::string direction_body(const Direction& d, const std::string& what, bool declare) {
   Printer out;
-  for (const TensorUse& t : d.tensors)
-    out.line(tensor_declaration(t));
+  if (declare)
+    for (const TensorUse& t : d.tensors)
+      out.line(tensor_declaration(t));
   if (d.identity && !d.passes.empty()) {
     out.emit({{"identity", identity_text(*d.identity)}}, R"(
       if (!training) {  // evaluation: the identity
@@ -67,12 +69,23 @@ std::string direction_body(const Direction& d, const std::string& what) {
 
 }  // namespace
 
-void CudaKernelEmitter::emit_function(const std::string& name, const std::string& parameters,
-                                      const Direction& d) {
-  kernels_.emit({{"name", name}, {"parameters", parameters}, {"body", direction_body(d, name)}},
+void CudaKernelEmitter::emit_function(const std::string& name, bool takes_libraries,
+                                      bool takes_training, const Direction& d) {
+  const std::string trailing = takes_training ? ", bool training" : "";
+  kernels_.emit({{"name", name},
+                 {"tensors", tensor_parameters(d)},
+                 {"trailing", trailing},
+                 {"libraries", takes_libraries ? ", const Libraries&" : ""},
+                 {"body", direction_body(d, name, false)},
+                 {"call", plan_call(name, d, takes_training ? "stream, training" : "stream")}},
                 R"(
-    void $name$($parameters$) {
+    void $name$($tensors$, cudaStream_t stream$trailing$) {
       $body$
+    }
+
+    // The same on the plan's buffers:
+    void $name$(std::byte* arena$libraries$, cudaStream_t stream$trailing$) {
+      $call$
     }
 
   )");
@@ -84,37 +97,33 @@ void CudaKernelEmitter::emit_map_group(const FusedGroup& g) {
     return;
   // A direction that differs between training and evaluation (a Dropout) takes the flag.
   if (const std::optional<Direction>& f = d.forward)
-    emit_function("forward_" + group_name(g),
-                  std::string("std::byte* arena, const Libraries&, cudaStream_t stream") +
-                      (f->identity && !f->passes.empty() ? ", bool training" : ""),
-                  *f);
+    emit_function("forward_" + group_name(g), true, f->identity && !f->passes.empty(), *f);
   if (d.backward)
-    emit_function("backward_" + group_name(g),
-                  "std::byte* arena, const Libraries&, cudaStream_t stream", *d.backward);
+    emit_function("backward_" + group_name(g), true, false, *d.backward);
 }
 
 void CudaKernelEmitter::emit_view(const FusedGroup& g) {
   kernels_.line(view_comment(m_, g));
   kernels_.blank();
   if (const std::optional<Direction> d = describe_view_backward(m_, g, a_))
-    emit_function("backward_" + group_name(g),
-                  "std::byte* arena, const Libraries&, cudaStream_t stream", *d);
+    emit_function("backward_" + group_name(g), true, false, *d);
 }
 
 void CudaKernelEmitter::emit_loss() {
   kernels_.line(loss_heading(m_));
-  emit_function("loss_step", "std::byte* arena, cudaStream_t stream", describe_loss(m_, a_));
+  emit_function("loss_step", false, false, describe_loss(m_, a_));
 }
 
 void CudaKernelEmitter::emit_update() {
   kernels_.line(update_heading(m_));
-  emit_function("update", "std::byte* arena, cudaStream_t stream", describe_update(m_, a_));
+  emit_function("update", false, false, describe_update(m_, a_));
 }
 
 std::string CudaKernelEmitter::emit_fold(const FusedGroup& g) {
   const Fold f = describe_fold(m_, g, a_);
   Printer p;
-  p.emit({{"heading", f.heading}, {"body", direction_body(f.direction, "fold_" + group_name(g))}},
+  p.emit({{"heading", f.heading},
+          {"body", direction_body(f.direction, "fold_" + group_name(g), true)}},
          R"(
     {  // $heading$
       $body$

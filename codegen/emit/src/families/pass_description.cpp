@@ -23,6 +23,24 @@ std::string loop_text(const std::string& open, const std::vector<std::string>& b
   return text + "\n});";
 }
 
+std::string tensor_parameters(const Direction& d) {
+  std::string text;
+  for (const TensorUse& t : d.tensors)
+    text += (text.empty() ? "" : ", ") + std::string(t.written ? "" : "const ") + t.element + "* " +
+            t.name;
+  return text;
+}
+
+std::string plan_call(const std::string& function, const Direction& d,
+                      const std::string& trailing) {
+  // One argument a line, its note after the comma, as clang-format keeps a list with comments.
+  std::string text = function + "(";
+  const std::string indent(function.size() + 1, ' ');
+  for (std::size_t i = 0; i < d.tensors.size(); ++i)
+    text += (i ? indent : "") + d.tensors[i].pointer + ",  " + d.tensors[i].note + "\n";
+  return text + indent + trailing + ");";
+}
+
 bool write_preamble(Printer& out, const GroupPasses& d) {
   const std::string& text = d.no_code.empty() ? d.preamble : d.no_code;
   if (!text.empty()) {

@@ -103,6 +103,12 @@ std::string tensor_declaration(const TensorUse& t);
 // lambda), else one statement a line.
 std::string loop_text(const std::string& open, const std::vector<std::string>& body,
                       std::size_t indent);
+// "const float* x, float* y": a direction's tensors as the parameters of the function that runs
+// it, so that a recompute or a micro-batch slice is a call with other pointers.
+std::string tensor_parameters(const Direction& d);
+// The call that runs `function` on the plan's buffers: each tensor's pointer, with its note, then
+// `trailing` ("pool"). The body of the overload that takes the arena.
+std::string plan_call(const std::string& function, const Direction& d, const std::string& trailing);
 // Writes what comes before a group's functions: its preamble, or the comment that says why it
 // runs no code, and then returns false.
 bool write_preamble(Printer& out, const GroupPasses& d);
