@@ -8,9 +8,10 @@
 // (staticnet/cuda/launch.hpp), with the same call text in both. A third backend is a third
 // renderer of these descriptions, not a third copy of the families.
 //
-// The families described here are those that map an element or a window (an activation, a pool,
-// the global average pool, a residual sum, Dropout); products, BatchNorm and the direct
-// convolutions still have an emitter per backend (cpu/, cuda/).
+// Described here: the families that map an element or a window (an activation, a pool, the global
+// average pool, a residual sum, Dropout; maps.cpp) and the step's own passes (a Flatten's
+// gradient, the loss, the update, the inference folds; step_passes.cpp). Products, BatchNorm and
+// the direct convolutions still have an emitter per backend (cpu/, cuda/).
 #pragma once
 
 #include <cstdint>
@@ -90,10 +91,6 @@ struct Fold {
   Direction direction;
 };
 Fold describe_fold(const ModelView& model, const FusedGroup& g, ArenaText& arena);
-
-}  // namespace staticnet::codegen
-
-namespace staticnet::codegen {
 
 // What both renderers write the same way.
 // "const float* const x = f32(arena, 1'024);  // activation_3": a tensor as a local pointer.
