@@ -90,28 +90,48 @@ function(_staticnet_declaration_line header model out)
   endforeach()
 endfunction()
 
-# The clang-format that formats the generated files, in `out`: STATICNET_CLANG_FORMAT where set
-# (OFF for none), else a clang-format on PATH of version 14 or later (--style=file:PATH is 14's);
-# empty where there is none, and the files are written unformatted.
+# The clang-format that formats the generated files, in `out`: STATICNET_CLANG_FORMAT where it is
+# set (OFF for none), else the first of clang-format, clang-format-19, ..., clang-format-14 on
+# PATH whose version is 14 or later (--style=file:PATH is 14's); empty where there is none, and the
+# files are written unformatted. Looked for once per configure run, and again on the next (a
+# clang-format installed later is found then).
 function(_staticnet_clang_format out)
-  set(${out} "" PARENT_SCOPE)
-  if(DEFINED STATICNET_CLANG_FORMAT AND NOT STATICNET_CLANG_FORMAT)
+  get_property(known GLOBAL PROPERTY _staticnet_clang_format SET)
+  if(known)
+    get_property(program GLOBAL PROPERTY _staticnet_clang_format)
+    set(${out} "${program}" PARENT_SCOPE)
     return()
   endif()
-  find_program(STATICNET_CLANG_FORMAT NAMES clang-format clang-format-19 clang-format-18
-                                            clang-format-17 clang-format-16 clang-format-15
-                                            clang-format-14
-               DOC "clang-format for the files staticnet_model() generates (OFF: unformatted)")
-  if(NOT STATICNET_CLANG_FORMAT)
-    return()
+  set(candidates "")
+  if(DEFINED STATICNET_CLANG_FORMAT)
+    if(STATICNET_CLANG_FORMAT)
+      set(candidates "${STATICNET_CLANG_FORMAT}")
+    endif()
+  else()
+    foreach(name clang-format clang-format-19 clang-format-18 clang-format-17 clang-format-16
+                 clang-format-15 clang-format-14)
+      unset(found)
+      find_program(found NAMES ${name} NO_CACHE)
+      if(found)
+        list(APPEND candidates "${found}")
+      endif()
+    endforeach()
   endif()
-  execute_process(COMMAND "${STATICNET_CLANG_FORMAT}" --version OUTPUT_VARIABLE version_text
-                  RESULT_VARIABLE rc)
-  string(REGEX MATCH "version ([0-9]+)" ignored "${version_text}")
-  if(NOT rc EQUAL 0 OR NOT CMAKE_MATCH_1 OR CMAKE_MATCH_1 LESS 14)
-    return()
+  set(program "")
+  foreach(candidate IN LISTS candidates)
+    execute_process(COMMAND "${candidate}" --version OUTPUT_VARIABLE version_text
+                    RESULT_VARIABLE rc ERROR_QUIET)
+    if(rc EQUAL 0 AND version_text MATCHES "version ([0-9]+)" AND CMAKE_MATCH_1 GREATER_EQUAL 14)
+      set(program "${candidate}")
+      break()
+    endif()
+  endforeach()
+  if(DEFINED STATICNET_CLANG_FORMAT AND STATICNET_CLANG_FORMAT AND NOT program)
+    message(WARNING "STATICNET_CLANG_FORMAT=${STATICNET_CLANG_FORMAT} is not a clang-format of "
+                    "version 14 or later: the generated files are written unformatted")
   endif()
-  set(${out} "${STATICNET_CLANG_FORMAT}" PARENT_SCOPE)
+  set_property(GLOBAL PROPERTY _staticnet_clang_format "${program}")
+  set(${out} "${program}" PARENT_SCOPE)
 endfunction()
 
 function(staticnet_model name)

@@ -310,13 +310,17 @@ if [[ " $parts " == *" profile "* ]]; then
       --repeats 1 >"$out/ncu_${model}.csv" 2>"$out/ncu_${model}.err"
     note "ncu $model: exit $?"
     "$python" - "$out/ncu_${model}.csv" >"$out/ncu_${model}.txt" <<'PY'
-import csv, sys
+import csv, re, sys
 rows = list(csv.reader(open(sys.argv[1])))
 start = next(i for i, r in enumerate(rows) if r and r[0] == "ID")  # the program's output before
 head = rows[start]
 name, value = head.index("Kernel Name"), head.index("Metric Value")
 for r in rows[start + 1:]:
-    print(f"{r[value]:>10} ns  {r[name][:110]}")
+    # A pass launched through g::for_each is named by the generated function around its lambda
+    # (nvcc's wrapper names it: "&(anonymous namespace)::forward_layer_5"), not by the template.
+    around = re.search(r"&(?:\(anonymous namespace\)::)?(\w+)", r[name])
+    shown = f"{around.group(1)} (g::for_each)" if "for_each" in r[name] and around else r[name]
+    print(f"{r[value]:>10} ns  {shown[:110]}")
 PY
     "$python" "$here/bench/cuda_step/torch_cuda_step.py" "${model%_adam}" --steps 50 --repeats 1 \
       --profile >"$out/torch_profile_${model}.txt" 2>&1

@@ -88,7 +88,8 @@ if(STEP STREQUAL "install")
       string(APPEND missing " ${file}")
     endif()
   endforeach()
-  foreach(pattern */staticnetConfig.cmake */StaticnetModel.cmake */libstaticnet_runtime.a
+  foreach(pattern */staticnetConfig.cmake */StaticnetModel.cmake */generated.clang-format
+                  */libstaticnet_runtime.a
                   */libstaticnet_trainer.a */libstaticnet_inference.a */libstaticnet_cpu.a
                   */libstaticnet_codegen.a)
     file(GLOB_RECURSE found "${prefix}/${pattern}")

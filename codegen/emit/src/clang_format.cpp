@@ -32,10 +32,12 @@ struct RemoveOnExit {
 }  // namespace
 
 std::string clang_formatted(const std::string& text, const std::string& name,
-                            const ClangFormat& format, const std::filesystem::path& scratch) {
-  // The text goes through a file of this process's own: clang-format reads it from stdin, and
-  // --assume-filename tells it the language (.cu, .h) from the real name.
-  const RemoveOnExit input{scratch / (name + ".unformatted." + std::to_string(::getpid()))};
+                            const ClangFormat& format) {
+  // The text goes through a temporary file of this process's own (not in the output directory,
+  // where a killed run would leave it among the generated files): clang-format reads it from
+  // stdin, and --assume-filename tells it the language (.cu, .h) from the real name.
+  const RemoveOnExit input{std::filesystem::temp_directory_path() /
+                           ("staticnet-" + std::to_string(::getpid()) + "-" + name)};
   {
     std::ofstream out(input.path, std::ios::binary | std::ios::trunc);
     out << text;
@@ -53,8 +55,9 @@ std::string clang_formatted(const std::string& text, const std::string& name,
   char buffer[1 << 16];
   for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;)
     formatted.append(buffer, n);
+  const bool read_failed = std::ferror(pipe) != 0;
   const int status = ::pclose(pipe);
-  if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+  if (read_failed || status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
     throw std::runtime_error(format.program.string() + " failed formatting " + name +
                              " (its message is above); configure with "
                              "-DSTATICNET_CLANG_FORMAT=OFF to write the files unformatted");

@@ -16,6 +16,6 @@ struct ClangFormat {
 // `text`, a file that will be named `name`, as `format` writes it. Throws std::runtime_error
 // naming the file and the program when clang-format cannot run or fails.
 std::string clang_formatted(const std::string& text, const std::string& name,
-                            const ClangFormat& format, const std::filesystem::path& scratch);
+                            const ClangFormat& format);
 
 }  // namespace staticnet::codegen

@@ -132,12 +132,11 @@ int run_generator(int argc, char** argv, const ModelView& model) {
     for (const Backend* b : chosen)
       for (EmittedFile& f : b->emit(model))
         files.push_back(std::move(f));
-    fs::create_directories(out);
-    // Every file is formatted before any is written: a formatter that fails leaves the directory
-    // as it was.
+    // Every file is formatted before any is written: a formatter that fails writes no file.
     if (!format.program.empty())
       for (EmittedFile& f : files)
-        f.text = clang_formatted(f.text, f.name, format, out);
+        f.text = clang_formatted(f.text, f.name, format);
+    fs::create_directories(out);
     for (const EmittedFile& f : files)
       write_if_changed(out / f.name, f.text);
   } catch (const std::exception& e) {

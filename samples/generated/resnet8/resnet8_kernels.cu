@@ -614,6 +614,8 @@ void forward_layers_8_9(std::byte* arena, const Libraries&, cudaStream_t stream)
                      stream);
 }
 
+// Expects dy to be the first input's gradient as well (the plan passes it through): da is not
+// written.
 void backward_layers_8_9(float* dy, const float* y, float* da, float* db, cudaStream_t stream) {
   // d(sum) = ReLU'(y) · dy, per element, in place.
   g::for_each<524'288>(stream, "backward_layers_8_9 (pass 1)", [=] __device__(index_t i) {
@@ -1070,6 +1072,7 @@ void forward_layers_16_17(std::byte* arena, const Libraries&, cudaStream_t strea
                        stream);
 }
 
+// Expects dy to be both inputs' gradients as well (the plan passes it through).
 void backward_layers_16_17(float* dy, const float* y, cudaStream_t stream) {
   // d(sum) = ReLU'(y) · dy, per element, in place.
   g::for_each<262'144>(stream, "backward_layers_16_17", [=] __device__(index_t i) {
@@ -1519,6 +1522,7 @@ void forward_layers_24_25(std::byte* arena, const Libraries&, cudaStream_t strea
                        stream);
 }
 
+// Expects dy to be both inputs' gradients as well (the plan passes it through).
 void backward_layers_24_25(float* dy, const float* y, cudaStream_t stream) {
   // d(sum) = ReLU'(y) · dy, per element, in place.
   g::for_each<131'072>(stream, "backward_layers_24_25", [=] __device__(index_t i) {

@@ -398,6 +398,8 @@ void forward_layers_8_9(std::byte* arena, c::ThreadPool& pool) {
                      pool);
 }
 
+// Expects dy to be the first input's gradient as well (the plan passes it through): da is not
+// written.
 void backward_layers_8_9(float* dy, const float* y, float* da, float* db, c::ThreadPool& pool) {
   // d(sum) = ReLU'(y) · dy, per element, in place.
   c::for_each(pool, 524'288, [&](index_t i) {
@@ -711,6 +713,7 @@ void forward_layers_16_17(std::byte* arena, c::ThreadPool& pool) {
                        pool);
 }
 
+// Expects dy to be both inputs' gradients as well (the plan passes it through).
 void backward_layers_16_17(float* dy, const float* y, c::ThreadPool& pool) {
   // d(sum) = ReLU'(y) · dy, per element, in place.
   c::for_each(pool, 262'144, [&](index_t i) {
@@ -1017,6 +1020,7 @@ void forward_layers_24_25(std::byte* arena, c::ThreadPool& pool) {
                        pool);
 }
 
+// Expects dy to be both inputs' gradients as well (the plan passes it through).
 void backward_layers_24_25(float* dy, const float* y, c::ThreadPool& pool) {
   // d(sum) = ReLU'(y) · dy, per element, in place.
   c::for_each(pool, 131'072, [&](index_t i) {

@@ -540,85 +540,85 @@ void forward_layer_27(std::byte* arena, c::ThreadPool& pool) {
 
 // ==== Loading: the folded BatchNorms, once =================================================
 void fold_batch_norms(std::byte* arena, c::ThreadPool& pool) {
-  {                                       // layers 0-2: BatchNorm 1 into the Conv2d (layer 0)
-    float* const weight = f32(arena, 0);  // 0.weight
-    const float* const bias = f32(arena, 1'728);   // 0.bias
-    const float* const gamma = f32(arena, 1'792);  // 1.weight (γ)
-    float* const beta = f32(arena, 1'856);         // 1.bias (β), becomes the shift
-    const float* const running =
-        f32(arena, 312'832);  // non_trainable: running mean, then running variance
+  // layers 0-2: BatchNorm 1 into the Conv2d (layer 0)
+  {
+    float* const weight = f32(arena, 0);               // 0.weight
+    const float* const bias = f32(arena, 1'728);       // 0.bias
+    const float* const gamma = f32(arena, 1'792);      // 1.weight (γ)
+    float* const beta = f32(arena, 1'856);             // 1.bias (β), becomes the shift
+    const float* const running = f32(arena, 312'832);  // non_trainable: running mean, then variance
     // Each output channel: its weights scaled by γ/√(var + ε), and the shift written over β.
     c::for_each(pool, 16, [&](index_t ch) {
       k::fold_batch_norm<norm_1, 27>(ch, weight, bias, gamma, beta, running);
     });
   }
-  {                                           // layers 3-5: BatchNorm 4 into the Conv2d (layer 3)
-    float* const weight = f32(arena, 1'920);  // 3.weight
-    const float* const bias = f32(arena, 11'136);   // 3.bias
-    const float* const gamma = f32(arena, 11'200);  // 4.weight (γ)
-    float* const beta = f32(arena, 11'264);         // 4.bias (β), becomes the shift
-    const float* const running =
-        f32(arena, 312'960);  // non_trainable: running mean, then running variance
+  // layers 3-5: BatchNorm 4 into the Conv2d (layer 3)
+  {
+    float* const weight = f32(arena, 1'920);           // 3.weight
+    const float* const bias = f32(arena, 11'136);      // 3.bias
+    const float* const gamma = f32(arena, 11'200);     // 4.weight (γ)
+    float* const beta = f32(arena, 11'264);            // 4.bias (β), becomes the shift
+    const float* const running = f32(arena, 312'960);  // non_trainable: running mean, then variance
     // Each output channel: its weights scaled by γ/√(var + ε), and the shift written over β.
     c::for_each(pool, 16, [&](index_t ch) {
       k::fold_batch_norm<norm_4, 144>(ch, weight, bias, gamma, beta, running);
     });
   }
-  {                                            // layers 6-7: BatchNorm 7 into the Conv2d (layer 6)
-    float* const weight = f32(arena, 11'328);  // 6.weight
-    const float* const bias = f32(arena, 20'544);   // 6.bias
-    const float* const gamma = f32(arena, 20'608);  // 7.weight (γ)
-    float* const beta = f32(arena, 20'672);         // 7.bias (β), becomes the shift
-    const float* const running =
-        f32(arena, 313'088);  // non_trainable: running mean, then running variance
+  // layers 6-7: BatchNorm 7 into the Conv2d (layer 6)
+  {
+    float* const weight = f32(arena, 11'328);          // 6.weight
+    const float* const bias = f32(arena, 20'544);      // 6.bias
+    const float* const gamma = f32(arena, 20'608);     // 7.weight (γ)
+    float* const beta = f32(arena, 20'672);            // 7.bias (β), becomes the shift
+    const float* const running = f32(arena, 313'088);  // non_trainable: running mean, then variance
     // Each output channel: its weights scaled by γ/√(var + ε), and the shift written over β.
     c::for_each(pool, 16, [&](index_t ch) {
       k::fold_batch_norm<norm_7, 144>(ch, weight, bias, gamma, beta, running);
     });
   }
-  {  // layers 10-12: BatchNorm 11 into the Conv2d (layer 10)
-    float* const weight = f32(arena, 20'736);       // 10.weight
-    const float* const bias = f32(arena, 39'168);   // 10.bias
-    const float* const gamma = f32(arena, 39'296);  // 11.weight (γ)
-    float* const beta = f32(arena, 39'424);         // 11.bias (β), becomes the shift
-    const float* const running =
-        f32(arena, 313'216);  // non_trainable: running mean, then running variance
+  // layers 10-12: BatchNorm 11 into the Conv2d (layer 10)
+  {
+    float* const weight = f32(arena, 20'736);          // 10.weight
+    const float* const bias = f32(arena, 39'168);      // 10.bias
+    const float* const gamma = f32(arena, 39'296);     // 11.weight (γ)
+    float* const beta = f32(arena, 39'424);            // 11.bias (β), becomes the shift
+    const float* const running = f32(arena, 313'216);  // non_trainable: running mean, then variance
     // Each output channel: its weights scaled by γ/√(var + ε), and the shift written over β.
     c::for_each(pool, 32, [&](index_t ch) {
       k::fold_batch_norm<norm_11, 144>(ch, weight, bias, gamma, beta, running);
     });
   }
-  {  // layers 13-14: BatchNorm 14 into the Conv2d (layer 13)
-    float* const weight = f32(arena, 39'552);       // 13.weight
-    const float* const bias = f32(arena, 76'416);   // 13.bias
-    const float* const gamma = f32(arena, 76'544);  // 14.weight (γ)
-    float* const beta = f32(arena, 76'672);         // 14.bias (β), becomes the shift
-    const float* const running =
-        f32(arena, 313'472);  // non_trainable: running mean, then running variance
+  // layers 13-14: BatchNorm 14 into the Conv2d (layer 13)
+  {
+    float* const weight = f32(arena, 39'552);          // 13.weight
+    const float* const bias = f32(arena, 76'416);      // 13.bias
+    const float* const gamma = f32(arena, 76'544);     // 14.weight (γ)
+    float* const beta = f32(arena, 76'672);            // 14.bias (β), becomes the shift
+    const float* const running = f32(arena, 313'472);  // non_trainable: running mean, then variance
     // Each output channel: its weights scaled by γ/√(var + ε), and the shift written over β.
     c::for_each(pool, 32, [&](index_t ch) {
       k::fold_batch_norm<norm_14, 288>(ch, weight, bias, gamma, beta, running);
     });
   }
-  {  // layers 18-20: BatchNorm 19 into the Conv2d (layer 18)
-    float* const weight = f32(arena, 78'976);        // 18.weight
-    const float* const bias = f32(arena, 152'704);   // 18.bias
-    const float* const gamma = f32(arena, 152'960);  // 19.weight (γ)
-    float* const beta = f32(arena, 153'216);         // 19.bias (β), becomes the shift
-    const float* const running =
-        f32(arena, 313'728);  // non_trainable: running mean, then running variance
+  // layers 18-20: BatchNorm 19 into the Conv2d (layer 18)
+  {
+    float* const weight = f32(arena, 78'976);          // 18.weight
+    const float* const bias = f32(arena, 152'704);     // 18.bias
+    const float* const gamma = f32(arena, 152'960);    // 19.weight (γ)
+    float* const beta = f32(arena, 153'216);           // 19.bias (β), becomes the shift
+    const float* const running = f32(arena, 313'728);  // non_trainable: running mean, then variance
     // Each output channel: its weights scaled by γ/√(var + ε), and the shift written over β.
     c::for_each(pool, 64, [&](index_t ch) {
       k::fold_batch_norm<norm_19, 288>(ch, weight, bias, gamma, beta, running);
     });
   }
-  {  // layers 21-22: BatchNorm 22 into the Conv2d (layer 21)
-    float* const weight = f32(arena, 153'472);       // 21.weight
-    const float* const bias = f32(arena, 300'928);   // 21.bias
-    const float* const gamma = f32(arena, 301'184);  // 22.weight (γ)
-    float* const beta = f32(arena, 301'440);         // 22.bias (β), becomes the shift
-    const float* const running =
-        f32(arena, 314'240);  // non_trainable: running mean, then running variance
+  // layers 21-22: BatchNorm 22 into the Conv2d (layer 21)
+  {
+    float* const weight = f32(arena, 153'472);         // 21.weight
+    const float* const bias = f32(arena, 300'928);     // 21.bias
+    const float* const gamma = f32(arena, 301'184);    // 22.weight (γ)
+    float* const beta = f32(arena, 301'440);           // 22.bias (β), becomes the shift
+    const float* const running = f32(arena, 314'240);  // non_trainable: running mean, then variance
     // Each output channel: its weights scaled by γ/√(var + ε), and the shift written over β.
     c::for_each(pool, 64, [&](index_t ch) {
       k::fold_batch_norm<norm_22, 576>(ch, weight, bias, gamma, beta, running);

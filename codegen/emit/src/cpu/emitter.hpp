@@ -1,7 +1,7 @@
 // The CPU backend's emitter, one class whose members are defined across this folder: backend.cpp
-// writes the files and each group's section heading, map_groups.cpp renders the families that
-// ../families/ describes once for every backend, a file per remaining family writes that
-// family's passes, step.cpp the loss, the update and the entry points. The model, its
+// writes the files and each group's section heading, map_groups.cpp renders what ../families/
+// describes once for every backend (five layer families, the loss, the update, the folds), a
+// file per remaining family writes that family's passes, step.cpp the entry points. The model, its
 // groups, the arena's names and their accessors come from BackendEmitter, shared with the other
 // backend.
 #pragma once

@@ -67,10 +67,11 @@ void CpuKernelEmitter::emit_function(const std::string& name, const std::vector<
               {"tensors", tensor_parameters(d)},
               {"own", own},
               {"plan", plan},
+              {"expects", expectations_comment(d).empty() ? "" : expectations_comment(d) + "\n"},
               {"body", direction_body(d, false)},
               {"call", plan_call(name, d, arguments)}},
              R"(
-    void $name$($tensors$$own$) {
+    $expects$void $name$($tensors$$own$) {
       $body$
     }
 
@@ -122,7 +123,8 @@ std::string CpuKernelEmitter::fold_call(const FusedGroup& g) {
   const Fold f = describe_fold(m_, g, a_);
   Printer p;
   p.emit({{"heading", f.heading}, {"body", direction_body(f.direction, true)}}, R"(
-    {  // $heading$
+    // $heading$
+    {
       $body$
     }
   )");

@@ -15,11 +15,12 @@ void CpuKernelEmitter::emit_inference_entry_points() {
     if (g->folded >= 0)
       folds += fold_call(*g);
   }
-  if (folds.empty())
+  const bool none = folds.empty();
+  if (none)
     folds = "// No BatchNorm to fold.\n";
-  body_.emit({{"params", folds.starts_with("//") ? "std::byte*, c::ThreadPool&"
-                                                 : "std::byte* arena, c::ThreadPool& pool"}},
-             R"(
+  body_.emit(
+      {{"params", none ? "std::byte*, c::ThreadPool&" : "std::byte* arena, c::ThreadPool& pool"}},
+      R"(
     }  // namespace
 
     // ==== Loading: the folded BatchNorms, once =================================================

@@ -76,10 +76,11 @@ void CudaKernelEmitter::emit_function(const std::string& name, bool takes_librar
                  {"tensors", tensor_parameters(d)},
                  {"trailing", trailing},
                  {"libraries", takes_libraries ? ", const Libraries&" : ""},
+                 {"expects", expectations_comment(d).empty() ? "" : expectations_comment(d) + "\n"},
                  {"body", direction_body(d, name, false)},
                  {"call", plan_call(name, d, takes_training ? "stream, training" : "stream")}},
                 R"(
-    void $name$($tensors$, cudaStream_t stream$trailing$) {
+    $expects$void $name$($tensors$, cudaStream_t stream$trailing$) {
       $body$
     }
 
@@ -125,7 +126,8 @@ std::string CudaKernelEmitter::emit_fold(const FusedGroup& g) {
   p.emit({{"heading", f.heading},
           {"body", direction_body(f.direction, "fold_" + group_name(g), true)}},
          R"(
-    {  // $heading$
+    // $heading$
+    {
       $body$
     }
   )");

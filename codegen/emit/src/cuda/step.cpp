@@ -30,11 +30,12 @@ void CudaKernelEmitter::emit_inference_entry_points() {
     if (g->folded >= 0)
       folds += emit_fold(*g);
   }
-  if (folds.empty())
+  const bool none = folds.empty();
+  if (none)
     folds = "// No BatchNorm to fold.\n";
   kernels_.emit({{"forward", forward},
                  {"folds", folds},
-                 {"unused", folds.starts_with("//") ? "[[maybe_unused]] " : ""},
+                 {"unused", none ? "[[maybe_unused]] " : ""},
                  {"inits", library_inits()},
                  {"describe", library_describe()}},
                 R"(

@@ -177,6 +177,18 @@ GroupPasses Describer::sum(const FusedGroup& g) {
                                   "k::residual_add_backward<" + act + ", " + same + ", " + same +
                                       ">(i, y, dy, nullptr, nullptr);"});
   }
+  // Where the plan passes d(output) through as an input's gradient, that input's gradient is dy
+  // itself, and the pass writes no other.
+  const bool first_is_dy = l.input_gradient_buffer == dy_buffer;
+  const bool second_is_dy = l.input2_gradient_buffer == dy_buffer;
+  if (first_is_dy && second_is_dy)
+    d.backward->expects.push_back(
+        "dy to be both inputs' gradients as well (the plan passes it through)");
+  else if (first_is_dy || second_is_dy)
+    d.backward->expects.push_back(
+        std::string("dy to be the ") + (first_is_dy ? "first" : "second") +
+        " input's gradient as well (the plan passes it through): " + (first_is_dy ? "da" : "db") +
+        " is not written");
   if (first != same || second != same) {
     d.backward->tensors.push_back({"da", "float", true, w.at("da"), w.at("da_note")});
     d.backward->tensors.push_back({"db", "float", true, w.at("db"), w.at("db_note")});
@@ -225,6 +237,8 @@ GroupPasses Describer::dropout(const FusedGroup& g) {
         "k::dropout_forward<" + geometry + ">(b, key, x, y, mask);"}});
   d.forward->dropout_layer = g.dropout;
   d.forward->identity = identity;
+  if (l.in_place)
+    d.forward->expects.push_back("y to be x (in place): in evaluation nothing is copied");
   if (!has_backward(m_, g))
     return d;
   d.backward = direction(

@@ -41,6 +41,13 @@ std::string plan_call(const std::string& function, const Direction& d,
   return text + indent + trailing + ");";
 }
 
+std::string expectations_comment(const Direction& d) {
+  std::string text;
+  for (const std::string& e : d.expects)
+    text += (text.empty() ? "" : "; ") + e;
+  return text.empty() ? "" : wrap_comment("Expects " + text + ".", "// ", "// ");
+}
+
 bool write_preamble(Printer& out, const GroupPasses& d) {
   const std::string& text = d.no_code.empty() ? d.preamble : d.no_code;
   if (!text.empty()) {

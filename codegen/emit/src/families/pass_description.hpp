@@ -62,6 +62,9 @@ struct Direction {
   std::optional<IdentityCopy> identity;
   // The passes' calls name `constants`, the step's k::OptimizerConstants (the update).
   bool reads_constants = false;
+  // What the passes take for granted of the pointers, which the plan's buffers satisfy and a
+  // caller with other pointers must: "y is x".
+  std::vector<std::string> expects;
 };
 
 struct GroupPasses {
@@ -106,8 +109,11 @@ std::string tensor_parameters(const Direction& d);
 // The call that runs `function` on the plan's buffers: each tensor's pointer, with its note, then
 // `trailing` ("pool"). The body of the overload that takes the arena.
 std::string plan_call(const std::string& function, const Direction& d, const std::string& trailing);
-// Writes what comes before a group's functions: its preamble, or the comment that says why it
-// runs no code, and then returns false.
+// "// Expects y to be x ...": for above the function over the tensors, or "" where it expects
+// nothing.
+std::string expectations_comment(const Direction& d);
+// Writes what comes before a group's functions: its preamble; or, for a group that runs no code,
+// the comment that says why, returning false (the group has no functions to write).
 bool write_preamble(Printer& out, const GroupPasses& d);
 // "index_t plane, index_t q": the lambda's parameters for a pass's axes.
 std::string axis_parameters(const MapPass& pass);

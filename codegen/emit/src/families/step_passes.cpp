@@ -108,12 +108,12 @@ Fold describe_fold(const ModelView& model, const FusedGroup& g, ArenaText& arena
   Fold f;
   f.heading = v["span"] + ": BatchNorm " + v["norm"] + " into the " + v["kind"] + " (layer " +
               v["conv"] + ")";
-  f.direction.tensors = {{"weight", "float", true, v["w"], v["w_note"]},
-                         {"bias", "float", false, v["b"], v["b_note"]},
-                         {"gamma", "float", false, v["gamma"], v["gamma_note"]},
-                         {"beta", "float", true, v["beta"], v["beta_note"]},
-                         {"running", "float", false, v["running"],
-                          "// non_trainable: running mean, then running variance"}};
+  f.direction.tensors = {
+      {"weight", "float", true, v["w"], v["w_note"]},
+      {"bias", "float", false, v["b"], v["b_note"]},
+      {"gamma", "float", false, v["gamma"], v["gamma_note"]},
+      {"beta", "float", true, v["beta"], v["beta_note"]},
+      {"running", "float", false, v["running"], "// non_trainable: running mean, then variance"}};
   f.direction.passes = {
       {"Each output channel: its weights scaled by γ/√(var + ε), and the "
        "shift written over β.",

@@ -89,8 +89,8 @@ STATICNET_HD void dropout_backward(index_t i, const MaskByte* mask, const float*
     dx[i] = v;
 }
 
-// Backward for the 8 elements of mask byte b (the CPU's: no division per element, and the loop
-// over the byte's bits vectorises). The same arithmetic as the element-wise version.
+// Backward for the 8 elements of mask byte b, what both backends run (no division per element,
+// and the loop over the byte's bits vectorises). The same arithmetic as the element-wise version.
 template <class D, bool Accumulate>
 STATICNET_HD void dropout_backward_byte(index_t b, const MaskByte* mask, const float* dy,
                                         float* dx) {
