@@ -46,7 +46,7 @@ std::string direction_body(const Direction& d, bool declare) {
              std::to_string(d.dropout_layer) + ");");
   for (const MapPass& pass : d.passes) {
     out.line(wrap_comment(pass.comment, "// ", "// "));
-    out.emit({{"loop", loop_text(loop_open(pass), {pass.call}, 2)}}, "$loop$\n");
+    out.emit({{"loop", loop_text(loop_open(pass), {pass.call})}}, "$loop$\n");
   }
   std::string text = out.text();
   text.pop_back();  // the function's template ends the last line
@@ -67,7 +67,7 @@ void CpuKernelEmitter::emit_function(const std::string& name, const std::vector<
               {"tensors", tensor_parameters(d)},
               {"own", own},
               {"plan", plan},
-              {"expects", expectations_comment(d).empty() ? "" : expectations_comment(d) + "\n"},
+              {"expects", expectations_comment(d)},
               {"body", direction_body(d, false)},
               {"call", plan_call(name, d, arguments)}},
              R"(

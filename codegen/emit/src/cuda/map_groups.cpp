@@ -60,7 +60,7 @@ std::string direction_body(const Direction& d, const std::string& what, bool dec
     const std::string pass_what =
         what + (d.passes.size() > 1 ? " (pass " + std::to_string(p + 1) + ")" : "");
     out.line(wrap_comment(pass.comment, "// ", "// "));
-    out.emit({{"loop", loop_text(launch_open(pass, pass_what), body, 2)}}, "$loop$\n");
+    out.emit({{"loop", loop_text(launch_open(pass, pass_what), body)}}, "$loop$\n");
   }
   std::string text = out.text();
   text.pop_back();  // the function's template ends the last line
@@ -76,7 +76,7 @@ void CudaKernelEmitter::emit_function(const std::string& name, bool takes_librar
                  {"tensors", tensor_parameters(d)},
                  {"trailing", trailing},
                  {"libraries", takes_libraries ? ", const Libraries&" : ""},
-                 {"expects", expectations_comment(d).empty() ? "" : expectations_comment(d) + "\n"},
+                 {"expects", expectations_comment(d)},
                  {"body", direction_body(d, name, false)},
                  {"call", plan_call(name, d, takes_training ? "stream, training" : "stream")}},
                 R"(

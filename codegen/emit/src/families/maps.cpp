@@ -33,19 +33,12 @@ class Describer {
  private:
   const LayerPlan& layer(std::int64_t i) const { return m_.layers.at(static_cast<std::size_t>(i)); }
   TensorUse reads(const std::string& name, int buffer, const std::string& note_suffix = "") {
-    return {name, a_.element(buffer), false, a_.at(buffer), a_.note(buffer) + note_suffix};
+    return buffer_tensor(a_, name, buffer, false, note_suffix);
   }
   TensorUse writes(const std::string& name, int buffer, const std::string& note_suffix = "") {
-    TensorUse t = reads(name, buffer, note_suffix);
-    t.written = true;
-    return t;
+    return buffer_tensor(a_, name, buffer, true, note_suffix);
   }
-  // d(input) of layer l, and whether the pass adds to it ("true": another reader wrote first).
-  TensorUse input_gradient(const LayerPlan& l) {
-    Printer::Vars v;
-    input_gradient_vars(v, l, a_);
-    return {"dx", "float", true, v["dx"], v["dx_note"]};
-  }
+  TensorUse input_gradient(const LayerPlan& l) { return input_gradient_tensor(l, a_); }
   static std::string accumulate(const LayerPlan& l) {
     return l.accumulates_input_gradient ? "true" : "false";
   }

@@ -1,6 +1,7 @@
 // The pieces of a rendered pass that do not depend on the backend.
 #include "pass_description.hpp"
 
+#include "staticnet/codegen/section_text.hpp"
 #include "staticnet/codegen/text.hpp"
 
 namespace staticnet::codegen {
@@ -10,13 +11,18 @@ std::string tensor_declaration(const TensorUse& t) {
          t.note;
 }
 
-std::string loop_text(const std::string& open, const std::vector<std::string>& body,
-                      std::size_t indent) {
-  if (body.size() == 1) {
-    std::string one_line = open + " " + body.front() + " });";
-    if (indent + display_width(one_line) <= line_width)
-      return one_line;
-  }
+TensorUse buffer_tensor(ArenaText& arena, const std::string& name, int buffer, bool written,
+                        const std::string& note_suffix) {
+  return {name, arena.element(buffer), written, arena.at(buffer), arena.note(buffer) + note_suffix};
+}
+
+TensorUse input_gradient_tensor(const LayerPlan& l, ArenaText& arena) {
+  Printer::Vars v;
+  input_gradient_vars(v, l, arena);
+  return {"dx", "float", true, v["dx"], v["dx_note"]};
+}
+
+std::string loop_text(const std::string& open, const std::vector<std::string>& body) {
   std::string text = open;
   for (const std::string& statement : body)
     text += "\n  " + statement;
@@ -45,7 +51,7 @@ std::string expectations_comment(const Direction& d) {
   std::string text;
   for (const std::string& e : d.expects)
     text += (text.empty() ? "" : "; ") + e;
-  return text.empty() ? "" : wrap_comment("Expects " + text + ".", "// ", "// ");
+  return text.empty() ? "" : wrap_comment("Expects " + text + ".", "// ", "// ") + "\n";
 }
 
 bool write_preamble(Printer& out, const GroupPasses& d) {

@@ -95,22 +95,27 @@ struct Fold {
 };
 Fold describe_fold(const ModelView& model, const FusedGroup& g, ArenaText& arena);
 
+// What the descriptions build their tensors with.
+// The tensor `name` over a plan buffer (its element type, pointer and note, + `note_suffix`).
+TensorUse buffer_tensor(ArenaText& arena, const std::string& name, int buffer, bool written,
+                        const std::string& note_suffix = "");
+// "dx": layer l's input gradient, its note saying whether it is in place or added to.
+TensorUse input_gradient_tensor(const LayerPlan& l, ArenaText& arena);
+
 // What both renderers write the same way.
 // "const float* const x = f32(arena, 1'024);  // activation_3": a tensor as a local pointer.
 std::string tensor_declaration(const TensorUse& t);
-// A pass's loop: `open` ("c::for_each(pool, 128, [&](index_t i) {"), then the body, then "});",
-// on one line where that fits the line width at `indent` columns (as clang-format puts a short
-// lambda), else one statement a line.
-std::string loop_text(const std::string& open, const std::vector<std::string>& body,
-                      std::size_t indent);
+// A pass's loop: `open` ("c::for_each(pool, 128, [&](index_t i) {"), the body a statement a
+// line, then "});" (clang-format joins a short one onto one line).
+std::string loop_text(const std::string& open, const std::vector<std::string>& body);
 // "const float* x, float* y": a direction's tensors as the parameters of the function that runs
 // it, so that a recompute or a micro-batch slice is a call with other pointers.
 std::string tensor_parameters(const Direction& d);
 // The call that runs `function` on the plan's buffers: each tensor's pointer, with its note, then
 // `trailing` ("pool"). The body of the overload that takes the arena.
 std::string plan_call(const std::string& function, const Direction& d, const std::string& trailing);
-// "// Expects y to be x ...": for above the function over the tensors, or "" where it expects
-// nothing.
+// "// Expects y to be x ...\n": the lines above the function over the tensors, or "" where it
+// expects nothing.
 std::string expectations_comment(const Direction& d);
 // Writes what comes before a group's functions: its preamble; or, for a group that runs no code,
 // the comment that says why, returning false (the group has no functions to write).

@@ -11,12 +11,8 @@
 namespace staticnet::codegen {
 namespace {
 
-TensorUse use(ArenaText& arena, const std::string& name, int buffer, bool written) {
-  return {name, arena.element(buffer), written, arena.at(buffer), arena.note(buffer)};
-}
-
 TensorUse role(ArenaText& arena, const std::string& name, BufferRole r, bool written) {
-  return use(arena, name, arena.index(r), written);
+  return buffer_tensor(arena, name, arena.index(r), written);
 }
 
 }  // namespace
@@ -26,11 +22,9 @@ std::optional<Direction> describe_view_backward(const ModelView& model, const Fu
   if (!view_writes_gradient(model, g))
     return std::nullopt;
   const LayerPlan& l = model.layers.at(static_cast<std::size_t>(g.view));
-  Printer::Vars dx;
-  input_gradient_vars(dx, l, arena);
   Direction d;
-  d.tensors = {use(arena, "dy", l.output_gradient_buffer, false),
-               {"dx", "float", true, dx["dx"], dx["dx_note"]}};
+  d.tensors = {buffer_tensor(arena, "dy", l.output_gradient_buffer, false),
+               input_gradient_tensor(l, arena)};
   d.passes = {{l.accumulates_input_gradient ? "dx += dy, per element." : "dx = dy, per element.",
                {"i"},
                {l.output_shape.elements()},
@@ -43,21 +37,21 @@ Direction describe_loss(const ModelView& model, ArenaText& arena) {
   const std::string batch = literal(model.batch());
   Direction d;
   if (model.setup.loss == LossKind::CrossEntropy) {
-    d.tensors = {use(arena, "logits", last.output_buffer, false),
+    d.tensors = {buffer_tensor(arena, "logits", last.output_buffer, false),
                  role(arena, "labels", BufferRole::labels, false),
                  role(arena, "loss", BufferRole::loss, true),
                  role(arena, "predicted", BufferRole::predictions, true),
-                 use(arena, "dlogits", arena.loss_gradient(), true)};
+                 buffer_tensor(arena, "dlogits", arena.loss_gradient(), true)};
     d.passes = {{"Each sample: its loss, its predicted class and d(logits) of the batch mean.",
                  {"n"},
                  {model.batch()},
                  "k::softmax_cross_entropy<" + batch + ", " + literal(model.output_shape[1]) +
                      ">(n, logits, labels, loss, predicted, dlogits);"}};
   } else {
-    d.tensors = {use(arena, "output", last.output_buffer, false),
+    d.tensors = {buffer_tensor(arena, "output", last.output_buffer, false),
                  role(arena, "targets", BufferRole::targets, false),
                  role(arena, "loss", BufferRole::loss, true),
-                 use(arena, "doutput", arena.loss_gradient(), true)};
+                 buffer_tensor(arena, "doutput", arena.loss_gradient(), true)};
     d.passes = {{"Each sample: its loss and d(output) of the batch mean.",
                  {"n"},
                  {model.batch()},
