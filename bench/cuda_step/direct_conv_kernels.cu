@@ -45,7 +45,7 @@ template <int I>
 __global__ void __launch_bounds__(g::channel_threads)
     weight_kernel(const float* __restrict__ x, const float* __restrict__ dy,
                   float* __restrict__ dw) {
-  g::per_block::grouped_conv_backward_weight<direct_conv_cases[I].geometry>(x, dy, dw);
+  g::per_block::grouped_conv_backward_weight<direct_conv_cases[I].geometry>(blockIdx.x, x, dy, dw);
 }
 
 template <int I>

@@ -111,19 +111,19 @@ TEST_CASE("fusion: ResNet-8 fuses BatchNorm and the residual sum with the ReLU a
         std::string::npos);
   CHECK(step.find("k::grouped_conv_backward_input<conv_3, true>(i, dy, weight, dx);") !=
         std::string::npos);
-  CHECK(step.find("g::per_block::batch_norm_statistics<norm_1>(x, stats, running);") !=
+  CHECK(step.find("g::per_block::batch_norm_statistics<norm_1>(c, x, stats, running);") !=
         std::string::npos);
-  CHECK(step.find("forward_layers_1_2_statistics_kernel<<<16, g::channel_threads, 0, stream>>>") !=
+  CHECK(step.find("g::for_each_block<16>(stream, \"forward_layers_1_2 (pass 1)\"") !=
         std::string::npos);
-  CHECK(step.find("g::per_block::batch_norm_backward_sums<norm_1, k::ReLU>(x, y, stats, dy, "
+  CHECK(step.find("g::per_block::batch_norm_backward_sums<norm_1, k::ReLU>(c, x, y, stats, dy, "
                   "dgamma, dbeta);") != std::string::npos);
-  CHECK(step.find("g::per_block::grouped_conv_backward_weight<conv_3>(x, dy, dweight);") !=
+  CHECK(step.find("g::per_block::grouped_conv_backward_weight<conv_3>(e, x, dy, dweight);") !=
         std::string::npos);
-  CHECK(step.find("backward_layer_3_weight_kernel<<<2'304, g::channel_threads, 0, stream>>>") !=
+  CHECK(step.find("g::for_each_block<2'304>(stream, \"backward_layer_3 (pass 1)\"") !=
         std::string::npos);
   CHECK(step.find("one thread per channel") == std::string::npos);
   CHECK(step.find("One thread per channel") == std::string::npos);
-  CHECK(step.find(";  // gradient of 1.weight (γ)\n") != std::string::npos);  // BatchNorm 1's
+  CHECK(step.find(",  // gradient of 1.weight (γ)\n") != std::string::npos);  // BatchNorm 1's
   CHECK(step.find("// gradient of // ") == std::string::npos);
   CHECK(step.find("forward_layers_1_2(arena, lib, stream, training);") != std::string::npos);
 }
@@ -207,7 +207,8 @@ TEST_CASE("emitters: cuBLASLt is told the alignment the plan gives each Linear's
 }
 
 TEST_CASE(
-    "generator: a formatter that fails stops the generator, and writes no file, and half a pair is refused") {
+    "generator: a formatter that fails stops the generator, and writes no file, and half a pair is "
+    "refused") {
   const cg::ModelView model = view_of<sn::samples::SimpleCNN, sn::samples::SimpleCNNTraining>();
   const std::filesystem::path out = std::filesystem::temp_directory_path() /
                                     ("staticnet_format_test_" + std::to_string(::getpid()));

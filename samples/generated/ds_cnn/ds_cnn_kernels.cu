@@ -103,48 +103,42 @@ constexpr k::Conv2dGeometry conv_0{.batch = 100,
                                    .pad_w = 1,
                                    .groups = 1};
 
-// One thread per output element.
-__global__ void forward_layer_0_kernel(const float* __restrict__ x,
-                                       const float* __restrict__ weight,
-                                       const float* __restrict__ bias, float* __restrict__ y) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 800'000)
-    return;
-  k::grouped_conv_forward<conv_0, true>(i, x, weight, bias, y);
+void forward_layer_0(const float* x, const float* weight, const float* bias, float* y,
+                     cudaStream_t stream) {
+  // Each output: its window's weighted sum plus the bias.
+  g::for_each<800'000>(stream, "forward_layer_0", [=] __device__(index_t i) {
+    k::grouped_conv_forward<conv_0, true>(i, x, weight, bias, y);
+  });
 }
 
+// The same on the plan's buffers:
 void forward_layer_0(std::byte* arena, const Libraries&, cudaStream_t stream) {
-  const float* const x = f32(arena, 385'536);    // input
-  const float* const weight = f32(arena, 0);     // 0.weight
-  const float* const bias = f32(arena, 10'240);  // 0.bias
-  float* const y = f32(arena, 614'144);          // activation_0
-  forward_layer_0_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(x, weight, bias,
-                                                                                  y);
-  g::check_launch("forward_layer_0_kernel");
+  forward_layer_0(f32(arena, 385'536),  // input
+                  f32(arena, 0),        // 0.weight
+                  f32(arena, 10'240),   // 0.bias
+                  f32(arena, 614'144),  // activation_0
+                  stream);
 }
 
-// One block per weight element: Σ over samples and output positions of dy · x.
-__global__ void __launch_bounds__(g::channel_threads)
-    backward_layer_0_weight_kernel(const float* __restrict__ x, const float* __restrict__ dy,
-                                   float* __restrict__ dweight) {
-  g::per_block::grouped_conv_backward_weight<conv_0>(x, dy, dweight);
+void backward_layer_0(const float* x, const float* dy, float* dweight, float* dbias,
+                      cudaStream_t stream) {
+  // Each weight: Σ over samples and output positions of dy · x.
+  g::for_each_block<2'560>(stream, "backward_layer_0 (pass 1)", [=] __device__(index_t e) {
+    g::per_block::grouped_conv_backward_weight<conv_0>(e, x, dy, dweight);
+  });
+  // Each channel: Σ over samples and positions of dy.
+  g::for_each_block<64>(stream, "backward_layer_0 (pass 2)", [=] __device__(index_t c) {
+    g::per_block::bias_gradient_channels<100, 64, 125>(c, dy, dbias);
+  });
 }
 
-// One block per channel: Σ over samples and positions of dy.
-__global__ void __launch_bounds__(g::channel_threads)
-    backward_layer_0_bias_kernel(const float* __restrict__ dy, float* __restrict__ dbias) {
-  g::per_block::bias_gradient_channels<100, 64, 125>(dy, dbias);
-}
-
+// The same on the plan's buffers:
 void backward_layer_0(std::byte* arena, const Libraries&, cudaStream_t stream) {
-  const float* const x = f32(arena, 385'536);     // input
-  const float* const dy = f32(arena, 3'814'144);  // input_gradient_1
-  float* const dweight = f32(arena, 99'840);      // gradient of 0.weight
-  backward_layer_0_weight_kernel<<<2'560, g::channel_threads, 0, stream>>>(x, dy, dweight);
-  g::check_launch("backward_layer_0_weight_kernel");
-  float* const dbias = f32(arena, 110'080);  // gradient of 0.bias
-  backward_layer_0_bias_kernel<<<64, g::channel_threads, 0, stream>>>(dy, dbias);
-  g::check_launch("backward_layer_0_bias_kernel");
+  backward_layer_0(f32(arena, 385'536),    // input
+                   f32(arena, 3'814'144),  // input_gradient_1
+                   f32(arena, 99'840),     // gradient of 0.weight
+                   f32(arena, 110'080),    // gradient of 0.bias
+                   stream);
 }
 
 // ==== Layers 1-2: BatchNorm2d(64, eps 0.001, momentum 0.01) + ReLU ===============================
@@ -166,92 +160,61 @@ constexpr k::BatchNormGeometry norm_1{.batch = 100,
                                       .epsilon = 0.00100000005f,
                                       .momentum = 0.00999999978f};
 
-// One block per channel: the batch mean and 1/√(var + ε), and the running statistics' update.
-__global__ void __launch_bounds__(g::channel_threads)
-    forward_layers_1_2_statistics_kernel(const float* __restrict__ x, float* __restrict__ stats,
-                                         float* __restrict__ running) {
-  g::per_block::batch_norm_statistics<norm_1>(x, stats, running);
-}
-
-// One thread per element: normalise, then k::ReLU.
-__global__ void forward_layers_1_2_kernel(const float* __restrict__ x,
-                                          const float* __restrict__ stats,
-                                          const float* __restrict__ gamma,
-                                          const float* __restrict__ beta, float* __restrict__ y) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 800'000)
-    return;
-  k::batch_norm_forward<norm_1, k::ReLU>(i, x, stats, gamma, beta, y);
-}
-
-// One thread per element, in evaluation: the running statistics.
-__global__ void forward_layers_1_2_inference_kernel(const float* __restrict__ x,
-                                                    const float* __restrict__ running,
-                                                    const float* __restrict__ gamma,
-                                                    const float* __restrict__ beta,
-                                                    float* __restrict__ y) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 800'000)
-    return;
-  k::batch_norm_inference<norm_1, k::ReLU>(i, x, running, gamma, beta, y);
-}
-
-void forward_layers_1_2(std::byte* arena, const Libraries&, cudaStream_t stream, bool training) {
-  const float* const x = f32(arena, 614'144);     // activation_0
-  const float* const gamma = f32(arena, 10'496);  // 1.weight (γ)
-  const float* const beta = f32(arena, 10'752);   // 1.bias (β)
-  float* const running = f32(arena, 95'232);  // non_trainable: running mean, then running variance
-  float* const y = f32(arena, 3'814'144);     // activation_1
-  if (!training) {
-    forward_layers_1_2_inference_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(
-        x, running, gamma, beta, y);
-    g::check_launch("forward_layers_1_2_inference_kernel");
+void forward_layers_1_2(const float* x, const float* gamma, const float* beta, float* running,
+                        float* y, float* stats, cudaStream_t stream, bool training) {
+  if (!training) {  // evaluation
+    // Each element: normalised by the running statistics, then the ReLU.
+    g::for_each<800'000>(stream, "forward_layers_1_2 (evaluation)", [=] __device__(index_t i) {
+      k::batch_norm_inference<norm_1, k::ReLU>(i, x, running, gamma, beta, y);
+    });
     return;
   }
-  float* const stats = f32(arena, 68'014'336);  // batch_statistics_1: mean, then 1/√(var + ε)
-  forward_layers_1_2_statistics_kernel<<<64, g::channel_threads, 0, stream>>>(x, stats, running);
-  g::check_launch("forward_layers_1_2_statistics_kernel");
-  forward_layers_1_2_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(
-      x, stats, gamma, beta, y);
-  g::check_launch("forward_layers_1_2_kernel");
+  // Per channel: the batch mean and 1/√(var + ε), and the running statistics' update.
+  g::for_each_block<64>(stream, "forward_layers_1_2 (pass 1)", [=] __device__(index_t c) {
+    g::per_block::batch_norm_statistics<norm_1>(c, x, stats, running);
+  });
+  // Each element: normalised by its channel's batch statistics, then the ReLU.
+  g::for_each<800'000>(stream, "forward_layers_1_2 (pass 2)", [=] __device__(index_t i) {
+    k::batch_norm_forward<norm_1, k::ReLU>(i, x, stats, gamma, beta, y);
+  });
 }
 
-// One block per channel: d = act'(y)·dy left in dy, Σd into dβ and Σ d·x̂ into dγ.
-__global__ void __launch_bounds__(g::channel_threads)
-    backward_layers_1_2_sums_kernel(const float* __restrict__ x, const float* __restrict__ y,
-                                    const float* __restrict__ stats, float* __restrict__ dy,
-                                    float* __restrict__ dgamma, float* __restrict__ dbeta) {
-  g::per_block::batch_norm_backward_sums<norm_1, k::ReLU>(x, y, stats, dy, dgamma, dbeta);
+// The same on the plan's buffers:
+void forward_layers_1_2(std::byte* arena, const Libraries&, cudaStream_t stream, bool training) {
+  forward_layers_1_2(f32(arena, 614'144),     // activation_0
+                     f32(arena, 10'496),      // 1.weight (γ)
+                     f32(arena, 10'752),      // 1.bias (β)
+                     f32(arena, 95'232),      // non_trainable: running mean, then running variance
+                     f32(arena, 3'814'144),   // activation_1
+                     f32(arena, 68'014'336),  // batch_statistics_1: mean, then 1/√(var + ε)
+                     stream, training);
 }
 
-// One thread per element: dx from d and the channel's two sums.
-__global__ void backward_layers_1_2_kernel(const float* __restrict__ x,
-                                           const float* __restrict__ stats,
-                                           const float* __restrict__ gamma, const float* dy,
-                                           const float* __restrict__ dgamma,
-                                           const float* __restrict__ dbeta, float* dx) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 800'000)
-    return;
-  k::batch_norm_backward_input<norm_1, false>(i, x, stats, gamma, dy, dgamma, dbeta, dx);
+void backward_layers_1_2(const float* x, const float* stats, const float* gamma, float* dy,
+                         float* dgamma, float* dbeta, const float* y, float* dx,
+                         cudaStream_t stream) {
+  // Per channel: d = ReLU'(y)·dy (left in dy), Σd into dβ and Σ d·x̂ into dγ.
+  g::for_each_block<64>(stream, "backward_layers_1_2 (pass 1)", [=] __device__(index_t c) {
+    g::per_block::batch_norm_backward_sums<norm_1, k::ReLU>(c, x, y, stats, dy, dgamma, dbeta);
+  });
+  // Each element: dx from d and its channel's two sums.
+  g::for_each<800'000>(stream, "backward_layers_1_2 (pass 2)", [=] __device__(index_t i) {
+    k::batch_norm_backward_input<norm_1, false>(i, x, stats, gamma, dy, dgamma, dbeta, dx);
+  });
 }
 
+// The same on the plan's buffers:
 void backward_layers_1_2(std::byte* arena, const Libraries&, cudaStream_t stream) {
-  const float* const x = f32(arena, 614'144);         // activation_0
-  const float* const stats = f32(arena, 68'014'336);  // batch_statistics_1: mean, then 1/√(var + ε)
-  const float* const gamma = f32(arena, 10'496);      // 1.weight (γ)
-  float* const dy =
-      f32(arena, 7'014'144);  // input_gradient_3: d(ReLU output), then d(BatchNorm output)
-  float* const dgamma = f32(arena, 110'336);     // gradient of 1.weight (γ)
-  float* const dbeta = f32(arena, 110'592);      // gradient of 1.bias (β)
-  const float* const y = f32(arena, 3'814'144);  // activation_1, saved
-  backward_layers_1_2_sums_kernel<<<64, g::channel_threads, 0, stream>>>(x, y, stats, dy, dgamma,
-                                                                         dbeta);
-  g::check_launch("backward_layers_1_2_sums_kernel");
-  float* const dx = f32(arena, 3'814'144);  // input_gradient_1
-  backward_layers_1_2_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(
-      x, stats, gamma, dy, dgamma, dbeta, dx);
-  g::check_launch("backward_layers_1_2_kernel");
+  backward_layers_1_2(
+      f32(arena, 614'144),     // activation_0
+      f32(arena, 68'014'336),  // batch_statistics_1: mean, then 1/√(var + ε)
+      f32(arena, 10'496),      // 1.weight (γ)
+      f32(arena, 7'014'144),   // input_gradient_3: d(ReLU output), then d(BatchNorm output)
+      f32(arena, 110'336),     // gradient of 1.weight (γ)
+      f32(arena, 110'592),     // gradient of 1.bias (β)
+      f32(arena, 3'814'144),   // activation_1, saved
+      f32(arena, 3'814'144),   // input_gradient_1
+      stream);
 }
 
 // ==== Layer 3: Dropout(0.2) ======================================================================
@@ -325,63 +288,48 @@ constexpr k::Conv2dGeometry conv_4{.batch = 100,
                                    .pad_w = 1,
                                    .groups = 64};
 
-// One thread per output element.
-__global__ void forward_layer_4_kernel(const float* __restrict__ x,
-                                       const float* __restrict__ weight,
-                                       const float* __restrict__ bias, float* __restrict__ y) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 800'000)
-    return;
-  k::grouped_conv_forward<conv_4, true>(i, x, weight, bias, y);
+void forward_layer_4(const float* x, const float* weight, const float* bias, float* y,
+                     cudaStream_t stream) {
+  // Each output: its window's weighted sum plus the bias.
+  g::for_each<800'000>(stream, "forward_layer_4", [=] __device__(index_t i) {
+    k::grouped_conv_forward<conv_4, true>(i, x, weight, bias, y);
+  });
 }
 
+// The same on the plan's buffers:
 void forward_layer_4(std::byte* arena, const Libraries&, cudaStream_t stream) {
-  const float* const x = f32(arena, 7'014'144);    // activation_3
-  const float* const weight = f32(arena, 11'008);  // 4.weight
-  const float* const bias = f32(arena, 13'312);    // 4.bias
-  float* const y = f32(arena, 10'214'144);         // activation_4
-  forward_layer_4_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(x, weight, bias,
-                                                                                  y);
-  g::check_launch("forward_layer_4_kernel");
+  forward_layer_4(f32(arena, 7'014'144),   // activation_3
+                  f32(arena, 11'008),      // 4.weight
+                  f32(arena, 13'312),      // 4.bias
+                  f32(arena, 10'214'144),  // activation_4
+                  stream);
 }
 
-// One block per weight element: Σ over samples and output positions of dy · x.
-__global__ void __launch_bounds__(g::channel_threads)
-    backward_layer_4_weight_kernel(const float* __restrict__ x, const float* __restrict__ dy,
-                                   float* __restrict__ dweight) {
-  g::per_block::grouped_conv_backward_weight<conv_4>(x, dy, dweight);
+void backward_layer_4(const float* x, const float* dy, float* dweight, float* dbias,
+                      const float* weight, float* dx, cudaStream_t stream) {
+  // Each weight: Σ over samples and output positions of dy · x.
+  g::for_each_block<576>(stream, "backward_layer_4 (pass 1)", [=] __device__(index_t e) {
+    g::per_block::grouped_conv_backward_weight<conv_4>(e, x, dy, dweight);
+  });
+  // Each channel: Σ over samples and positions of dy.
+  g::for_each_block<64>(stream, "backward_layer_4 (pass 2)", [=] __device__(index_t c) {
+    g::per_block::bias_gradient_channels<100, 64, 125>(c, dy, dbias);
+  });
+  // Each input element gathers dy · w from the outputs that read it.
+  g::for_each<800'000>(stream, "backward_layer_4 (pass 3)", [=] __device__(index_t i) {
+    k::grouped_conv_backward_input<conv_4, false>(i, dy, weight, dx);
+  });
 }
 
-// One block per channel: Σ over samples and positions of dy.
-__global__ void __launch_bounds__(g::channel_threads)
-    backward_layer_4_bias_kernel(const float* __restrict__ dy, float* __restrict__ dbias) {
-  g::per_block::bias_gradient_channels<100, 64, 125>(dy, dbias);
-}
-
-// One thread per input element: it gathers dy · w from the outputs that read it.
-__global__ void backward_layer_4_input_kernel(const float* __restrict__ dy,
-                                              const float* __restrict__ weight,
-                                              float* __restrict__ dx) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 800'000)
-    return;
-  k::grouped_conv_backward_input<conv_4, false>(i, dy, weight, dx);
-}
-
+// The same on the plan's buffers:
 void backward_layer_4(std::byte* arena, const Libraries&, cudaStream_t stream) {
-  const float* const x = f32(arena, 7'014'144);    // activation_3
-  const float* const dy = f32(arena, 13'414'144);  // input_gradient_5
-  float* const dweight = f32(arena, 110'848);      // gradient of 4.weight
-  backward_layer_4_weight_kernel<<<576, g::channel_threads, 0, stream>>>(x, dy, dweight);
-  g::check_launch("backward_layer_4_weight_kernel");
-  float* const dbias = f32(arena, 113'152);  // gradient of 4.bias
-  backward_layer_4_bias_kernel<<<64, g::channel_threads, 0, stream>>>(dy, dbias);
-  g::check_launch("backward_layer_4_bias_kernel");
-  const float* const weight = f32(arena, 11'008);  // 4.weight
-  float* const dx = f32(arena, 10'214'144);        // input_gradient_4
-  backward_layer_4_input_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(dy, weight,
-                                                                                         dx);
-  g::check_launch("backward_layer_4_input_kernel");
+  backward_layer_4(f32(arena, 7'014'144),   // activation_3
+                   f32(arena, 13'414'144),  // input_gradient_5
+                   f32(arena, 110'848),     // gradient of 4.weight
+                   f32(arena, 113'152),     // gradient of 4.bias
+                   f32(arena, 11'008),      // 4.weight
+                   f32(arena, 10'214'144),  // input_gradient_4
+                   stream);
 }
 
 // ==== Layers 5-6: BatchNorm2d(64, eps 0.001, momentum 0.01) + ReLU ===============================
@@ -403,92 +351,61 @@ constexpr k::BatchNormGeometry norm_5{.batch = 100,
                                       .epsilon = 0.00100000005f,
                                       .momentum = 0.00999999978f};
 
-// One block per channel: the batch mean and 1/√(var + ε), and the running statistics' update.
-__global__ void __launch_bounds__(g::channel_threads)
-    forward_layers_5_6_statistics_kernel(const float* __restrict__ x, float* __restrict__ stats,
-                                         float* __restrict__ running) {
-  g::per_block::batch_norm_statistics<norm_5>(x, stats, running);
-}
-
-// One thread per element: normalise, then k::ReLU.
-__global__ void forward_layers_5_6_kernel(const float* __restrict__ x,
-                                          const float* __restrict__ stats,
-                                          const float* __restrict__ gamma,
-                                          const float* __restrict__ beta, float* __restrict__ y) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 800'000)
-    return;
-  k::batch_norm_forward<norm_5, k::ReLU>(i, x, stats, gamma, beta, y);
-}
-
-// One thread per element, in evaluation: the running statistics.
-__global__ void forward_layers_5_6_inference_kernel(const float* __restrict__ x,
-                                                    const float* __restrict__ running,
-                                                    const float* __restrict__ gamma,
-                                                    const float* __restrict__ beta,
-                                                    float* __restrict__ y) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 800'000)
-    return;
-  k::batch_norm_inference<norm_5, k::ReLU>(i, x, running, gamma, beta, y);
-}
-
-void forward_layers_5_6(std::byte* arena, const Libraries&, cudaStream_t stream, bool training) {
-  const float* const x = f32(arena, 10'214'144);  // activation_4
-  const float* const gamma = f32(arena, 13'568);  // 5.weight (γ)
-  const float* const beta = f32(arena, 13'824);   // 5.bias (β)
-  float* const running = f32(arena, 95'744);  // non_trainable: running mean, then running variance
-  float* const y = f32(arena, 13'414'144);    // activation_5
-  if (!training) {
-    forward_layers_5_6_inference_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(
-        x, running, gamma, beta, y);
-    g::check_launch("forward_layers_5_6_inference_kernel");
+void forward_layers_5_6(const float* x, const float* gamma, const float* beta, float* running,
+                        float* y, float* stats, cudaStream_t stream, bool training) {
+  if (!training) {  // evaluation
+    // Each element: normalised by the running statistics, then the ReLU.
+    g::for_each<800'000>(stream, "forward_layers_5_6 (evaluation)", [=] __device__(index_t i) {
+      k::batch_norm_inference<norm_5, k::ReLU>(i, x, running, gamma, beta, y);
+    });
     return;
   }
-  float* const stats = f32(arena, 68'014'848);  // batch_statistics_5: mean, then 1/√(var + ε)
-  forward_layers_5_6_statistics_kernel<<<64, g::channel_threads, 0, stream>>>(x, stats, running);
-  g::check_launch("forward_layers_5_6_statistics_kernel");
-  forward_layers_5_6_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(
-      x, stats, gamma, beta, y);
-  g::check_launch("forward_layers_5_6_kernel");
+  // Per channel: the batch mean and 1/√(var + ε), and the running statistics' update.
+  g::for_each_block<64>(stream, "forward_layers_5_6 (pass 1)", [=] __device__(index_t c) {
+    g::per_block::batch_norm_statistics<norm_5>(c, x, stats, running);
+  });
+  // Each element: normalised by its channel's batch statistics, then the ReLU.
+  g::for_each<800'000>(stream, "forward_layers_5_6 (pass 2)", [=] __device__(index_t i) {
+    k::batch_norm_forward<norm_5, k::ReLU>(i, x, stats, gamma, beta, y);
+  });
 }
 
-// One block per channel: d = act'(y)·dy left in dy, Σd into dβ and Σ d·x̂ into dγ.
-__global__ void __launch_bounds__(g::channel_threads)
-    backward_layers_5_6_sums_kernel(const float* __restrict__ x, const float* __restrict__ y,
-                                    const float* __restrict__ stats, float* __restrict__ dy,
-                                    float* __restrict__ dgamma, float* __restrict__ dbeta) {
-  g::per_block::batch_norm_backward_sums<norm_5, k::ReLU>(x, y, stats, dy, dgamma, dbeta);
+// The same on the plan's buffers:
+void forward_layers_5_6(std::byte* arena, const Libraries&, cudaStream_t stream, bool training) {
+  forward_layers_5_6(f32(arena, 10'214'144),  // activation_4
+                     f32(arena, 13'568),      // 5.weight (γ)
+                     f32(arena, 13'824),      // 5.bias (β)
+                     f32(arena, 95'744),      // non_trainable: running mean, then running variance
+                     f32(arena, 13'414'144),  // activation_5
+                     f32(arena, 68'014'848),  // batch_statistics_5: mean, then 1/√(var + ε)
+                     stream, training);
 }
 
-// One thread per element: dx from d and the channel's two sums.
-__global__ void backward_layers_5_6_kernel(const float* __restrict__ x,
-                                           const float* __restrict__ stats,
-                                           const float* __restrict__ gamma, const float* dy,
-                                           const float* __restrict__ dgamma,
-                                           const float* __restrict__ dbeta, float* dx) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 800'000)
-    return;
-  k::batch_norm_backward_input<norm_5, false>(i, x, stats, gamma, dy, dgamma, dbeta, dx);
+void backward_layers_5_6(const float* x, const float* stats, const float* gamma, float* dy,
+                         float* dgamma, float* dbeta, const float* y, float* dx,
+                         cudaStream_t stream) {
+  // Per channel: d = ReLU'(y)·dy (left in dy), Σd into dβ and Σ d·x̂ into dγ.
+  g::for_each_block<64>(stream, "backward_layers_5_6 (pass 1)", [=] __device__(index_t c) {
+    g::per_block::batch_norm_backward_sums<norm_5, k::ReLU>(c, x, y, stats, dy, dgamma, dbeta);
+  });
+  // Each element: dx from d and its channel's two sums.
+  g::for_each<800'000>(stream, "backward_layers_5_6 (pass 2)", [=] __device__(index_t i) {
+    k::batch_norm_backward_input<norm_5, false>(i, x, stats, gamma, dy, dgamma, dbeta, dx);
+  });
 }
 
+// The same on the plan's buffers:
 void backward_layers_5_6(std::byte* arena, const Libraries&, cudaStream_t stream) {
-  const float* const x = f32(arena, 10'214'144);      // activation_4
-  const float* const stats = f32(arena, 68'014'848);  // batch_statistics_5: mean, then 1/√(var + ε)
-  const float* const gamma = f32(arena, 13'568);      // 5.weight (γ)
-  float* const dy =
-      f32(arena, 16'614'144);  // input_gradient_7: d(ReLU output), then d(BatchNorm output)
-  float* const dgamma = f32(arena, 113'408);      // gradient of 5.weight (γ)
-  float* const dbeta = f32(arena, 113'664);       // gradient of 5.bias (β)
-  const float* const y = f32(arena, 13'414'144);  // activation_5, saved
-  backward_layers_5_6_sums_kernel<<<64, g::channel_threads, 0, stream>>>(x, y, stats, dy, dgamma,
-                                                                         dbeta);
-  g::check_launch("backward_layers_5_6_sums_kernel");
-  float* const dx = f32(arena, 13'414'144);  // input_gradient_5
-  backward_layers_5_6_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(
-      x, stats, gamma, dy, dgamma, dbeta, dx);
-  g::check_launch("backward_layers_5_6_kernel");
+  backward_layers_5_6(
+      f32(arena, 10'214'144),  // activation_4
+      f32(arena, 68'014'848),  // batch_statistics_5: mean, then 1/√(var + ε)
+      f32(arena, 13'568),      // 5.weight (γ)
+      f32(arena, 16'614'144),  // input_gradient_7: d(ReLU output), then d(BatchNorm output)
+      f32(arena, 113'408),     // gradient of 5.weight (γ)
+      f32(arena, 113'664),     // gradient of 5.bias (β)
+      f32(arena, 13'414'144),  // activation_5, saved
+      f32(arena, 13'414'144),  // input_gradient_5
+      stream);
 }
 
 // ==== Layer 7: Conv2d(64 → 64, 1×1) ==============================================================
@@ -516,36 +433,47 @@ constexpr k::Conv2dGeometry conv_7_geometry{.batch = 100,
                                             .pad_h = 0,
                                             .pad_w = 0};
 
-// One thread per output element: the bias, where the library did not fuse it.
-__global__ void forward_layer_7_epilogue(const float* __restrict__ bias, float* z) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 800'000)
-    return;
-  k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 64, 125, true>(i / 125, i % 125, z,
-                                                                             bias, z);
-}
-
-void forward_layer_7(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
-  const float* const x = f32(arena, 13'414'144);   // activation_5
-  const float* const weight = f32(arena, 14'080);  // 7.weight
-  const float* const bias = f32(arena, 30'464);    // 7.bias
-  float* const z = f32(arena, 16'614'144);         // activation_7
-  lib.conv_7.forward(x, weight, bias, z, bytes(arena, 582'144));
+// Expects workspace to hold 32,000 bytes, the plan's workspace.
+void forward_layer_7(const float* x, const float* weight, const float* bias, float* z,
+                     std::byte* workspace, const Libraries& lib, cudaStream_t stream) {
+  lib.conv_7.forward(x, weight, bias, z, workspace);
   if (!lib.conv_7.forward_fused()) {  // cuDNN had no engine for the fused epilogue
-    forward_layer_7_epilogue<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(bias, z);
-    g::check_launch("forward_layer_7_epilogue");
+    // z += bias, per element.
+    g::for_each_2d<6'400, 125>(stream, "forward_layer_7", [=] __device__(index_t row, index_t p) {
+      k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 64, 125, true>(row, p, z, bias,
+                                                                                 z);
+    });
   }
 }
 
-void backward_layer_7(std::byte* arena, const Libraries& lib, cudaStream_t /*stream*/) {
-  const float* const x = f32(arena, 13'414'144);  // activation_5
-  float* const dweight = f32(arena, 113'920);     // gradient of 7.weight
-  float* const dbias = f32(arena, 130'304);       // gradient of 7.bias
-  float* const dz = f32(arena, 19'814'144);       // input_gradient_8: d(Conv2d output)
-  lib.conv_7.backward_weights(x, dz, dweight, dbias, bytes(arena, 582'144));
-  const float* const weight = f32(arena, 14'080);  // 7.weight
-  float* const dx = f32(arena, 16'614'144);        // input_gradient_7
-  lib.conv_7.backward_input(dz, weight, dx, bytes(arena, 582'144));
+// The same on the plan's buffers:
+void forward_layer_7(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
+  forward_layer_7(f32(arena, 13'414'144),  // activation_5
+                  f32(arena, 14'080),      // 7.weight
+                  f32(arena, 30'464),      // 7.bias
+                  f32(arena, 16'614'144),  // activation_7
+                  bytes(arena, 582'144),   // workspace
+                  lib, stream);
+}
+
+// Expects workspace to hold 32,000 bytes, the plan's workspace.
+void backward_layer_7(const float* x, float* dweight, float* dbias, float* dz, const float* weight,
+                      float* dx, std::byte* workspace, const Libraries& lib,
+                      cudaStream_t /*stream*/) {
+  lib.conv_7.backward_weights(x, dz, dweight, dbias, workspace);
+  lib.conv_7.backward_input(dz, weight, dx, workspace);
+}
+
+// The same on the plan's buffers:
+void backward_layer_7(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
+  backward_layer_7(f32(arena, 13'414'144),  // activation_5
+                   f32(arena, 113'920),     // gradient of 7.weight
+                   f32(arena, 130'304),     // gradient of 7.bias
+                   f32(arena, 19'814'144),  // input_gradient_8: d(Conv2d output)
+                   f32(arena, 14'080),      // 7.weight
+                   f32(arena, 16'614'144),  // input_gradient_7
+                   bytes(arena, 582'144),   // workspace
+                   lib, stream);
 }
 
 // ==== Layers 8-9: BatchNorm2d(64, eps 0.001, momentum 0.01) + ReLU ===============================
@@ -567,92 +495,61 @@ constexpr k::BatchNormGeometry norm_8{.batch = 100,
                                       .epsilon = 0.00100000005f,
                                       .momentum = 0.00999999978f};
 
-// One block per channel: the batch mean and 1/√(var + ε), and the running statistics' update.
-__global__ void __launch_bounds__(g::channel_threads)
-    forward_layers_8_9_statistics_kernel(const float* __restrict__ x, float* __restrict__ stats,
-                                         float* __restrict__ running) {
-  g::per_block::batch_norm_statistics<norm_8>(x, stats, running);
-}
-
-// One thread per element: normalise, then k::ReLU.
-__global__ void forward_layers_8_9_kernel(const float* __restrict__ x,
-                                          const float* __restrict__ stats,
-                                          const float* __restrict__ gamma,
-                                          const float* __restrict__ beta, float* __restrict__ y) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 800'000)
-    return;
-  k::batch_norm_forward<norm_8, k::ReLU>(i, x, stats, gamma, beta, y);
-}
-
-// One thread per element, in evaluation: the running statistics.
-__global__ void forward_layers_8_9_inference_kernel(const float* __restrict__ x,
-                                                    const float* __restrict__ running,
-                                                    const float* __restrict__ gamma,
-                                                    const float* __restrict__ beta,
-                                                    float* __restrict__ y) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 800'000)
-    return;
-  k::batch_norm_inference<norm_8, k::ReLU>(i, x, running, gamma, beta, y);
-}
-
-void forward_layers_8_9(std::byte* arena, const Libraries&, cudaStream_t stream, bool training) {
-  const float* const x = f32(arena, 16'614'144);  // activation_7
-  const float* const gamma = f32(arena, 30'720);  // 8.weight (γ)
-  const float* const beta = f32(arena, 30'976);   // 8.bias (β)
-  float* const running = f32(arena, 96'256);  // non_trainable: running mean, then running variance
-  float* const y = f32(arena, 19'814'144);    // activation_8
-  if (!training) {
-    forward_layers_8_9_inference_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(
-        x, running, gamma, beta, y);
-    g::check_launch("forward_layers_8_9_inference_kernel");
+void forward_layers_8_9(const float* x, const float* gamma, const float* beta, float* running,
+                        float* y, float* stats, cudaStream_t stream, bool training) {
+  if (!training) {  // evaluation
+    // Each element: normalised by the running statistics, then the ReLU.
+    g::for_each<800'000>(stream, "forward_layers_8_9 (evaluation)", [=] __device__(index_t i) {
+      k::batch_norm_inference<norm_8, k::ReLU>(i, x, running, gamma, beta, y);
+    });
     return;
   }
-  float* const stats = f32(arena, 68'015'360);  // batch_statistics_8: mean, then 1/√(var + ε)
-  forward_layers_8_9_statistics_kernel<<<64, g::channel_threads, 0, stream>>>(x, stats, running);
-  g::check_launch("forward_layers_8_9_statistics_kernel");
-  forward_layers_8_9_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(
-      x, stats, gamma, beta, y);
-  g::check_launch("forward_layers_8_9_kernel");
+  // Per channel: the batch mean and 1/√(var + ε), and the running statistics' update.
+  g::for_each_block<64>(stream, "forward_layers_8_9 (pass 1)", [=] __device__(index_t c) {
+    g::per_block::batch_norm_statistics<norm_8>(c, x, stats, running);
+  });
+  // Each element: normalised by its channel's batch statistics, then the ReLU.
+  g::for_each<800'000>(stream, "forward_layers_8_9 (pass 2)", [=] __device__(index_t i) {
+    k::batch_norm_forward<norm_8, k::ReLU>(i, x, stats, gamma, beta, y);
+  });
 }
 
-// One block per channel: d = act'(y)·dy left in dy, Σd into dβ and Σ d·x̂ into dγ.
-__global__ void __launch_bounds__(g::channel_threads)
-    backward_layers_8_9_sums_kernel(const float* __restrict__ x, const float* __restrict__ y,
-                                    const float* __restrict__ stats, float* __restrict__ dy,
-                                    float* __restrict__ dgamma, float* __restrict__ dbeta) {
-  g::per_block::batch_norm_backward_sums<norm_8, k::ReLU>(x, y, stats, dy, dgamma, dbeta);
+// The same on the plan's buffers:
+void forward_layers_8_9(std::byte* arena, const Libraries&, cudaStream_t stream, bool training) {
+  forward_layers_8_9(f32(arena, 16'614'144),  // activation_7
+                     f32(arena, 30'720),      // 8.weight (γ)
+                     f32(arena, 30'976),      // 8.bias (β)
+                     f32(arena, 96'256),      // non_trainable: running mean, then running variance
+                     f32(arena, 19'814'144),  // activation_8
+                     f32(arena, 68'015'360),  // batch_statistics_8: mean, then 1/√(var + ε)
+                     stream, training);
 }
 
-// One thread per element: dx from d and the channel's two sums.
-__global__ void backward_layers_8_9_kernel(const float* __restrict__ x,
-                                           const float* __restrict__ stats,
-                                           const float* __restrict__ gamma, const float* dy,
-                                           const float* __restrict__ dgamma,
-                                           const float* __restrict__ dbeta, float* dx) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 800'000)
-    return;
-  k::batch_norm_backward_input<norm_8, false>(i, x, stats, gamma, dy, dgamma, dbeta, dx);
+void backward_layers_8_9(const float* x, const float* stats, const float* gamma, float* dy,
+                         float* dgamma, float* dbeta, const float* y, float* dx,
+                         cudaStream_t stream) {
+  // Per channel: d = ReLU'(y)·dy (left in dy), Σd into dβ and Σ d·x̂ into dγ.
+  g::for_each_block<64>(stream, "backward_layers_8_9 (pass 1)", [=] __device__(index_t c) {
+    g::per_block::batch_norm_backward_sums<norm_8, k::ReLU>(c, x, y, stats, dy, dgamma, dbeta);
+  });
+  // Each element: dx from d and its channel's two sums.
+  g::for_each<800'000>(stream, "backward_layers_8_9 (pass 2)", [=] __device__(index_t i) {
+    k::batch_norm_backward_input<norm_8, false>(i, x, stats, gamma, dy, dgamma, dbeta, dx);
+  });
 }
 
+// The same on the plan's buffers:
 void backward_layers_8_9(std::byte* arena, const Libraries&, cudaStream_t stream) {
-  const float* const x = f32(arena, 16'614'144);      // activation_7
-  const float* const stats = f32(arena, 68'015'360);  // batch_statistics_8: mean, then 1/√(var + ε)
-  const float* const gamma = f32(arena, 30'720);      // 8.weight (γ)
-  float* const dy =
-      f32(arena, 23'014'144);  // input_gradient_10: d(ReLU output), then d(BatchNorm output)
-  float* const dgamma = f32(arena, 130'560);      // gradient of 8.weight (γ)
-  float* const dbeta = f32(arena, 130'816);       // gradient of 8.bias (β)
-  const float* const y = f32(arena, 19'814'144);  // activation_8, saved
-  backward_layers_8_9_sums_kernel<<<64, g::channel_threads, 0, stream>>>(x, y, stats, dy, dgamma,
-                                                                         dbeta);
-  g::check_launch("backward_layers_8_9_sums_kernel");
-  float* const dx = f32(arena, 19'814'144);  // input_gradient_8
-  backward_layers_8_9_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(
-      x, stats, gamma, dy, dgamma, dbeta, dx);
-  g::check_launch("backward_layers_8_9_kernel");
+  backward_layers_8_9(
+      f32(arena, 16'614'144),  // activation_7
+      f32(arena, 68'015'360),  // batch_statistics_8: mean, then 1/√(var + ε)
+      f32(arena, 30'720),      // 8.weight (γ)
+      f32(arena, 23'014'144),  // input_gradient_10: d(ReLU output), then d(BatchNorm output)
+      f32(arena, 130'560),     // gradient of 8.weight (γ)
+      f32(arena, 130'816),     // gradient of 8.bias (β)
+      f32(arena, 19'814'144),  // activation_8, saved
+      f32(arena, 19'814'144),  // input_gradient_8
+      stream);
 }
 
 // ==== Layer 10: DepthwiseConv2d(64, 3×3, pad 1) ==================================================
@@ -678,63 +575,48 @@ constexpr k::Conv2dGeometry conv_10{.batch = 100,
                                     .pad_w = 1,
                                     .groups = 64};
 
-// One thread per output element.
-__global__ void forward_layer_10_kernel(const float* __restrict__ x,
-                                        const float* __restrict__ weight,
-                                        const float* __restrict__ bias, float* __restrict__ y) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 800'000)
-    return;
-  k::grouped_conv_forward<conv_10, true>(i, x, weight, bias, y);
+void forward_layer_10(const float* x, const float* weight, const float* bias, float* y,
+                      cudaStream_t stream) {
+  // Each output: its window's weighted sum plus the bias.
+  g::for_each<800'000>(stream, "forward_layer_10", [=] __device__(index_t i) {
+    k::grouped_conv_forward<conv_10, true>(i, x, weight, bias, y);
+  });
 }
 
+// The same on the plan's buffers:
 void forward_layer_10(std::byte* arena, const Libraries&, cudaStream_t stream) {
-  const float* const x = f32(arena, 19'814'144);   // activation_8
-  const float* const weight = f32(arena, 31'232);  // 10.weight
-  const float* const bias = f32(arena, 33'536);    // 10.bias
-  float* const y = f32(arena, 23'014'144);         // activation_10
-  forward_layer_10_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(x, weight, bias,
-                                                                                   y);
-  g::check_launch("forward_layer_10_kernel");
+  forward_layer_10(f32(arena, 19'814'144),  // activation_8
+                   f32(arena, 31'232),      // 10.weight
+                   f32(arena, 33'536),      // 10.bias
+                   f32(arena, 23'014'144),  // activation_10
+                   stream);
 }
 
-// One block per weight element: Σ over samples and output positions of dy · x.
-__global__ void __launch_bounds__(g::channel_threads)
-    backward_layer_10_weight_kernel(const float* __restrict__ x, const float* __restrict__ dy,
-                                    float* __restrict__ dweight) {
-  g::per_block::grouped_conv_backward_weight<conv_10>(x, dy, dweight);
+void backward_layer_10(const float* x, const float* dy, float* dweight, float* dbias,
+                       const float* weight, float* dx, cudaStream_t stream) {
+  // Each weight: Σ over samples and output positions of dy · x.
+  g::for_each_block<576>(stream, "backward_layer_10 (pass 1)", [=] __device__(index_t e) {
+    g::per_block::grouped_conv_backward_weight<conv_10>(e, x, dy, dweight);
+  });
+  // Each channel: Σ over samples and positions of dy.
+  g::for_each_block<64>(stream, "backward_layer_10 (pass 2)", [=] __device__(index_t c) {
+    g::per_block::bias_gradient_channels<100, 64, 125>(c, dy, dbias);
+  });
+  // Each input element gathers dy · w from the outputs that read it.
+  g::for_each<800'000>(stream, "backward_layer_10 (pass 3)", [=] __device__(index_t i) {
+    k::grouped_conv_backward_input<conv_10, false>(i, dy, weight, dx);
+  });
 }
 
-// One block per channel: Σ over samples and positions of dy.
-__global__ void __launch_bounds__(g::channel_threads)
-    backward_layer_10_bias_kernel(const float* __restrict__ dy, float* __restrict__ dbias) {
-  g::per_block::bias_gradient_channels<100, 64, 125>(dy, dbias);
-}
-
-// One thread per input element: it gathers dy · w from the outputs that read it.
-__global__ void backward_layer_10_input_kernel(const float* __restrict__ dy,
-                                               const float* __restrict__ weight,
-                                               float* __restrict__ dx) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 800'000)
-    return;
-  k::grouped_conv_backward_input<conv_10, false>(i, dy, weight, dx);
-}
-
+// The same on the plan's buffers:
 void backward_layer_10(std::byte* arena, const Libraries&, cudaStream_t stream) {
-  const float* const x = f32(arena, 19'814'144);   // activation_8
-  const float* const dy = f32(arena, 26'214'144);  // input_gradient_11
-  float* const dweight = f32(arena, 131'072);      // gradient of 10.weight
-  backward_layer_10_weight_kernel<<<576, g::channel_threads, 0, stream>>>(x, dy, dweight);
-  g::check_launch("backward_layer_10_weight_kernel");
-  float* const dbias = f32(arena, 133'376);  // gradient of 10.bias
-  backward_layer_10_bias_kernel<<<64, g::channel_threads, 0, stream>>>(dy, dbias);
-  g::check_launch("backward_layer_10_bias_kernel");
-  const float* const weight = f32(arena, 31'232);  // 10.weight
-  float* const dx = f32(arena, 23'014'144);        // input_gradient_10
-  backward_layer_10_input_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(
-      dy, weight, dx);
-  g::check_launch("backward_layer_10_input_kernel");
+  backward_layer_10(f32(arena, 19'814'144),  // activation_8
+                    f32(arena, 26'214'144),  // input_gradient_11
+                    f32(arena, 131'072),     // gradient of 10.weight
+                    f32(arena, 133'376),     // gradient of 10.bias
+                    f32(arena, 31'232),      // 10.weight
+                    f32(arena, 23'014'144),  // input_gradient_10
+                    stream);
 }
 
 // ==== Layers 11-12: BatchNorm2d(64, eps 0.001, momentum 0.01) + ReLU =============================
@@ -756,93 +638,61 @@ constexpr k::BatchNormGeometry norm_11{.batch = 100,
                                        .epsilon = 0.00100000005f,
                                        .momentum = 0.00999999978f};
 
-// One block per channel: the batch mean and 1/√(var + ε), and the running statistics' update.
-__global__ void __launch_bounds__(g::channel_threads)
-    forward_layers_11_12_statistics_kernel(const float* __restrict__ x, float* __restrict__ stats,
-                                           float* __restrict__ running) {
-  g::per_block::batch_norm_statistics<norm_11>(x, stats, running);
-}
-
-// One thread per element: normalise, then k::ReLU.
-__global__ void forward_layers_11_12_kernel(const float* __restrict__ x,
-                                            const float* __restrict__ stats,
-                                            const float* __restrict__ gamma,
-                                            const float* __restrict__ beta, float* __restrict__ y) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 800'000)
-    return;
-  k::batch_norm_forward<norm_11, k::ReLU>(i, x, stats, gamma, beta, y);
-}
-
-// One thread per element, in evaluation: the running statistics.
-__global__ void forward_layers_11_12_inference_kernel(const float* __restrict__ x,
-                                                      const float* __restrict__ running,
-                                                      const float* __restrict__ gamma,
-                                                      const float* __restrict__ beta,
-                                                      float* __restrict__ y) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 800'000)
-    return;
-  k::batch_norm_inference<norm_11, k::ReLU>(i, x, running, gamma, beta, y);
-}
-
-void forward_layers_11_12(std::byte* arena, const Libraries&, cudaStream_t stream, bool training) {
-  const float* const x = f32(arena, 23'014'144);  // activation_10
-  const float* const gamma = f32(arena, 33'792);  // 11.weight (γ)
-  const float* const beta = f32(arena, 34'048);   // 11.bias (β)
-  float* const running = f32(arena, 96'768);  // non_trainable: running mean, then running variance
-  float* const y = f32(arena, 26'214'144);    // activation_11
-  if (!training) {
-    forward_layers_11_12_inference_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(
-        x, running, gamma, beta, y);
-    g::check_launch("forward_layers_11_12_inference_kernel");
+void forward_layers_11_12(const float* x, const float* gamma, const float* beta, float* running,
+                          float* y, float* stats, cudaStream_t stream, bool training) {
+  if (!training) {  // evaluation
+    // Each element: normalised by the running statistics, then the ReLU.
+    g::for_each<800'000>(stream, "forward_layers_11_12 (evaluation)", [=] __device__(index_t i) {
+      k::batch_norm_inference<norm_11, k::ReLU>(i, x, running, gamma, beta, y);
+    });
     return;
   }
-  float* const stats = f32(arena, 68'015'872);  // batch_statistics_11: mean, then 1/√(var + ε)
-  forward_layers_11_12_statistics_kernel<<<64, g::channel_threads, 0, stream>>>(x, stats, running);
-  g::check_launch("forward_layers_11_12_statistics_kernel");
-  forward_layers_11_12_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(
-      x, stats, gamma, beta, y);
-  g::check_launch("forward_layers_11_12_kernel");
+  // Per channel: the batch mean and 1/√(var + ε), and the running statistics' update.
+  g::for_each_block<64>(stream, "forward_layers_11_12 (pass 1)", [=] __device__(index_t c) {
+    g::per_block::batch_norm_statistics<norm_11>(c, x, stats, running);
+  });
+  // Each element: normalised by its channel's batch statistics, then the ReLU.
+  g::for_each<800'000>(stream, "forward_layers_11_12 (pass 2)", [=] __device__(index_t i) {
+    k::batch_norm_forward<norm_11, k::ReLU>(i, x, stats, gamma, beta, y);
+  });
 }
 
-// One block per channel: d = act'(y)·dy left in dy, Σd into dβ and Σ d·x̂ into dγ.
-__global__ void __launch_bounds__(g::channel_threads)
-    backward_layers_11_12_sums_kernel(const float* __restrict__ x, const float* __restrict__ y,
-                                      const float* __restrict__ stats, float* __restrict__ dy,
-                                      float* __restrict__ dgamma, float* __restrict__ dbeta) {
-  g::per_block::batch_norm_backward_sums<norm_11, k::ReLU>(x, y, stats, dy, dgamma, dbeta);
+// The same on the plan's buffers:
+void forward_layers_11_12(std::byte* arena, const Libraries&, cudaStream_t stream, bool training) {
+  forward_layers_11_12(f32(arena, 23'014'144),  // activation_10
+                       f32(arena, 33'792),      // 11.weight (γ)
+                       f32(arena, 34'048),      // 11.bias (β)
+                       f32(arena, 96'768),  // non_trainable: running mean, then running variance
+                       f32(arena, 26'214'144),  // activation_11
+                       f32(arena, 68'015'872),  // batch_statistics_11: mean, then 1/√(var + ε)
+                       stream, training);
 }
 
-// One thread per element: dx from d and the channel's two sums.
-__global__ void backward_layers_11_12_kernel(const float* __restrict__ x,
-                                             const float* __restrict__ stats,
-                                             const float* __restrict__ gamma, const float* dy,
-                                             const float* __restrict__ dgamma,
-                                             const float* __restrict__ dbeta, float* dx) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 800'000)
-    return;
-  k::batch_norm_backward_input<norm_11, false>(i, x, stats, gamma, dy, dgamma, dbeta, dx);
+void backward_layers_11_12(const float* x, const float* stats, const float* gamma, float* dy,
+                           float* dgamma, float* dbeta, const float* y, float* dx,
+                           cudaStream_t stream) {
+  // Per channel: d = ReLU'(y)·dy (left in dy), Σd into dβ and Σ d·x̂ into dγ.
+  g::for_each_block<64>(stream, "backward_layers_11_12 (pass 1)", [=] __device__(index_t c) {
+    g::per_block::batch_norm_backward_sums<norm_11, k::ReLU>(c, x, y, stats, dy, dgamma, dbeta);
+  });
+  // Each element: dx from d and its channel's two sums.
+  g::for_each<800'000>(stream, "backward_layers_11_12 (pass 2)", [=] __device__(index_t i) {
+    k::batch_norm_backward_input<norm_11, false>(i, x, stats, gamma, dy, dgamma, dbeta, dx);
+  });
 }
 
+// The same on the plan's buffers:
 void backward_layers_11_12(std::byte* arena, const Libraries&, cudaStream_t stream) {
-  const float* const x = f32(arena, 23'014'144);  // activation_10
-  const float* const stats =
-      f32(arena, 68'015'872);                     // batch_statistics_11: mean, then 1/√(var + ε)
-  const float* const gamma = f32(arena, 33'792);  // 11.weight (γ)
-  float* const dy =
-      f32(arena, 29'414'144);  // input_gradient_13: d(ReLU output), then d(BatchNorm output)
-  float* const dgamma = f32(arena, 133'632);      // gradient of 11.weight (γ)
-  float* const dbeta = f32(arena, 133'888);       // gradient of 11.bias (β)
-  const float* const y = f32(arena, 26'214'144);  // activation_11, saved
-  backward_layers_11_12_sums_kernel<<<64, g::channel_threads, 0, stream>>>(x, y, stats, dy, dgamma,
-                                                                           dbeta);
-  g::check_launch("backward_layers_11_12_sums_kernel");
-  float* const dx = f32(arena, 26'214'144);  // input_gradient_11
-  backward_layers_11_12_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(
-      x, stats, gamma, dy, dgamma, dbeta, dx);
-  g::check_launch("backward_layers_11_12_kernel");
+  backward_layers_11_12(
+      f32(arena, 23'014'144),  // activation_10
+      f32(arena, 68'015'872),  // batch_statistics_11: mean, then 1/√(var + ε)
+      f32(arena, 33'792),      // 11.weight (γ)
+      f32(arena, 29'414'144),  // input_gradient_13: d(ReLU output), then d(BatchNorm output)
+      f32(arena, 133'632),     // gradient of 11.weight (γ)
+      f32(arena, 133'888),     // gradient of 11.bias (β)
+      f32(arena, 26'214'144),  // activation_11, saved
+      f32(arena, 26'214'144),  // input_gradient_11
+      stream);
 }
 
 // ==== Layer 13: Conv2d(64 → 64, 1×1) =============================================================
@@ -870,36 +720,47 @@ constexpr k::Conv2dGeometry conv_13_geometry{.batch = 100,
                                              .pad_h = 0,
                                              .pad_w = 0};
 
-// One thread per output element: the bias, where the library did not fuse it.
-__global__ void forward_layer_13_epilogue(const float* __restrict__ bias, float* z) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 800'000)
-    return;
-  k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 64, 125, true>(i / 125, i % 125, z,
-                                                                             bias, z);
-}
-
-void forward_layer_13(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
-  const float* const x = f32(arena, 26'214'144);   // activation_11
-  const float* const weight = f32(arena, 34'304);  // 13.weight
-  const float* const bias = f32(arena, 50'688);    // 13.bias
-  float* const z = f32(arena, 29'414'144);         // activation_13
-  lib.conv_13.forward(x, weight, bias, z, bytes(arena, 582'144));
+// Expects workspace to hold 32,000 bytes, the plan's workspace.
+void forward_layer_13(const float* x, const float* weight, const float* bias, float* z,
+                      std::byte* workspace, const Libraries& lib, cudaStream_t stream) {
+  lib.conv_13.forward(x, weight, bias, z, workspace);
   if (!lib.conv_13.forward_fused()) {  // cuDNN had no engine for the fused epilogue
-    forward_layer_13_epilogue<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(bias, z);
-    g::check_launch("forward_layer_13_epilogue");
+    // z += bias, per element.
+    g::for_each_2d<6'400, 125>(stream, "forward_layer_13", [=] __device__(index_t row, index_t p) {
+      k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 64, 125, true>(row, p, z, bias,
+                                                                                 z);
+    });
   }
 }
 
-void backward_layer_13(std::byte* arena, const Libraries& lib, cudaStream_t /*stream*/) {
-  const float* const x = f32(arena, 26'214'144);  // activation_11
-  float* const dweight = f32(arena, 134'144);     // gradient of 13.weight
-  float* const dbias = f32(arena, 150'528);       // gradient of 13.bias
-  float* const dz = f32(arena, 32'614'144);       // input_gradient_14: d(Conv2d output)
-  lib.conv_13.backward_weights(x, dz, dweight, dbias, bytes(arena, 582'144));
-  const float* const weight = f32(arena, 34'304);  // 13.weight
-  float* const dx = f32(arena, 29'414'144);        // input_gradient_13
-  lib.conv_13.backward_input(dz, weight, dx, bytes(arena, 582'144));
+// The same on the plan's buffers:
+void forward_layer_13(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
+  forward_layer_13(f32(arena, 26'214'144),  // activation_11
+                   f32(arena, 34'304),      // 13.weight
+                   f32(arena, 50'688),      // 13.bias
+                   f32(arena, 29'414'144),  // activation_13
+                   bytes(arena, 582'144),   // workspace
+                   lib, stream);
+}
+
+// Expects workspace to hold 32,000 bytes, the plan's workspace.
+void backward_layer_13(const float* x, float* dweight, float* dbias, float* dz, const float* weight,
+                       float* dx, std::byte* workspace, const Libraries& lib,
+                       cudaStream_t /*stream*/) {
+  lib.conv_13.backward_weights(x, dz, dweight, dbias, workspace);
+  lib.conv_13.backward_input(dz, weight, dx, workspace);
+}
+
+// The same on the plan's buffers:
+void backward_layer_13(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
+  backward_layer_13(f32(arena, 26'214'144),  // activation_11
+                    f32(arena, 134'144),     // gradient of 13.weight
+                    f32(arena, 150'528),     // gradient of 13.bias
+                    f32(arena, 32'614'144),  // input_gradient_14: d(Conv2d output)
+                    f32(arena, 34'304),      // 13.weight
+                    f32(arena, 29'414'144),  // input_gradient_13
+                    bytes(arena, 582'144),   // workspace
+                    lib, stream);
 }
 
 // ==== Layers 14-15: BatchNorm2d(64, eps 0.001, momentum 0.01) + ReLU =============================
@@ -921,93 +782,61 @@ constexpr k::BatchNormGeometry norm_14{.batch = 100,
                                        .epsilon = 0.00100000005f,
                                        .momentum = 0.00999999978f};
 
-// One block per channel: the batch mean and 1/√(var + ε), and the running statistics' update.
-__global__ void __launch_bounds__(g::channel_threads)
-    forward_layers_14_15_statistics_kernel(const float* __restrict__ x, float* __restrict__ stats,
-                                           float* __restrict__ running) {
-  g::per_block::batch_norm_statistics<norm_14>(x, stats, running);
-}
-
-// One thread per element: normalise, then k::ReLU.
-__global__ void forward_layers_14_15_kernel(const float* __restrict__ x,
-                                            const float* __restrict__ stats,
-                                            const float* __restrict__ gamma,
-                                            const float* __restrict__ beta, float* __restrict__ y) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 800'000)
-    return;
-  k::batch_norm_forward<norm_14, k::ReLU>(i, x, stats, gamma, beta, y);
-}
-
-// One thread per element, in evaluation: the running statistics.
-__global__ void forward_layers_14_15_inference_kernel(const float* __restrict__ x,
-                                                      const float* __restrict__ running,
-                                                      const float* __restrict__ gamma,
-                                                      const float* __restrict__ beta,
-                                                      float* __restrict__ y) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 800'000)
-    return;
-  k::batch_norm_inference<norm_14, k::ReLU>(i, x, running, gamma, beta, y);
-}
-
-void forward_layers_14_15(std::byte* arena, const Libraries&, cudaStream_t stream, bool training) {
-  const float* const x = f32(arena, 29'414'144);  // activation_13
-  const float* const gamma = f32(arena, 50'944);  // 14.weight (γ)
-  const float* const beta = f32(arena, 51'200);   // 14.bias (β)
-  float* const running = f32(arena, 97'280);  // non_trainable: running mean, then running variance
-  float* const y = f32(arena, 32'614'144);    // activation_14
-  if (!training) {
-    forward_layers_14_15_inference_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(
-        x, running, gamma, beta, y);
-    g::check_launch("forward_layers_14_15_inference_kernel");
+void forward_layers_14_15(const float* x, const float* gamma, const float* beta, float* running,
+                          float* y, float* stats, cudaStream_t stream, bool training) {
+  if (!training) {  // evaluation
+    // Each element: normalised by the running statistics, then the ReLU.
+    g::for_each<800'000>(stream, "forward_layers_14_15 (evaluation)", [=] __device__(index_t i) {
+      k::batch_norm_inference<norm_14, k::ReLU>(i, x, running, gamma, beta, y);
+    });
     return;
   }
-  float* const stats = f32(arena, 68'016'384);  // batch_statistics_14: mean, then 1/√(var + ε)
-  forward_layers_14_15_statistics_kernel<<<64, g::channel_threads, 0, stream>>>(x, stats, running);
-  g::check_launch("forward_layers_14_15_statistics_kernel");
-  forward_layers_14_15_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(
-      x, stats, gamma, beta, y);
-  g::check_launch("forward_layers_14_15_kernel");
+  // Per channel: the batch mean and 1/√(var + ε), and the running statistics' update.
+  g::for_each_block<64>(stream, "forward_layers_14_15 (pass 1)", [=] __device__(index_t c) {
+    g::per_block::batch_norm_statistics<norm_14>(c, x, stats, running);
+  });
+  // Each element: normalised by its channel's batch statistics, then the ReLU.
+  g::for_each<800'000>(stream, "forward_layers_14_15 (pass 2)", [=] __device__(index_t i) {
+    k::batch_norm_forward<norm_14, k::ReLU>(i, x, stats, gamma, beta, y);
+  });
 }
 
-// One block per channel: d = act'(y)·dy left in dy, Σd into dβ and Σ d·x̂ into dγ.
-__global__ void __launch_bounds__(g::channel_threads)
-    backward_layers_14_15_sums_kernel(const float* __restrict__ x, const float* __restrict__ y,
-                                      const float* __restrict__ stats, float* __restrict__ dy,
-                                      float* __restrict__ dgamma, float* __restrict__ dbeta) {
-  g::per_block::batch_norm_backward_sums<norm_14, k::ReLU>(x, y, stats, dy, dgamma, dbeta);
+// The same on the plan's buffers:
+void forward_layers_14_15(std::byte* arena, const Libraries&, cudaStream_t stream, bool training) {
+  forward_layers_14_15(f32(arena, 29'414'144),  // activation_13
+                       f32(arena, 50'944),      // 14.weight (γ)
+                       f32(arena, 51'200),      // 14.bias (β)
+                       f32(arena, 97'280),  // non_trainable: running mean, then running variance
+                       f32(arena, 32'614'144),  // activation_14
+                       f32(arena, 68'016'384),  // batch_statistics_14: mean, then 1/√(var + ε)
+                       stream, training);
 }
 
-// One thread per element: dx from d and the channel's two sums.
-__global__ void backward_layers_14_15_kernel(const float* __restrict__ x,
-                                             const float* __restrict__ stats,
-                                             const float* __restrict__ gamma, const float* dy,
-                                             const float* __restrict__ dgamma,
-                                             const float* __restrict__ dbeta, float* dx) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 800'000)
-    return;
-  k::batch_norm_backward_input<norm_14, false>(i, x, stats, gamma, dy, dgamma, dbeta, dx);
+void backward_layers_14_15(const float* x, const float* stats, const float* gamma, float* dy,
+                           float* dgamma, float* dbeta, const float* y, float* dx,
+                           cudaStream_t stream) {
+  // Per channel: d = ReLU'(y)·dy (left in dy), Σd into dβ and Σ d·x̂ into dγ.
+  g::for_each_block<64>(stream, "backward_layers_14_15 (pass 1)", [=] __device__(index_t c) {
+    g::per_block::batch_norm_backward_sums<norm_14, k::ReLU>(c, x, y, stats, dy, dgamma, dbeta);
+  });
+  // Each element: dx from d and its channel's two sums.
+  g::for_each<800'000>(stream, "backward_layers_14_15 (pass 2)", [=] __device__(index_t i) {
+    k::batch_norm_backward_input<norm_14, false>(i, x, stats, gamma, dy, dgamma, dbeta, dx);
+  });
 }
 
+// The same on the plan's buffers:
 void backward_layers_14_15(std::byte* arena, const Libraries&, cudaStream_t stream) {
-  const float* const x = f32(arena, 29'414'144);  // activation_13
-  const float* const stats =
-      f32(arena, 68'016'384);                     // batch_statistics_14: mean, then 1/√(var + ε)
-  const float* const gamma = f32(arena, 50'944);  // 14.weight (γ)
-  float* const dy =
-      f32(arena, 35'814'144);  // input_gradient_16: d(ReLU output), then d(BatchNorm output)
-  float* const dgamma = f32(arena, 150'784);      // gradient of 14.weight (γ)
-  float* const dbeta = f32(arena, 151'040);       // gradient of 14.bias (β)
-  const float* const y = f32(arena, 32'614'144);  // activation_14, saved
-  backward_layers_14_15_sums_kernel<<<64, g::channel_threads, 0, stream>>>(x, y, stats, dy, dgamma,
-                                                                           dbeta);
-  g::check_launch("backward_layers_14_15_sums_kernel");
-  float* const dx = f32(arena, 32'614'144);  // input_gradient_14
-  backward_layers_14_15_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(
-      x, stats, gamma, dy, dgamma, dbeta, dx);
-  g::check_launch("backward_layers_14_15_kernel");
+  backward_layers_14_15(
+      f32(arena, 29'414'144),  // activation_13
+      f32(arena, 68'016'384),  // batch_statistics_14: mean, then 1/√(var + ε)
+      f32(arena, 50'944),      // 14.weight (γ)
+      f32(arena, 35'814'144),  // input_gradient_16: d(ReLU output), then d(BatchNorm output)
+      f32(arena, 150'784),     // gradient of 14.weight (γ)
+      f32(arena, 151'040),     // gradient of 14.bias (β)
+      f32(arena, 32'614'144),  // activation_14, saved
+      f32(arena, 32'614'144),  // input_gradient_14
+      stream);
 }
 
 // ==== Layer 16: DepthwiseConv2d(64, 3×3, pad 1) ==================================================
@@ -1033,63 +862,48 @@ constexpr k::Conv2dGeometry conv_16{.batch = 100,
                                     .pad_w = 1,
                                     .groups = 64};
 
-// One thread per output element.
-__global__ void forward_layer_16_kernel(const float* __restrict__ x,
-                                        const float* __restrict__ weight,
-                                        const float* __restrict__ bias, float* __restrict__ y) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 800'000)
-    return;
-  k::grouped_conv_forward<conv_16, true>(i, x, weight, bias, y);
+void forward_layer_16(const float* x, const float* weight, const float* bias, float* y,
+                      cudaStream_t stream) {
+  // Each output: its window's weighted sum plus the bias.
+  g::for_each<800'000>(stream, "forward_layer_16", [=] __device__(index_t i) {
+    k::grouped_conv_forward<conv_16, true>(i, x, weight, bias, y);
+  });
 }
 
+// The same on the plan's buffers:
 void forward_layer_16(std::byte* arena, const Libraries&, cudaStream_t stream) {
-  const float* const x = f32(arena, 32'614'144);   // activation_14
-  const float* const weight = f32(arena, 51'456);  // 16.weight
-  const float* const bias = f32(arena, 53'760);    // 16.bias
-  float* const y = f32(arena, 35'814'144);         // activation_16
-  forward_layer_16_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(x, weight, bias,
-                                                                                   y);
-  g::check_launch("forward_layer_16_kernel");
+  forward_layer_16(f32(arena, 32'614'144),  // activation_14
+                   f32(arena, 51'456),      // 16.weight
+                   f32(arena, 53'760),      // 16.bias
+                   f32(arena, 35'814'144),  // activation_16
+                   stream);
 }
 
-// One block per weight element: Σ over samples and output positions of dy · x.
-__global__ void __launch_bounds__(g::channel_threads)
-    backward_layer_16_weight_kernel(const float* __restrict__ x, const float* __restrict__ dy,
-                                    float* __restrict__ dweight) {
-  g::per_block::grouped_conv_backward_weight<conv_16>(x, dy, dweight);
+void backward_layer_16(const float* x, const float* dy, float* dweight, float* dbias,
+                       const float* weight, float* dx, cudaStream_t stream) {
+  // Each weight: Σ over samples and output positions of dy · x.
+  g::for_each_block<576>(stream, "backward_layer_16 (pass 1)", [=] __device__(index_t e) {
+    g::per_block::grouped_conv_backward_weight<conv_16>(e, x, dy, dweight);
+  });
+  // Each channel: Σ over samples and positions of dy.
+  g::for_each_block<64>(stream, "backward_layer_16 (pass 2)", [=] __device__(index_t c) {
+    g::per_block::bias_gradient_channels<100, 64, 125>(c, dy, dbias);
+  });
+  // Each input element gathers dy · w from the outputs that read it.
+  g::for_each<800'000>(stream, "backward_layer_16 (pass 3)", [=] __device__(index_t i) {
+    k::grouped_conv_backward_input<conv_16, false>(i, dy, weight, dx);
+  });
 }
 
-// One block per channel: Σ over samples and positions of dy.
-__global__ void __launch_bounds__(g::channel_threads)
-    backward_layer_16_bias_kernel(const float* __restrict__ dy, float* __restrict__ dbias) {
-  g::per_block::bias_gradient_channels<100, 64, 125>(dy, dbias);
-}
-
-// One thread per input element: it gathers dy · w from the outputs that read it.
-__global__ void backward_layer_16_input_kernel(const float* __restrict__ dy,
-                                               const float* __restrict__ weight,
-                                               float* __restrict__ dx) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 800'000)
-    return;
-  k::grouped_conv_backward_input<conv_16, false>(i, dy, weight, dx);
-}
-
+// The same on the plan's buffers:
 void backward_layer_16(std::byte* arena, const Libraries&, cudaStream_t stream) {
-  const float* const x = f32(arena, 32'614'144);   // activation_14
-  const float* const dy = f32(arena, 39'014'144);  // input_gradient_17
-  float* const dweight = f32(arena, 151'296);      // gradient of 16.weight
-  backward_layer_16_weight_kernel<<<576, g::channel_threads, 0, stream>>>(x, dy, dweight);
-  g::check_launch("backward_layer_16_weight_kernel");
-  float* const dbias = f32(arena, 153'600);  // gradient of 16.bias
-  backward_layer_16_bias_kernel<<<64, g::channel_threads, 0, stream>>>(dy, dbias);
-  g::check_launch("backward_layer_16_bias_kernel");
-  const float* const weight = f32(arena, 51'456);  // 16.weight
-  float* const dx = f32(arena, 35'814'144);        // input_gradient_16
-  backward_layer_16_input_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(
-      dy, weight, dx);
-  g::check_launch("backward_layer_16_input_kernel");
+  backward_layer_16(f32(arena, 32'614'144),  // activation_14
+                    f32(arena, 39'014'144),  // input_gradient_17
+                    f32(arena, 151'296),     // gradient of 16.weight
+                    f32(arena, 153'600),     // gradient of 16.bias
+                    f32(arena, 51'456),      // 16.weight
+                    f32(arena, 35'814'144),  // input_gradient_16
+                    stream);
 }
 
 // ==== Layers 17-18: BatchNorm2d(64, eps 0.001, momentum 0.01) + ReLU =============================
@@ -1111,93 +925,61 @@ constexpr k::BatchNormGeometry norm_17{.batch = 100,
                                        .epsilon = 0.00100000005f,
                                        .momentum = 0.00999999978f};
 
-// One block per channel: the batch mean and 1/√(var + ε), and the running statistics' update.
-__global__ void __launch_bounds__(g::channel_threads)
-    forward_layers_17_18_statistics_kernel(const float* __restrict__ x, float* __restrict__ stats,
-                                           float* __restrict__ running) {
-  g::per_block::batch_norm_statistics<norm_17>(x, stats, running);
-}
-
-// One thread per element: normalise, then k::ReLU.
-__global__ void forward_layers_17_18_kernel(const float* __restrict__ x,
-                                            const float* __restrict__ stats,
-                                            const float* __restrict__ gamma,
-                                            const float* __restrict__ beta, float* __restrict__ y) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 800'000)
-    return;
-  k::batch_norm_forward<norm_17, k::ReLU>(i, x, stats, gamma, beta, y);
-}
-
-// One thread per element, in evaluation: the running statistics.
-__global__ void forward_layers_17_18_inference_kernel(const float* __restrict__ x,
-                                                      const float* __restrict__ running,
-                                                      const float* __restrict__ gamma,
-                                                      const float* __restrict__ beta,
-                                                      float* __restrict__ y) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 800'000)
-    return;
-  k::batch_norm_inference<norm_17, k::ReLU>(i, x, running, gamma, beta, y);
-}
-
-void forward_layers_17_18(std::byte* arena, const Libraries&, cudaStream_t stream, bool training) {
-  const float* const x = f32(arena, 35'814'144);  // activation_16
-  const float* const gamma = f32(arena, 54'016);  // 17.weight (γ)
-  const float* const beta = f32(arena, 54'272);   // 17.bias (β)
-  float* const running = f32(arena, 97'792);  // non_trainable: running mean, then running variance
-  float* const y = f32(arena, 39'014'144);    // activation_17
-  if (!training) {
-    forward_layers_17_18_inference_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(
-        x, running, gamma, beta, y);
-    g::check_launch("forward_layers_17_18_inference_kernel");
+void forward_layers_17_18(const float* x, const float* gamma, const float* beta, float* running,
+                          float* y, float* stats, cudaStream_t stream, bool training) {
+  if (!training) {  // evaluation
+    // Each element: normalised by the running statistics, then the ReLU.
+    g::for_each<800'000>(stream, "forward_layers_17_18 (evaluation)", [=] __device__(index_t i) {
+      k::batch_norm_inference<norm_17, k::ReLU>(i, x, running, gamma, beta, y);
+    });
     return;
   }
-  float* const stats = f32(arena, 68'016'896);  // batch_statistics_17: mean, then 1/√(var + ε)
-  forward_layers_17_18_statistics_kernel<<<64, g::channel_threads, 0, stream>>>(x, stats, running);
-  g::check_launch("forward_layers_17_18_statistics_kernel");
-  forward_layers_17_18_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(
-      x, stats, gamma, beta, y);
-  g::check_launch("forward_layers_17_18_kernel");
+  // Per channel: the batch mean and 1/√(var + ε), and the running statistics' update.
+  g::for_each_block<64>(stream, "forward_layers_17_18 (pass 1)", [=] __device__(index_t c) {
+    g::per_block::batch_norm_statistics<norm_17>(c, x, stats, running);
+  });
+  // Each element: normalised by its channel's batch statistics, then the ReLU.
+  g::for_each<800'000>(stream, "forward_layers_17_18 (pass 2)", [=] __device__(index_t i) {
+    k::batch_norm_forward<norm_17, k::ReLU>(i, x, stats, gamma, beta, y);
+  });
 }
 
-// One block per channel: d = act'(y)·dy left in dy, Σd into dβ and Σ d·x̂ into dγ.
-__global__ void __launch_bounds__(g::channel_threads)
-    backward_layers_17_18_sums_kernel(const float* __restrict__ x, const float* __restrict__ y,
-                                      const float* __restrict__ stats, float* __restrict__ dy,
-                                      float* __restrict__ dgamma, float* __restrict__ dbeta) {
-  g::per_block::batch_norm_backward_sums<norm_17, k::ReLU>(x, y, stats, dy, dgamma, dbeta);
+// The same on the plan's buffers:
+void forward_layers_17_18(std::byte* arena, const Libraries&, cudaStream_t stream, bool training) {
+  forward_layers_17_18(f32(arena, 35'814'144),  // activation_16
+                       f32(arena, 54'016),      // 17.weight (γ)
+                       f32(arena, 54'272),      // 17.bias (β)
+                       f32(arena, 97'792),  // non_trainable: running mean, then running variance
+                       f32(arena, 39'014'144),  // activation_17
+                       f32(arena, 68'016'896),  // batch_statistics_17: mean, then 1/√(var + ε)
+                       stream, training);
 }
 
-// One thread per element: dx from d and the channel's two sums.
-__global__ void backward_layers_17_18_kernel(const float* __restrict__ x,
-                                             const float* __restrict__ stats,
-                                             const float* __restrict__ gamma, const float* dy,
-                                             const float* __restrict__ dgamma,
-                                             const float* __restrict__ dbeta, float* dx) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 800'000)
-    return;
-  k::batch_norm_backward_input<norm_17, false>(i, x, stats, gamma, dy, dgamma, dbeta, dx);
+void backward_layers_17_18(const float* x, const float* stats, const float* gamma, float* dy,
+                           float* dgamma, float* dbeta, const float* y, float* dx,
+                           cudaStream_t stream) {
+  // Per channel: d = ReLU'(y)·dy (left in dy), Σd into dβ and Σ d·x̂ into dγ.
+  g::for_each_block<64>(stream, "backward_layers_17_18 (pass 1)", [=] __device__(index_t c) {
+    g::per_block::batch_norm_backward_sums<norm_17, k::ReLU>(c, x, y, stats, dy, dgamma, dbeta);
+  });
+  // Each element: dx from d and its channel's two sums.
+  g::for_each<800'000>(stream, "backward_layers_17_18 (pass 2)", [=] __device__(index_t i) {
+    k::batch_norm_backward_input<norm_17, false>(i, x, stats, gamma, dy, dgamma, dbeta, dx);
+  });
 }
 
+// The same on the plan's buffers:
 void backward_layers_17_18(std::byte* arena, const Libraries&, cudaStream_t stream) {
-  const float* const x = f32(arena, 35'814'144);  // activation_16
-  const float* const stats =
-      f32(arena, 68'016'896);                     // batch_statistics_17: mean, then 1/√(var + ε)
-  const float* const gamma = f32(arena, 54'016);  // 17.weight (γ)
-  float* const dy =
-      f32(arena, 42'214'144);  // input_gradient_19: d(ReLU output), then d(BatchNorm output)
-  float* const dgamma = f32(arena, 153'856);      // gradient of 17.weight (γ)
-  float* const dbeta = f32(arena, 154'112);       // gradient of 17.bias (β)
-  const float* const y = f32(arena, 39'014'144);  // activation_17, saved
-  backward_layers_17_18_sums_kernel<<<64, g::channel_threads, 0, stream>>>(x, y, stats, dy, dgamma,
-                                                                           dbeta);
-  g::check_launch("backward_layers_17_18_sums_kernel");
-  float* const dx = f32(arena, 39'014'144);  // input_gradient_17
-  backward_layers_17_18_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(
-      x, stats, gamma, dy, dgamma, dbeta, dx);
-  g::check_launch("backward_layers_17_18_kernel");
+  backward_layers_17_18(
+      f32(arena, 35'814'144),  // activation_16
+      f32(arena, 68'016'896),  // batch_statistics_17: mean, then 1/√(var + ε)
+      f32(arena, 54'016),      // 17.weight (γ)
+      f32(arena, 42'214'144),  // input_gradient_19: d(ReLU output), then d(BatchNorm output)
+      f32(arena, 153'856),     // gradient of 17.weight (γ)
+      f32(arena, 154'112),     // gradient of 17.bias (β)
+      f32(arena, 39'014'144),  // activation_17, saved
+      f32(arena, 39'014'144),  // input_gradient_17
+      stream);
 }
 
 // ==== Layer 19: Conv2d(64 → 64, 1×1) =============================================================
@@ -1225,36 +1007,47 @@ constexpr k::Conv2dGeometry conv_19_geometry{.batch = 100,
                                              .pad_h = 0,
                                              .pad_w = 0};
 
-// One thread per output element: the bias, where the library did not fuse it.
-__global__ void forward_layer_19_epilogue(const float* __restrict__ bias, float* z) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 800'000)
-    return;
-  k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 64, 125, true>(i / 125, i % 125, z,
-                                                                             bias, z);
-}
-
-void forward_layer_19(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
-  const float* const x = f32(arena, 39'014'144);   // activation_17
-  const float* const weight = f32(arena, 54'528);  // 19.weight
-  const float* const bias = f32(arena, 70'912);    // 19.bias
-  float* const z = f32(arena, 42'214'144);         // activation_19
-  lib.conv_19.forward(x, weight, bias, z, bytes(arena, 582'144));
+// Expects workspace to hold 32,000 bytes, the plan's workspace.
+void forward_layer_19(const float* x, const float* weight, const float* bias, float* z,
+                      std::byte* workspace, const Libraries& lib, cudaStream_t stream) {
+  lib.conv_19.forward(x, weight, bias, z, workspace);
   if (!lib.conv_19.forward_fused()) {  // cuDNN had no engine for the fused epilogue
-    forward_layer_19_epilogue<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(bias, z);
-    g::check_launch("forward_layer_19_epilogue");
+    // z += bias, per element.
+    g::for_each_2d<6'400, 125>(stream, "forward_layer_19", [=] __device__(index_t row, index_t p) {
+      k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 64, 125, true>(row, p, z, bias,
+                                                                                 z);
+    });
   }
 }
 
-void backward_layer_19(std::byte* arena, const Libraries& lib, cudaStream_t /*stream*/) {
-  const float* const x = f32(arena, 39'014'144);  // activation_17
-  float* const dweight = f32(arena, 154'368);     // gradient of 19.weight
-  float* const dbias = f32(arena, 170'752);       // gradient of 19.bias
-  float* const dz = f32(arena, 45'414'144);       // input_gradient_20: d(Conv2d output)
-  lib.conv_19.backward_weights(x, dz, dweight, dbias, bytes(arena, 582'144));
-  const float* const weight = f32(arena, 54'528);  // 19.weight
-  float* const dx = f32(arena, 42'214'144);        // input_gradient_19
-  lib.conv_19.backward_input(dz, weight, dx, bytes(arena, 582'144));
+// The same on the plan's buffers:
+void forward_layer_19(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
+  forward_layer_19(f32(arena, 39'014'144),  // activation_17
+                   f32(arena, 54'528),      // 19.weight
+                   f32(arena, 70'912),      // 19.bias
+                   f32(arena, 42'214'144),  // activation_19
+                   bytes(arena, 582'144),   // workspace
+                   lib, stream);
+}
+
+// Expects workspace to hold 32,000 bytes, the plan's workspace.
+void backward_layer_19(const float* x, float* dweight, float* dbias, float* dz, const float* weight,
+                       float* dx, std::byte* workspace, const Libraries& lib,
+                       cudaStream_t /*stream*/) {
+  lib.conv_19.backward_weights(x, dz, dweight, dbias, workspace);
+  lib.conv_19.backward_input(dz, weight, dx, workspace);
+}
+
+// The same on the plan's buffers:
+void backward_layer_19(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
+  backward_layer_19(f32(arena, 39'014'144),  // activation_17
+                    f32(arena, 154'368),     // gradient of 19.weight
+                    f32(arena, 170'752),     // gradient of 19.bias
+                    f32(arena, 45'414'144),  // input_gradient_20: d(Conv2d output)
+                    f32(arena, 54'528),      // 19.weight
+                    f32(arena, 42'214'144),  // input_gradient_19
+                    bytes(arena, 582'144),   // workspace
+                    lib, stream);
 }
 
 // ==== Layers 20-21: BatchNorm2d(64, eps 0.001, momentum 0.01) + ReLU =============================
@@ -1276,93 +1069,61 @@ constexpr k::BatchNormGeometry norm_20{.batch = 100,
                                        .epsilon = 0.00100000005f,
                                        .momentum = 0.00999999978f};
 
-// One block per channel: the batch mean and 1/√(var + ε), and the running statistics' update.
-__global__ void __launch_bounds__(g::channel_threads)
-    forward_layers_20_21_statistics_kernel(const float* __restrict__ x, float* __restrict__ stats,
-                                           float* __restrict__ running) {
-  g::per_block::batch_norm_statistics<norm_20>(x, stats, running);
-}
-
-// One thread per element: normalise, then k::ReLU.
-__global__ void forward_layers_20_21_kernel(const float* __restrict__ x,
-                                            const float* __restrict__ stats,
-                                            const float* __restrict__ gamma,
-                                            const float* __restrict__ beta, float* __restrict__ y) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 800'000)
-    return;
-  k::batch_norm_forward<norm_20, k::ReLU>(i, x, stats, gamma, beta, y);
-}
-
-// One thread per element, in evaluation: the running statistics.
-__global__ void forward_layers_20_21_inference_kernel(const float* __restrict__ x,
-                                                      const float* __restrict__ running,
-                                                      const float* __restrict__ gamma,
-                                                      const float* __restrict__ beta,
-                                                      float* __restrict__ y) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 800'000)
-    return;
-  k::batch_norm_inference<norm_20, k::ReLU>(i, x, running, gamma, beta, y);
-}
-
-void forward_layers_20_21(std::byte* arena, const Libraries&, cudaStream_t stream, bool training) {
-  const float* const x = f32(arena, 42'214'144);  // activation_19
-  const float* const gamma = f32(arena, 71'168);  // 20.weight (γ)
-  const float* const beta = f32(arena, 71'424);   // 20.bias (β)
-  float* const running = f32(arena, 98'304);  // non_trainable: running mean, then running variance
-  float* const y = f32(arena, 45'414'144);    // activation_20
-  if (!training) {
-    forward_layers_20_21_inference_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(
-        x, running, gamma, beta, y);
-    g::check_launch("forward_layers_20_21_inference_kernel");
+void forward_layers_20_21(const float* x, const float* gamma, const float* beta, float* running,
+                          float* y, float* stats, cudaStream_t stream, bool training) {
+  if (!training) {  // evaluation
+    // Each element: normalised by the running statistics, then the ReLU.
+    g::for_each<800'000>(stream, "forward_layers_20_21 (evaluation)", [=] __device__(index_t i) {
+      k::batch_norm_inference<norm_20, k::ReLU>(i, x, running, gamma, beta, y);
+    });
     return;
   }
-  float* const stats = f32(arena, 68'017'408);  // batch_statistics_20: mean, then 1/√(var + ε)
-  forward_layers_20_21_statistics_kernel<<<64, g::channel_threads, 0, stream>>>(x, stats, running);
-  g::check_launch("forward_layers_20_21_statistics_kernel");
-  forward_layers_20_21_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(
-      x, stats, gamma, beta, y);
-  g::check_launch("forward_layers_20_21_kernel");
+  // Per channel: the batch mean and 1/√(var + ε), and the running statistics' update.
+  g::for_each_block<64>(stream, "forward_layers_20_21 (pass 1)", [=] __device__(index_t c) {
+    g::per_block::batch_norm_statistics<norm_20>(c, x, stats, running);
+  });
+  // Each element: normalised by its channel's batch statistics, then the ReLU.
+  g::for_each<800'000>(stream, "forward_layers_20_21 (pass 2)", [=] __device__(index_t i) {
+    k::batch_norm_forward<norm_20, k::ReLU>(i, x, stats, gamma, beta, y);
+  });
 }
 
-// One block per channel: d = act'(y)·dy left in dy, Σd into dβ and Σ d·x̂ into dγ.
-__global__ void __launch_bounds__(g::channel_threads)
-    backward_layers_20_21_sums_kernel(const float* __restrict__ x, const float* __restrict__ y,
-                                      const float* __restrict__ stats, float* __restrict__ dy,
-                                      float* __restrict__ dgamma, float* __restrict__ dbeta) {
-  g::per_block::batch_norm_backward_sums<norm_20, k::ReLU>(x, y, stats, dy, dgamma, dbeta);
+// The same on the plan's buffers:
+void forward_layers_20_21(std::byte* arena, const Libraries&, cudaStream_t stream, bool training) {
+  forward_layers_20_21(f32(arena, 42'214'144),  // activation_19
+                       f32(arena, 71'168),      // 20.weight (γ)
+                       f32(arena, 71'424),      // 20.bias (β)
+                       f32(arena, 98'304),  // non_trainable: running mean, then running variance
+                       f32(arena, 45'414'144),  // activation_20
+                       f32(arena, 68'017'408),  // batch_statistics_20: mean, then 1/√(var + ε)
+                       stream, training);
 }
 
-// One thread per element: dx from d and the channel's two sums.
-__global__ void backward_layers_20_21_kernel(const float* __restrict__ x,
-                                             const float* __restrict__ stats,
-                                             const float* __restrict__ gamma, const float* dy,
-                                             const float* __restrict__ dgamma,
-                                             const float* __restrict__ dbeta, float* dx) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 800'000)
-    return;
-  k::batch_norm_backward_input<norm_20, false>(i, x, stats, gamma, dy, dgamma, dbeta, dx);
+void backward_layers_20_21(const float* x, const float* stats, const float* gamma, float* dy,
+                           float* dgamma, float* dbeta, const float* y, float* dx,
+                           cudaStream_t stream) {
+  // Per channel: d = ReLU'(y)·dy (left in dy), Σd into dβ and Σ d·x̂ into dγ.
+  g::for_each_block<64>(stream, "backward_layers_20_21 (pass 1)", [=] __device__(index_t c) {
+    g::per_block::batch_norm_backward_sums<norm_20, k::ReLU>(c, x, y, stats, dy, dgamma, dbeta);
+  });
+  // Each element: dx from d and its channel's two sums.
+  g::for_each<800'000>(stream, "backward_layers_20_21 (pass 2)", [=] __device__(index_t i) {
+    k::batch_norm_backward_input<norm_20, false>(i, x, stats, gamma, dy, dgamma, dbeta, dx);
+  });
 }
 
+// The same on the plan's buffers:
 void backward_layers_20_21(std::byte* arena, const Libraries&, cudaStream_t stream) {
-  const float* const x = f32(arena, 42'214'144);  // activation_19
-  const float* const stats =
-      f32(arena, 68'017'408);                     // batch_statistics_20: mean, then 1/√(var + ε)
-  const float* const gamma = f32(arena, 71'168);  // 20.weight (γ)
-  float* const dy =
-      f32(arena, 48'614'144);  // input_gradient_22: d(ReLU output), then d(BatchNorm output)
-  float* const dgamma = f32(arena, 171'008);      // gradient of 20.weight (γ)
-  float* const dbeta = f32(arena, 171'264);       // gradient of 20.bias (β)
-  const float* const y = f32(arena, 45'414'144);  // activation_20, saved
-  backward_layers_20_21_sums_kernel<<<64, g::channel_threads, 0, stream>>>(x, y, stats, dy, dgamma,
-                                                                           dbeta);
-  g::check_launch("backward_layers_20_21_sums_kernel");
-  float* const dx = f32(arena, 45'414'144);  // input_gradient_20
-  backward_layers_20_21_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(
-      x, stats, gamma, dy, dgamma, dbeta, dx);
-  g::check_launch("backward_layers_20_21_kernel");
+  backward_layers_20_21(
+      f32(arena, 42'214'144),  // activation_19
+      f32(arena, 68'017'408),  // batch_statistics_20: mean, then 1/√(var + ε)
+      f32(arena, 71'168),      // 20.weight (γ)
+      f32(arena, 48'614'144),  // input_gradient_22: d(ReLU output), then d(BatchNorm output)
+      f32(arena, 171'008),     // gradient of 20.weight (γ)
+      f32(arena, 171'264),     // gradient of 20.bias (β)
+      f32(arena, 45'414'144),  // activation_20, saved
+      f32(arena, 45'414'144),  // input_gradient_20
+      stream);
 }
 
 // ==== Layer 22: DepthwiseConv2d(64, 3×3, pad 1) ==================================================
@@ -1388,63 +1149,48 @@ constexpr k::Conv2dGeometry conv_22{.batch = 100,
                                     .pad_w = 1,
                                     .groups = 64};
 
-// One thread per output element.
-__global__ void forward_layer_22_kernel(const float* __restrict__ x,
-                                        const float* __restrict__ weight,
-                                        const float* __restrict__ bias, float* __restrict__ y) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 800'000)
-    return;
-  k::grouped_conv_forward<conv_22, true>(i, x, weight, bias, y);
+void forward_layer_22(const float* x, const float* weight, const float* bias, float* y,
+                      cudaStream_t stream) {
+  // Each output: its window's weighted sum plus the bias.
+  g::for_each<800'000>(stream, "forward_layer_22", [=] __device__(index_t i) {
+    k::grouped_conv_forward<conv_22, true>(i, x, weight, bias, y);
+  });
 }
 
+// The same on the plan's buffers:
 void forward_layer_22(std::byte* arena, const Libraries&, cudaStream_t stream) {
-  const float* const x = f32(arena, 45'414'144);   // activation_20
-  const float* const weight = f32(arena, 71'680);  // 22.weight
-  const float* const bias = f32(arena, 73'984);    // 22.bias
-  float* const y = f32(arena, 48'614'144);         // activation_22
-  forward_layer_22_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(x, weight, bias,
-                                                                                   y);
-  g::check_launch("forward_layer_22_kernel");
+  forward_layer_22(f32(arena, 45'414'144),  // activation_20
+                   f32(arena, 71'680),      // 22.weight
+                   f32(arena, 73'984),      // 22.bias
+                   f32(arena, 48'614'144),  // activation_22
+                   stream);
 }
 
-// One block per weight element: Σ over samples and output positions of dy · x.
-__global__ void __launch_bounds__(g::channel_threads)
-    backward_layer_22_weight_kernel(const float* __restrict__ x, const float* __restrict__ dy,
-                                    float* __restrict__ dweight) {
-  g::per_block::grouped_conv_backward_weight<conv_22>(x, dy, dweight);
+void backward_layer_22(const float* x, const float* dy, float* dweight, float* dbias,
+                       const float* weight, float* dx, cudaStream_t stream) {
+  // Each weight: Σ over samples and output positions of dy · x.
+  g::for_each_block<576>(stream, "backward_layer_22 (pass 1)", [=] __device__(index_t e) {
+    g::per_block::grouped_conv_backward_weight<conv_22>(e, x, dy, dweight);
+  });
+  // Each channel: Σ over samples and positions of dy.
+  g::for_each_block<64>(stream, "backward_layer_22 (pass 2)", [=] __device__(index_t c) {
+    g::per_block::bias_gradient_channels<100, 64, 125>(c, dy, dbias);
+  });
+  // Each input element gathers dy · w from the outputs that read it.
+  g::for_each<800'000>(stream, "backward_layer_22 (pass 3)", [=] __device__(index_t i) {
+    k::grouped_conv_backward_input<conv_22, false>(i, dy, weight, dx);
+  });
 }
 
-// One block per channel: Σ over samples and positions of dy.
-__global__ void __launch_bounds__(g::channel_threads)
-    backward_layer_22_bias_kernel(const float* __restrict__ dy, float* __restrict__ dbias) {
-  g::per_block::bias_gradient_channels<100, 64, 125>(dy, dbias);
-}
-
-// One thread per input element: it gathers dy · w from the outputs that read it.
-__global__ void backward_layer_22_input_kernel(const float* __restrict__ dy,
-                                               const float* __restrict__ weight,
-                                               float* __restrict__ dx) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 800'000)
-    return;
-  k::grouped_conv_backward_input<conv_22, false>(i, dy, weight, dx);
-}
-
+// The same on the plan's buffers:
 void backward_layer_22(std::byte* arena, const Libraries&, cudaStream_t stream) {
-  const float* const x = f32(arena, 45'414'144);   // activation_20
-  const float* const dy = f32(arena, 51'814'144);  // input_gradient_23
-  float* const dweight = f32(arena, 171'520);      // gradient of 22.weight
-  backward_layer_22_weight_kernel<<<576, g::channel_threads, 0, stream>>>(x, dy, dweight);
-  g::check_launch("backward_layer_22_weight_kernel");
-  float* const dbias = f32(arena, 173'824);  // gradient of 22.bias
-  backward_layer_22_bias_kernel<<<64, g::channel_threads, 0, stream>>>(dy, dbias);
-  g::check_launch("backward_layer_22_bias_kernel");
-  const float* const weight = f32(arena, 71'680);  // 22.weight
-  float* const dx = f32(arena, 48'614'144);        // input_gradient_22
-  backward_layer_22_input_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(
-      dy, weight, dx);
-  g::check_launch("backward_layer_22_input_kernel");
+  backward_layer_22(f32(arena, 45'414'144),  // activation_20
+                    f32(arena, 51'814'144),  // input_gradient_23
+                    f32(arena, 171'520),     // gradient of 22.weight
+                    f32(arena, 173'824),     // gradient of 22.bias
+                    f32(arena, 71'680),      // 22.weight
+                    f32(arena, 48'614'144),  // input_gradient_22
+                    stream);
 }
 
 // ==== Layers 23-24: BatchNorm2d(64, eps 0.001, momentum 0.01) + ReLU =============================
@@ -1466,93 +1212,61 @@ constexpr k::BatchNormGeometry norm_23{.batch = 100,
                                        .epsilon = 0.00100000005f,
                                        .momentum = 0.00999999978f};
 
-// One block per channel: the batch mean and 1/√(var + ε), and the running statistics' update.
-__global__ void __launch_bounds__(g::channel_threads)
-    forward_layers_23_24_statistics_kernel(const float* __restrict__ x, float* __restrict__ stats,
-                                           float* __restrict__ running) {
-  g::per_block::batch_norm_statistics<norm_23>(x, stats, running);
-}
-
-// One thread per element: normalise, then k::ReLU.
-__global__ void forward_layers_23_24_kernel(const float* __restrict__ x,
-                                            const float* __restrict__ stats,
-                                            const float* __restrict__ gamma,
-                                            const float* __restrict__ beta, float* __restrict__ y) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 800'000)
-    return;
-  k::batch_norm_forward<norm_23, k::ReLU>(i, x, stats, gamma, beta, y);
-}
-
-// One thread per element, in evaluation: the running statistics.
-__global__ void forward_layers_23_24_inference_kernel(const float* __restrict__ x,
-                                                      const float* __restrict__ running,
-                                                      const float* __restrict__ gamma,
-                                                      const float* __restrict__ beta,
-                                                      float* __restrict__ y) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 800'000)
-    return;
-  k::batch_norm_inference<norm_23, k::ReLU>(i, x, running, gamma, beta, y);
-}
-
-void forward_layers_23_24(std::byte* arena, const Libraries&, cudaStream_t stream, bool training) {
-  const float* const x = f32(arena, 48'614'144);  // activation_22
-  const float* const gamma = f32(arena, 74'240);  // 23.weight (γ)
-  const float* const beta = f32(arena, 74'496);   // 23.bias (β)
-  float* const running = f32(arena, 98'816);  // non_trainable: running mean, then running variance
-  float* const y = f32(arena, 51'814'144);    // activation_23
-  if (!training) {
-    forward_layers_23_24_inference_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(
-        x, running, gamma, beta, y);
-    g::check_launch("forward_layers_23_24_inference_kernel");
+void forward_layers_23_24(const float* x, const float* gamma, const float* beta, float* running,
+                          float* y, float* stats, cudaStream_t stream, bool training) {
+  if (!training) {  // evaluation
+    // Each element: normalised by the running statistics, then the ReLU.
+    g::for_each<800'000>(stream, "forward_layers_23_24 (evaluation)", [=] __device__(index_t i) {
+      k::batch_norm_inference<norm_23, k::ReLU>(i, x, running, gamma, beta, y);
+    });
     return;
   }
-  float* const stats = f32(arena, 68'017'920);  // batch_statistics_23: mean, then 1/√(var + ε)
-  forward_layers_23_24_statistics_kernel<<<64, g::channel_threads, 0, stream>>>(x, stats, running);
-  g::check_launch("forward_layers_23_24_statistics_kernel");
-  forward_layers_23_24_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(
-      x, stats, gamma, beta, y);
-  g::check_launch("forward_layers_23_24_kernel");
+  // Per channel: the batch mean and 1/√(var + ε), and the running statistics' update.
+  g::for_each_block<64>(stream, "forward_layers_23_24 (pass 1)", [=] __device__(index_t c) {
+    g::per_block::batch_norm_statistics<norm_23>(c, x, stats, running);
+  });
+  // Each element: normalised by its channel's batch statistics, then the ReLU.
+  g::for_each<800'000>(stream, "forward_layers_23_24 (pass 2)", [=] __device__(index_t i) {
+    k::batch_norm_forward<norm_23, k::ReLU>(i, x, stats, gamma, beta, y);
+  });
 }
 
-// One block per channel: d = act'(y)·dy left in dy, Σd into dβ and Σ d·x̂ into dγ.
-__global__ void __launch_bounds__(g::channel_threads)
-    backward_layers_23_24_sums_kernel(const float* __restrict__ x, const float* __restrict__ y,
-                                      const float* __restrict__ stats, float* __restrict__ dy,
-                                      float* __restrict__ dgamma, float* __restrict__ dbeta) {
-  g::per_block::batch_norm_backward_sums<norm_23, k::ReLU>(x, y, stats, dy, dgamma, dbeta);
+// The same on the plan's buffers:
+void forward_layers_23_24(std::byte* arena, const Libraries&, cudaStream_t stream, bool training) {
+  forward_layers_23_24(f32(arena, 48'614'144),  // activation_22
+                       f32(arena, 74'240),      // 23.weight (γ)
+                       f32(arena, 74'496),      // 23.bias (β)
+                       f32(arena, 98'816),  // non_trainable: running mean, then running variance
+                       f32(arena, 51'814'144),  // activation_23
+                       f32(arena, 68'017'920),  // batch_statistics_23: mean, then 1/√(var + ε)
+                       stream, training);
 }
 
-// One thread per element: dx from d and the channel's two sums.
-__global__ void backward_layers_23_24_kernel(const float* __restrict__ x,
-                                             const float* __restrict__ stats,
-                                             const float* __restrict__ gamma, const float* dy,
-                                             const float* __restrict__ dgamma,
-                                             const float* __restrict__ dbeta, float* dx) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 800'000)
-    return;
-  k::batch_norm_backward_input<norm_23, false>(i, x, stats, gamma, dy, dgamma, dbeta, dx);
+void backward_layers_23_24(const float* x, const float* stats, const float* gamma, float* dy,
+                           float* dgamma, float* dbeta, const float* y, float* dx,
+                           cudaStream_t stream) {
+  // Per channel: d = ReLU'(y)·dy (left in dy), Σd into dβ and Σ d·x̂ into dγ.
+  g::for_each_block<64>(stream, "backward_layers_23_24 (pass 1)", [=] __device__(index_t c) {
+    g::per_block::batch_norm_backward_sums<norm_23, k::ReLU>(c, x, y, stats, dy, dgamma, dbeta);
+  });
+  // Each element: dx from d and its channel's two sums.
+  g::for_each<800'000>(stream, "backward_layers_23_24 (pass 2)", [=] __device__(index_t i) {
+    k::batch_norm_backward_input<norm_23, false>(i, x, stats, gamma, dy, dgamma, dbeta, dx);
+  });
 }
 
+// The same on the plan's buffers:
 void backward_layers_23_24(std::byte* arena, const Libraries&, cudaStream_t stream) {
-  const float* const x = f32(arena, 48'614'144);  // activation_22
-  const float* const stats =
-      f32(arena, 68'017'920);                     // batch_statistics_23: mean, then 1/√(var + ε)
-  const float* const gamma = f32(arena, 74'240);  // 23.weight (γ)
-  float* const dy =
-      f32(arena, 55'014'144);  // input_gradient_25: d(ReLU output), then d(BatchNorm output)
-  float* const dgamma = f32(arena, 174'080);      // gradient of 23.weight (γ)
-  float* const dbeta = f32(arena, 174'336);       // gradient of 23.bias (β)
-  const float* const y = f32(arena, 51'814'144);  // activation_23, saved
-  backward_layers_23_24_sums_kernel<<<64, g::channel_threads, 0, stream>>>(x, y, stats, dy, dgamma,
-                                                                           dbeta);
-  g::check_launch("backward_layers_23_24_sums_kernel");
-  float* const dx = f32(arena, 51'814'144);  // input_gradient_23
-  backward_layers_23_24_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(
-      x, stats, gamma, dy, dgamma, dbeta, dx);
-  g::check_launch("backward_layers_23_24_kernel");
+  backward_layers_23_24(
+      f32(arena, 48'614'144),  // activation_22
+      f32(arena, 68'017'920),  // batch_statistics_23: mean, then 1/√(var + ε)
+      f32(arena, 74'240),      // 23.weight (γ)
+      f32(arena, 55'014'144),  // input_gradient_25: d(ReLU output), then d(BatchNorm output)
+      f32(arena, 174'080),     // gradient of 23.weight (γ)
+      f32(arena, 174'336),     // gradient of 23.bias (β)
+      f32(arena, 51'814'144),  // activation_23, saved
+      f32(arena, 51'814'144),  // input_gradient_23
+      stream);
 }
 
 // ==== Layer 25: Conv2d(64 → 64, 1×1) =============================================================
@@ -1580,36 +1294,47 @@ constexpr k::Conv2dGeometry conv_25_geometry{.batch = 100,
                                              .pad_h = 0,
                                              .pad_w = 0};
 
-// One thread per output element: the bias, where the library did not fuse it.
-__global__ void forward_layer_25_epilogue(const float* __restrict__ bias, float* z) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 800'000)
-    return;
-  k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 64, 125, true>(i / 125, i % 125, z,
-                                                                             bias, z);
-}
-
-void forward_layer_25(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
-  const float* const x = f32(arena, 51'814'144);   // activation_23
-  const float* const weight = f32(arena, 74'752);  // 25.weight
-  const float* const bias = f32(arena, 91'136);    // 25.bias
-  float* const z = f32(arena, 55'014'144);         // activation_25
-  lib.conv_25.forward(x, weight, bias, z, bytes(arena, 582'144));
+// Expects workspace to hold 32,000 bytes, the plan's workspace.
+void forward_layer_25(const float* x, const float* weight, const float* bias, float* z,
+                      std::byte* workspace, const Libraries& lib, cudaStream_t stream) {
+  lib.conv_25.forward(x, weight, bias, z, workspace);
   if (!lib.conv_25.forward_fused()) {  // cuDNN had no engine for the fused epilogue
-    forward_layer_25_epilogue<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(bias, z);
-    g::check_launch("forward_layer_25_epilogue");
+    // z += bias, per element.
+    g::for_each_2d<6'400, 125>(stream, "forward_layer_25", [=] __device__(index_t row, index_t p) {
+      k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 64, 125, true>(row, p, z, bias,
+                                                                                 z);
+    });
   }
 }
 
-void backward_layer_25(std::byte* arena, const Libraries& lib, cudaStream_t /*stream*/) {
-  const float* const x = f32(arena, 51'814'144);  // activation_23
-  float* const dweight = f32(arena, 174'592);     // gradient of 25.weight
-  float* const dbias = f32(arena, 190'976);       // gradient of 25.bias
-  float* const dz = f32(arena, 58'214'144);       // input_gradient_26: d(Conv2d output)
-  lib.conv_25.backward_weights(x, dz, dweight, dbias, bytes(arena, 582'144));
-  const float* const weight = f32(arena, 74'752);  // 25.weight
-  float* const dx = f32(arena, 55'014'144);        // input_gradient_25
-  lib.conv_25.backward_input(dz, weight, dx, bytes(arena, 582'144));
+// The same on the plan's buffers:
+void forward_layer_25(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
+  forward_layer_25(f32(arena, 51'814'144),  // activation_23
+                   f32(arena, 74'752),      // 25.weight
+                   f32(arena, 91'136),      // 25.bias
+                   f32(arena, 55'014'144),  // activation_25
+                   bytes(arena, 582'144),   // workspace
+                   lib, stream);
+}
+
+// Expects workspace to hold 32,000 bytes, the plan's workspace.
+void backward_layer_25(const float* x, float* dweight, float* dbias, float* dz, const float* weight,
+                       float* dx, std::byte* workspace, const Libraries& lib,
+                       cudaStream_t /*stream*/) {
+  lib.conv_25.backward_weights(x, dz, dweight, dbias, workspace);
+  lib.conv_25.backward_input(dz, weight, dx, workspace);
+}
+
+// The same on the plan's buffers:
+void backward_layer_25(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
+  backward_layer_25(f32(arena, 51'814'144),  // activation_23
+                    f32(arena, 174'592),     // gradient of 25.weight
+                    f32(arena, 190'976),     // gradient of 25.bias
+                    f32(arena, 58'214'144),  // input_gradient_26: d(Conv2d output)
+                    f32(arena, 74'752),      // 25.weight
+                    f32(arena, 55'014'144),  // input_gradient_25
+                    bytes(arena, 582'144),   // workspace
+                    lib, stream);
 }
 
 // ==== Layers 26-27: BatchNorm2d(64, eps 0.001, momentum 0.01) + ReLU =============================
@@ -1631,93 +1356,61 @@ constexpr k::BatchNormGeometry norm_26{.batch = 100,
                                        .epsilon = 0.00100000005f,
                                        .momentum = 0.00999999978f};
 
-// One block per channel: the batch mean and 1/√(var + ε), and the running statistics' update.
-__global__ void __launch_bounds__(g::channel_threads)
-    forward_layers_26_27_statistics_kernel(const float* __restrict__ x, float* __restrict__ stats,
-                                           float* __restrict__ running) {
-  g::per_block::batch_norm_statistics<norm_26>(x, stats, running);
-}
-
-// One thread per element: normalise, then k::ReLU.
-__global__ void forward_layers_26_27_kernel(const float* __restrict__ x,
-                                            const float* __restrict__ stats,
-                                            const float* __restrict__ gamma,
-                                            const float* __restrict__ beta, float* __restrict__ y) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 800'000)
-    return;
-  k::batch_norm_forward<norm_26, k::ReLU>(i, x, stats, gamma, beta, y);
-}
-
-// One thread per element, in evaluation: the running statistics.
-__global__ void forward_layers_26_27_inference_kernel(const float* __restrict__ x,
-                                                      const float* __restrict__ running,
-                                                      const float* __restrict__ gamma,
-                                                      const float* __restrict__ beta,
-                                                      float* __restrict__ y) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 800'000)
-    return;
-  k::batch_norm_inference<norm_26, k::ReLU>(i, x, running, gamma, beta, y);
-}
-
-void forward_layers_26_27(std::byte* arena, const Libraries&, cudaStream_t stream, bool training) {
-  const float* const x = f32(arena, 55'014'144);  // activation_25
-  const float* const gamma = f32(arena, 91'392);  // 26.weight (γ)
-  const float* const beta = f32(arena, 91'648);   // 26.bias (β)
-  float* const running = f32(arena, 99'328);  // non_trainable: running mean, then running variance
-  float* const y = f32(arena, 58'214'144);    // activation_26
-  if (!training) {
-    forward_layers_26_27_inference_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(
-        x, running, gamma, beta, y);
-    g::check_launch("forward_layers_26_27_inference_kernel");
+void forward_layers_26_27(const float* x, const float* gamma, const float* beta, float* running,
+                          float* y, float* stats, cudaStream_t stream, bool training) {
+  if (!training) {  // evaluation
+    // Each element: normalised by the running statistics, then the ReLU.
+    g::for_each<800'000>(stream, "forward_layers_26_27 (evaluation)", [=] __device__(index_t i) {
+      k::batch_norm_inference<norm_26, k::ReLU>(i, x, running, gamma, beta, y);
+    });
     return;
   }
-  float* const stats = f32(arena, 68'018'432);  // batch_statistics_26: mean, then 1/√(var + ε)
-  forward_layers_26_27_statistics_kernel<<<64, g::channel_threads, 0, stream>>>(x, stats, running);
-  g::check_launch("forward_layers_26_27_statistics_kernel");
-  forward_layers_26_27_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(
-      x, stats, gamma, beta, y);
-  g::check_launch("forward_layers_26_27_kernel");
+  // Per channel: the batch mean and 1/√(var + ε), and the running statistics' update.
+  g::for_each_block<64>(stream, "forward_layers_26_27 (pass 1)", [=] __device__(index_t c) {
+    g::per_block::batch_norm_statistics<norm_26>(c, x, stats, running);
+  });
+  // Each element: normalised by its channel's batch statistics, then the ReLU.
+  g::for_each<800'000>(stream, "forward_layers_26_27 (pass 2)", [=] __device__(index_t i) {
+    k::batch_norm_forward<norm_26, k::ReLU>(i, x, stats, gamma, beta, y);
+  });
 }
 
-// One block per channel: d = act'(y)·dy left in dy, Σd into dβ and Σ d·x̂ into dγ.
-__global__ void __launch_bounds__(g::channel_threads)
-    backward_layers_26_27_sums_kernel(const float* __restrict__ x, const float* __restrict__ y,
-                                      const float* __restrict__ stats, float* __restrict__ dy,
-                                      float* __restrict__ dgamma, float* __restrict__ dbeta) {
-  g::per_block::batch_norm_backward_sums<norm_26, k::ReLU>(x, y, stats, dy, dgamma, dbeta);
+// The same on the plan's buffers:
+void forward_layers_26_27(std::byte* arena, const Libraries&, cudaStream_t stream, bool training) {
+  forward_layers_26_27(f32(arena, 55'014'144),  // activation_25
+                       f32(arena, 91'392),      // 26.weight (γ)
+                       f32(arena, 91'648),      // 26.bias (β)
+                       f32(arena, 99'328),  // non_trainable: running mean, then running variance
+                       f32(arena, 58'214'144),  // activation_26
+                       f32(arena, 68'018'432),  // batch_statistics_26: mean, then 1/√(var + ε)
+                       stream, training);
 }
 
-// One thread per element: dx from d and the channel's two sums.
-__global__ void backward_layers_26_27_kernel(const float* __restrict__ x,
-                                             const float* __restrict__ stats,
-                                             const float* __restrict__ gamma, const float* dy,
-                                             const float* __restrict__ dgamma,
-                                             const float* __restrict__ dbeta, float* dx) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 800'000)
-    return;
-  k::batch_norm_backward_input<norm_26, false>(i, x, stats, gamma, dy, dgamma, dbeta, dx);
+void backward_layers_26_27(const float* x, const float* stats, const float* gamma, float* dy,
+                           float* dgamma, float* dbeta, const float* y, float* dx,
+                           cudaStream_t stream) {
+  // Per channel: d = ReLU'(y)·dy (left in dy), Σd into dβ and Σ d·x̂ into dγ.
+  g::for_each_block<64>(stream, "backward_layers_26_27 (pass 1)", [=] __device__(index_t c) {
+    g::per_block::batch_norm_backward_sums<norm_26, k::ReLU>(c, x, y, stats, dy, dgamma, dbeta);
+  });
+  // Each element: dx from d and its channel's two sums.
+  g::for_each<800'000>(stream, "backward_layers_26_27 (pass 2)", [=] __device__(index_t i) {
+    k::batch_norm_backward_input<norm_26, false>(i, x, stats, gamma, dy, dgamma, dbeta, dx);
+  });
 }
 
+// The same on the plan's buffers:
 void backward_layers_26_27(std::byte* arena, const Libraries&, cudaStream_t stream) {
-  const float* const x = f32(arena, 55'014'144);  // activation_25
-  const float* const stats =
-      f32(arena, 68'018'432);                     // batch_statistics_26: mean, then 1/√(var + ε)
-  const float* const gamma = f32(arena, 91'392);  // 26.weight (γ)
-  float* const dy =
-      f32(arena, 64'614'144);  // input_gradient_28: d(ReLU output), then d(BatchNorm output)
-  float* const dgamma = f32(arena, 191'232);      // gradient of 26.weight (γ)
-  float* const dbeta = f32(arena, 191'488);       // gradient of 26.bias (β)
-  const float* const y = f32(arena, 58'214'144);  // activation_26, saved
-  backward_layers_26_27_sums_kernel<<<64, g::channel_threads, 0, stream>>>(x, y, stats, dy, dgamma,
-                                                                           dbeta);
-  g::check_launch("backward_layers_26_27_sums_kernel");
-  float* const dx = f32(arena, 58'214'144);  // input_gradient_26
-  backward_layers_26_27_kernel<<<g::blocks_for(800'000), g::block_threads, 0, stream>>>(
-      x, stats, gamma, dy, dgamma, dbeta, dx);
-  g::check_launch("backward_layers_26_27_kernel");
+  backward_layers_26_27(
+      f32(arena, 55'014'144),  // activation_25
+      f32(arena, 68'018'432),  // batch_statistics_26: mean, then 1/√(var + ε)
+      f32(arena, 91'392),      // 26.weight (γ)
+      f32(arena, 64'614'144),  // input_gradient_28: d(ReLU output), then d(BatchNorm output)
+      f32(arena, 191'232),     // gradient of 26.weight (γ)
+      f32(arena, 191'488),     // gradient of 26.bias (β)
+      f32(arena, 58'214'144),  // activation_26, saved
+      f32(arena, 58'214'144),  // input_gradient_26
+      stream);
 }
 
 // ==== Layer 28: Dropout(0.4) =====================================================================
@@ -1814,36 +1507,47 @@ void backward_layer_29(std::byte* arena, const Libraries&, cudaStream_t stream) 
 //   loss_gradient      f32 (100, 12)  arena + 61,419,008  d(output), read by backward
 //   input_gradient_30  f32 (100, 64)  arena + 64,639,744  d(input), written by backward
 
-// One thread per output element: the bias, where the library did not fuse it.
-__global__ void forward_layer_30_epilogue(const float* __restrict__ bias, float* z) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 1'200)
-    return;
-  k::bias_activation_forward<k::Identity, k::BiasAlong::positions, 12, 12, true>(i / 12, i % 12, z,
-                                                                                 bias, z);
-}
-
-void forward_layer_30(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
-  const float* const x = f32(arena, 64'614'144);   // activation_29
-  const float* const weight = f32(arena, 91'904);  // 30.weight
-  const float* const bias = f32(arena, 94'976);    // 30.bias
-  float* const z = f32(arena, 61'414'144);         // activation_30
-  lib.linear_30.forward(x, weight, bias, z, bytes(arena, 582'144));
+// Expects workspace to hold 32,000 bytes, the plan's workspace.
+void forward_layer_30(const float* x, const float* weight, const float* bias, float* z,
+                      std::byte* workspace, const Libraries& lib, cudaStream_t stream) {
+  lib.linear_30.forward(x, weight, bias, z, workspace);
   if (!lib.linear_30.forward_fused()) {  // cuBLASLt had no engine for the fused epilogue
-    forward_layer_30_epilogue<<<g::blocks_for(1'200), g::block_threads, 0, stream>>>(bias, z);
-    g::check_launch("forward_layer_30_epilogue");
+    // z += bias, per element.
+    g::for_each_2d<100, 12>(stream, "forward_layer_30", [=] __device__(index_t n, index_t o) {
+      k::bias_activation_forward<k::Identity, k::BiasAlong::positions, 12, 12, true>(n, o, z, bias,
+                                                                                     z);
+    });
   }
 }
 
-void backward_layer_30(std::byte* arena, const Libraries& lib, cudaStream_t /*stream*/) {
-  const float* const x = f32(arena, 64'614'144);  // activation_29
-  float* const dweight = f32(arena, 191'744);     // gradient of 30.weight
-  float* const dbias = f32(arena, 194'816);       // gradient of 30.bias
-  float* const dz = f32(arena, 61'419'008);       // loss_gradient: d(Linear output)
-  lib.linear_30.backward_weights(x, dz, dweight, dbias, bytes(arena, 582'144));
-  const float* const weight = f32(arena, 91'904);  // 30.weight
-  float* const dx = f32(arena, 64'639'744);        // input_gradient_30
-  lib.linear_30.backward_input(dz, weight, dx, bytes(arena, 582'144));
+// The same on the plan's buffers:
+void forward_layer_30(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
+  forward_layer_30(f32(arena, 64'614'144),  // activation_29
+                   f32(arena, 91'904),      // 30.weight
+                   f32(arena, 94'976),      // 30.bias
+                   f32(arena, 61'414'144),  // activation_30
+                   bytes(arena, 582'144),   // workspace
+                   lib, stream);
+}
+
+// Expects workspace to hold 32,000 bytes, the plan's workspace.
+void backward_layer_30(const float* x, float* dweight, float* dbias, float* dz, const float* weight,
+                       float* dx, std::byte* workspace, const Libraries& lib,
+                       cudaStream_t /*stream*/) {
+  lib.linear_30.backward_weights(x, dz, dweight, dbias, workspace);
+  lib.linear_30.backward_input(dz, weight, dx, workspace);
+}
+
+// The same on the plan's buffers:
+void backward_layer_30(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
+  backward_layer_30(f32(arena, 64'614'144),  // activation_29
+                    f32(arena, 191'744),     // gradient of 30.weight
+                    f32(arena, 194'816),     // gradient of 30.bias
+                    f32(arena, 61'419'008),  // loss_gradient: d(Linear output)
+                    f32(arena, 91'904),      // 30.weight
+                    f32(arena, 64'639'744),  // input_gradient_30
+                    bytes(arena, 582'144),   // workspace
+                    lib, stream);
 }
 
 // ==== Loss: softmax + cross-entropy over the logits (100, 12), forward and backward ==============

@@ -81,12 +81,10 @@ constexpr k::Conv2dGeometry conv_0{.batch = 100,
                                    .pad_h = 4,
                                    .pad_w = 1};
 
-void forward_layer_0(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 385'536);    // input
-  const float* const weight = f32(arena, 0);     // 0.weight
-  const float* const bias = f32(arena, 10'240);  // 0.bias
-  float* const z = f32(arena, 614'144);          // activation_0
-  float* const col = f32(arena, 582'144);        // workspace
+// Expects col to hold 32,000 bytes, the plan's workspace.
+void forward_layer_0(const float* x, const float* weight, const float* bias, float* z, float* col,
+                     c::ThreadPool& pool) {
+  // In each tile of the product, as it is finished: z += bias, per element.
   c::conv2d_forward<conv_0, 1>(pool, x, weight, col, z, [&](index_t n, c::Range columns) {
     for (index_t row = n * 64; row < (n + 1) * 64; ++row)
       for (index_t p = columns.begin; p < columns.end; ++p)
@@ -95,13 +93,30 @@ void forward_layer_0(std::byte* arena, c::ThreadPool& pool) {
   });
 }
 
-void backward_layer_0(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 385'536);  // input
-  float* const dweight = f32(arena, 99'840);   // gradient of 0.weight
-  float* const dbias = f32(arena, 110'080);    // gradient of 0.bias
-  float* const dz = f32(arena, 3'814'144);     // input_gradient_1: d(Conv2d output)
-  float* const col = f32(arena, 582'144);      // workspace
+// The same on the plan's buffers:
+void forward_layer_0(std::byte* arena, c::ThreadPool& pool) {
+  forward_layer_0(f32(arena, 385'536),  // input
+                  f32(arena, 0),        // 0.weight
+                  f32(arena, 10'240),   // 0.bias
+                  f32(arena, 614'144),  // activation_0
+                  f32(arena, 582'144),  // workspace
+                  pool);
+}
+
+// Expects col to hold 32,000 bytes, the plan's workspace.
+void backward_layer_0(const float* x, float* dweight, float* dbias, float* dz, float* col,
+                      c::ThreadPool& pool) {
   c::conv2d_backward_weights<conv_0, true>(pool, x, dz, col, dweight, dbias);
+}
+
+// The same on the plan's buffers:
+void backward_layer_0(std::byte* arena, c::ThreadPool& pool) {
+  backward_layer_0(f32(arena, 385'536),    // input
+                   f32(arena, 99'840),     // gradient of 0.weight
+                   f32(arena, 110'080),    // gradient of 0.bias
+                   f32(arena, 3'814'144),  // input_gradient_1: d(Conv2d output)
+                   f32(arena, 582'144),    // workspace
+                   pool);
 }
 
 // ==== Layers 1-2: BatchNorm2d(64, eps 0.001, momentum 0.01) + ReLU ===============================
@@ -123,44 +138,60 @@ constexpr k::BatchNormGeometry norm_1{.batch = 100,
                                       .epsilon = 0.00100000005f,
                                       .momentum = 0.00999999978f};
 
-void forward_layers_1_2(std::byte* arena, c::ThreadPool& pool, const Pass& pass) {
-  const float* const x = f32(arena, 614'144);     // activation_0
-  const float* const gamma = f32(arena, 10'496);  // 1.weight (γ)
-  const float* const beta = f32(arena, 10'752);   // 1.bias (β)
-  float* const running = f32(arena, 95'232);  // non_trainable: running mean, then running variance
-  float* const y = f32(arena, 3'814'144);     // activation_1
-  if (!pass.training) {
+void forward_layers_1_2(const float* x, const float* gamma, const float* beta, float* running,
+                        float* y, float* stats, c::ThreadPool& pool, const Pass& pass) {
+  if (!pass.training) {  // evaluation
+    // Each element: normalised by the running statistics, then the ReLU.
     c::for_each(pool, 6'400, [&](index_t plane) {
       k::batch_norm_inference_plane<norm_1, k::ReLU>(plane, x, running, gamma, beta, y);
     });
     return;
   }
-  float* const stats = f32(arena, 68'014'336);  // batch_statistics_1: mean, then 1/√(var + ε)
-  c::for_each(pool, 64,
-              [&](index_t ch) { k::batch_norm_statistics<norm_1>(ch, x, stats, running); });
+  // Per channel: the batch mean and 1/√(var + ε), and the running statistics' update.
+  c::for_each(pool, 64, [&](index_t c) { k::batch_norm_statistics<norm_1>(c, x, stats, running); });
+  // Each element: normalised by its channel's batch statistics, then the ReLU.
   c::for_each(pool, 6'400, [&](index_t plane) {
     k::batch_norm_forward_plane<norm_1, k::ReLU>(plane, x, stats, gamma, beta, y);
   });
 }
 
-void backward_layers_1_2(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 614'144);         // activation_0
-  const float* const stats = f32(arena, 68'014'336);  // batch_statistics_1: mean, then 1/√(var + ε)
-  const float* const gamma = f32(arena, 10'496);      // 1.weight (γ)
-  float* const dy =
-      f32(arena, 7'014'144);  // input_gradient_3: d(ReLU output), then d(BatchNorm output)
-  float* const dgamma = f32(arena, 110'336);     // gradient of 1.weight (γ)
-  float* const dbeta = f32(arena, 110'592);      // gradient of 1.bias (β)
-  const float* const y = f32(arena, 3'814'144);  // activation_1, saved
-  // Per channel: d = act'(y)·dy (left in dy), Σd into dβ and Σ d·x̂ into dγ.
-  c::for_each(pool, 64, [&](index_t ch) {
-    k::batch_norm_backward_sums<norm_1, k::ReLU>(ch, x, y, stats, dy, dgamma, dbeta);
+// The same on the plan's buffers:
+void forward_layers_1_2(std::byte* arena, c::ThreadPool& pool, const Pass& pass) {
+  forward_layers_1_2(f32(arena, 614'144),     // activation_0
+                     f32(arena, 10'496),      // 1.weight (γ)
+                     f32(arena, 10'752),      // 1.bias (β)
+                     f32(arena, 95'232),      // non_trainable: running mean, then running variance
+                     f32(arena, 3'814'144),   // activation_1
+                     f32(arena, 68'014'336),  // batch_statistics_1: mean, then 1/√(var + ε)
+                     pool, pass);
+}
+
+void backward_layers_1_2(const float* x, const float* stats, const float* gamma, float* dy,
+                         float* dgamma, float* dbeta, const float* y, float* dx,
+                         c::ThreadPool& pool) {
+  // Per channel: d = ReLU'(y)·dy (left in dy), Σd into dβ and Σ d·x̂ into dγ.
+  c::for_each(pool, 64, [&](index_t c) {
+    k::batch_norm_backward_sums<norm_1, k::ReLU>(c, x, y, stats, dy, dgamma, dbeta);
   });
-  float* const dx = f32(arena, 3'814'144);  // input_gradient_1
+  // Each element: dx from d and its channel's two sums.
   c::for_each(pool, 6'400, [&](index_t plane) {
     k::batch_norm_backward_input_plane<norm_1, false>(plane, x, stats, gamma, dy, dgamma, dbeta,
                                                       dx);
   });
+}
+
+// The same on the plan's buffers:
+void backward_layers_1_2(std::byte* arena, c::ThreadPool& pool) {
+  backward_layers_1_2(
+      f32(arena, 614'144),     // activation_0
+      f32(arena, 68'014'336),  // batch_statistics_1: mean, then 1/√(var + ε)
+      f32(arena, 10'496),      // 1.weight (γ)
+      f32(arena, 7'014'144),   // input_gradient_3: d(ReLU output), then d(BatchNorm output)
+      f32(arena, 110'336),     // gradient of 1.weight (γ)
+      f32(arena, 110'592),     // gradient of 1.bias (β)
+      f32(arena, 3'814'144),   // activation_1, saved
+      f32(arena, 3'814'144),   // input_gradient_1
+      pool);
 }
 
 // ==== Layer 3: Dropout(0.2) ======================================================================
@@ -230,32 +261,47 @@ constexpr k::Conv2dGeometry conv_4{.batch = 100,
                                    .pad_w = 1,
                                    .groups = 64};
 
-void forward_layer_4(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 7'014'144);    // activation_3
-  const float* const weight = f32(arena, 11'008);  // 4.weight
-  const float* const bias = f32(arena, 13'312);    // 4.bias
-  float* const y = f32(arena, 10'214'144);         // activation_4
+void forward_layer_4(const float* x, const float* weight, const float* bias, float* y,
+                     c::ThreadPool& pool) {
+  // Each output: its window's weighted sum plus the bias.
   c::for_each(pool, 6'400, [&](index_t plane) {
     k::grouped_conv_forward_plane<conv_4, true>(plane, x, weight, bias, y);
   });
 }
 
-void backward_layer_4(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 7'014'144);    // activation_3
-  const float* const dy = f32(arena, 13'414'144);  // input_gradient_5
-  float* const dweight = f32(arena, 110'848);      // gradient of // 4.weight
+// The same on the plan's buffers:
+void forward_layer_4(std::byte* arena, c::ThreadPool& pool) {
+  forward_layer_4(f32(arena, 7'014'144),   // activation_3
+                  f32(arena, 11'008),      // 4.weight
+                  f32(arena, 13'312),      // 4.bias
+                  f32(arena, 10'214'144),  // activation_4
+                  pool);
+}
+
+void backward_layer_4(const float* x, const float* dy, float* dweight, float* dbias,
+                      const float* weight, float* dx, c::ThreadPool& pool) {
+  // Each weight: Σ over samples and output positions of dy · x.
   c::for_each(pool, 64,
               [&](index_t f) { k::grouped_conv_backward_filter<conv_4>(f, x, dy, dweight); });
-  float* const dbias = f32(arena, 113'152);  // gradient of // 4.bias
-  pool.run([&](int t) {
-    const c::Range channels = c::split(64, pool.threads(), t);
-    k::bias_gradient_channel_range<100, 64, 125>(channels.begin, channels.end, dy, dbias);
+  // Each channel: Σ over samples and positions of dy.
+  c::for_each(pool, 8, [&](index_t block) {
+    k::bias_gradient_channel_block<100, 64, 125>(block, dy, dbias);
   });
-  const float* const weight = f32(arena, 11'008);  // 4.weight
-  float* const dx = f32(arena, 10'214'144);        // input_gradient_4
+  // Each input element gathers dy · w from the outputs that read it.
   c::for_each(pool, 6'400, [&](index_t plane) {
     k::grouped_conv_backward_input_plane<conv_4, false>(plane, dy, weight, dx);
   });
+}
+
+// The same on the plan's buffers:
+void backward_layer_4(std::byte* arena, c::ThreadPool& pool) {
+  backward_layer_4(f32(arena, 7'014'144),   // activation_3
+                   f32(arena, 13'414'144),  // input_gradient_5
+                   f32(arena, 110'848),     // gradient of 4.weight
+                   f32(arena, 113'152),     // gradient of 4.bias
+                   f32(arena, 11'008),      // 4.weight
+                   f32(arena, 10'214'144),  // input_gradient_4
+                   pool);
 }
 
 // ==== Layers 5-6: BatchNorm2d(64, eps 0.001, momentum 0.01) + ReLU ===============================
@@ -277,44 +323,60 @@ constexpr k::BatchNormGeometry norm_5{.batch = 100,
                                       .epsilon = 0.00100000005f,
                                       .momentum = 0.00999999978f};
 
-void forward_layers_5_6(std::byte* arena, c::ThreadPool& pool, const Pass& pass) {
-  const float* const x = f32(arena, 10'214'144);  // activation_4
-  const float* const gamma = f32(arena, 13'568);  // 5.weight (γ)
-  const float* const beta = f32(arena, 13'824);   // 5.bias (β)
-  float* const running = f32(arena, 95'744);  // non_trainable: running mean, then running variance
-  float* const y = f32(arena, 13'414'144);    // activation_5
-  if (!pass.training) {
+void forward_layers_5_6(const float* x, const float* gamma, const float* beta, float* running,
+                        float* y, float* stats, c::ThreadPool& pool, const Pass& pass) {
+  if (!pass.training) {  // evaluation
+    // Each element: normalised by the running statistics, then the ReLU.
     c::for_each(pool, 6'400, [&](index_t plane) {
       k::batch_norm_inference_plane<norm_5, k::ReLU>(plane, x, running, gamma, beta, y);
     });
     return;
   }
-  float* const stats = f32(arena, 68'014'848);  // batch_statistics_5: mean, then 1/√(var + ε)
-  c::for_each(pool, 64,
-              [&](index_t ch) { k::batch_norm_statistics<norm_5>(ch, x, stats, running); });
+  // Per channel: the batch mean and 1/√(var + ε), and the running statistics' update.
+  c::for_each(pool, 64, [&](index_t c) { k::batch_norm_statistics<norm_5>(c, x, stats, running); });
+  // Each element: normalised by its channel's batch statistics, then the ReLU.
   c::for_each(pool, 6'400, [&](index_t plane) {
     k::batch_norm_forward_plane<norm_5, k::ReLU>(plane, x, stats, gamma, beta, y);
   });
 }
 
-void backward_layers_5_6(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 10'214'144);      // activation_4
-  const float* const stats = f32(arena, 68'014'848);  // batch_statistics_5: mean, then 1/√(var + ε)
-  const float* const gamma = f32(arena, 13'568);      // 5.weight (γ)
-  float* const dy =
-      f32(arena, 16'614'144);  // input_gradient_7: d(ReLU output), then d(BatchNorm output)
-  float* const dgamma = f32(arena, 113'408);      // gradient of 5.weight (γ)
-  float* const dbeta = f32(arena, 113'664);       // gradient of 5.bias (β)
-  const float* const y = f32(arena, 13'414'144);  // activation_5, saved
-  // Per channel: d = act'(y)·dy (left in dy), Σd into dβ and Σ d·x̂ into dγ.
-  c::for_each(pool, 64, [&](index_t ch) {
-    k::batch_norm_backward_sums<norm_5, k::ReLU>(ch, x, y, stats, dy, dgamma, dbeta);
+// The same on the plan's buffers:
+void forward_layers_5_6(std::byte* arena, c::ThreadPool& pool, const Pass& pass) {
+  forward_layers_5_6(f32(arena, 10'214'144),  // activation_4
+                     f32(arena, 13'568),      // 5.weight (γ)
+                     f32(arena, 13'824),      // 5.bias (β)
+                     f32(arena, 95'744),      // non_trainable: running mean, then running variance
+                     f32(arena, 13'414'144),  // activation_5
+                     f32(arena, 68'014'848),  // batch_statistics_5: mean, then 1/√(var + ε)
+                     pool, pass);
+}
+
+void backward_layers_5_6(const float* x, const float* stats, const float* gamma, float* dy,
+                         float* dgamma, float* dbeta, const float* y, float* dx,
+                         c::ThreadPool& pool) {
+  // Per channel: d = ReLU'(y)·dy (left in dy), Σd into dβ and Σ d·x̂ into dγ.
+  c::for_each(pool, 64, [&](index_t c) {
+    k::batch_norm_backward_sums<norm_5, k::ReLU>(c, x, y, stats, dy, dgamma, dbeta);
   });
-  float* const dx = f32(arena, 13'414'144);  // input_gradient_5
+  // Each element: dx from d and its channel's two sums.
   c::for_each(pool, 6'400, [&](index_t plane) {
     k::batch_norm_backward_input_plane<norm_5, false>(plane, x, stats, gamma, dy, dgamma, dbeta,
                                                       dx);
   });
+}
+
+// The same on the plan's buffers:
+void backward_layers_5_6(std::byte* arena, c::ThreadPool& pool) {
+  backward_layers_5_6(
+      f32(arena, 10'214'144),  // activation_4
+      f32(arena, 68'014'848),  // batch_statistics_5: mean, then 1/√(var + ε)
+      f32(arena, 13'568),      // 5.weight (γ)
+      f32(arena, 16'614'144),  // input_gradient_7: d(ReLU output), then d(BatchNorm output)
+      f32(arena, 113'408),     // gradient of 5.weight (γ)
+      f32(arena, 113'664),     // gradient of 5.bias (β)
+      f32(arena, 13'414'144),  // activation_5, saved
+      f32(arena, 13'414'144),  // input_gradient_5
+      pool);
 }
 
 // ==== Layer 7: Conv2d(64 → 64, 1×1) ==============================================================
@@ -342,12 +404,10 @@ constexpr k::Conv2dGeometry conv_7{.batch = 100,
                                    .pad_h = 0,
                                    .pad_w = 0};
 
-void forward_layer_7(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 13'414'144);   // activation_5
-  const float* const weight = f32(arena, 14'080);  // 7.weight
-  const float* const bias = f32(arena, 30'464);    // 7.bias
-  float* const z = f32(arena, 16'614'144);         // activation_7
-  float* const col = f32(arena, 582'144);          // workspace
+// Expects col to hold 32,000 bytes, the plan's workspace.
+void forward_layer_7(const float* x, const float* weight, const float* bias, float* z, float* col,
+                     c::ThreadPool& pool) {
+  // In each tile of the product, as it is finished: z += bias, per element.
   c::conv2d_forward<conv_7, 1>(pool, x, weight, col, z, [&](index_t n, c::Range columns) {
     for (index_t row = n * 64; row < (n + 1) * 64; ++row)
       for (index_t p = columns.begin; p < columns.end; ++p)
@@ -356,16 +416,33 @@ void forward_layer_7(std::byte* arena, c::ThreadPool& pool) {
   });
 }
 
-void backward_layer_7(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 13'414'144);   // activation_5
-  float* const dweight = f32(arena, 113'920);      // gradient of 7.weight
-  float* const dbias = f32(arena, 130'304);        // gradient of 7.bias
-  float* const dz = f32(arena, 19'814'144);        // input_gradient_8: d(Conv2d output)
-  const float* const weight = f32(arena, 14'080);  // 7.weight
-  float* const dx = f32(arena, 16'614'144);        // input_gradient_7
-  float* const col = f32(arena, 582'144);          // workspace
+// The same on the plan's buffers:
+void forward_layer_7(std::byte* arena, c::ThreadPool& pool) {
+  forward_layer_7(f32(arena, 13'414'144),  // activation_5
+                  f32(arena, 14'080),      // 7.weight
+                  f32(arena, 30'464),      // 7.bias
+                  f32(arena, 16'614'144),  // activation_7
+                  f32(arena, 582'144),     // workspace
+                  pool);
+}
+
+// Expects col to hold 32,000 bytes, the plan's workspace.
+void backward_layer_7(const float* x, float* dweight, float* dbias, float* dz, const float* weight,
+                      float* dx, float* col, c::ThreadPool& pool) {
   c::conv2d_backward_weights<conv_7, true>(pool, x, dz, col, dweight, dbias);
   c::conv2d_backward_input<conv_7>(pool, dz, weight, col, dx);
+}
+
+// The same on the plan's buffers:
+void backward_layer_7(std::byte* arena, c::ThreadPool& pool) {
+  backward_layer_7(f32(arena, 13'414'144),  // activation_5
+                   f32(arena, 113'920),     // gradient of 7.weight
+                   f32(arena, 130'304),     // gradient of 7.bias
+                   f32(arena, 19'814'144),  // input_gradient_8: d(Conv2d output)
+                   f32(arena, 14'080),      // 7.weight
+                   f32(arena, 16'614'144),  // input_gradient_7
+                   f32(arena, 582'144),     // workspace
+                   pool);
 }
 
 // ==== Layers 8-9: BatchNorm2d(64, eps 0.001, momentum 0.01) + ReLU ===============================
@@ -387,44 +464,60 @@ constexpr k::BatchNormGeometry norm_8{.batch = 100,
                                       .epsilon = 0.00100000005f,
                                       .momentum = 0.00999999978f};
 
-void forward_layers_8_9(std::byte* arena, c::ThreadPool& pool, const Pass& pass) {
-  const float* const x = f32(arena, 16'614'144);  // activation_7
-  const float* const gamma = f32(arena, 30'720);  // 8.weight (γ)
-  const float* const beta = f32(arena, 30'976);   // 8.bias (β)
-  float* const running = f32(arena, 96'256);  // non_trainable: running mean, then running variance
-  float* const y = f32(arena, 19'814'144);    // activation_8
-  if (!pass.training) {
+void forward_layers_8_9(const float* x, const float* gamma, const float* beta, float* running,
+                        float* y, float* stats, c::ThreadPool& pool, const Pass& pass) {
+  if (!pass.training) {  // evaluation
+    // Each element: normalised by the running statistics, then the ReLU.
     c::for_each(pool, 6'400, [&](index_t plane) {
       k::batch_norm_inference_plane<norm_8, k::ReLU>(plane, x, running, gamma, beta, y);
     });
     return;
   }
-  float* const stats = f32(arena, 68'015'360);  // batch_statistics_8: mean, then 1/√(var + ε)
-  c::for_each(pool, 64,
-              [&](index_t ch) { k::batch_norm_statistics<norm_8>(ch, x, stats, running); });
+  // Per channel: the batch mean and 1/√(var + ε), and the running statistics' update.
+  c::for_each(pool, 64, [&](index_t c) { k::batch_norm_statistics<norm_8>(c, x, stats, running); });
+  // Each element: normalised by its channel's batch statistics, then the ReLU.
   c::for_each(pool, 6'400, [&](index_t plane) {
     k::batch_norm_forward_plane<norm_8, k::ReLU>(plane, x, stats, gamma, beta, y);
   });
 }
 
-void backward_layers_8_9(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 16'614'144);      // activation_7
-  const float* const stats = f32(arena, 68'015'360);  // batch_statistics_8: mean, then 1/√(var + ε)
-  const float* const gamma = f32(arena, 30'720);      // 8.weight (γ)
-  float* const dy =
-      f32(arena, 23'014'144);  // input_gradient_10: d(ReLU output), then d(BatchNorm output)
-  float* const dgamma = f32(arena, 130'560);      // gradient of 8.weight (γ)
-  float* const dbeta = f32(arena, 130'816);       // gradient of 8.bias (β)
-  const float* const y = f32(arena, 19'814'144);  // activation_8, saved
-  // Per channel: d = act'(y)·dy (left in dy), Σd into dβ and Σ d·x̂ into dγ.
-  c::for_each(pool, 64, [&](index_t ch) {
-    k::batch_norm_backward_sums<norm_8, k::ReLU>(ch, x, y, stats, dy, dgamma, dbeta);
+// The same on the plan's buffers:
+void forward_layers_8_9(std::byte* arena, c::ThreadPool& pool, const Pass& pass) {
+  forward_layers_8_9(f32(arena, 16'614'144),  // activation_7
+                     f32(arena, 30'720),      // 8.weight (γ)
+                     f32(arena, 30'976),      // 8.bias (β)
+                     f32(arena, 96'256),      // non_trainable: running mean, then running variance
+                     f32(arena, 19'814'144),  // activation_8
+                     f32(arena, 68'015'360),  // batch_statistics_8: mean, then 1/√(var + ε)
+                     pool, pass);
+}
+
+void backward_layers_8_9(const float* x, const float* stats, const float* gamma, float* dy,
+                         float* dgamma, float* dbeta, const float* y, float* dx,
+                         c::ThreadPool& pool) {
+  // Per channel: d = ReLU'(y)·dy (left in dy), Σd into dβ and Σ d·x̂ into dγ.
+  c::for_each(pool, 64, [&](index_t c) {
+    k::batch_norm_backward_sums<norm_8, k::ReLU>(c, x, y, stats, dy, dgamma, dbeta);
   });
-  float* const dx = f32(arena, 19'814'144);  // input_gradient_8
+  // Each element: dx from d and its channel's two sums.
   c::for_each(pool, 6'400, [&](index_t plane) {
     k::batch_norm_backward_input_plane<norm_8, false>(plane, x, stats, gamma, dy, dgamma, dbeta,
                                                       dx);
   });
+}
+
+// The same on the plan's buffers:
+void backward_layers_8_9(std::byte* arena, c::ThreadPool& pool) {
+  backward_layers_8_9(
+      f32(arena, 16'614'144),  // activation_7
+      f32(arena, 68'015'360),  // batch_statistics_8: mean, then 1/√(var + ε)
+      f32(arena, 30'720),      // 8.weight (γ)
+      f32(arena, 23'014'144),  // input_gradient_10: d(ReLU output), then d(BatchNorm output)
+      f32(arena, 130'560),     // gradient of 8.weight (γ)
+      f32(arena, 130'816),     // gradient of 8.bias (β)
+      f32(arena, 19'814'144),  // activation_8, saved
+      f32(arena, 19'814'144),  // input_gradient_8
+      pool);
 }
 
 // ==== Layer 10: DepthwiseConv2d(64, 3×3, pad 1) ==================================================
@@ -450,32 +543,47 @@ constexpr k::Conv2dGeometry conv_10{.batch = 100,
                                     .pad_w = 1,
                                     .groups = 64};
 
-void forward_layer_10(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 19'814'144);   // activation_8
-  const float* const weight = f32(arena, 31'232);  // 10.weight
-  const float* const bias = f32(arena, 33'536);    // 10.bias
-  float* const y = f32(arena, 23'014'144);         // activation_10
+void forward_layer_10(const float* x, const float* weight, const float* bias, float* y,
+                      c::ThreadPool& pool) {
+  // Each output: its window's weighted sum plus the bias.
   c::for_each(pool, 6'400, [&](index_t plane) {
     k::grouped_conv_forward_plane<conv_10, true>(plane, x, weight, bias, y);
   });
 }
 
-void backward_layer_10(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 19'814'144);   // activation_8
-  const float* const dy = f32(arena, 26'214'144);  // input_gradient_11
-  float* const dweight = f32(arena, 131'072);      // gradient of // 10.weight
+// The same on the plan's buffers:
+void forward_layer_10(std::byte* arena, c::ThreadPool& pool) {
+  forward_layer_10(f32(arena, 19'814'144),  // activation_8
+                   f32(arena, 31'232),      // 10.weight
+                   f32(arena, 33'536),      // 10.bias
+                   f32(arena, 23'014'144),  // activation_10
+                   pool);
+}
+
+void backward_layer_10(const float* x, const float* dy, float* dweight, float* dbias,
+                       const float* weight, float* dx, c::ThreadPool& pool) {
+  // Each weight: Σ over samples and output positions of dy · x.
   c::for_each(pool, 64,
               [&](index_t f) { k::grouped_conv_backward_filter<conv_10>(f, x, dy, dweight); });
-  float* const dbias = f32(arena, 133'376);  // gradient of // 10.bias
-  pool.run([&](int t) {
-    const c::Range channels = c::split(64, pool.threads(), t);
-    k::bias_gradient_channel_range<100, 64, 125>(channels.begin, channels.end, dy, dbias);
+  // Each channel: Σ over samples and positions of dy.
+  c::for_each(pool, 8, [&](index_t block) {
+    k::bias_gradient_channel_block<100, 64, 125>(block, dy, dbias);
   });
-  const float* const weight = f32(arena, 31'232);  // 10.weight
-  float* const dx = f32(arena, 23'014'144);        // input_gradient_10
+  // Each input element gathers dy · w from the outputs that read it.
   c::for_each(pool, 6'400, [&](index_t plane) {
     k::grouped_conv_backward_input_plane<conv_10, false>(plane, dy, weight, dx);
   });
+}
+
+// The same on the plan's buffers:
+void backward_layer_10(std::byte* arena, c::ThreadPool& pool) {
+  backward_layer_10(f32(arena, 19'814'144),  // activation_8
+                    f32(arena, 26'214'144),  // input_gradient_11
+                    f32(arena, 131'072),     // gradient of 10.weight
+                    f32(arena, 133'376),     // gradient of 10.bias
+                    f32(arena, 31'232),      // 10.weight
+                    f32(arena, 23'014'144),  // input_gradient_10
+                    pool);
 }
 
 // ==== Layers 11-12: BatchNorm2d(64, eps 0.001, momentum 0.01) + ReLU =============================
@@ -497,45 +605,61 @@ constexpr k::BatchNormGeometry norm_11{.batch = 100,
                                        .epsilon = 0.00100000005f,
                                        .momentum = 0.00999999978f};
 
-void forward_layers_11_12(std::byte* arena, c::ThreadPool& pool, const Pass& pass) {
-  const float* const x = f32(arena, 23'014'144);  // activation_10
-  const float* const gamma = f32(arena, 33'792);  // 11.weight (γ)
-  const float* const beta = f32(arena, 34'048);   // 11.bias (β)
-  float* const running = f32(arena, 96'768);  // non_trainable: running mean, then running variance
-  float* const y = f32(arena, 26'214'144);    // activation_11
-  if (!pass.training) {
+void forward_layers_11_12(const float* x, const float* gamma, const float* beta, float* running,
+                          float* y, float* stats, c::ThreadPool& pool, const Pass& pass) {
+  if (!pass.training) {  // evaluation
+    // Each element: normalised by the running statistics, then the ReLU.
     c::for_each(pool, 6'400, [&](index_t plane) {
       k::batch_norm_inference_plane<norm_11, k::ReLU>(plane, x, running, gamma, beta, y);
     });
     return;
   }
-  float* const stats = f32(arena, 68'015'872);  // batch_statistics_11: mean, then 1/√(var + ε)
+  // Per channel: the batch mean and 1/√(var + ε), and the running statistics' update.
   c::for_each(pool, 64,
-              [&](index_t ch) { k::batch_norm_statistics<norm_11>(ch, x, stats, running); });
+              [&](index_t c) { k::batch_norm_statistics<norm_11>(c, x, stats, running); });
+  // Each element: normalised by its channel's batch statistics, then the ReLU.
   c::for_each(pool, 6'400, [&](index_t plane) {
     k::batch_norm_forward_plane<norm_11, k::ReLU>(plane, x, stats, gamma, beta, y);
   });
 }
 
-void backward_layers_11_12(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 23'014'144);  // activation_10
-  const float* const stats =
-      f32(arena, 68'015'872);                     // batch_statistics_11: mean, then 1/√(var + ε)
-  const float* const gamma = f32(arena, 33'792);  // 11.weight (γ)
-  float* const dy =
-      f32(arena, 29'414'144);  // input_gradient_13: d(ReLU output), then d(BatchNorm output)
-  float* const dgamma = f32(arena, 133'632);      // gradient of 11.weight (γ)
-  float* const dbeta = f32(arena, 133'888);       // gradient of 11.bias (β)
-  const float* const y = f32(arena, 26'214'144);  // activation_11, saved
-  // Per channel: d = act'(y)·dy (left in dy), Σd into dβ and Σ d·x̂ into dγ.
-  c::for_each(pool, 64, [&](index_t ch) {
-    k::batch_norm_backward_sums<norm_11, k::ReLU>(ch, x, y, stats, dy, dgamma, dbeta);
+// The same on the plan's buffers:
+void forward_layers_11_12(std::byte* arena, c::ThreadPool& pool, const Pass& pass) {
+  forward_layers_11_12(f32(arena, 23'014'144),  // activation_10
+                       f32(arena, 33'792),      // 11.weight (γ)
+                       f32(arena, 34'048),      // 11.bias (β)
+                       f32(arena, 96'768),  // non_trainable: running mean, then running variance
+                       f32(arena, 26'214'144),  // activation_11
+                       f32(arena, 68'015'872),  // batch_statistics_11: mean, then 1/√(var + ε)
+                       pool, pass);
+}
+
+void backward_layers_11_12(const float* x, const float* stats, const float* gamma, float* dy,
+                           float* dgamma, float* dbeta, const float* y, float* dx,
+                           c::ThreadPool& pool) {
+  // Per channel: d = ReLU'(y)·dy (left in dy), Σd into dβ and Σ d·x̂ into dγ.
+  c::for_each(pool, 64, [&](index_t c) {
+    k::batch_norm_backward_sums<norm_11, k::ReLU>(c, x, y, stats, dy, dgamma, dbeta);
   });
-  float* const dx = f32(arena, 26'214'144);  // input_gradient_11
+  // Each element: dx from d and its channel's two sums.
   c::for_each(pool, 6'400, [&](index_t plane) {
     k::batch_norm_backward_input_plane<norm_11, false>(plane, x, stats, gamma, dy, dgamma, dbeta,
                                                        dx);
   });
+}
+
+// The same on the plan's buffers:
+void backward_layers_11_12(std::byte* arena, c::ThreadPool& pool) {
+  backward_layers_11_12(
+      f32(arena, 23'014'144),  // activation_10
+      f32(arena, 68'015'872),  // batch_statistics_11: mean, then 1/√(var + ε)
+      f32(arena, 33'792),      // 11.weight (γ)
+      f32(arena, 29'414'144),  // input_gradient_13: d(ReLU output), then d(BatchNorm output)
+      f32(arena, 133'632),     // gradient of 11.weight (γ)
+      f32(arena, 133'888),     // gradient of 11.bias (β)
+      f32(arena, 26'214'144),  // activation_11, saved
+      f32(arena, 26'214'144),  // input_gradient_11
+      pool);
 }
 
 // ==== Layer 13: Conv2d(64 → 64, 1×1) =============================================================
@@ -563,12 +687,10 @@ constexpr k::Conv2dGeometry conv_13{.batch = 100,
                                     .pad_h = 0,
                                     .pad_w = 0};
 
-void forward_layer_13(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 26'214'144);   // activation_11
-  const float* const weight = f32(arena, 34'304);  // 13.weight
-  const float* const bias = f32(arena, 50'688);    // 13.bias
-  float* const z = f32(arena, 29'414'144);         // activation_13
-  float* const col = f32(arena, 582'144);          // workspace
+// Expects col to hold 32,000 bytes, the plan's workspace.
+void forward_layer_13(const float* x, const float* weight, const float* bias, float* z, float* col,
+                      c::ThreadPool& pool) {
+  // In each tile of the product, as it is finished: z += bias, per element.
   c::conv2d_forward<conv_13, 1>(pool, x, weight, col, z, [&](index_t n, c::Range columns) {
     for (index_t row = n * 64; row < (n + 1) * 64; ++row)
       for (index_t p = columns.begin; p < columns.end; ++p)
@@ -577,16 +699,33 @@ void forward_layer_13(std::byte* arena, c::ThreadPool& pool) {
   });
 }
 
-void backward_layer_13(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 26'214'144);   // activation_11
-  float* const dweight = f32(arena, 134'144);      // gradient of 13.weight
-  float* const dbias = f32(arena, 150'528);        // gradient of 13.bias
-  float* const dz = f32(arena, 32'614'144);        // input_gradient_14: d(Conv2d output)
-  const float* const weight = f32(arena, 34'304);  // 13.weight
-  float* const dx = f32(arena, 29'414'144);        // input_gradient_13
-  float* const col = f32(arena, 582'144);          // workspace
+// The same on the plan's buffers:
+void forward_layer_13(std::byte* arena, c::ThreadPool& pool) {
+  forward_layer_13(f32(arena, 26'214'144),  // activation_11
+                   f32(arena, 34'304),      // 13.weight
+                   f32(arena, 50'688),      // 13.bias
+                   f32(arena, 29'414'144),  // activation_13
+                   f32(arena, 582'144),     // workspace
+                   pool);
+}
+
+// Expects col to hold 32,000 bytes, the plan's workspace.
+void backward_layer_13(const float* x, float* dweight, float* dbias, float* dz, const float* weight,
+                       float* dx, float* col, c::ThreadPool& pool) {
   c::conv2d_backward_weights<conv_13, true>(pool, x, dz, col, dweight, dbias);
   c::conv2d_backward_input<conv_13>(pool, dz, weight, col, dx);
+}
+
+// The same on the plan's buffers:
+void backward_layer_13(std::byte* arena, c::ThreadPool& pool) {
+  backward_layer_13(f32(arena, 26'214'144),  // activation_11
+                    f32(arena, 134'144),     // gradient of 13.weight
+                    f32(arena, 150'528),     // gradient of 13.bias
+                    f32(arena, 32'614'144),  // input_gradient_14: d(Conv2d output)
+                    f32(arena, 34'304),      // 13.weight
+                    f32(arena, 29'414'144),  // input_gradient_13
+                    f32(arena, 582'144),     // workspace
+                    pool);
 }
 
 // ==== Layers 14-15: BatchNorm2d(64, eps 0.001, momentum 0.01) + ReLU =============================
@@ -608,45 +747,61 @@ constexpr k::BatchNormGeometry norm_14{.batch = 100,
                                        .epsilon = 0.00100000005f,
                                        .momentum = 0.00999999978f};
 
-void forward_layers_14_15(std::byte* arena, c::ThreadPool& pool, const Pass& pass) {
-  const float* const x = f32(arena, 29'414'144);  // activation_13
-  const float* const gamma = f32(arena, 50'944);  // 14.weight (γ)
-  const float* const beta = f32(arena, 51'200);   // 14.bias (β)
-  float* const running = f32(arena, 97'280);  // non_trainable: running mean, then running variance
-  float* const y = f32(arena, 32'614'144);    // activation_14
-  if (!pass.training) {
+void forward_layers_14_15(const float* x, const float* gamma, const float* beta, float* running,
+                          float* y, float* stats, c::ThreadPool& pool, const Pass& pass) {
+  if (!pass.training) {  // evaluation
+    // Each element: normalised by the running statistics, then the ReLU.
     c::for_each(pool, 6'400, [&](index_t plane) {
       k::batch_norm_inference_plane<norm_14, k::ReLU>(plane, x, running, gamma, beta, y);
     });
     return;
   }
-  float* const stats = f32(arena, 68'016'384);  // batch_statistics_14: mean, then 1/√(var + ε)
+  // Per channel: the batch mean and 1/√(var + ε), and the running statistics' update.
   c::for_each(pool, 64,
-              [&](index_t ch) { k::batch_norm_statistics<norm_14>(ch, x, stats, running); });
+              [&](index_t c) { k::batch_norm_statistics<norm_14>(c, x, stats, running); });
+  // Each element: normalised by its channel's batch statistics, then the ReLU.
   c::for_each(pool, 6'400, [&](index_t plane) {
     k::batch_norm_forward_plane<norm_14, k::ReLU>(plane, x, stats, gamma, beta, y);
   });
 }
 
-void backward_layers_14_15(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 29'414'144);  // activation_13
-  const float* const stats =
-      f32(arena, 68'016'384);                     // batch_statistics_14: mean, then 1/√(var + ε)
-  const float* const gamma = f32(arena, 50'944);  // 14.weight (γ)
-  float* const dy =
-      f32(arena, 35'814'144);  // input_gradient_16: d(ReLU output), then d(BatchNorm output)
-  float* const dgamma = f32(arena, 150'784);      // gradient of 14.weight (γ)
-  float* const dbeta = f32(arena, 151'040);       // gradient of 14.bias (β)
-  const float* const y = f32(arena, 32'614'144);  // activation_14, saved
-  // Per channel: d = act'(y)·dy (left in dy), Σd into dβ and Σ d·x̂ into dγ.
-  c::for_each(pool, 64, [&](index_t ch) {
-    k::batch_norm_backward_sums<norm_14, k::ReLU>(ch, x, y, stats, dy, dgamma, dbeta);
+// The same on the plan's buffers:
+void forward_layers_14_15(std::byte* arena, c::ThreadPool& pool, const Pass& pass) {
+  forward_layers_14_15(f32(arena, 29'414'144),  // activation_13
+                       f32(arena, 50'944),      // 14.weight (γ)
+                       f32(arena, 51'200),      // 14.bias (β)
+                       f32(arena, 97'280),  // non_trainable: running mean, then running variance
+                       f32(arena, 32'614'144),  // activation_14
+                       f32(arena, 68'016'384),  // batch_statistics_14: mean, then 1/√(var + ε)
+                       pool, pass);
+}
+
+void backward_layers_14_15(const float* x, const float* stats, const float* gamma, float* dy,
+                           float* dgamma, float* dbeta, const float* y, float* dx,
+                           c::ThreadPool& pool) {
+  // Per channel: d = ReLU'(y)·dy (left in dy), Σd into dβ and Σ d·x̂ into dγ.
+  c::for_each(pool, 64, [&](index_t c) {
+    k::batch_norm_backward_sums<norm_14, k::ReLU>(c, x, y, stats, dy, dgamma, dbeta);
   });
-  float* const dx = f32(arena, 32'614'144);  // input_gradient_14
+  // Each element: dx from d and its channel's two sums.
   c::for_each(pool, 6'400, [&](index_t plane) {
     k::batch_norm_backward_input_plane<norm_14, false>(plane, x, stats, gamma, dy, dgamma, dbeta,
                                                        dx);
   });
+}
+
+// The same on the plan's buffers:
+void backward_layers_14_15(std::byte* arena, c::ThreadPool& pool) {
+  backward_layers_14_15(
+      f32(arena, 29'414'144),  // activation_13
+      f32(arena, 68'016'384),  // batch_statistics_14: mean, then 1/√(var + ε)
+      f32(arena, 50'944),      // 14.weight (γ)
+      f32(arena, 35'814'144),  // input_gradient_16: d(ReLU output), then d(BatchNorm output)
+      f32(arena, 150'784),     // gradient of 14.weight (γ)
+      f32(arena, 151'040),     // gradient of 14.bias (β)
+      f32(arena, 32'614'144),  // activation_14, saved
+      f32(arena, 32'614'144),  // input_gradient_14
+      pool);
 }
 
 // ==== Layer 16: DepthwiseConv2d(64, 3×3, pad 1) ==================================================
@@ -672,32 +827,47 @@ constexpr k::Conv2dGeometry conv_16{.batch = 100,
                                     .pad_w = 1,
                                     .groups = 64};
 
-void forward_layer_16(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 32'614'144);   // activation_14
-  const float* const weight = f32(arena, 51'456);  // 16.weight
-  const float* const bias = f32(arena, 53'760);    // 16.bias
-  float* const y = f32(arena, 35'814'144);         // activation_16
+void forward_layer_16(const float* x, const float* weight, const float* bias, float* y,
+                      c::ThreadPool& pool) {
+  // Each output: its window's weighted sum plus the bias.
   c::for_each(pool, 6'400, [&](index_t plane) {
     k::grouped_conv_forward_plane<conv_16, true>(plane, x, weight, bias, y);
   });
 }
 
-void backward_layer_16(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 32'614'144);   // activation_14
-  const float* const dy = f32(arena, 39'014'144);  // input_gradient_17
-  float* const dweight = f32(arena, 151'296);      // gradient of // 16.weight
+// The same on the plan's buffers:
+void forward_layer_16(std::byte* arena, c::ThreadPool& pool) {
+  forward_layer_16(f32(arena, 32'614'144),  // activation_14
+                   f32(arena, 51'456),      // 16.weight
+                   f32(arena, 53'760),      // 16.bias
+                   f32(arena, 35'814'144),  // activation_16
+                   pool);
+}
+
+void backward_layer_16(const float* x, const float* dy, float* dweight, float* dbias,
+                       const float* weight, float* dx, c::ThreadPool& pool) {
+  // Each weight: Σ over samples and output positions of dy · x.
   c::for_each(pool, 64,
               [&](index_t f) { k::grouped_conv_backward_filter<conv_16>(f, x, dy, dweight); });
-  float* const dbias = f32(arena, 153'600);  // gradient of // 16.bias
-  pool.run([&](int t) {
-    const c::Range channels = c::split(64, pool.threads(), t);
-    k::bias_gradient_channel_range<100, 64, 125>(channels.begin, channels.end, dy, dbias);
+  // Each channel: Σ over samples and positions of dy.
+  c::for_each(pool, 8, [&](index_t block) {
+    k::bias_gradient_channel_block<100, 64, 125>(block, dy, dbias);
   });
-  const float* const weight = f32(arena, 51'456);  // 16.weight
-  float* const dx = f32(arena, 35'814'144);        // input_gradient_16
+  // Each input element gathers dy · w from the outputs that read it.
   c::for_each(pool, 6'400, [&](index_t plane) {
     k::grouped_conv_backward_input_plane<conv_16, false>(plane, dy, weight, dx);
   });
+}
+
+// The same on the plan's buffers:
+void backward_layer_16(std::byte* arena, c::ThreadPool& pool) {
+  backward_layer_16(f32(arena, 32'614'144),  // activation_14
+                    f32(arena, 39'014'144),  // input_gradient_17
+                    f32(arena, 151'296),     // gradient of 16.weight
+                    f32(arena, 153'600),     // gradient of 16.bias
+                    f32(arena, 51'456),      // 16.weight
+                    f32(arena, 35'814'144),  // input_gradient_16
+                    pool);
 }
 
 // ==== Layers 17-18: BatchNorm2d(64, eps 0.001, momentum 0.01) + ReLU =============================
@@ -719,45 +889,61 @@ constexpr k::BatchNormGeometry norm_17{.batch = 100,
                                        .epsilon = 0.00100000005f,
                                        .momentum = 0.00999999978f};
 
-void forward_layers_17_18(std::byte* arena, c::ThreadPool& pool, const Pass& pass) {
-  const float* const x = f32(arena, 35'814'144);  // activation_16
-  const float* const gamma = f32(arena, 54'016);  // 17.weight (γ)
-  const float* const beta = f32(arena, 54'272);   // 17.bias (β)
-  float* const running = f32(arena, 97'792);  // non_trainable: running mean, then running variance
-  float* const y = f32(arena, 39'014'144);    // activation_17
-  if (!pass.training) {
+void forward_layers_17_18(const float* x, const float* gamma, const float* beta, float* running,
+                          float* y, float* stats, c::ThreadPool& pool, const Pass& pass) {
+  if (!pass.training) {  // evaluation
+    // Each element: normalised by the running statistics, then the ReLU.
     c::for_each(pool, 6'400, [&](index_t plane) {
       k::batch_norm_inference_plane<norm_17, k::ReLU>(plane, x, running, gamma, beta, y);
     });
     return;
   }
-  float* const stats = f32(arena, 68'016'896);  // batch_statistics_17: mean, then 1/√(var + ε)
+  // Per channel: the batch mean and 1/√(var + ε), and the running statistics' update.
   c::for_each(pool, 64,
-              [&](index_t ch) { k::batch_norm_statistics<norm_17>(ch, x, stats, running); });
+              [&](index_t c) { k::batch_norm_statistics<norm_17>(c, x, stats, running); });
+  // Each element: normalised by its channel's batch statistics, then the ReLU.
   c::for_each(pool, 6'400, [&](index_t plane) {
     k::batch_norm_forward_plane<norm_17, k::ReLU>(plane, x, stats, gamma, beta, y);
   });
 }
 
-void backward_layers_17_18(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 35'814'144);  // activation_16
-  const float* const stats =
-      f32(arena, 68'016'896);                     // batch_statistics_17: mean, then 1/√(var + ε)
-  const float* const gamma = f32(arena, 54'016);  // 17.weight (γ)
-  float* const dy =
-      f32(arena, 42'214'144);  // input_gradient_19: d(ReLU output), then d(BatchNorm output)
-  float* const dgamma = f32(arena, 153'856);      // gradient of 17.weight (γ)
-  float* const dbeta = f32(arena, 154'112);       // gradient of 17.bias (β)
-  const float* const y = f32(arena, 39'014'144);  // activation_17, saved
-  // Per channel: d = act'(y)·dy (left in dy), Σd into dβ and Σ d·x̂ into dγ.
-  c::for_each(pool, 64, [&](index_t ch) {
-    k::batch_norm_backward_sums<norm_17, k::ReLU>(ch, x, y, stats, dy, dgamma, dbeta);
+// The same on the plan's buffers:
+void forward_layers_17_18(std::byte* arena, c::ThreadPool& pool, const Pass& pass) {
+  forward_layers_17_18(f32(arena, 35'814'144),  // activation_16
+                       f32(arena, 54'016),      // 17.weight (γ)
+                       f32(arena, 54'272),      // 17.bias (β)
+                       f32(arena, 97'792),  // non_trainable: running mean, then running variance
+                       f32(arena, 39'014'144),  // activation_17
+                       f32(arena, 68'016'896),  // batch_statistics_17: mean, then 1/√(var + ε)
+                       pool, pass);
+}
+
+void backward_layers_17_18(const float* x, const float* stats, const float* gamma, float* dy,
+                           float* dgamma, float* dbeta, const float* y, float* dx,
+                           c::ThreadPool& pool) {
+  // Per channel: d = ReLU'(y)·dy (left in dy), Σd into dβ and Σ d·x̂ into dγ.
+  c::for_each(pool, 64, [&](index_t c) {
+    k::batch_norm_backward_sums<norm_17, k::ReLU>(c, x, y, stats, dy, dgamma, dbeta);
   });
-  float* const dx = f32(arena, 39'014'144);  // input_gradient_17
+  // Each element: dx from d and its channel's two sums.
   c::for_each(pool, 6'400, [&](index_t plane) {
     k::batch_norm_backward_input_plane<norm_17, false>(plane, x, stats, gamma, dy, dgamma, dbeta,
                                                        dx);
   });
+}
+
+// The same on the plan's buffers:
+void backward_layers_17_18(std::byte* arena, c::ThreadPool& pool) {
+  backward_layers_17_18(
+      f32(arena, 35'814'144),  // activation_16
+      f32(arena, 68'016'896),  // batch_statistics_17: mean, then 1/√(var + ε)
+      f32(arena, 54'016),      // 17.weight (γ)
+      f32(arena, 42'214'144),  // input_gradient_19: d(ReLU output), then d(BatchNorm output)
+      f32(arena, 153'856),     // gradient of 17.weight (γ)
+      f32(arena, 154'112),     // gradient of 17.bias (β)
+      f32(arena, 39'014'144),  // activation_17, saved
+      f32(arena, 39'014'144),  // input_gradient_17
+      pool);
 }
 
 // ==== Layer 19: Conv2d(64 → 64, 1×1) =============================================================
@@ -785,12 +971,10 @@ constexpr k::Conv2dGeometry conv_19{.batch = 100,
                                     .pad_h = 0,
                                     .pad_w = 0};
 
-void forward_layer_19(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 39'014'144);   // activation_17
-  const float* const weight = f32(arena, 54'528);  // 19.weight
-  const float* const bias = f32(arena, 70'912);    // 19.bias
-  float* const z = f32(arena, 42'214'144);         // activation_19
-  float* const col = f32(arena, 582'144);          // workspace
+// Expects col to hold 32,000 bytes, the plan's workspace.
+void forward_layer_19(const float* x, const float* weight, const float* bias, float* z, float* col,
+                      c::ThreadPool& pool) {
+  // In each tile of the product, as it is finished: z += bias, per element.
   c::conv2d_forward<conv_19, 1>(pool, x, weight, col, z, [&](index_t n, c::Range columns) {
     for (index_t row = n * 64; row < (n + 1) * 64; ++row)
       for (index_t p = columns.begin; p < columns.end; ++p)
@@ -799,16 +983,33 @@ void forward_layer_19(std::byte* arena, c::ThreadPool& pool) {
   });
 }
 
-void backward_layer_19(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 39'014'144);   // activation_17
-  float* const dweight = f32(arena, 154'368);      // gradient of 19.weight
-  float* const dbias = f32(arena, 170'752);        // gradient of 19.bias
-  float* const dz = f32(arena, 45'414'144);        // input_gradient_20: d(Conv2d output)
-  const float* const weight = f32(arena, 54'528);  // 19.weight
-  float* const dx = f32(arena, 42'214'144);        // input_gradient_19
-  float* const col = f32(arena, 582'144);          // workspace
+// The same on the plan's buffers:
+void forward_layer_19(std::byte* arena, c::ThreadPool& pool) {
+  forward_layer_19(f32(arena, 39'014'144),  // activation_17
+                   f32(arena, 54'528),      // 19.weight
+                   f32(arena, 70'912),      // 19.bias
+                   f32(arena, 42'214'144),  // activation_19
+                   f32(arena, 582'144),     // workspace
+                   pool);
+}
+
+// Expects col to hold 32,000 bytes, the plan's workspace.
+void backward_layer_19(const float* x, float* dweight, float* dbias, float* dz, const float* weight,
+                       float* dx, float* col, c::ThreadPool& pool) {
   c::conv2d_backward_weights<conv_19, true>(pool, x, dz, col, dweight, dbias);
   c::conv2d_backward_input<conv_19>(pool, dz, weight, col, dx);
+}
+
+// The same on the plan's buffers:
+void backward_layer_19(std::byte* arena, c::ThreadPool& pool) {
+  backward_layer_19(f32(arena, 39'014'144),  // activation_17
+                    f32(arena, 154'368),     // gradient of 19.weight
+                    f32(arena, 170'752),     // gradient of 19.bias
+                    f32(arena, 45'414'144),  // input_gradient_20: d(Conv2d output)
+                    f32(arena, 54'528),      // 19.weight
+                    f32(arena, 42'214'144),  // input_gradient_19
+                    f32(arena, 582'144),     // workspace
+                    pool);
 }
 
 // ==== Layers 20-21: BatchNorm2d(64, eps 0.001, momentum 0.01) + ReLU =============================
@@ -830,45 +1031,61 @@ constexpr k::BatchNormGeometry norm_20{.batch = 100,
                                        .epsilon = 0.00100000005f,
                                        .momentum = 0.00999999978f};
 
-void forward_layers_20_21(std::byte* arena, c::ThreadPool& pool, const Pass& pass) {
-  const float* const x = f32(arena, 42'214'144);  // activation_19
-  const float* const gamma = f32(arena, 71'168);  // 20.weight (γ)
-  const float* const beta = f32(arena, 71'424);   // 20.bias (β)
-  float* const running = f32(arena, 98'304);  // non_trainable: running mean, then running variance
-  float* const y = f32(arena, 45'414'144);    // activation_20
-  if (!pass.training) {
+void forward_layers_20_21(const float* x, const float* gamma, const float* beta, float* running,
+                          float* y, float* stats, c::ThreadPool& pool, const Pass& pass) {
+  if (!pass.training) {  // evaluation
+    // Each element: normalised by the running statistics, then the ReLU.
     c::for_each(pool, 6'400, [&](index_t plane) {
       k::batch_norm_inference_plane<norm_20, k::ReLU>(plane, x, running, gamma, beta, y);
     });
     return;
   }
-  float* const stats = f32(arena, 68'017'408);  // batch_statistics_20: mean, then 1/√(var + ε)
+  // Per channel: the batch mean and 1/√(var + ε), and the running statistics' update.
   c::for_each(pool, 64,
-              [&](index_t ch) { k::batch_norm_statistics<norm_20>(ch, x, stats, running); });
+              [&](index_t c) { k::batch_norm_statistics<norm_20>(c, x, stats, running); });
+  // Each element: normalised by its channel's batch statistics, then the ReLU.
   c::for_each(pool, 6'400, [&](index_t plane) {
     k::batch_norm_forward_plane<norm_20, k::ReLU>(plane, x, stats, gamma, beta, y);
   });
 }
 
-void backward_layers_20_21(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 42'214'144);  // activation_19
-  const float* const stats =
-      f32(arena, 68'017'408);                     // batch_statistics_20: mean, then 1/√(var + ε)
-  const float* const gamma = f32(arena, 71'168);  // 20.weight (γ)
-  float* const dy =
-      f32(arena, 48'614'144);  // input_gradient_22: d(ReLU output), then d(BatchNorm output)
-  float* const dgamma = f32(arena, 171'008);      // gradient of 20.weight (γ)
-  float* const dbeta = f32(arena, 171'264);       // gradient of 20.bias (β)
-  const float* const y = f32(arena, 45'414'144);  // activation_20, saved
-  // Per channel: d = act'(y)·dy (left in dy), Σd into dβ and Σ d·x̂ into dγ.
-  c::for_each(pool, 64, [&](index_t ch) {
-    k::batch_norm_backward_sums<norm_20, k::ReLU>(ch, x, y, stats, dy, dgamma, dbeta);
+// The same on the plan's buffers:
+void forward_layers_20_21(std::byte* arena, c::ThreadPool& pool, const Pass& pass) {
+  forward_layers_20_21(f32(arena, 42'214'144),  // activation_19
+                       f32(arena, 71'168),      // 20.weight (γ)
+                       f32(arena, 71'424),      // 20.bias (β)
+                       f32(arena, 98'304),  // non_trainable: running mean, then running variance
+                       f32(arena, 45'414'144),  // activation_20
+                       f32(arena, 68'017'408),  // batch_statistics_20: mean, then 1/√(var + ε)
+                       pool, pass);
+}
+
+void backward_layers_20_21(const float* x, const float* stats, const float* gamma, float* dy,
+                           float* dgamma, float* dbeta, const float* y, float* dx,
+                           c::ThreadPool& pool) {
+  // Per channel: d = ReLU'(y)·dy (left in dy), Σd into dβ and Σ d·x̂ into dγ.
+  c::for_each(pool, 64, [&](index_t c) {
+    k::batch_norm_backward_sums<norm_20, k::ReLU>(c, x, y, stats, dy, dgamma, dbeta);
   });
-  float* const dx = f32(arena, 45'414'144);  // input_gradient_20
+  // Each element: dx from d and its channel's two sums.
   c::for_each(pool, 6'400, [&](index_t plane) {
     k::batch_norm_backward_input_plane<norm_20, false>(plane, x, stats, gamma, dy, dgamma, dbeta,
                                                        dx);
   });
+}
+
+// The same on the plan's buffers:
+void backward_layers_20_21(std::byte* arena, c::ThreadPool& pool) {
+  backward_layers_20_21(
+      f32(arena, 42'214'144),  // activation_19
+      f32(arena, 68'017'408),  // batch_statistics_20: mean, then 1/√(var + ε)
+      f32(arena, 71'168),      // 20.weight (γ)
+      f32(arena, 48'614'144),  // input_gradient_22: d(ReLU output), then d(BatchNorm output)
+      f32(arena, 171'008),     // gradient of 20.weight (γ)
+      f32(arena, 171'264),     // gradient of 20.bias (β)
+      f32(arena, 45'414'144),  // activation_20, saved
+      f32(arena, 45'414'144),  // input_gradient_20
+      pool);
 }
 
 // ==== Layer 22: DepthwiseConv2d(64, 3×3, pad 1) ==================================================
@@ -894,32 +1111,47 @@ constexpr k::Conv2dGeometry conv_22{.batch = 100,
                                     .pad_w = 1,
                                     .groups = 64};
 
-void forward_layer_22(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 45'414'144);   // activation_20
-  const float* const weight = f32(arena, 71'680);  // 22.weight
-  const float* const bias = f32(arena, 73'984);    // 22.bias
-  float* const y = f32(arena, 48'614'144);         // activation_22
+void forward_layer_22(const float* x, const float* weight, const float* bias, float* y,
+                      c::ThreadPool& pool) {
+  // Each output: its window's weighted sum plus the bias.
   c::for_each(pool, 6'400, [&](index_t plane) {
     k::grouped_conv_forward_plane<conv_22, true>(plane, x, weight, bias, y);
   });
 }
 
-void backward_layer_22(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 45'414'144);   // activation_20
-  const float* const dy = f32(arena, 51'814'144);  // input_gradient_23
-  float* const dweight = f32(arena, 171'520);      // gradient of // 22.weight
+// The same on the plan's buffers:
+void forward_layer_22(std::byte* arena, c::ThreadPool& pool) {
+  forward_layer_22(f32(arena, 45'414'144),  // activation_20
+                   f32(arena, 71'680),      // 22.weight
+                   f32(arena, 73'984),      // 22.bias
+                   f32(arena, 48'614'144),  // activation_22
+                   pool);
+}
+
+void backward_layer_22(const float* x, const float* dy, float* dweight, float* dbias,
+                       const float* weight, float* dx, c::ThreadPool& pool) {
+  // Each weight: Σ over samples and output positions of dy · x.
   c::for_each(pool, 64,
               [&](index_t f) { k::grouped_conv_backward_filter<conv_22>(f, x, dy, dweight); });
-  float* const dbias = f32(arena, 173'824);  // gradient of // 22.bias
-  pool.run([&](int t) {
-    const c::Range channels = c::split(64, pool.threads(), t);
-    k::bias_gradient_channel_range<100, 64, 125>(channels.begin, channels.end, dy, dbias);
+  // Each channel: Σ over samples and positions of dy.
+  c::for_each(pool, 8, [&](index_t block) {
+    k::bias_gradient_channel_block<100, 64, 125>(block, dy, dbias);
   });
-  const float* const weight = f32(arena, 71'680);  // 22.weight
-  float* const dx = f32(arena, 48'614'144);        // input_gradient_22
+  // Each input element gathers dy · w from the outputs that read it.
   c::for_each(pool, 6'400, [&](index_t plane) {
     k::grouped_conv_backward_input_plane<conv_22, false>(plane, dy, weight, dx);
   });
+}
+
+// The same on the plan's buffers:
+void backward_layer_22(std::byte* arena, c::ThreadPool& pool) {
+  backward_layer_22(f32(arena, 45'414'144),  // activation_20
+                    f32(arena, 51'814'144),  // input_gradient_23
+                    f32(arena, 171'520),     // gradient of 22.weight
+                    f32(arena, 173'824),     // gradient of 22.bias
+                    f32(arena, 71'680),      // 22.weight
+                    f32(arena, 48'614'144),  // input_gradient_22
+                    pool);
 }
 
 // ==== Layers 23-24: BatchNorm2d(64, eps 0.001, momentum 0.01) + ReLU =============================
@@ -941,45 +1173,61 @@ constexpr k::BatchNormGeometry norm_23{.batch = 100,
                                        .epsilon = 0.00100000005f,
                                        .momentum = 0.00999999978f};
 
-void forward_layers_23_24(std::byte* arena, c::ThreadPool& pool, const Pass& pass) {
-  const float* const x = f32(arena, 48'614'144);  // activation_22
-  const float* const gamma = f32(arena, 74'240);  // 23.weight (γ)
-  const float* const beta = f32(arena, 74'496);   // 23.bias (β)
-  float* const running = f32(arena, 98'816);  // non_trainable: running mean, then running variance
-  float* const y = f32(arena, 51'814'144);    // activation_23
-  if (!pass.training) {
+void forward_layers_23_24(const float* x, const float* gamma, const float* beta, float* running,
+                          float* y, float* stats, c::ThreadPool& pool, const Pass& pass) {
+  if (!pass.training) {  // evaluation
+    // Each element: normalised by the running statistics, then the ReLU.
     c::for_each(pool, 6'400, [&](index_t plane) {
       k::batch_norm_inference_plane<norm_23, k::ReLU>(plane, x, running, gamma, beta, y);
     });
     return;
   }
-  float* const stats = f32(arena, 68'017'920);  // batch_statistics_23: mean, then 1/√(var + ε)
+  // Per channel: the batch mean and 1/√(var + ε), and the running statistics' update.
   c::for_each(pool, 64,
-              [&](index_t ch) { k::batch_norm_statistics<norm_23>(ch, x, stats, running); });
+              [&](index_t c) { k::batch_norm_statistics<norm_23>(c, x, stats, running); });
+  // Each element: normalised by its channel's batch statistics, then the ReLU.
   c::for_each(pool, 6'400, [&](index_t plane) {
     k::batch_norm_forward_plane<norm_23, k::ReLU>(plane, x, stats, gamma, beta, y);
   });
 }
 
-void backward_layers_23_24(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 48'614'144);  // activation_22
-  const float* const stats =
-      f32(arena, 68'017'920);                     // batch_statistics_23: mean, then 1/√(var + ε)
-  const float* const gamma = f32(arena, 74'240);  // 23.weight (γ)
-  float* const dy =
-      f32(arena, 55'014'144);  // input_gradient_25: d(ReLU output), then d(BatchNorm output)
-  float* const dgamma = f32(arena, 174'080);      // gradient of 23.weight (γ)
-  float* const dbeta = f32(arena, 174'336);       // gradient of 23.bias (β)
-  const float* const y = f32(arena, 51'814'144);  // activation_23, saved
-  // Per channel: d = act'(y)·dy (left in dy), Σd into dβ and Σ d·x̂ into dγ.
-  c::for_each(pool, 64, [&](index_t ch) {
-    k::batch_norm_backward_sums<norm_23, k::ReLU>(ch, x, y, stats, dy, dgamma, dbeta);
+// The same on the plan's buffers:
+void forward_layers_23_24(std::byte* arena, c::ThreadPool& pool, const Pass& pass) {
+  forward_layers_23_24(f32(arena, 48'614'144),  // activation_22
+                       f32(arena, 74'240),      // 23.weight (γ)
+                       f32(arena, 74'496),      // 23.bias (β)
+                       f32(arena, 98'816),  // non_trainable: running mean, then running variance
+                       f32(arena, 51'814'144),  // activation_23
+                       f32(arena, 68'017'920),  // batch_statistics_23: mean, then 1/√(var + ε)
+                       pool, pass);
+}
+
+void backward_layers_23_24(const float* x, const float* stats, const float* gamma, float* dy,
+                           float* dgamma, float* dbeta, const float* y, float* dx,
+                           c::ThreadPool& pool) {
+  // Per channel: d = ReLU'(y)·dy (left in dy), Σd into dβ and Σ d·x̂ into dγ.
+  c::for_each(pool, 64, [&](index_t c) {
+    k::batch_norm_backward_sums<norm_23, k::ReLU>(c, x, y, stats, dy, dgamma, dbeta);
   });
-  float* const dx = f32(arena, 51'814'144);  // input_gradient_23
+  // Each element: dx from d and its channel's two sums.
   c::for_each(pool, 6'400, [&](index_t plane) {
     k::batch_norm_backward_input_plane<norm_23, false>(plane, x, stats, gamma, dy, dgamma, dbeta,
                                                        dx);
   });
+}
+
+// The same on the plan's buffers:
+void backward_layers_23_24(std::byte* arena, c::ThreadPool& pool) {
+  backward_layers_23_24(
+      f32(arena, 48'614'144),  // activation_22
+      f32(arena, 68'017'920),  // batch_statistics_23: mean, then 1/√(var + ε)
+      f32(arena, 74'240),      // 23.weight (γ)
+      f32(arena, 55'014'144),  // input_gradient_25: d(ReLU output), then d(BatchNorm output)
+      f32(arena, 174'080),     // gradient of 23.weight (γ)
+      f32(arena, 174'336),     // gradient of 23.bias (β)
+      f32(arena, 51'814'144),  // activation_23, saved
+      f32(arena, 51'814'144),  // input_gradient_23
+      pool);
 }
 
 // ==== Layer 25: Conv2d(64 → 64, 1×1) =============================================================
@@ -1007,12 +1255,10 @@ constexpr k::Conv2dGeometry conv_25{.batch = 100,
                                     .pad_h = 0,
                                     .pad_w = 0};
 
-void forward_layer_25(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 51'814'144);   // activation_23
-  const float* const weight = f32(arena, 74'752);  // 25.weight
-  const float* const bias = f32(arena, 91'136);    // 25.bias
-  float* const z = f32(arena, 55'014'144);         // activation_25
-  float* const col = f32(arena, 582'144);          // workspace
+// Expects col to hold 32,000 bytes, the plan's workspace.
+void forward_layer_25(const float* x, const float* weight, const float* bias, float* z, float* col,
+                      c::ThreadPool& pool) {
+  // In each tile of the product, as it is finished: z += bias, per element.
   c::conv2d_forward<conv_25, 1>(pool, x, weight, col, z, [&](index_t n, c::Range columns) {
     for (index_t row = n * 64; row < (n + 1) * 64; ++row)
       for (index_t p = columns.begin; p < columns.end; ++p)
@@ -1021,16 +1267,33 @@ void forward_layer_25(std::byte* arena, c::ThreadPool& pool) {
   });
 }
 
-void backward_layer_25(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 51'814'144);   // activation_23
-  float* const dweight = f32(arena, 174'592);      // gradient of 25.weight
-  float* const dbias = f32(arena, 190'976);        // gradient of 25.bias
-  float* const dz = f32(arena, 58'214'144);        // input_gradient_26: d(Conv2d output)
-  const float* const weight = f32(arena, 74'752);  // 25.weight
-  float* const dx = f32(arena, 55'014'144);        // input_gradient_25
-  float* const col = f32(arena, 582'144);          // workspace
+// The same on the plan's buffers:
+void forward_layer_25(std::byte* arena, c::ThreadPool& pool) {
+  forward_layer_25(f32(arena, 51'814'144),  // activation_23
+                   f32(arena, 74'752),      // 25.weight
+                   f32(arena, 91'136),      // 25.bias
+                   f32(arena, 55'014'144),  // activation_25
+                   f32(arena, 582'144),     // workspace
+                   pool);
+}
+
+// Expects col to hold 32,000 bytes, the plan's workspace.
+void backward_layer_25(const float* x, float* dweight, float* dbias, float* dz, const float* weight,
+                       float* dx, float* col, c::ThreadPool& pool) {
   c::conv2d_backward_weights<conv_25, true>(pool, x, dz, col, dweight, dbias);
   c::conv2d_backward_input<conv_25>(pool, dz, weight, col, dx);
+}
+
+// The same on the plan's buffers:
+void backward_layer_25(std::byte* arena, c::ThreadPool& pool) {
+  backward_layer_25(f32(arena, 51'814'144),  // activation_23
+                    f32(arena, 174'592),     // gradient of 25.weight
+                    f32(arena, 190'976),     // gradient of 25.bias
+                    f32(arena, 58'214'144),  // input_gradient_26: d(Conv2d output)
+                    f32(arena, 74'752),      // 25.weight
+                    f32(arena, 55'014'144),  // input_gradient_25
+                    f32(arena, 582'144),     // workspace
+                    pool);
 }
 
 // ==== Layers 26-27: BatchNorm2d(64, eps 0.001, momentum 0.01) + ReLU =============================
@@ -1052,45 +1315,61 @@ constexpr k::BatchNormGeometry norm_26{.batch = 100,
                                        .epsilon = 0.00100000005f,
                                        .momentum = 0.00999999978f};
 
-void forward_layers_26_27(std::byte* arena, c::ThreadPool& pool, const Pass& pass) {
-  const float* const x = f32(arena, 55'014'144);  // activation_25
-  const float* const gamma = f32(arena, 91'392);  // 26.weight (γ)
-  const float* const beta = f32(arena, 91'648);   // 26.bias (β)
-  float* const running = f32(arena, 99'328);  // non_trainable: running mean, then running variance
-  float* const y = f32(arena, 58'214'144);    // activation_26
-  if (!pass.training) {
+void forward_layers_26_27(const float* x, const float* gamma, const float* beta, float* running,
+                          float* y, float* stats, c::ThreadPool& pool, const Pass& pass) {
+  if (!pass.training) {  // evaluation
+    // Each element: normalised by the running statistics, then the ReLU.
     c::for_each(pool, 6'400, [&](index_t plane) {
       k::batch_norm_inference_plane<norm_26, k::ReLU>(plane, x, running, gamma, beta, y);
     });
     return;
   }
-  float* const stats = f32(arena, 68'018'432);  // batch_statistics_26: mean, then 1/√(var + ε)
+  // Per channel: the batch mean and 1/√(var + ε), and the running statistics' update.
   c::for_each(pool, 64,
-              [&](index_t ch) { k::batch_norm_statistics<norm_26>(ch, x, stats, running); });
+              [&](index_t c) { k::batch_norm_statistics<norm_26>(c, x, stats, running); });
+  // Each element: normalised by its channel's batch statistics, then the ReLU.
   c::for_each(pool, 6'400, [&](index_t plane) {
     k::batch_norm_forward_plane<norm_26, k::ReLU>(plane, x, stats, gamma, beta, y);
   });
 }
 
-void backward_layers_26_27(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 55'014'144);  // activation_25
-  const float* const stats =
-      f32(arena, 68'018'432);                     // batch_statistics_26: mean, then 1/√(var + ε)
-  const float* const gamma = f32(arena, 91'392);  // 26.weight (γ)
-  float* const dy =
-      f32(arena, 64'614'144);  // input_gradient_28: d(ReLU output), then d(BatchNorm output)
-  float* const dgamma = f32(arena, 191'232);      // gradient of 26.weight (γ)
-  float* const dbeta = f32(arena, 191'488);       // gradient of 26.bias (β)
-  const float* const y = f32(arena, 58'214'144);  // activation_26, saved
-  // Per channel: d = act'(y)·dy (left in dy), Σd into dβ and Σ d·x̂ into dγ.
-  c::for_each(pool, 64, [&](index_t ch) {
-    k::batch_norm_backward_sums<norm_26, k::ReLU>(ch, x, y, stats, dy, dgamma, dbeta);
+// The same on the plan's buffers:
+void forward_layers_26_27(std::byte* arena, c::ThreadPool& pool, const Pass& pass) {
+  forward_layers_26_27(f32(arena, 55'014'144),  // activation_25
+                       f32(arena, 91'392),      // 26.weight (γ)
+                       f32(arena, 91'648),      // 26.bias (β)
+                       f32(arena, 99'328),  // non_trainable: running mean, then running variance
+                       f32(arena, 58'214'144),  // activation_26
+                       f32(arena, 68'018'432),  // batch_statistics_26: mean, then 1/√(var + ε)
+                       pool, pass);
+}
+
+void backward_layers_26_27(const float* x, const float* stats, const float* gamma, float* dy,
+                           float* dgamma, float* dbeta, const float* y, float* dx,
+                           c::ThreadPool& pool) {
+  // Per channel: d = ReLU'(y)·dy (left in dy), Σd into dβ and Σ d·x̂ into dγ.
+  c::for_each(pool, 64, [&](index_t c) {
+    k::batch_norm_backward_sums<norm_26, k::ReLU>(c, x, y, stats, dy, dgamma, dbeta);
   });
-  float* const dx = f32(arena, 58'214'144);  // input_gradient_26
+  // Each element: dx from d and its channel's two sums.
   c::for_each(pool, 6'400, [&](index_t plane) {
     k::batch_norm_backward_input_plane<norm_26, false>(plane, x, stats, gamma, dy, dgamma, dbeta,
                                                        dx);
   });
+}
+
+// The same on the plan's buffers:
+void backward_layers_26_27(std::byte* arena, c::ThreadPool& pool) {
+  backward_layers_26_27(
+      f32(arena, 55'014'144),  // activation_25
+      f32(arena, 68'018'432),  // batch_statistics_26: mean, then 1/√(var + ε)
+      f32(arena, 91'392),      // 26.weight (γ)
+      f32(arena, 64'614'144),  // input_gradient_28: d(ReLU output), then d(BatchNorm output)
+      f32(arena, 191'232),     // gradient of 26.weight (γ)
+      f32(arena, 191'488),     // gradient of 26.bias (β)
+      f32(arena, 58'214'144),  // activation_26, saved
+      f32(arena, 58'214'144),  // input_gradient_26
+      pool);
 }
 
 // ==== Layer 28: Dropout(0.4) =====================================================================
@@ -1180,11 +1459,9 @@ void backward_layer_29(std::byte* arena, c::ThreadPool& pool) {
 //   input_gradient_30  f32 (100, 64)  arena + 64,639,744  d(input), written by backward
 constexpr c::LinearGeometry linear_30{.batch = 100, .in_features = 64, .out_features = 12};
 
-void forward_layer_30(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 64'614'144);   // activation_29
-  const float* const weight = f32(arena, 91'904);  // 30.weight
-  const float* const bias = f32(arena, 94'976);    // 30.bias
-  float* const z = f32(arena, 61'414'144);         // activation_30
+void forward_layer_30(const float* x, const float* weight, const float* bias, float* z,
+                      c::ThreadPool& pool) {
+  // In each tile of the product, as it is finished: z += bias, per element.
   c::linear_forward<linear_30>(pool, x, weight, z, [&](c::Range rows) {
     for (index_t n = rows.begin; n < rows.end; ++n)
       for (index_t o = 0; o < 12; ++o)
@@ -1193,14 +1470,29 @@ void forward_layer_30(std::byte* arena, c::ThreadPool& pool) {
   });
 }
 
-void backward_layer_30(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 64'614'144);   // activation_29
-  float* const dweight = f32(arena, 191'744);      // gradient of 30.weight
-  float* const dbias = f32(arena, 194'816);        // gradient of 30.bias
-  float* const dz = f32(arena, 61'419'008);        // loss_gradient: d(Linear output)
-  const float* const weight = f32(arena, 91'904);  // 30.weight
-  float* const dx = f32(arena, 64'639'744);        // input_gradient_30
+// The same on the plan's buffers:
+void forward_layer_30(std::byte* arena, c::ThreadPool& pool) {
+  forward_layer_30(f32(arena, 64'614'144),  // activation_29
+                   f32(arena, 91'904),      // 30.weight
+                   f32(arena, 94'976),      // 30.bias
+                   f32(arena, 61'414'144),  // activation_30
+                   pool);
+}
+
+void backward_layer_30(const float* x, float* dweight, float* dbias, float* dz, const float* weight,
+                       float* dx, c::ThreadPool& pool) {
   c::linear_backward<linear_30, true>(pool, x, dz, weight, dweight, dbias, dx);
+}
+
+// The same on the plan's buffers:
+void backward_layer_30(std::byte* arena, c::ThreadPool& pool) {
+  backward_layer_30(f32(arena, 64'614'144),  // activation_29
+                    f32(arena, 191'744),     // gradient of 30.weight
+                    f32(arena, 194'816),     // gradient of 30.bias
+                    f32(arena, 61'419'008),  // loss_gradient: d(Linear output)
+                    f32(arena, 91'904),      // 30.weight
+                    f32(arena, 64'639'744),  // input_gradient_30
+                    pool);
 }
 
 // ==== Loss: softmax + cross-entropy over the logits (100, 12), forward and backward ==============

@@ -112,49 +112,54 @@ constexpr k::Conv2dGeometry conv_0_geometry{.batch = 64,
                                             .pad_h = 2,
                                             .pad_w = 2};
 
-// One thread per pooled output: the bias and the activation over its window of the convolution's
-// output (kept for backward), then the window's mean.
-__global__ void forward_layers_0_2_epilogue(const float* __restrict__ bias, float* z,
-                                            float* __restrict__ pooled) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 75'264)
-    return;
-  k::bias_activation_avg_pool_forward<k::Tanh, pool_2, true>(i / 196, i % 196 / 14, i % 14, z, bias,
-                                                             z, pooled);
+// Expects workspace to hold 78,400 bytes, the plan's workspace.
+void forward_layers_0_2(const float* x, const float* weight, const float* bias, float* z,
+                        float* pooled, std::byte* workspace, const Libraries& lib,
+                        cudaStream_t stream) {
+  lib.conv_0.forward(x, weight, bias, z, workspace);
+  // Each pooled output: the bias and the Tanh over its window (kept for backward), then the window's
+  // mean.
+  g::for_each_3d<384, 14, 14>(stream, "forward_layers_0_2",
+                              [=] __device__(index_t plane, index_t oh, index_t ow) {
+                                k::bias_activation_avg_pool_forward<k::Tanh, pool_2, true>(
+                                    plane, oh, ow, z, bias, z, pooled);
+                              });
 }
 
+// The same on the plan's buffers:
 void forward_layers_0_2(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
-  const float* const x = f32(arena, 741'120);  // input
-  const float* const weight = f32(arena, 0);   // 0.weight
-  const float* const bias = f32(arena, 600);   // 0.bias
-  float* const z = f32(arena, 1'020'672);      // activation_0
-  lib.conv_0.forward(x, weight, bias, z, bytes(arena, 942'080));
-  float* const pooled = f32(arena, 3'044'096);  // activation_2
-  forward_layers_0_2_epilogue<<<g::blocks_for(75'264), g::block_threads, 0, stream>>>(bias, z,
-                                                                                      pooled);
-  g::check_launch("forward_layers_0_2_epilogue");
+  forward_layers_0_2(f32(arena, 741'120),    // input
+                     f32(arena, 0),          // 0.weight
+                     f32(arena, 600),        // 0.bias
+                     f32(arena, 1'020'672),  // activation_0
+                     f32(arena, 3'044'096),  // activation_2
+                     bytes(arena, 942'080),  // workspace
+                     lib, stream);
 }
 
-// One thread per pooled output: its gradient to every element of its window, times the activation's
-// derivative there; every element of dz written once.
-__global__ void backward_layers_0_2_pool(const float* __restrict__ dpooled,
-                                         const float* __restrict__ y, float* __restrict__ dz) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 75'264)
-    return;
-  k::avg_pool_activation_backward<k::Tanh, pool_2>(i / 196, i % 196 / 14, i % 14, dpooled, y, dz);
+// Expects workspace to hold 78,400 bytes, the plan's workspace.
+void backward_layers_0_2(const float* x, float* dweight, float* dbias, float* dz,
+                         const float* dpooled, const float* y, std::byte* workspace,
+                         const Libraries& lib, cudaStream_t stream) {
+  // Each pooled output: its gradient spread over its window, times the Tanh's derivative there; every
+  // element of dz written once.
+  g::for_each_3d<384, 14, 14>(
+      stream, "backward_layers_0_2", [=] __device__(index_t plane, index_t oh, index_t ow) {
+        k::avg_pool_activation_backward<k::Tanh, pool_2>(plane, oh, ow, dpooled, y, dz);
+      });
+  lib.conv_0.backward_weights(x, dz, dweight, dbias, workspace);
 }
 
+// The same on the plan's buffers:
 void backward_layers_0_2(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
-  const float* const x = f32(arena, 741'120);          // input
-  float* const dweight = f32(arena, 247'040);          // gradient of 0.weight
-  float* const dbias = f32(arena, 247'640);            // gradient of 0.bias
-  float* const dz = f32(arena, 2'224'896);             // input_gradient_2: d(Conv2d output)
-  const float* const dpooled = f32(arena, 3'429'120);  // input_gradient_3: d(pooled)
-  const float* const y = f32(arena, 1'020'672);
-  backward_layers_0_2_pool<<<g::blocks_for(75'264), g::block_threads, 0, stream>>>(dpooled, y, dz);
-  g::check_launch("backward_layers_0_2_pool");
-  lib.conv_0.backward_weights(x, dz, dweight, dbias, bytes(arena, 942'080));
+  backward_layers_0_2(f32(arena, 741'120),    // input
+                      f32(arena, 247'040),    // gradient of 0.weight
+                      f32(arena, 247'640),    // gradient of 0.bias
+                      f32(arena, 2'224'896),  // input_gradient_2: d(Conv2d output)
+                      f32(arena, 3'429'120),  // input_gradient_3: d(pooled)
+                      f32(arena, 1'020'672),  // activation_0: Tanh output, saved
+                      bytes(arena, 942'080),  // workspace
+                      lib, stream);
 }
 
 // ==== Layers 3-5: Conv2d(6 → 16, 5×5) + Tanh + AvgPool2d(2×2) ====================================
@@ -198,52 +203,57 @@ constexpr k::Conv2dGeometry conv_3_geometry{.batch = 64,
                                             .pad_h = 0,
                                             .pad_w = 0};
 
-// One thread per pooled output: the bias and the activation over its window of the convolution's
-// output (kept for backward), then the window's mean.
-__global__ void forward_layers_3_5_epilogue(const float* __restrict__ bias, float* z,
-                                            float* __restrict__ pooled) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 25'600)
-    return;
-  k::bias_activation_avg_pool_forward<k::Tanh, pool_5, true>(i / 25, i % 25 / 5, i % 5, z, bias, z,
-                                                             pooled);
+// Expects workspace to hold 78,400 bytes, the plan's workspace.
+void forward_layers_3_5(const float* x, const float* weight, const float* bias, float* z,
+                        float* pooled, std::byte* workspace, const Libraries& lib,
+                        cudaStream_t stream) {
+  lib.conv_3.forward(x, weight, bias, z, workspace);
+  // Each pooled output: the bias and the Tanh over its window (kept for backward), then the window's
+  // mean.
+  g::for_each_3d<1'024, 5, 5>(stream, "forward_layers_3_5",
+                              [=] __device__(index_t plane, index_t oh, index_t ow) {
+                                k::bias_activation_avg_pool_forward<k::Tanh, pool_5, true>(
+                                    plane, oh, ow, z, bias, z, pooled);
+                              });
 }
 
+// The same on the plan's buffers:
 void forward_layers_3_5(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
-  const float* const x = f32(arena, 3'044'096);  // activation_2
-  const float* const weight = f32(arena, 624);   // 3.weight
-  const float* const bias = f32(arena, 10'224);  // 3.bias
-  float* const z = f32(arena, 2'224'896);        // activation_3
-  lib.conv_3.forward(x, weight, bias, z, bytes(arena, 942'080));
-  float* const pooled = f32(arena, 2'634'496);  // activation_5
-  forward_layers_3_5_epilogue<<<g::blocks_for(25'600), g::block_threads, 0, stream>>>(bias, z,
-                                                                                      pooled);
-  g::check_launch("forward_layers_3_5_epilogue");
+  forward_layers_3_5(f32(arena, 3'044'096),  // activation_2
+                     f32(arena, 624),        // 3.weight
+                     f32(arena, 10'224),     // 3.bias
+                     f32(arena, 2'224'896),  // activation_3
+                     f32(arena, 2'634'496),  // activation_5
+                     bytes(arena, 942'080),  // workspace
+                     lib, stream);
 }
 
-// One thread per pooled output: its gradient to every element of its window, times the activation's
-// derivative there; every element of dz written once.
-__global__ void backward_layers_3_5_pool(const float* __restrict__ dpooled,
-                                         const float* __restrict__ y, float* __restrict__ dz) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 25'600)
-    return;
-  k::avg_pool_activation_backward<k::Tanh, pool_5>(i / 25, i % 25 / 5, i % 5, dpooled, y, dz);
+// Expects workspace to hold 78,400 bytes, the plan's workspace.
+void backward_layers_3_5(const float* x, float* dweight, float* dbias, float* dz,
+                         const float* weight, float* dx, const float* dpooled, const float* y,
+                         std::byte* workspace, const Libraries& lib, cudaStream_t stream) {
+  // Each pooled output: its gradient spread over its window, times the Tanh's derivative there; every
+  // element of dz written once.
+  g::for_each_3d<1'024, 5, 5>(
+      stream, "backward_layers_3_5", [=] __device__(index_t plane, index_t oh, index_t ow) {
+        k::avg_pool_activation_backward<k::Tanh, pool_5>(plane, oh, ow, dpooled, y, dz);
+      });
+  lib.conv_3.backward_weights(x, dz, dweight, dbias, workspace);
+  lib.conv_3.backward_input(dz, weight, dx, workspace);
 }
 
+// The same on the plan's buffers:
 void backward_layers_3_5(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
-  const float* const x = f32(arena, 3'044'096);        // activation_2
-  float* const dweight = f32(arena, 247'664);          // gradient of 3.weight
-  float* const dbias = f32(arena, 257'264);            // gradient of 3.bias
-  float* const dz = f32(arena, 2'634'496);             // input_gradient_5: d(Conv2d output)
-  const float* const dpooled = f32(arena, 3'345'152);  // input_gradient_7: d(pooled)
-  const float* const y = f32(arena, 2'224'896);
-  backward_layers_3_5_pool<<<g::blocks_for(25'600), g::block_threads, 0, stream>>>(dpooled, y, dz);
-  g::check_launch("backward_layers_3_5_pool");
-  lib.conv_3.backward_weights(x, dz, dweight, dbias, bytes(arena, 942'080));
-  const float* const weight = f32(arena, 624);  // 3.weight
-  float* const dx = f32(arena, 3'429'120);      // input_gradient_3
-  lib.conv_3.backward_input(dz, weight, dx, bytes(arena, 942'080));
+  backward_layers_3_5(f32(arena, 3'044'096),  // activation_2
+                      f32(arena, 247'664),    // gradient of 3.weight
+                      f32(arena, 257'264),    // gradient of 3.bias
+                      f32(arena, 2'634'496),  // input_gradient_5: d(Conv2d output)
+                      f32(arena, 624),        // 3.weight
+                      f32(arena, 3'429'120),  // input_gradient_3
+                      f32(arena, 3'345'152),  // input_gradient_7: d(pooled)
+                      f32(arena, 2'224'896),  // activation_3: Tanh output, saved
+                      bytes(arena, 942'080),  // workspace
+                      lib, stream);
 }
 
 // ==== Layer 6: Flatten ===========================================================================
@@ -260,47 +270,50 @@ void backward_layers_3_5(std::byte* arena, const Libraries& lib, cudaStream_t st
 //   input_gradient_9  f32 (64, 120)   arena + 2,767,616   d(output), read by backward
 //   input_gradient_7  f32 (64, 400)   arena + 3,345,152   d(input), written by backward
 
-// One thread per output element: the bias and the Tanh, where the library did not fuse them.
-__global__ void forward_layers_7_8_epilogue(const float* __restrict__ bias, float* z) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 7'680)
-    return;
-  k::bias_activation_forward<k::Tanh, k::BiasAlong::positions, 120, 120, true>(i / 120, i % 120, z,
-                                                                               bias, z);
+// Expects workspace to hold 78,400 bytes, the plan's workspace.
+void forward_layers_7_8(const float* x, const float* weight, const float* bias, float* z,
+                        std::byte* workspace, const Libraries& lib, cudaStream_t stream) {
+  lib.linear_7.forward(x, weight, bias, z, workspace);
+  // z = Tanh(z + bias), per element.
+  g::for_each_2d<64, 120>(stream, "forward_layers_7_8", [=] __device__(index_t n, index_t o) {
+    k::bias_activation_forward<k::Tanh, k::BiasAlong::positions, 120, 120, true>(n, o, z, bias, z);
+  });
 }
 
+// The same on the plan's buffers:
 void forward_layers_7_8(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
-  const float* const x = f32(arena, 2'634'496);    // activation_5
-  const float* const weight = f32(arena, 10'288);  // 7.weight
-  const float* const bias = f32(arena, 202'288);   // 7.bias
-  float* const z = f32(arena, 2'736'896);          // activation_7
-  lib.linear_7.forward(x, weight, bias, z, bytes(arena, 942'080));
-  forward_layers_7_8_epilogue<<<g::blocks_for(7'680), g::block_threads, 0, stream>>>(bias, z);
-  g::check_launch("forward_layers_7_8_epilogue");
+  forward_layers_7_8(f32(arena, 2'634'496),  // activation_5
+                     f32(arena, 10'288),     // 7.weight
+                     f32(arena, 202'288),    // 7.bias
+                     f32(arena, 2'736'896),  // activation_7
+                     bytes(arena, 942'080),  // workspace
+                     lib, stream);
 }
 
-// One thread per element: dz = Tanh'(y) · dy.
-__global__ void backward_layers_7_8_activation(const float* __restrict__ y, const float* dy,
-                                               float* dz) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 7'680)
-    return;
-  k::activation_backward_2d<k::Tanh, 120>(i / 120, i % 120, y, dy, dz);
+// Expects workspace to hold 78,400 bytes, the plan's workspace.
+void backward_layers_7_8(const float* x, float* dweight, float* dbias, float* dz,
+                         const float* weight, float* dx, const float* y, const float* dy,
+                         std::byte* workspace, const Libraries& lib, cudaStream_t stream) {
+  // dz = Tanh'(y) · dy.
+  g::for_each_2d<64, 120>(stream, "backward_layers_7_8", [=] __device__(index_t row, index_t p) {
+    k::activation_backward_2d<k::Tanh, 120>(row, p, y, dy, dz);
+  });
+  lib.linear_7.backward_weights(x, dz, dweight, dbias, workspace);
+  lib.linear_7.backward_input(dz, weight, dx, workspace);
 }
 
+// The same on the plan's buffers:
 void backward_layers_7_8(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
-  const float* const x = f32(arena, 2'634'496);   // activation_5
-  float* const dweight = f32(arena, 257'328);     // gradient of 7.weight
-  float* const dbias = f32(arena, 449'328);       // gradient of 7.bias
-  float* const dz = f32(arena, 2'767'616);        // input_gradient_9: d(Linear output)
-  const float* const y = f32(arena, 2'736'896);   // activation_7: Tanh output, saved
-  const float* const dy = f32(arena, 2'767'616);  // input_gradient_9
-  backward_layers_7_8_activation<<<g::blocks_for(7'680), g::block_threads, 0, stream>>>(y, dy, dz);
-  g::check_launch("backward_layers_7_8_activation");
-  lib.linear_7.backward_weights(x, dz, dweight, dbias, bytes(arena, 942'080));
-  const float* const weight = f32(arena, 10'288);  // 7.weight
-  float* const dx = f32(arena, 3'345'152);         // input_gradient_7
-  lib.linear_7.backward_input(dz, weight, dx, bytes(arena, 942'080));
+  backward_layers_7_8(f32(arena, 2'634'496),  // activation_5
+                      f32(arena, 257'328),    // gradient of 7.weight
+                      f32(arena, 449'328),    // gradient of 7.bias
+                      f32(arena, 2'767'616),  // input_gradient_9: d(Linear output)
+                      f32(arena, 10'288),     // 7.weight
+                      f32(arena, 3'345'152),  // input_gradient_7
+                      f32(arena, 2'736'896),  // activation_7: Tanh output, saved
+                      f32(arena, 2'767'616),  // input_gradient_9: d(Tanh output)
+                      bytes(arena, 942'080),  // workspace
+                      lib, stream);
 }
 
 // ==== Layers 9-10: Linear(120 → 84) + Tanh =======================================================
@@ -314,47 +327,50 @@ void backward_layers_7_8(std::byte* arena, const Libraries& lib, cudaStream_t st
 //   input_gradient_11  f32 (64, 84)   arena + 2,798,336   d(output), read by backward
 //   input_gradient_9   f32 (64, 120)  arena + 2,767,616   d(input), written by backward
 
-// One thread per output element: the bias and the Tanh, where the library did not fuse them.
-__global__ void forward_layers_9_10_epilogue(const float* __restrict__ bias, float* z) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 5'376)
-    return;
-  k::bias_activation_forward<k::Tanh, k::BiasAlong::positions, 84, 84, true>(i / 84, i % 84, z,
-                                                                             bias, z);
+// Expects workspace to hold 78,400 bytes, the plan's workspace.
+void forward_layers_9_10(const float* x, const float* weight, const float* bias, float* z,
+                         std::byte* workspace, const Libraries& lib, cudaStream_t stream) {
+  lib.linear_9.forward(x, weight, bias, z, workspace);
+  // z = Tanh(z + bias), per element.
+  g::for_each_2d<64, 84>(stream, "forward_layers_9_10", [=] __device__(index_t n, index_t o) {
+    k::bias_activation_forward<k::Tanh, k::BiasAlong::positions, 84, 84, true>(n, o, z, bias, z);
+  });
 }
 
+// The same on the plan's buffers:
 void forward_layers_9_10(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
-  const float* const x = f32(arena, 2'736'896);     // activation_7
-  const float* const weight = f32(arena, 202'768);  // 9.weight
-  const float* const bias = f32(arena, 243'088);    // 9.bias
-  float* const z = f32(arena, 2'767'616);           // activation_9
-  lib.linear_9.forward(x, weight, bias, z, bytes(arena, 942'080));
-  forward_layers_9_10_epilogue<<<g::blocks_for(5'376), g::block_threads, 0, stream>>>(bias, z);
-  g::check_launch("forward_layers_9_10_epilogue");
+  forward_layers_9_10(f32(arena, 2'736'896),  // activation_7
+                      f32(arena, 202'768),    // 9.weight
+                      f32(arena, 243'088),    // 9.bias
+                      f32(arena, 2'767'616),  // activation_9
+                      bytes(arena, 942'080),  // workspace
+                      lib, stream);
 }
 
-// One thread per element: dz = Tanh'(y) · dy.
-__global__ void backward_layers_9_10_activation(const float* __restrict__ y, const float* dy,
-                                                float* dz) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 5'376)
-    return;
-  k::activation_backward_2d<k::Tanh, 84>(i / 84, i % 84, y, dy, dz);
+// Expects workspace to hold 78,400 bytes, the plan's workspace.
+void backward_layers_9_10(const float* x, float* dweight, float* dbias, float* dz,
+                          const float* weight, float* dx, const float* y, const float* dy,
+                          std::byte* workspace, const Libraries& lib, cudaStream_t stream) {
+  // dz = Tanh'(y) · dy.
+  g::for_each_2d<64, 84>(stream, "backward_layers_9_10", [=] __device__(index_t row, index_t p) {
+    k::activation_backward_2d<k::Tanh, 84>(row, p, y, dy, dz);
+  });
+  lib.linear_9.backward_weights(x, dz, dweight, dbias, workspace);
+  lib.linear_9.backward_input(dz, weight, dx, workspace);
 }
 
+// The same on the plan's buffers:
 void backward_layers_9_10(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
-  const float* const x = f32(arena, 2'736'896);   // activation_7
-  float* const dweight = f32(arena, 449'808);     // gradient of 9.weight
-  float* const dbias = f32(arena, 490'128);       // gradient of 9.bias
-  float* const dz = f32(arena, 2'798'336);        // input_gradient_11: d(Linear output)
-  const float* const y = f32(arena, 2'767'616);   // activation_9: Tanh output, saved
-  const float* const dy = f32(arena, 2'798'336);  // input_gradient_11
-  backward_layers_9_10_activation<<<g::blocks_for(5'376), g::block_threads, 0, stream>>>(y, dy, dz);
-  g::check_launch("backward_layers_9_10_activation");
-  lib.linear_9.backward_weights(x, dz, dweight, dbias, bytes(arena, 942'080));
-  const float* const weight = f32(arena, 202'768);  // 9.weight
-  float* const dx = f32(arena, 2'767'616);          // input_gradient_9
-  lib.linear_9.backward_input(dz, weight, dx, bytes(arena, 942'080));
+  backward_layers_9_10(f32(arena, 2'736'896),  // activation_7
+                       f32(arena, 449'808),    // gradient of 9.weight
+                       f32(arena, 490'128),    // gradient of 9.bias
+                       f32(arena, 2'798'336),  // input_gradient_11: d(Linear output)
+                       f32(arena, 202'768),    // 9.weight
+                       f32(arena, 2'767'616),  // input_gradient_9
+                       f32(arena, 2'767'616),  // activation_9: Tanh output, saved
+                       f32(arena, 2'798'336),  // input_gradient_11: d(Tanh output)
+                       bytes(arena, 942'080),  // workspace
+                       lib, stream);
 }
 
 // ==== Layer 11: Linear(84 → 10) ==================================================================
@@ -368,36 +384,47 @@ void backward_layers_9_10(std::byte* arena, const Libraries& lib, cudaStream_t s
 //   loss_gradient      f32 (64, 10)  arena + 2,791,680   d(output), read by backward
 //   input_gradient_11  f32 (64, 84)  arena + 2,798,336   d(input), written by backward
 
-// One thread per output element: the bias, where the library did not fuse it.
-__global__ void forward_layer_11_epilogue(const float* __restrict__ bias, float* z) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 640)
-    return;
-  k::bias_activation_forward<k::Identity, k::BiasAlong::positions, 10, 10, true>(i / 10, i % 10, z,
-                                                                                 bias, z);
-}
-
-void forward_layer_11(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
-  const float* const x = f32(arena, 2'767'616);     // activation_9
-  const float* const weight = f32(arena, 243'424);  // 11.weight
-  const float* const bias = f32(arena, 246'784);    // 11.bias
-  float* const z = f32(arena, 2'789'120);           // activation_11
-  lib.linear_11.forward(x, weight, bias, z, bytes(arena, 942'080));
+// Expects workspace to hold 78,400 bytes, the plan's workspace.
+void forward_layer_11(const float* x, const float* weight, const float* bias, float* z,
+                      std::byte* workspace, const Libraries& lib, cudaStream_t stream) {
+  lib.linear_11.forward(x, weight, bias, z, workspace);
   if (!lib.linear_11.forward_fused()) {  // cuBLASLt had no engine for the fused epilogue
-    forward_layer_11_epilogue<<<g::blocks_for(640), g::block_threads, 0, stream>>>(bias, z);
-    g::check_launch("forward_layer_11_epilogue");
+    // z += bias, per element.
+    g::for_each_2d<64, 10>(stream, "forward_layer_11", [=] __device__(index_t n, index_t o) {
+      k::bias_activation_forward<k::Identity, k::BiasAlong::positions, 10, 10, true>(n, o, z, bias,
+                                                                                     z);
+    });
   }
 }
 
-void backward_layer_11(std::byte* arena, const Libraries& lib, cudaStream_t /*stream*/) {
-  const float* const x = f32(arena, 2'767'616);  // activation_9
-  float* const dweight = f32(arena, 490'464);    // gradient of 11.weight
-  float* const dbias = f32(arena, 493'824);      // gradient of 11.bias
-  float* const dz = f32(arena, 2'791'680);       // loss_gradient: d(Linear output)
-  lib.linear_11.backward_weights(x, dz, dweight, dbias, bytes(arena, 942'080));
-  const float* const weight = f32(arena, 243'424);  // 11.weight
-  float* const dx = f32(arena, 2'798'336);          // input_gradient_11
-  lib.linear_11.backward_input(dz, weight, dx, bytes(arena, 942'080));
+// The same on the plan's buffers:
+void forward_layer_11(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
+  forward_layer_11(f32(arena, 2'767'616),  // activation_9
+                   f32(arena, 243'424),    // 11.weight
+                   f32(arena, 246'784),    // 11.bias
+                   f32(arena, 2'789'120),  // activation_11
+                   bytes(arena, 942'080),  // workspace
+                   lib, stream);
+}
+
+// Expects workspace to hold 78,400 bytes, the plan's workspace.
+void backward_layer_11(const float* x, float* dweight, float* dbias, float* dz, const float* weight,
+                       float* dx, std::byte* workspace, const Libraries& lib,
+                       cudaStream_t /*stream*/) {
+  lib.linear_11.backward_weights(x, dz, dweight, dbias, workspace);
+  lib.linear_11.backward_input(dz, weight, dx, workspace);
+}
+
+// The same on the plan's buffers:
+void backward_layer_11(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
+  backward_layer_11(f32(arena, 2'767'616),  // activation_9
+                    f32(arena, 490'464),    // gradient of 11.weight
+                    f32(arena, 493'824),    // gradient of 11.bias
+                    f32(arena, 2'791'680),  // loss_gradient: d(Linear output)
+                    f32(arena, 243'424),    // 11.weight
+                    f32(arena, 2'798'336),  // input_gradient_11
+                    bytes(arena, 942'080),  // workspace
+                    lib, stream);
 }
 
 // ==== Loss: softmax + cross-entropy over the logits (64, 10), forward and backward ===============

@@ -91,17 +91,12 @@ constexpr k::Pool2dGeometry pool_2{.batch = 64,
                                    .pad_h = 0,
                                    .pad_w = 0};
 
-void forward_layers_0_2(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 741'120);   // input
-  const float* const weight = f32(arena, 0);    // 0.weight
-  const float* const bias = f32(arena, 600);    // 0.bias
-  float* const z = f32(arena, 1'020'672);       // activation_0
-  float* const col = f32(arena, 942'080);       // workspace
-  float* const pooled = f32(arena, 3'044'096);  // activation_2
-  // Threads split each sample's output positions on whole rows of pool windows (56 =
-  // kernel rows × output width), so each window is finished by the thread that computed it:
-  // bias + activation along the rows just computed, then each window's avg, while
-  // they are in cache.
+// Expects col to hold 78,400 bytes, the plan's workspace.
+void forward_layers_0_2(const float* x, const float* weight, const float* bias, float* z,
+                        float* pooled, float* col, c::ThreadPool& pool) {
+  // Threads split each sample's output positions on whole rows of pool windows (56 = kernel rows ×
+  // output width), so each window is finished by the thread that computed it: bias and activation
+  // along the rows just computed, then each window's pool, while they are in cache.
   c::conv2d_forward<conv_0, 56>(pool, x, weight, col, z, [&](index_t n, c::Range columns) {
     for (index_t row = n * 6; row < (n + 1) * 6; ++row)
       for (index_t p = columns.begin; p < columns.end; ++p)
@@ -113,19 +108,38 @@ void forward_layers_0_2(std::byte* arena, c::ThreadPool& pool) {
   });
 }
 
-void backward_layers_0_2(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 741'120);          // input
-  float* const dweight = f32(arena, 247'040);          // gradient of 0.weight
-  float* const dbias = f32(arena, 247'640);            // gradient of 0.bias
-  float* const dz = f32(arena, 2'224'896);             // input_gradient_2: d(Conv2d output)
-  float* const col = f32(arena, 942'080);              // workspace
-  const float* const dpooled = f32(arena, 3'429'120);  // input_gradient_3: d(pooled)
-  const float* const y = f32(arena, 1'020'672);        // activation_0: Tanh output, saved
-  // d(pooled) spread over each window times the Tanh's derivative: every element of dz once.
+// The same on the plan's buffers:
+void forward_layers_0_2(std::byte* arena, c::ThreadPool& pool) {
+  forward_layers_0_2(f32(arena, 741'120),    // input
+                     f32(arena, 0),          // 0.weight
+                     f32(arena, 600),        // 0.bias
+                     f32(arena, 1'020'672),  // activation_0
+                     f32(arena, 3'044'096),  // activation_2
+                     f32(arena, 942'080),    // workspace
+                     pool);
+}
+
+// Expects col to hold 78,400 bytes, the plan's workspace.
+void backward_layers_0_2(const float* x, float* dweight, float* dbias, float* dz,
+                         const float* dpooled, const float* y, float* col, c::ThreadPool& pool) {
+  // Each pooled output: its gradient spread over its window, times the Tanh's derivative there; every
+  // element of dz written once.
   c::for_each_3d(pool, 384, 14, 14, [&](index_t plane, index_t oh, index_t ow) {
     k::avg_pool_activation_backward<k::Tanh, pool_2>(plane, oh, ow, dpooled, y, dz);
   });
   c::conv2d_backward_weights<conv_0, true>(pool, x, dz, col, dweight, dbias);
+}
+
+// The same on the plan's buffers:
+void backward_layers_0_2(std::byte* arena, c::ThreadPool& pool) {
+  backward_layers_0_2(f32(arena, 741'120),    // input
+                      f32(arena, 247'040),    // gradient of 0.weight
+                      f32(arena, 247'640),    // gradient of 0.bias
+                      f32(arena, 2'224'896),  // input_gradient_2: d(Conv2d output)
+                      f32(arena, 3'429'120),  // input_gradient_3: d(pooled)
+                      f32(arena, 1'020'672),  // activation_0: Tanh output, saved
+                      f32(arena, 942'080),    // workspace
+                      pool);
 }
 
 // ==== Layers 3-5: Conv2d(6 → 16, 5×5) + Tanh + AvgPool2d(2×2) ====================================
@@ -169,17 +183,12 @@ constexpr k::Pool2dGeometry pool_5{.batch = 64,
                                    .pad_h = 0,
                                    .pad_w = 0};
 
-void forward_layers_3_5(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 3'044'096);  // activation_2
-  const float* const weight = f32(arena, 624);   // 3.weight
-  const float* const bias = f32(arena, 10'224);  // 3.bias
-  float* const z = f32(arena, 2'224'896);        // activation_3
-  float* const col = f32(arena, 942'080);        // workspace
-  float* const pooled = f32(arena, 2'634'496);   // activation_5
-  // Threads split each sample's output positions on whole rows of pool windows (20 =
-  // kernel rows × output width), so each window is finished by the thread that computed it:
-  // bias + activation along the rows just computed, then each window's avg, while
-  // they are in cache.
+// Expects col to hold 78,400 bytes, the plan's workspace.
+void forward_layers_3_5(const float* x, const float* weight, const float* bias, float* z,
+                        float* pooled, float* col, c::ThreadPool& pool) {
+  // Threads split each sample's output positions on whole rows of pool windows (20 = kernel rows ×
+  // output width), so each window is finished by the thread that computed it: bias and activation
+  // along the rows just computed, then each window's pool, while they are in cache.
   c::conv2d_forward<conv_3, 20>(pool, x, weight, col, z, [&](index_t n, c::Range columns) {
     for (index_t row = n * 16; row < (n + 1) * 16; ++row)
       for (index_t p = columns.begin; p < columns.end; ++p)
@@ -191,22 +200,42 @@ void forward_layers_3_5(std::byte* arena, c::ThreadPool& pool) {
   });
 }
 
-void backward_layers_3_5(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 3'044'096);        // activation_2
-  float* const dweight = f32(arena, 247'664);          // gradient of 3.weight
-  float* const dbias = f32(arena, 257'264);            // gradient of 3.bias
-  float* const dz = f32(arena, 2'634'496);             // input_gradient_5: d(Conv2d output)
-  const float* const weight = f32(arena, 624);         // 3.weight
-  float* const dx = f32(arena, 3'429'120);             // input_gradient_3
-  float* const col = f32(arena, 942'080);              // workspace
-  const float* const dpooled = f32(arena, 3'345'152);  // input_gradient_7: d(pooled)
-  const float* const y = f32(arena, 2'224'896);        // activation_3: Tanh output, saved
-  // d(pooled) spread over each window times the Tanh's derivative: every element of dz once.
+// The same on the plan's buffers:
+void forward_layers_3_5(std::byte* arena, c::ThreadPool& pool) {
+  forward_layers_3_5(f32(arena, 3'044'096),  // activation_2
+                     f32(arena, 624),        // 3.weight
+                     f32(arena, 10'224),     // 3.bias
+                     f32(arena, 2'224'896),  // activation_3
+                     f32(arena, 2'634'496),  // activation_5
+                     f32(arena, 942'080),    // workspace
+                     pool);
+}
+
+// Expects col to hold 78,400 bytes, the plan's workspace.
+void backward_layers_3_5(const float* x, float* dweight, float* dbias, float* dz,
+                         const float* weight, float* dx, const float* dpooled, const float* y,
+                         float* col, c::ThreadPool& pool) {
+  // Each pooled output: its gradient spread over its window, times the Tanh's derivative there; every
+  // element of dz written once.
   c::for_each_3d(pool, 1'024, 5, 5, [&](index_t plane, index_t oh, index_t ow) {
     k::avg_pool_activation_backward<k::Tanh, pool_5>(plane, oh, ow, dpooled, y, dz);
   });
   c::conv2d_backward_weights<conv_3, true>(pool, x, dz, col, dweight, dbias);
   c::conv2d_backward_input<conv_3>(pool, dz, weight, col, dx);
+}
+
+// The same on the plan's buffers:
+void backward_layers_3_5(std::byte* arena, c::ThreadPool& pool) {
+  backward_layers_3_5(f32(arena, 3'044'096),  // activation_2
+                      f32(arena, 247'664),    // gradient of 3.weight
+                      f32(arena, 257'264),    // gradient of 3.bias
+                      f32(arena, 2'634'496),  // input_gradient_5: d(Conv2d output)
+                      f32(arena, 624),        // 3.weight
+                      f32(arena, 3'429'120),  // input_gradient_3
+                      f32(arena, 3'345'152),  // input_gradient_7: d(pooled)
+                      f32(arena, 2'224'896),  // activation_3: Tanh output, saved
+                      f32(arena, 942'080),    // workspace
+                      pool);
 }
 
 // ==== Layer 6: Flatten ===========================================================================
@@ -224,11 +253,9 @@ void backward_layers_3_5(std::byte* arena, c::ThreadPool& pool) {
 //   input_gradient_7  f32 (64, 400)   arena + 3,345,152   d(input), written by backward
 constexpr c::LinearGeometry linear_7{.batch = 64, .in_features = 400, .out_features = 120};
 
-void forward_layers_7_8(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 2'634'496);    // activation_5
-  const float* const weight = f32(arena, 10'288);  // 7.weight
-  const float* const bias = f32(arena, 202'288);   // 7.bias
-  float* const z = f32(arena, 2'736'896);          // activation_7
+void forward_layers_7_8(const float* x, const float* weight, const float* bias, float* z,
+                        c::ThreadPool& pool) {
+  // In each tile of the product, as it is finished: z = Tanh(z + bias), per element.
   c::linear_forward<linear_7>(pool, x, weight, z, [&](c::Range rows) {
     for (index_t n = rows.begin; n < rows.end; ++n)
       for (index_t o = 0; o < 120; ++o)
@@ -237,20 +264,36 @@ void forward_layers_7_8(std::byte* arena, c::ThreadPool& pool) {
   });
 }
 
-void backward_layers_7_8(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 2'634'496);    // activation_5
-  float* const dweight = f32(arena, 257'328);      // gradient of 7.weight
-  float* const dbias = f32(arena, 449'328);        // gradient of 7.bias
-  float* const dz = f32(arena, 2'767'616);         // input_gradient_9: d(Linear output)
-  const float* const weight = f32(arena, 10'288);  // 7.weight
-  float* const dx = f32(arena, 3'345'152);         // input_gradient_7
-  const float* const y = f32(arena, 2'736'896);    // activation_7: Tanh output, saved
-  const float* const dy = f32(arena, 2'767'616);   // input_gradient_9: d(Tanh output)
-  // dz = Tanh'(y) · dy
+// The same on the plan's buffers:
+void forward_layers_7_8(std::byte* arena, c::ThreadPool& pool) {
+  forward_layers_7_8(f32(arena, 2'634'496),  // activation_5
+                     f32(arena, 10'288),     // 7.weight
+                     f32(arena, 202'288),    // 7.bias
+                     f32(arena, 2'736'896),  // activation_7
+                     pool);
+}
+
+void backward_layers_7_8(const float* x, float* dweight, float* dbias, float* dz,
+                         const float* weight, float* dx, const float* y, const float* dy,
+                         c::ThreadPool& pool) {
+  // dz = Tanh'(y) · dy.
   c::for_each_2d(pool, 64, 120, [&](index_t row, index_t p) {
     k::activation_backward_2d<k::Tanh, 120>(row, p, y, dy, dz);
   });
   c::linear_backward<linear_7, true>(pool, x, dz, weight, dweight, dbias, dx);
+}
+
+// The same on the plan's buffers:
+void backward_layers_7_8(std::byte* arena, c::ThreadPool& pool) {
+  backward_layers_7_8(f32(arena, 2'634'496),  // activation_5
+                      f32(arena, 257'328),    // gradient of 7.weight
+                      f32(arena, 449'328),    // gradient of 7.bias
+                      f32(arena, 2'767'616),  // input_gradient_9: d(Linear output)
+                      f32(arena, 10'288),     // 7.weight
+                      f32(arena, 3'345'152),  // input_gradient_7
+                      f32(arena, 2'736'896),  // activation_7: Tanh output, saved
+                      f32(arena, 2'767'616),  // input_gradient_9: d(Tanh output)
+                      pool);
 }
 
 // ==== Layers 9-10: Linear(120 → 84) + Tanh =======================================================
@@ -265,11 +308,9 @@ void backward_layers_7_8(std::byte* arena, c::ThreadPool& pool) {
 //   input_gradient_9   f32 (64, 120)  arena + 2,767,616   d(input), written by backward
 constexpr c::LinearGeometry linear_9{.batch = 64, .in_features = 120, .out_features = 84};
 
-void forward_layers_9_10(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 2'736'896);     // activation_7
-  const float* const weight = f32(arena, 202'768);  // 9.weight
-  const float* const bias = f32(arena, 243'088);    // 9.bias
-  float* const z = f32(arena, 2'767'616);           // activation_9
+void forward_layers_9_10(const float* x, const float* weight, const float* bias, float* z,
+                         c::ThreadPool& pool) {
+  // In each tile of the product, as it is finished: z = Tanh(z + bias), per element.
   c::linear_forward<linear_9>(pool, x, weight, z, [&](c::Range rows) {
     for (index_t n = rows.begin; n < rows.end; ++n)
       for (index_t o = 0; o < 84; ++o)
@@ -278,20 +319,36 @@ void forward_layers_9_10(std::byte* arena, c::ThreadPool& pool) {
   });
 }
 
-void backward_layers_9_10(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 2'736'896);     // activation_7
-  float* const dweight = f32(arena, 449'808);       // gradient of 9.weight
-  float* const dbias = f32(arena, 490'128);         // gradient of 9.bias
-  float* const dz = f32(arena, 2'798'336);          // input_gradient_11: d(Linear output)
-  const float* const weight = f32(arena, 202'768);  // 9.weight
-  float* const dx = f32(arena, 2'767'616);          // input_gradient_9
-  const float* const y = f32(arena, 2'767'616);     // activation_9: Tanh output, saved
-  const float* const dy = f32(arena, 2'798'336);    // input_gradient_11: d(Tanh output)
-  // dz = Tanh'(y) · dy
+// The same on the plan's buffers:
+void forward_layers_9_10(std::byte* arena, c::ThreadPool& pool) {
+  forward_layers_9_10(f32(arena, 2'736'896),  // activation_7
+                      f32(arena, 202'768),    // 9.weight
+                      f32(arena, 243'088),    // 9.bias
+                      f32(arena, 2'767'616),  // activation_9
+                      pool);
+}
+
+void backward_layers_9_10(const float* x, float* dweight, float* dbias, float* dz,
+                          const float* weight, float* dx, const float* y, const float* dy,
+                          c::ThreadPool& pool) {
+  // dz = Tanh'(y) · dy.
   c::for_each_2d(pool, 64, 84, [&](index_t row, index_t p) {
     k::activation_backward_2d<k::Tanh, 84>(row, p, y, dy, dz);
   });
   c::linear_backward<linear_9, true>(pool, x, dz, weight, dweight, dbias, dx);
+}
+
+// The same on the plan's buffers:
+void backward_layers_9_10(std::byte* arena, c::ThreadPool& pool) {
+  backward_layers_9_10(f32(arena, 2'736'896),  // activation_7
+                       f32(arena, 449'808),    // gradient of 9.weight
+                       f32(arena, 490'128),    // gradient of 9.bias
+                       f32(arena, 2'798'336),  // input_gradient_11: d(Linear output)
+                       f32(arena, 202'768),    // 9.weight
+                       f32(arena, 2'767'616),  // input_gradient_9
+                       f32(arena, 2'767'616),  // activation_9: Tanh output, saved
+                       f32(arena, 2'798'336),  // input_gradient_11: d(Tanh output)
+                       pool);
 }
 
 // ==== Layer 11: Linear(84 → 10) ==================================================================
@@ -305,11 +362,9 @@ void backward_layers_9_10(std::byte* arena, c::ThreadPool& pool) {
 //   input_gradient_11  f32 (64, 84)  arena + 2,798,336   d(input), written by backward
 constexpr c::LinearGeometry linear_11{.batch = 64, .in_features = 84, .out_features = 10};
 
-void forward_layer_11(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 2'767'616);     // activation_9
-  const float* const weight = f32(arena, 243'424);  // 11.weight
-  const float* const bias = f32(arena, 246'784);    // 11.bias
-  float* const z = f32(arena, 2'789'120);           // activation_11
+void forward_layer_11(const float* x, const float* weight, const float* bias, float* z,
+                      c::ThreadPool& pool) {
+  // In each tile of the product, as it is finished: z += bias, per element.
   c::linear_forward<linear_11>(pool, x, weight, z, [&](c::Range rows) {
     for (index_t n = rows.begin; n < rows.end; ++n)
       for (index_t o = 0; o < 10; ++o)
@@ -318,14 +373,29 @@ void forward_layer_11(std::byte* arena, c::ThreadPool& pool) {
   });
 }
 
-void backward_layer_11(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 2'767'616);     // activation_9
-  float* const dweight = f32(arena, 490'464);       // gradient of 11.weight
-  float* const dbias = f32(arena, 493'824);         // gradient of 11.bias
-  float* const dz = f32(arena, 2'791'680);          // loss_gradient: d(Linear output)
-  const float* const weight = f32(arena, 243'424);  // 11.weight
-  float* const dx = f32(arena, 2'798'336);          // input_gradient_11
+// The same on the plan's buffers:
+void forward_layer_11(std::byte* arena, c::ThreadPool& pool) {
+  forward_layer_11(f32(arena, 2'767'616),  // activation_9
+                   f32(arena, 243'424),    // 11.weight
+                   f32(arena, 246'784),    // 11.bias
+                   f32(arena, 2'789'120),  // activation_11
+                   pool);
+}
+
+void backward_layer_11(const float* x, float* dweight, float* dbias, float* dz, const float* weight,
+                       float* dx, c::ThreadPool& pool) {
   c::linear_backward<linear_11, true>(pool, x, dz, weight, dweight, dbias, dx);
+}
+
+// The same on the plan's buffers:
+void backward_layer_11(std::byte* arena, c::ThreadPool& pool) {
+  backward_layer_11(f32(arena, 2'767'616),  // activation_9
+                    f32(arena, 490'464),    // gradient of 11.weight
+                    f32(arena, 493'824),    // gradient of 11.bias
+                    f32(arena, 2'791'680),  // loss_gradient: d(Linear output)
+                    f32(arena, 243'424),    // 11.weight
+                    f32(arena, 2'798'336),  // input_gradient_11
+                    pool);
 }
 
 // ==== Loss: softmax + cross-entropy over the logits (64, 10), forward and backward ===============

@@ -103,33 +103,43 @@ constexpr k::Conv2dGeometry conv_0_geometry{.batch = 32,
                                             .pad_h = 1,
                                             .pad_w = 1};
 
-// One thread per output element: the bias, where the library did not fuse it.
-__global__ void forward_layer_0_epilogue(const float* __restrict__ bias, float* z) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 524'288)
-    return;
-  k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 16, 1'024, true>(i / 1'024, i % 1'024,
-                                                                               z, bias, z);
-}
-
-void forward_layer_0(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
-  const float* const x = f32(arena, 1'253'376);  // input
-  const float* const weight = f32(arena, 0);     // 0.weight
-  const float* const bias = f32(arena, 1'728);   // 0.bias
-  float* const z = f32(arena, 2'236'672);        // activation_0
-  lib.conv_0.forward(x, weight, bias, z, bytes(arena, 1'646'848));
+// Expects workspace to hold 589,824 bytes, the plan's workspace.
+void forward_layer_0(const float* x, const float* weight, const float* bias, float* z,
+                     std::byte* workspace, const Libraries& lib, cudaStream_t stream) {
+  lib.conv_0.forward(x, weight, bias, z, workspace);
   if (!lib.conv_0.forward_fused()) {  // cuDNN had no engine for the fused epilogue
-    forward_layer_0_epilogue<<<g::blocks_for(524'288), g::block_threads, 0, stream>>>(bias, z);
-    g::check_launch("forward_layer_0_epilogue");
+    // z += bias, per element.
+    g::for_each_2d<512, 1'024>(stream, "forward_layer_0", [=] __device__(index_t row, index_t p) {
+      k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 16, 1'024, true>(row, p, z, bias,
+                                                                                   z);
+    });
   }
 }
 
-void backward_layer_0(std::byte* arena, const Libraries& lib, cudaStream_t /*stream*/) {
-  const float* const x = f32(arena, 1'253'376);  // input
-  float* const dweight = f32(arena, 314'880);    // gradient of 0.weight
-  float* const dbias = f32(arena, 316'608);      // gradient of 0.bias
-  float* const dz = f32(arena, 4'333'824);       // input_gradient_1: d(Conv2d output)
-  lib.conv_0.backward_weights(x, dz, dweight, dbias, bytes(arena, 1'646'848));
+// The same on the plan's buffers:
+void forward_layer_0(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
+  forward_layer_0(f32(arena, 1'253'376),    // input
+                  f32(arena, 0),            // 0.weight
+                  f32(arena, 1'728),        // 0.bias
+                  f32(arena, 2'236'672),    // activation_0
+                  bytes(arena, 1'646'848),  // workspace
+                  lib, stream);
+}
+
+// Expects workspace to hold 589,824 bytes, the plan's workspace.
+void backward_layer_0(const float* x, float* dweight, float* dbias, float* dz, std::byte* workspace,
+                      const Libraries& lib, cudaStream_t /*stream*/) {
+  lib.conv_0.backward_weights(x, dz, dweight, dbias, workspace);
+}
+
+// The same on the plan's buffers:
+void backward_layer_0(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
+  backward_layer_0(f32(arena, 1'253'376),    // input
+                   f32(arena, 314'880),      // gradient of 0.weight
+                   f32(arena, 316'608),      // gradient of 0.bias
+                   f32(arena, 4'333'824),    // input_gradient_1: d(Conv2d output)
+                   bytes(arena, 1'646'848),  // workspace
+                   lib, stream);
 }
 
 // ==== Layers 1-2: BatchNorm2d(16, eps 0.001, momentum 0.01) + ReLU ===============================
@@ -151,92 +161,61 @@ constexpr k::BatchNormGeometry norm_1{.batch = 32,
                                       .epsilon = 0.00100000005f,
                                       .momentum = 0.00999999978f};
 
-// One block per channel: the batch mean and 1/√(var + ε), and the running statistics' update.
-__global__ void __launch_bounds__(g::channel_threads)
-    forward_layers_1_2_statistics_kernel(const float* __restrict__ x, float* __restrict__ stats,
-                                         float* __restrict__ running) {
-  g::per_block::batch_norm_statistics<norm_1>(x, stats, running);
-}
-
-// One thread per element: normalise, then k::ReLU.
-__global__ void forward_layers_1_2_kernel(const float* __restrict__ x,
-                                          const float* __restrict__ stats,
-                                          const float* __restrict__ gamma,
-                                          const float* __restrict__ beta, float* __restrict__ y) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 524'288)
-    return;
-  k::batch_norm_forward<norm_1, k::ReLU>(i, x, stats, gamma, beta, y);
-}
-
-// One thread per element, in evaluation: the running statistics.
-__global__ void forward_layers_1_2_inference_kernel(const float* __restrict__ x,
-                                                    const float* __restrict__ running,
-                                                    const float* __restrict__ gamma,
-                                                    const float* __restrict__ beta,
-                                                    float* __restrict__ y) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 524'288)
-    return;
-  k::batch_norm_inference<norm_1, k::ReLU>(i, x, running, gamma, beta, y);
-}
-
-void forward_layers_1_2(std::byte* arena, const Libraries&, cudaStream_t stream, bool training) {
-  const float* const x = f32(arena, 2'236'672);  // activation_0
-  const float* const gamma = f32(arena, 1'792);  // 1.weight (γ)
-  const float* const beta = f32(arena, 1'856);   // 1.bias (β)
-  float* const running = f32(arena, 312'832);  // non_trainable: running mean, then running variance
-  float* const y = f32(arena, 4'333'824);      // activation_1
-  if (!training) {
-    forward_layers_1_2_inference_kernel<<<g::blocks_for(524'288), g::block_threads, 0, stream>>>(
-        x, running, gamma, beta, y);
-    g::check_launch("forward_layers_1_2_inference_kernel");
+void forward_layers_1_2(const float* x, const float* gamma, const float* beta, float* running,
+                        float* y, float* stats, cudaStream_t stream, bool training) {
+  if (!training) {  // evaluation
+    // Each element: normalised by the running statistics, then the ReLU.
+    g::for_each<524'288>(stream, "forward_layers_1_2 (evaluation)", [=] __device__(index_t i) {
+      k::batch_norm_inference<norm_1, k::ReLU>(i, x, running, gamma, beta, y);
+    });
     return;
   }
-  float* const stats = f32(arena, 22'684'928);  // batch_statistics_1: mean, then 1/√(var + ε)
-  forward_layers_1_2_statistics_kernel<<<16, g::channel_threads, 0, stream>>>(x, stats, running);
-  g::check_launch("forward_layers_1_2_statistics_kernel");
-  forward_layers_1_2_kernel<<<g::blocks_for(524'288), g::block_threads, 0, stream>>>(
-      x, stats, gamma, beta, y);
-  g::check_launch("forward_layers_1_2_kernel");
+  // Per channel: the batch mean and 1/√(var + ε), and the running statistics' update.
+  g::for_each_block<16>(stream, "forward_layers_1_2 (pass 1)", [=] __device__(index_t c) {
+    g::per_block::batch_norm_statistics<norm_1>(c, x, stats, running);
+  });
+  // Each element: normalised by its channel's batch statistics, then the ReLU.
+  g::for_each<524'288>(stream, "forward_layers_1_2 (pass 2)", [=] __device__(index_t i) {
+    k::batch_norm_forward<norm_1, k::ReLU>(i, x, stats, gamma, beta, y);
+  });
 }
 
-// One block per channel: d = act'(y)·dy left in dy, Σd into dβ and Σ d·x̂ into dγ.
-__global__ void __launch_bounds__(g::channel_threads)
-    backward_layers_1_2_sums_kernel(const float* __restrict__ x, const float* __restrict__ y,
-                                    const float* __restrict__ stats, float* __restrict__ dy,
-                                    float* __restrict__ dgamma, float* __restrict__ dbeta) {
-  g::per_block::batch_norm_backward_sums<norm_1, k::ReLU>(x, y, stats, dy, dgamma, dbeta);
+// The same on the plan's buffers:
+void forward_layers_1_2(std::byte* arena, const Libraries&, cudaStream_t stream, bool training) {
+  forward_layers_1_2(f32(arena, 2'236'672),   // activation_0
+                     f32(arena, 1'792),       // 1.weight (γ)
+                     f32(arena, 1'856),       // 1.bias (β)
+                     f32(arena, 312'832),     // non_trainable: running mean, then running variance
+                     f32(arena, 4'333'824),   // activation_1
+                     f32(arena, 22'684'928),  // batch_statistics_1: mean, then 1/√(var + ε)
+                     stream, training);
 }
 
-// One thread per element: dx from d and the channel's two sums.
-__global__ void backward_layers_1_2_kernel(const float* __restrict__ x,
-                                           const float* __restrict__ stats,
-                                           const float* __restrict__ gamma, const float* dy,
-                                           const float* __restrict__ dgamma,
-                                           const float* __restrict__ dbeta, float* dx) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 524'288)
-    return;
-  k::batch_norm_backward_input<norm_1, false>(i, x, stats, gamma, dy, dgamma, dbeta, dx);
+void backward_layers_1_2(const float* x, const float* stats, const float* gamma, float* dy,
+                         float* dgamma, float* dbeta, const float* y, float* dx,
+                         cudaStream_t stream) {
+  // Per channel: d = ReLU'(y)·dy (left in dy), Σd into dβ and Σ d·x̂ into dγ.
+  g::for_each_block<16>(stream, "backward_layers_1_2 (pass 1)", [=] __device__(index_t c) {
+    g::per_block::batch_norm_backward_sums<norm_1, k::ReLU>(c, x, y, stats, dy, dgamma, dbeta);
+  });
+  // Each element: dx from d and its channel's two sums.
+  g::for_each<524'288>(stream, "backward_layers_1_2 (pass 2)", [=] __device__(index_t i) {
+    k::batch_norm_backward_input<norm_1, false>(i, x, stats, gamma, dy, dgamma, dbeta, dx);
+  });
 }
 
+// The same on the plan's buffers:
 void backward_layers_1_2(std::byte* arena, const Libraries&, cudaStream_t stream) {
-  const float* const x = f32(arena, 2'236'672);       // activation_0
-  const float* const stats = f32(arena, 22'684'928);  // batch_statistics_1: mean, then 1/√(var + ε)
-  const float* const gamma = f32(arena, 1'792);       // 1.weight (γ)
-  float* const dy =
-      f32(arena, 12'722'432);  // input2_gradient_8: d(ReLU output), then d(BatchNorm output)
-  float* const dgamma = f32(arena, 316'672);     // gradient of 1.weight (γ)
-  float* const dbeta = f32(arena, 316'736);      // gradient of 1.bias (β)
-  const float* const y = f32(arena, 4'333'824);  // activation_1, saved
-  backward_layers_1_2_sums_kernel<<<16, g::channel_threads, 0, stream>>>(x, y, stats, dy, dgamma,
-                                                                         dbeta);
-  g::check_launch("backward_layers_1_2_sums_kernel");
-  float* const dx = f32(arena, 4'333'824);  // input_gradient_1
-  backward_layers_1_2_kernel<<<g::blocks_for(524'288), g::block_threads, 0, stream>>>(
-      x, stats, gamma, dy, dgamma, dbeta, dx);
-  g::check_launch("backward_layers_1_2_kernel");
+  backward_layers_1_2(
+      f32(arena, 2'236'672),   // activation_0
+      f32(arena, 22'684'928),  // batch_statistics_1: mean, then 1/√(var + ε)
+      f32(arena, 1'792),       // 1.weight (γ)
+      f32(arena, 12'722'432),  // input2_gradient_8: d(ReLU output), then d(BatchNorm output)
+      f32(arena, 316'672),     // gradient of 1.weight (γ)
+      f32(arena, 316'736),     // gradient of 1.bias (β)
+      f32(arena, 4'333'824),   // activation_1, saved
+      f32(arena, 4'333'824),   // input_gradient_1
+      stream);
 }
 
 // ==== Layer 3: Conv2d(16 → 16, 3×3, pad 1) =======================================================
@@ -264,63 +243,48 @@ constexpr k::Conv2dGeometry conv_3{.batch = 32,
                                    .pad_w = 1,
                                    .groups = 1};
 
-// One thread per output element.
-__global__ void forward_layer_3_kernel(const float* __restrict__ x,
-                                       const float* __restrict__ weight,
-                                       const float* __restrict__ bias, float* __restrict__ y) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 524'288)
-    return;
-  k::grouped_conv_forward<conv_3, true>(i, x, weight, bias, y);
+void forward_layer_3(const float* x, const float* weight, const float* bias, float* y,
+                     cudaStream_t stream) {
+  // Each output: its window's weighted sum plus the bias.
+  g::for_each<524'288>(stream, "forward_layer_3", [=] __device__(index_t i) {
+    k::grouped_conv_forward<conv_3, true>(i, x, weight, bias, y);
+  });
 }
 
+// The same on the plan's buffers:
 void forward_layer_3(std::byte* arena, const Libraries&, cudaStream_t stream) {
-  const float* const x = f32(arena, 4'333'824);   // activation_1
-  const float* const weight = f32(arena, 1'920);  // 3.weight
-  const float* const bias = f32(arena, 11'136);   // 3.bias
-  float* const y = f32(arena, 6'430'976);         // activation_3
-  forward_layer_3_kernel<<<g::blocks_for(524'288), g::block_threads, 0, stream>>>(x, weight, bias,
-                                                                                  y);
-  g::check_launch("forward_layer_3_kernel");
+  forward_layer_3(f32(arena, 4'333'824),  // activation_1
+                  f32(arena, 1'920),      // 3.weight
+                  f32(arena, 11'136),     // 3.bias
+                  f32(arena, 6'430'976),  // activation_3
+                  stream);
 }
 
-// One block per weight element: Σ over samples and output positions of dy · x.
-__global__ void __launch_bounds__(g::channel_threads)
-    backward_layer_3_weight_kernel(const float* __restrict__ x, const float* __restrict__ dy,
-                                   float* __restrict__ dweight) {
-  g::per_block::grouped_conv_backward_weight<conv_3>(x, dy, dweight);
+void backward_layer_3(const float* x, const float* dy, float* dweight, float* dbias,
+                      const float* weight, float* dx, cudaStream_t stream) {
+  // Each weight: Σ over samples and output positions of dy · x.
+  g::for_each_block<2'304>(stream, "backward_layer_3 (pass 1)", [=] __device__(index_t e) {
+    g::per_block::grouped_conv_backward_weight<conv_3>(e, x, dy, dweight);
+  });
+  // Each channel: Σ over samples and positions of dy.
+  g::for_each_block<16>(stream, "backward_layer_3 (pass 2)", [=] __device__(index_t c) {
+    g::per_block::bias_gradient_channels<32, 16, 1'024>(c, dy, dbias);
+  });
+  // Each input element gathers dy · w from the outputs that read it.
+  g::for_each<524'288>(stream, "backward_layer_3 (pass 3)", [=] __device__(index_t i) {
+    k::grouped_conv_backward_input<conv_3, true>(i, dy, weight, dx);
+  });
 }
 
-// One block per channel: Σ over samples and positions of dy.
-__global__ void __launch_bounds__(g::channel_threads)
-    backward_layer_3_bias_kernel(const float* __restrict__ dy, float* __restrict__ dbias) {
-  g::per_block::bias_gradient_channels<32, 16, 1'024>(dy, dbias);
-}
-
-// One thread per input element: it gathers dy · w from the outputs that read it.
-__global__ void backward_layer_3_input_kernel(const float* __restrict__ dy,
-                                              const float* __restrict__ weight,
-                                              float* __restrict__ dx) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 524'288)
-    return;
-  k::grouped_conv_backward_input<conv_3, true>(i, dy, weight, dx);
-}
-
+// The same on the plan's buffers:
 void backward_layer_3(std::byte* arena, const Libraries&, cudaStream_t stream) {
-  const float* const x = f32(arena, 4'333'824);   // activation_1
-  const float* const dy = f32(arena, 8'528'128);  // input_gradient_4
-  float* const dweight = f32(arena, 316'800);     // gradient of 3.weight
-  backward_layer_3_weight_kernel<<<2'304, g::channel_threads, 0, stream>>>(x, dy, dweight);
-  g::check_launch("backward_layer_3_weight_kernel");
-  float* const dbias = f32(arena, 326'016);  // gradient of 3.bias
-  backward_layer_3_bias_kernel<<<16, g::channel_threads, 0, stream>>>(dy, dbias);
-  g::check_launch("backward_layer_3_bias_kernel");
-  const float* const weight = f32(arena, 1'920);  // 3.weight
-  float* const dx = f32(arena, 12'722'432);       // input2_gradient_8 (added to)
-  backward_layer_3_input_kernel<<<g::blocks_for(524'288), g::block_threads, 0, stream>>>(dy, weight,
-                                                                                         dx);
-  g::check_launch("backward_layer_3_input_kernel");
+  backward_layer_3(f32(arena, 4'333'824),   // activation_1
+                   f32(arena, 8'528'128),   // input_gradient_4
+                   f32(arena, 316'800),     // gradient of 3.weight
+                   f32(arena, 326'016),     // gradient of 3.bias
+                   f32(arena, 1'920),       // 3.weight
+                   f32(arena, 12'722'432),  // input2_gradient_8 (added to)
+                   stream);
 }
 
 // ==== Layers 4-5: BatchNorm2d(16, eps 0.001, momentum 0.01) + ReLU ===============================
@@ -342,92 +306,61 @@ constexpr k::BatchNormGeometry norm_4{.batch = 32,
                                       .epsilon = 0.00100000005f,
                                       .momentum = 0.00999999978f};
 
-// One block per channel: the batch mean and 1/√(var + ε), and the running statistics' update.
-__global__ void __launch_bounds__(g::channel_threads)
-    forward_layers_4_5_statistics_kernel(const float* __restrict__ x, float* __restrict__ stats,
-                                         float* __restrict__ running) {
-  g::per_block::batch_norm_statistics<norm_4>(x, stats, running);
-}
-
-// One thread per element: normalise, then k::ReLU.
-__global__ void forward_layers_4_5_kernel(const float* __restrict__ x,
-                                          const float* __restrict__ stats,
-                                          const float* __restrict__ gamma,
-                                          const float* __restrict__ beta, float* __restrict__ y) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 524'288)
-    return;
-  k::batch_norm_forward<norm_4, k::ReLU>(i, x, stats, gamma, beta, y);
-}
-
-// One thread per element, in evaluation: the running statistics.
-__global__ void forward_layers_4_5_inference_kernel(const float* __restrict__ x,
-                                                    const float* __restrict__ running,
-                                                    const float* __restrict__ gamma,
-                                                    const float* __restrict__ beta,
-                                                    float* __restrict__ y) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 524'288)
-    return;
-  k::batch_norm_inference<norm_4, k::ReLU>(i, x, running, gamma, beta, y);
-}
-
-void forward_layers_4_5(std::byte* arena, const Libraries&, cudaStream_t stream, bool training) {
-  const float* const x = f32(arena, 6'430'976);   // activation_3
-  const float* const gamma = f32(arena, 11'200);  // 4.weight (γ)
-  const float* const beta = f32(arena, 11'264);   // 4.bias (β)
-  float* const running = f32(arena, 312'960);  // non_trainable: running mean, then running variance
-  float* const y = f32(arena, 8'528'128);      // activation_4
-  if (!training) {
-    forward_layers_4_5_inference_kernel<<<g::blocks_for(524'288), g::block_threads, 0, stream>>>(
-        x, running, gamma, beta, y);
-    g::check_launch("forward_layers_4_5_inference_kernel");
+void forward_layers_4_5(const float* x, const float* gamma, const float* beta, float* running,
+                        float* y, float* stats, cudaStream_t stream, bool training) {
+  if (!training) {  // evaluation
+    // Each element: normalised by the running statistics, then the ReLU.
+    g::for_each<524'288>(stream, "forward_layers_4_5 (evaluation)", [=] __device__(index_t i) {
+      k::batch_norm_inference<norm_4, k::ReLU>(i, x, running, gamma, beta, y);
+    });
     return;
   }
-  float* const stats = f32(arena, 22'685'184);  // batch_statistics_4: mean, then 1/√(var + ε)
-  forward_layers_4_5_statistics_kernel<<<16, g::channel_threads, 0, stream>>>(x, stats, running);
-  g::check_launch("forward_layers_4_5_statistics_kernel");
-  forward_layers_4_5_kernel<<<g::blocks_for(524'288), g::block_threads, 0, stream>>>(
-      x, stats, gamma, beta, y);
-  g::check_launch("forward_layers_4_5_kernel");
+  // Per channel: the batch mean and 1/√(var + ε), and the running statistics' update.
+  g::for_each_block<16>(stream, "forward_layers_4_5 (pass 1)", [=] __device__(index_t c) {
+    g::per_block::batch_norm_statistics<norm_4>(c, x, stats, running);
+  });
+  // Each element: normalised by its channel's batch statistics, then the ReLU.
+  g::for_each<524'288>(stream, "forward_layers_4_5 (pass 2)", [=] __device__(index_t i) {
+    k::batch_norm_forward<norm_4, k::ReLU>(i, x, stats, gamma, beta, y);
+  });
 }
 
-// One block per channel: d = act'(y)·dy left in dy, Σd into dβ and Σ d·x̂ into dγ.
-__global__ void __launch_bounds__(g::channel_threads)
-    backward_layers_4_5_sums_kernel(const float* __restrict__ x, const float* __restrict__ y,
-                                    const float* __restrict__ stats, float* __restrict__ dy,
-                                    float* __restrict__ dgamma, float* __restrict__ dbeta) {
-  g::per_block::batch_norm_backward_sums<norm_4, k::ReLU>(x, y, stats, dy, dgamma, dbeta);
+// The same on the plan's buffers:
+void forward_layers_4_5(std::byte* arena, const Libraries&, cudaStream_t stream, bool training) {
+  forward_layers_4_5(f32(arena, 6'430'976),   // activation_3
+                     f32(arena, 11'200),      // 4.weight (γ)
+                     f32(arena, 11'264),      // 4.bias (β)
+                     f32(arena, 312'960),     // non_trainable: running mean, then running variance
+                     f32(arena, 8'528'128),   // activation_4
+                     f32(arena, 22'685'184),  // batch_statistics_4: mean, then 1/√(var + ε)
+                     stream, training);
 }
 
-// One thread per element: dx from d and the channel's two sums.
-__global__ void backward_layers_4_5_kernel(const float* __restrict__ x,
-                                           const float* __restrict__ stats,
-                                           const float* __restrict__ gamma, const float* dy,
-                                           const float* __restrict__ dgamma,
-                                           const float* __restrict__ dbeta, float* dx) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 524'288)
-    return;
-  k::batch_norm_backward_input<norm_4, false>(i, x, stats, gamma, dy, dgamma, dbeta, dx);
+void backward_layers_4_5(const float* x, const float* stats, const float* gamma, float* dy,
+                         float* dgamma, float* dbeta, const float* y, float* dx,
+                         cudaStream_t stream) {
+  // Per channel: d = ReLU'(y)·dy (left in dy), Σd into dβ and Σ d·x̂ into dγ.
+  g::for_each_block<16>(stream, "backward_layers_4_5 (pass 1)", [=] __device__(index_t c) {
+    g::per_block::batch_norm_backward_sums<norm_4, k::ReLU>(c, x, y, stats, dy, dgamma, dbeta);
+  });
+  // Each element: dx from d and its channel's two sums.
+  g::for_each<524'288>(stream, "backward_layers_4_5 (pass 2)", [=] __device__(index_t i) {
+    k::batch_norm_backward_input<norm_4, false>(i, x, stats, gamma, dy, dgamma, dbeta, dx);
+  });
 }
 
+// The same on the plan's buffers:
 void backward_layers_4_5(std::byte* arena, const Libraries&, cudaStream_t stream) {
-  const float* const x = f32(arena, 6'430'976);       // activation_3
-  const float* const stats = f32(arena, 22'685'184);  // batch_statistics_4: mean, then 1/√(var + ε)
-  const float* const gamma = f32(arena, 11'200);      // 4.weight (γ)
-  float* const dy =
-      f32(arena, 10'625'280);  // input_gradient_6: d(ReLU output), then d(BatchNorm output)
-  float* const dgamma = f32(arena, 326'080);     // gradient of 4.weight (γ)
-  float* const dbeta = f32(arena, 326'144);      // gradient of 4.bias (β)
-  const float* const y = f32(arena, 8'528'128);  // activation_4, saved
-  backward_layers_4_5_sums_kernel<<<16, g::channel_threads, 0, stream>>>(x, y, stats, dy, dgamma,
-                                                                         dbeta);
-  g::check_launch("backward_layers_4_5_sums_kernel");
-  float* const dx = f32(arena, 8'528'128);  // input_gradient_4
-  backward_layers_4_5_kernel<<<g::blocks_for(524'288), g::block_threads, 0, stream>>>(
-      x, stats, gamma, dy, dgamma, dbeta, dx);
-  g::check_launch("backward_layers_4_5_kernel");
+  backward_layers_4_5(
+      f32(arena, 6'430'976),   // activation_3
+      f32(arena, 22'685'184),  // batch_statistics_4: mean, then 1/√(var + ε)
+      f32(arena, 11'200),      // 4.weight (γ)
+      f32(arena, 10'625'280),  // input_gradient_6: d(ReLU output), then d(BatchNorm output)
+      f32(arena, 326'080),     // gradient of 4.weight (γ)
+      f32(arena, 326'144),     // gradient of 4.bias (β)
+      f32(arena, 8'528'128),   // activation_4, saved
+      f32(arena, 8'528'128),   // input_gradient_4
+      stream);
 }
 
 // ==== Layer 6: Conv2d(16 → 16, 3×3, pad 1) =======================================================
@@ -455,36 +388,47 @@ constexpr k::Conv2dGeometry conv_6_geometry{.batch = 32,
                                             .pad_h = 1,
                                             .pad_w = 1};
 
-// One thread per output element: the bias, where the library did not fuse it.
-__global__ void forward_layer_6_epilogue(const float* __restrict__ bias, float* z) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 524'288)
-    return;
-  k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 16, 1'024, true>(i / 1'024, i % 1'024,
-                                                                               z, bias, z);
-}
-
-void forward_layer_6(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
-  const float* const x = f32(arena, 8'528'128);    // activation_4
-  const float* const weight = f32(arena, 11'328);  // 6.weight
-  const float* const bias = f32(arena, 20'544);    // 6.bias
-  float* const z = f32(arena, 10'625'280);         // activation_6
-  lib.conv_6.forward(x, weight, bias, z, bytes(arena, 1'646'848));
+// Expects workspace to hold 589,824 bytes, the plan's workspace.
+void forward_layer_6(const float* x, const float* weight, const float* bias, float* z,
+                     std::byte* workspace, const Libraries& lib, cudaStream_t stream) {
+  lib.conv_6.forward(x, weight, bias, z, workspace);
   if (!lib.conv_6.forward_fused()) {  // cuDNN had no engine for the fused epilogue
-    forward_layer_6_epilogue<<<g::blocks_for(524'288), g::block_threads, 0, stream>>>(bias, z);
-    g::check_launch("forward_layer_6_epilogue");
+    // z += bias, per element.
+    g::for_each_2d<512, 1'024>(stream, "forward_layer_6", [=] __device__(index_t row, index_t p) {
+      k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 16, 1'024, true>(row, p, z, bias,
+                                                                                   z);
+    });
   }
 }
 
-void backward_layer_6(std::byte* arena, const Libraries& lib, cudaStream_t /*stream*/) {
-  const float* const x = f32(arena, 8'528'128);  // activation_4
-  float* const dweight = f32(arena, 326'208);    // gradient of 6.weight
-  float* const dbias = f32(arena, 335'424);      // gradient of 6.bias
-  float* const dz = f32(arena, 16'916'736);      // input_gradient_7: d(Conv2d output)
-  lib.conv_6.backward_weights(x, dz, dweight, dbias, bytes(arena, 1'646'848));
-  const float* const weight = f32(arena, 11'328);  // 6.weight
-  float* const dx = f32(arena, 10'625'280);        // input_gradient_6
-  lib.conv_6.backward_input(dz, weight, dx, bytes(arena, 1'646'848));
+// The same on the plan's buffers:
+void forward_layer_6(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
+  forward_layer_6(f32(arena, 8'528'128),    // activation_4
+                  f32(arena, 11'328),       // 6.weight
+                  f32(arena, 20'544),       // 6.bias
+                  f32(arena, 10'625'280),   // activation_6
+                  bytes(arena, 1'646'848),  // workspace
+                  lib, stream);
+}
+
+// Expects workspace to hold 589,824 bytes, the plan's workspace.
+void backward_layer_6(const float* x, float* dweight, float* dbias, float* dz, const float* weight,
+                      float* dx, std::byte* workspace, const Libraries& lib,
+                      cudaStream_t /*stream*/) {
+  lib.conv_6.backward_weights(x, dz, dweight, dbias, workspace);
+  lib.conv_6.backward_input(dz, weight, dx, workspace);
+}
+
+// The same on the plan's buffers:
+void backward_layer_6(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
+  backward_layer_6(f32(arena, 8'528'128),    // activation_4
+                   f32(arena, 326'208),      // gradient of 6.weight
+                   f32(arena, 335'424),      // gradient of 6.bias
+                   f32(arena, 16'916'736),   // input_gradient_7: d(Conv2d output)
+                   f32(arena, 11'328),       // 6.weight
+                   f32(arena, 10'625'280),   // input_gradient_6
+                   bytes(arena, 1'646'848),  // workspace
+                   lib, stream);
 }
 
 // ==== Layer 7: BatchNorm2d(16, eps 0.001, momentum 0.01) =========================================
@@ -505,90 +449,59 @@ constexpr k::BatchNormGeometry norm_7{.batch = 32,
                                       .epsilon = 0.00100000005f,
                                       .momentum = 0.00999999978f};
 
-// One block per channel: the batch mean and 1/√(var + ε), and the running statistics' update.
-__global__ void __launch_bounds__(g::channel_threads)
-    forward_layer_7_statistics_kernel(const float* __restrict__ x, float* __restrict__ stats,
-                                      float* __restrict__ running) {
-  g::per_block::batch_norm_statistics<norm_7>(x, stats, running);
-}
-
-// One thread per element: normalise, then k::Identity.
-__global__ void forward_layer_7_kernel(const float* __restrict__ x, const float* __restrict__ stats,
-                                       const float* __restrict__ gamma,
-                                       const float* __restrict__ beta, float* __restrict__ y) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 524'288)
-    return;
-  k::batch_norm_forward<norm_7, k::Identity>(i, x, stats, gamma, beta, y);
-}
-
-// One thread per element, in evaluation: the running statistics.
-__global__ void forward_layer_7_inference_kernel(const float* __restrict__ x,
-                                                 const float* __restrict__ running,
-                                                 const float* __restrict__ gamma,
-                                                 const float* __restrict__ beta,
-                                                 float* __restrict__ y) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 524'288)
-    return;
-  k::batch_norm_inference<norm_7, k::Identity>(i, x, running, gamma, beta, y);
-}
-
-void forward_layer_7(std::byte* arena, const Libraries&, cudaStream_t stream, bool training) {
-  const float* const x = f32(arena, 10'625'280);  // activation_6
-  const float* const gamma = f32(arena, 20'608);  // 7.weight (γ)
-  const float* const beta = f32(arena, 20'672);   // 7.bias (β)
-  float* const running = f32(arena, 313'088);  // non_trainable: running mean, then running variance
-  float* const y = f32(arena, 12'722'432);     // activation_7
-  if (!training) {
-    forward_layer_7_inference_kernel<<<g::blocks_for(524'288), g::block_threads, 0, stream>>>(
-        x, running, gamma, beta, y);
-    g::check_launch("forward_layer_7_inference_kernel");
+void forward_layer_7(const float* x, const float* gamma, const float* beta, float* running,
+                     float* y, float* stats, cudaStream_t stream, bool training) {
+  if (!training) {  // evaluation
+    // Each element: normalised by the running statistics.
+    g::for_each<524'288>(stream, "forward_layer_7 (evaluation)", [=] __device__(index_t i) {
+      k::batch_norm_inference<norm_7, k::Identity>(i, x, running, gamma, beta, y);
+    });
     return;
   }
-  float* const stats = f32(arena, 22'685'440);  // batch_statistics_7: mean, then 1/√(var + ε)
-  forward_layer_7_statistics_kernel<<<16, g::channel_threads, 0, stream>>>(x, stats, running);
-  g::check_launch("forward_layer_7_statistics_kernel");
-  forward_layer_7_kernel<<<g::blocks_for(524'288), g::block_threads, 0, stream>>>(x, stats, gamma,
-                                                                                  beta, y);
-  g::check_launch("forward_layer_7_kernel");
+  // Per channel: the batch mean and 1/√(var + ε), and the running statistics' update.
+  g::for_each_block<16>(stream, "forward_layer_7 (pass 1)", [=] __device__(index_t c) {
+    g::per_block::batch_norm_statistics<norm_7>(c, x, stats, running);
+  });
+  // Each element: normalised by its channel's batch statistics.
+  g::for_each<524'288>(stream, "forward_layer_7 (pass 2)", [=] __device__(index_t i) {
+    k::batch_norm_forward<norm_7, k::Identity>(i, x, stats, gamma, beta, y);
+  });
 }
 
-// One block per channel: d = act'(y)·dy left in dy, Σd into dβ and Σ d·x̂ into dγ.
-__global__ void __launch_bounds__(g::channel_threads)
-    backward_layer_7_sums_kernel(const float* __restrict__ x, const float* __restrict__ y,
-                                 const float* __restrict__ stats, float* __restrict__ dy,
-                                 float* __restrict__ dgamma, float* __restrict__ dbeta) {
-  g::per_block::batch_norm_backward_sums<norm_7, k::Identity>(x, y, stats, dy, dgamma, dbeta);
+// The same on the plan's buffers:
+void forward_layer_7(std::byte* arena, const Libraries&, cudaStream_t stream, bool training) {
+  forward_layer_7(f32(arena, 10'625'280),  // activation_6
+                  f32(arena, 20'608),      // 7.weight (γ)
+                  f32(arena, 20'672),      // 7.bias (β)
+                  f32(arena, 313'088),     // non_trainable: running mean, then running variance
+                  f32(arena, 12'722'432),  // activation_7
+                  f32(arena, 22'685'440),  // batch_statistics_7: mean, then 1/√(var + ε)
+                  stream, training);
 }
 
-// One thread per element: dx from d and the channel's two sums.
-__global__ void backward_layer_7_kernel(const float* __restrict__ x,
-                                        const float* __restrict__ stats,
-                                        const float* __restrict__ gamma, const float* dy,
-                                        const float* __restrict__ dgamma,
-                                        const float* __restrict__ dbeta, float* dx) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 524'288)
-    return;
-  k::batch_norm_backward_input<norm_7, false>(i, x, stats, gamma, dy, dgamma, dbeta, dx);
+void backward_layer_7(const float* x, const float* stats, const float* gamma, float* dy,
+                      float* dgamma, float* dbeta, float* dx, cudaStream_t stream) {
+  // Per channel: Σdy into dβ and Σ dy·x̂ into dγ.
+  g::for_each_block<16>(stream, "backward_layer_7 (pass 1)", [=] __device__(index_t c) {
+    g::per_block::batch_norm_backward_sums<norm_7, k::Identity>(c, x, nullptr, stats, dy, dgamma,
+                                                                dbeta);
+  });
+  // Each element: dx from d and its channel's two sums.
+  g::for_each<524'288>(stream, "backward_layer_7 (pass 2)", [=] __device__(index_t i) {
+    k::batch_norm_backward_input<norm_7, false>(i, x, stats, gamma, dy, dgamma, dbeta, dx);
+  });
 }
 
+// The same on the plan's buffers:
 void backward_layer_7(std::byte* arena, const Libraries&, cudaStream_t stream) {
-  const float* const x = f32(arena, 10'625'280);      // activation_6
-  const float* const stats = f32(arena, 22'685'440);  // batch_statistics_7: mean, then 1/√(var + ε)
-  const float* const gamma = f32(arena, 20'608);      // 7.weight (γ)
-  float* const dy = f32(arena, 14'819'584);           // input_gradient_15: d(output)
-  float* const dgamma = f32(arena, 335'488);          // gradient of 7.weight (γ)
-  float* const dbeta = f32(arena, 335'552);           // gradient of 7.bias (β)
-
-  backward_layer_7_sums_kernel<<<16, g::channel_threads, 0, stream>>>(x, nullptr, stats, dy, dgamma,
-                                                                      dbeta);
-  g::check_launch("backward_layer_7_sums_kernel");
-  float* const dx = f32(arena, 16'916'736);  // input_gradient_7
-  backward_layer_7_kernel<<<g::blocks_for(524'288), g::block_threads, 0, stream>>>(
-      x, stats, gamma, dy, dgamma, dbeta, dx);
-  g::check_launch("backward_layer_7_kernel");
+  backward_layer_7(f32(arena, 10'625'280),  // activation_6
+                   f32(arena, 22'685'440),  // batch_statistics_7: mean, then 1/√(var + ε)
+                   f32(arena, 20'608),      // 7.weight (γ)
+                   f32(arena, 14'819'584),  // input_gradient_15: d(output)
+                   f32(arena, 335'488),     // gradient of 7.weight (γ)
+                   f32(arena, 335'552),     // gradient of 7.bias (β)
+                   f32(arena, 16'916'736),  // input_gradient_7
+                   stream);
 }
 
 // ==== Layers 8-9: Add(layers 7 + 2) + ReLU =======================================================
@@ -663,63 +576,48 @@ constexpr k::Conv2dGeometry conv_10{.batch = 32,
                                     .pad_w = 0,
                                     .groups = 1};
 
-// One thread per output element.
-__global__ void forward_layer_10_kernel(const float* __restrict__ x,
-                                        const float* __restrict__ weight,
-                                        const float* __restrict__ bias, float* __restrict__ y) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 262'144)
-    return;
-  k::grouped_conv_forward<conv_10, true>(i, x, weight, bias, y);
+void forward_layer_10(const float* x, const float* weight, const float* bias, float* y,
+                      cudaStream_t stream) {
+  // Each output: its window's weighted sum plus the bias.
+  g::for_each<262'144>(stream, "forward_layer_10", [=] __device__(index_t i) {
+    k::grouped_conv_forward<conv_10, true>(i, x, weight, bias, y);
+  });
 }
 
+// The same on the plan's buffers:
 void forward_layer_10(std::byte* arena, const Libraries&, cudaStream_t stream) {
-  const float* const x = f32(arena, 12'722'432);   // activation_7
-  const float* const weight = f32(arena, 20'736);  // 10.weight
-  const float* const bias = f32(arena, 39'168);    // 10.bias
-  float* const y = f32(arena, 16'916'736);         // activation_10
-  forward_layer_10_kernel<<<g::blocks_for(262'144), g::block_threads, 0, stream>>>(x, weight, bias,
-                                                                                   y);
-  g::check_launch("forward_layer_10_kernel");
+  forward_layer_10(f32(arena, 12'722'432),  // activation_7
+                   f32(arena, 20'736),      // 10.weight
+                   f32(arena, 39'168),      // 10.bias
+                   f32(arena, 16'916'736),  // activation_10
+                   stream);
 }
 
-// One block per weight element: Σ over samples and output positions of dy · x.
-__global__ void __launch_bounds__(g::channel_threads)
-    backward_layer_10_weight_kernel(const float* __restrict__ x, const float* __restrict__ dy,
-                                    float* __restrict__ dweight) {
-  g::per_block::grouped_conv_backward_weight<conv_10>(x, dy, dweight);
+void backward_layer_10(const float* x, const float* dy, float* dweight, float* dbias,
+                       const float* weight, float* dx, cudaStream_t stream) {
+  // Each weight: Σ over samples and output positions of dy · x.
+  g::for_each_block<4'608>(stream, "backward_layer_10 (pass 1)", [=] __device__(index_t e) {
+    g::per_block::grouped_conv_backward_weight<conv_10>(e, x, dy, dweight);
+  });
+  // Each channel: Σ over samples and positions of dy.
+  g::for_each_block<32>(stream, "backward_layer_10 (pass 2)", [=] __device__(index_t c) {
+    g::per_block::bias_gradient_channels<32, 32, 256>(c, dy, dbias);
+  });
+  // Each input element gathers dy · w from the outputs that read it.
+  g::for_each<524'288>(stream, "backward_layer_10 (pass 3)", [=] __device__(index_t i) {
+    k::grouped_conv_backward_input<conv_10, true>(i, dy, weight, dx);
+  });
 }
 
-// One block per channel: Σ over samples and positions of dy.
-__global__ void __launch_bounds__(g::channel_threads)
-    backward_layer_10_bias_kernel(const float* __restrict__ dy, float* __restrict__ dbias) {
-  g::per_block::bias_gradient_channels<32, 32, 256>(dy, dbias);
-}
-
-// One thread per input element: it gathers dy · w from the outputs that read it.
-__global__ void backward_layer_10_input_kernel(const float* __restrict__ dy,
-                                               const float* __restrict__ weight,
-                                               float* __restrict__ dx) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 524'288)
-    return;
-  k::grouped_conv_backward_input<conv_10, true>(i, dy, weight, dx);
-}
-
+// The same on the plan's buffers:
 void backward_layer_10(std::byte* arena, const Libraries&, cudaStream_t stream) {
-  const float* const x = f32(arena, 12'722'432);   // activation_7
-  const float* const dy = f32(arena, 17'965'312);  // input_gradient_11
-  float* const dweight = f32(arena, 335'616);      // gradient of 10.weight
-  backward_layer_10_weight_kernel<<<4'608, g::channel_threads, 0, stream>>>(x, dy, dweight);
-  g::check_launch("backward_layer_10_weight_kernel");
-  float* const dbias = f32(arena, 354'048);  // gradient of 10.bias
-  backward_layer_10_bias_kernel<<<32, g::channel_threads, 0, stream>>>(dy, dbias);
-  g::check_launch("backward_layer_10_bias_kernel");
-  const float* const weight = f32(arena, 20'736);  // 10.weight
-  float* const dx = f32(arena, 14'819'584);        // input_gradient_15 (added to)
-  backward_layer_10_input_kernel<<<g::blocks_for(524'288), g::block_threads, 0, stream>>>(
-      dy, weight, dx);
-  g::check_launch("backward_layer_10_input_kernel");
+  backward_layer_10(f32(arena, 12'722'432),  // activation_7
+                    f32(arena, 17'965'312),  // input_gradient_11
+                    f32(arena, 335'616),     // gradient of 10.weight
+                    f32(arena, 354'048),     // gradient of 10.bias
+                    f32(arena, 20'736),      // 10.weight
+                    f32(arena, 14'819'584),  // input_gradient_15 (added to)
+                    stream);
 }
 
 // ==== Layers 11-12: BatchNorm2d(32, eps 0.001, momentum 0.01) + ReLU =============================
@@ -741,93 +639,61 @@ constexpr k::BatchNormGeometry norm_11{.batch = 32,
                                        .epsilon = 0.00100000005f,
                                        .momentum = 0.00999999978f};
 
-// One block per channel: the batch mean and 1/√(var + ε), and the running statistics' update.
-__global__ void __launch_bounds__(g::channel_threads)
-    forward_layers_11_12_statistics_kernel(const float* __restrict__ x, float* __restrict__ stats,
-                                           float* __restrict__ running) {
-  g::per_block::batch_norm_statistics<norm_11>(x, stats, running);
-}
-
-// One thread per element: normalise, then k::ReLU.
-__global__ void forward_layers_11_12_kernel(const float* __restrict__ x,
-                                            const float* __restrict__ stats,
-                                            const float* __restrict__ gamma,
-                                            const float* __restrict__ beta, float* __restrict__ y) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 262'144)
-    return;
-  k::batch_norm_forward<norm_11, k::ReLU>(i, x, stats, gamma, beta, y);
-}
-
-// One thread per element, in evaluation: the running statistics.
-__global__ void forward_layers_11_12_inference_kernel(const float* __restrict__ x,
-                                                      const float* __restrict__ running,
-                                                      const float* __restrict__ gamma,
-                                                      const float* __restrict__ beta,
-                                                      float* __restrict__ y) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 262'144)
-    return;
-  k::batch_norm_inference<norm_11, k::ReLU>(i, x, running, gamma, beta, y);
-}
-
-void forward_layers_11_12(std::byte* arena, const Libraries&, cudaStream_t stream, bool training) {
-  const float* const x = f32(arena, 16'916'736);  // activation_10
-  const float* const gamma = f32(arena, 39'296);  // 11.weight (γ)
-  const float* const beta = f32(arena, 39'424);   // 11.bias (β)
-  float* const running = f32(arena, 313'216);  // non_trainable: running mean, then running variance
-  float* const y = f32(arena, 17'965'312);     // activation_11
-  if (!training) {
-    forward_layers_11_12_inference_kernel<<<g::blocks_for(262'144), g::block_threads, 0, stream>>>(
-        x, running, gamma, beta, y);
-    g::check_launch("forward_layers_11_12_inference_kernel");
+void forward_layers_11_12(const float* x, const float* gamma, const float* beta, float* running,
+                          float* y, float* stats, cudaStream_t stream, bool training) {
+  if (!training) {  // evaluation
+    // Each element: normalised by the running statistics, then the ReLU.
+    g::for_each<262'144>(stream, "forward_layers_11_12 (evaluation)", [=] __device__(index_t i) {
+      k::batch_norm_inference<norm_11, k::ReLU>(i, x, running, gamma, beta, y);
+    });
     return;
   }
-  float* const stats = f32(arena, 22'685'696);  // batch_statistics_11: mean, then 1/√(var + ε)
-  forward_layers_11_12_statistics_kernel<<<32, g::channel_threads, 0, stream>>>(x, stats, running);
-  g::check_launch("forward_layers_11_12_statistics_kernel");
-  forward_layers_11_12_kernel<<<g::blocks_for(262'144), g::block_threads, 0, stream>>>(
-      x, stats, gamma, beta, y);
-  g::check_launch("forward_layers_11_12_kernel");
+  // Per channel: the batch mean and 1/√(var + ε), and the running statistics' update.
+  g::for_each_block<32>(stream, "forward_layers_11_12 (pass 1)", [=] __device__(index_t c) {
+    g::per_block::batch_norm_statistics<norm_11>(c, x, stats, running);
+  });
+  // Each element: normalised by its channel's batch statistics, then the ReLU.
+  g::for_each<262'144>(stream, "forward_layers_11_12 (pass 2)", [=] __device__(index_t i) {
+    k::batch_norm_forward<norm_11, k::ReLU>(i, x, stats, gamma, beta, y);
+  });
 }
 
-// One block per channel: d = act'(y)·dy left in dy, Σd into dβ and Σ d·x̂ into dγ.
-__global__ void __launch_bounds__(g::channel_threads)
-    backward_layers_11_12_sums_kernel(const float* __restrict__ x, const float* __restrict__ y,
-                                      const float* __restrict__ stats, float* __restrict__ dy,
-                                      float* __restrict__ dgamma, float* __restrict__ dbeta) {
-  g::per_block::batch_norm_backward_sums<norm_11, k::ReLU>(x, y, stats, dy, dgamma, dbeta);
+// The same on the plan's buffers:
+void forward_layers_11_12(std::byte* arena, const Libraries&, cudaStream_t stream, bool training) {
+  forward_layers_11_12(f32(arena, 16'916'736),  // activation_10
+                       f32(arena, 39'296),      // 11.weight (γ)
+                       f32(arena, 39'424),      // 11.bias (β)
+                       f32(arena, 313'216),  // non_trainable: running mean, then running variance
+                       f32(arena, 17'965'312),  // activation_11
+                       f32(arena, 22'685'696),  // batch_statistics_11: mean, then 1/√(var + ε)
+                       stream, training);
 }
 
-// One thread per element: dx from d and the channel's two sums.
-__global__ void backward_layers_11_12_kernel(const float* __restrict__ x,
-                                             const float* __restrict__ stats,
-                                             const float* __restrict__ gamma, const float* dy,
-                                             const float* __restrict__ dgamma,
-                                             const float* __restrict__ dbeta, float* dx) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 262'144)
-    return;
-  k::batch_norm_backward_input<norm_11, false>(i, x, stats, gamma, dy, dgamma, dbeta, dx);
+void backward_layers_11_12(const float* x, const float* stats, const float* gamma, float* dy,
+                           float* dgamma, float* dbeta, const float* y, float* dx,
+                           cudaStream_t stream) {
+  // Per channel: d = ReLU'(y)·dy (left in dy), Σd into dβ and Σ d·x̂ into dγ.
+  g::for_each_block<32>(stream, "backward_layers_11_12 (pass 1)", [=] __device__(index_t c) {
+    g::per_block::batch_norm_backward_sums<norm_11, k::ReLU>(c, x, y, stats, dy, dgamma, dbeta);
+  });
+  // Each element: dx from d and its channel's two sums.
+  g::for_each<262'144>(stream, "backward_layers_11_12 (pass 2)", [=] __device__(index_t i) {
+    k::batch_norm_backward_input<norm_11, false>(i, x, stats, gamma, dy, dgamma, dbeta, dx);
+  });
 }
 
+// The same on the plan's buffers:
 void backward_layers_11_12(std::byte* arena, const Libraries&, cudaStream_t stream) {
-  const float* const x = f32(arena, 16'916'736);  // activation_10
-  const float* const stats =
-      f32(arena, 22'685'696);                     // batch_statistics_11: mean, then 1/√(var + ε)
-  const float* const gamma = f32(arena, 39'296);  // 11.weight (γ)
-  float* const dy =
-      f32(arena, 19'013'888);  // input_gradient_13: d(ReLU output), then d(BatchNorm output)
-  float* const dgamma = f32(arena, 354'176);      // gradient of 11.weight (γ)
-  float* const dbeta = f32(arena, 354'304);       // gradient of 11.bias (β)
-  const float* const y = f32(arena, 17'965'312);  // activation_11, saved
-  backward_layers_11_12_sums_kernel<<<32, g::channel_threads, 0, stream>>>(x, y, stats, dy, dgamma,
-                                                                           dbeta);
-  g::check_launch("backward_layers_11_12_sums_kernel");
-  float* const dx = f32(arena, 17'965'312);  // input_gradient_11
-  backward_layers_11_12_kernel<<<g::blocks_for(262'144), g::block_threads, 0, stream>>>(
-      x, stats, gamma, dy, dgamma, dbeta, dx);
-  g::check_launch("backward_layers_11_12_kernel");
+  backward_layers_11_12(
+      f32(arena, 16'916'736),  // activation_10
+      f32(arena, 22'685'696),  // batch_statistics_11: mean, then 1/√(var + ε)
+      f32(arena, 39'296),      // 11.weight (γ)
+      f32(arena, 19'013'888),  // input_gradient_13: d(ReLU output), then d(BatchNorm output)
+      f32(arena, 354'176),     // gradient of 11.weight (γ)
+      f32(arena, 354'304),     // gradient of 11.bias (β)
+      f32(arena, 17'965'312),  // activation_11, saved
+      f32(arena, 17'965'312),  // input_gradient_11
+      stream);
 }
 
 // ==== Layer 13: Conv2d(32 → 32, 3×3, pad 1) ======================================================
@@ -855,36 +721,47 @@ constexpr k::Conv2dGeometry conv_13_geometry{.batch = 32,
                                              .pad_h = 1,
                                              .pad_w = 1};
 
-// One thread per output element: the bias, where the library did not fuse it.
-__global__ void forward_layer_13_epilogue(const float* __restrict__ bias, float* z) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 262'144)
-    return;
-  k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 32, 256, true>(i / 256, i % 256, z,
-                                                                             bias, z);
-}
-
-void forward_layer_13(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
-  const float* const x = f32(arena, 17'965'312);   // activation_11
-  const float* const weight = f32(arena, 39'552);  // 13.weight
-  const float* const bias = f32(arena, 76'416);    // 13.bias
-  float* const z = f32(arena, 19'013'888);         // activation_13
-  lib.conv_13.forward(x, weight, bias, z, bytes(arena, 1'646'848));
+// Expects workspace to hold 589,824 bytes, the plan's workspace.
+void forward_layer_13(const float* x, const float* weight, const float* bias, float* z,
+                      std::byte* workspace, const Libraries& lib, cudaStream_t stream) {
+  lib.conv_13.forward(x, weight, bias, z, workspace);
   if (!lib.conv_13.forward_fused()) {  // cuDNN had no engine for the fused epilogue
-    forward_layer_13_epilogue<<<g::blocks_for(262'144), g::block_threads, 0, stream>>>(bias, z);
-    g::check_launch("forward_layer_13_epilogue");
+    // z += bias, per element.
+    g::for_each_2d<1'024, 256>(stream, "forward_layer_13", [=] __device__(index_t row, index_t p) {
+      k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 32, 256, true>(row, p, z, bias,
+                                                                                 z);
+    });
   }
 }
 
-void backward_layer_13(std::byte* arena, const Libraries& lib, cudaStream_t /*stream*/) {
-  const float* const x = f32(arena, 17'965'312);  // activation_11
-  float* const dweight = f32(arena, 354'432);     // gradient of 13.weight
-  float* const dbias = f32(arena, 391'296);       // gradient of 13.bias
-  float* const dz = f32(arena, 21'111'040);       // input_gradient_14: d(Conv2d output)
-  lib.conv_13.backward_weights(x, dz, dweight, dbias, bytes(arena, 1'646'848));
-  const float* const weight = f32(arena, 39'552);  // 13.weight
-  float* const dx = f32(arena, 19'013'888);        // input_gradient_13
-  lib.conv_13.backward_input(dz, weight, dx, bytes(arena, 1'646'848));
+// The same on the plan's buffers:
+void forward_layer_13(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
+  forward_layer_13(f32(arena, 17'965'312),   // activation_11
+                   f32(arena, 39'552),       // 13.weight
+                   f32(arena, 76'416),       // 13.bias
+                   f32(arena, 19'013'888),   // activation_13
+                   bytes(arena, 1'646'848),  // workspace
+                   lib, stream);
+}
+
+// Expects workspace to hold 589,824 bytes, the plan's workspace.
+void backward_layer_13(const float* x, float* dweight, float* dbias, float* dz, const float* weight,
+                       float* dx, std::byte* workspace, const Libraries& lib,
+                       cudaStream_t /*stream*/) {
+  lib.conv_13.backward_weights(x, dz, dweight, dbias, workspace);
+  lib.conv_13.backward_input(dz, weight, dx, workspace);
+}
+
+// The same on the plan's buffers:
+void backward_layer_13(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
+  backward_layer_13(f32(arena, 17'965'312),   // activation_11
+                    f32(arena, 354'432),      // gradient of 13.weight
+                    f32(arena, 391'296),      // gradient of 13.bias
+                    f32(arena, 21'111'040),   // input_gradient_14: d(Conv2d output)
+                    f32(arena, 39'552),       // 13.weight
+                    f32(arena, 19'013'888),   // input_gradient_13
+                    bytes(arena, 1'646'848),  // workspace
+                    lib, stream);
 }
 
 // ==== Layer 14: BatchNorm2d(32, eps 0.001, momentum 0.01) ========================================
@@ -905,92 +782,59 @@ constexpr k::BatchNormGeometry norm_14{.batch = 32,
                                        .epsilon = 0.00100000005f,
                                        .momentum = 0.00999999978f};
 
-// One block per channel: the batch mean and 1/√(var + ε), and the running statistics' update.
-__global__ void __launch_bounds__(g::channel_threads)
-    forward_layer_14_statistics_kernel(const float* __restrict__ x, float* __restrict__ stats,
-                                       float* __restrict__ running) {
-  g::per_block::batch_norm_statistics<norm_14>(x, stats, running);
-}
-
-// One thread per element: normalise, then k::Identity.
-__global__ void forward_layer_14_kernel(const float* __restrict__ x,
-                                        const float* __restrict__ stats,
-                                        const float* __restrict__ gamma,
-                                        const float* __restrict__ beta, float* __restrict__ y) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 262'144)
-    return;
-  k::batch_norm_forward<norm_14, k::Identity>(i, x, stats, gamma, beta, y);
-}
-
-// One thread per element, in evaluation: the running statistics.
-__global__ void forward_layer_14_inference_kernel(const float* __restrict__ x,
-                                                  const float* __restrict__ running,
-                                                  const float* __restrict__ gamma,
-                                                  const float* __restrict__ beta,
-                                                  float* __restrict__ y) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 262'144)
-    return;
-  k::batch_norm_inference<norm_14, k::Identity>(i, x, running, gamma, beta, y);
-}
-
-void forward_layer_14(std::byte* arena, const Libraries&, cudaStream_t stream, bool training) {
-  const float* const x = f32(arena, 19'013'888);  // activation_13
-  const float* const gamma = f32(arena, 76'544);  // 14.weight (γ)
-  const float* const beta = f32(arena, 76'672);   // 14.bias (β)
-  float* const running = f32(arena, 313'472);  // non_trainable: running mean, then running variance
-  float* const y = f32(arena, 14'819'584);     // activation_14
-  if (!training) {
-    forward_layer_14_inference_kernel<<<g::blocks_for(262'144), g::block_threads, 0, stream>>>(
-        x, running, gamma, beta, y);
-    g::check_launch("forward_layer_14_inference_kernel");
+void forward_layer_14(const float* x, const float* gamma, const float* beta, float* running,
+                      float* y, float* stats, cudaStream_t stream, bool training) {
+  if (!training) {  // evaluation
+    // Each element: normalised by the running statistics.
+    g::for_each<262'144>(stream, "forward_layer_14 (evaluation)", [=] __device__(index_t i) {
+      k::batch_norm_inference<norm_14, k::Identity>(i, x, running, gamma, beta, y);
+    });
     return;
   }
-  float* const stats = f32(arena, 22'685'952);  // batch_statistics_14: mean, then 1/√(var + ε)
-  forward_layer_14_statistics_kernel<<<32, g::channel_threads, 0, stream>>>(x, stats, running);
-  g::check_launch("forward_layer_14_statistics_kernel");
-  forward_layer_14_kernel<<<g::blocks_for(262'144), g::block_threads, 0, stream>>>(x, stats, gamma,
-                                                                                   beta, y);
-  g::check_launch("forward_layer_14_kernel");
+  // Per channel: the batch mean and 1/√(var + ε), and the running statistics' update.
+  g::for_each_block<32>(stream, "forward_layer_14 (pass 1)", [=] __device__(index_t c) {
+    g::per_block::batch_norm_statistics<norm_14>(c, x, stats, running);
+  });
+  // Each element: normalised by its channel's batch statistics.
+  g::for_each<262'144>(stream, "forward_layer_14 (pass 2)", [=] __device__(index_t i) {
+    k::batch_norm_forward<norm_14, k::Identity>(i, x, stats, gamma, beta, y);
+  });
 }
 
-// One block per channel: d = act'(y)·dy left in dy, Σd into dβ and Σ d·x̂ into dγ.
-__global__ void __launch_bounds__(g::channel_threads)
-    backward_layer_14_sums_kernel(const float* __restrict__ x, const float* __restrict__ y,
-                                  const float* __restrict__ stats, float* __restrict__ dy,
-                                  float* __restrict__ dgamma, float* __restrict__ dbeta) {
-  g::per_block::batch_norm_backward_sums<norm_14, k::Identity>(x, y, stats, dy, dgamma, dbeta);
+// The same on the plan's buffers:
+void forward_layer_14(std::byte* arena, const Libraries&, cudaStream_t stream, bool training) {
+  forward_layer_14(f32(arena, 19'013'888),  // activation_13
+                   f32(arena, 76'544),      // 14.weight (γ)
+                   f32(arena, 76'672),      // 14.bias (β)
+                   f32(arena, 313'472),     // non_trainable: running mean, then running variance
+                   f32(arena, 14'819'584),  // activation_14
+                   f32(arena, 22'685'952),  // batch_statistics_14: mean, then 1/√(var + ε)
+                   stream, training);
 }
 
-// One thread per element: dx from d and the channel's two sums.
-__global__ void backward_layer_14_kernel(const float* __restrict__ x,
-                                         const float* __restrict__ stats,
-                                         const float* __restrict__ gamma, const float* dy,
-                                         const float* __restrict__ dgamma,
-                                         const float* __restrict__ dbeta, float* dx) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 262'144)
-    return;
-  k::batch_norm_backward_input<norm_14, false>(i, x, stats, gamma, dy, dgamma, dbeta, dx);
+void backward_layer_14(const float* x, const float* stats, const float* gamma, float* dy,
+                       float* dgamma, float* dbeta, float* dx, cudaStream_t stream) {
+  // Per channel: Σdy into dβ and Σ dy·x̂ into dγ.
+  g::for_each_block<32>(stream, "backward_layer_14 (pass 1)", [=] __device__(index_t c) {
+    g::per_block::batch_norm_backward_sums<norm_14, k::Identity>(c, x, nullptr, stats, dy, dgamma,
+                                                                 dbeta);
+  });
+  // Each element: dx from d and its channel's two sums.
+  g::for_each<262'144>(stream, "backward_layer_14 (pass 2)", [=] __device__(index_t i) {
+    k::batch_norm_backward_input<norm_14, false>(i, x, stats, gamma, dy, dgamma, dbeta, dx);
+  });
 }
 
+// The same on the plan's buffers:
 void backward_layer_14(std::byte* arena, const Libraries&, cudaStream_t stream) {
-  const float* const x = f32(arena, 19'013'888);  // activation_13
-  const float* const stats =
-      f32(arena, 22'685'952);                     // batch_statistics_14: mean, then 1/√(var + ε)
-  const float* const gamma = f32(arena, 76'544);  // 14.weight (γ)
-  float* const dy = f32(arena, 20'062'464);       // input_gradient_23: d(output)
-  float* const dgamma = f32(arena, 391'424);      // gradient of 14.weight (γ)
-  float* const dbeta = f32(arena, 391'552);       // gradient of 14.bias (β)
-
-  backward_layer_14_sums_kernel<<<32, g::channel_threads, 0, stream>>>(x, nullptr, stats, dy,
-                                                                       dgamma, dbeta);
-  g::check_launch("backward_layer_14_sums_kernel");
-  float* const dx = f32(arena, 21'111'040);  // input_gradient_14
-  backward_layer_14_kernel<<<g::blocks_for(262'144), g::block_threads, 0, stream>>>(
-      x, stats, gamma, dy, dgamma, dbeta, dx);
-  g::check_launch("backward_layer_14_kernel");
+  backward_layer_14(f32(arena, 19'013'888),  // activation_13
+                    f32(arena, 22'685'952),  // batch_statistics_14: mean, then 1/√(var + ε)
+                    f32(arena, 76'544),      // 14.weight (γ)
+                    f32(arena, 20'062'464),  // input_gradient_23: d(output)
+                    f32(arena, 391'424),     // gradient of 14.weight (γ)
+                    f32(arena, 391'552),     // gradient of 14.bias (β)
+                    f32(arena, 21'111'040),  // input_gradient_14
+                    stream);
 }
 
 // ==== Layer 15: Conv2d(16 → 32, 1×1, stride 2) ===================================================
@@ -1018,36 +862,47 @@ constexpr k::Conv2dGeometry conv_15_geometry{.batch = 32,
                                              .pad_h = 0,
                                              .pad_w = 0};
 
-// One thread per output element: the bias, where the library did not fuse it.
-__global__ void forward_layer_15_epilogue(const float* __restrict__ bias, float* z) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 262'144)
-    return;
-  k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 32, 256, true>(i / 256, i % 256, z,
-                                                                             bias, z);
-}
-
-void forward_layer_15(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
-  const float* const x = f32(arena, 12'722'432);   // activation_7
-  const float* const weight = f32(arena, 76'800);  // 15.weight
-  const float* const bias = f32(arena, 78'848);    // 15.bias
-  float* const z = f32(arena, 15'868'160);         // activation_15
-  lib.conv_15.forward(x, weight, bias, z, bytes(arena, 1'646'848));
+// Expects workspace to hold 589,824 bytes, the plan's workspace.
+void forward_layer_15(const float* x, const float* weight, const float* bias, float* z,
+                      std::byte* workspace, const Libraries& lib, cudaStream_t stream) {
+  lib.conv_15.forward(x, weight, bias, z, workspace);
   if (!lib.conv_15.forward_fused()) {  // cuDNN had no engine for the fused epilogue
-    forward_layer_15_epilogue<<<g::blocks_for(262'144), g::block_threads, 0, stream>>>(bias, z);
-    g::check_launch("forward_layer_15_epilogue");
+    // z += bias, per element.
+    g::for_each_2d<1'024, 256>(stream, "forward_layer_15", [=] __device__(index_t row, index_t p) {
+      k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 32, 256, true>(row, p, z, bias,
+                                                                                 z);
+    });
   }
 }
 
-void backward_layer_15(std::byte* arena, const Libraries& lib, cudaStream_t /*stream*/) {
-  const float* const x = f32(arena, 12'722'432);  // activation_7
-  float* const dweight = f32(arena, 391'680);     // gradient of 15.weight
-  float* const dbias = f32(arena, 393'728);       // gradient of 15.bias
-  float* const dz = f32(arena, 20'062'464);       // input_gradient_23: d(Conv2d output)
-  lib.conv_15.backward_weights(x, dz, dweight, dbias, bytes(arena, 1'646'848));
-  const float* const weight = f32(arena, 76'800);  // 15.weight
-  float* const dx = f32(arena, 14'819'584);        // input_gradient_15
-  lib.conv_15.backward_input(dz, weight, dx, bytes(arena, 1'646'848));
+// The same on the plan's buffers:
+void forward_layer_15(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
+  forward_layer_15(f32(arena, 12'722'432),   // activation_7
+                   f32(arena, 76'800),       // 15.weight
+                   f32(arena, 78'848),       // 15.bias
+                   f32(arena, 15'868'160),   // activation_15
+                   bytes(arena, 1'646'848),  // workspace
+                   lib, stream);
+}
+
+// Expects workspace to hold 589,824 bytes, the plan's workspace.
+void backward_layer_15(const float* x, float* dweight, float* dbias, float* dz, const float* weight,
+                       float* dx, std::byte* workspace, const Libraries& lib,
+                       cudaStream_t /*stream*/) {
+  lib.conv_15.backward_weights(x, dz, dweight, dbias, workspace);
+  lib.conv_15.backward_input(dz, weight, dx, workspace);
+}
+
+// The same on the plan's buffers:
+void backward_layer_15(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
+  backward_layer_15(f32(arena, 12'722'432),   // activation_7
+                    f32(arena, 391'680),      // gradient of 15.weight
+                    f32(arena, 393'728),      // gradient of 15.bias
+                    f32(arena, 20'062'464),   // input_gradient_23: d(Conv2d output)
+                    f32(arena, 76'800),       // 15.weight
+                    f32(arena, 14'819'584),   // input_gradient_15
+                    bytes(arena, 1'646'848),  // workspace
+                    lib, stream);
 }
 
 // ==== Layers 16-17: Add(layers 14 + 15) + ReLU ===================================================
@@ -1113,63 +968,48 @@ constexpr k::Conv2dGeometry conv_18{.batch = 32,
                                     .pad_w = 0,
                                     .groups = 1};
 
-// One thread per output element.
-__global__ void forward_layer_18_kernel(const float* __restrict__ x,
-                                        const float* __restrict__ weight,
-                                        const float* __restrict__ bias, float* __restrict__ y) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 131'072)
-    return;
-  k::grouped_conv_forward<conv_18, true>(i, x, weight, bias, y);
+void forward_layer_18(const float* x, const float* weight, const float* bias, float* y,
+                      cudaStream_t stream) {
+  // Each output: its window's weighted sum plus the bias.
+  g::for_each<131'072>(stream, "forward_layer_18", [=] __device__(index_t i) {
+    k::grouped_conv_forward<conv_18, true>(i, x, weight, bias, y);
+  });
 }
 
+// The same on the plan's buffers:
 void forward_layer_18(std::byte* arena, const Libraries&, cudaStream_t stream) {
-  const float* const x = f32(arena, 14'819'584);   // activation_14
-  const float* const weight = f32(arena, 78'976);  // 18.weight
-  const float* const bias = f32(arena, 152'704);   // 18.bias
-  float* const y = f32(arena, 15'868'160);         // activation_18
-  forward_layer_18_kernel<<<g::blocks_for(131'072), g::block_threads, 0, stream>>>(x, weight, bias,
-                                                                                   y);
-  g::check_launch("forward_layer_18_kernel");
+  forward_layer_18(f32(arena, 14'819'584),  // activation_14
+                   f32(arena, 78'976),      // 18.weight
+                   f32(arena, 152'704),     // 18.bias
+                   f32(arena, 15'868'160),  // activation_18
+                   stream);
 }
 
-// One block per weight element: Σ over samples and output positions of dy · x.
-__global__ void __launch_bounds__(g::channel_threads)
-    backward_layer_18_weight_kernel(const float* __restrict__ x, const float* __restrict__ dy,
-                                    float* __restrict__ dweight) {
-  g::per_block::grouped_conv_backward_weight<conv_18>(x, dy, dweight);
+void backward_layer_18(const float* x, const float* dy, float* dweight, float* dbias,
+                       const float* weight, float* dx, cudaStream_t stream) {
+  // Each weight: Σ over samples and output positions of dy · x.
+  g::for_each_block<18'432>(stream, "backward_layer_18 (pass 1)", [=] __device__(index_t e) {
+    g::per_block::grouped_conv_backward_weight<conv_18>(e, x, dy, dweight);
+  });
+  // Each channel: Σ over samples and positions of dy.
+  g::for_each_block<64>(stream, "backward_layer_18 (pass 2)", [=] __device__(index_t c) {
+    g::per_block::bias_gradient_channels<32, 64, 64>(c, dy, dbias);
+  });
+  // Each input element gathers dy · w from the outputs that read it.
+  g::for_each<262'144>(stream, "backward_layer_18 (pass 3)", [=] __device__(index_t i) {
+    k::grouped_conv_backward_input<conv_18, true>(i, dy, weight, dx);
+  });
 }
 
-// One block per channel: Σ over samples and positions of dy.
-__global__ void __launch_bounds__(g::channel_threads)
-    backward_layer_18_bias_kernel(const float* __restrict__ dy, float* __restrict__ dbias) {
-  g::per_block::bias_gradient_channels<32, 64, 64>(dy, dbias);
-}
-
-// One thread per input element: it gathers dy · w from the outputs that read it.
-__global__ void backward_layer_18_input_kernel(const float* __restrict__ dy,
-                                               const float* __restrict__ weight,
-                                               float* __restrict__ dx) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 262'144)
-    return;
-  k::grouped_conv_backward_input<conv_18, true>(i, dy, weight, dx);
-}
-
+// The same on the plan's buffers:
 void backward_layer_18(std::byte* arena, const Libraries&, cudaStream_t stream) {
-  const float* const x = f32(arena, 14'819'584);   // activation_14
-  const float* const dy = f32(arena, 16'392'448);  // input_gradient_19
-  float* const dweight = f32(arena, 393'856);      // gradient of 18.weight
-  backward_layer_18_weight_kernel<<<18'432, g::channel_threads, 0, stream>>>(x, dy, dweight);
-  g::check_launch("backward_layer_18_weight_kernel");
-  float* const dbias = f32(arena, 467'584);  // gradient of 18.bias
-  backward_layer_18_bias_kernel<<<64, g::channel_threads, 0, stream>>>(dy, dbias);
-  g::check_launch("backward_layer_18_bias_kernel");
-  const float* const weight = f32(arena, 78'976);  // 18.weight
-  float* const dx = f32(arena, 20'062'464);        // input_gradient_23 (added to)
-  backward_layer_18_input_kernel<<<g::blocks_for(262'144), g::block_threads, 0, stream>>>(
-      dy, weight, dx);
-  g::check_launch("backward_layer_18_input_kernel");
+  backward_layer_18(f32(arena, 14'819'584),  // activation_14
+                    f32(arena, 16'392'448),  // input_gradient_19
+                    f32(arena, 393'856),     // gradient of 18.weight
+                    f32(arena, 467'584),     // gradient of 18.bias
+                    f32(arena, 78'976),      // 18.weight
+                    f32(arena, 20'062'464),  // input_gradient_23 (added to)
+                    stream);
 }
 
 // ==== Layers 19-20: BatchNorm2d(64, eps 0.001, momentum 0.01) + ReLU =============================
@@ -1191,93 +1031,61 @@ constexpr k::BatchNormGeometry norm_19{.batch = 32,
                                        .epsilon = 0.00100000005f,
                                        .momentum = 0.00999999978f};
 
-// One block per channel: the batch mean and 1/√(var + ε), and the running statistics' update.
-__global__ void __launch_bounds__(g::channel_threads)
-    forward_layers_19_20_statistics_kernel(const float* __restrict__ x, float* __restrict__ stats,
-                                           float* __restrict__ running) {
-  g::per_block::batch_norm_statistics<norm_19>(x, stats, running);
-}
-
-// One thread per element: normalise, then k::ReLU.
-__global__ void forward_layers_19_20_kernel(const float* __restrict__ x,
-                                            const float* __restrict__ stats,
-                                            const float* __restrict__ gamma,
-                                            const float* __restrict__ beta, float* __restrict__ y) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 131'072)
-    return;
-  k::batch_norm_forward<norm_19, k::ReLU>(i, x, stats, gamma, beta, y);
-}
-
-// One thread per element, in evaluation: the running statistics.
-__global__ void forward_layers_19_20_inference_kernel(const float* __restrict__ x,
-                                                      const float* __restrict__ running,
-                                                      const float* __restrict__ gamma,
-                                                      const float* __restrict__ beta,
-                                                      float* __restrict__ y) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 131'072)
-    return;
-  k::batch_norm_inference<norm_19, k::ReLU>(i, x, running, gamma, beta, y);
-}
-
-void forward_layers_19_20(std::byte* arena, const Libraries&, cudaStream_t stream, bool training) {
-  const float* const x = f32(arena, 15'868'160);   // activation_18
-  const float* const gamma = f32(arena, 152'960);  // 19.weight (γ)
-  const float* const beta = f32(arena, 153'216);   // 19.bias (β)
-  float* const running = f32(arena, 313'728);  // non_trainable: running mean, then running variance
-  float* const y = f32(arena, 16'392'448);     // activation_19
-  if (!training) {
-    forward_layers_19_20_inference_kernel<<<g::blocks_for(131'072), g::block_threads, 0, stream>>>(
-        x, running, gamma, beta, y);
-    g::check_launch("forward_layers_19_20_inference_kernel");
+void forward_layers_19_20(const float* x, const float* gamma, const float* beta, float* running,
+                          float* y, float* stats, cudaStream_t stream, bool training) {
+  if (!training) {  // evaluation
+    // Each element: normalised by the running statistics, then the ReLU.
+    g::for_each<131'072>(stream, "forward_layers_19_20 (evaluation)", [=] __device__(index_t i) {
+      k::batch_norm_inference<norm_19, k::ReLU>(i, x, running, gamma, beta, y);
+    });
     return;
   }
-  float* const stats = f32(arena, 22'683'904);  // batch_statistics_19: mean, then 1/√(var + ε)
-  forward_layers_19_20_statistics_kernel<<<64, g::channel_threads, 0, stream>>>(x, stats, running);
-  g::check_launch("forward_layers_19_20_statistics_kernel");
-  forward_layers_19_20_kernel<<<g::blocks_for(131'072), g::block_threads, 0, stream>>>(
-      x, stats, gamma, beta, y);
-  g::check_launch("forward_layers_19_20_kernel");
+  // Per channel: the batch mean and 1/√(var + ε), and the running statistics' update.
+  g::for_each_block<64>(stream, "forward_layers_19_20 (pass 1)", [=] __device__(index_t c) {
+    g::per_block::batch_norm_statistics<norm_19>(c, x, stats, running);
+  });
+  // Each element: normalised by its channel's batch statistics, then the ReLU.
+  g::for_each<131'072>(stream, "forward_layers_19_20 (pass 2)", [=] __device__(index_t i) {
+    k::batch_norm_forward<norm_19, k::ReLU>(i, x, stats, gamma, beta, y);
+  });
 }
 
-// One block per channel: d = act'(y)·dy left in dy, Σd into dβ and Σ d·x̂ into dγ.
-__global__ void __launch_bounds__(g::channel_threads)
-    backward_layers_19_20_sums_kernel(const float* __restrict__ x, const float* __restrict__ y,
-                                      const float* __restrict__ stats, float* __restrict__ dy,
-                                      float* __restrict__ dgamma, float* __restrict__ dbeta) {
-  g::per_block::batch_norm_backward_sums<norm_19, k::ReLU>(x, y, stats, dy, dgamma, dbeta);
+// The same on the plan's buffers:
+void forward_layers_19_20(std::byte* arena, const Libraries&, cudaStream_t stream, bool training) {
+  forward_layers_19_20(f32(arena, 15'868'160),  // activation_18
+                       f32(arena, 152'960),     // 19.weight (γ)
+                       f32(arena, 153'216),     // 19.bias (β)
+                       f32(arena, 313'728),  // non_trainable: running mean, then running variance
+                       f32(arena, 16'392'448),  // activation_19
+                       f32(arena, 22'683'904),  // batch_statistics_19: mean, then 1/√(var + ε)
+                       stream, training);
 }
 
-// One thread per element: dx from d and the channel's two sums.
-__global__ void backward_layers_19_20_kernel(const float* __restrict__ x,
-                                             const float* __restrict__ stats,
-                                             const float* __restrict__ gamma, const float* dy,
-                                             const float* __restrict__ dgamma,
-                                             const float* __restrict__ dbeta, float* dx) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 131'072)
-    return;
-  k::batch_norm_backward_input<norm_19, false>(i, x, stats, gamma, dy, dgamma, dbeta, dx);
+void backward_layers_19_20(const float* x, const float* stats, const float* gamma, float* dy,
+                           float* dgamma, float* dbeta, const float* y, float* dx,
+                           cudaStream_t stream) {
+  // Per channel: d = ReLU'(y)·dy (left in dy), Σd into dβ and Σ d·x̂ into dγ.
+  g::for_each_block<64>(stream, "backward_layers_19_20 (pass 1)", [=] __device__(index_t c) {
+    g::per_block::batch_norm_backward_sums<norm_19, k::ReLU>(c, x, y, stats, dy, dgamma, dbeta);
+  });
+  // Each element: dx from d and its channel's two sums.
+  g::for_each<131'072>(stream, "backward_layers_19_20 (pass 2)", [=] __device__(index_t i) {
+    k::batch_norm_backward_input<norm_19, false>(i, x, stats, gamma, dy, dgamma, dbeta, dx);
+  });
 }
 
+// The same on the plan's buffers:
 void backward_layers_19_20(std::byte* arena, const Libraries&, cudaStream_t stream) {
-  const float* const x = f32(arena, 15'868'160);  // activation_18
-  const float* const stats =
-      f32(arena, 22'683'904);  // batch_statistics_19: mean, then 1/√(var + ε)
-  const float* const gamma = f32(arena, 152'960);  // 19.weight (γ)
-  float* const dy =
-      f32(arena, 21'111'040);  // input_gradient_21: d(ReLU output), then d(BatchNorm output)
-  float* const dgamma = f32(arena, 467'840);      // gradient of 19.weight (γ)
-  float* const dbeta = f32(arena, 468'096);       // gradient of 19.bias (β)
-  const float* const y = f32(arena, 16'392'448);  // activation_19, saved
-  backward_layers_19_20_sums_kernel<<<64, g::channel_threads, 0, stream>>>(x, y, stats, dy, dgamma,
-                                                                           dbeta);
-  g::check_launch("backward_layers_19_20_sums_kernel");
-  float* const dx = f32(arena, 16'392'448);  // input_gradient_19
-  backward_layers_19_20_kernel<<<g::blocks_for(131'072), g::block_threads, 0, stream>>>(
-      x, stats, gamma, dy, dgamma, dbeta, dx);
-  g::check_launch("backward_layers_19_20_kernel");
+  backward_layers_19_20(
+      f32(arena, 15'868'160),  // activation_18
+      f32(arena, 22'683'904),  // batch_statistics_19: mean, then 1/√(var + ε)
+      f32(arena, 152'960),     // 19.weight (γ)
+      f32(arena, 21'111'040),  // input_gradient_21: d(ReLU output), then d(BatchNorm output)
+      f32(arena, 467'840),     // gradient of 19.weight (γ)
+      f32(arena, 468'096),     // gradient of 19.bias (β)
+      f32(arena, 16'392'448),  // activation_19, saved
+      f32(arena, 16'392'448),  // input_gradient_19
+      stream);
 }
 
 // ==== Layer 21: Conv2d(64 → 64, 3×3, pad 1) ======================================================
@@ -1305,36 +1113,46 @@ constexpr k::Conv2dGeometry conv_21_geometry{.batch = 32,
                                              .pad_h = 1,
                                              .pad_w = 1};
 
-// One thread per output element: the bias, where the library did not fuse it.
-__global__ void forward_layer_21_epilogue(const float* __restrict__ bias, float* z) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 131'072)
-    return;
-  k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 64, 64, true>(i / 64, i % 64, z, bias,
-                                                                            z);
-}
-
-void forward_layer_21(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
-  const float* const x = f32(arena, 16'392'448);    // activation_19
-  const float* const weight = f32(arena, 153'472);  // 21.weight
-  const float* const bias = f32(arena, 300'928);    // 21.bias
-  float* const z = f32(arena, 21'111'040);          // activation_21
-  lib.conv_21.forward(x, weight, bias, z, bytes(arena, 1'646'848));
+// Expects workspace to hold 589,824 bytes, the plan's workspace.
+void forward_layer_21(const float* x, const float* weight, const float* bias, float* z,
+                      std::byte* workspace, const Libraries& lib, cudaStream_t stream) {
+  lib.conv_21.forward(x, weight, bias, z, workspace);
   if (!lib.conv_21.forward_fused()) {  // cuDNN had no engine for the fused epilogue
-    forward_layer_21_epilogue<<<g::blocks_for(131'072), g::block_threads, 0, stream>>>(bias, z);
-    g::check_launch("forward_layer_21_epilogue");
+    // z += bias, per element.
+    g::for_each_2d<2'048, 64>(stream, "forward_layer_21", [=] __device__(index_t row, index_t p) {
+      k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 64, 64, true>(row, p, z, bias, z);
+    });
   }
 }
 
-void backward_layer_21(std::byte* arena, const Libraries& lib, cudaStream_t /*stream*/) {
-  const float* const x = f32(arena, 16'392'448);  // activation_19
-  float* const dweight = f32(arena, 468'352);     // gradient of 21.weight
-  float* const dbias = f32(arena, 615'808);       // gradient of 21.bias
-  float* const dz = f32(arena, 22'159'616);       // input_gradient_22: d(Conv2d output)
-  lib.conv_21.backward_weights(x, dz, dweight, dbias, bytes(arena, 1'646'848));
-  const float* const weight = f32(arena, 153'472);  // 21.weight
-  float* const dx = f32(arena, 21'111'040);         // input_gradient_21
-  lib.conv_21.backward_input(dz, weight, dx, bytes(arena, 1'646'848));
+// The same on the plan's buffers:
+void forward_layer_21(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
+  forward_layer_21(f32(arena, 16'392'448),   // activation_19
+                   f32(arena, 153'472),      // 21.weight
+                   f32(arena, 300'928),      // 21.bias
+                   f32(arena, 21'111'040),   // activation_21
+                   bytes(arena, 1'646'848),  // workspace
+                   lib, stream);
+}
+
+// Expects workspace to hold 589,824 bytes, the plan's workspace.
+void backward_layer_21(const float* x, float* dweight, float* dbias, float* dz, const float* weight,
+                       float* dx, std::byte* workspace, const Libraries& lib,
+                       cudaStream_t /*stream*/) {
+  lib.conv_21.backward_weights(x, dz, dweight, dbias, workspace);
+  lib.conv_21.backward_input(dz, weight, dx, workspace);
+}
+
+// The same on the plan's buffers:
+void backward_layer_21(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
+  backward_layer_21(f32(arena, 16'392'448),   // activation_19
+                    f32(arena, 468'352),      // gradient of 21.weight
+                    f32(arena, 615'808),      // gradient of 21.bias
+                    f32(arena, 22'159'616),   // input_gradient_22: d(Conv2d output)
+                    f32(arena, 153'472),      // 21.weight
+                    f32(arena, 21'111'040),   // input_gradient_21
+                    bytes(arena, 1'646'848),  // workspace
+                    lib, stream);
 }
 
 // ==== Layer 22: BatchNorm2d(64, eps 0.001, momentum 0.01) ========================================
@@ -1355,92 +1173,59 @@ constexpr k::BatchNormGeometry norm_22{.batch = 32,
                                        .epsilon = 0.00100000005f,
                                        .momentum = 0.00999999978f};
 
-// One block per channel: the batch mean and 1/√(var + ε), and the running statistics' update.
-__global__ void __launch_bounds__(g::channel_threads)
-    forward_layer_22_statistics_kernel(const float* __restrict__ x, float* __restrict__ stats,
-                                       float* __restrict__ running) {
-  g::per_block::batch_norm_statistics<norm_22>(x, stats, running);
-}
-
-// One thread per element: normalise, then k::Identity.
-__global__ void forward_layer_22_kernel(const float* __restrict__ x,
-                                        const float* __restrict__ stats,
-                                        const float* __restrict__ gamma,
-                                        const float* __restrict__ beta, float* __restrict__ y) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 131'072)
-    return;
-  k::batch_norm_forward<norm_22, k::Identity>(i, x, stats, gamma, beta, y);
-}
-
-// One thread per element, in evaluation: the running statistics.
-__global__ void forward_layer_22_inference_kernel(const float* __restrict__ x,
-                                                  const float* __restrict__ running,
-                                                  const float* __restrict__ gamma,
-                                                  const float* __restrict__ beta,
-                                                  float* __restrict__ y) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 131'072)
-    return;
-  k::batch_norm_inference<norm_22, k::Identity>(i, x, running, gamma, beta, y);
-}
-
-void forward_layer_22(std::byte* arena, const Libraries&, cudaStream_t stream, bool training) {
-  const float* const x = f32(arena, 21'111'040);   // activation_21
-  const float* const gamma = f32(arena, 301'184);  // 22.weight (γ)
-  const float* const beta = f32(arena, 301'440);   // 22.bias (β)
-  float* const running = f32(arena, 314'240);  // non_trainable: running mean, then running variance
-  float* const y = f32(arena, 20'062'464);     // activation_22
-  if (!training) {
-    forward_layer_22_inference_kernel<<<g::blocks_for(131'072), g::block_threads, 0, stream>>>(
-        x, running, gamma, beta, y);
-    g::check_launch("forward_layer_22_inference_kernel");
+void forward_layer_22(const float* x, const float* gamma, const float* beta, float* running,
+                      float* y, float* stats, cudaStream_t stream, bool training) {
+  if (!training) {  // evaluation
+    // Each element: normalised by the running statistics.
+    g::for_each<131'072>(stream, "forward_layer_22 (evaluation)", [=] __device__(index_t i) {
+      k::batch_norm_inference<norm_22, k::Identity>(i, x, running, gamma, beta, y);
+    });
     return;
   }
-  float* const stats = f32(arena, 22'684'416);  // batch_statistics_22: mean, then 1/√(var + ε)
-  forward_layer_22_statistics_kernel<<<64, g::channel_threads, 0, stream>>>(x, stats, running);
-  g::check_launch("forward_layer_22_statistics_kernel");
-  forward_layer_22_kernel<<<g::blocks_for(131'072), g::block_threads, 0, stream>>>(x, stats, gamma,
-                                                                                   beta, y);
-  g::check_launch("forward_layer_22_kernel");
+  // Per channel: the batch mean and 1/√(var + ε), and the running statistics' update.
+  g::for_each_block<64>(stream, "forward_layer_22 (pass 1)", [=] __device__(index_t c) {
+    g::per_block::batch_norm_statistics<norm_22>(c, x, stats, running);
+  });
+  // Each element: normalised by its channel's batch statistics.
+  g::for_each<131'072>(stream, "forward_layer_22 (pass 2)", [=] __device__(index_t i) {
+    k::batch_norm_forward<norm_22, k::Identity>(i, x, stats, gamma, beta, y);
+  });
 }
 
-// One block per channel: d = act'(y)·dy left in dy, Σd into dβ and Σ d·x̂ into dγ.
-__global__ void __launch_bounds__(g::channel_threads)
-    backward_layer_22_sums_kernel(const float* __restrict__ x, const float* __restrict__ y,
-                                  const float* __restrict__ stats, float* __restrict__ dy,
-                                  float* __restrict__ dgamma, float* __restrict__ dbeta) {
-  g::per_block::batch_norm_backward_sums<norm_22, k::Identity>(x, y, stats, dy, dgamma, dbeta);
+// The same on the plan's buffers:
+void forward_layer_22(std::byte* arena, const Libraries&, cudaStream_t stream, bool training) {
+  forward_layer_22(f32(arena, 21'111'040),  // activation_21
+                   f32(arena, 301'184),     // 22.weight (γ)
+                   f32(arena, 301'440),     // 22.bias (β)
+                   f32(arena, 314'240),     // non_trainable: running mean, then running variance
+                   f32(arena, 20'062'464),  // activation_22
+                   f32(arena, 22'684'416),  // batch_statistics_22: mean, then 1/√(var + ε)
+                   stream, training);
 }
 
-// One thread per element: dx from d and the channel's two sums.
-__global__ void backward_layer_22_kernel(const float* __restrict__ x,
-                                         const float* __restrict__ stats,
-                                         const float* __restrict__ gamma, const float* dy,
-                                         const float* __restrict__ dgamma,
-                                         const float* __restrict__ dbeta, float* dx) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 131'072)
-    return;
-  k::batch_norm_backward_input<norm_22, false>(i, x, stats, gamma, dy, dgamma, dbeta, dx);
+void backward_layer_22(const float* x, const float* stats, const float* gamma, float* dy,
+                       float* dgamma, float* dbeta, float* dx, cudaStream_t stream) {
+  // Per channel: Σdy into dβ and Σ dy·x̂ into dγ.
+  g::for_each_block<64>(stream, "backward_layer_22 (pass 1)", [=] __device__(index_t c) {
+    g::per_block::batch_norm_backward_sums<norm_22, k::Identity>(c, x, nullptr, stats, dy, dgamma,
+                                                                 dbeta);
+  });
+  // Each element: dx from d and its channel's two sums.
+  g::for_each<131'072>(stream, "backward_layer_22 (pass 2)", [=] __device__(index_t i) {
+    k::batch_norm_backward_input<norm_22, false>(i, x, stats, gamma, dy, dgamma, dbeta, dx);
+  });
 }
 
+// The same on the plan's buffers:
 void backward_layer_22(std::byte* arena, const Libraries&, cudaStream_t stream) {
-  const float* const x = f32(arena, 21'111'040);  // activation_21
-  const float* const stats =
-      f32(arena, 22'684'416);  // batch_statistics_22: mean, then 1/√(var + ε)
-  const float* const gamma = f32(arena, 301'184);  // 22.weight (γ)
-  float* const dy = f32(arena, 21'635'328);        // input_gradient_26: d(output)
-  float* const dgamma = f32(arena, 616'064);       // gradient of 22.weight (γ)
-  float* const dbeta = f32(arena, 616'320);        // gradient of 22.bias (β)
-
-  backward_layer_22_sums_kernel<<<64, g::channel_threads, 0, stream>>>(x, nullptr, stats, dy,
-                                                                       dgamma, dbeta);
-  g::check_launch("backward_layer_22_sums_kernel");
-  float* const dx = f32(arena, 22'159'616);  // input_gradient_22
-  backward_layer_22_kernel<<<g::blocks_for(131'072), g::block_threads, 0, stream>>>(
-      x, stats, gamma, dy, dgamma, dbeta, dx);
-  g::check_launch("backward_layer_22_kernel");
+  backward_layer_22(f32(arena, 21'111'040),  // activation_21
+                    f32(arena, 22'684'416),  // batch_statistics_22: mean, then 1/√(var + ε)
+                    f32(arena, 301'184),     // 22.weight (γ)
+                    f32(arena, 21'635'328),  // input_gradient_26: d(output)
+                    f32(arena, 616'064),     // gradient of 22.weight (γ)
+                    f32(arena, 616'320),     // gradient of 22.bias (β)
+                    f32(arena, 22'159'616),  // input_gradient_22
+                    stream);
 }
 
 // ==== Layer 23: Conv2d(32 → 64, 1×1, stride 2) ===================================================
@@ -1468,36 +1253,46 @@ constexpr k::Conv2dGeometry conv_23_geometry{.batch = 32,
                                              .pad_h = 0,
                                              .pad_w = 0};
 
-// One thread per output element: the bias, where the library did not fuse it.
-__global__ void forward_layer_23_epilogue(const float* __restrict__ bias, float* z) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 131'072)
-    return;
-  k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 64, 64, true>(i / 64, i % 64, z, bias,
-                                                                            z);
-}
-
-void forward_layer_23(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
-  const float* const x = f32(arena, 14'819'584);    // activation_14
-  const float* const weight = f32(arena, 301'696);  // 23.weight
-  const float* const bias = f32(arena, 309'888);    // 23.bias
-  float* const z = f32(arena, 20'586'752);          // activation_23
-  lib.conv_23.forward(x, weight, bias, z, bytes(arena, 1'646'848));
+// Expects workspace to hold 589,824 bytes, the plan's workspace.
+void forward_layer_23(const float* x, const float* weight, const float* bias, float* z,
+                      std::byte* workspace, const Libraries& lib, cudaStream_t stream) {
+  lib.conv_23.forward(x, weight, bias, z, workspace);
   if (!lib.conv_23.forward_fused()) {  // cuDNN had no engine for the fused epilogue
-    forward_layer_23_epilogue<<<g::blocks_for(131'072), g::block_threads, 0, stream>>>(bias, z);
-    g::check_launch("forward_layer_23_epilogue");
+    // z += bias, per element.
+    g::for_each_2d<2'048, 64>(stream, "forward_layer_23", [=] __device__(index_t row, index_t p) {
+      k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 64, 64, true>(row, p, z, bias, z);
+    });
   }
 }
 
-void backward_layer_23(std::byte* arena, const Libraries& lib, cudaStream_t /*stream*/) {
-  const float* const x = f32(arena, 14'819'584);  // activation_14
-  float* const dweight = f32(arena, 616'576);     // gradient of 23.weight
-  float* const dbias = f32(arena, 624'768);       // gradient of 23.bias
-  float* const dz = f32(arena, 21'635'328);       // input_gradient_26: d(Conv2d output)
-  lib.conv_23.backward_weights(x, dz, dweight, dbias, bytes(arena, 1'646'848));
-  const float* const weight = f32(arena, 301'696);  // 23.weight
-  float* const dx = f32(arena, 20'062'464);         // input_gradient_23
-  lib.conv_23.backward_input(dz, weight, dx, bytes(arena, 1'646'848));
+// The same on the plan's buffers:
+void forward_layer_23(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
+  forward_layer_23(f32(arena, 14'819'584),   // activation_14
+                   f32(arena, 301'696),      // 23.weight
+                   f32(arena, 309'888),      // 23.bias
+                   f32(arena, 20'586'752),   // activation_23
+                   bytes(arena, 1'646'848),  // workspace
+                   lib, stream);
+}
+
+// Expects workspace to hold 589,824 bytes, the plan's workspace.
+void backward_layer_23(const float* x, float* dweight, float* dbias, float* dz, const float* weight,
+                       float* dx, std::byte* workspace, const Libraries& lib,
+                       cudaStream_t /*stream*/) {
+  lib.conv_23.backward_weights(x, dz, dweight, dbias, workspace);
+  lib.conv_23.backward_input(dz, weight, dx, workspace);
+}
+
+// The same on the plan's buffers:
+void backward_layer_23(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
+  backward_layer_23(f32(arena, 14'819'584),   // activation_14
+                    f32(arena, 616'576),      // gradient of 23.weight
+                    f32(arena, 624'768),      // gradient of 23.bias
+                    f32(arena, 21'635'328),   // input_gradient_26: d(Conv2d output)
+                    f32(arena, 301'696),      // 23.weight
+                    f32(arena, 20'062'464),   // input_gradient_23
+                    bytes(arena, 1'646'848),  // workspace
+                    lib, stream);
 }
 
 // ==== Layers 24-25: Add(layers 22 + 23) + ReLU ===================================================
@@ -1583,36 +1378,47 @@ void backward_layer_26(std::byte* arena, const Libraries&, cudaStream_t stream) 
 //   loss_gradient      f32 (32, 10)  arena + 20,603,136  d(output), read by backward
 //   input_gradient_27  f32 (32, 64)  arena + 20,594,944  d(input), written by backward
 
-// One thread per output element: the bias, where the library did not fuse it.
-__global__ void forward_layer_27_epilogue(const float* __restrict__ bias, float* z) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 320)
-    return;
-  k::bias_activation_forward<k::Identity, k::BiasAlong::positions, 10, 10, true>(i / 10, i % 10, z,
-                                                                                 bias, z);
-}
-
-void forward_layer_27(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
-  const float* const x = f32(arena, 20'586'752);    // activation_26
-  const float* const weight = f32(arena, 310'144);  // 27.weight
-  const float* const bias = f32(arena, 312'704);    // 27.bias
-  float* const z = f32(arena, 20'594'944);          // activation_27
-  lib.linear_27.forward(x, weight, bias, z, bytes(arena, 1'646'848));
+// Expects workspace to hold 589,824 bytes, the plan's workspace.
+void forward_layer_27(const float* x, const float* weight, const float* bias, float* z,
+                      std::byte* workspace, const Libraries& lib, cudaStream_t stream) {
+  lib.linear_27.forward(x, weight, bias, z, workspace);
   if (!lib.linear_27.forward_fused()) {  // cuBLASLt had no engine for the fused epilogue
-    forward_layer_27_epilogue<<<g::blocks_for(320), g::block_threads, 0, stream>>>(bias, z);
-    g::check_launch("forward_layer_27_epilogue");
+    // z += bias, per element.
+    g::for_each_2d<32, 10>(stream, "forward_layer_27", [=] __device__(index_t n, index_t o) {
+      k::bias_activation_forward<k::Identity, k::BiasAlong::positions, 10, 10, true>(n, o, z, bias,
+                                                                                     z);
+    });
   }
 }
 
-void backward_layer_27(std::byte* arena, const Libraries& lib, cudaStream_t /*stream*/) {
-  const float* const x = f32(arena, 20'586'752);  // activation_26
-  float* const dweight = f32(arena, 625'024);     // gradient of 27.weight
-  float* const dbias = f32(arena, 627'584);       // gradient of 27.bias
-  float* const dz = f32(arena, 20'603'136);       // loss_gradient: d(Linear output)
-  lib.linear_27.backward_weights(x, dz, dweight, dbias, bytes(arena, 1'646'848));
-  const float* const weight = f32(arena, 310'144);  // 27.weight
-  float* const dx = f32(arena, 20'594'944);         // input_gradient_27
-  lib.linear_27.backward_input(dz, weight, dx, bytes(arena, 1'646'848));
+// The same on the plan's buffers:
+void forward_layer_27(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
+  forward_layer_27(f32(arena, 20'586'752),   // activation_26
+                   f32(arena, 310'144),      // 27.weight
+                   f32(arena, 312'704),      // 27.bias
+                   f32(arena, 20'594'944),   // activation_27
+                   bytes(arena, 1'646'848),  // workspace
+                   lib, stream);
+}
+
+// Expects workspace to hold 589,824 bytes, the plan's workspace.
+void backward_layer_27(const float* x, float* dweight, float* dbias, float* dz, const float* weight,
+                       float* dx, std::byte* workspace, const Libraries& lib,
+                       cudaStream_t /*stream*/) {
+  lib.linear_27.backward_weights(x, dz, dweight, dbias, workspace);
+  lib.linear_27.backward_input(dz, weight, dx, workspace);
+}
+
+// The same on the plan's buffers:
+void backward_layer_27(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
+  backward_layer_27(f32(arena, 20'586'752),   // activation_26
+                    f32(arena, 625'024),      // gradient of 27.weight
+                    f32(arena, 627'584),      // gradient of 27.bias
+                    f32(arena, 20'603'136),   // loss_gradient: d(Linear output)
+                    f32(arena, 310'144),      // 27.weight
+                    f32(arena, 20'594'944),   // input_gradient_27
+                    bytes(arena, 1'646'848),  // workspace
+                    lib, stream);
 }
 
 // ==== Loss: softmax + cross-entropy over the logits (32, 10), forward and backward ===============

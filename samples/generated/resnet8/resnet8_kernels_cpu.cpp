@@ -77,12 +77,10 @@ constexpr k::Conv2dGeometry conv_0{.batch = 32,
                                    .pad_h = 1,
                                    .pad_w = 1};
 
-void forward_layer_0(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 1'253'376);  // input
-  const float* const weight = f32(arena, 0);     // 0.weight
-  const float* const bias = f32(arena, 1'728);   // 0.bias
-  float* const z = f32(arena, 2'236'672);        // activation_0
-  float* const col = f32(arena, 1'646'848);      // workspace
+// Expects col to hold 589,824 bytes, the plan's workspace.
+void forward_layer_0(const float* x, const float* weight, const float* bias, float* z, float* col,
+                     c::ThreadPool& pool) {
+  // In each tile of the product, as it is finished: z += bias, per element.
   c::conv2d_forward<conv_0, 1>(pool, x, weight, col, z, [&](index_t n, c::Range columns) {
     for (index_t row = n * 16; row < (n + 1) * 16; ++row)
       for (index_t p = columns.begin; p < columns.end; ++p)
@@ -91,13 +89,30 @@ void forward_layer_0(std::byte* arena, c::ThreadPool& pool) {
   });
 }
 
-void backward_layer_0(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 1'253'376);  // input
-  float* const dweight = f32(arena, 314'880);    // gradient of 0.weight
-  float* const dbias = f32(arena, 316'608);      // gradient of 0.bias
-  float* const dz = f32(arena, 4'333'824);       // input_gradient_1: d(Conv2d output)
-  float* const col = f32(arena, 1'646'848);      // workspace
+// The same on the plan's buffers:
+void forward_layer_0(std::byte* arena, c::ThreadPool& pool) {
+  forward_layer_0(f32(arena, 1'253'376),  // input
+                  f32(arena, 0),          // 0.weight
+                  f32(arena, 1'728),      // 0.bias
+                  f32(arena, 2'236'672),  // activation_0
+                  f32(arena, 1'646'848),  // workspace
+                  pool);
+}
+
+// Expects col to hold 589,824 bytes, the plan's workspace.
+void backward_layer_0(const float* x, float* dweight, float* dbias, float* dz, float* col,
+                      c::ThreadPool& pool) {
   c::conv2d_backward_weights<conv_0, true>(pool, x, dz, col, dweight, dbias);
+}
+
+// The same on the plan's buffers:
+void backward_layer_0(std::byte* arena, c::ThreadPool& pool) {
+  backward_layer_0(f32(arena, 1'253'376),  // input
+                   f32(arena, 314'880),    // gradient of 0.weight
+                   f32(arena, 316'608),    // gradient of 0.bias
+                   f32(arena, 4'333'824),  // input_gradient_1: d(Conv2d output)
+                   f32(arena, 1'646'848),  // workspace
+                   pool);
 }
 
 // ==== Layers 1-2: BatchNorm2d(16, eps 0.001, momentum 0.01) + ReLU ===============================
@@ -119,44 +134,60 @@ constexpr k::BatchNormGeometry norm_1{.batch = 32,
                                       .epsilon = 0.00100000005f,
                                       .momentum = 0.00999999978f};
 
-void forward_layers_1_2(std::byte* arena, c::ThreadPool& pool, const Pass& pass) {
-  const float* const x = f32(arena, 2'236'672);  // activation_0
-  const float* const gamma = f32(arena, 1'792);  // 1.weight (γ)
-  const float* const beta = f32(arena, 1'856);   // 1.bias (β)
-  float* const running = f32(arena, 312'832);  // non_trainable: running mean, then running variance
-  float* const y = f32(arena, 4'333'824);      // activation_1
-  if (!pass.training) {
+void forward_layers_1_2(const float* x, const float* gamma, const float* beta, float* running,
+                        float* y, float* stats, c::ThreadPool& pool, const Pass& pass) {
+  if (!pass.training) {  // evaluation
+    // Each element: normalised by the running statistics, then the ReLU.
     c::for_each(pool, 512, [&](index_t plane) {
       k::batch_norm_inference_plane<norm_1, k::ReLU>(plane, x, running, gamma, beta, y);
     });
     return;
   }
-  float* const stats = f32(arena, 22'684'928);  // batch_statistics_1: mean, then 1/√(var + ε)
-  c::for_each(pool, 16,
-              [&](index_t ch) { k::batch_norm_statistics<norm_1>(ch, x, stats, running); });
+  // Per channel: the batch mean and 1/√(var + ε), and the running statistics' update.
+  c::for_each(pool, 16, [&](index_t c) { k::batch_norm_statistics<norm_1>(c, x, stats, running); });
+  // Each element: normalised by its channel's batch statistics, then the ReLU.
   c::for_each(pool, 512, [&](index_t plane) {
     k::batch_norm_forward_plane<norm_1, k::ReLU>(plane, x, stats, gamma, beta, y);
   });
 }
 
-void backward_layers_1_2(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 2'236'672);       // activation_0
-  const float* const stats = f32(arena, 22'684'928);  // batch_statistics_1: mean, then 1/√(var + ε)
-  const float* const gamma = f32(arena, 1'792);       // 1.weight (γ)
-  float* const dy =
-      f32(arena, 12'722'432);  // input2_gradient_8: d(ReLU output), then d(BatchNorm output)
-  float* const dgamma = f32(arena, 316'672);     // gradient of 1.weight (γ)
-  float* const dbeta = f32(arena, 316'736);      // gradient of 1.bias (β)
-  const float* const y = f32(arena, 4'333'824);  // activation_1, saved
-  // Per channel: d = act'(y)·dy (left in dy), Σd into dβ and Σ d·x̂ into dγ.
-  c::for_each(pool, 16, [&](index_t ch) {
-    k::batch_norm_backward_sums<norm_1, k::ReLU>(ch, x, y, stats, dy, dgamma, dbeta);
+// The same on the plan's buffers:
+void forward_layers_1_2(std::byte* arena, c::ThreadPool& pool, const Pass& pass) {
+  forward_layers_1_2(f32(arena, 2'236'672),   // activation_0
+                     f32(arena, 1'792),       // 1.weight (γ)
+                     f32(arena, 1'856),       // 1.bias (β)
+                     f32(arena, 312'832),     // non_trainable: running mean, then running variance
+                     f32(arena, 4'333'824),   // activation_1
+                     f32(arena, 22'684'928),  // batch_statistics_1: mean, then 1/√(var + ε)
+                     pool, pass);
+}
+
+void backward_layers_1_2(const float* x, const float* stats, const float* gamma, float* dy,
+                         float* dgamma, float* dbeta, const float* y, float* dx,
+                         c::ThreadPool& pool) {
+  // Per channel: d = ReLU'(y)·dy (left in dy), Σd into dβ and Σ d·x̂ into dγ.
+  c::for_each(pool, 16, [&](index_t c) {
+    k::batch_norm_backward_sums<norm_1, k::ReLU>(c, x, y, stats, dy, dgamma, dbeta);
   });
-  float* const dx = f32(arena, 4'333'824);  // input_gradient_1
+  // Each element: dx from d and its channel's two sums.
   c::for_each(pool, 512, [&](index_t plane) {
     k::batch_norm_backward_input_plane<norm_1, false>(plane, x, stats, gamma, dy, dgamma, dbeta,
                                                       dx);
   });
+}
+
+// The same on the plan's buffers:
+void backward_layers_1_2(std::byte* arena, c::ThreadPool& pool) {
+  backward_layers_1_2(
+      f32(arena, 2'236'672),   // activation_0
+      f32(arena, 22'684'928),  // batch_statistics_1: mean, then 1/√(var + ε)
+      f32(arena, 1'792),       // 1.weight (γ)
+      f32(arena, 12'722'432),  // input2_gradient_8: d(ReLU output), then d(BatchNorm output)
+      f32(arena, 316'672),     // gradient of 1.weight (γ)
+      f32(arena, 316'736),     // gradient of 1.bias (β)
+      f32(arena, 4'333'824),   // activation_1, saved
+      f32(arena, 4'333'824),   // input_gradient_1
+      pool);
 }
 
 // ==== Layer 3: Conv2d(16 → 16, 3×3, pad 1) =======================================================
@@ -184,12 +215,10 @@ constexpr k::Conv2dGeometry conv_3{.batch = 32,
                                    .pad_h = 1,
                                    .pad_w = 1};
 
-void forward_layer_3(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 4'333'824);   // activation_1
-  const float* const weight = f32(arena, 1'920);  // 3.weight
-  const float* const bias = f32(arena, 11'136);   // 3.bias
-  float* const z = f32(arena, 6'430'976);         // activation_3
-  float* const col = f32(arena, 1'646'848);       // workspace
+// Expects col to hold 589,824 bytes, the plan's workspace.
+void forward_layer_3(const float* x, const float* weight, const float* bias, float* z, float* col,
+                     c::ThreadPool& pool) {
+  // In each tile of the product, as it is finished: z += bias, per element.
   c::conv2d_forward<conv_3, 1>(pool, x, weight, col, z, [&](index_t n, c::Range columns) {
     for (index_t row = n * 16; row < (n + 1) * 16; ++row)
       for (index_t p = columns.begin; p < columns.end; ++p)
@@ -198,16 +227,33 @@ void forward_layer_3(std::byte* arena, c::ThreadPool& pool) {
   });
 }
 
-void backward_layer_3(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 4'333'824);   // activation_1
-  float* const dweight = f32(arena, 316'800);     // gradient of 3.weight
-  float* const dbias = f32(arena, 326'016);       // gradient of 3.bias
-  float* const dz = f32(arena, 8'528'128);        // input_gradient_4: d(Conv2d output)
-  const float* const weight = f32(arena, 1'920);  // 3.weight
-  float* const dx = f32(arena, 12'722'432);       // input2_gradient_8
-  float* const col = f32(arena, 1'646'848);       // workspace
+// The same on the plan's buffers:
+void forward_layer_3(std::byte* arena, c::ThreadPool& pool) {
+  forward_layer_3(f32(arena, 4'333'824),  // activation_1
+                  f32(arena, 1'920),      // 3.weight
+                  f32(arena, 11'136),     // 3.bias
+                  f32(arena, 6'430'976),  // activation_3
+                  f32(arena, 1'646'848),  // workspace
+                  pool);
+}
+
+// Expects col to hold 589,824 bytes, the plan's workspace.
+void backward_layer_3(const float* x, float* dweight, float* dbias, float* dz, const float* weight,
+                      float* dx, float* col, c::ThreadPool& pool) {
   c::conv2d_backward_weights<conv_3, true>(pool, x, dz, col, dweight, dbias);
   c::conv2d_backward_input<conv_3, true>(pool, dz, weight, col, dx);
+}
+
+// The same on the plan's buffers:
+void backward_layer_3(std::byte* arena, c::ThreadPool& pool) {
+  backward_layer_3(f32(arena, 4'333'824),   // activation_1
+                   f32(arena, 316'800),     // gradient of 3.weight
+                   f32(arena, 326'016),     // gradient of 3.bias
+                   f32(arena, 8'528'128),   // input_gradient_4: d(Conv2d output)
+                   f32(arena, 1'920),       // 3.weight
+                   f32(arena, 12'722'432),  // input2_gradient_8 (added to)
+                   f32(arena, 1'646'848),   // workspace
+                   pool);
 }
 
 // ==== Layers 4-5: BatchNorm2d(16, eps 0.001, momentum 0.01) + ReLU ===============================
@@ -229,44 +275,60 @@ constexpr k::BatchNormGeometry norm_4{.batch = 32,
                                       .epsilon = 0.00100000005f,
                                       .momentum = 0.00999999978f};
 
-void forward_layers_4_5(std::byte* arena, c::ThreadPool& pool, const Pass& pass) {
-  const float* const x = f32(arena, 6'430'976);   // activation_3
-  const float* const gamma = f32(arena, 11'200);  // 4.weight (γ)
-  const float* const beta = f32(arena, 11'264);   // 4.bias (β)
-  float* const running = f32(arena, 312'960);  // non_trainable: running mean, then running variance
-  float* const y = f32(arena, 8'528'128);      // activation_4
-  if (!pass.training) {
+void forward_layers_4_5(const float* x, const float* gamma, const float* beta, float* running,
+                        float* y, float* stats, c::ThreadPool& pool, const Pass& pass) {
+  if (!pass.training) {  // evaluation
+    // Each element: normalised by the running statistics, then the ReLU.
     c::for_each(pool, 512, [&](index_t plane) {
       k::batch_norm_inference_plane<norm_4, k::ReLU>(plane, x, running, gamma, beta, y);
     });
     return;
   }
-  float* const stats = f32(arena, 22'685'184);  // batch_statistics_4: mean, then 1/√(var + ε)
-  c::for_each(pool, 16,
-              [&](index_t ch) { k::batch_norm_statistics<norm_4>(ch, x, stats, running); });
+  // Per channel: the batch mean and 1/√(var + ε), and the running statistics' update.
+  c::for_each(pool, 16, [&](index_t c) { k::batch_norm_statistics<norm_4>(c, x, stats, running); });
+  // Each element: normalised by its channel's batch statistics, then the ReLU.
   c::for_each(pool, 512, [&](index_t plane) {
     k::batch_norm_forward_plane<norm_4, k::ReLU>(plane, x, stats, gamma, beta, y);
   });
 }
 
-void backward_layers_4_5(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 6'430'976);       // activation_3
-  const float* const stats = f32(arena, 22'685'184);  // batch_statistics_4: mean, then 1/√(var + ε)
-  const float* const gamma = f32(arena, 11'200);      // 4.weight (γ)
-  float* const dy =
-      f32(arena, 10'625'280);  // input_gradient_6: d(ReLU output), then d(BatchNorm output)
-  float* const dgamma = f32(arena, 326'080);     // gradient of 4.weight (γ)
-  float* const dbeta = f32(arena, 326'144);      // gradient of 4.bias (β)
-  const float* const y = f32(arena, 8'528'128);  // activation_4, saved
-  // Per channel: d = act'(y)·dy (left in dy), Σd into dβ and Σ d·x̂ into dγ.
-  c::for_each(pool, 16, [&](index_t ch) {
-    k::batch_norm_backward_sums<norm_4, k::ReLU>(ch, x, y, stats, dy, dgamma, dbeta);
+// The same on the plan's buffers:
+void forward_layers_4_5(std::byte* arena, c::ThreadPool& pool, const Pass& pass) {
+  forward_layers_4_5(f32(arena, 6'430'976),   // activation_3
+                     f32(arena, 11'200),      // 4.weight (γ)
+                     f32(arena, 11'264),      // 4.bias (β)
+                     f32(arena, 312'960),     // non_trainable: running mean, then running variance
+                     f32(arena, 8'528'128),   // activation_4
+                     f32(arena, 22'685'184),  // batch_statistics_4: mean, then 1/√(var + ε)
+                     pool, pass);
+}
+
+void backward_layers_4_5(const float* x, const float* stats, const float* gamma, float* dy,
+                         float* dgamma, float* dbeta, const float* y, float* dx,
+                         c::ThreadPool& pool) {
+  // Per channel: d = ReLU'(y)·dy (left in dy), Σd into dβ and Σ d·x̂ into dγ.
+  c::for_each(pool, 16, [&](index_t c) {
+    k::batch_norm_backward_sums<norm_4, k::ReLU>(c, x, y, stats, dy, dgamma, dbeta);
   });
-  float* const dx = f32(arena, 8'528'128);  // input_gradient_4
+  // Each element: dx from d and its channel's two sums.
   c::for_each(pool, 512, [&](index_t plane) {
     k::batch_norm_backward_input_plane<norm_4, false>(plane, x, stats, gamma, dy, dgamma, dbeta,
                                                       dx);
   });
+}
+
+// The same on the plan's buffers:
+void backward_layers_4_5(std::byte* arena, c::ThreadPool& pool) {
+  backward_layers_4_5(
+      f32(arena, 6'430'976),   // activation_3
+      f32(arena, 22'685'184),  // batch_statistics_4: mean, then 1/√(var + ε)
+      f32(arena, 11'200),      // 4.weight (γ)
+      f32(arena, 10'625'280),  // input_gradient_6: d(ReLU output), then d(BatchNorm output)
+      f32(arena, 326'080),     // gradient of 4.weight (γ)
+      f32(arena, 326'144),     // gradient of 4.bias (β)
+      f32(arena, 8'528'128),   // activation_4, saved
+      f32(arena, 8'528'128),   // input_gradient_4
+      pool);
 }
 
 // ==== Layer 6: Conv2d(16 → 16, 3×3, pad 1) =======================================================
@@ -294,12 +356,10 @@ constexpr k::Conv2dGeometry conv_6{.batch = 32,
                                    .pad_h = 1,
                                    .pad_w = 1};
 
-void forward_layer_6(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 8'528'128);    // activation_4
-  const float* const weight = f32(arena, 11'328);  // 6.weight
-  const float* const bias = f32(arena, 20'544);    // 6.bias
-  float* const z = f32(arena, 10'625'280);         // activation_6
-  float* const col = f32(arena, 1'646'848);        // workspace
+// Expects col to hold 589,824 bytes, the plan's workspace.
+void forward_layer_6(const float* x, const float* weight, const float* bias, float* z, float* col,
+                     c::ThreadPool& pool) {
+  // In each tile of the product, as it is finished: z += bias, per element.
   c::conv2d_forward<conv_6, 1>(pool, x, weight, col, z, [&](index_t n, c::Range columns) {
     for (index_t row = n * 16; row < (n + 1) * 16; ++row)
       for (index_t p = columns.begin; p < columns.end; ++p)
@@ -308,16 +368,33 @@ void forward_layer_6(std::byte* arena, c::ThreadPool& pool) {
   });
 }
 
-void backward_layer_6(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 8'528'128);    // activation_4
-  float* const dweight = f32(arena, 326'208);      // gradient of 6.weight
-  float* const dbias = f32(arena, 335'424);        // gradient of 6.bias
-  float* const dz = f32(arena, 16'916'736);        // input_gradient_7: d(Conv2d output)
-  const float* const weight = f32(arena, 11'328);  // 6.weight
-  float* const dx = f32(arena, 10'625'280);        // input_gradient_6
-  float* const col = f32(arena, 1'646'848);        // workspace
+// The same on the plan's buffers:
+void forward_layer_6(std::byte* arena, c::ThreadPool& pool) {
+  forward_layer_6(f32(arena, 8'528'128),   // activation_4
+                  f32(arena, 11'328),      // 6.weight
+                  f32(arena, 20'544),      // 6.bias
+                  f32(arena, 10'625'280),  // activation_6
+                  f32(arena, 1'646'848),   // workspace
+                  pool);
+}
+
+// Expects col to hold 589,824 bytes, the plan's workspace.
+void backward_layer_6(const float* x, float* dweight, float* dbias, float* dz, const float* weight,
+                      float* dx, float* col, c::ThreadPool& pool) {
   c::conv2d_backward_weights<conv_6, true>(pool, x, dz, col, dweight, dbias);
   c::conv2d_backward_input<conv_6>(pool, dz, weight, col, dx);
+}
+
+// The same on the plan's buffers:
+void backward_layer_6(std::byte* arena, c::ThreadPool& pool) {
+  backward_layer_6(f32(arena, 8'528'128),   // activation_4
+                   f32(arena, 326'208),     // gradient of 6.weight
+                   f32(arena, 335'424),     // gradient of 6.bias
+                   f32(arena, 16'916'736),  // input_gradient_7: d(Conv2d output)
+                   f32(arena, 11'328),      // 6.weight
+                   f32(arena, 10'625'280),  // input_gradient_6
+                   f32(arena, 1'646'848),   // workspace
+                   pool);
 }
 
 // ==== Layer 7: BatchNorm2d(16, eps 0.001, momentum 0.01) =========================================
@@ -338,42 +415,57 @@ constexpr k::BatchNormGeometry norm_7{.batch = 32,
                                       .epsilon = 0.00100000005f,
                                       .momentum = 0.00999999978f};
 
-void forward_layer_7(std::byte* arena, c::ThreadPool& pool, const Pass& pass) {
-  const float* const x = f32(arena, 10'625'280);  // activation_6
-  const float* const gamma = f32(arena, 20'608);  // 7.weight (γ)
-  const float* const beta = f32(arena, 20'672);   // 7.bias (β)
-  float* const running = f32(arena, 313'088);  // non_trainable: running mean, then running variance
-  float* const y = f32(arena, 12'722'432);     // activation_7
-  if (!pass.training) {
+void forward_layer_7(const float* x, const float* gamma, const float* beta, float* running,
+                     float* y, float* stats, c::ThreadPool& pool, const Pass& pass) {
+  if (!pass.training) {  // evaluation
+    // Each element: normalised by the running statistics.
     c::for_each(pool, 512, [&](index_t plane) {
       k::batch_norm_inference_plane<norm_7, k::Identity>(plane, x, running, gamma, beta, y);
     });
     return;
   }
-  float* const stats = f32(arena, 22'685'440);  // batch_statistics_7: mean, then 1/√(var + ε)
-  c::for_each(pool, 16,
-              [&](index_t ch) { k::batch_norm_statistics<norm_7>(ch, x, stats, running); });
+  // Per channel: the batch mean and 1/√(var + ε), and the running statistics' update.
+  c::for_each(pool, 16, [&](index_t c) { k::batch_norm_statistics<norm_7>(c, x, stats, running); });
+  // Each element: normalised by its channel's batch statistics.
   c::for_each(pool, 512, [&](index_t plane) {
     k::batch_norm_forward_plane<norm_7, k::Identity>(plane, x, stats, gamma, beta, y);
   });
 }
 
-void backward_layer_7(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 10'625'280);      // activation_6
-  const float* const stats = f32(arena, 22'685'440);  // batch_statistics_7: mean, then 1/√(var + ε)
-  const float* const gamma = f32(arena, 20'608);      // 7.weight (γ)
-  float* const dy = f32(arena, 14'819'584);           // input_gradient_15: d(output)
-  float* const dgamma = f32(arena, 335'488);          // gradient of 7.weight (γ)
-  float* const dbeta = f32(arena, 335'552);           // gradient of 7.bias (β)
-  // Per channel: d = act'(y)·dy (left in dy), Σd into dβ and Σ d·x̂ into dγ.
-  c::for_each(pool, 16, [&](index_t ch) {
-    k::batch_norm_backward_sums<norm_7, k::Identity>(ch, x, nullptr, stats, dy, dgamma, dbeta);
+// The same on the plan's buffers:
+void forward_layer_7(std::byte* arena, c::ThreadPool& pool, const Pass& pass) {
+  forward_layer_7(f32(arena, 10'625'280),  // activation_6
+                  f32(arena, 20'608),      // 7.weight (γ)
+                  f32(arena, 20'672),      // 7.bias (β)
+                  f32(arena, 313'088),     // non_trainable: running mean, then running variance
+                  f32(arena, 12'722'432),  // activation_7
+                  f32(arena, 22'685'440),  // batch_statistics_7: mean, then 1/√(var + ε)
+                  pool, pass);
+}
+
+void backward_layer_7(const float* x, const float* stats, const float* gamma, float* dy,
+                      float* dgamma, float* dbeta, float* dx, c::ThreadPool& pool) {
+  // Per channel: Σdy into dβ and Σ dy·x̂ into dγ.
+  c::for_each(pool, 16, [&](index_t c) {
+    k::batch_norm_backward_sums<norm_7, k::Identity>(c, x, nullptr, stats, dy, dgamma, dbeta);
   });
-  float* const dx = f32(arena, 16'916'736);  // input_gradient_7
+  // Each element: dx from d and its channel's two sums.
   c::for_each(pool, 512, [&](index_t plane) {
     k::batch_norm_backward_input_plane<norm_7, false>(plane, x, stats, gamma, dy, dgamma, dbeta,
                                                       dx);
   });
+}
+
+// The same on the plan's buffers:
+void backward_layer_7(std::byte* arena, c::ThreadPool& pool) {
+  backward_layer_7(f32(arena, 10'625'280),  // activation_6
+                   f32(arena, 22'685'440),  // batch_statistics_7: mean, then 1/√(var + ε)
+                   f32(arena, 20'608),      // 7.weight (γ)
+                   f32(arena, 14'819'584),  // input_gradient_15: d(output)
+                   f32(arena, 335'488),     // gradient of 7.weight (γ)
+                   f32(arena, 335'552),     // gradient of 7.bias (β)
+                   f32(arena, 16'916'736),  // input_gradient_7
+                   pool);
 }
 
 // ==== Layers 8-9: Add(layers 7 + 2) + ReLU =======================================================
@@ -447,12 +539,10 @@ constexpr k::Conv2dGeometry conv_10{.batch = 32,
                                     .pad_h = 0,
                                     .pad_w = 0};
 
-void forward_layer_10(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 12'722'432);   // activation_7
-  const float* const weight = f32(arena, 20'736);  // 10.weight
-  const float* const bias = f32(arena, 39'168);    // 10.bias
-  float* const z = f32(arena, 16'916'736);         // activation_10
-  float* const col = f32(arena, 1'646'848);        // workspace
+// Expects col to hold 589,824 bytes, the plan's workspace.
+void forward_layer_10(const float* x, const float* weight, const float* bias, float* z, float* col,
+                      c::ThreadPool& pool) {
+  // In each tile of the product, as it is finished: z += bias, per element.
   c::conv2d_forward<conv_10, 1>(pool, x, weight, col, z, [&](index_t n, c::Range columns) {
     for (index_t row = n * 32; row < (n + 1) * 32; ++row)
       for (index_t p = columns.begin; p < columns.end; ++p)
@@ -461,16 +551,33 @@ void forward_layer_10(std::byte* arena, c::ThreadPool& pool) {
   });
 }
 
-void backward_layer_10(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 12'722'432);   // activation_7
-  float* const dweight = f32(arena, 335'616);      // gradient of 10.weight
-  float* const dbias = f32(arena, 354'048);        // gradient of 10.bias
-  float* const dz = f32(arena, 17'965'312);        // input_gradient_11: d(Conv2d output)
-  const float* const weight = f32(arena, 20'736);  // 10.weight
-  float* const dx = f32(arena, 14'819'584);        // input_gradient_15
-  float* const col = f32(arena, 1'646'848);        // workspace
+// The same on the plan's buffers:
+void forward_layer_10(std::byte* arena, c::ThreadPool& pool) {
+  forward_layer_10(f32(arena, 12'722'432),  // activation_7
+                   f32(arena, 20'736),      // 10.weight
+                   f32(arena, 39'168),      // 10.bias
+                   f32(arena, 16'916'736),  // activation_10
+                   f32(arena, 1'646'848),   // workspace
+                   pool);
+}
+
+// Expects col to hold 589,824 bytes, the plan's workspace.
+void backward_layer_10(const float* x, float* dweight, float* dbias, float* dz, const float* weight,
+                       float* dx, float* col, c::ThreadPool& pool) {
   c::conv2d_backward_weights<conv_10, true>(pool, x, dz, col, dweight, dbias);
   c::conv2d_backward_input<conv_10, true>(pool, dz, weight, col, dx);
+}
+
+// The same on the plan's buffers:
+void backward_layer_10(std::byte* arena, c::ThreadPool& pool) {
+  backward_layer_10(f32(arena, 12'722'432),  // activation_7
+                    f32(arena, 335'616),     // gradient of 10.weight
+                    f32(arena, 354'048),     // gradient of 10.bias
+                    f32(arena, 17'965'312),  // input_gradient_11: d(Conv2d output)
+                    f32(arena, 20'736),      // 10.weight
+                    f32(arena, 14'819'584),  // input_gradient_15 (added to)
+                    f32(arena, 1'646'848),   // workspace
+                    pool);
 }
 
 // ==== Layers 11-12: BatchNorm2d(32, eps 0.001, momentum 0.01) + ReLU =============================
@@ -492,45 +599,61 @@ constexpr k::BatchNormGeometry norm_11{.batch = 32,
                                        .epsilon = 0.00100000005f,
                                        .momentum = 0.00999999978f};
 
-void forward_layers_11_12(std::byte* arena, c::ThreadPool& pool, const Pass& pass) {
-  const float* const x = f32(arena, 16'916'736);  // activation_10
-  const float* const gamma = f32(arena, 39'296);  // 11.weight (γ)
-  const float* const beta = f32(arena, 39'424);   // 11.bias (β)
-  float* const running = f32(arena, 313'216);  // non_trainable: running mean, then running variance
-  float* const y = f32(arena, 17'965'312);     // activation_11
-  if (!pass.training) {
+void forward_layers_11_12(const float* x, const float* gamma, const float* beta, float* running,
+                          float* y, float* stats, c::ThreadPool& pool, const Pass& pass) {
+  if (!pass.training) {  // evaluation
+    // Each element: normalised by the running statistics, then the ReLU.
     c::for_each(pool, 1'024, [&](index_t plane) {
       k::batch_norm_inference_plane<norm_11, k::ReLU>(plane, x, running, gamma, beta, y);
     });
     return;
   }
-  float* const stats = f32(arena, 22'685'696);  // batch_statistics_11: mean, then 1/√(var + ε)
+  // Per channel: the batch mean and 1/√(var + ε), and the running statistics' update.
   c::for_each(pool, 32,
-              [&](index_t ch) { k::batch_norm_statistics<norm_11>(ch, x, stats, running); });
+              [&](index_t c) { k::batch_norm_statistics<norm_11>(c, x, stats, running); });
+  // Each element: normalised by its channel's batch statistics, then the ReLU.
   c::for_each(pool, 1'024, [&](index_t plane) {
     k::batch_norm_forward_plane<norm_11, k::ReLU>(plane, x, stats, gamma, beta, y);
   });
 }
 
-void backward_layers_11_12(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 16'916'736);  // activation_10
-  const float* const stats =
-      f32(arena, 22'685'696);                     // batch_statistics_11: mean, then 1/√(var + ε)
-  const float* const gamma = f32(arena, 39'296);  // 11.weight (γ)
-  float* const dy =
-      f32(arena, 19'013'888);  // input_gradient_13: d(ReLU output), then d(BatchNorm output)
-  float* const dgamma = f32(arena, 354'176);      // gradient of 11.weight (γ)
-  float* const dbeta = f32(arena, 354'304);       // gradient of 11.bias (β)
-  const float* const y = f32(arena, 17'965'312);  // activation_11, saved
-  // Per channel: d = act'(y)·dy (left in dy), Σd into dβ and Σ d·x̂ into dγ.
-  c::for_each(pool, 32, [&](index_t ch) {
-    k::batch_norm_backward_sums<norm_11, k::ReLU>(ch, x, y, stats, dy, dgamma, dbeta);
+// The same on the plan's buffers:
+void forward_layers_11_12(std::byte* arena, c::ThreadPool& pool, const Pass& pass) {
+  forward_layers_11_12(f32(arena, 16'916'736),  // activation_10
+                       f32(arena, 39'296),      // 11.weight (γ)
+                       f32(arena, 39'424),      // 11.bias (β)
+                       f32(arena, 313'216),  // non_trainable: running mean, then running variance
+                       f32(arena, 17'965'312),  // activation_11
+                       f32(arena, 22'685'696),  // batch_statistics_11: mean, then 1/√(var + ε)
+                       pool, pass);
+}
+
+void backward_layers_11_12(const float* x, const float* stats, const float* gamma, float* dy,
+                           float* dgamma, float* dbeta, const float* y, float* dx,
+                           c::ThreadPool& pool) {
+  // Per channel: d = ReLU'(y)·dy (left in dy), Σd into dβ and Σ d·x̂ into dγ.
+  c::for_each(pool, 32, [&](index_t c) {
+    k::batch_norm_backward_sums<norm_11, k::ReLU>(c, x, y, stats, dy, dgamma, dbeta);
   });
-  float* const dx = f32(arena, 17'965'312);  // input_gradient_11
+  // Each element: dx from d and its channel's two sums.
   c::for_each(pool, 1'024, [&](index_t plane) {
     k::batch_norm_backward_input_plane<norm_11, false>(plane, x, stats, gamma, dy, dgamma, dbeta,
                                                        dx);
   });
+}
+
+// The same on the plan's buffers:
+void backward_layers_11_12(std::byte* arena, c::ThreadPool& pool) {
+  backward_layers_11_12(
+      f32(arena, 16'916'736),  // activation_10
+      f32(arena, 22'685'696),  // batch_statistics_11: mean, then 1/√(var + ε)
+      f32(arena, 39'296),      // 11.weight (γ)
+      f32(arena, 19'013'888),  // input_gradient_13: d(ReLU output), then d(BatchNorm output)
+      f32(arena, 354'176),     // gradient of 11.weight (γ)
+      f32(arena, 354'304),     // gradient of 11.bias (β)
+      f32(arena, 17'965'312),  // activation_11, saved
+      f32(arena, 17'965'312),  // input_gradient_11
+      pool);
 }
 
 // ==== Layer 13: Conv2d(32 → 32, 3×3, pad 1) ======================================================
@@ -558,12 +681,10 @@ constexpr k::Conv2dGeometry conv_13{.batch = 32,
                                     .pad_h = 1,
                                     .pad_w = 1};
 
-void forward_layer_13(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 17'965'312);   // activation_11
-  const float* const weight = f32(arena, 39'552);  // 13.weight
-  const float* const bias = f32(arena, 76'416);    // 13.bias
-  float* const z = f32(arena, 19'013'888);         // activation_13
-  float* const col = f32(arena, 1'646'848);        // workspace
+// Expects col to hold 589,824 bytes, the plan's workspace.
+void forward_layer_13(const float* x, const float* weight, const float* bias, float* z, float* col,
+                      c::ThreadPool& pool) {
+  // In each tile of the product, as it is finished: z += bias, per element.
   c::conv2d_forward<conv_13, 1>(pool, x, weight, col, z, [&](index_t n, c::Range columns) {
     for (index_t row = n * 32; row < (n + 1) * 32; ++row)
       for (index_t p = columns.begin; p < columns.end; ++p)
@@ -572,16 +693,33 @@ void forward_layer_13(std::byte* arena, c::ThreadPool& pool) {
   });
 }
 
-void backward_layer_13(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 17'965'312);   // activation_11
-  float* const dweight = f32(arena, 354'432);      // gradient of 13.weight
-  float* const dbias = f32(arena, 391'296);        // gradient of 13.bias
-  float* const dz = f32(arena, 21'111'040);        // input_gradient_14: d(Conv2d output)
-  const float* const weight = f32(arena, 39'552);  // 13.weight
-  float* const dx = f32(arena, 19'013'888);        // input_gradient_13
-  float* const col = f32(arena, 1'646'848);        // workspace
+// The same on the plan's buffers:
+void forward_layer_13(std::byte* arena, c::ThreadPool& pool) {
+  forward_layer_13(f32(arena, 17'965'312),  // activation_11
+                   f32(arena, 39'552),      // 13.weight
+                   f32(arena, 76'416),      // 13.bias
+                   f32(arena, 19'013'888),  // activation_13
+                   f32(arena, 1'646'848),   // workspace
+                   pool);
+}
+
+// Expects col to hold 589,824 bytes, the plan's workspace.
+void backward_layer_13(const float* x, float* dweight, float* dbias, float* dz, const float* weight,
+                       float* dx, float* col, c::ThreadPool& pool) {
   c::conv2d_backward_weights<conv_13, true>(pool, x, dz, col, dweight, dbias);
   c::conv2d_backward_input<conv_13>(pool, dz, weight, col, dx);
+}
+
+// The same on the plan's buffers:
+void backward_layer_13(std::byte* arena, c::ThreadPool& pool) {
+  backward_layer_13(f32(arena, 17'965'312),  // activation_11
+                    f32(arena, 354'432),     // gradient of 13.weight
+                    f32(arena, 391'296),     // gradient of 13.bias
+                    f32(arena, 21'111'040),  // input_gradient_14: d(Conv2d output)
+                    f32(arena, 39'552),      // 13.weight
+                    f32(arena, 19'013'888),  // input_gradient_13
+                    f32(arena, 1'646'848),   // workspace
+                    pool);
 }
 
 // ==== Layer 14: BatchNorm2d(32, eps 0.001, momentum 0.01) ========================================
@@ -602,43 +740,58 @@ constexpr k::BatchNormGeometry norm_14{.batch = 32,
                                        .epsilon = 0.00100000005f,
                                        .momentum = 0.00999999978f};
 
-void forward_layer_14(std::byte* arena, c::ThreadPool& pool, const Pass& pass) {
-  const float* const x = f32(arena, 19'013'888);  // activation_13
-  const float* const gamma = f32(arena, 76'544);  // 14.weight (γ)
-  const float* const beta = f32(arena, 76'672);   // 14.bias (β)
-  float* const running = f32(arena, 313'472);  // non_trainable: running mean, then running variance
-  float* const y = f32(arena, 14'819'584);     // activation_14
-  if (!pass.training) {
+void forward_layer_14(const float* x, const float* gamma, const float* beta, float* running,
+                      float* y, float* stats, c::ThreadPool& pool, const Pass& pass) {
+  if (!pass.training) {  // evaluation
+    // Each element: normalised by the running statistics.
     c::for_each(pool, 1'024, [&](index_t plane) {
       k::batch_norm_inference_plane<norm_14, k::Identity>(plane, x, running, gamma, beta, y);
     });
     return;
   }
-  float* const stats = f32(arena, 22'685'952);  // batch_statistics_14: mean, then 1/√(var + ε)
+  // Per channel: the batch mean and 1/√(var + ε), and the running statistics' update.
   c::for_each(pool, 32,
-              [&](index_t ch) { k::batch_norm_statistics<norm_14>(ch, x, stats, running); });
+              [&](index_t c) { k::batch_norm_statistics<norm_14>(c, x, stats, running); });
+  // Each element: normalised by its channel's batch statistics.
   c::for_each(pool, 1'024, [&](index_t plane) {
     k::batch_norm_forward_plane<norm_14, k::Identity>(plane, x, stats, gamma, beta, y);
   });
 }
 
-void backward_layer_14(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 19'013'888);  // activation_13
-  const float* const stats =
-      f32(arena, 22'685'952);                     // batch_statistics_14: mean, then 1/√(var + ε)
-  const float* const gamma = f32(arena, 76'544);  // 14.weight (γ)
-  float* const dy = f32(arena, 20'062'464);       // input_gradient_23: d(output)
-  float* const dgamma = f32(arena, 391'424);      // gradient of 14.weight (γ)
-  float* const dbeta = f32(arena, 391'552);       // gradient of 14.bias (β)
-  // Per channel: d = act'(y)·dy (left in dy), Σd into dβ and Σ d·x̂ into dγ.
-  c::for_each(pool, 32, [&](index_t ch) {
-    k::batch_norm_backward_sums<norm_14, k::Identity>(ch, x, nullptr, stats, dy, dgamma, dbeta);
+// The same on the plan's buffers:
+void forward_layer_14(std::byte* arena, c::ThreadPool& pool, const Pass& pass) {
+  forward_layer_14(f32(arena, 19'013'888),  // activation_13
+                   f32(arena, 76'544),      // 14.weight (γ)
+                   f32(arena, 76'672),      // 14.bias (β)
+                   f32(arena, 313'472),     // non_trainable: running mean, then running variance
+                   f32(arena, 14'819'584),  // activation_14
+                   f32(arena, 22'685'952),  // batch_statistics_14: mean, then 1/√(var + ε)
+                   pool, pass);
+}
+
+void backward_layer_14(const float* x, const float* stats, const float* gamma, float* dy,
+                       float* dgamma, float* dbeta, float* dx, c::ThreadPool& pool) {
+  // Per channel: Σdy into dβ and Σ dy·x̂ into dγ.
+  c::for_each(pool, 32, [&](index_t c) {
+    k::batch_norm_backward_sums<norm_14, k::Identity>(c, x, nullptr, stats, dy, dgamma, dbeta);
   });
-  float* const dx = f32(arena, 21'111'040);  // input_gradient_14
+  // Each element: dx from d and its channel's two sums.
   c::for_each(pool, 1'024, [&](index_t plane) {
     k::batch_norm_backward_input_plane<norm_14, false>(plane, x, stats, gamma, dy, dgamma, dbeta,
                                                        dx);
   });
+}
+
+// The same on the plan's buffers:
+void backward_layer_14(std::byte* arena, c::ThreadPool& pool) {
+  backward_layer_14(f32(arena, 19'013'888),  // activation_13
+                    f32(arena, 22'685'952),  // batch_statistics_14: mean, then 1/√(var + ε)
+                    f32(arena, 76'544),      // 14.weight (γ)
+                    f32(arena, 20'062'464),  // input_gradient_23: d(output)
+                    f32(arena, 391'424),     // gradient of 14.weight (γ)
+                    f32(arena, 391'552),     // gradient of 14.bias (β)
+                    f32(arena, 21'111'040),  // input_gradient_14
+                    pool);
 }
 
 // ==== Layer 15: Conv2d(16 → 32, 1×1, stride 2) ===================================================
@@ -666,12 +819,10 @@ constexpr k::Conv2dGeometry conv_15{.batch = 32,
                                     .pad_h = 0,
                                     .pad_w = 0};
 
-void forward_layer_15(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 12'722'432);   // activation_7
-  const float* const weight = f32(arena, 76'800);  // 15.weight
-  const float* const bias = f32(arena, 78'848);    // 15.bias
-  float* const z = f32(arena, 15'868'160);         // activation_15
-  float* const col = f32(arena, 1'646'848);        // workspace
+// Expects col to hold 589,824 bytes, the plan's workspace.
+void forward_layer_15(const float* x, const float* weight, const float* bias, float* z, float* col,
+                      c::ThreadPool& pool) {
+  // In each tile of the product, as it is finished: z += bias, per element.
   c::conv2d_forward<conv_15, 1>(pool, x, weight, col, z, [&](index_t n, c::Range columns) {
     for (index_t row = n * 32; row < (n + 1) * 32; ++row)
       for (index_t p = columns.begin; p < columns.end; ++p)
@@ -680,16 +831,33 @@ void forward_layer_15(std::byte* arena, c::ThreadPool& pool) {
   });
 }
 
-void backward_layer_15(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 12'722'432);   // activation_7
-  float* const dweight = f32(arena, 391'680);      // gradient of 15.weight
-  float* const dbias = f32(arena, 393'728);        // gradient of 15.bias
-  float* const dz = f32(arena, 20'062'464);        // input_gradient_23: d(Conv2d output)
-  const float* const weight = f32(arena, 76'800);  // 15.weight
-  float* const dx = f32(arena, 14'819'584);        // input_gradient_15
-  float* const col = f32(arena, 1'646'848);        // workspace
+// The same on the plan's buffers:
+void forward_layer_15(std::byte* arena, c::ThreadPool& pool) {
+  forward_layer_15(f32(arena, 12'722'432),  // activation_7
+                   f32(arena, 76'800),      // 15.weight
+                   f32(arena, 78'848),      // 15.bias
+                   f32(arena, 15'868'160),  // activation_15
+                   f32(arena, 1'646'848),   // workspace
+                   pool);
+}
+
+// Expects col to hold 589,824 bytes, the plan's workspace.
+void backward_layer_15(const float* x, float* dweight, float* dbias, float* dz, const float* weight,
+                       float* dx, float* col, c::ThreadPool& pool) {
   c::conv2d_backward_weights<conv_15, true>(pool, x, dz, col, dweight, dbias);
   c::conv2d_backward_input<conv_15>(pool, dz, weight, col, dx);
+}
+
+// The same on the plan's buffers:
+void backward_layer_15(std::byte* arena, c::ThreadPool& pool) {
+  backward_layer_15(f32(arena, 12'722'432),  // activation_7
+                    f32(arena, 391'680),     // gradient of 15.weight
+                    f32(arena, 393'728),     // gradient of 15.bias
+                    f32(arena, 20'062'464),  // input_gradient_23: d(Conv2d output)
+                    f32(arena, 76'800),      // 15.weight
+                    f32(arena, 14'819'584),  // input_gradient_15
+                    f32(arena, 1'646'848),   // workspace
+                    pool);
 }
 
 // ==== Layers 16-17: Add(layers 14 + 15) + ReLU ===================================================
@@ -754,12 +922,10 @@ constexpr k::Conv2dGeometry conv_18{.batch = 32,
                                     .pad_h = 0,
                                     .pad_w = 0};
 
-void forward_layer_18(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 14'819'584);   // activation_14
-  const float* const weight = f32(arena, 78'976);  // 18.weight
-  const float* const bias = f32(arena, 152'704);   // 18.bias
-  float* const z = f32(arena, 15'868'160);         // activation_18
-  float* const col = f32(arena, 1'646'848);        // workspace
+// Expects col to hold 589,824 bytes, the plan's workspace.
+void forward_layer_18(const float* x, const float* weight, const float* bias, float* z, float* col,
+                      c::ThreadPool& pool) {
+  // In each tile of the product, as it is finished: z += bias, per element.
   c::conv2d_forward<conv_18, 1>(pool, x, weight, col, z, [&](index_t n, c::Range columns) {
     for (index_t row = n * 64; row < (n + 1) * 64; ++row)
       for (index_t p = columns.begin; p < columns.end; ++p)
@@ -768,16 +934,33 @@ void forward_layer_18(std::byte* arena, c::ThreadPool& pool) {
   });
 }
 
-void backward_layer_18(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 14'819'584);   // activation_14
-  float* const dweight = f32(arena, 393'856);      // gradient of 18.weight
-  float* const dbias = f32(arena, 467'584);        // gradient of 18.bias
-  float* const dz = f32(arena, 16'392'448);        // input_gradient_19: d(Conv2d output)
-  const float* const weight = f32(arena, 78'976);  // 18.weight
-  float* const dx = f32(arena, 20'062'464);        // input_gradient_23
-  float* const col = f32(arena, 1'646'848);        // workspace
+// The same on the plan's buffers:
+void forward_layer_18(std::byte* arena, c::ThreadPool& pool) {
+  forward_layer_18(f32(arena, 14'819'584),  // activation_14
+                   f32(arena, 78'976),      // 18.weight
+                   f32(arena, 152'704),     // 18.bias
+                   f32(arena, 15'868'160),  // activation_18
+                   f32(arena, 1'646'848),   // workspace
+                   pool);
+}
+
+// Expects col to hold 589,824 bytes, the plan's workspace.
+void backward_layer_18(const float* x, float* dweight, float* dbias, float* dz, const float* weight,
+                       float* dx, float* col, c::ThreadPool& pool) {
   c::conv2d_backward_weights<conv_18, true>(pool, x, dz, col, dweight, dbias);
   c::conv2d_backward_input<conv_18, true>(pool, dz, weight, col, dx);
+}
+
+// The same on the plan's buffers:
+void backward_layer_18(std::byte* arena, c::ThreadPool& pool) {
+  backward_layer_18(f32(arena, 14'819'584),  // activation_14
+                    f32(arena, 393'856),     // gradient of 18.weight
+                    f32(arena, 467'584),     // gradient of 18.bias
+                    f32(arena, 16'392'448),  // input_gradient_19: d(Conv2d output)
+                    f32(arena, 78'976),      // 18.weight
+                    f32(arena, 20'062'464),  // input_gradient_23 (added to)
+                    f32(arena, 1'646'848),   // workspace
+                    pool);
 }
 
 // ==== Layers 19-20: BatchNorm2d(64, eps 0.001, momentum 0.01) + ReLU =============================
@@ -799,45 +982,61 @@ constexpr k::BatchNormGeometry norm_19{.batch = 32,
                                        .epsilon = 0.00100000005f,
                                        .momentum = 0.00999999978f};
 
-void forward_layers_19_20(std::byte* arena, c::ThreadPool& pool, const Pass& pass) {
-  const float* const x = f32(arena, 15'868'160);   // activation_18
-  const float* const gamma = f32(arena, 152'960);  // 19.weight (γ)
-  const float* const beta = f32(arena, 153'216);   // 19.bias (β)
-  float* const running = f32(arena, 313'728);  // non_trainable: running mean, then running variance
-  float* const y = f32(arena, 16'392'448);     // activation_19
-  if (!pass.training) {
+void forward_layers_19_20(const float* x, const float* gamma, const float* beta, float* running,
+                          float* y, float* stats, c::ThreadPool& pool, const Pass& pass) {
+  if (!pass.training) {  // evaluation
+    // Each element: normalised by the running statistics, then the ReLU.
     c::for_each(pool, 2'048, [&](index_t plane) {
       k::batch_norm_inference_plane<norm_19, k::ReLU>(plane, x, running, gamma, beta, y);
     });
     return;
   }
-  float* const stats = f32(arena, 22'683'904);  // batch_statistics_19: mean, then 1/√(var + ε)
+  // Per channel: the batch mean and 1/√(var + ε), and the running statistics' update.
   c::for_each(pool, 64,
-              [&](index_t ch) { k::batch_norm_statistics<norm_19>(ch, x, stats, running); });
+              [&](index_t c) { k::batch_norm_statistics<norm_19>(c, x, stats, running); });
+  // Each element: normalised by its channel's batch statistics, then the ReLU.
   c::for_each(pool, 2'048, [&](index_t plane) {
     k::batch_norm_forward_plane<norm_19, k::ReLU>(plane, x, stats, gamma, beta, y);
   });
 }
 
-void backward_layers_19_20(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 15'868'160);  // activation_18
-  const float* const stats =
-      f32(arena, 22'683'904);  // batch_statistics_19: mean, then 1/√(var + ε)
-  const float* const gamma = f32(arena, 152'960);  // 19.weight (γ)
-  float* const dy =
-      f32(arena, 21'111'040);  // input_gradient_21: d(ReLU output), then d(BatchNorm output)
-  float* const dgamma = f32(arena, 467'840);      // gradient of 19.weight (γ)
-  float* const dbeta = f32(arena, 468'096);       // gradient of 19.bias (β)
-  const float* const y = f32(arena, 16'392'448);  // activation_19, saved
-  // Per channel: d = act'(y)·dy (left in dy), Σd into dβ and Σ d·x̂ into dγ.
-  c::for_each(pool, 64, [&](index_t ch) {
-    k::batch_norm_backward_sums<norm_19, k::ReLU>(ch, x, y, stats, dy, dgamma, dbeta);
+// The same on the plan's buffers:
+void forward_layers_19_20(std::byte* arena, c::ThreadPool& pool, const Pass& pass) {
+  forward_layers_19_20(f32(arena, 15'868'160),  // activation_18
+                       f32(arena, 152'960),     // 19.weight (γ)
+                       f32(arena, 153'216),     // 19.bias (β)
+                       f32(arena, 313'728),  // non_trainable: running mean, then running variance
+                       f32(arena, 16'392'448),  // activation_19
+                       f32(arena, 22'683'904),  // batch_statistics_19: mean, then 1/√(var + ε)
+                       pool, pass);
+}
+
+void backward_layers_19_20(const float* x, const float* stats, const float* gamma, float* dy,
+                           float* dgamma, float* dbeta, const float* y, float* dx,
+                           c::ThreadPool& pool) {
+  // Per channel: d = ReLU'(y)·dy (left in dy), Σd into dβ and Σ d·x̂ into dγ.
+  c::for_each(pool, 64, [&](index_t c) {
+    k::batch_norm_backward_sums<norm_19, k::ReLU>(c, x, y, stats, dy, dgamma, dbeta);
   });
-  float* const dx = f32(arena, 16'392'448);  // input_gradient_19
+  // Each element: dx from d and its channel's two sums.
   c::for_each(pool, 2'048, [&](index_t plane) {
     k::batch_norm_backward_input_plane<norm_19, false>(plane, x, stats, gamma, dy, dgamma, dbeta,
                                                        dx);
   });
+}
+
+// The same on the plan's buffers:
+void backward_layers_19_20(std::byte* arena, c::ThreadPool& pool) {
+  backward_layers_19_20(
+      f32(arena, 15'868'160),  // activation_18
+      f32(arena, 22'683'904),  // batch_statistics_19: mean, then 1/√(var + ε)
+      f32(arena, 152'960),     // 19.weight (γ)
+      f32(arena, 21'111'040),  // input_gradient_21: d(ReLU output), then d(BatchNorm output)
+      f32(arena, 467'840),     // gradient of 19.weight (γ)
+      f32(arena, 468'096),     // gradient of 19.bias (β)
+      f32(arena, 16'392'448),  // activation_19, saved
+      f32(arena, 16'392'448),  // input_gradient_19
+      pool);
 }
 
 // ==== Layer 21: Conv2d(64 → 64, 3×3, pad 1) ======================================================
@@ -865,12 +1064,10 @@ constexpr k::Conv2dGeometry conv_21{.batch = 32,
                                     .pad_h = 1,
                                     .pad_w = 1};
 
-void forward_layer_21(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 16'392'448);    // activation_19
-  const float* const weight = f32(arena, 153'472);  // 21.weight
-  const float* const bias = f32(arena, 300'928);    // 21.bias
-  float* const z = f32(arena, 21'111'040);          // activation_21
-  float* const col = f32(arena, 1'646'848);         // workspace
+// Expects col to hold 589,824 bytes, the plan's workspace.
+void forward_layer_21(const float* x, const float* weight, const float* bias, float* z, float* col,
+                      c::ThreadPool& pool) {
+  // In each tile of the product, as it is finished: z += bias, per element.
   c::conv2d_forward<conv_21, 1>(pool, x, weight, col, z, [&](index_t n, c::Range columns) {
     for (index_t row = n * 64; row < (n + 1) * 64; ++row)
       for (index_t p = columns.begin; p < columns.end; ++p)
@@ -879,16 +1076,33 @@ void forward_layer_21(std::byte* arena, c::ThreadPool& pool) {
   });
 }
 
-void backward_layer_21(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 16'392'448);    // activation_19
-  float* const dweight = f32(arena, 468'352);       // gradient of 21.weight
-  float* const dbias = f32(arena, 615'808);         // gradient of 21.bias
-  float* const dz = f32(arena, 22'159'616);         // input_gradient_22: d(Conv2d output)
-  const float* const weight = f32(arena, 153'472);  // 21.weight
-  float* const dx = f32(arena, 21'111'040);         // input_gradient_21
-  float* const col = f32(arena, 1'646'848);         // workspace
+// The same on the plan's buffers:
+void forward_layer_21(std::byte* arena, c::ThreadPool& pool) {
+  forward_layer_21(f32(arena, 16'392'448),  // activation_19
+                   f32(arena, 153'472),     // 21.weight
+                   f32(arena, 300'928),     // 21.bias
+                   f32(arena, 21'111'040),  // activation_21
+                   f32(arena, 1'646'848),   // workspace
+                   pool);
+}
+
+// Expects col to hold 589,824 bytes, the plan's workspace.
+void backward_layer_21(const float* x, float* dweight, float* dbias, float* dz, const float* weight,
+                       float* dx, float* col, c::ThreadPool& pool) {
   c::conv2d_backward_weights<conv_21, true>(pool, x, dz, col, dweight, dbias);
   c::conv2d_backward_input<conv_21>(pool, dz, weight, col, dx);
+}
+
+// The same on the plan's buffers:
+void backward_layer_21(std::byte* arena, c::ThreadPool& pool) {
+  backward_layer_21(f32(arena, 16'392'448),  // activation_19
+                    f32(arena, 468'352),     // gradient of 21.weight
+                    f32(arena, 615'808),     // gradient of 21.bias
+                    f32(arena, 22'159'616),  // input_gradient_22: d(Conv2d output)
+                    f32(arena, 153'472),     // 21.weight
+                    f32(arena, 21'111'040),  // input_gradient_21
+                    f32(arena, 1'646'848),   // workspace
+                    pool);
 }
 
 // ==== Layer 22: BatchNorm2d(64, eps 0.001, momentum 0.01) ========================================
@@ -909,43 +1123,58 @@ constexpr k::BatchNormGeometry norm_22{.batch = 32,
                                        .epsilon = 0.00100000005f,
                                        .momentum = 0.00999999978f};
 
-void forward_layer_22(std::byte* arena, c::ThreadPool& pool, const Pass& pass) {
-  const float* const x = f32(arena, 21'111'040);   // activation_21
-  const float* const gamma = f32(arena, 301'184);  // 22.weight (γ)
-  const float* const beta = f32(arena, 301'440);   // 22.bias (β)
-  float* const running = f32(arena, 314'240);  // non_trainable: running mean, then running variance
-  float* const y = f32(arena, 20'062'464);     // activation_22
-  if (!pass.training) {
+void forward_layer_22(const float* x, const float* gamma, const float* beta, float* running,
+                      float* y, float* stats, c::ThreadPool& pool, const Pass& pass) {
+  if (!pass.training) {  // evaluation
+    // Each element: normalised by the running statistics.
     c::for_each(pool, 2'048, [&](index_t plane) {
       k::batch_norm_inference_plane<norm_22, k::Identity>(plane, x, running, gamma, beta, y);
     });
     return;
   }
-  float* const stats = f32(arena, 22'684'416);  // batch_statistics_22: mean, then 1/√(var + ε)
+  // Per channel: the batch mean and 1/√(var + ε), and the running statistics' update.
   c::for_each(pool, 64,
-              [&](index_t ch) { k::batch_norm_statistics<norm_22>(ch, x, stats, running); });
+              [&](index_t c) { k::batch_norm_statistics<norm_22>(c, x, stats, running); });
+  // Each element: normalised by its channel's batch statistics.
   c::for_each(pool, 2'048, [&](index_t plane) {
     k::batch_norm_forward_plane<norm_22, k::Identity>(plane, x, stats, gamma, beta, y);
   });
 }
 
-void backward_layer_22(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 21'111'040);  // activation_21
-  const float* const stats =
-      f32(arena, 22'684'416);  // batch_statistics_22: mean, then 1/√(var + ε)
-  const float* const gamma = f32(arena, 301'184);  // 22.weight (γ)
-  float* const dy = f32(arena, 21'635'328);        // input_gradient_26: d(output)
-  float* const dgamma = f32(arena, 616'064);       // gradient of 22.weight (γ)
-  float* const dbeta = f32(arena, 616'320);        // gradient of 22.bias (β)
-  // Per channel: d = act'(y)·dy (left in dy), Σd into dβ and Σ d·x̂ into dγ.
-  c::for_each(pool, 64, [&](index_t ch) {
-    k::batch_norm_backward_sums<norm_22, k::Identity>(ch, x, nullptr, stats, dy, dgamma, dbeta);
+// The same on the plan's buffers:
+void forward_layer_22(std::byte* arena, c::ThreadPool& pool, const Pass& pass) {
+  forward_layer_22(f32(arena, 21'111'040),  // activation_21
+                   f32(arena, 301'184),     // 22.weight (γ)
+                   f32(arena, 301'440),     // 22.bias (β)
+                   f32(arena, 314'240),     // non_trainable: running mean, then running variance
+                   f32(arena, 20'062'464),  // activation_22
+                   f32(arena, 22'684'416),  // batch_statistics_22: mean, then 1/√(var + ε)
+                   pool, pass);
+}
+
+void backward_layer_22(const float* x, const float* stats, const float* gamma, float* dy,
+                       float* dgamma, float* dbeta, float* dx, c::ThreadPool& pool) {
+  // Per channel: Σdy into dβ and Σ dy·x̂ into dγ.
+  c::for_each(pool, 64, [&](index_t c) {
+    k::batch_norm_backward_sums<norm_22, k::Identity>(c, x, nullptr, stats, dy, dgamma, dbeta);
   });
-  float* const dx = f32(arena, 22'159'616);  // input_gradient_22
+  // Each element: dx from d and its channel's two sums.
   c::for_each(pool, 2'048, [&](index_t plane) {
     k::batch_norm_backward_input_plane<norm_22, false>(plane, x, stats, gamma, dy, dgamma, dbeta,
                                                        dx);
   });
+}
+
+// The same on the plan's buffers:
+void backward_layer_22(std::byte* arena, c::ThreadPool& pool) {
+  backward_layer_22(f32(arena, 21'111'040),  // activation_21
+                    f32(arena, 22'684'416),  // batch_statistics_22: mean, then 1/√(var + ε)
+                    f32(arena, 301'184),     // 22.weight (γ)
+                    f32(arena, 21'635'328),  // input_gradient_26: d(output)
+                    f32(arena, 616'064),     // gradient of 22.weight (γ)
+                    f32(arena, 616'320),     // gradient of 22.bias (β)
+                    f32(arena, 22'159'616),  // input_gradient_22
+                    pool);
 }
 
 // ==== Layer 23: Conv2d(32 → 64, 1×1, stride 2) ===================================================
@@ -973,12 +1202,10 @@ constexpr k::Conv2dGeometry conv_23{.batch = 32,
                                     .pad_h = 0,
                                     .pad_w = 0};
 
-void forward_layer_23(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 14'819'584);    // activation_14
-  const float* const weight = f32(arena, 301'696);  // 23.weight
-  const float* const bias = f32(arena, 309'888);    // 23.bias
-  float* const z = f32(arena, 20'586'752);          // activation_23
-  float* const col = f32(arena, 1'646'848);         // workspace
+// Expects col to hold 589,824 bytes, the plan's workspace.
+void forward_layer_23(const float* x, const float* weight, const float* bias, float* z, float* col,
+                      c::ThreadPool& pool) {
+  // In each tile of the product, as it is finished: z += bias, per element.
   c::conv2d_forward<conv_23, 1>(pool, x, weight, col, z, [&](index_t n, c::Range columns) {
     for (index_t row = n * 64; row < (n + 1) * 64; ++row)
       for (index_t p = columns.begin; p < columns.end; ++p)
@@ -987,16 +1214,33 @@ void forward_layer_23(std::byte* arena, c::ThreadPool& pool) {
   });
 }
 
-void backward_layer_23(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 14'819'584);    // activation_14
-  float* const dweight = f32(arena, 616'576);       // gradient of 23.weight
-  float* const dbias = f32(arena, 624'768);         // gradient of 23.bias
-  float* const dz = f32(arena, 21'635'328);         // input_gradient_26: d(Conv2d output)
-  const float* const weight = f32(arena, 301'696);  // 23.weight
-  float* const dx = f32(arena, 20'062'464);         // input_gradient_23
-  float* const col = f32(arena, 1'646'848);         // workspace
+// The same on the plan's buffers:
+void forward_layer_23(std::byte* arena, c::ThreadPool& pool) {
+  forward_layer_23(f32(arena, 14'819'584),  // activation_14
+                   f32(arena, 301'696),     // 23.weight
+                   f32(arena, 309'888),     // 23.bias
+                   f32(arena, 20'586'752),  // activation_23
+                   f32(arena, 1'646'848),   // workspace
+                   pool);
+}
+
+// Expects col to hold 589,824 bytes, the plan's workspace.
+void backward_layer_23(const float* x, float* dweight, float* dbias, float* dz, const float* weight,
+                       float* dx, float* col, c::ThreadPool& pool) {
   c::conv2d_backward_weights<conv_23, true>(pool, x, dz, col, dweight, dbias);
   c::conv2d_backward_input<conv_23>(pool, dz, weight, col, dx);
+}
+
+// The same on the plan's buffers:
+void backward_layer_23(std::byte* arena, c::ThreadPool& pool) {
+  backward_layer_23(f32(arena, 14'819'584),  // activation_14
+                    f32(arena, 616'576),     // gradient of 23.weight
+                    f32(arena, 624'768),     // gradient of 23.bias
+                    f32(arena, 21'635'328),  // input_gradient_26: d(Conv2d output)
+                    f32(arena, 301'696),     // 23.weight
+                    f32(arena, 20'062'464),  // input_gradient_23
+                    f32(arena, 1'646'848),   // workspace
+                    pool);
 }
 
 // ==== Layers 24-25: Add(layers 22 + 23) + ReLU ===================================================
@@ -1077,11 +1321,9 @@ void backward_layer_26(std::byte* arena, c::ThreadPool& pool) {
 //   input_gradient_27  f32 (32, 64)  arena + 20,594,944  d(input), written by backward
 constexpr c::LinearGeometry linear_27{.batch = 32, .in_features = 64, .out_features = 10};
 
-void forward_layer_27(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 20'586'752);    // activation_26
-  const float* const weight = f32(arena, 310'144);  // 27.weight
-  const float* const bias = f32(arena, 312'704);    // 27.bias
-  float* const z = f32(arena, 20'594'944);          // activation_27
+void forward_layer_27(const float* x, const float* weight, const float* bias, float* z,
+                      c::ThreadPool& pool) {
+  // In each tile of the product, as it is finished: z += bias, per element.
   c::linear_forward<linear_27>(pool, x, weight, z, [&](c::Range rows) {
     for (index_t n = rows.begin; n < rows.end; ++n)
       for (index_t o = 0; o < 10; ++o)
@@ -1090,14 +1332,29 @@ void forward_layer_27(std::byte* arena, c::ThreadPool& pool) {
   });
 }
 
-void backward_layer_27(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 20'586'752);    // activation_26
-  float* const dweight = f32(arena, 625'024);       // gradient of 27.weight
-  float* const dbias = f32(arena, 627'584);         // gradient of 27.bias
-  float* const dz = f32(arena, 20'603'136);         // loss_gradient: d(Linear output)
-  const float* const weight = f32(arena, 310'144);  // 27.weight
-  float* const dx = f32(arena, 20'594'944);         // input_gradient_27
+// The same on the plan's buffers:
+void forward_layer_27(std::byte* arena, c::ThreadPool& pool) {
+  forward_layer_27(f32(arena, 20'586'752),  // activation_26
+                   f32(arena, 310'144),     // 27.weight
+                   f32(arena, 312'704),     // 27.bias
+                   f32(arena, 20'594'944),  // activation_27
+                   pool);
+}
+
+void backward_layer_27(const float* x, float* dweight, float* dbias, float* dz, const float* weight,
+                       float* dx, c::ThreadPool& pool) {
   c::linear_backward<linear_27, true>(pool, x, dz, weight, dweight, dbias, dx);
+}
+
+// The same on the plan's buffers:
+void backward_layer_27(std::byte* arena, c::ThreadPool& pool) {
+  backward_layer_27(f32(arena, 20'586'752),  // activation_26
+                    f32(arena, 625'024),     // gradient of 27.weight
+                    f32(arena, 627'584),     // gradient of 27.bias
+                    f32(arena, 20'603'136),  // loss_gradient: d(Linear output)
+                    f32(arena, 310'144),     // 27.weight
+                    f32(arena, 20'594'944),  // input_gradient_27
+                    pool);
 }
 
 // ==== Loss: softmax + cross-entropy over the logits (32, 10), forward and backward ===============

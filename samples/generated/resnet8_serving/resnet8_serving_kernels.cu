@@ -21,7 +21,6 @@
 #include <memory>
 #include <string>
 
-#include <staticnet/cuda/check.hpp>
 #include <staticnet/cuda/convolution.hpp>
 #include <staticnet/cuda/inference.hpp>
 #include <staticnet/cuda/launch.hpp>
@@ -101,25 +100,26 @@ constexpr k::Conv2dGeometry conv_0_geometry{.batch = 1,
                                             .pad_h = 1,
                                             .pad_w = 1};
 
-// One thread per output element: the bias and the ReLU, where the library did not fuse them.
-__global__ void forward_layers_0_2_epilogue(const float* __restrict__ bias, float* z) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 16'384)
-    return;
-  k::bias_activation_forward<k::ReLU, k::BiasAlong::rows, 16, 1'024, true>(i / 1'024, i % 1'024, z,
-                                                                           bias, z);
+// Expects workspace to hold 589,824 bytes, the plan's workspace.
+void forward_layers_0_2(const float* x, const float* weight, const float* bias, float* z,
+                        std::byte* workspace, const Libraries& lib, cudaStream_t stream) {
+  lib.conv_0.forward(x, weight, bias, z, workspace);
+  if (!lib.conv_0.forward_fused()) {  // cuDNN had no engine for the fused epilogue
+    // z = ReLU(z + shift), per element (the folded BatchNorm's shift).
+    g::for_each_2d<16, 1'024>(stream, "forward_layers_0_2", [=] __device__(index_t row, index_t p) {
+      k::bias_activation_forward<k::ReLU, k::BiasAlong::rows, 16, 1'024, true>(row, p, z, bias, z);
+    });
+  }
 }
 
+// The same on the plan's buffers:
 void forward_layers_0_2(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
-  const float* const x = f32(arena, 314'880);   // input
-  const float* const weight = f32(arena, 0);    // 0.weight (BatchNorm 1's scale folded in)
-  const float* const bias = f32(arena, 1'856);  // 1.bias, holding the folded shift
-  float* const z = f32(arena, 916'992);         // activation_0
-  lib.conv_0.forward(x, weight, bias, z, bytes(arena, 327'168));
-  if (!lib.conv_0.forward_fused()) {  // cuDNN had no engine for the fused epilogue
-    forward_layers_0_2_epilogue<<<g::blocks_for(16'384), g::block_threads, 0, stream>>>(bias, z);
-    g::check_launch("forward_layers_0_2_epilogue");
-  }
+  forward_layers_0_2(f32(arena, 314'880),    // input
+                     f32(arena, 0),          // 0.weight (BatchNorm 1's scale folded in)
+                     f32(arena, 1'856),      // 1.bias, holding the folded shift
+                     f32(arena, 916'992),    // activation_0
+                     bytes(arena, 327'168),  // workspace
+                     lib, stream);
 }
 
 // ==== Layers 3-5: Conv2d(16 → 16, 3×3, pad 1) + BatchNorm2d(16, eps 0.001, momentum 0.01) + ReLU =
@@ -155,25 +155,26 @@ constexpr k::Conv2dGeometry conv_3_geometry{.batch = 1,
                                             .pad_h = 1,
                                             .pad_w = 1};
 
-// One thread per output element: the bias and the ReLU, where the library did not fuse them.
-__global__ void forward_layers_3_5_epilogue(const float* __restrict__ bias, float* z) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 16'384)
-    return;
-  k::bias_activation_forward<k::ReLU, k::BiasAlong::rows, 16, 1'024, true>(i / 1'024, i % 1'024, z,
-                                                                           bias, z);
+// Expects workspace to hold 589,824 bytes, the plan's workspace.
+void forward_layers_3_5(const float* x, const float* weight, const float* bias, float* z,
+                        std::byte* workspace, const Libraries& lib, cudaStream_t stream) {
+  lib.conv_3.forward(x, weight, bias, z, workspace);
+  if (!lib.conv_3.forward_fused()) {  // cuDNN had no engine for the fused epilogue
+    // z = ReLU(z + shift), per element (the folded BatchNorm's shift).
+    g::for_each_2d<16, 1'024>(stream, "forward_layers_3_5", [=] __device__(index_t row, index_t p) {
+      k::bias_activation_forward<k::ReLU, k::BiasAlong::rows, 16, 1'024, true>(row, p, z, bias, z);
+    });
+  }
 }
 
+// The same on the plan's buffers:
 void forward_layers_3_5(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
-  const float* const x = f32(arena, 916'992);     // activation_0
-  const float* const weight = f32(arena, 1'920);  // 3.weight (BatchNorm 4's scale folded in)
-  const float* const bias = f32(arena, 11'264);   // 4.bias, holding the folded shift
-  float* const z = f32(arena, 982'528);           // activation_3
-  lib.conv_3.forward(x, weight, bias, z, bytes(arena, 327'168));
-  if (!lib.conv_3.forward_fused()) {  // cuDNN had no engine for the fused epilogue
-    forward_layers_3_5_epilogue<<<g::blocks_for(16'384), g::block_threads, 0, stream>>>(bias, z);
-    g::check_launch("forward_layers_3_5_epilogue");
-  }
+  forward_layers_3_5(f32(arena, 916'992),    // activation_0
+                     f32(arena, 1'920),      // 3.weight (BatchNorm 4's scale folded in)
+                     f32(arena, 11'264),     // 4.bias, holding the folded shift
+                     f32(arena, 982'528),    // activation_3
+                     bytes(arena, 327'168),  // workspace
+                     lib, stream);
 }
 
 // ==== Layers 6-7: Conv2d(16 → 16, 3×3, pad 1) + BatchNorm2d(16, eps 0.001, momentum 0.01) ========
@@ -209,25 +210,27 @@ constexpr k::Conv2dGeometry conv_6_geometry{.batch = 1,
                                             .pad_h = 1,
                                             .pad_w = 1};
 
-// One thread per output element: the bias, where the library did not fuse it.
-__global__ void forward_layers_6_7_epilogue(const float* __restrict__ bias, float* z) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 16'384)
-    return;
-  k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 16, 1'024, true>(i / 1'024, i % 1'024,
-                                                                               z, bias, z);
+// Expects workspace to hold 589,824 bytes, the plan's workspace.
+void forward_layers_6_7(const float* x, const float* weight, const float* bias, float* z,
+                        std::byte* workspace, const Libraries& lib, cudaStream_t stream) {
+  lib.conv_6.forward(x, weight, bias, z, workspace);
+  if (!lib.conv_6.forward_fused()) {  // cuDNN had no engine for the fused epilogue
+    // z += shift, per element (the folded BatchNorm's shift).
+    g::for_each_2d<16, 1'024>(stream, "forward_layers_6_7", [=] __device__(index_t row, index_t p) {
+      k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 16, 1'024, true>(row, p, z, bias,
+                                                                                   z);
+    });
+  }
 }
 
+// The same on the plan's buffers:
 void forward_layers_6_7(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
-  const float* const x = f32(arena, 982'528);      // activation_3
-  const float* const weight = f32(arena, 11'328);  // 6.weight (BatchNorm 7's scale folded in)
-  const float* const bias = f32(arena, 20'672);    // 7.bias, holding the folded shift
-  float* const z = f32(arena, 1'048'064);          // activation_6
-  lib.conv_6.forward(x, weight, bias, z, bytes(arena, 327'168));
-  if (!lib.conv_6.forward_fused()) {  // cuDNN had no engine for the fused epilogue
-    forward_layers_6_7_epilogue<<<g::blocks_for(16'384), g::block_threads, 0, stream>>>(bias, z);
-    g::check_launch("forward_layers_6_7_epilogue");
-  }
+  forward_layers_6_7(f32(arena, 982'528),    // activation_3
+                     f32(arena, 11'328),     // 6.weight (BatchNorm 7's scale folded in)
+                     f32(arena, 20'672),     // 7.bias, holding the folded shift
+                     f32(arena, 1'048'064),  // activation_6
+                     bytes(arena, 327'168),  // workspace
+                     lib, stream);
 }
 
 // ==== Layers 8-9: Add(layers 7 + 2) + ReLU =======================================================
@@ -282,25 +285,22 @@ constexpr k::BatchNormGeometry norm_11{.batch = 1,
                                        .epsilon = 0.00100000005f,
                                        .momentum = 0.00999999978f};
 
-// One thread per output element, then its ReLU.
-__global__ void forward_layers_10_12_kernel(const float* __restrict__ x,
-                                            const float* __restrict__ weight,
-                                            const float* __restrict__ bias, float* __restrict__ y) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 8'192)
-    return;
-  k::grouped_conv_forward<conv_10, true>(i, x, weight, bias, y);
-  k::activation_forward<k::ReLU>(i, y, y);
+void forward_layers_10_12(const float* x, const float* weight, const float* bias, float* y,
+                          cudaStream_t stream) {
+  // Each output: its window's weighted sum plus the bias, then the ReLU.
+  g::for_each<8'192>(stream, "forward_layers_10_12", [=] __device__(index_t i) {
+    k::grouped_conv_forward<conv_10, true>(i, x, weight, bias, y);
+    k::activation_forward<k::ReLU>(i, y, y);
+  });
 }
 
+// The same on the plan's buffers:
 void forward_layers_10_12(std::byte* arena, const Libraries&, cudaStream_t stream) {
-  const float* const x = f32(arena, 1'048'064);    // activation_6
-  const float* const weight = f32(arena, 20'736);  // 10.weight (BatchNorm 11's scale folded in)
-  const float* const bias = f32(arena, 39'424);    // 11.bias, holding the folded shift
-  float* const y = f32(arena, 916'992);            // activation_10
-  forward_layers_10_12_kernel<<<g::blocks_for(8'192), g::block_threads, 0, stream>>>(x, weight,
-                                                                                     bias, y);
-  g::check_launch("forward_layers_10_12_kernel");
+  forward_layers_10_12(f32(arena, 1'048'064),  // activation_6
+                       f32(arena, 20'736),     // 10.weight (BatchNorm 11's scale folded in)
+                       f32(arena, 39'424),     // 11.bias, holding the folded shift
+                       f32(arena, 916'992),    // activation_10
+                       stream);
 }
 
 // ==== Layers 13-14: Conv2d(32 → 32, 3×3, pad 1) + BatchNorm2d(32, eps 0.001, momentum 0.01) ======
@@ -336,25 +336,27 @@ constexpr k::Conv2dGeometry conv_13_geometry{.batch = 1,
                                              .pad_h = 1,
                                              .pad_w = 1};
 
-// One thread per output element: the bias, where the library did not fuse it.
-__global__ void forward_layers_13_14_epilogue(const float* __restrict__ bias, float* z) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 8'192)
-    return;
-  k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 32, 256, true>(i / 256, i % 256, z,
-                                                                             bias, z);
+// Expects workspace to hold 589,824 bytes, the plan's workspace.
+void forward_layers_13_14(const float* x, const float* weight, const float* bias, float* z,
+                          std::byte* workspace, const Libraries& lib, cudaStream_t stream) {
+  lib.conv_13.forward(x, weight, bias, z, workspace);
+  if (!lib.conv_13.forward_fused()) {  // cuDNN had no engine for the fused epilogue
+    // z += shift, per element (the folded BatchNorm's shift).
+    g::for_each_2d<32, 256>(stream, "forward_layers_13_14", [=] __device__(index_t row, index_t p) {
+      k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 32, 256, true>(row, p, z, bias,
+                                                                                 z);
+    });
+  }
 }
 
+// The same on the plan's buffers:
 void forward_layers_13_14(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
-  const float* const x = f32(arena, 916'992);      // activation_10
-  const float* const weight = f32(arena, 39'552);  // 13.weight (BatchNorm 14's scale folded in)
-  const float* const bias = f32(arena, 76'672);    // 14.bias, holding the folded shift
-  float* const z = f32(arena, 949'760);            // activation_13
-  lib.conv_13.forward(x, weight, bias, z, bytes(arena, 327'168));
-  if (!lib.conv_13.forward_fused()) {  // cuDNN had no engine for the fused epilogue
-    forward_layers_13_14_epilogue<<<g::blocks_for(8'192), g::block_threads, 0, stream>>>(bias, z);
-    g::check_launch("forward_layers_13_14_epilogue");
-  }
+  forward_layers_13_14(f32(arena, 916'992),    // activation_10
+                       f32(arena, 39'552),     // 13.weight (BatchNorm 14's scale folded in)
+                       f32(arena, 76'672),     // 14.bias, holding the folded shift
+                       f32(arena, 949'760),    // activation_13
+                       bytes(arena, 327'168),  // workspace
+                       lib, stream);
 }
 
 // ==== Layer 15: Conv2d(16 → 32, 1×1, stride 2) ===================================================
@@ -379,25 +381,27 @@ constexpr k::Conv2dGeometry conv_15_geometry{.batch = 1,
                                              .pad_h = 0,
                                              .pad_w = 0};
 
-// One thread per output element: the bias, where the library did not fuse it.
-__global__ void forward_layer_15_epilogue(const float* __restrict__ bias, float* z) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 8'192)
-    return;
-  k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 32, 256, true>(i / 256, i % 256, z,
-                                                                             bias, z);
+// Expects workspace to hold 589,824 bytes, the plan's workspace.
+void forward_layer_15(const float* x, const float* weight, const float* bias, float* z,
+                      std::byte* workspace, const Libraries& lib, cudaStream_t stream) {
+  lib.conv_15.forward(x, weight, bias, z, workspace);
+  if (!lib.conv_15.forward_fused()) {  // cuDNN had no engine for the fused epilogue
+    // z += bias, per element.
+    g::for_each_2d<32, 256>(stream, "forward_layer_15", [=] __device__(index_t row, index_t p) {
+      k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 32, 256, true>(row, p, z, bias,
+                                                                                 z);
+    });
+  }
 }
 
+// The same on the plan's buffers:
 void forward_layer_15(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
-  const float* const x = f32(arena, 1'048'064);    // activation_6
-  const float* const weight = f32(arena, 76'800);  // 15.weight
-  const float* const bias = f32(arena, 78'848);    // 15.bias
-  float* const z = f32(arena, 916'992);            // activation_15
-  lib.conv_15.forward(x, weight, bias, z, bytes(arena, 327'168));
-  if (!lib.conv_15.forward_fused()) {  // cuDNN had no engine for the fused epilogue
-    forward_layer_15_epilogue<<<g::blocks_for(8'192), g::block_threads, 0, stream>>>(bias, z);
-    g::check_launch("forward_layer_15_epilogue");
-  }
+  forward_layer_15(f32(arena, 1'048'064),  // activation_6
+                   f32(arena, 76'800),     // 15.weight
+                   f32(arena, 78'848),     // 15.bias
+                   f32(arena, 916'992),    // activation_15
+                   bytes(arena, 327'168),  // workspace
+                   lib, stream);
 }
 
 // ==== Layers 16-17: Add(layers 14 + 15) + ReLU ===================================================
@@ -452,25 +456,22 @@ constexpr k::BatchNormGeometry norm_19{.batch = 1,
                                        .epsilon = 0.00100000005f,
                                        .momentum = 0.00999999978f};
 
-// One thread per output element, then its ReLU.
-__global__ void forward_layers_18_20_kernel(const float* __restrict__ x,
-                                            const float* __restrict__ weight,
-                                            const float* __restrict__ bias, float* __restrict__ y) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 4'096)
-    return;
-  k::grouped_conv_forward<conv_18, true>(i, x, weight, bias, y);
-  k::activation_forward<k::ReLU>(i, y, y);
+void forward_layers_18_20(const float* x, const float* weight, const float* bias, float* y,
+                          cudaStream_t stream) {
+  // Each output: its window's weighted sum plus the bias, then the ReLU.
+  g::for_each<4'096>(stream, "forward_layers_18_20", [=] __device__(index_t i) {
+    k::grouped_conv_forward<conv_18, true>(i, x, weight, bias, y);
+    k::activation_forward<k::ReLU>(i, y, y);
+  });
 }
 
+// The same on the plan's buffers:
 void forward_layers_18_20(std::byte* arena, const Libraries&, cudaStream_t stream) {
-  const float* const x = f32(arena, 949'760);      // activation_13
-  const float* const weight = f32(arena, 78'976);  // 18.weight (BatchNorm 19's scale folded in)
-  const float* const bias = f32(arena, 153'216);   // 19.bias, holding the folded shift
-  float* const y = f32(arena, 916'992);            // activation_18
-  forward_layers_18_20_kernel<<<g::blocks_for(4'096), g::block_threads, 0, stream>>>(x, weight,
-                                                                                     bias, y);
-  g::check_launch("forward_layers_18_20_kernel");
+  forward_layers_18_20(f32(arena, 949'760),  // activation_13
+                       f32(arena, 78'976),   // 18.weight (BatchNorm 19's scale folded in)
+                       f32(arena, 153'216),  // 19.bias, holding the folded shift
+                       f32(arena, 916'992),  // activation_18
+                       stream);
 }
 
 // ==== Layers 21-22: Conv2d(64 → 64, 3×3, pad 1) + BatchNorm2d(64, eps 0.001, momentum 0.01) ======
@@ -506,25 +507,26 @@ constexpr k::Conv2dGeometry conv_21_geometry{.batch = 1,
                                              .pad_h = 1,
                                              .pad_w = 1};
 
-// One thread per output element: the bias, where the library did not fuse it.
-__global__ void forward_layers_21_22_epilogue(const float* __restrict__ bias, float* z) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 4'096)
-    return;
-  k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 64, 64, true>(i / 64, i % 64, z, bias,
-                                                                            z);
+// Expects workspace to hold 589,824 bytes, the plan's workspace.
+void forward_layers_21_22(const float* x, const float* weight, const float* bias, float* z,
+                          std::byte* workspace, const Libraries& lib, cudaStream_t stream) {
+  lib.conv_21.forward(x, weight, bias, z, workspace);
+  if (!lib.conv_21.forward_fused()) {  // cuDNN had no engine for the fused epilogue
+    // z += shift, per element (the folded BatchNorm's shift).
+    g::for_each_2d<64, 64>(stream, "forward_layers_21_22", [=] __device__(index_t row, index_t p) {
+      k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 64, 64, true>(row, p, z, bias, z);
+    });
+  }
 }
 
+// The same on the plan's buffers:
 void forward_layers_21_22(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
-  const float* const x = f32(arena, 916'992);       // activation_18
-  const float* const weight = f32(arena, 153'472);  // 21.weight (BatchNorm 22's scale folded in)
-  const float* const bias = f32(arena, 301'440);    // 22.bias, holding the folded shift
-  float* const z = f32(arena, 933'376);             // activation_21
-  lib.conv_21.forward(x, weight, bias, z, bytes(arena, 327'168));
-  if (!lib.conv_21.forward_fused()) {  // cuDNN had no engine for the fused epilogue
-    forward_layers_21_22_epilogue<<<g::blocks_for(4'096), g::block_threads, 0, stream>>>(bias, z);
-    g::check_launch("forward_layers_21_22_epilogue");
-  }
+  forward_layers_21_22(f32(arena, 916'992),    // activation_18
+                       f32(arena, 153'472),    // 21.weight (BatchNorm 22's scale folded in)
+                       f32(arena, 301'440),    // 22.bias, holding the folded shift
+                       f32(arena, 933'376),    // activation_21
+                       bytes(arena, 327'168),  // workspace
+                       lib, stream);
 }
 
 // ==== Layer 23: Conv2d(32 → 64, 1×1, stride 2) ===================================================
@@ -549,25 +551,26 @@ constexpr k::Conv2dGeometry conv_23_geometry{.batch = 1,
                                              .pad_h = 0,
                                              .pad_w = 0};
 
-// One thread per output element: the bias, where the library did not fuse it.
-__global__ void forward_layer_23_epilogue(const float* __restrict__ bias, float* z) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 4'096)
-    return;
-  k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 64, 64, true>(i / 64, i % 64, z, bias,
-                                                                            z);
+// Expects workspace to hold 589,824 bytes, the plan's workspace.
+void forward_layer_23(const float* x, const float* weight, const float* bias, float* z,
+                      std::byte* workspace, const Libraries& lib, cudaStream_t stream) {
+  lib.conv_23.forward(x, weight, bias, z, workspace);
+  if (!lib.conv_23.forward_fused()) {  // cuDNN had no engine for the fused epilogue
+    // z += bias, per element.
+    g::for_each_2d<64, 64>(stream, "forward_layer_23", [=] __device__(index_t row, index_t p) {
+      k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 64, 64, true>(row, p, z, bias, z);
+    });
+  }
 }
 
+// The same on the plan's buffers:
 void forward_layer_23(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
-  const float* const x = f32(arena, 949'760);       // activation_13
-  const float* const weight = f32(arena, 301'696);  // 23.weight
-  const float* const bias = f32(arena, 309'888);    // 23.bias
-  float* const z = f32(arena, 916'992);             // activation_23
-  lib.conv_23.forward(x, weight, bias, z, bytes(arena, 327'168));
-  if (!lib.conv_23.forward_fused()) {  // cuDNN had no engine for the fused epilogue
-    forward_layer_23_epilogue<<<g::blocks_for(4'096), g::block_threads, 0, stream>>>(bias, z);
-    g::check_launch("forward_layer_23_epilogue");
-  }
+  forward_layer_23(f32(arena, 949'760),    // activation_13
+                   f32(arena, 301'696),    // 23.weight
+                   f32(arena, 309'888),    // 23.bias
+                   f32(arena, 916'992),    // activation_23
+                   bytes(arena, 327'168),  // workspace
+                   lib, stream);
 }
 
 // ==== Layers 24-25: Add(layers 22 + 23) + ReLU ===================================================
@@ -616,25 +619,27 @@ void forward_layer_26(std::byte* arena, const Libraries&, cudaStream_t stream) {
 //   27.bias        f32 (10)      parameters[78,176]
 //   activation_27  f32 (1, 10)   arena + 917,248     Linear output
 
-// One thread per output element: the bias, where the library did not fuse it.
-__global__ void forward_layer_27_epilogue(const float* __restrict__ bias, float* z) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 10)
-    return;
-  k::bias_activation_forward<k::Identity, k::BiasAlong::positions, 10, 10, true>(i / 10, i % 10, z,
-                                                                                 bias, z);
+// Expects workspace to hold 589,824 bytes, the plan's workspace.
+void forward_layer_27(const float* x, const float* weight, const float* bias, float* z,
+                      std::byte* workspace, const Libraries& lib, cudaStream_t stream) {
+  lib.linear_27.forward(x, weight, bias, z, workspace);
+  if (!lib.linear_27.forward_fused()) {  // cuBLASLt had no engine for the fused epilogue
+    // z += bias, per element.
+    g::for_each_2d<1, 10>(stream, "forward_layer_27", [=] __device__(index_t n, index_t o) {
+      k::bias_activation_forward<k::Identity, k::BiasAlong::positions, 10, 10, true>(n, o, z, bias,
+                                                                                     z);
+    });
+  }
 }
 
+// The same on the plan's buffers:
 void forward_layer_27(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
-  const float* const x = f32(arena, 916'992);       // activation_26
-  const float* const weight = f32(arena, 310'144);  // 27.weight
-  const float* const bias = f32(arena, 312'704);    // 27.bias
-  float* const z = f32(arena, 917'248);             // activation_27
-  lib.linear_27.forward(x, weight, bias, z, bytes(arena, 327'168));
-  if (!lib.linear_27.forward_fused()) {  // cuBLASLt had no engine for the fused epilogue
-    forward_layer_27_epilogue<<<g::blocks_for(10), g::block_threads, 0, stream>>>(bias, z);
-    g::check_launch("forward_layer_27_epilogue");
-  }
+  forward_layer_27(f32(arena, 916'992),    // activation_26
+                   f32(arena, 310'144),    // 27.weight
+                   f32(arena, 312'704),    // 27.bias
+                   f32(arena, 917'248),    // activation_27
+                   bytes(arena, 327'168),  // workspace
+                   lib, stream);
 }
 
 // ==== Loading: the folded BatchNorms, once ================================================

@@ -73,18 +73,27 @@ constexpr k::BatchNormGeometry norm_1{.batch = 1,
                                       .epsilon = 0.00100000005f,
                                       .momentum = 0.00999999978f};
 
-void forward_layers_0_2(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 314'880);   // input
-  const float* const weight = f32(arena, 0);    // 0.weight (BatchNorm 1's scale folded in)
-  const float* const bias = f32(arena, 1'856);  // 1.bias, holding the folded shift
-  float* const z = f32(arena, 916'992);         // activation_0
-  float* const col = f32(arena, 327'168);       // workspace
+// Expects col to hold 589,824 bytes, the plan's workspace.
+void forward_layers_0_2(const float* x, const float* weight, const float* bias, float* z,
+                        float* col, c::ThreadPool& pool) {
+  // In each tile of the product, as it is finished: z = ReLU(z + shift), per element (the folded
+  // BatchNorm's shift).
   c::conv2d_forward<conv_0, 1>(pool, x, weight, col, z, [&](index_t n, c::Range columns) {
     for (index_t row = n * 16; row < (n + 1) * 16; ++row)
       for (index_t p = columns.begin; p < columns.end; ++p)
         k::bias_activation_forward<k::ReLU, k::BiasAlong::rows, 16, 1'024, true>(row, p, z, bias,
                                                                                  z);
   });
+}
+
+// The same on the plan's buffers:
+void forward_layers_0_2(std::byte* arena, c::ThreadPool& pool) {
+  forward_layers_0_2(f32(arena, 314'880),  // input
+                     f32(arena, 0),        // 0.weight (BatchNorm 1's scale folded in)
+                     f32(arena, 1'856),    // 1.bias, holding the folded shift
+                     f32(arena, 916'992),  // activation_0
+                     f32(arena, 327'168),  // workspace
+                     pool);
 }
 
 // ==== Layers 3-5: Conv2d(16 → 16, 3×3, pad 1) + BatchNorm2d(16, eps 0.001, momentum 0.01) + ReLU =
@@ -120,18 +129,27 @@ constexpr k::BatchNormGeometry norm_4{.batch = 1,
                                       .epsilon = 0.00100000005f,
                                       .momentum = 0.00999999978f};
 
-void forward_layers_3_5(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 916'992);     // activation_0
-  const float* const weight = f32(arena, 1'920);  // 3.weight (BatchNorm 4's scale folded in)
-  const float* const bias = f32(arena, 11'264);   // 4.bias, holding the folded shift
-  float* const z = f32(arena, 982'528);           // activation_3
-  float* const col = f32(arena, 327'168);         // workspace
+// Expects col to hold 589,824 bytes, the plan's workspace.
+void forward_layers_3_5(const float* x, const float* weight, const float* bias, float* z,
+                        float* col, c::ThreadPool& pool) {
+  // In each tile of the product, as it is finished: z = ReLU(z + shift), per element (the folded
+  // BatchNorm's shift).
   c::conv2d_forward<conv_3, 1>(pool, x, weight, col, z, [&](index_t n, c::Range columns) {
     for (index_t row = n * 16; row < (n + 1) * 16; ++row)
       for (index_t p = columns.begin; p < columns.end; ++p)
         k::bias_activation_forward<k::ReLU, k::BiasAlong::rows, 16, 1'024, true>(row, p, z, bias,
                                                                                  z);
   });
+}
+
+// The same on the plan's buffers:
+void forward_layers_3_5(std::byte* arena, c::ThreadPool& pool) {
+  forward_layers_3_5(f32(arena, 916'992),  // activation_0
+                     f32(arena, 1'920),    // 3.weight (BatchNorm 4's scale folded in)
+                     f32(arena, 11'264),   // 4.bias, holding the folded shift
+                     f32(arena, 982'528),  // activation_3
+                     f32(arena, 327'168),  // workspace
+                     pool);
 }
 
 // ==== Layers 6-7: Conv2d(16 → 16, 3×3, pad 1) + BatchNorm2d(16, eps 0.001, momentum 0.01) ========
@@ -167,18 +185,27 @@ constexpr k::BatchNormGeometry norm_7{.batch = 1,
                                       .epsilon = 0.00100000005f,
                                       .momentum = 0.00999999978f};
 
-void forward_layers_6_7(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 982'528);      // activation_3
-  const float* const weight = f32(arena, 11'328);  // 6.weight (BatchNorm 7's scale folded in)
-  const float* const bias = f32(arena, 20'672);    // 7.bias, holding the folded shift
-  float* const z = f32(arena, 1'048'064);          // activation_6
-  float* const col = f32(arena, 327'168);          // workspace
+// Expects col to hold 589,824 bytes, the plan's workspace.
+void forward_layers_6_7(const float* x, const float* weight, const float* bias, float* z,
+                        float* col, c::ThreadPool& pool) {
+  // In each tile of the product, as it is finished: z += shift, per element (the folded BatchNorm's
+  // shift).
   c::conv2d_forward<conv_6, 1>(pool, x, weight, col, z, [&](index_t n, c::Range columns) {
     for (index_t row = n * 16; row < (n + 1) * 16; ++row)
       for (index_t p = columns.begin; p < columns.end; ++p)
         k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 16, 1'024, true>(row, p, z,
                                                                                      bias, z);
   });
+}
+
+// The same on the plan's buffers:
+void forward_layers_6_7(std::byte* arena, c::ThreadPool& pool) {
+  forward_layers_6_7(f32(arena, 982'528),    // activation_3
+                     f32(arena, 11'328),     // 6.weight (BatchNorm 7's scale folded in)
+                     f32(arena, 20'672),     // 7.bias, holding the folded shift
+                     f32(arena, 1'048'064),  // activation_6
+                     f32(arena, 327'168),    // workspace
+                     pool);
 }
 
 // ==== Layers 8-9: Add(layers 7 + 2) + ReLU =======================================================
@@ -234,17 +261,26 @@ constexpr k::BatchNormGeometry norm_11{.batch = 1,
                                        .epsilon = 0.00100000005f,
                                        .momentum = 0.00999999978f};
 
-void forward_layers_10_12(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 1'048'064);    // activation_6
-  const float* const weight = f32(arena, 20'736);  // 10.weight (BatchNorm 11's scale folded in)
-  const float* const bias = f32(arena, 39'424);    // 11.bias, holding the folded shift
-  float* const z = f32(arena, 916'992);            // activation_10
-  float* const col = f32(arena, 327'168);          // workspace
+// Expects col to hold 589,824 bytes, the plan's workspace.
+void forward_layers_10_12(const float* x, const float* weight, const float* bias, float* z,
+                          float* col, c::ThreadPool& pool) {
+  // In each tile of the product, as it is finished: z = ReLU(z + shift), per element (the folded
+  // BatchNorm's shift).
   c::conv2d_forward<conv_10, 1>(pool, x, weight, col, z, [&](index_t n, c::Range columns) {
     for (index_t row = n * 32; row < (n + 1) * 32; ++row)
       for (index_t p = columns.begin; p < columns.end; ++p)
         k::bias_activation_forward<k::ReLU, k::BiasAlong::rows, 32, 256, true>(row, p, z, bias, z);
   });
+}
+
+// The same on the plan's buffers:
+void forward_layers_10_12(std::byte* arena, c::ThreadPool& pool) {
+  forward_layers_10_12(f32(arena, 1'048'064),  // activation_6
+                       f32(arena, 20'736),     // 10.weight (BatchNorm 11's scale folded in)
+                       f32(arena, 39'424),     // 11.bias, holding the folded shift
+                       f32(arena, 916'992),    // activation_10
+                       f32(arena, 327'168),    // workspace
+                       pool);
 }
 
 // ==== Layers 13-14: Conv2d(32 → 32, 3×3, pad 1) + BatchNorm2d(32, eps 0.001, momentum 0.01) ======
@@ -280,18 +316,27 @@ constexpr k::BatchNormGeometry norm_14{.batch = 1,
                                        .epsilon = 0.00100000005f,
                                        .momentum = 0.00999999978f};
 
-void forward_layers_13_14(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 916'992);      // activation_10
-  const float* const weight = f32(arena, 39'552);  // 13.weight (BatchNorm 14's scale folded in)
-  const float* const bias = f32(arena, 76'672);    // 14.bias, holding the folded shift
-  float* const z = f32(arena, 949'760);            // activation_13
-  float* const col = f32(arena, 327'168);          // workspace
+// Expects col to hold 589,824 bytes, the plan's workspace.
+void forward_layers_13_14(const float* x, const float* weight, const float* bias, float* z,
+                          float* col, c::ThreadPool& pool) {
+  // In each tile of the product, as it is finished: z += shift, per element (the folded BatchNorm's
+  // shift).
   c::conv2d_forward<conv_13, 1>(pool, x, weight, col, z, [&](index_t n, c::Range columns) {
     for (index_t row = n * 32; row < (n + 1) * 32; ++row)
       for (index_t p = columns.begin; p < columns.end; ++p)
         k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 32, 256, true>(row, p, z, bias,
                                                                                    z);
   });
+}
+
+// The same on the plan's buffers:
+void forward_layers_13_14(std::byte* arena, c::ThreadPool& pool) {
+  forward_layers_13_14(f32(arena, 916'992),  // activation_10
+                       f32(arena, 39'552),   // 13.weight (BatchNorm 14's scale folded in)
+                       f32(arena, 76'672),   // 14.bias, holding the folded shift
+                       f32(arena, 949'760),  // activation_13
+                       f32(arena, 327'168),  // workspace
+                       pool);
 }
 
 // ==== Layer 15: Conv2d(16 → 32, 1×1, stride 2) ===================================================
@@ -316,18 +361,26 @@ constexpr k::Conv2dGeometry conv_15{.batch = 1,
                                     .pad_h = 0,
                                     .pad_w = 0};
 
-void forward_layer_15(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 1'048'064);    // activation_6
-  const float* const weight = f32(arena, 76'800);  // 15.weight
-  const float* const bias = f32(arena, 78'848);    // 15.bias
-  float* const z = f32(arena, 916'992);            // activation_15
-  float* const col = f32(arena, 327'168);          // workspace
+// Expects col to hold 589,824 bytes, the plan's workspace.
+void forward_layer_15(const float* x, const float* weight, const float* bias, float* z, float* col,
+                      c::ThreadPool& pool) {
+  // In each tile of the product, as it is finished: z += bias, per element.
   c::conv2d_forward<conv_15, 1>(pool, x, weight, col, z, [&](index_t n, c::Range columns) {
     for (index_t row = n * 32; row < (n + 1) * 32; ++row)
       for (index_t p = columns.begin; p < columns.end; ++p)
         k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 32, 256, true>(row, p, z, bias,
                                                                                    z);
   });
+}
+
+// The same on the plan's buffers:
+void forward_layer_15(std::byte* arena, c::ThreadPool& pool) {
+  forward_layer_15(f32(arena, 1'048'064),  // activation_6
+                   f32(arena, 76'800),     // 15.weight
+                   f32(arena, 78'848),     // 15.bias
+                   f32(arena, 916'992),    // activation_15
+                   f32(arena, 327'168),    // workspace
+                   pool);
 }
 
 // ==== Layers 16-17: Add(layers 14 + 15) + ReLU ===================================================
@@ -383,17 +436,26 @@ constexpr k::BatchNormGeometry norm_19{.batch = 1,
                                        .epsilon = 0.00100000005f,
                                        .momentum = 0.00999999978f};
 
-void forward_layers_18_20(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 949'760);      // activation_13
-  const float* const weight = f32(arena, 78'976);  // 18.weight (BatchNorm 19's scale folded in)
-  const float* const bias = f32(arena, 153'216);   // 19.bias, holding the folded shift
-  float* const z = f32(arena, 916'992);            // activation_18
-  float* const col = f32(arena, 327'168);          // workspace
+// Expects col to hold 589,824 bytes, the plan's workspace.
+void forward_layers_18_20(const float* x, const float* weight, const float* bias, float* z,
+                          float* col, c::ThreadPool& pool) {
+  // In each tile of the product, as it is finished: z = ReLU(z + shift), per element (the folded
+  // BatchNorm's shift).
   c::conv2d_forward<conv_18, 1>(pool, x, weight, col, z, [&](index_t n, c::Range columns) {
     for (index_t row = n * 64; row < (n + 1) * 64; ++row)
       for (index_t p = columns.begin; p < columns.end; ++p)
         k::bias_activation_forward<k::ReLU, k::BiasAlong::rows, 64, 64, true>(row, p, z, bias, z);
   });
+}
+
+// The same on the plan's buffers:
+void forward_layers_18_20(std::byte* arena, c::ThreadPool& pool) {
+  forward_layers_18_20(f32(arena, 949'760),  // activation_13
+                       f32(arena, 78'976),   // 18.weight (BatchNorm 19's scale folded in)
+                       f32(arena, 153'216),  // 19.bias, holding the folded shift
+                       f32(arena, 916'992),  // activation_18
+                       f32(arena, 327'168),  // workspace
+                       pool);
 }
 
 // ==== Layers 21-22: Conv2d(64 → 64, 3×3, pad 1) + BatchNorm2d(64, eps 0.001, momentum 0.01) ======
@@ -429,18 +491,27 @@ constexpr k::BatchNormGeometry norm_22{.batch = 1,
                                        .epsilon = 0.00100000005f,
                                        .momentum = 0.00999999978f};
 
-void forward_layers_21_22(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 916'992);       // activation_18
-  const float* const weight = f32(arena, 153'472);  // 21.weight (BatchNorm 22's scale folded in)
-  const float* const bias = f32(arena, 301'440);    // 22.bias, holding the folded shift
-  float* const z = f32(arena, 933'376);             // activation_21
-  float* const col = f32(arena, 327'168);           // workspace
+// Expects col to hold 589,824 bytes, the plan's workspace.
+void forward_layers_21_22(const float* x, const float* weight, const float* bias, float* z,
+                          float* col, c::ThreadPool& pool) {
+  // In each tile of the product, as it is finished: z += shift, per element (the folded BatchNorm's
+  // shift).
   c::conv2d_forward<conv_21, 1>(pool, x, weight, col, z, [&](index_t n, c::Range columns) {
     for (index_t row = n * 64; row < (n + 1) * 64; ++row)
       for (index_t p = columns.begin; p < columns.end; ++p)
         k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 64, 64, true>(row, p, z, bias,
                                                                                   z);
   });
+}
+
+// The same on the plan's buffers:
+void forward_layers_21_22(std::byte* arena, c::ThreadPool& pool) {
+  forward_layers_21_22(f32(arena, 916'992),  // activation_18
+                       f32(arena, 153'472),  // 21.weight (BatchNorm 22's scale folded in)
+                       f32(arena, 301'440),  // 22.bias, holding the folded shift
+                       f32(arena, 933'376),  // activation_21
+                       f32(arena, 327'168),  // workspace
+                       pool);
 }
 
 // ==== Layer 23: Conv2d(32 → 64, 1×1, stride 2) ===================================================
@@ -465,18 +536,26 @@ constexpr k::Conv2dGeometry conv_23{.batch = 1,
                                     .pad_h = 0,
                                     .pad_w = 0};
 
-void forward_layer_23(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 949'760);       // activation_13
-  const float* const weight = f32(arena, 301'696);  // 23.weight
-  const float* const bias = f32(arena, 309'888);    // 23.bias
-  float* const z = f32(arena, 916'992);             // activation_23
-  float* const col = f32(arena, 327'168);           // workspace
+// Expects col to hold 589,824 bytes, the plan's workspace.
+void forward_layer_23(const float* x, const float* weight, const float* bias, float* z, float* col,
+                      c::ThreadPool& pool) {
+  // In each tile of the product, as it is finished: z += bias, per element.
   c::conv2d_forward<conv_23, 1>(pool, x, weight, col, z, [&](index_t n, c::Range columns) {
     for (index_t row = n * 64; row < (n + 1) * 64; ++row)
       for (index_t p = columns.begin; p < columns.end; ++p)
         k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 64, 64, true>(row, p, z, bias,
                                                                                   z);
   });
+}
+
+// The same on the plan's buffers:
+void forward_layer_23(std::byte* arena, c::ThreadPool& pool) {
+  forward_layer_23(f32(arena, 949'760),  // activation_13
+                   f32(arena, 301'696),  // 23.weight
+                   f32(arena, 309'888),  // 23.bias
+                   f32(arena, 916'992),  // activation_23
+                   f32(arena, 327'168),  // workspace
+                   pool);
 }
 
 // ==== Layers 24-25: Add(layers 22 + 23) + ReLU ===================================================
@@ -523,17 +602,24 @@ void forward_layer_26(std::byte* arena, c::ThreadPool& pool) {
 //   activation_27  f32 (1, 10)   arena + 917,248     Linear output
 constexpr c::LinearGeometry linear_27{.batch = 1, .in_features = 64, .out_features = 10};
 
-void forward_layer_27(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 916'992);       // activation_26
-  const float* const weight = f32(arena, 310'144);  // 27.weight
-  const float* const bias = f32(arena, 312'704);    // 27.bias
-  float* const z = f32(arena, 917'248);             // activation_27
+void forward_layer_27(const float* x, const float* weight, const float* bias, float* z,
+                      c::ThreadPool& pool) {
+  // In each tile of the product, as it is finished: z += bias, per element.
   c::linear_forward<linear_27>(pool, x, weight, z, [&](c::Range rows) {
     for (index_t n = rows.begin; n < rows.end; ++n)
       for (index_t o = 0; o < 10; ++o)
         k::bias_activation_forward<k::Identity, k::BiasAlong::positions, 10, 10, true>(n, o, z,
                                                                                        bias, z);
   });
+}
+
+// The same on the plan's buffers:
+void forward_layer_27(std::byte* arena, c::ThreadPool& pool) {
+  forward_layer_27(f32(arena, 916'992),  // activation_26
+                   f32(arena, 310'144),  // 27.weight
+                   f32(arena, 312'704),  // 27.bias
+                   f32(arena, 917'248),  // activation_27
+                   pool);
 }
 
 }  // namespace

@@ -113,55 +113,57 @@ constexpr k::Conv2dGeometry conv_0_geometry{.batch = 128,
                                             .pad_h = 1,
                                             .pad_w = 1};
 
-// One thread per pooled output: the bias and the activation over its window of the convolution's
-// output (kept for backward), then the window's max and its position.
-__global__ void forward_layers_0_2_epilogue(const float* __restrict__ bias, float* z,
-                                            float* __restrict__ pooled,
-                                            k::WindowIndex8* __restrict__ window) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 524'288)
-    return;
-  k::bias_activation_max_pool_forward<k::ReLU, pool_2, true, k::WindowIndex8>(
-      i / 256, i % 256 / 16, i % 16, z, bias, z, pooled, window);
+// Expects workspace to hold 110,592 bytes, the plan's workspace.
+void forward_layers_0_2(const float* x, const float* weight, const float* bias, float* z,
+                        float* pooled, k::WindowIndex8* window, std::byte* workspace,
+                        const Libraries& lib, cudaStream_t stream) {
+  lib.conv_0.forward(x, weight, bias, z, workspace);
+  // Each pooled output: the bias and the ReLU over its window (kept for backward), then the window's
+  // max and where it was.
+  g::for_each_3d<2'048, 16, 16>(
+      stream, "forward_layers_0_2", [=] __device__(index_t plane, index_t oh, index_t ow) {
+        k::bias_activation_max_pool_forward<k::ReLU, pool_2, true, k::WindowIndex8>(
+            plane, oh, ow, z, bias, z, pooled, window);
+      });
 }
 
+// The same on the plan's buffers:
 void forward_layers_0_2(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
-  const float* const x = f32(arena, 663'552);   // input
-  const float* const weight = f32(arena, 0);    // 0.weight
-  const float* const bias = f32(arena, 1'728);  // 0.bias
-  float* const z = f32(arena, 2'347'520);       // activation_0
-  lib.conv_0.forward(x, weight, bias, z, bytes(arena, 2'236'928));
-  float* const pooled = f32(arena, 10'736'128);           // activation_2
-  k::WindowIndex8* const window = u8(arena, 21'221'888);  // window_index_2
-  forward_layers_0_2_epilogue<<<g::blocks_for(524'288), g::block_threads, 0, stream>>>(
-      bias, z, pooled, window);
-  g::check_launch("forward_layers_0_2_epilogue");
+  forward_layers_0_2(f32(arena, 663'552),      // input
+                     f32(arena, 0),            // 0.weight
+                     f32(arena, 1'728),        // 0.bias
+                     f32(arena, 2'347'520),    // activation_0
+                     f32(arena, 10'736'128),   // activation_2
+                     u8(arena, 21'221'888),    // window_index_2
+                     bytes(arena, 2'236'928),  // workspace
+                     lib, stream);
 }
 
-// One thread per pooled output: its gradient to the window's max, times the activation's derivative
-// there; every element of dz written once.
-__global__ void backward_layers_0_2_pool(const float* __restrict__ dpooled,
-                                         const k::WindowIndex8* __restrict__ window,
-                                         const float* __restrict__ y, float* __restrict__ dz) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 524'288)
-    return;
-  k::max_pool_activation_backward<k::ReLU, pool_2, k::WindowIndex8>(i / 256, i % 256 / 16, i % 16,
-                                                                    dpooled, window, y, dz);
+// Expects workspace to hold 110,592 bytes, the plan's workspace.
+void backward_layers_0_2(const float* x, float* dweight, float* dbias, float* dz,
+                         const float* dpooled, const k::WindowIndex8* window, const float* y,
+                         std::byte* workspace, const Libraries& lib, cudaStream_t stream) {
+  // Each pooled output: its gradient to the window's max, times the ReLU's derivative there; every
+  // element of dz written once.
+  g::for_each_3d<2'048, 16, 16>(stream, "backward_layers_0_2",
+                                [=] __device__(index_t plane, index_t oh, index_t ow) {
+                                  k::max_pool_activation_backward<k::ReLU, pool_2, k::WindowIndex8>(
+                                      plane, oh, ow, dpooled, window, y, dz);
+                                });
+  lib.conv_0.backward_weights(x, dz, dweight, dbias, workspace);
 }
 
+// The same on the plan's buffers:
 void backward_layers_0_2(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
-  const float* const x = f32(arena, 663'552);           // input
-  float* const dweight = f32(arena, 165'888);           // gradient of 0.weight
-  float* const dbias = f32(arena, 167'616);             // gradient of 0.bias
-  float* const dz = f32(arena, 10'736'128);             // input_gradient_2: d(Conv2d output)
-  const float* const dpooled = f32(arena, 19'124'736);  // input_gradient_4: d(pooled)
-  const k::WindowIndex8* const window = u8(arena, 21'221'888);  // window_index_2
-  const float* const y = f32(arena, 2'347'520);
-  backward_layers_0_2_pool<<<g::blocks_for(524'288), g::block_threads, 0, stream>>>(dpooled, window,
-                                                                                    y, dz);
-  g::check_launch("backward_layers_0_2_pool");
-  lib.conv_0.backward_weights(x, dz, dweight, dbias, bytes(arena, 2'236'928));
+  backward_layers_0_2(f32(arena, 663'552),      // input
+                      f32(arena, 165'888),      // gradient of 0.weight
+                      f32(arena, 167'616),      // gradient of 0.bias
+                      f32(arena, 10'736'128),   // input_gradient_2: d(Conv2d output)
+                      f32(arena, 19'124'736),   // input_gradient_4: d(pooled)
+                      u8(arena, 21'221'888),    // window_index_2
+                      f32(arena, 2'347'520),    // activation_0: ReLU output, saved
+                      bytes(arena, 2'236'928),  // workspace
+                      lib, stream);
 }
 
 // ==== Layer 3: Flatten ===========================================================================
@@ -178,36 +180,47 @@ void backward_layers_0_2(std::byte* arena, const Libraries& lib, cudaStream_t st
 //   loss_gradient     f32 (128, 10)    arena + 12,838,400  d(output), read by backward
 //   input_gradient_4  f32 (128, 4096)  arena + 19,124,736  d(input), written by backward
 
-// One thread per output element: the bias, where the library did not fuse it.
-__global__ void forward_layer_4_epilogue(const float* __restrict__ bias, float* z) {
-  const index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x;
-  if (i >= 1'280)
-    return;
-  k::bias_activation_forward<k::Identity, k::BiasAlong::positions, 10, 10, true>(i / 10, i % 10, z,
-                                                                                 bias, z);
-}
-
-void forward_layer_4(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
-  const float* const x = f32(arena, 10'736'128);  // activation_2
-  const float* const weight = f32(arena, 1'792);  // 4.weight
-  const float* const bias = f32(arena, 165'632);  // 4.bias
-  float* const z = f32(arena, 12'833'280);        // activation_4
-  lib.linear_4.forward(x, weight, bias, z, bytes(arena, 2'236'928));
+// Expects workspace to hold 110,592 bytes, the plan's workspace.
+void forward_layer_4(const float* x, const float* weight, const float* bias, float* z,
+                     std::byte* workspace, const Libraries& lib, cudaStream_t stream) {
+  lib.linear_4.forward(x, weight, bias, z, workspace);
   if (!lib.linear_4.forward_fused()) {  // cuBLASLt had no engine for the fused epilogue
-    forward_layer_4_epilogue<<<g::blocks_for(1'280), g::block_threads, 0, stream>>>(bias, z);
-    g::check_launch("forward_layer_4_epilogue");
+    // z += bias, per element.
+    g::for_each_2d<128, 10>(stream, "forward_layer_4", [=] __device__(index_t n, index_t o) {
+      k::bias_activation_forward<k::Identity, k::BiasAlong::positions, 10, 10, true>(n, o, z, bias,
+                                                                                     z);
+    });
   }
 }
 
-void backward_layer_4(std::byte* arena, const Libraries& lib, cudaStream_t /*stream*/) {
-  const float* const x = f32(arena, 10'736'128);  // activation_2
-  float* const dweight = f32(arena, 167'680);     // gradient of 4.weight
-  float* const dbias = f32(arena, 331'520);       // gradient of 4.bias
-  float* const dz = f32(arena, 12'838'400);       // loss_gradient: d(Linear output)
-  lib.linear_4.backward_weights(x, dz, dweight, dbias, bytes(arena, 2'236'928));
-  const float* const weight = f32(arena, 1'792);  // 4.weight
-  float* const dx = f32(arena, 19'124'736);       // input_gradient_4
-  lib.linear_4.backward_input(dz, weight, dx, bytes(arena, 2'236'928));
+// The same on the plan's buffers:
+void forward_layer_4(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
+  forward_layer_4(f32(arena, 10'736'128),   // activation_2
+                  f32(arena, 1'792),        // 4.weight
+                  f32(arena, 165'632),      // 4.bias
+                  f32(arena, 12'833'280),   // activation_4
+                  bytes(arena, 2'236'928),  // workspace
+                  lib, stream);
+}
+
+// Expects workspace to hold 110,592 bytes, the plan's workspace.
+void backward_layer_4(const float* x, float* dweight, float* dbias, float* dz, const float* weight,
+                      float* dx, std::byte* workspace, const Libraries& lib,
+                      cudaStream_t /*stream*/) {
+  lib.linear_4.backward_weights(x, dz, dweight, dbias, workspace);
+  lib.linear_4.backward_input(dz, weight, dx, workspace);
+}
+
+// The same on the plan's buffers:
+void backward_layer_4(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
+  backward_layer_4(f32(arena, 10'736'128),   // activation_2
+                   f32(arena, 167'680),      // gradient of 4.weight
+                   f32(arena, 331'520),      // gradient of 4.bias
+                   f32(arena, 12'838'400),   // loss_gradient: d(Linear output)
+                   f32(arena, 1'792),        // 4.weight
+                   f32(arena, 19'124'736),   // input_gradient_4
+                   bytes(arena, 2'236'928),  // workspace
+                   lib, stream);
 }
 
 // ==== Loss: softmax + cross-entropy over the logits (128, 10), forward and backward ==============

@@ -95,18 +95,12 @@ constexpr k::Pool2dGeometry pool_2{.batch = 128,
                                    .pad_h = 0,
                                    .pad_w = 0};
 
-void forward_layers_0_2(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 663'552);             // input
-  const float* const weight = f32(arena, 0);              // 0.weight
-  const float* const bias = f32(arena, 1'728);            // 0.bias
-  float* const z = f32(arena, 2'347'520);                 // activation_0
-  float* const col = f32(arena, 2'236'928);               // workspace
-  float* const pooled = f32(arena, 10'736'128);           // activation_2
-  k::WindowIndex8* const window = u8(arena, 21'221'888);  // window_index_2
-  // Threads split each sample's output positions on whole rows of pool windows (64 =
-  // kernel rows × output width), so each window is finished by the thread that computed it:
-  // bias + activation along the rows just computed, then each window's max, while
-  // they are in cache.
+// Expects col to hold 110,592 bytes, the plan's workspace.
+void forward_layers_0_2(const float* x, const float* weight, const float* bias, float* z,
+                        float* pooled, k::WindowIndex8* window, float* col, c::ThreadPool& pool) {
+  // Threads split each sample's output positions on whole rows of pool windows (64 = kernel rows ×
+  // output width), so each window is finished by the thread that computed it: bias and activation
+  // along the rows just computed, then each window's pool, while they are in cache.
   c::conv2d_forward<conv_0, 64>(pool, x, weight, col, z, [&](index_t n, c::Range columns) {
     for (index_t row = n * 16; row < (n + 1) * 16; ++row)
       for (index_t p = columns.begin; p < columns.end; ++p)
@@ -119,21 +113,42 @@ void forward_layers_0_2(std::byte* arena, c::ThreadPool& pool) {
   });
 }
 
-void backward_layers_0_2(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 663'552);           // input
-  float* const dweight = f32(arena, 165'888);           // gradient of 0.weight
-  float* const dbias = f32(arena, 167'616);             // gradient of 0.bias
-  float* const dz = f32(arena, 10'736'128);             // input_gradient_2: d(Conv2d output)
-  float* const col = f32(arena, 2'236'928);             // workspace
-  const float* const dpooled = f32(arena, 19'124'736);  // input_gradient_4: d(pooled)
-  const float* const y = f32(arena, 2'347'520);         // activation_0: ReLU output, saved
-  const k::WindowIndex8* const window = u8(arena, 21'221'888);  // window_index_2
-  // d(pooled) to each window's max times the ReLU's derivative: every element of dz once.
+// The same on the plan's buffers:
+void forward_layers_0_2(std::byte* arena, c::ThreadPool& pool) {
+  forward_layers_0_2(f32(arena, 663'552),     // input
+                     f32(arena, 0),           // 0.weight
+                     f32(arena, 1'728),       // 0.bias
+                     f32(arena, 2'347'520),   // activation_0
+                     f32(arena, 10'736'128),  // activation_2
+                     u8(arena, 21'221'888),   // window_index_2
+                     f32(arena, 2'236'928),   // workspace
+                     pool);
+}
+
+// Expects col to hold 110,592 bytes, the plan's workspace.
+void backward_layers_0_2(const float* x, float* dweight, float* dbias, float* dz,
+                         const float* dpooled, const k::WindowIndex8* window, const float* y,
+                         float* col, c::ThreadPool& pool) {
+  // Each pooled output: its gradient to the window's max, times the ReLU's derivative there; every
+  // element of dz written once.
   c::for_each_3d(pool, 2'048, 16, 16, [&](index_t plane, index_t oh, index_t ow) {
     k::max_pool_activation_backward<k::ReLU, pool_2, k::WindowIndex8>(plane, oh, ow, dpooled,
                                                                       window, y, dz);
   });
   c::conv2d_backward_weights<conv_0, true>(pool, x, dz, col, dweight, dbias);
+}
+
+// The same on the plan's buffers:
+void backward_layers_0_2(std::byte* arena, c::ThreadPool& pool) {
+  backward_layers_0_2(f32(arena, 663'552),     // input
+                      f32(arena, 165'888),     // gradient of 0.weight
+                      f32(arena, 167'616),     // gradient of 0.bias
+                      f32(arena, 10'736'128),  // input_gradient_2: d(Conv2d output)
+                      f32(arena, 19'124'736),  // input_gradient_4: d(pooled)
+                      u8(arena, 21'221'888),   // window_index_2
+                      f32(arena, 2'347'520),   // activation_0: ReLU output, saved
+                      f32(arena, 2'236'928),   // workspace
+                      pool);
 }
 
 // ==== Layer 3: Flatten ===========================================================================
@@ -150,11 +165,9 @@ void backward_layers_0_2(std::byte* arena, c::ThreadPool& pool) {
 //   input_gradient_4  f32 (128, 4096)  arena + 19,124,736  d(input), written by backward
 constexpr c::LinearGeometry linear_4{.batch = 128, .in_features = 4'096, .out_features = 10};
 
-void forward_layer_4(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 10'736'128);  // activation_2
-  const float* const weight = f32(arena, 1'792);  // 4.weight
-  const float* const bias = f32(arena, 165'632);  // 4.bias
-  float* const z = f32(arena, 12'833'280);        // activation_4
+void forward_layer_4(const float* x, const float* weight, const float* bias, float* z,
+                     c::ThreadPool& pool) {
+  // In each tile of the product, as it is finished: z += bias, per element.
   c::linear_forward<linear_4>(pool, x, weight, z, [&](c::Range rows) {
     for (index_t n = rows.begin; n < rows.end; ++n)
       for (index_t o = 0; o < 10; ++o)
@@ -163,14 +176,29 @@ void forward_layer_4(std::byte* arena, c::ThreadPool& pool) {
   });
 }
 
-void backward_layer_4(std::byte* arena, c::ThreadPool& pool) {
-  const float* const x = f32(arena, 10'736'128);  // activation_2
-  float* const dweight = f32(arena, 167'680);     // gradient of 4.weight
-  float* const dbias = f32(arena, 331'520);       // gradient of 4.bias
-  float* const dz = f32(arena, 12'838'400);       // loss_gradient: d(Linear output)
-  const float* const weight = f32(arena, 1'792);  // 4.weight
-  float* const dx = f32(arena, 19'124'736);       // input_gradient_4
+// The same on the plan's buffers:
+void forward_layer_4(std::byte* arena, c::ThreadPool& pool) {
+  forward_layer_4(f32(arena, 10'736'128),  // activation_2
+                  f32(arena, 1'792),       // 4.weight
+                  f32(arena, 165'632),     // 4.bias
+                  f32(arena, 12'833'280),  // activation_4
+                  pool);
+}
+
+void backward_layer_4(const float* x, float* dweight, float* dbias, float* dz, const float* weight,
+                      float* dx, c::ThreadPool& pool) {
   c::linear_backward<linear_4, true>(pool, x, dz, weight, dweight, dbias, dx);
+}
+
+// The same on the plan's buffers:
+void backward_layer_4(std::byte* arena, c::ThreadPool& pool) {
+  backward_layer_4(f32(arena, 10'736'128),  // activation_2
+                   f32(arena, 167'680),     // gradient of 4.weight
+                   f32(arena, 331'520),     // gradient of 4.bias
+                   f32(arena, 12'838'400),  // loss_gradient: d(Linear output)
+                   f32(arena, 1'792),       // 4.weight
+                   f32(arena, 19'124'736),  // input_gradient_4
+                   pool);
 }
 
 // ==== Loss: softmax + cross-entropy over the logits (128, 10), forward and backward ==============

@@ -39,26 +39,27 @@ class DeviceCopy {
 template <int N>
 __global__ void __launch_bounds__(g::channel_threads)
     statistics_kernel(const float* x, float* stats, float* running) {
-  g::per_block::batch_norm_statistics<norms[N]>(x, stats, running);
+  g::per_block::batch_norm_statistics<norms[N]>(blockIdx.x, x, stats, running);
 }
 
 template <int N>
 __global__ void __launch_bounds__(g::channel_threads)
     sums_kernel(const float* x, const float* y, const float* stats, float* dy, float* dgamma,
                 float* dbeta) {
-  g::per_block::batch_norm_backward_sums<norms[N], k::ReLU>(x, y, stats, dy, dgamma, dbeta);
+  g::per_block::batch_norm_backward_sums<norms[N], k::ReLU>(blockIdx.x, x, y, stats, dy, dgamma,
+                                                            dbeta);
 }
 
 template <int N>
 __global__ void __launch_bounds__(g::channel_threads)
     weight_kernel(const float* x, const float* dy, float* dw) {
-  g::per_block::grouped_conv_backward_weight<convs[N]>(x, dy, dw);
+  g::per_block::grouped_conv_backward_weight<convs[N]>(blockIdx.x, x, dy, dw);
 }
 
 template <int N>
 __global__ void __launch_bounds__(g::channel_threads) bias_kernel(const float* dz, float* db) {
   g::per_block::bias_gradient_channels<convs[N].batch, convs[N].out_channels, convs[N].positions()>(
-      dz, db);
+      blockIdx.x, dz, db);
 }
 
 template <int N>

@@ -94,15 +94,9 @@ void CpuKernelEmitter::emit_section(const FusedGroup& g) {
   emit_geometry(g);
   body_.blank();
   if (g.product >= 0) {
-    emit_product_forward(g);
-    if (layer(g.product).runs_backward)
-      emit_product_backward(g);
-  } else if (g.norm >= 0) {
-    emit_norm(g);
-  } else if (g.grouped >= 0) {
-    emit_grouped(g);
-  } else if (is_map_group(g)) {
-    emit_map_group(g);
+    emit_product(g);
+  } else if (is_described(g)) {
+    emit_described(g);
   }
 }
 

@@ -11,6 +11,13 @@
 
 namespace staticnet::codegen {
 
+// The statements of a direction: its passes in their host form, over its tensors (declared first
+// where `declare`, else the parameters of the function around it). A direction that differs
+// between training and evaluation (a Dropout, a BatchNorm) reads the forward pass's flags from
+// `pass`, and the update its scalars from `constants`, both parameters of the function around it
+// (passes.cpp).
+std::string host_statements(const Direction& d, bool declare);
+
 class CpuKernelEmitter : BackendEmitter {
  public:
   explicit CpuKernelEmitter(const ModelView& model) : BackendEmitter(model, Target::cpu) {}
@@ -22,12 +29,10 @@ class CpuKernelEmitter : BackendEmitter {
   void emit_section(const FusedGroup& g);
   void emit_view(const FusedGroup& g);  // a Flatten: code only when it writes a gradient
   void emit_geometry(const FusedGroup& g);
-  void emit_product_forward(const FusedGroup& g);
-  void emit_product_backward(const FusedGroup& g);
-  void emit_norm(const FusedGroup& g);
-  void emit_grouped(const FusedGroup& g);
+  // A product's group (products.cpp): its description rendered around staticnet/cpu/'s GEMMs.
+  void emit_product(const FusedGroup& g);
   // The families described once (families/pass_description.hpp), rendered as loops.
-  void emit_map_group(const FusedGroup& g);
+  void emit_described(const FusedGroup& g);
   // A parameter after the tensors: "c::ThreadPool& pool"; `used`: by the passes (else unnamed).
   struct Trailing {
     std::string type, name;
@@ -37,6 +42,9 @@ class CpuKernelEmitter : BackendEmitter {
   // buffers, void name(std::byte* arena, <trailing>).
   void emit_function(const std::string& name, const std::vector<Trailing>& trailing,
                      const Direction& d);
+  // The same with the statements `body` (a product's: its passes, then its GEMMs).
+  void emit_function(const std::string& name, const std::vector<Trailing>& trailing,
+                     const Direction& d, const std::string& body);
   void emit_loss();
   void emit_update();
   void emit_entry_points();

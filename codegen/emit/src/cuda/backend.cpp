@@ -52,12 +52,8 @@ void CudaKernelEmitter::emit_section(const FusedGroup& g) {
   kernels_.blank();
   if (g.product >= 0)
     emit_product(g);
-  else if (g.norm >= 0)
-    emit_norm(g);
-  else if (g.grouped >= 0)
-    emit_direct_conv(g);
-  else if (is_map_group(g))
-    emit_map_group(g);
+  else if (is_described(g))
+    emit_described(g);
 }
 
 EmittedFile CudaKernelEmitter::source() {

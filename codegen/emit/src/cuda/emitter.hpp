@@ -11,6 +11,16 @@
 
 namespace staticnet::codegen {
 
+// The statements of a direction: its passes, launched on `stream`, over its tensors (declared
+// first where `declare`, else the parameters of the function around it). `what` names the passes
+// in a launch error. A direction that differs between training and evaluation (a Dropout, a
+// BatchNorm) reads `training`, a parameter of the function around it. The step's scalars (the
+// update's, a Dropout's seed and step) come from optimizer_constants, on the device, so the
+// captured graph reads each step's (passes.cpp).
+std::string device_statements(const Direction& d, const std::string& what, bool declare);
+// One pass below its comment, launched on `stream`; `what` names it in a launch error.
+std::string device_pass(const MapPass& pass, const std::string& what);
+
 class CudaKernelEmitter : BackendEmitter {
  public:
   explicit CudaKernelEmitter(const ModelView& model) : BackendEmitter(model, Target::cuda) {}
@@ -36,18 +46,20 @@ class CudaKernelEmitter : BackendEmitter {
   std::string product_comment(const FusedGroup& g);   // the section's forward and backward
   int product_alignment(const FusedGroup& g, bool bias_bound) const;
   int linear_bias_alignment(const FusedGroup& g) const;
+  // The product's description (families/products.cpp) rendered around the library's calls.
   // `library_epilogue`: the library was asked to finish the output itself (and may decline).
-  void emit_product_forward(const FusedGroup& g, bool library_epilogue);
-  void emit_product_backward(const FusedGroup& g);
-  void emit_norm(const FusedGroup& g);
-  void emit_direct_conv(const FusedGroup& g);
+  void emit_product_passes(const FusedGroup& g, bool library_epilogue);
   // The families described once (families/pass_description.hpp), one thread per point.
-  void emit_map_group(const FusedGroup& g);
+  void emit_described(const FusedGroup& g);
   // void name(<d's tensors>, cudaStream_t stream[, bool training]) running d, and the overload that
   // calls it on the plan's buffers, void name(std::byte* arena[, const Libraries&], stream[,
   // training]): the sections take the libraries, the loss and the update do not.
   void emit_function(const std::string& name, bool takes_libraries, bool takes_training,
                      const Direction& d);
+  // The same with the statements `body`, the parameters `own` after the tensors, `plan` after the
+  // arena, and `arguments`, what the arena's overload passes after the tensors.
+  void emit_function(const std::string& name, const Direction& d, const std::string& body,
+                     const std::string& own, const std::string& plan, const std::string& arguments);
   void emit_loss();
   void emit_update();
   void emit_entry_points();
@@ -57,22 +69,8 @@ class CudaKernelEmitter : BackendEmitter {
   EmittedFile inference_header() const;
   std::string library_inits() const;
   std::string library_describe() const;
-  // A __global__ kernel over [0, count) whose thread i runs `body` (which may use i).
-  void emit_kernel(const std::string& name, const std::string& comment,
-                   const std::string& parameters, std::int64_t count, const std::string& body);
-  // backward_<name>(arena, libraries, stream) running `lines`, for groups that use no library.
-  void emit_backward(const std::string& name, const std::string& lines);
-  // The launch of such a kernel on the step's stream, checked.
-  std::string launch(const std::string& name, std::int64_t count, const std::string& arguments);
-  // A __global__ kernel of `blocks` blocks of g::channel_threads threads, each block summing one
-  // result (channel_sums.hpp): `body` calls the g::per_block function. And its launch.
-  void emit_block_kernel(const std::string& name, const std::string& comment,
-                         const std::string& parameters, const std::string& body);
-  std::string launch_blocks(const std::string& name, std::int64_t blocks,
-                            const std::string& arguments);
-
-  Printer kernels_;                     // the __global__ kernels and geometry, section by section
-  std::vector<std::string> libraries_;  // members of struct Libraries: "g::Convolution conv_0;"
+  Printer kernels_;                         // the sections: geometry and functions
+  std::vector<std::string> libraries_;      // members of struct Libraries: "g::Convolution conv_0;"
   std::vector<std::string> library_init_;   // their initialisers
   std::vector<std::string> library_lines_;  // describe() lines
 };

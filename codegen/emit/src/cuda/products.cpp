@@ -1,7 +1,8 @@
-// The CUDA backend's Linear and Conv2d groups: cuBLASLt's and cuDNN's products, their epilogues
-// where the library has one, else one pass that adds the bias (or a folded BatchNorm's shift),
-// applies the activation and pools; backward through the pool and the activation's derivative,
-// then the library's weight, bias and input gradients.
+// The CUDA rendering of a product's description (families/products.cpp): cuBLASLt's and cuDNN's
+// products (their set-up in struct Libraries, with the alignment of what they bind), their
+// epilogues where the library has one, else one pass that adds the bias (or a folded BatchNorm's
+// shift), applies the activation and pools; backward through the pool and the activation's
+// derivative, then the library's weight, bias and input gradients.
 #include <stdexcept>
 
 #include "emitter.hpp"
@@ -9,14 +10,6 @@
 namespace staticnet::codegen {
 
 namespace {
-
-// "i / 256, i % 256 / 16, i % 16": thread i's (plane, pooled row, pooled column) of a pool's
-// output, as the fused window bodies take them.
-std::string pooled_position(const LayerPlan& pool) {
-  const std::string plane = literal(pool.output_shape[2] * pool.output_shape[3]);
-  const std::string width = literal(pool.output_shape[3]);
-  return "i / " + plane + ", i % " + plane + " / " + width + ", i % " + width;
-}
 
 // The largest power of two, up to 16, dividing every one of `offsets`.
 int common_alignment(const std::vector<std::int64_t>& offsets) {
@@ -106,9 +99,7 @@ void CudaKernelEmitter::emit_product(const FusedGroup& g) {
   }
   library_lines_.push_back("\"layer " + std::to_string(g.product) + " " + name_of(l.kind) +
                            ": \" + l." + member + ".describe()");
-  emit_product_forward(g, epilogue != "none");
-  if (l.runs_backward)
-    emit_product_backward(g);
+  emit_product_passes(g, epilogue != "none");
 }
 
 // The alignment of every tensor the product's cuDNN graphs or cuBLASLt matmuls bind as a matrix:
@@ -153,185 +144,53 @@ int CudaKernelEmitter::linear_bias_alignment(const FusedGroup& g) const {
   return common_alignment(offsets);
 }
 
-void CudaKernelEmitter::emit_product_forward(const FusedGroup& g, bool library_epilogue) {
-  const LayerPlan& l = layer(g.product);
-  const bool conv = l.kind == LayerKind::Conv2d;
+void CudaKernelEmitter::emit_product_passes(const FusedGroup& g, bool library_epilogue) {
+  std::optional<TensorUse> workspace;  // the libraries' scratch
+  if (m_.find(BufferRole::workspace)) {
+    const int ws = a_.index(BufferRole::workspace);
+    workspace = TensorUse{"workspace", "std::byte", true, a_.bytes(ws), note(ws)};
+  }
+  const ProductPasses d = describe_product(m_, g, a_, workspace);
   const std::string name = group_name(g);
-  const std::string member = (conv ? "conv_" : "linear_") + std::to_string(g.product);
-  const std::string act =
-      g.activation >= 0 ? activation_type(layer(g.activation).kind) : std::string("k::Identity");
-  const ForwardBias forward = forward_bias(m_, g, g.product, a_);
-  const bool bias = forward.present;
-  const std::string has_bias = bias ? "true" : "false";
-  Printer::Vars v{{"name", name},
-                  {"member", member},
-                  {"x", at(l.input_buffer)},
-                  {"x_note", note(l.input_buffer)},
-                  {"w", parameter(l.weight_offset, BufferRole::parameters)},
-                  {"w_note", "// " + weight_name(g.product) + forward.weight_note},
-                  {"b", forward.pointer},
-                  {"b_note", forward.note},
-                  {"z", at(l.output_buffer)},
-                  {"z_note", note(l.output_buffer)},
-                  {"workspace", workspace()}};
-  std::string finish;  // the host code after the product
-  if (g.pool >= 0) {
-    const LayerPlan& q = layer(g.pool);
-    const bool max = q.kind == LayerKind::MaxPool2d;
-    const bool keeps_window = max && q.window_index_buffer != no_buffer;  // not in inference
-    const std::int64_t pooled = q.output_shape.elements();
-    const std::string pool = "pool_" + std::to_string(g.pool);
-    const std::string kernel = "forward_" + name + "_epilogue";
-    const std::string index = keeps_window ? element(q.window_index_buffer) : "k::WindowIndex8";
-    const std::string where = pooled_position(q);
-    const std::string call = max ? "k::bias_activation_max_pool_forward<" + act + ", " + pool +
-                                       ", " + has_bias + ", " + index + ">(" + where +
-                                       ", z, bias, z, pooled, window);"
-                                 : "k::bias_activation_avg_pool_forward<" + act + ", " + pool +
-                                       ", " + has_bias + ">(" + where + ", z, bias, z, pooled);";
-    emit_kernel(kernel,
-                "One thread per pooled output: " + std::string(bias ? "the bias and " : "") +
-                    "the activation over its window of the convolution's output" +
-                    (l.runs_backward ? " (kept for backward)" : "") + ", then the window's " +
-                    (keeps_window ? "max and its position."
-                     : max        ? "max."
-                                  : "mean."),
-                "const float* __restrict__ bias, float* z, float* __restrict__ pooled" +
-                    (max ? ", " + index + "* __restrict__ window" : std::string()),
-                pooled, call);
-    finish = "float* const pooled = " + at(q.output_buffer) + ";  " + note(q.output_buffer);
-    if (keeps_window)
-      finish += "\n" + index + "* const window = " + at(q.window_index_buffer) + ";  " +
-                note(q.window_index_buffer);
-    else if (max)
-      finish += "\n" + index + "* const window = nullptr;  // no backward: no window index";
-    finish +=
-        "\n" + launch(kernel, pooled, std::string("bias, z, pooled") + (max ? ", window" : ""));
-  } else if (bias || g.activation >= 0) {
-    const std::int64_t count = l.output_shape.elements();
-    const std::int64_t channels = l.output_shape[1];
-    const std::int64_t positions = conv ? l.output_shape[2] * l.output_shape[3] : channels;
-    const std::string kernel = "forward_" + name + "_epilogue";
-    emit_kernel(kernel,
-                std::string("One thread per output element: ") + (bias ? "the bias" : "") +
-                    (bias && g.activation >= 0 ? " and " : "") +
-                    (g.activation >= 0 ? "the " + std::string(name_of(layer(g.activation).kind))
-                                       : std::string()) +
-                    ", where the library did not fuse " +
-                    (bias && g.activation >= 0 ? "them" : "it") + ".",
-                "const float* __restrict__ bias, float* z", count,
-                std::string("k::bias_activation_forward<") + act +
-                    ", k::BiasAlong::" + (conv ? "rows" : "positions") + ", " + literal(channels) +
-                    ", " + literal(positions) + ", " + has_bias + ">(i / " + literal(positions) +
-                    ", i % " + literal(positions) + ", z, bias, z);");
-    finish = launch(kernel, count, "bias, z");
-    if (library_epilogue)
-      finish = "if (!lib." + member + ".forward_fused()) {  // " + (conv ? "cuDNN" : "cuBLASLt") +
-               " had no engine for the fused epilogue\n  " +
-               finish.replace(finish.find('\n'), 1, "\n  ") + "\n}";
-  }
-  v["finish"] = finish;
-  kernels_.emit(v, R"(
-    void forward_$name$(std::byte* arena, const Libraries& lib, cudaStream_t stream) {
-      const float* const x = $x$;  $x_note$
-      const float* const weight = $w$;  $w_note$
-      const float* const bias = $b$;  $b_note$
-      float* const z = $z$;  $z_note$
-      lib.$member$.forward(x, weight, bias, z, $workspace$);
-      $finish$
-    }
+  const std::string scratch = workspace ? "workspace" : "nullptr";
 
-  )");
-}
-
-void CudaKernelEmitter::emit_product_backward(const FusedGroup& g) {
-  const LayerPlan& l = layer(g.product);
-  const bool conv = l.kind == LayerKind::Conv2d;
-  const bool bias = l.options.bias;
-  const std::string name = group_name(g);
-  const std::string member = (conv ? "conv_" : "linear_") + std::to_string(g.product);
-  const int dz_buffer = l.output_gradient_buffer;
-  if (g.activation >= 0 && layer(g.activation).input_gradient_buffer != dz_buffer)
-    throw std::logic_error("fused activation's input gradient is not the product's");
-  const std::string act =
-      g.activation >= 0 ? activation_type(layer(g.activation).kind) : std::string("k::Identity");
-  std::string lines =
-      "const float* const x = " + at(l.input_buffer) + ";  " + note(l.input_buffer) +
-      "\nfloat* const dweight = " + parameter(l.weight_offset, BufferRole::gradients) +
-      ";  // gradient of " + weight_name(g.product) + "\nfloat* const dbias = " +
-      (bias ? parameter(l.bias_offset, BufferRole::gradients) + ";  // gradient of " +
-                  bias_name(g.product)
-            : std::string("nullptr;  // no bias")) +
-      "\nfloat* const dz = " + at(dz_buffer) + ";  " + note(dz_buffer) + ": d(" + name_of(l.kind) +
-      " output)";
-  const std::string y = g.activation >= 0 ? at(layer(g.activation).output_buffer) : "nullptr";
-  if (g.pool >= 0) {
-    const LayerPlan& q = layer(g.pool);
-    const bool max = q.kind == LayerKind::MaxPool2d;
-    const std::int64_t pooled = q.output_shape.elements();
-    const std::string pool = "pool_" + std::to_string(g.pool);
-    const std::string kernel = "backward_" + name + "_pool";
-    const std::string index = max ? element(q.window_index_buffer) : "";
-    const std::string where = pooled_position(q);
-    emit_kernel(kernel,
-                "One thread per pooled output: its gradient to " +
-                    std::string(max ? "the window's max" : "every element of its window") +
-                    (g.activation >= 0 ? ", times the activation's derivative there" : "") +
-                    "; every element of dz written once.",
-                "const float* __restrict__ dpooled" +
-                    (max ? ", const " + index + "* __restrict__ window" : std::string()) +
-                    ", const float* __restrict__ y, float* __restrict__ dz",
-                pooled,
-                max ? "k::max_pool_activation_backward<" + act + ", " + pool + ", " + index + ">(" +
-                          where + ", dpooled, window, y, dz);"
-                    : "k::avg_pool_activation_backward<" + act + ", " + pool + ">(" + where +
-                          ", dpooled, y, dz);");
-    lines += "\nconst float* const dpooled = " + at(q.output_gradient_buffer) + ";  " +
-             note(q.output_gradient_buffer) + ": d(pooled)";
-    if (max)
-      lines += "\nconst " + index + "* const window = " + at(q.window_index_buffer) + ";  " +
-               note(q.window_index_buffer);
-    lines += "\nconst float* const y = " + y + ";";
-    lines +=
-        "\n" + launch(kernel, pooled, std::string("dpooled, ") + (max ? "window, " : "") + "y, dz");
-  } else if (g.activation >= 0) {
-    const LayerPlan& a = layer(g.activation);
-    const std::int64_t count = l.output_shape.elements();
-    const std::int64_t positions = conv ? l.output_shape[2] * l.output_shape[3] : l.output_shape[1];
-    const std::string kernel = "backward_" + name + "_activation";
-    emit_kernel(kernel,
-                std::string("One thread per element: dz = ") + name_of(a.kind) + "'(y) · dy.",
-                "const float* __restrict__ y, const float* dy, float* dz", count,
-                "k::activation_backward_2d<" + act + ", " + literal(positions) + ">(i / " +
-                    literal(positions) + ", i % " + literal(positions) + ", y, dy, dz);");
-    lines += "\nconst float* const y = " + y + ";  " + note(a.output_buffer) + ": " +
-             name_of(a.kind) + " output, saved";
-    lines += "\nconst float* const dy = " + at(a.output_gradient_buffer) + ";  " +
-             note(a.output_gradient_buffer);
-    lines += "\n" + launch(kernel, count, "y, dy, dz");
+  const ProductCall& f = d.forward.call;
+  const ProductEpilogue& e = d.forward.epilogue;
+  std::string forward = "lib." + f.geometry + ".forward(x, weight, " +
+                        (f.bias ? "bias" : "nullptr") + ", z, " + scratch + ");";
+  bool launches = true;
+  if (e.pool) {  // bias, activation and pool in one pass: the library fuses no pool
+    forward += "\n" + device_pass(*e.pool, "forward_" + name);
+  } else if (e.bias_activation && library_epilogue) {
+    forward += "\nif (!lib." + f.geometry + ".forward_fused()) {  // " +
+               (f.conv ? "cuDNN" : "cuBLASLt") + " had no engine for the fused epilogue\n" +
+               device_pass(*e.bias_activation, "forward_" + name) + "\n}";
+  } else if (e.bias_activation) {
+    forward += "\n" + device_pass(*e.bias_activation, "forward_" + name);
+  } else {
+    launches = false;
   }
-  lines += "\nlib." + member + ".backward_weights(x, dz, dweight, dbias, " + workspace() + ");";
-  if (l.input_gradient_buffer != no_buffer) {
-    lines += "\nconst float* const weight = " + parameter(l.weight_offset, BufferRole::parameters) +
-             ";  // " + weight_name(g.product);
-    // Added to where x has another reader, which went first.
-    Printer::Vars dx;
-    input_gradient_vars(dx, l);
-    lines += "\nfloat* const dx = " + dx["dx"] + ";  " + dx["dx_note"];
-    lines += "\nlib." + member + ".backward_input(dz, weight, dx, " + workspace() +
-             (l.accumulates_input_gradient ? ", /*accumulate=*/true" : "") + ");";
-  }
-  // Only a pass of ours before the library calls uses the stream (theirs is bound at set-up).
-  const bool launches = g.pool >= 0 || g.activation >= 0;
-  kernels_.emit({{"name", name},
-                 {"stream", launches ? "cudaStream_t stream" : "cudaStream_t /*stream*/"},
-                 {"lines", lines}},
-                R"(
-    void backward_$name$(std::byte* arena, const Libraries& lib, $stream$) {
-      $lines$
-    }
+  // Only a pass of ours uses the stream (the libraries' is bound at set-up).
+  const std::string stream = launches ? "cudaStream_t stream" : "cudaStream_t /*stream*/";
+  emit_function("forward_" + name, d.forward.direction, forward, "const Libraries& lib, " + stream,
+                "const Libraries& lib, cudaStream_t stream", "lib, stream");
+  if (!d.backward)
+    return;
 
-  )");
+  const ProductCall& b = d.backward->call;
+  const Direction& passes = d.backward->direction;
+  std::string backward =
+      passes.passes.empty() ? "" : device_statements(passes, "backward_" + name, false) + "\n";
+  backward += "lib." + b.geometry + ".backward_weights(x, dz, dweight, " +
+              (b.bias ? "dbias" : "nullptr") + ", " + scratch + ");";
+  if (b.input_gradient)
+    backward += "\nlib." + b.geometry + ".backward_input(dz, weight, dx, " + scratch +
+                (b.accumulates ? ", /*accumulate=*/true" : "") + ");";
+  emit_function(
+      "backward_" + name, passes, backward,
+      "const Libraries& lib, " +
+          std::string(passes.passes.empty() ? "cudaStream_t /*stream*/" : "cudaStream_t stream"),
+      "const Libraries& lib, cudaStream_t stream", "lib, stream");
 }
 
 }  // namespace staticnet::codegen

@@ -24,8 +24,11 @@ TensorUse input_gradient_tensor(const LayerPlan& l, ArenaText& arena) {
 
 std::string loop_text(const std::string& open, const std::vector<std::string>& body) {
   std::string text = open;
-  for (const std::string& statement : body)
-    text += "\n  " + statement;
+  for (const std::string& statement : body) {
+    text += "\n  ";
+    for (char c : statement)  // every line of the statement one level in
+      text += c == '\n' ? std::string("\n  ") : std::string(1, c);
+  }
   return text + "\n});";
 }
 
@@ -63,9 +66,9 @@ bool write_preamble(Printer& out, const GroupPasses& d) {
   return d.no_code.empty();
 }
 
-std::string axis_parameters(const MapPass& pass) {
+std::string axis_parameters(const std::vector<std::string>& axes) {
   std::string text;
-  for (const std::string& axis : pass.axes)
+  for (const std::string& axis : axes)
     text += (text.empty() ? "index_t " : ", index_t ") + axis;
   return text;
 }

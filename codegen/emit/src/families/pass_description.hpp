@@ -9,14 +9,20 @@
 // renderer of these descriptions, not a third copy of the families.
 //
 // Described here: the families that map an element or a window (an activation, a pool, the global
-// average pool, a residual sum, Dropout; maps.cpp) and the step's own passes (a Flatten's
-// gradient, the loss, the update, the inference folds; step_passes.cpp). Products, BatchNorm and
-// the direct convolutions still have an emitter per backend (cpu/, cuda/).
+// average pool, a residual sum, Dropout; maps.cpp), BatchNorm (batch_norm.cpp), the direct
+// convolutions (direct_conv.cpp), the products (products.cpp: a Linear's or Conv2d's GEMM or
+// library call is the one pass each backend makes its own way) and the step's own passes (a
+// Flatten's gradient, the loss, the update, the inference folds; step_passes.cpp).
+//
+// Where a host and a GPU split a pass differently (a BatchNorm's normalisation a plane per call on
+// the CPU, an element per thread on CUDA; its sums a channel per thread, or a block of threads per
+// channel), the pass carries both forms over the same tensors, and each backend renders its own.
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "staticnet/codegen/arena_text.hpp"
@@ -35,12 +41,38 @@ struct TensorUse {
   std::string note;     // the comment beside it: "// activation_3 (in place)"
 };
 
-// Every point of an index space runs `call`, which names the axes and the tensors.
+// One way to split a pass into calls: every point of an index space runs `call`.
+struct PassForm {
+  std::vector<std::string> axes;      // the call's index names: {"i"} or {"plane", "p"}
+  std::vector<std::int64_t> extents;  // one per axis, outermost first
+  std::string call;  // "k::activation_forward<k::ReLU>(i, x, y);" (a statement a line)
+};
+
+// Every point of an index space runs `call`, which names the axes and the tensors. That is the
+// form a GPU runs, a thread per point; `host` may give a host's (the CPU's, a microcontroller's).
 struct MapPass {
-  std::string comment;                // what one point does, for a comment above the pass
+  MapPass(std::string comment_, std::vector<std::string> axes_, std::vector<std::int64_t> extents_,
+          std::string call_, std::optional<PassForm> host_ = std::nullopt)
+      : comment(std::move(comment_)),
+        axes(std::move(axes_)),
+        extents(std::move(extents_)),
+        call(std::move(call_)),
+        host(std::move(host_)) {}
+
+  std::string comment;                // what the pass does, for a comment above it
   std::vector<std::string> axes;      // the call's index names: {"i"} or {"plane", "p"}
   std::vector<std::int64_t> extents;  // one per axis, outermost first
   std::string call;                   // "k::activation_forward<k::ReLU>(i, x, y);"
+  // The same pass in fewer, larger calls, where a host runs it so: a plane, a row or a block of
+  // channels per call, whose inner loops vectorise, or a channel's sum added in order by one
+  // thread. Without it a host runs the points as a GPU does.
+  std::optional<PassForm> host;
+  // A sum: on a GPU, a block of g::channel_threads threads per point shares the point's terms
+  // (staticnet/cuda/channel_sums.hpp), and `call` is a g::per_block body. Needs `host`.
+  bool per_block = false;
+
+  // The form a host backend runs.
+  PassForm host_form() const { return host ? *host : PassForm{axes, extents, call}; }
 };
 
 // The identity from `from` to `to` (a Dropout outside training), or nothing where they are one.
@@ -60,11 +92,19 @@ struct Direction {
   std::int64_t dropout_layer = -1;
   // Where set, the direction is this identity outside training (and, without passes, always).
   std::optional<IdentityCopy> identity;
+  // Where not empty, the passes that run outside training instead (a BatchNorm's, over the
+  // running statistics).
+  std::vector<MapPass> evaluation;
   // The passes' calls name `constants`, the step's k::OptimizerConstants (the update).
   bool reads_constants = false;
   // What the passes take for granted of the pointers, which the plan's buffers satisfy and a
   // caller with other pointers must: "y is x".
   std::vector<std::string> expects;
+
+  // Whether training and evaluation run different code: the function takes the flag.
+  bool differs_in_evaluation() const {
+    return (identity && !passes.empty()) || !evaluation.empty();
+  }
 };
 
 struct GroupPasses {
@@ -73,11 +113,26 @@ struct GroupPasses {
   std::string no_code;  // where neither direction runs code, the comment that says why
 };
 
+// True for every group a family here describes: all but a product's (Linear, Conv2d through a
+// GEMM or a library) and a Flatten's (a view, whose gradient describe_view_backward describes).
+bool is_described(const FusedGroup& g);
+// The description of such a group, by its family.
+GroupPasses describe_group(const ModelView& model, const FusedGroup& g, ArenaText& arena);
+
 // The description of group g, for a group with no product, BatchNorm or direct convolution.
 GroupPasses describe_map_group(const ModelView& model, const FusedGroup& g, ArenaText& arena);
 
 // True for the groups describe_map_group() describes.
 bool is_map_group(const FusedGroup& g);
+
+// A BatchNorm (1d or 2d) with the activation fused after it: batch statistics, the running
+// statistics' update and the normalisation in training, the running statistics in evaluation;
+// backward through the activation's derivative into dγ, dβ and dx (batch_norm.cpp).
+GroupPasses describe_batch_norm(const ModelView& model, const FusedGroup& g, ArenaText& arena);
+// A depthwise or grouped convolution computed directly, with its bias (or a folded BatchNorm's
+// shift) and activation; backward into dW, db and dx (direct_conv.cpp). On CUDA also a dense
+// convolution cuDNN cannot take as planned.
+GroupPasses describe_direct_conv(const ModelView& model, const FusedGroup& g, ArenaText& arena);
 
 // A Flatten whose input has another reader: its backward copies or adds d(output) into d(input)
 // (view_writes_gradient). Nothing for a view that runs no code.
@@ -95,6 +150,51 @@ struct Fold {
 };
 Fold describe_fold(const ModelView& model, const FusedGroup& g, ArenaText& arena);
 
+// A product's own operation, which each backend makes through its own library (staticnet/cpu/'s
+// GEMMs and im2col on the CPU, cuBLASLt's and cuDNN's on CUDA): what its calls need.
+struct ProductCall {
+  bool conv = false;            // a Conv2d; else a Linear
+  std::string geometry;         // "conv_3", "linear_7": the geometry literal, CUDA's library member
+  bool bias = false;            // forward: adds a bias (or a folded shift); backward: writes dbias
+  bool input_gradient = false;  // backward: writes dx
+  bool accumulates = false;     // ... added to another reader's part
+};
+
+// What finishes a product's output in forward: in the product's own tiles on a host (each tile
+// while it is in cache), in passes of their own on a GPU.
+struct ProductEpilogue {
+  // Each output element, a (row, position) pair: the bias and the activation. Axes {"row", "p"}
+  // for a Conv2d (a row is a sample's channel), {"n", "o"} for a Linear.
+  std::optional<MapPass> bias_activation;
+  // Each pooled output (plane, oh, ow): `call` adds the bias, applies the activation and pools the
+  // window in one (a GPU's); `host->call` pools a window whose elements bias_activation finished.
+  std::optional<MapPass> pool;
+  // Conv positions a host thread finishes together: whole rows of pool windows (the pool's kernel
+  // rows × the output width), so that each window is pooled by the thread that computed it.
+  std::int64_t band = 1;
+};
+
+// One direction of a product's group: its tensors; in backward, the passes before the product's
+// own (through the pool or the activation's derivative into dz); its call; in forward, what
+// finishes its output.
+struct ProductDirection {
+  Direction direction;
+  ProductCall call;
+  ProductEpilogue epilogue;
+};
+
+struct ProductPasses {
+  ProductDirection forward;
+  std::optional<ProductDirection> backward;
+};
+
+// A Linear or a Conv2d computed as a product, with its bias (or a folded BatchNorm's shift), the
+// activation and the pool after it (products.cpp). `scratch` is the tensor the backend's library
+// works in (the CPU's "col", im2col of one sample, for a Conv2d; CUDA's "workspace"), last in
+// each direction's tensors; none where it needs none.
+ProductPasses describe_product(const ModelView& model, const FusedGroup& g, ArenaText& arena,
+                               const std::optional<TensorUse>& scratch);
+
 // What the descriptions build their tensors with.
 // The tensor `name` over a plan buffer (its element type, pointer and note, + `note_suffix`).
 TensorUse buffer_tensor(ArenaText& arena, const std::string& name, int buffer, bool written,
@@ -106,7 +206,8 @@ TensorUse input_gradient_tensor(const LayerPlan& l, ArenaText& arena);
 // "const float* const x = f32(arena, 1'024);  // activation_3": a tensor as a local pointer.
 std::string tensor_declaration(const TensorUse& t);
 // A pass's loop: `open` ("c::for_each(pool, 128, [&](index_t i) {"), the body a statement a
-// line, then "});" (clang-format joins a short one onto one line).
+// line (a statement of several lines indented as a whole), then "});" (clang-format joins a short
+// one onto one line).
 std::string loop_text(const std::string& open, const std::vector<std::string>& body);
 // "const float* x, float* y": a direction's tensors as the parameters of the function that runs
 // it, so that a recompute or a micro-batch slice is a call with other pointers.
@@ -121,6 +222,6 @@ std::string expectations_comment(const Direction& d);
 // the comment that says why, returning false (the group has no functions to write).
 bool write_preamble(Printer& out, const GroupPasses& d);
 // "index_t plane, index_t q": the lambda's parameters for a pass's axes.
-std::string axis_parameters(const MapPass& pass);
+std::string axis_parameters(const std::vector<std::string>& axes);
 
 }  // namespace staticnet::codegen

@@ -11,7 +11,10 @@
 // order). No atomics: the same inputs give the same bits on every run. The CPU's bodies add in
 // another fixed order, so the two backends agree to rounding, not to the bit.
 //
-// Device code, for the generated NAME_kernels.cu (nvcc) only.
+// Device code and its launcher, for the generated NAME_kernels.cu (nvcc) only.
+#include <cuda_runtime.h>
+
+#include "staticnet/cuda/check.hpp"
 #include "staticnet/kernels/activations.hpp"
 #include "staticnet/kernels/batch_norm.hpp"
 #include "staticnet/kernels/geometry.hpp"
@@ -64,15 +67,15 @@ __device__ index_t channel_element(index_t c, index_t j) {
   return (j / Positions * Channels + c) * Positions + j % Positions;
 }
 
-// The sums themselves, one result per block (blockIdx.x names it), as the generated kernels call
-// them: g::per_block::batch_norm_statistics<norm_1>(x, stats, running).
+// The sums themselves, one result per block: the block's threads all call one with the index of the
+// result, as the generated code does through for_each_block below:
+// g::per_block::batch_norm_statistics<norm_1>(c, x, stats, running).
 namespace per_block {
 
-// BatchNorm, training forward, part 1, channel c = blockIdx.x: kernels::batch_norm_statistics'
-// mean and 1/√(var + ε), and the running statistics' update, two-pass in double as there.
+// BatchNorm, training forward, part 1, channel c: kernels::batch_norm_statistics' mean and
+// 1/√(var + ε), and the running statistics' update, two-pass in double as there.
 template <kernels::BatchNormGeometry G>
-__device__ void batch_norm_statistics(const float* x, float* stats, float* running) {
-  const index_t c = blockIdx.x;
+__device__ void batch_norm_statistics(index_t c, const float* x, float* stats, float* running) {
   constexpr index_t count = G.per_channel();
   auto at = [c](index_t j) { return channel_element<G.channels, G.positions>(c, j); };
   const double mean =
@@ -85,12 +88,12 @@ __device__ void batch_norm_statistics(const float* x, float* stats, float* runni
     kernels::batch_norm_store_statistics<G>(c, mean, squares / count, stats, running);
 }
 
-// BatchNorm, backward, part 1, channel c = blockIdx.x: kernels::batch_norm_backward_sums'
-// d = act'(y)·dy left in dy (each element by one thread), Σd into dβ and Σ d·x̂ into dγ.
+// BatchNorm, backward, part 1, channel c: kernels::batch_norm_backward_sums' d = act'(y)·dy left
+// in dy (each element by one thread), Σd into dβ and Σ d·x̂ into dγ.
 template <kernels::BatchNormGeometry G, class Act>
-__device__ void batch_norm_backward_sums(const float* x, const float* y, const float* stats,
-                                         float* dy, float* dgamma, float* dbeta) {
-  const index_t c = blockIdx.x;
+__device__ void batch_norm_backward_sums(index_t c, const float* x, const float* y,
+                                         const float* stats, float* dy, float* dgamma,
+                                         float* dbeta) {
   const float mean = stats[c], inv = stats[G.channels + c];
   double sum = 0.0, dot = 0.0;
   for (index_t j = threadIdx.x; j < G.per_channel(); j += channel_threads) {
@@ -108,11 +111,11 @@ __device__ void batch_norm_backward_sums(const float* x, const float* y, const f
   }
 }
 
-// A direct convolution's weight gradient, weight element e = blockIdx.x of (Co, Ci/groups, KH,
-// KW): kernels::grouped_conv_backward_weight's Σ over samples and output positions of dy · x.
+// A direct convolution's weight gradient, weight element e of (Co, Ci/groups, KH, KW):
+// kernels::grouped_conv_backward_weight's Σ over samples and output positions of dy · x.
 template <kernels::Conv2dGeometry G>
-__device__ void grouped_conv_backward_weight(const float* x, const float* dy, float* dw) {
-  const index_t e = blockIdx.x;
+__device__ void grouped_conv_backward_weight(index_t e, const float* x, const float* dy,
+                                             float* dw) {
   const index_t kw = e % G.kernel_w, kh = (e / G.kernel_w) % G.kernel_h;
   const index_t ci = (e / (G.kernel_h * G.kernel_w)) % G.group_inputs();
   const index_t co = e / (G.group_inputs() * G.kernel_h * G.kernel_w);
@@ -130,11 +133,10 @@ __device__ void grouped_conv_backward_weight(const float* x, const float* dy, fl
     dw[e] += static_cast<float>(sum);
 }
 
-// A bias gradient along channels, channel c = blockIdx.x of a (Batch, Channels, Positions)
-// tensor: kernels::bias_gradient_channels' Σ over samples and positions of dz.
+// A bias gradient along channels, channel c of a (Batch, Channels, Positions) tensor:
+// kernels::bias_gradient_channels' Σ over samples and positions of dz.
 template <index_t Batch, index_t Channels, index_t Positions>
-__device__ void bias_gradient_channels(const float* dz, float* db) {
-  const index_t c = blockIdx.x;
+__device__ void bias_gradient_channels(index_t c, const float* dz, float* db) {
   const double sum = block_sum<Batch * Positions>([&](index_t j) {
     return static_cast<double>(dz[channel_element<Channels, Positions>(c, j)]);
   });
@@ -143,4 +145,24 @@ __device__ void bias_gradient_channels(const float* dz, float* db) {
 }
 
 }  // namespace per_block
+
+namespace detail {
+
+template <index_t Count, class Body>
+__global__ void __launch_bounds__(channel_threads) for_each_block_kernel(Body body) {
+  body(index_t{blockIdx.x});
+}
+
+}  // namespace detail
+
+// body(b) for every b in [0, Count), each by a whole block of channel_threads threads (which all
+// call it, as the per_block sums above require), on `stream`. `what` names the pass in a launch
+// error. The counterpart of staticnet/cuda/launch.hpp's for_each for a pass that sums.
+template <index_t Count, class Body>
+void for_each_block(cudaStream_t stream, const char* what, Body body) {
+  static_assert(Count > 0, "an empty pass launches nothing; the generator emits none");
+  detail::for_each_block_kernel<Count><<<Count, channel_threads, 0, stream>>>(body);
+  check_launch(what);
+}
+
 }  // namespace staticnet::cuda

@@ -1,19 +1,28 @@
-// The CPU rendering of what families/ describes once for every backend (an activation, a pool,
-// the global average pool, a residual sum, Dropout, a Flatten's gradient, the loss, the update
-// and the inference folds): each pass is a loop over its index space split across the thread pool
-// (staticnet/cpu/launch.hpp), running the described call at every point.
+// The CPU rendering of what families/ describes once for every backend (every layer family but the
+// products, and the step's own passes: a Flatten's gradient, the loss, the update and the
+// inference folds): each pass, in its host form, is a loop over its index space split across the
+// thread pool (staticnet/cpu/launch.hpp), running the described call at every point.
 #include "emitter.hpp"
 
 namespace staticnet::codegen {
 namespace {
 
 // "c::for_each_2d(pool, 2'048, 256, [&](index_t plane, index_t q) {"
-std::string loop_open(const MapPass& pass) {
+std::string loop_open(const PassForm& form) {
   static const char* const launchers[] = {"c::for_each", "c::for_each_2d", "c::for_each_3d"};
-  std::string open = std::string(launchers[pass.axes.size() - 1]) + "(pool";
-  for (std::int64_t extent : pass.extents)
+  std::string open = std::string(launchers[form.axes.size() - 1]) + "(pool";
+  for (std::int64_t extent : form.extents)
     open += ", " + literal(extent);
-  return open + ", [&](" + axis_parameters(pass) + ") {";
+  return open + ", [&](" + axis_parameters(form.axes) + ") {";
+}
+
+// Each pass in its host form, below its comment.
+void write_passes(Printer& out, const std::vector<MapPass>& passes) {
+  for (const MapPass& pass : passes) {
+    const PassForm form = pass.host_form();
+    out.line(wrap_comment(pass.comment, "// ", "// "));
+    out.emit({{"loop", loop_text(loop_open(form), {form.call})}}, "$loop$\n");
+  }
 }
 
 std::string identity_text(const IdentityCopy& copy) {
@@ -22,11 +31,9 @@ std::string identity_text(const IdentityCopy& copy) {
                              literal(copy.elements) + ", " + copy.to + ");";
 }
 
-// The statements of a direction: its passes, over its tensors (declared first where `declare`,
-// else the parameters of the function around it). A direction that differs between training
-// and evaluation (a Dropout) reads the forward pass's flags from `pass`, and the update its
-// scalars from `constants`, both parameters of the function around it.
-std::string direction_body(const Direction& d, bool declare) {
+}  // namespace
+
+std::string host_statements(const Direction& d, bool declare) {
   Printer out;
   if (declare)
     for (const TensorUse& t : d.tensors)
@@ -41,22 +48,30 @@ std::string direction_body(const Direction& d, bool declare) {
   } else if (d.identity) {
     out.line(identity_text(*d.identity));
   }
+  if (!d.evaluation.empty()) {
+    out.line("if (!pass.training) {  // evaluation");
+    out.indent();
+    write_passes(out, d.evaluation);
+    out.line("return;");
+    out.outdent();
+    out.line("}");
+  }
   if (d.dropout_layer >= 0)
     out.line("const std::uint64_t key = k::dropout_key(pass.seed, pass.step, " +
              std::to_string(d.dropout_layer) + ");");
-  for (const MapPass& pass : d.passes) {
-    out.line(wrap_comment(pass.comment, "// ", "// "));
-    out.emit({{"loop", loop_text(loop_open(pass), {pass.call})}}, "$loop$\n");
-  }
+  write_passes(out, d.passes);
   std::string text = out.text();
   text.pop_back();  // the function's template ends the last line
   return text;
 }
 
-}  // namespace
-
 void CpuKernelEmitter::emit_function(const std::string& name, const std::vector<Trailing>& trailing,
                                      const Direction& d) {
+  emit_function(name, trailing, d, host_statements(d, false));
+}
+
+void CpuKernelEmitter::emit_function(const std::string& name, const std::vector<Trailing>& trailing,
+                                     const Direction& d, const std::string& body) {
   std::string own, plan, arguments;
   for (const Trailing& t : trailing) {
     own += ", " + t.type + (t.used ? " " + t.name : "");
@@ -68,7 +83,7 @@ void CpuKernelEmitter::emit_function(const std::string& name, const std::vector<
               {"own", own},
               {"plan", plan},
               {"expects", expectations_comment(d)},
-              {"body", direction_body(d, false)},
+              {"body", body},
               {"call", plan_call(name, d, arguments)}},
              R"(
     $expects$void $name$($tensors$$own$) {
@@ -83,15 +98,15 @@ void CpuKernelEmitter::emit_function(const std::string& name, const std::vector<
   )");
 }
 
-void CpuKernelEmitter::emit_map_group(const FusedGroup& g) {
-  const GroupPasses d = describe_map_group(m_, g, a_);
+void CpuKernelEmitter::emit_described(const FusedGroup& g) {
+  const GroupPasses d = describe_group(m_, g, a_);
   if (!write_preamble(body_, d))
     return;
   // A direction that differs in evaluation reads the forward pass's flags; one that only copies
   // uses no thread.
   if (const std::optional<Direction>& f = d.forward) {
     std::vector<Trailing> trailing{{"c::ThreadPool&", "pool", !f->passes.empty()}};
-    if (f->identity && !f->passes.empty())
+    if (f->differs_in_evaluation())
       trailing.push_back({"const Pass&", "pass", true});
     emit_function("forward_" + group_name(g), trailing, *f);
   }
@@ -122,7 +137,7 @@ void CpuKernelEmitter::emit_update() {
 std::string CpuKernelEmitter::fold_call(const FusedGroup& g) {
   const Fold f = describe_fold(m_, g, a_);
   Printer p;
-  p.emit({{"heading", f.heading}, {"body", direction_body(f.direction, true)}}, R"(
+  p.emit({{"heading", f.heading}, {"body", host_statements(f.direction, true)}}, R"(
     // $heading$
     {
       $body$

@@ -1,0 +1,161 @@
+// The CUDA rendering of what families/ describes once for every backend (every layer family but the
+// products, and the step's own passes: a Flatten's gradient, the loss, the update and the
+// inference folds): each pass is one thread per point of its index space
+// (staticnet/cuda/launch.hpp), running the described call, or for a sum a block of threads per
+// point (staticnet/cuda/channel_sums.hpp).
+#include "emitter.hpp"
+
+namespace staticnet::codegen {
+namespace {
+
+// "g::for_each_2d<2'048, 256>(stream, \"forward_layer_2\", [=] __device__(index_t plane, index_t q)
+// {"; a sum's "g::for_each_block<64>(...".
+std::string launch_open(const MapPass& pass, const std::string& what) {
+  static const char* const launchers[] = {"g::for_each", "g::for_each_2d", "g::for_each_3d"};
+  std::string extents;
+  for (std::int64_t extent : pass.extents)
+    extents += (extents.empty() ? "" : ", ") + literal(extent);
+  const std::string launcher =
+      pass.per_block ? "g::for_each_block" : launchers[pass.axes.size() - 1];
+  return launcher + "<" + extents + ">(stream, \"" + what + "\", [=] __device__(" +
+         axis_parameters(pass.axes) + ") {";
+}
+
+std::string identity_text(const IdentityCopy& copy) {
+  return copy.in_place ? "// in place: " + copy.to + " is " + copy.from
+                       : "g::check(cudaMemcpyAsync(" + copy.to + ", " + copy.from + ", " +
+                             literal(copy.bytes) + ", cudaMemcpyDeviceToDevice, stream), \"" +
+                             copy.label + "\");";
+}
+
+}  // namespace
+
+std::string device_statements(const Direction& d, const std::string& what, bool declare) {
+  Printer out;
+  if (declare)
+    for (const TensorUse& t : d.tensors)
+      out.line(tensor_declaration(t));
+  if (d.identity && !d.passes.empty()) {
+    out.emit({{"identity", identity_text(*d.identity)}}, R"(
+      if (!training) {  // evaluation: the identity
+        $identity$
+        return;
+      }
+    )");
+  } else if (d.identity) {
+    out.line(identity_text(*d.identity));
+  }
+  // Each pass below its comment; `label` names them in a launch error, numbered where there are
+  // several.
+  auto write_passes = [&](const std::vector<MapPass>& passes, const std::string& label) {
+    for (std::size_t p = 0; p < passes.size(); ++p) {
+      const MapPass& pass = passes[p];
+      std::vector<std::string> body;
+      if (d.dropout_layer >= 0)
+        body.push_back(
+            "const std::uint64_t key = k::dropout_key(optimizer_constants.seed, "
+            "optimizer_constants.step, " +
+            std::to_string(d.dropout_layer) + ");");
+      if (d.reads_constants)
+        body.push_back("const k::OptimizerConstants& constants = optimizer_constants;");
+      body.push_back(pass.call);
+      const std::string pass_what =
+          label + (passes.size() > 1 ? " (pass " + std::to_string(p + 1) + ")" : "");
+      out.line(wrap_comment(pass.comment, "// ", "// "));
+      out.emit({{"loop", loop_text(launch_open(pass, pass_what), body)}}, "$loop$\n");
+    }
+  };
+  if (!d.evaluation.empty()) {
+    out.line("if (!training) {  // evaluation");
+    out.indent();
+    write_passes(d.evaluation, what + " (evaluation)");
+    out.line("return;");
+    out.outdent();
+    out.line("}");
+  }
+  write_passes(d.passes, what);
+  std::string text = out.text();
+  text.pop_back();  // the function's template ends the last line
+  return text;
+}
+
+std::string device_pass(const MapPass& pass, const std::string& what) {
+  return wrap_comment(pass.comment, "// ", "// ") + "\n" +
+         loop_text(launch_open(pass, what), {pass.call});
+}
+
+void CudaKernelEmitter::emit_function(const std::string& name, bool takes_libraries,
+                                      bool takes_training, const Direction& d) {
+  const std::string training = takes_training ? ", bool training" : "";
+  emit_function(
+      name, d, device_statements(d, name, false), "cudaStream_t stream" + training,
+      std::string(takes_libraries ? "const Libraries&, " : "") + "cudaStream_t stream" + training,
+      takes_training ? "stream, training" : "stream");
+}
+
+void CudaKernelEmitter::emit_function(const std::string& name, const Direction& d,
+                                      const std::string& body, const std::string& own,
+                                      const std::string& plan, const std::string& arguments) {
+  kernels_.emit({{"name", name},
+                 {"tensors", tensor_parameters(d)},
+                 {"own", own},
+                 {"plan", plan},
+                 {"expects", expectations_comment(d)},
+                 {"body", body},
+                 {"call", plan_call(name, d, arguments)}},
+                R"(
+    $expects$void $name$($tensors$, $own$) {
+      $body$
+    }
+
+    // The same on the plan's buffers:
+    void $name$(std::byte* arena, $plan$) {
+      $call$
+    }
+
+  )");
+}
+
+void CudaKernelEmitter::emit_described(const FusedGroup& g) {
+  const GroupPasses d = describe_group(m_, g, a_);
+  if (!write_preamble(kernels_, d))
+    return;
+  // A direction that differs between training and evaluation takes the flag.
+  if (const std::optional<Direction>& f = d.forward)
+    emit_function("forward_" + group_name(g), true, f->differs_in_evaluation(), *f);
+  if (d.backward)
+    emit_function("backward_" + group_name(g), true, false, *d.backward);
+}
+
+void CudaKernelEmitter::emit_view(const FusedGroup& g) {
+  kernels_.line(view_comment(m_, g));
+  kernels_.blank();
+  if (const std::optional<Direction> d = describe_view_backward(m_, g, a_))
+    emit_function("backward_" + group_name(g), true, false, *d);
+}
+
+void CudaKernelEmitter::emit_loss() {
+  kernels_.line(loss_heading(m_));
+  emit_function("loss_step", false, false, describe_loss(m_, a_));
+}
+
+void CudaKernelEmitter::emit_update() {
+  kernels_.line(update_heading(m_));
+  emit_function("update", false, false, describe_update(m_, a_));
+}
+
+std::string CudaKernelEmitter::emit_fold(const FusedGroup& g) {
+  const Fold f = describe_fold(m_, g, a_);
+  Printer p;
+  p.emit({{"heading", f.heading},
+          {"body", device_statements(f.direction, "fold_" + group_name(g), true)}},
+         R"(
+    // $heading$
+    {
+      $body$
+    }
+  )");
+  return p.text();
+}
+
+}  // namespace staticnet::codegen
