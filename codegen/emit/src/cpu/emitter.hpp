@@ -1,9 +1,9 @@
 // The CPU backend's emitter, one class whose members are defined across this folder: backend.cpp
-// writes the files and each group's section heading, map_groups.cpp renders what ../families/
-// describes once for every backend (five layer families, the loss, the update, the folds), a
-// file per remaining family writes that family's passes, step.cpp the entry points. The model, its
-// groups, the arena's names and their accessors come from BackendEmitter, shared with the other
-// backend.
+// writes the files and each group's section heading, passes.cpp renders what ../families/
+// describes once for every backend (the layer families, the loss, the update, the folds) as loops
+// over the thread pool, products.cpp renders a product's description around staticnet/cpu/'s
+// GEMMs, step.cpp the entry points. The model, its groups, the arena's names and their accessors
+// come from BackendEmitter, shared with the other backend.
 #pragma once
 
 #include "../backend_emitter.hpp"

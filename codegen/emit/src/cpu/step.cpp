@@ -1,7 +1,7 @@
 // The CPU backend's entry points, which run the sections in the plan's order: the training step
 // (forward, the loss, backward, the update) and evaluation, or inference with the BatchNorms the
 // plan folded. The loss, the update and the folds themselves are described in families/ and
-// rendered by map_groups.cpp.
+// rendered by passes.cpp.
 #include "emitter.hpp"
 
 namespace staticnet::codegen {

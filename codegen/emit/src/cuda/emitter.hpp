@@ -1,7 +1,8 @@
 // The CUDA backend's emitter, one class whose members are defined across this folder: backend.cpp
-// writes the files and each group's section heading, map_groups.cpp renders what ../families/
-// describes once for every backend (five layer families, the loss, the update, the folds), a
-// file per remaining family writes that family's passes, step.cpp the entry points. The model, its
+// writes the files and each group's section heading, passes.cpp renders what ../families/
+// describes once for every backend (the layer families, the loss, the update, the folds) as
+// launches of staticnet/cuda/launch.hpp, products.cpp renders a product's description around
+// cuBLASLt's and cuDNN's calls (and sets them up), step.cpp the entry points. The model, its
 // groups, the arena's names and their accessors come from BackendEmitter, shared with the other
 // backend.
 #pragma once

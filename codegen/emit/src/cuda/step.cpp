@@ -1,7 +1,7 @@
 // The CUDA backend's entry points, which run the sections in the plan's order on the step's
 // stream (the runtime captures them as one CUDA graph): the training step and evaluation, or
 // inference with the BatchNorms the plan folded; and the libraries' set-up. The loss, the update
-// and the folds themselves are described in families/ and rendered by map_groups.cpp.
+// and the folds themselves are described in families/ and rendered by passes.cpp.
 #include "emitter.hpp"
 
 namespace staticnet::codegen {
