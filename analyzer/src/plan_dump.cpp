@@ -2,9 +2,11 @@
 #include "staticnet/analyzer/plan_dump.hpp"
 
 #include <algorithm>
+#include <string>
 #include <utility>
 
 #include <nlohmann/json.hpp>
+#include <staticnet/buffer_table.hpp>
 
 namespace staticnet::analyzer {
 
@@ -13,7 +15,7 @@ namespace {
 using nlohmann::json;
 
 // The probe of this staticnet writes exactly this version.
-constexpr int expected_probe_format = 6;
+constexpr int expected_probe_format = 7;
 
 FootprintBytes footprint_of(const json& j) {
   FootprintBytes f;
@@ -47,24 +49,45 @@ LayerRow layer_of(const json& j) {
   return l;
 }
 
+// The enumerator whose name_of() is `name`, of `count` enumerators; what names the column.
+template <class Enum>
+Enum enumerator(const std::string& name, int count, const char* what) {
+  for (int i = 0; i < count; ++i)
+    if (name == name_of(static_cast<Enum>(i)))
+      return static_cast<Enum>(i);
+  throw ProbeOutputError(std::string("the probe names an unknown buffer ") + what + " '" + name +
+                         "'");
+}
+
+// A row of the buffer table (staticnet/buffer_table.hpp), read by its columns' names into the
+// core's Buffer, which derives the region and the bytes it occupies as the planner does.
 BufferRow buffer_of(const json& j) {
-  BufferRow b;
-  b.role = j.at("role").get<std::string>();
-  b.dtype = j.at("dtype").get<std::string>();
-  b.elements = j.at("elements").get<std::int64_t>();
-  const auto region = j.at("region").get<std::string>();
-  const auto c = std::find_if(categories.begin(), categories.end(),
-                              [&](Category k) { return region == name_of(k); });
-  if (c == categories.end())
-    throw ProbeOutputError("the probe names an unknown region '" + region + "'");
-  b.category = *c;
-  b.layer = j.at("layer").get<std::int64_t>();
-  b.size = j.at("size").get<std::int64_t>();
-  b.occupied = j.at("occupied").get<std::int64_t>();
-  b.offset = j.at("offset").get<std::int64_t>();
-  b.first_step = j.at("first_step").get<std::int64_t>();
-  b.last_step = j.at("last_step").get<std::int64_t>();
-  return b;
+  namespace column = staticnet::buffer_column;
+  for (const char* name : staticnet::buffer_columns)
+    if (!j.contains(name))
+      throw ProbeOutputError(std::string("the probe's buffer has no '") + name + "' column");
+  Buffer b;
+  b.role = enumerator<BufferRole>(j.at(column::role).get<std::string>(), buffer_role_count, "role");
+  b.dtype = enumerator<DType>(j.at(column::dtype).get<std::string>(), dtype_count, "dtype");
+  b.layer = j.at(column::layer).get<std::int64_t>();
+  b.size = j.at(column::bytes).get<std::int64_t>();
+  b.offset = j.at(column::offset).get<std::int64_t>();
+  b.first_step = j.at(column::first_step).get<std::int64_t>();
+  b.last_step = j.at(column::last_step).get<std::int64_t>();
+  if (j.at(column::elements).get<std::int64_t>() != b.elements())
+    throw ProbeOutputError(
+        "the probe's buffer holds " + std::to_string(j.at(column::elements).get<std::int64_t>()) +
+        " elements in " + std::to_string(b.size) + " bytes of " + name_of(b.dtype));
+  return {.role = name_of(b.role),
+          .dtype = name_of(b.dtype),
+          .elements = b.elements(),
+          .category = b.region(),
+          .layer = b.layer,
+          .size = b.size,
+          .occupied = b.occupied(),
+          .offset = b.offset,
+          .first_step = b.first_step,
+          .last_step = b.last_step};
 }
 
 PlanDump plan_of(const json& j) {

@@ -68,6 +68,7 @@ enum class BufferRole : std::uint8_t {
   dropout_mask,         // Dropout: one bit per element, 1 where the element was kept
   // (The activation region's roles are the last ones; in_activation_region relies on it.)
 };
+inline constexpr int buffer_role_count = static_cast<int>(BufferRole::dropout_mask) + 1;
 
 // The activation region's roles come first: a plan has a few persistent buffers and thousands
 // of activation-region ones, and clang's constant evaluator charges a step for every case it

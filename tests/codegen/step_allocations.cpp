@@ -144,6 +144,8 @@ void check_header_is_plan(const sn::Plan<L>& plan, const Header& buffers, std::i
     CHECK(buffers[i].last_step == plan.buffers[i].last_step);
     CHECK(static_cast<int>(buffers[i].dtype) == static_cast<int>(plan.buffers[i].dtype));
     CHECK(buffers[i].elements == plan.buffers[i].elements());
+    CHECK(static_cast<int>(buffers[i].role) == static_cast<int>(plan.buffers[i].role));
+    CHECK(buffers[i].layer == plan.buffers[i].layer);
     CHECK(buffers[i].offset + sn::align_up(buffers[i].bytes) <= arena);
   }
 }

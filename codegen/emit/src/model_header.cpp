@@ -1,14 +1,15 @@
 // NAME_model.h: the plan as plain constants, for trainers and for embedded projects that size
 // their own buffer without staticnet's headers (as ahead-of-time compilers ship bundle headers).
+#include <algorithm>
 #include <string>
+#include <type_traits>
+#include <vector>
 
+#include "staticnet/buffer_table.hpp"
 #include "staticnet/codegen/emitters.hpp"
 #include "staticnet/codegen/naming.hpp"
 #include "staticnet/codegen/printer.hpp"
 #include "staticnet/codegen/text.hpp"
-
-#include <algorithm>
-#include <cstdio>
 
 namespace staticnet::codegen {
 namespace {
@@ -80,8 +81,8 @@ std::string buffer_comment(const ModelView& model, int index) {
       if (layer(b.layer).input2_gradient_buffer == index)
         return shape_text(layer(b.layer).input2_shape) + " d(second input of " +
                std::to_string(b.layer) + " " + name_of(layer(b.layer).kind) + ")";
-      return shape_text(layer(b.layer).input_shape) + " d(input of " +
-             std::to_string(b.layer) + " " + name_of(layer(b.layer).kind) + ")";
+      return shape_text(layer(b.layer).input_shape) + " d(input of " + std::to_string(b.layer) +
+             " " + name_of(layer(b.layer).kind) + ")";
   }
   return "";
 }
@@ -167,33 +168,76 @@ void emit_arena(Printer& p, const ModelView& model) {
   )");
 }
 
+// "enum class Role : std::uint8_t { parameters, ... };": `count` enumerators, spelled by name_of.
+template <class Enum>
+std::string enum_declaration(const std::string& name, int count) {
+  std::string text = "enum class " + name + " : std::uint8_t {";
+  for (int i = 0; i < count; ++i)
+    text += std::string(i ? ", " : " ") + name_of(static_cast<Enum>(i));
+  return text + " };";
+}
+
+// The buffer table's columns (staticnet/buffer_table.hpp) as struct Buffer's members, and one
+// buffer's row of values, each as wide as `widths` says (the widest value of its column).
+template <class Column>
+void for_each_column(const Buffer& b, Column&& column) {
+  visit_buffer_columns(b, [&](const char* name, auto value) {
+    using T = decltype(value);
+    if constexpr (std::is_same_v<T, DType>)
+      column(name, "DType", "DType::" + std::string(name_of(value)));
+    else if constexpr (std::is_same_v<T, BufferRole>)
+      column(name, "Role", "Role::" + std::string(name_of(value)));
+    else
+      column(name, "std::int64_t", literal(static_cast<std::int64_t>(value)));
+  });
+}
+
 void emit_buffers(Printer& p, const ModelView& model) {
-  p.emit(R"(
+  std::string members;
+  for_each_column(Buffer{}, [&](const char* name, const std::string& type, const std::string&) {
+    members += "  " + type + " " + name + ";\n";
+  });
+  p.emit({{"dtypes", enum_declaration<DType>("DType", dtype_count)},
+          {"roles", enum_declaration<BufferRole>("Role", buffer_role_count)},
+          {"members", members}},
+         R"(
     // ---- Buffers: `elements` values of `dtype` in bytes [offset, offset + bytes) of the arena
     // (a Dropout's mask: bits packed into u8), alive from first_step to last_step of the
-    // schedule; buffers alive at the same step never share a byte. A table, kept in columns.
-    enum class DType : std::uint8_t { f32, f16, bf16, i8, i32, u8, u16, u32 };
+    // schedule; buffers alive at the same step never share a byte. What each holds (`role`) and
+    // the layer that writes it (-1: none). The plan's buffer table, in columns: the analyzer's
+    // probe writes the same columns (staticnet/buffer_table.hpp).
+    $dtypes$
+    $roles$
     struct Buffer {
-      std::int64_t offset, bytes;
-      int first_step, last_step;
-      DType dtype;
-      std::int64_t elements;
-    };
+    $members$};
   )");
+  // Each column as wide as its widest value, the values right-aligned (numbers) or left-aligned.
+  std::vector<std::size_t> widths;
+  for (const Buffer& b : model.buffers) {
+    std::size_t c = 0;
+    for_each_column(b, [&](const char*, const std::string&, const std::string& value) {
+      if (widths.size() <= c)
+        widths.push_back(0);
+      widths[c] = std::max(widths[c], value.size());
+      ++c;
+    });
+  }
   std::size_t width = 0;
   for (std::size_t i = 0; i < model.buffers.size(); ++i)
     width = std::max(width, buffer_name(model, static_cast<int>(i)).size());
   p.line("// clang-format off");
   for (std::size_t i = 0; i < model.buffers.size(); ++i) {
-    const Buffer& b = model.buffers[i];
     std::string name = buffer_name(model, static_cast<int>(i));
     name.resize(width, ' ');
-    char values[128];
-    std::snprintf(values, sizeof values, "{%11s, %11s, %2lld, %2lld, DType::%-4s %11s};",
-                  literal(b.offset).c_str(), literal(b.size).c_str(),
-                  static_cast<long long>(b.first_step), static_cast<long long>(b.last_step),
-                  (std::string(name_of(b.dtype)) + ",").c_str(), literal(b.elements()).c_str());
-    p.line("inline constexpr Buffer " + name + " = " + values + "  // " +
+    std::string values = "{";
+    std::size_t c = 0;
+    for_each_column(model.buffers[i],
+                    [&](const char*, const std::string& type, const std::string& value) {
+                      const std::string padding(widths[c] - value.size(), ' ');
+                      const std::string cell = value + (++c < widths.size() ? ", " : "}");
+                      values += type == "std::int64_t" ? padding + cell : cell + padding;
+                    });
+    p.line("inline constexpr Buffer " + name + " = " + values + ";  // " +
            buffer_comment(model, static_cast<int>(i)));
   }
   p.line("// clang-format on");

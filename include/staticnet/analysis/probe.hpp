@@ -20,18 +20,21 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "staticnet/budget.hpp"
+#include "staticnet/buffer_table.hpp"
 #include "staticnet/fusion.hpp"
 #include "staticnet/lower.hpp"
 #include "staticnet/plan.hpp"
 
 namespace staticnet::analysis {
 
-inline constexpr int probe_format = 6;  // 2: layers' inputs and padding_end; 3: folded;
+inline constexpr int probe_format = 7;  // 2: layers' inputs and padding_end; 3: folded;
                                         // 4: prefetch; 5: layers' non_trainable; 6: buffers'
-                                        // dtype and elements, steps' accesses, passes
+                                        // dtype and elements, steps' accesses, passes; 7: buffers
+                                        // as the buffer table's columns (buffer_table.hpp)
 
 struct Request {
   std::string only;  // report only the model registered under this name
@@ -183,18 +186,14 @@ void write_plan(JsonOut& out, const Plan<L>& p) {
   out.close(']');
   out.key("buffers");
   out.open('[');
-  for (const Buffer& b : p.buffers) {
+  for (const Buffer& b : p.buffers) {  // the buffer table's columns (buffer_table.hpp)
     out.open('{');
-    out.field("role", name_of(b.role));
-    out.field("dtype", name_of(b.dtype));
-    out.field("elements", b.elements());
-    out.field("region", name_of(b.region()));
-    out.field("layer", b.layer);
-    out.field("size", b.size);
-    out.field("occupied", b.occupied());
-    out.field("offset", b.offset);
-    out.field("first_step", b.first_step);
-    out.field("last_step", b.last_step);
+    visit_buffer_columns(b, [&](const char* column, auto value) {
+      if constexpr (std::is_enum_v<decltype(value)>)
+        out.field(column, name_of(value));
+      else
+        out.field(column, static_cast<std::int64_t>(value));
+    });
     out.close('}');
   }
   out.close(']');

@@ -35,80 +35,105 @@ inline constexpr std::int64_t activations = 67'405'824;  // peak of the shared r
 
 // ---- Buffers: `elements` values of `dtype` in bytes [offset, offset + bytes) of the arena
 // (a Dropout's mask: bits packed into u8), alive from first_step to last_step of the
-// schedule; buffers alive at the same step never share a byte. A table, kept in columns.
+// schedule; buffers alive at the same step never share a byte. What each holds (`role`) and
+// the layer that writes it (-1: none). The plan's buffer table, in columns: the analyzer's
+// probe writes the same columns (staticnet/buffer_table.hpp).
 enum class DType : std::uint8_t { f32, f16, bf16, i8, i32, u8, u16, u32 };
+enum class Role : std::uint8_t {
+  parameters,
+  non_trainable,
+  gradients,
+  optimizer_moment1,
+  optimizer_moment2,
+  input,
+  labels,
+  targets,
+  next_batch,
+  workspace,
+  activation,
+  window_index,
+  activation_gradient,
+  loss,
+  predictions,
+  batch_statistics,
+  dropout_mask
+};
 struct Buffer {
-  std::int64_t offset, bytes;
-  int first_step, last_step;
+  std::int64_t offset;
+  std::int64_t bytes;
+  std::int64_t first_step;
+  std::int64_t last_step;
   DType dtype;
   std::int64_t elements;
+  Role role;
+  std::int64_t layer;
 };
 // clang-format off
-inline constexpr Buffer parameters          = {          0,      95'024,  0, 63, DType::f32,      23'756};  // [23756], layer by layer
-inline constexpr Buffer non_trainable       = {     95'232,       4'608,  0, 63, DType::f32,       1'152};  // [1152], each BatchNorm's running mean then running variance, layer by layer
-inline constexpr Buffer gradients           = {     99'840,      95'024,  0, 63, DType::f32,      23'756};  // same layout as parameters
-inline constexpr Buffer optimizer_moment1   = {    195'072,      95'024,  0, 63, DType::f32,      23'756};  // first moment (Adam m), same layout
-inline constexpr Buffer optimizer_moment2   = {    290'304,      95'024,  0, 63, DType::f32,      23'756};  // second moment (Adam v), same layout
-inline constexpr Buffer input               = {    385'536,     196'000,  0, 63, DType::f32,      49'000};  // (100, 1, 49, 10)
-inline constexpr Buffer labels              = {    581'632,         400,  0, 63, DType::i32,         100};  // (100), class per sample
-inline constexpr Buffer workspace           = {    582'144,      32'000,  0, 63, DType::f32,       8'000};  // scratch (one sample's im2col)
-inline constexpr Buffer activation_0        = {    614'144,   3'200'000,  0, 61, DType::f32,     800'000};  // (100, 64, 25, 5) output of 0 Conv2d
-inline constexpr Buffer activation_1        = {  3'814'144,   3'200'000,  1, 60, DType::f32,     800'000};  // (100, 64, 25, 5) output of 1 BatchNorm2d, 2 ReLU
-inline constexpr Buffer batch_statistics_1  = { 68'014'336,         512,  1, 61, DType::f32,         128};  // [128] batch mean, then 1/sqrt(var + eps), of 1 BatchNorm2d
-inline constexpr Buffer activation_3        = {  7'014'144,   3'200'000,  3, 58, DType::f32,     800'000};  // (100, 64, 25, 5) output of 3 Dropout
-inline constexpr Buffer dropout_mask_3      = { 67'814'144,     100'000,  3, 59, DType::u8,      100'000};  // [100000] one bit per element kept by 3 Dropout
-inline constexpr Buffer activation_4        = { 10'214'144,   3'200'000,  4, 57, DType::f32,     800'000};  // (100, 64, 25, 5) output of 4 DepthwiseConv2d
-inline constexpr Buffer activation_5        = { 13'414'144,   3'200'000,  5, 56, DType::f32,     800'000};  // (100, 64, 25, 5) output of 5 BatchNorm2d, 6 ReLU
-inline constexpr Buffer batch_statistics_5  = { 68'014'848,         512,  5, 57, DType::f32,         128};  // [128] batch mean, then 1/sqrt(var + eps), of 5 BatchNorm2d
-inline constexpr Buffer activation_7        = { 16'614'144,   3'200'000,  7, 54, DType::f32,     800'000};  // (100, 64, 25, 5) output of 7 Conv2d
-inline constexpr Buffer activation_8        = { 19'814'144,   3'200'000,  8, 53, DType::f32,     800'000};  // (100, 64, 25, 5) output of 8 BatchNorm2d, 9 ReLU
-inline constexpr Buffer batch_statistics_8  = { 68'015'360,         512,  8, 54, DType::f32,         128};  // [128] batch mean, then 1/sqrt(var + eps), of 8 BatchNorm2d
-inline constexpr Buffer activation_10       = { 23'014'144,   3'200'000, 10, 51, DType::f32,     800'000};  // (100, 64, 25, 5) output of 10 DepthwiseConv2d
-inline constexpr Buffer activation_11       = { 26'214'144,   3'200'000, 11, 50, DType::f32,     800'000};  // (100, 64, 25, 5) output of 11 BatchNorm2d, 12 ReLU
-inline constexpr Buffer batch_statistics_11 = { 68'015'872,         512, 11, 51, DType::f32,         128};  // [128] batch mean, then 1/sqrt(var + eps), of 11 BatchNorm2d
-inline constexpr Buffer activation_13       = { 29'414'144,   3'200'000, 13, 48, DType::f32,     800'000};  // (100, 64, 25, 5) output of 13 Conv2d
-inline constexpr Buffer activation_14       = { 32'614'144,   3'200'000, 14, 47, DType::f32,     800'000};  // (100, 64, 25, 5) output of 14 BatchNorm2d, 15 ReLU
-inline constexpr Buffer batch_statistics_14 = { 68'016'384,         512, 14, 48, DType::f32,         128};  // [128] batch mean, then 1/sqrt(var + eps), of 14 BatchNorm2d
-inline constexpr Buffer activation_16       = { 35'814'144,   3'200'000, 16, 45, DType::f32,     800'000};  // (100, 64, 25, 5) output of 16 DepthwiseConv2d
-inline constexpr Buffer activation_17       = { 39'014'144,   3'200'000, 17, 44, DType::f32,     800'000};  // (100, 64, 25, 5) output of 17 BatchNorm2d, 18 ReLU
-inline constexpr Buffer batch_statistics_17 = { 68'016'896,         512, 17, 45, DType::f32,         128};  // [128] batch mean, then 1/sqrt(var + eps), of 17 BatchNorm2d
-inline constexpr Buffer activation_19       = { 42'214'144,   3'200'000, 19, 42, DType::f32,     800'000};  // (100, 64, 25, 5) output of 19 Conv2d
-inline constexpr Buffer activation_20       = { 45'414'144,   3'200'000, 20, 41, DType::f32,     800'000};  // (100, 64, 25, 5) output of 20 BatchNorm2d, 21 ReLU
-inline constexpr Buffer batch_statistics_20 = { 68'017'408,         512, 20, 42, DType::f32,         128};  // [128] batch mean, then 1/sqrt(var + eps), of 20 BatchNorm2d
-inline constexpr Buffer activation_22       = { 48'614'144,   3'200'000, 22, 39, DType::f32,     800'000};  // (100, 64, 25, 5) output of 22 DepthwiseConv2d
-inline constexpr Buffer activation_23       = { 51'814'144,   3'200'000, 23, 38, DType::f32,     800'000};  // (100, 64, 25, 5) output of 23 BatchNorm2d, 24 ReLU
-inline constexpr Buffer batch_statistics_23 = { 68'017'920,         512, 23, 39, DType::f32,         128};  // [128] batch mean, then 1/sqrt(var + eps), of 23 BatchNorm2d
-inline constexpr Buffer activation_25       = { 55'014'144,   3'200'000, 25, 36, DType::f32,     800'000};  // (100, 64, 25, 5) output of 25 Conv2d
-inline constexpr Buffer activation_26       = { 58'214'144,   3'200'000, 26, 35, DType::f32,     800'000};  // (100, 64, 25, 5) output of 26 BatchNorm2d, 27 ReLU
-inline constexpr Buffer batch_statistics_26 = { 68'018'432,         512, 26, 36, DType::f32,         128};  // [128] batch mean, then 1/sqrt(var + eps), of 26 BatchNorm2d
-inline constexpr Buffer activation_28       = { 61'414'144,   3'200'000, 28, 29, DType::f32,     800'000};  // (100, 64, 25, 5) output of 28 Dropout
-inline constexpr Buffer dropout_mask_28     = { 67'914'240,     100'000, 28, 34, DType::u8,      100'000};  // [100000] one bit per element kept by 28 Dropout
-inline constexpr Buffer activation_29       = { 64'614'144,      25'600, 29, 32, DType::f32,       6'400};  // (100, 64) output of 29 GlobalAvgPool2d
-inline constexpr Buffer activation_30       = { 61'414'144,       4'800, 30, 31, DType::f32,       1'200};  // (100, 12) output of 30 Linear
-inline constexpr Buffer loss                = { 68'018'944,         400, 31, 63, DType::f32,         100};  // (100), loss per sample
-inline constexpr Buffer predictions         = { 68'019'456,         400, 31, 63, DType::i32,         100};  // (100), predicted class per sample
-inline constexpr Buffer loss_gradient       = { 61'419'008,       4'800, 31, 32, DType::f32,       1'200};  // (100, 12) d(output), from the loss
-inline constexpr Buffer input_gradient_30   = { 64'639'744,      25'600, 32, 33, DType::f32,       6'400};  // (100, 64) d(input of 30 Linear)
-inline constexpr Buffer input_gradient_29   = { 61'414'144,   3'200'000, 33, 34, DType::f32,     800'000};  // (100, 64, 25, 5) d(input of 29 GlobalAvgPool2d)
-inline constexpr Buffer input_gradient_28   = { 64'614'144,   3'200'000, 34, 36, DType::f32,     800'000};  // (100, 64, 25, 5) d(input of 28 Dropout)
-inline constexpr Buffer input_gradient_26   = { 58'214'144,   3'200'000, 36, 37, DType::f32,     800'000};  // (100, 64, 25, 5) d(input of 26 BatchNorm2d)
-inline constexpr Buffer input_gradient_25   = { 55'014'144,   3'200'000, 37, 39, DType::f32,     800'000};  // (100, 64, 25, 5) d(input of 25 Conv2d)
-inline constexpr Buffer input_gradient_23   = { 51'814'144,   3'200'000, 39, 40, DType::f32,     800'000};  // (100, 64, 25, 5) d(input of 23 BatchNorm2d)
-inline constexpr Buffer input_gradient_22   = { 48'614'144,   3'200'000, 40, 42, DType::f32,     800'000};  // (100, 64, 25, 5) d(input of 22 DepthwiseConv2d)
-inline constexpr Buffer input_gradient_20   = { 45'414'144,   3'200'000, 42, 43, DType::f32,     800'000};  // (100, 64, 25, 5) d(input of 20 BatchNorm2d)
-inline constexpr Buffer input_gradient_19   = { 42'214'144,   3'200'000, 43, 45, DType::f32,     800'000};  // (100, 64, 25, 5) d(input of 19 Conv2d)
-inline constexpr Buffer input_gradient_17   = { 39'014'144,   3'200'000, 45, 46, DType::f32,     800'000};  // (100, 64, 25, 5) d(input of 17 BatchNorm2d)
-inline constexpr Buffer input_gradient_16   = { 35'814'144,   3'200'000, 46, 48, DType::f32,     800'000};  // (100, 64, 25, 5) d(input of 16 DepthwiseConv2d)
-inline constexpr Buffer input_gradient_14   = { 32'614'144,   3'200'000, 48, 49, DType::f32,     800'000};  // (100, 64, 25, 5) d(input of 14 BatchNorm2d)
-inline constexpr Buffer input_gradient_13   = { 29'414'144,   3'200'000, 49, 51, DType::f32,     800'000};  // (100, 64, 25, 5) d(input of 13 Conv2d)
-inline constexpr Buffer input_gradient_11   = { 26'214'144,   3'200'000, 51, 52, DType::f32,     800'000};  // (100, 64, 25, 5) d(input of 11 BatchNorm2d)
-inline constexpr Buffer input_gradient_10   = { 23'014'144,   3'200'000, 52, 54, DType::f32,     800'000};  // (100, 64, 25, 5) d(input of 10 DepthwiseConv2d)
-inline constexpr Buffer input_gradient_8    = { 19'814'144,   3'200'000, 54, 55, DType::f32,     800'000};  // (100, 64, 25, 5) d(input of 8 BatchNorm2d)
-inline constexpr Buffer input_gradient_7    = { 16'614'144,   3'200'000, 55, 57, DType::f32,     800'000};  // (100, 64, 25, 5) d(input of 7 Conv2d)
-inline constexpr Buffer input_gradient_5    = { 13'414'144,   3'200'000, 57, 58, DType::f32,     800'000};  // (100, 64, 25, 5) d(input of 5 BatchNorm2d)
-inline constexpr Buffer input_gradient_4    = { 10'214'144,   3'200'000, 58, 59, DType::f32,     800'000};  // (100, 64, 25, 5) d(input of 4 DepthwiseConv2d)
-inline constexpr Buffer input_gradient_3    = {  7'014'144,   3'200'000, 59, 61, DType::f32,     800'000};  // (100, 64, 25, 5) d(input of 3 Dropout)
-inline constexpr Buffer input_gradient_1    = {  3'814'144,   3'200'000, 61, 62, DType::f32,     800'000};  // (100, 64, 25, 5) d(input of 1 BatchNorm2d)
+inline constexpr Buffer parameters          = {         0,    95'024,  0, 63, DType::f32,  23'756, Role::parameters,          -1};  // [23756], layer by layer
+inline constexpr Buffer non_trainable       = {    95'232,     4'608,  0, 63, DType::f32,   1'152, Role::non_trainable,       -1};  // [1152], each BatchNorm's running mean then running variance, layer by layer
+inline constexpr Buffer gradients           = {    99'840,    95'024,  0, 63, DType::f32,  23'756, Role::gradients,           -1};  // same layout as parameters
+inline constexpr Buffer optimizer_moment1   = {   195'072,    95'024,  0, 63, DType::f32,  23'756, Role::optimizer_moment1,   -1};  // first moment (Adam m), same layout
+inline constexpr Buffer optimizer_moment2   = {   290'304,    95'024,  0, 63, DType::f32,  23'756, Role::optimizer_moment2,   -1};  // second moment (Adam v), same layout
+inline constexpr Buffer input               = {   385'536,   196'000,  0, 63, DType::f32,  49'000, Role::input,               -1};  // (100, 1, 49, 10)
+inline constexpr Buffer labels              = {   581'632,       400,  0, 63, DType::i32,     100, Role::labels,              -1};  // (100), class per sample
+inline constexpr Buffer workspace           = {   582'144,    32'000,  0, 63, DType::f32,   8'000, Role::workspace,           -1};  // scratch (one sample's im2col)
+inline constexpr Buffer activation_0        = {   614'144, 3'200'000,  0, 61, DType::f32, 800'000, Role::activation,           0};  // (100, 64, 25, 5) output of 0 Conv2d
+inline constexpr Buffer activation_1        = { 3'814'144, 3'200'000,  1, 60, DType::f32, 800'000, Role::activation,           1};  // (100, 64, 25, 5) output of 1 BatchNorm2d, 2 ReLU
+inline constexpr Buffer batch_statistics_1  = {68'014'336,       512,  1, 61, DType::f32,     128, Role::batch_statistics,     1};  // [128] batch mean, then 1/sqrt(var + eps), of 1 BatchNorm2d
+inline constexpr Buffer activation_3        = { 7'014'144, 3'200'000,  3, 58, DType::f32, 800'000, Role::activation,           3};  // (100, 64, 25, 5) output of 3 Dropout
+inline constexpr Buffer dropout_mask_3      = {67'814'144,   100'000,  3, 59, DType::u8,  100'000, Role::dropout_mask,         3};  // [100000] one bit per element kept by 3 Dropout
+inline constexpr Buffer activation_4        = {10'214'144, 3'200'000,  4, 57, DType::f32, 800'000, Role::activation,           4};  // (100, 64, 25, 5) output of 4 DepthwiseConv2d
+inline constexpr Buffer activation_5        = {13'414'144, 3'200'000,  5, 56, DType::f32, 800'000, Role::activation,           5};  // (100, 64, 25, 5) output of 5 BatchNorm2d, 6 ReLU
+inline constexpr Buffer batch_statistics_5  = {68'014'848,       512,  5, 57, DType::f32,     128, Role::batch_statistics,     5};  // [128] batch mean, then 1/sqrt(var + eps), of 5 BatchNorm2d
+inline constexpr Buffer activation_7        = {16'614'144, 3'200'000,  7, 54, DType::f32, 800'000, Role::activation,           7};  // (100, 64, 25, 5) output of 7 Conv2d
+inline constexpr Buffer activation_8        = {19'814'144, 3'200'000,  8, 53, DType::f32, 800'000, Role::activation,           8};  // (100, 64, 25, 5) output of 8 BatchNorm2d, 9 ReLU
+inline constexpr Buffer batch_statistics_8  = {68'015'360,       512,  8, 54, DType::f32,     128, Role::batch_statistics,     8};  // [128] batch mean, then 1/sqrt(var + eps), of 8 BatchNorm2d
+inline constexpr Buffer activation_10       = {23'014'144, 3'200'000, 10, 51, DType::f32, 800'000, Role::activation,          10};  // (100, 64, 25, 5) output of 10 DepthwiseConv2d
+inline constexpr Buffer activation_11       = {26'214'144, 3'200'000, 11, 50, DType::f32, 800'000, Role::activation,          11};  // (100, 64, 25, 5) output of 11 BatchNorm2d, 12 ReLU
+inline constexpr Buffer batch_statistics_11 = {68'015'872,       512, 11, 51, DType::f32,     128, Role::batch_statistics,    11};  // [128] batch mean, then 1/sqrt(var + eps), of 11 BatchNorm2d
+inline constexpr Buffer activation_13       = {29'414'144, 3'200'000, 13, 48, DType::f32, 800'000, Role::activation,          13};  // (100, 64, 25, 5) output of 13 Conv2d
+inline constexpr Buffer activation_14       = {32'614'144, 3'200'000, 14, 47, DType::f32, 800'000, Role::activation,          14};  // (100, 64, 25, 5) output of 14 BatchNorm2d, 15 ReLU
+inline constexpr Buffer batch_statistics_14 = {68'016'384,       512, 14, 48, DType::f32,     128, Role::batch_statistics,    14};  // [128] batch mean, then 1/sqrt(var + eps), of 14 BatchNorm2d
+inline constexpr Buffer activation_16       = {35'814'144, 3'200'000, 16, 45, DType::f32, 800'000, Role::activation,          16};  // (100, 64, 25, 5) output of 16 DepthwiseConv2d
+inline constexpr Buffer activation_17       = {39'014'144, 3'200'000, 17, 44, DType::f32, 800'000, Role::activation,          17};  // (100, 64, 25, 5) output of 17 BatchNorm2d, 18 ReLU
+inline constexpr Buffer batch_statistics_17 = {68'016'896,       512, 17, 45, DType::f32,     128, Role::batch_statistics,    17};  // [128] batch mean, then 1/sqrt(var + eps), of 17 BatchNorm2d
+inline constexpr Buffer activation_19       = {42'214'144, 3'200'000, 19, 42, DType::f32, 800'000, Role::activation,          19};  // (100, 64, 25, 5) output of 19 Conv2d
+inline constexpr Buffer activation_20       = {45'414'144, 3'200'000, 20, 41, DType::f32, 800'000, Role::activation,          20};  // (100, 64, 25, 5) output of 20 BatchNorm2d, 21 ReLU
+inline constexpr Buffer batch_statistics_20 = {68'017'408,       512, 20, 42, DType::f32,     128, Role::batch_statistics,    20};  // [128] batch mean, then 1/sqrt(var + eps), of 20 BatchNorm2d
+inline constexpr Buffer activation_22       = {48'614'144, 3'200'000, 22, 39, DType::f32, 800'000, Role::activation,          22};  // (100, 64, 25, 5) output of 22 DepthwiseConv2d
+inline constexpr Buffer activation_23       = {51'814'144, 3'200'000, 23, 38, DType::f32, 800'000, Role::activation,          23};  // (100, 64, 25, 5) output of 23 BatchNorm2d, 24 ReLU
+inline constexpr Buffer batch_statistics_23 = {68'017'920,       512, 23, 39, DType::f32,     128, Role::batch_statistics,    23};  // [128] batch mean, then 1/sqrt(var + eps), of 23 BatchNorm2d
+inline constexpr Buffer activation_25       = {55'014'144, 3'200'000, 25, 36, DType::f32, 800'000, Role::activation,          25};  // (100, 64, 25, 5) output of 25 Conv2d
+inline constexpr Buffer activation_26       = {58'214'144, 3'200'000, 26, 35, DType::f32, 800'000, Role::activation,          26};  // (100, 64, 25, 5) output of 26 BatchNorm2d, 27 ReLU
+inline constexpr Buffer batch_statistics_26 = {68'018'432,       512, 26, 36, DType::f32,     128, Role::batch_statistics,    26};  // [128] batch mean, then 1/sqrt(var + eps), of 26 BatchNorm2d
+inline constexpr Buffer activation_28       = {61'414'144, 3'200'000, 28, 29, DType::f32, 800'000, Role::activation,          28};  // (100, 64, 25, 5) output of 28 Dropout
+inline constexpr Buffer dropout_mask_28     = {67'914'240,   100'000, 28, 34, DType::u8,  100'000, Role::dropout_mask,        28};  // [100000] one bit per element kept by 28 Dropout
+inline constexpr Buffer activation_29       = {64'614'144,    25'600, 29, 32, DType::f32,   6'400, Role::activation,          29};  // (100, 64) output of 29 GlobalAvgPool2d
+inline constexpr Buffer activation_30       = {61'414'144,     4'800, 30, 31, DType::f32,   1'200, Role::activation,          30};  // (100, 12) output of 30 Linear
+inline constexpr Buffer loss                = {68'018'944,       400, 31, 63, DType::f32,     100, Role::loss,                -1};  // (100), loss per sample
+inline constexpr Buffer predictions         = {68'019'456,       400, 31, 63, DType::i32,     100, Role::predictions,         -1};  // (100), predicted class per sample
+inline constexpr Buffer loss_gradient       = {61'419'008,     4'800, 31, 32, DType::f32,   1'200, Role::activation_gradient, 30};  // (100, 12) d(output), from the loss
+inline constexpr Buffer input_gradient_30   = {64'639'744,    25'600, 32, 33, DType::f32,   6'400, Role::activation_gradient, 30};  // (100, 64) d(input of 30 Linear)
+inline constexpr Buffer input_gradient_29   = {61'414'144, 3'200'000, 33, 34, DType::f32, 800'000, Role::activation_gradient, 29};  // (100, 64, 25, 5) d(input of 29 GlobalAvgPool2d)
+inline constexpr Buffer input_gradient_28   = {64'614'144, 3'200'000, 34, 36, DType::f32, 800'000, Role::activation_gradient, 28};  // (100, 64, 25, 5) d(input of 28 Dropout)
+inline constexpr Buffer input_gradient_26   = {58'214'144, 3'200'000, 36, 37, DType::f32, 800'000, Role::activation_gradient, 26};  // (100, 64, 25, 5) d(input of 26 BatchNorm2d)
+inline constexpr Buffer input_gradient_25   = {55'014'144, 3'200'000, 37, 39, DType::f32, 800'000, Role::activation_gradient, 25};  // (100, 64, 25, 5) d(input of 25 Conv2d)
+inline constexpr Buffer input_gradient_23   = {51'814'144, 3'200'000, 39, 40, DType::f32, 800'000, Role::activation_gradient, 23};  // (100, 64, 25, 5) d(input of 23 BatchNorm2d)
+inline constexpr Buffer input_gradient_22   = {48'614'144, 3'200'000, 40, 42, DType::f32, 800'000, Role::activation_gradient, 22};  // (100, 64, 25, 5) d(input of 22 DepthwiseConv2d)
+inline constexpr Buffer input_gradient_20   = {45'414'144, 3'200'000, 42, 43, DType::f32, 800'000, Role::activation_gradient, 20};  // (100, 64, 25, 5) d(input of 20 BatchNorm2d)
+inline constexpr Buffer input_gradient_19   = {42'214'144, 3'200'000, 43, 45, DType::f32, 800'000, Role::activation_gradient, 19};  // (100, 64, 25, 5) d(input of 19 Conv2d)
+inline constexpr Buffer input_gradient_17   = {39'014'144, 3'200'000, 45, 46, DType::f32, 800'000, Role::activation_gradient, 17};  // (100, 64, 25, 5) d(input of 17 BatchNorm2d)
+inline constexpr Buffer input_gradient_16   = {35'814'144, 3'200'000, 46, 48, DType::f32, 800'000, Role::activation_gradient, 16};  // (100, 64, 25, 5) d(input of 16 DepthwiseConv2d)
+inline constexpr Buffer input_gradient_14   = {32'614'144, 3'200'000, 48, 49, DType::f32, 800'000, Role::activation_gradient, 14};  // (100, 64, 25, 5) d(input of 14 BatchNorm2d)
+inline constexpr Buffer input_gradient_13   = {29'414'144, 3'200'000, 49, 51, DType::f32, 800'000, Role::activation_gradient, 13};  // (100, 64, 25, 5) d(input of 13 Conv2d)
+inline constexpr Buffer input_gradient_11   = {26'214'144, 3'200'000, 51, 52, DType::f32, 800'000, Role::activation_gradient, 11};  // (100, 64, 25, 5) d(input of 11 BatchNorm2d)
+inline constexpr Buffer input_gradient_10   = {23'014'144, 3'200'000, 52, 54, DType::f32, 800'000, Role::activation_gradient, 10};  // (100, 64, 25, 5) d(input of 10 DepthwiseConv2d)
+inline constexpr Buffer input_gradient_8    = {19'814'144, 3'200'000, 54, 55, DType::f32, 800'000, Role::activation_gradient,  8};  // (100, 64, 25, 5) d(input of 8 BatchNorm2d)
+inline constexpr Buffer input_gradient_7    = {16'614'144, 3'200'000, 55, 57, DType::f32, 800'000, Role::activation_gradient,  7};  // (100, 64, 25, 5) d(input of 7 Conv2d)
+inline constexpr Buffer input_gradient_5    = {13'414'144, 3'200'000, 57, 58, DType::f32, 800'000, Role::activation_gradient,  5};  // (100, 64, 25, 5) d(input of 5 BatchNorm2d)
+inline constexpr Buffer input_gradient_4    = {10'214'144, 3'200'000, 58, 59, DType::f32, 800'000, Role::activation_gradient,  4};  // (100, 64, 25, 5) d(input of 4 DepthwiseConv2d)
+inline constexpr Buffer input_gradient_3    = { 7'014'144, 3'200'000, 59, 61, DType::f32, 800'000, Role::activation_gradient,  3};  // (100, 64, 25, 5) d(input of 3 Dropout)
+inline constexpr Buffer input_gradient_1    = { 3'814'144, 3'200'000, 61, 62, DType::f32, 800'000, Role::activation_gradient,  1};  // (100, 64, 25, 5) d(input of 1 BatchNorm2d)
 // clang-format on
 // Every buffer, in the plan's order.
 inline constexpr Buffer buffers[] = {parameters,

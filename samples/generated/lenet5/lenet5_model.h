@@ -34,37 +34,62 @@ inline constexpr std::int64_t activations = 2'710'016;  // peak of the shared re
 
 // ---- Buffers: `elements` values of `dtype` in bytes [offset, offset + bytes) of the arena
 // (a Dropout's mask: bits packed into u8), alive from first_step to last_step of the
-// schedule; buffers alive at the same step never share a byte. A table, kept in columns.
+// schedule; buffers alive at the same step never share a byte. What each holds (`role`) and
+// the layer that writes it (-1: none). The plan's buffer table, in columns: the analyzer's
+// probe writes the same columns (staticnet/buffer_table.hpp).
 enum class DType : std::uint8_t { f32, f16, bf16, i8, i32, u8, u16, u32 };
+enum class Role : std::uint8_t {
+  parameters,
+  non_trainable,
+  gradients,
+  optimizer_moment1,
+  optimizer_moment2,
+  input,
+  labels,
+  targets,
+  next_batch,
+  workspace,
+  activation,
+  window_index,
+  activation_gradient,
+  loss,
+  predictions,
+  batch_statistics,
+  dropout_mask
+};
 struct Buffer {
-  std::int64_t offset, bytes;
-  int first_step, last_step;
+  std::int64_t offset;
+  std::int64_t bytes;
+  std::int64_t first_step;
+  std::int64_t last_step;
   DType dtype;
   std::int64_t elements;
+  Role role;
+  std::int64_t layer;
 };
 // clang-format off
-inline constexpr Buffer parameters        = {          0,     246'824,  0, 25, DType::f32,      61'706};  // [61706], layer by layer
-inline constexpr Buffer gradients         = {    247'040,     246'824,  0, 25, DType::f32,      61'706};  // same layout as parameters
-inline constexpr Buffer optimizer_moment1 = {    494'080,     246'824,  0, 25, DType::f32,      61'706};  // momentum buffer, same layout
-inline constexpr Buffer input             = {    741'120,     200'704,  0, 25, DType::f32,      50'176};  // (64, 1, 28, 28)
-inline constexpr Buffer labels            = {    941'824,         256,  0, 25, DType::i32,          64};  // (64), class per sample
-inline constexpr Buffer workspace         = {    942'080,      78'400,  0, 25, DType::f32,      19'600};  // scratch (one sample's im2col)
-inline constexpr Buffer activation_0      = {  1'020'672,   1'204'224,  0, 23, DType::f32,     301'056};  // (64, 6, 28, 28) output of 0 Conv2d, 1 Tanh
-inline constexpr Buffer activation_2      = {  3'044'096,     301'056,  2, 21, DType::f32,      75'264};  // (64, 6, 14, 14) output of 2 AvgPool2d
-inline constexpr Buffer activation_3      = {  2'224'896,     409'600,  3, 20, DType::f32,     102'400};  // (64, 16, 10, 10) output of 3 Conv2d, 4 Tanh
-inline constexpr Buffer activation_5      = {  2'634'496,     102'400,  5, 17, DType::f32,      25'600};  // (64, 16, 5, 5) output of 5 AvgPool2d, 6 Flatten
-inline constexpr Buffer activation_7      = {  2'736'896,      30'720,  7, 16, DType::f32,       7'680};  // (64, 120) output of 7 Linear, 8 Tanh
-inline constexpr Buffer activation_9      = {  2'767'616,      21'504,  9, 14, DType::f32,       5'376};  // (64, 84) output of 9 Linear, 10 Tanh
-inline constexpr Buffer activation_11     = {  2'789'120,       2'560, 11, 12, DType::f32,         640};  // (64, 10) output of 11 Linear
-inline constexpr Buffer loss              = {  3'730'176,         256, 12, 25, DType::f32,          64};  // (64), loss per sample
-inline constexpr Buffer predictions       = {  3'730'432,         256, 12, 25, DType::i32,          64};  // (64), predicted class per sample
-inline constexpr Buffer loss_gradient     = {  2'791'680,       2'560, 12, 13, DType::f32,         640};  // (64, 10) d(output), from the loss
-inline constexpr Buffer input_gradient_11 = {  2'798'336,      21'504, 13, 15, DType::f32,       5'376};  // (64, 84) d(input of 11 Linear)
-inline constexpr Buffer input_gradient_9  = {  2'767'616,      30'720, 15, 17, DType::f32,       7'680};  // (64, 120) d(input of 9 Linear)
-inline constexpr Buffer input_gradient_7  = {  3'345'152,     102'400, 17, 19, DType::f32,      25'600};  // (64, 400) d(input of 7 Linear)
-inline constexpr Buffer input_gradient_5  = {  2'634'496,     409'600, 19, 21, DType::f32,     102'400};  // (64, 16, 10, 10) d(input of 5 AvgPool2d)
-inline constexpr Buffer input_gradient_3  = {  3'429'120,     301'056, 21, 22, DType::f32,      75'264};  // (64, 6, 14, 14) d(input of 3 Conv2d)
-inline constexpr Buffer input_gradient_2  = {  2'224'896,   1'204'224, 22, 24, DType::f32,     301'056};  // (64, 6, 28, 28) d(input of 2 AvgPool2d)
+inline constexpr Buffer parameters        = {        0,   246'824,  0, 25, DType::f32,  61'706, Role::parameters,          -1};  // [61706], layer by layer
+inline constexpr Buffer gradients         = {  247'040,   246'824,  0, 25, DType::f32,  61'706, Role::gradients,           -1};  // same layout as parameters
+inline constexpr Buffer optimizer_moment1 = {  494'080,   246'824,  0, 25, DType::f32,  61'706, Role::optimizer_moment1,   -1};  // momentum buffer, same layout
+inline constexpr Buffer input             = {  741'120,   200'704,  0, 25, DType::f32,  50'176, Role::input,               -1};  // (64, 1, 28, 28)
+inline constexpr Buffer labels            = {  941'824,       256,  0, 25, DType::i32,      64, Role::labels,              -1};  // (64), class per sample
+inline constexpr Buffer workspace         = {  942'080,    78'400,  0, 25, DType::f32,  19'600, Role::workspace,           -1};  // scratch (one sample's im2col)
+inline constexpr Buffer activation_0      = {1'020'672, 1'204'224,  0, 23, DType::f32, 301'056, Role::activation,           0};  // (64, 6, 28, 28) output of 0 Conv2d, 1 Tanh
+inline constexpr Buffer activation_2      = {3'044'096,   301'056,  2, 21, DType::f32,  75'264, Role::activation,           2};  // (64, 6, 14, 14) output of 2 AvgPool2d
+inline constexpr Buffer activation_3      = {2'224'896,   409'600,  3, 20, DType::f32, 102'400, Role::activation,           3};  // (64, 16, 10, 10) output of 3 Conv2d, 4 Tanh
+inline constexpr Buffer activation_5      = {2'634'496,   102'400,  5, 17, DType::f32,  25'600, Role::activation,           5};  // (64, 16, 5, 5) output of 5 AvgPool2d, 6 Flatten
+inline constexpr Buffer activation_7      = {2'736'896,    30'720,  7, 16, DType::f32,   7'680, Role::activation,           7};  // (64, 120) output of 7 Linear, 8 Tanh
+inline constexpr Buffer activation_9      = {2'767'616,    21'504,  9, 14, DType::f32,   5'376, Role::activation,           9};  // (64, 84) output of 9 Linear, 10 Tanh
+inline constexpr Buffer activation_11     = {2'789'120,     2'560, 11, 12, DType::f32,     640, Role::activation,          11};  // (64, 10) output of 11 Linear
+inline constexpr Buffer loss              = {3'730'176,       256, 12, 25, DType::f32,      64, Role::loss,                -1};  // (64), loss per sample
+inline constexpr Buffer predictions       = {3'730'432,       256, 12, 25, DType::i32,      64, Role::predictions,         -1};  // (64), predicted class per sample
+inline constexpr Buffer loss_gradient     = {2'791'680,     2'560, 12, 13, DType::f32,     640, Role::activation_gradient, 11};  // (64, 10) d(output), from the loss
+inline constexpr Buffer input_gradient_11 = {2'798'336,    21'504, 13, 15, DType::f32,   5'376, Role::activation_gradient, 11};  // (64, 84) d(input of 11 Linear)
+inline constexpr Buffer input_gradient_9  = {2'767'616,    30'720, 15, 17, DType::f32,   7'680, Role::activation_gradient,  9};  // (64, 120) d(input of 9 Linear)
+inline constexpr Buffer input_gradient_7  = {3'345'152,   102'400, 17, 19, DType::f32,  25'600, Role::activation_gradient,  7};  // (64, 400) d(input of 7 Linear)
+inline constexpr Buffer input_gradient_5  = {2'634'496,   409'600, 19, 21, DType::f32, 102'400, Role::activation_gradient,  5};  // (64, 16, 10, 10) d(input of 5 AvgPool2d)
+inline constexpr Buffer input_gradient_3  = {3'429'120,   301'056, 21, 22, DType::f32,  75'264, Role::activation_gradient,  3};  // (64, 6, 14, 14) d(input of 3 Conv2d)
+inline constexpr Buffer input_gradient_2  = {2'224'896, 1'204'224, 22, 24, DType::f32, 301'056, Role::activation_gradient,  2};  // (64, 6, 28, 28) d(input of 2 AvgPool2d)
 // clang-format on
 // Every buffer, in the plan's order.
 inline constexpr Buffer buffers[] = {parameters,

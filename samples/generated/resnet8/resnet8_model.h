@@ -35,66 +35,91 @@ inline constexpr std::int64_t activations = 20'450'048;  // peak of the shared r
 
 // ---- Buffers: `elements` values of `dtype` in bytes [offset, offset + bytes) of the arena
 // (a Dropout's mask: bits packed into u8), alive from first_step to last_step of the
-// schedule; buffers alive at the same step never share a byte. A table, kept in columns.
+// schedule; buffers alive at the same step never share a byte. What each holds (`role`) and
+// the layer that writes it (-1: none). The plan's buffer table, in columns: the analyzer's
+// probe writes the same columns (staticnet/buffer_table.hpp).
 enum class DType : std::uint8_t { f32, f16, bf16, i8, i32, u8, u16, u32 };
+enum class Role : std::uint8_t {
+  parameters,
+  non_trainable,
+  gradients,
+  optimizer_moment1,
+  optimizer_moment2,
+  input,
+  labels,
+  targets,
+  next_batch,
+  workspace,
+  activation,
+  window_index,
+  activation_gradient,
+  loss,
+  predictions,
+  batch_statistics,
+  dropout_mask
+};
 struct Buffer {
-  std::int64_t offset, bytes;
-  int first_step, last_step;
+  std::int64_t offset;
+  std::int64_t bytes;
+  std::int64_t first_step;
+  std::int64_t last_step;
   DType dtype;
   std::int64_t elements;
+  Role role;
+  std::int64_t layer;
 };
 // clang-format off
-inline constexpr Buffer parameters          = {          0,     312'744,  0, 57, DType::f32,      78'186};  // [78186], layer by layer
-inline constexpr Buffer non_trainable       = {    312'832,       1'920,  0, 57, DType::f32,         480};  // [480], each BatchNorm's running mean then running variance, layer by layer
-inline constexpr Buffer gradients           = {    314'880,     312'744,  0, 57, DType::f32,      78'186};  // same layout as parameters
-inline constexpr Buffer optimizer_moment1   = {    627'712,     312'744,  0, 57, DType::f32,      78'186};  // first moment (Adam m), same layout
-inline constexpr Buffer optimizer_moment2   = {    940'544,     312'744,  0, 57, DType::f32,      78'186};  // second moment (Adam v), same layout
-inline constexpr Buffer input               = {  1'253'376,     393'216,  0, 57, DType::f32,      98'304};  // (32, 3, 32, 32)
-inline constexpr Buffer labels              = {  1'646'592,         128,  0, 57, DType::i32,          32};  // (32), class per sample
-inline constexpr Buffer workspace           = {  1'646'848,     589'824,  0, 57, DType::f32,     147'456};  // scratch (one sample's im2col)
-inline constexpr Buffer activation_0        = {  2'236'672,   2'097'152,  0, 55, DType::f32,     524'288};  // (32, 16, 32, 32) output of 0 Conv2d
-inline constexpr Buffer activation_1        = {  4'333'824,   2'097'152,  1, 54, DType::f32,     524'288};  // (32, 16, 32, 32) output of 1 BatchNorm2d, 2 ReLU
-inline constexpr Buffer batch_statistics_1  = { 22'684'928,         128,  1, 55, DType::f32,          32};  // [32] batch mean, then 1/sqrt(var + eps), of 1 BatchNorm2d
-inline constexpr Buffer activation_3        = {  6'430'976,   2'097'152,  3, 52, DType::f32,     524'288};  // (32, 16, 32, 32) output of 3 Conv2d
-inline constexpr Buffer activation_4        = {  8'528'128,   2'097'152,  4, 51, DType::f32,     524'288};  // (32, 16, 32, 32) output of 4 BatchNorm2d, 5 ReLU
-inline constexpr Buffer batch_statistics_4  = { 22'685'184,         128,  4, 52, DType::f32,          32};  // [32] batch mean, then 1/sqrt(var + eps), of 4 BatchNorm2d
-inline constexpr Buffer activation_6        = { 10'625'280,   2'097'152,  6, 49, DType::f32,     524'288};  // (32, 16, 32, 32) output of 6 Conv2d
-inline constexpr Buffer activation_7        = { 12'722'432,   2'097'152,  7, 47, DType::f32,     524'288};  // (32, 16, 32, 32) output of 7 BatchNorm2d, 8 Add, 9 ReLU
-inline constexpr Buffer batch_statistics_7  = { 22'685'440,         128,  7, 49, DType::f32,          32};  // [32] batch mean, then 1/sqrt(var + eps), of 7 BatchNorm2d
-inline constexpr Buffer activation_10       = { 16'916'736,   1'048'576, 10, 45, DType::f32,     262'144};  // (32, 32, 16, 16) output of 10 Conv2d
-inline constexpr Buffer activation_11       = { 17'965'312,   1'048'576, 11, 44, DType::f32,     262'144};  // (32, 32, 16, 16) output of 11 BatchNorm2d, 12 ReLU
-inline constexpr Buffer batch_statistics_11 = { 22'685'696,         256, 11, 45, DType::f32,          64};  // [64] batch mean, then 1/sqrt(var + eps), of 11 BatchNorm2d
-inline constexpr Buffer activation_13       = { 19'013'888,   1'048'576, 13, 42, DType::f32,     262'144};  // (32, 32, 16, 16) output of 13 Conv2d
-inline constexpr Buffer activation_14       = { 14'819'584,   1'048'576, 14, 39, DType::f32,     262'144};  // (32, 32, 16, 16) output of 14 BatchNorm2d, 16 Add, 17 ReLU
-inline constexpr Buffer batch_statistics_14 = { 22'685'952,         256, 14, 42, DType::f32,          64};  // [64] batch mean, then 1/sqrt(var + eps), of 14 BatchNorm2d
-inline constexpr Buffer activation_15       = { 15'868'160,   1'048'576, 15, 16, DType::f32,     262'144};  // (32, 32, 16, 16) output of 15 Conv2d
-inline constexpr Buffer activation_18       = { 15'868'160,     524'288, 18, 37, DType::f32,     131'072};  // (32, 64, 8, 8) output of 18 Conv2d
-inline constexpr Buffer activation_19       = { 16'392'448,     524'288, 19, 36, DType::f32,     131'072};  // (32, 64, 8, 8) output of 19 BatchNorm2d, 20 ReLU
-inline constexpr Buffer batch_statistics_19 = { 22'683'904,         512, 19, 37, DType::f32,         128};  // [128] batch mean, then 1/sqrt(var + eps), of 19 BatchNorm2d
-inline constexpr Buffer activation_21       = { 21'111'040,     524'288, 21, 34, DType::f32,     131'072};  // (32, 64, 8, 8) output of 21 Conv2d
-inline constexpr Buffer activation_22       = { 20'062'464,     524'288, 22, 31, DType::f32,     131'072};  // (32, 64, 8, 8) output of 22 BatchNorm2d, 24 Add, 25 ReLU
-inline constexpr Buffer batch_statistics_22 = { 22'684'416,         512, 22, 34, DType::f32,         128};  // [128] batch mean, then 1/sqrt(var + eps), of 22 BatchNorm2d
-inline constexpr Buffer activation_23       = { 20'586'752,     524'288, 23, 24, DType::f32,     131'072};  // (32, 64, 8, 8) output of 23 Conv2d
-inline constexpr Buffer activation_26       = { 20'586'752,       8'192, 26, 29, DType::f32,       2'048};  // (32, 64) output of 26 GlobalAvgPool2d
-inline constexpr Buffer activation_27       = { 20'594'944,       1'280, 27, 28, DType::f32,         320};  // (32, 10) output of 27 Linear
-inline constexpr Buffer loss                = { 22'686'208,         128, 28, 57, DType::f32,          32};  // (32), loss per sample
-inline constexpr Buffer predictions         = { 22'686'464,         128, 28, 57, DType::i32,          32};  // (32), predicted class per sample
-inline constexpr Buffer loss_gradient       = { 20'603'136,       1'280, 28, 29, DType::f32,         320};  // (32, 10) d(output), from the loss
-inline constexpr Buffer input_gradient_27   = { 20'594'944,       8'192, 29, 30, DType::f32,       2'048};  // (32, 64) d(input of 27 Linear)
-inline constexpr Buffer input_gradient_26   = { 21'635'328,     524'288, 30, 34, DType::f32,     131'072};  // (32, 64, 8, 8) d(input of 26 GlobalAvgPool2d)
-inline constexpr Buffer input_gradient_23   = { 20'062'464,   1'048'576, 33, 42, DType::f32,     262'144};  // (32, 32, 16, 16) d(input of 23 Conv2d)
-inline constexpr Buffer input_gradient_22   = { 22'159'616,     524'288, 34, 35, DType::f32,     131'072};  // (32, 64, 8, 8) d(input of 22 BatchNorm2d)
-inline constexpr Buffer input_gradient_21   = { 21'111'040,     524'288, 35, 37, DType::f32,     131'072};  // (32, 64, 8, 8) d(input of 21 Conv2d)
-inline constexpr Buffer input_gradient_19   = { 16'392'448,     524'288, 37, 38, DType::f32,     131'072};  // (32, 64, 8, 8) d(input of 19 BatchNorm2d)
-inline constexpr Buffer input_gradient_15   = { 14'819'584,   2'097'152, 41, 49, DType::f32,     524'288};  // (32, 16, 32, 32) d(input of 15 Conv2d)
-inline constexpr Buffer input_gradient_14   = { 21'111'040,   1'048'576, 42, 43, DType::f32,     262'144};  // (32, 32, 16, 16) d(input of 14 BatchNorm2d)
-inline constexpr Buffer input_gradient_13   = { 19'013'888,   1'048'576, 43, 45, DType::f32,     262'144};  // (32, 32, 16, 16) d(input of 13 Conv2d)
-inline constexpr Buffer input_gradient_11   = { 17'965'312,   1'048'576, 45, 46, DType::f32,     262'144};  // (32, 32, 16, 16) d(input of 11 BatchNorm2d)
-inline constexpr Buffer input2_gradient_8   = { 12'722'432,   2'097'152, 48, 55, DType::f32,     524'288};  // (32, 16, 32, 32) d(second input of 8 Add)
-inline constexpr Buffer input_gradient_7    = { 16'916'736,   2'097'152, 49, 50, DType::f32,     524'288};  // (32, 16, 32, 32) d(input of 7 BatchNorm2d)
-inline constexpr Buffer input_gradient_6    = { 10'625'280,   2'097'152, 50, 52, DType::f32,     524'288};  // (32, 16, 32, 32) d(input of 6 Conv2d)
-inline constexpr Buffer input_gradient_4    = {  8'528'128,   2'097'152, 52, 53, DType::f32,     524'288};  // (32, 16, 32, 32) d(input of 4 BatchNorm2d)
-inline constexpr Buffer input_gradient_1    = {  4'333'824,   2'097'152, 55, 56, DType::f32,     524'288};  // (32, 16, 32, 32) d(input of 1 BatchNorm2d)
+inline constexpr Buffer parameters          = {         0,   312'744,  0, 57, DType::f32,  78'186, Role::parameters,          -1};  // [78186], layer by layer
+inline constexpr Buffer non_trainable       = {   312'832,     1'920,  0, 57, DType::f32,     480, Role::non_trainable,       -1};  // [480], each BatchNorm's running mean then running variance, layer by layer
+inline constexpr Buffer gradients           = {   314'880,   312'744,  0, 57, DType::f32,  78'186, Role::gradients,           -1};  // same layout as parameters
+inline constexpr Buffer optimizer_moment1   = {   627'712,   312'744,  0, 57, DType::f32,  78'186, Role::optimizer_moment1,   -1};  // first moment (Adam m), same layout
+inline constexpr Buffer optimizer_moment2   = {   940'544,   312'744,  0, 57, DType::f32,  78'186, Role::optimizer_moment2,   -1};  // second moment (Adam v), same layout
+inline constexpr Buffer input               = { 1'253'376,   393'216,  0, 57, DType::f32,  98'304, Role::input,               -1};  // (32, 3, 32, 32)
+inline constexpr Buffer labels              = { 1'646'592,       128,  0, 57, DType::i32,      32, Role::labels,              -1};  // (32), class per sample
+inline constexpr Buffer workspace           = { 1'646'848,   589'824,  0, 57, DType::f32, 147'456, Role::workspace,           -1};  // scratch (one sample's im2col)
+inline constexpr Buffer activation_0        = { 2'236'672, 2'097'152,  0, 55, DType::f32, 524'288, Role::activation,           0};  // (32, 16, 32, 32) output of 0 Conv2d
+inline constexpr Buffer activation_1        = { 4'333'824, 2'097'152,  1, 54, DType::f32, 524'288, Role::activation,           1};  // (32, 16, 32, 32) output of 1 BatchNorm2d, 2 ReLU
+inline constexpr Buffer batch_statistics_1  = {22'684'928,       128,  1, 55, DType::f32,      32, Role::batch_statistics,     1};  // [32] batch mean, then 1/sqrt(var + eps), of 1 BatchNorm2d
+inline constexpr Buffer activation_3        = { 6'430'976, 2'097'152,  3, 52, DType::f32, 524'288, Role::activation,           3};  // (32, 16, 32, 32) output of 3 Conv2d
+inline constexpr Buffer activation_4        = { 8'528'128, 2'097'152,  4, 51, DType::f32, 524'288, Role::activation,           4};  // (32, 16, 32, 32) output of 4 BatchNorm2d, 5 ReLU
+inline constexpr Buffer batch_statistics_4  = {22'685'184,       128,  4, 52, DType::f32,      32, Role::batch_statistics,     4};  // [32] batch mean, then 1/sqrt(var + eps), of 4 BatchNorm2d
+inline constexpr Buffer activation_6        = {10'625'280, 2'097'152,  6, 49, DType::f32, 524'288, Role::activation,           6};  // (32, 16, 32, 32) output of 6 Conv2d
+inline constexpr Buffer activation_7        = {12'722'432, 2'097'152,  7, 47, DType::f32, 524'288, Role::activation,           7};  // (32, 16, 32, 32) output of 7 BatchNorm2d, 8 Add, 9 ReLU
+inline constexpr Buffer batch_statistics_7  = {22'685'440,       128,  7, 49, DType::f32,      32, Role::batch_statistics,     7};  // [32] batch mean, then 1/sqrt(var + eps), of 7 BatchNorm2d
+inline constexpr Buffer activation_10       = {16'916'736, 1'048'576, 10, 45, DType::f32, 262'144, Role::activation,          10};  // (32, 32, 16, 16) output of 10 Conv2d
+inline constexpr Buffer activation_11       = {17'965'312, 1'048'576, 11, 44, DType::f32, 262'144, Role::activation,          11};  // (32, 32, 16, 16) output of 11 BatchNorm2d, 12 ReLU
+inline constexpr Buffer batch_statistics_11 = {22'685'696,       256, 11, 45, DType::f32,      64, Role::batch_statistics,    11};  // [64] batch mean, then 1/sqrt(var + eps), of 11 BatchNorm2d
+inline constexpr Buffer activation_13       = {19'013'888, 1'048'576, 13, 42, DType::f32, 262'144, Role::activation,          13};  // (32, 32, 16, 16) output of 13 Conv2d
+inline constexpr Buffer activation_14       = {14'819'584, 1'048'576, 14, 39, DType::f32, 262'144, Role::activation,          14};  // (32, 32, 16, 16) output of 14 BatchNorm2d, 16 Add, 17 ReLU
+inline constexpr Buffer batch_statistics_14 = {22'685'952,       256, 14, 42, DType::f32,      64, Role::batch_statistics,    14};  // [64] batch mean, then 1/sqrt(var + eps), of 14 BatchNorm2d
+inline constexpr Buffer activation_15       = {15'868'160, 1'048'576, 15, 16, DType::f32, 262'144, Role::activation,          15};  // (32, 32, 16, 16) output of 15 Conv2d
+inline constexpr Buffer activation_18       = {15'868'160,   524'288, 18, 37, DType::f32, 131'072, Role::activation,          18};  // (32, 64, 8, 8) output of 18 Conv2d
+inline constexpr Buffer activation_19       = {16'392'448,   524'288, 19, 36, DType::f32, 131'072, Role::activation,          19};  // (32, 64, 8, 8) output of 19 BatchNorm2d, 20 ReLU
+inline constexpr Buffer batch_statistics_19 = {22'683'904,       512, 19, 37, DType::f32,     128, Role::batch_statistics,    19};  // [128] batch mean, then 1/sqrt(var + eps), of 19 BatchNorm2d
+inline constexpr Buffer activation_21       = {21'111'040,   524'288, 21, 34, DType::f32, 131'072, Role::activation,          21};  // (32, 64, 8, 8) output of 21 Conv2d
+inline constexpr Buffer activation_22       = {20'062'464,   524'288, 22, 31, DType::f32, 131'072, Role::activation,          22};  // (32, 64, 8, 8) output of 22 BatchNorm2d, 24 Add, 25 ReLU
+inline constexpr Buffer batch_statistics_22 = {22'684'416,       512, 22, 34, DType::f32,     128, Role::batch_statistics,    22};  // [128] batch mean, then 1/sqrt(var + eps), of 22 BatchNorm2d
+inline constexpr Buffer activation_23       = {20'586'752,   524'288, 23, 24, DType::f32, 131'072, Role::activation,          23};  // (32, 64, 8, 8) output of 23 Conv2d
+inline constexpr Buffer activation_26       = {20'586'752,     8'192, 26, 29, DType::f32,   2'048, Role::activation,          26};  // (32, 64) output of 26 GlobalAvgPool2d
+inline constexpr Buffer activation_27       = {20'594'944,     1'280, 27, 28, DType::f32,     320, Role::activation,          27};  // (32, 10) output of 27 Linear
+inline constexpr Buffer loss                = {22'686'208,       128, 28, 57, DType::f32,      32, Role::loss,                -1};  // (32), loss per sample
+inline constexpr Buffer predictions         = {22'686'464,       128, 28, 57, DType::i32,      32, Role::predictions,         -1};  // (32), predicted class per sample
+inline constexpr Buffer loss_gradient       = {20'603'136,     1'280, 28, 29, DType::f32,     320, Role::activation_gradient, 27};  // (32, 10) d(output), from the loss
+inline constexpr Buffer input_gradient_27   = {20'594'944,     8'192, 29, 30, DType::f32,   2'048, Role::activation_gradient, 27};  // (32, 64) d(input of 27 Linear)
+inline constexpr Buffer input_gradient_26   = {21'635'328,   524'288, 30, 34, DType::f32, 131'072, Role::activation_gradient, 26};  // (32, 64, 8, 8) d(input of 26 GlobalAvgPool2d)
+inline constexpr Buffer input_gradient_23   = {20'062'464, 1'048'576, 33, 42, DType::f32, 262'144, Role::activation_gradient, 23};  // (32, 32, 16, 16) d(input of 23 Conv2d)
+inline constexpr Buffer input_gradient_22   = {22'159'616,   524'288, 34, 35, DType::f32, 131'072, Role::activation_gradient, 22};  // (32, 64, 8, 8) d(input of 22 BatchNorm2d)
+inline constexpr Buffer input_gradient_21   = {21'111'040,   524'288, 35, 37, DType::f32, 131'072, Role::activation_gradient, 21};  // (32, 64, 8, 8) d(input of 21 Conv2d)
+inline constexpr Buffer input_gradient_19   = {16'392'448,   524'288, 37, 38, DType::f32, 131'072, Role::activation_gradient, 19};  // (32, 64, 8, 8) d(input of 19 BatchNorm2d)
+inline constexpr Buffer input_gradient_15   = {14'819'584, 2'097'152, 41, 49, DType::f32, 524'288, Role::activation_gradient, 15};  // (32, 16, 32, 32) d(input of 15 Conv2d)
+inline constexpr Buffer input_gradient_14   = {21'111'040, 1'048'576, 42, 43, DType::f32, 262'144, Role::activation_gradient, 14};  // (32, 32, 16, 16) d(input of 14 BatchNorm2d)
+inline constexpr Buffer input_gradient_13   = {19'013'888, 1'048'576, 43, 45, DType::f32, 262'144, Role::activation_gradient, 13};  // (32, 32, 16, 16) d(input of 13 Conv2d)
+inline constexpr Buffer input_gradient_11   = {17'965'312, 1'048'576, 45, 46, DType::f32, 262'144, Role::activation_gradient, 11};  // (32, 32, 16, 16) d(input of 11 BatchNorm2d)
+inline constexpr Buffer input2_gradient_8   = {12'722'432, 2'097'152, 48, 55, DType::f32, 524'288, Role::activation_gradient,  8};  // (32, 16, 32, 32) d(second input of 8 Add)
+inline constexpr Buffer input_gradient_7    = {16'916'736, 2'097'152, 49, 50, DType::f32, 524'288, Role::activation_gradient,  7};  // (32, 16, 32, 32) d(input of 7 BatchNorm2d)
+inline constexpr Buffer input_gradient_6    = {10'625'280, 2'097'152, 50, 52, DType::f32, 524'288, Role::activation_gradient,  6};  // (32, 16, 32, 32) d(input of 6 Conv2d)
+inline constexpr Buffer input_gradient_4    = { 8'528'128, 2'097'152, 52, 53, DType::f32, 524'288, Role::activation_gradient,  4};  // (32, 16, 32, 32) d(input of 4 BatchNorm2d)
+inline constexpr Buffer input_gradient_1    = { 4'333'824, 2'097'152, 55, 56, DType::f32, 524'288, Role::activation_gradient,  1};  // (32, 16, 32, 32) d(input of 1 BatchNorm2d)
 // clang-format on
 // Every buffer, in the plan's order.
 inline constexpr Buffer buffers[] = {parameters,

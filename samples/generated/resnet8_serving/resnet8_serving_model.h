@@ -34,30 +34,55 @@ inline constexpr std::int64_t activations = 196'608;  // peak of the shared regi
 
 // ---- Buffers: `elements` values of `dtype` in bytes [offset, offset + bytes) of the arena
 // (a Dropout's mask: bits packed into u8), alive from first_step to last_step of the
-// schedule; buffers alive at the same step never share a byte. A table, kept in columns.
+// schedule; buffers alive at the same step never share a byte. What each holds (`role`) and
+// the layer that writes it (-1: none). The plan's buffer table, in columns: the analyzer's
+// probe writes the same columns (staticnet/buffer_table.hpp).
 enum class DType : std::uint8_t { f32, f16, bf16, i8, i32, u8, u16, u32 };
+enum class Role : std::uint8_t {
+  parameters,
+  non_trainable,
+  gradients,
+  optimizer_moment1,
+  optimizer_moment2,
+  input,
+  labels,
+  targets,
+  next_batch,
+  workspace,
+  activation,
+  window_index,
+  activation_gradient,
+  loss,
+  predictions,
+  batch_statistics,
+  dropout_mask
+};
 struct Buffer {
-  std::int64_t offset, bytes;
-  int first_step, last_step;
+  std::int64_t offset;
+  std::int64_t bytes;
+  std::int64_t first_step;
+  std::int64_t last_step;
   DType dtype;
   std::int64_t elements;
+  Role role;
+  std::int64_t layer;
 };
 // clang-format off
-inline constexpr Buffer parameters    = {          0,     312'744,  0, 27, DType::f32,      78'186};  // [78186], layer by layer
-inline constexpr Buffer non_trainable = {    312'832,       1'920,  0, 27, DType::f32,         480};  // [480], each BatchNorm's running mean then running variance, layer by layer
-inline constexpr Buffer input         = {    314'880,      12'288,  0, 27, DType::f32,       3'072};  // (1, 3, 32, 32)
-inline constexpr Buffer workspace     = {    327'168,     589'824,  0, 27, DType::f32,     147'456};  // scratch (one sample's im2col)
-inline constexpr Buffer activation_0  = {    916'992,      65'536,  0,  8, DType::f32,      16'384};  // (1, 16, 32, 32) output of 0 Conv2d, 1 BatchNorm2d, 2 ReLU
-inline constexpr Buffer activation_3  = {    982'528,      65'536,  3,  6, DType::f32,      16'384};  // (1, 16, 32, 32) output of 3 Conv2d, 4 BatchNorm2d, 5 ReLU
-inline constexpr Buffer activation_6  = {  1'048'064,      65'536,  6, 15, DType::f32,      16'384};  // (1, 16, 32, 32) output of 6 Conv2d, 7 BatchNorm2d, 8 Add, 9 ReLU
-inline constexpr Buffer activation_10 = {    916'992,      32'768, 10, 13, DType::f32,       8'192};  // (1, 32, 16, 16) output of 10 Conv2d, 11 BatchNorm2d, 12 ReLU
-inline constexpr Buffer activation_13 = {    949'760,      32'768, 13, 23, DType::f32,       8'192};  // (1, 32, 16, 16) output of 13 Conv2d, 14 BatchNorm2d, 16 Add, 17 ReLU
-inline constexpr Buffer activation_15 = {    916'992,      32'768, 15, 16, DType::f32,       8'192};  // (1, 32, 16, 16) output of 15 Conv2d
-inline constexpr Buffer activation_18 = {    916'992,      16'384, 18, 21, DType::f32,       4'096};  // (1, 64, 8, 8) output of 18 Conv2d, 19 BatchNorm2d, 20 ReLU
-inline constexpr Buffer activation_21 = {    933'376,      16'384, 21, 26, DType::f32,       4'096};  // (1, 64, 8, 8) output of 21 Conv2d, 22 BatchNorm2d, 24 Add, 25 ReLU
-inline constexpr Buffer activation_23 = {    916'992,      16'384, 23, 24, DType::f32,       4'096};  // (1, 64, 8, 8) output of 23 Conv2d
-inline constexpr Buffer activation_26 = {    916'992,         256, 26, 27, DType::f32,          64};  // (1, 64) output of 26 GlobalAvgPool2d
-inline constexpr Buffer activation_27 = {    917'248,          40, 27, 27, DType::f32,          10};  // (1, 10) output of 27 Linear
+inline constexpr Buffer parameters    = {        0, 312'744,  0, 27, DType::f32,  78'186, Role::parameters,    -1};  // [78186], layer by layer
+inline constexpr Buffer non_trainable = {  312'832,   1'920,  0, 27, DType::f32,     480, Role::non_trainable, -1};  // [480], each BatchNorm's running mean then running variance, layer by layer
+inline constexpr Buffer input         = {  314'880,  12'288,  0, 27, DType::f32,   3'072, Role::input,         -1};  // (1, 3, 32, 32)
+inline constexpr Buffer workspace     = {  327'168, 589'824,  0, 27, DType::f32, 147'456, Role::workspace,     -1};  // scratch (one sample's im2col)
+inline constexpr Buffer activation_0  = {  916'992,  65'536,  0,  8, DType::f32,  16'384, Role::activation,     0};  // (1, 16, 32, 32) output of 0 Conv2d, 1 BatchNorm2d, 2 ReLU
+inline constexpr Buffer activation_3  = {  982'528,  65'536,  3,  6, DType::f32,  16'384, Role::activation,     3};  // (1, 16, 32, 32) output of 3 Conv2d, 4 BatchNorm2d, 5 ReLU
+inline constexpr Buffer activation_6  = {1'048'064,  65'536,  6, 15, DType::f32,  16'384, Role::activation,     6};  // (1, 16, 32, 32) output of 6 Conv2d, 7 BatchNorm2d, 8 Add, 9 ReLU
+inline constexpr Buffer activation_10 = {  916'992,  32'768, 10, 13, DType::f32,   8'192, Role::activation,    10};  // (1, 32, 16, 16) output of 10 Conv2d, 11 BatchNorm2d, 12 ReLU
+inline constexpr Buffer activation_13 = {  949'760,  32'768, 13, 23, DType::f32,   8'192, Role::activation,    13};  // (1, 32, 16, 16) output of 13 Conv2d, 14 BatchNorm2d, 16 Add, 17 ReLU
+inline constexpr Buffer activation_15 = {  916'992,  32'768, 15, 16, DType::f32,   8'192, Role::activation,    15};  // (1, 32, 16, 16) output of 15 Conv2d
+inline constexpr Buffer activation_18 = {  916'992,  16'384, 18, 21, DType::f32,   4'096, Role::activation,    18};  // (1, 64, 8, 8) output of 18 Conv2d, 19 BatchNorm2d, 20 ReLU
+inline constexpr Buffer activation_21 = {  933'376,  16'384, 21, 26, DType::f32,   4'096, Role::activation,    21};  // (1, 64, 8, 8) output of 21 Conv2d, 22 BatchNorm2d, 24 Add, 25 ReLU
+inline constexpr Buffer activation_23 = {  916'992,  16'384, 23, 24, DType::f32,   4'096, Role::activation,    23};  // (1, 64, 8, 8) output of 23 Conv2d
+inline constexpr Buffer activation_26 = {  916'992,     256, 26, 27, DType::f32,      64, Role::activation,    26};  // (1, 64) output of 26 GlobalAvgPool2d
+inline constexpr Buffer activation_27 = {  917'248,      40, 27, 27, DType::f32,      10, Role::activation,    27};  // (1, 10) output of 27 Linear
 // clang-format on
 // Every buffer, in the plan's order.
 inline constexpr Buffer buffers[] = {parameters,    non_trainable, input,         workspace,

@@ -34,31 +34,56 @@ inline constexpr std::int64_t activations = 19'399'680;  // peak of the shared r
 
 // ---- Buffers: `elements` values of `dtype` in bytes [offset, offset + bytes) of the arena
 // (a Dropout's mask: bits packed into u8), alive from first_step to last_step of the
-// schedule; buffers alive at the same step never share a byte. A table, kept in columns.
+// schedule; buffers alive at the same step never share a byte. What each holds (`role`) and
+// the layer that writes it (-1: none). The plan's buffer table, in columns: the analyzer's
+// probe writes the same columns (staticnet/buffer_table.hpp).
 enum class DType : std::uint8_t { f32, f16, bf16, i8, i32, u8, u16, u32 };
+enum class Role : std::uint8_t {
+  parameters,
+  non_trainable,
+  gradients,
+  optimizer_moment1,
+  optimizer_moment2,
+  input,
+  labels,
+  targets,
+  next_batch,
+  workspace,
+  activation,
+  window_index,
+  activation_gradient,
+  loss,
+  predictions,
+  batch_statistics,
+  dropout_mask
+};
 struct Buffer {
-  std::int64_t offset, bytes;
-  int first_step, last_step;
+  std::int64_t offset;
+  std::int64_t bytes;
+  std::int64_t first_step;
+  std::int64_t last_step;
   DType dtype;
   std::int64_t elements;
+  Role role;
+  std::int64_t layer;
 };
 // clang-format off
-inline constexpr Buffer parameters        = {          0,     165'672,  0, 11, DType::f32,      41'418};  // [41418], layer by layer
-inline constexpr Buffer gradients         = {    165'888,     165'672,  0, 11, DType::f32,      41'418};  // same layout as parameters
-inline constexpr Buffer optimizer_moment1 = {    331'776,     165'672,  0, 11, DType::f32,      41'418};  // first moment (Adam m), same layout
-inline constexpr Buffer optimizer_moment2 = {    497'664,     165'672,  0, 11, DType::f32,      41'418};  // second moment (Adam v), same layout
-inline constexpr Buffer input             = {    663'552,   1'572'864,  0, 11, DType::f32,     393'216};  // (128, 3, 32, 32)
-inline constexpr Buffer labels            = {  2'236'416,         512,  0, 11, DType::i32,         128};  // (128), class per sample
-inline constexpr Buffer workspace         = {  2'236'928,     110'592,  0, 11, DType::f32,      27'648};  // scratch (one sample's im2col)
-inline constexpr Buffer activation_0      = {  2'347'520,   8'388'608,  0,  9, DType::f32,   2'097'152};  // (128, 16, 32, 32) output of 0 Conv2d, 1 ReLU
-inline constexpr Buffer activation_2      = { 10'736'128,   2'097'152,  2,  6, DType::f32,     524'288};  // (128, 16, 16, 16) output of 2 MaxPool2d, 3 Flatten
-inline constexpr Buffer window_index_2    = { 21'221'888,     524'288,  2,  8, DType::u8,      524'288};  // (128, 16, 16, 16) max position in window
-inline constexpr Buffer activation_4      = { 12'833'280,       5'120,  4,  5, DType::f32,       1'280};  // (128, 10) output of 4 Linear
-inline constexpr Buffer loss              = { 21'746'176,         512,  5, 11, DType::f32,         128};  // (128), loss per sample
-inline constexpr Buffer predictions       = { 21'746'688,         512,  5, 11, DType::i32,         128};  // (128), predicted class per sample
-inline constexpr Buffer loss_gradient     = { 12'838'400,       5'120,  5,  6, DType::f32,       1'280};  // (128, 10) d(output), from the loss
-inline constexpr Buffer input_gradient_4  = { 19'124'736,   2'097'152,  6,  8, DType::f32,     524'288};  // (128, 4096) d(input of 4 Linear)
-inline constexpr Buffer input_gradient_2  = { 10'736'128,   8'388'608,  8, 10, DType::f32,   2'097'152};  // (128, 16, 32, 32) d(input of 2 MaxPool2d)
+inline constexpr Buffer parameters        = {         0,   165'672, 0, 11, DType::f32,    41'418, Role::parameters,          -1};  // [41418], layer by layer
+inline constexpr Buffer gradients         = {   165'888,   165'672, 0, 11, DType::f32,    41'418, Role::gradients,           -1};  // same layout as parameters
+inline constexpr Buffer optimizer_moment1 = {   331'776,   165'672, 0, 11, DType::f32,    41'418, Role::optimizer_moment1,   -1};  // first moment (Adam m), same layout
+inline constexpr Buffer optimizer_moment2 = {   497'664,   165'672, 0, 11, DType::f32,    41'418, Role::optimizer_moment2,   -1};  // second moment (Adam v), same layout
+inline constexpr Buffer input             = {   663'552, 1'572'864, 0, 11, DType::f32,   393'216, Role::input,               -1};  // (128, 3, 32, 32)
+inline constexpr Buffer labels            = { 2'236'416,       512, 0, 11, DType::i32,       128, Role::labels,              -1};  // (128), class per sample
+inline constexpr Buffer workspace         = { 2'236'928,   110'592, 0, 11, DType::f32,    27'648, Role::workspace,           -1};  // scratch (one sample's im2col)
+inline constexpr Buffer activation_0      = { 2'347'520, 8'388'608, 0,  9, DType::f32, 2'097'152, Role::activation,           0};  // (128, 16, 32, 32) output of 0 Conv2d, 1 ReLU
+inline constexpr Buffer activation_2      = {10'736'128, 2'097'152, 2,  6, DType::f32,   524'288, Role::activation,           2};  // (128, 16, 16, 16) output of 2 MaxPool2d, 3 Flatten
+inline constexpr Buffer window_index_2    = {21'221'888,   524'288, 2,  8, DType::u8,    524'288, Role::window_index,         2};  // (128, 16, 16, 16) max position in window
+inline constexpr Buffer activation_4      = {12'833'280,     5'120, 4,  5, DType::f32,     1'280, Role::activation,           4};  // (128, 10) output of 4 Linear
+inline constexpr Buffer loss              = {21'746'176,       512, 5, 11, DType::f32,       128, Role::loss,                -1};  // (128), loss per sample
+inline constexpr Buffer predictions       = {21'746'688,       512, 5, 11, DType::i32,       128, Role::predictions,         -1};  // (128), predicted class per sample
+inline constexpr Buffer loss_gradient     = {12'838'400,     5'120, 5,  6, DType::f32,     1'280, Role::activation_gradient,  4};  // (128, 10) d(output), from the loss
+inline constexpr Buffer input_gradient_4  = {19'124'736, 2'097'152, 6,  8, DType::f32,   524'288, Role::activation_gradient,  4};  // (128, 4096) d(input of 4 Linear)
+inline constexpr Buffer input_gradient_2  = {10'736'128, 8'388'608, 8, 10, DType::f32, 2'097'152, Role::activation_gradient,  2};  // (128, 16, 32, 32) d(input of 2 MaxPool2d)
 // clang-format on
 // Every buffer, in the plan's order.
 inline constexpr Buffer buffers[] = {

@@ -1,6 +1,7 @@
 #pragma once
 // The plans a probe printed (include/staticnet/analysis/probe.hpp), read back as values. Every
-// number here was computed by the compiler; nothing is derived in this file.
+// number here was computed by the compiler; nothing is derived in this file (a buffer's region
+// and the bytes it occupies come from the core's Buffer, as in the planner).
 #include <array>
 #include <cstdint>
 #include <stdexcept>
