@@ -1,0 +1,90 @@
+#pragma once
+// bf16 and f16 values as a GPU stores them (the bits of CUDA's __nv_bfloat16 and __half), made
+// from a float by rounding to nearest with ties to even, the IEEE default that CUDA's
+// __float2bfloat16 and __float2half and PyTorch's .to(torch.bfloat16 / torch.float16) use, and
+// turned back into a float exactly. Written once for both backends (STATICNET_HD), so that mixed
+// precision on the CPU stores the GPU's bits and its numerics are tested on every machine.
+//
+// Integer arithmetic only: no floating-point operation whose result a compiler's flags (flushing
+// subnormals to zero, fast math) could change.
+//
+// Beyond the format's range a value rounds to infinity as IEEE says (f16: |x| ≥ 65520, halfway
+// between its largest finite value 65504 and 2^16; bf16: |x| ≥ 2^128 · (1 − 2^-9)); below its
+// normal range it becomes one of the format's subnormals (bf16 has f32's exponent range, so f32's
+// own subnormals round to bf16's). A NaN stays a NaN, quiet, with its sign; its payload is not
+// kept (PyTorch and CUDA do not agree on one either).
+#include <cstdint>
+
+#include "staticnet/kernels/host_device.hpp"
+
+namespace staticnet::kernels {
+
+// The 16 bits of a bf16 or f16 value.
+using LowBits = std::uint16_t;
+
+// x rounded to bf16: the upper half of its f32 bits, rounded to nearest even on the lower half.
+STATICNET_HD LowBits bf16_bits(float x) {
+  const auto u = static_cast<std::uint32_t>(detail::bits_of(x));
+  if ((u & 0x7fff'ffffu) > 0x7f80'0000u)  // NaN: keep the sign, set the quiet bit
+    return static_cast<LowBits>((u >> 16) | 0x0040u);
+  // Adding 0x7fff, plus 1 where the kept half is odd, carries into it exactly when the dropped
+  // half is above one half, or is one half and the kept half is odd. A carry out of the mantissa
+  // raises the exponent, and past the largest finite value gives infinity's bits.
+  return static_cast<LowBits>((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+
+STATICNET_HD float bf16_value(LowBits b) {
+  return detail::float_of(static_cast<std::int32_t>(std::uint32_t{b} << 16));
+}
+
+// x rounded to f16 (1 sign, 5 exponent bits biased by 15, 10 mantissa bits).
+STATICNET_HD LowBits f16_bits(float x) {
+  const auto u = static_cast<std::uint32_t>(detail::bits_of(x));
+  const auto sign = static_cast<std::uint32_t>((u >> 16) & 0x8000u);
+  const std::uint32_t a = u & 0x7fff'ffffu;  // |x|'s bits
+  if (a > 0x7f80'0000u)                      // NaN
+    return static_cast<LowBits>(sign | 0x7e00u);
+  if (a >= 0x477f'f000u)  // |x| ≥ 65520 (or infinite): rounds to infinity
+    return static_cast<LowBits>(sign | 0x7c00u);
+  if (a >= 0x3880'0000u) {  // |x| ≥ 2^-14: a normal f16
+    // Rebias the exponent (127 → 15: subtract 112 << 23), then round away the low 13 bits to
+    // nearest even; a carry out of the mantissa raises the exponent, as it should.
+    const std::uint32_t r = a - 0x3800'0000u;
+    return static_cast<LowBits>(sign | ((r + 0x0fffu + ((r >> 13) & 1u)) >> 13));
+  }
+  if (a <= 0x3300'0000u)  // |x| ≤ 2^-25, half the smallest subnormal: a tie goes to even, 0
+    return static_cast<LowBits>(sign);
+  // A subnormal f16: |x| in units of 2^-24, rounded to nearest even. |x| = m · 2^(e − 150) with
+  // m its 24-bit significand and e its biased exponent (102 to 112 here), so the units are
+  // m >> (126 − e). A result of 0x400 is the smallest normal, correctly encoded.
+  const std::uint32_t m = (a & 0x007f'ffffu) | 0x0080'0000u;
+  const std::uint32_t shift = 126u - (a >> 23);
+  const std::uint32_t units = m >> shift;
+  const std::uint32_t rest = m & ((1u << shift) - 1u), half = 1u << (shift - 1u);
+  const std::uint32_t up = rest > half || (rest == half && (units & 1u)) ? 1u : 0u;
+  return static_cast<LowBits>(sign | (units + up));
+}
+
+STATICNET_HD float f16_value(LowBits h) {
+  const std::uint32_t sign = (std::uint32_t{h} & 0x8000u) << 16;
+  const std::uint32_t exponent = (std::uint32_t{h} >> 10) & 0x1fu;
+  const std::uint32_t mantissa = std::uint32_t{h} & 0x03ffu;
+  std::uint32_t bits;
+  if (exponent == 0x1fu) {  // infinity or NaN
+    bits = sign | 0x7f80'0000u | (mantissa << 13);
+  } else if (exponent != 0) {  // normal: rebias 15 → 127
+    bits = sign | ((exponent + 112u) << 23) | (mantissa << 13);
+  } else if (mantissa == 0) {  // ±0
+    bits = sign;
+  } else {  // subnormal, mantissa · 2^-24: normalise it into an f32 (always normal there)
+    std::uint32_t m = mantissa, e = 113u;  // 2^-14 = 2^(113 − 127), the exponent of 1.0 · 2^-14
+    while ((m & 0x0400u) == 0) {
+      m <<= 1;
+      --e;
+    }
+    bits = sign | (e << 23) | ((m & 0x03ffu) << 13);
+  }
+  return detail::float_of(static_cast<std::int32_t>(bits));
+}
+
+}  // namespace staticnet::kernels
