@@ -5,10 +5,10 @@
 // their ranges; and every one of the 65,536 values of each format back and forth. (PyTorch's
 // autocast fixtures, which mixed-precision training will bring, check the same conversions
 // through the steps they store.)
+#include <bit>
 #include <cfenv>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -19,18 +19,6 @@
 namespace k = staticnet::kernels;
 
 namespace {
-
-float float_of(std::uint32_t bits) {
-  float x;
-  std::memcpy(&x, &bits, sizeof x);
-  return x;
-}
-
-std::uint32_t bits_of(float x) {
-  std::uint32_t bits;
-  std::memcpy(&bits, &x, sizeof bits);
-  return bits;
-}
 
 // A binary format with `mantissa` stored bits, smallest normal exponent `min_exponent` and
 // largest finite value `max_finite`: x rounded to it, to nearest with ties to even, in double.
@@ -81,14 +69,14 @@ std::vector<std::uint32_t> inputs() {
   for (int n = 0; n < 1024; ++n)
     for (double d : {-0x1p-40, 0.0, 0x1p-40}) {
       const float x = static_cast<float>((n + 0.5) * 0x1p-24 + d);
-      bits.push_back(bits_of(x));
+      bits.push_back(std::bit_cast<std::uint32_t>(x));
     }
   for (float x :
        {65504.0f, 65519.99f, 65520.0f, 65536.0f, 0x1.fep127f, 0x1.fefffep127f, 0x1.ffp127f,
         std::numeric_limits<float>::max(), std::numeric_limits<float>::infinity(),
         std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::denorm_min()})
     for (float s : {1.0f, -1.0f})
-      bits.push_back(bits_of(s * x));
+      bits.push_back(std::bit_cast<std::uint32_t>(s * x));
   return bits;
 }
 
@@ -102,7 +90,8 @@ void check_same(float actual, double expected, std::uint32_t input) {
     CHECK(std::isnan(actual));
     return;
   }
-  CHECK(bits_of(actual) == bits_of(static_cast<float>(expected)));
+  CHECK(std::bit_cast<std::uint32_t>(actual) ==
+        std::bit_cast<std::uint32_t>(static_cast<float>(expected)));
 }
 
 }  // namespace
@@ -113,7 +102,7 @@ TEST_CASE("low precision: f32 to bf16 and f16 rounds to nearest even, as arithme
   REQUIRE(all.size() > 1'000'000);
   std::int64_t bf16_wrong = 0, f16_wrong = 0;
   for (std::uint32_t u : all) {
-    const float x = float_of(u);
+    const float x = std::bit_cast<float>(u);
     const float b = k::bf16_value(k::bf16_bits(x));
     const float h = k::f16_value(k::f16_bits(x));
     const double rb = std::isnan(x) ? x : bf16.round(x);
@@ -121,7 +110,8 @@ TEST_CASE("low precision: f32 to bf16 and f16 rounds to nearest even, as arithme
     // Counted first, so that a wrong conversion reports how many, then the first few in full.
     const auto differs = [](float actual, double expected) {
       return std::isnan(expected) ? !std::isnan(actual)
-                                  : bits_of(actual) != bits_of(static_cast<float>(expected));
+                                  : std::bit_cast<std::uint32_t>(actual) !=
+                                        std::bit_cast<std::uint32_t>(static_cast<float>(expected));
     };
     if (differs(b, rb) && ++bf16_wrong <= 3)
       check_same(b, rb, u);
@@ -157,8 +147,8 @@ TEST_CASE("low precision: the formats' edges, by hand") {
   CHECK((k::bf16_bits(std::numeric_limits<float>::quiet_NaN()) & 0x7fc0) == 0x7fc0);
   CHECK((k::f16_bits(-std::numeric_limits<float>::quiet_NaN()) & 0xfe00) == 0xfe00);
   // A signalling NaN stays a NaN: the rounding must not carry its payload into infinity.
-  CHECK(std::isnan(k::bf16_value(k::bf16_bits(float_of(0x7f80'0001u)))));
-  CHECK(std::isnan(k::f16_value(k::f16_bits(float_of(0x7f80'0001u)))));
+  CHECK(std::isnan(k::bf16_value(k::bf16_bits(std::bit_cast<float>(0x7f80'0001u)))));
+  CHECK(std::isnan(k::f16_value(k::f16_bits(std::bit_cast<float>(0x7f80'0001u)))));
 }
 
 TEST_CASE("low precision: every bf16 and f16 value converts to f32 and back unchanged") {

@@ -74,28 +74,12 @@ void CpuKernelEmitter::emit_function(const std::string& name, const std::vector<
                                      const Direction& d, const std::string& body) {
   std::string own, plan, arguments;
   for (const Trailing& t : trailing) {
-    own += ", " + t.type + (t.used ? " " + t.name : "");
-    plan += ", " + t.type + " " + t.name;
-    arguments += (arguments.empty() ? "" : ", ") + t.name;
+    const std::string separator = own.empty() ? "" : ", ";
+    own += separator + t.type + (t.used ? " " + t.name : "");
+    plan += separator + t.type + " " + t.name;
+    arguments += separator + t.name;
   }
-  body_.emit({{"name", name},
-              {"tensors", tensor_parameters(d)},
-              {"own", own},
-              {"plan", plan},
-              {"expects", expectations_comment(d)},
-              {"body", body},
-              {"call", plan_call(name, d, arguments)}},
-             R"(
-    $expects$void $name$($tensors$$own$) {
-      $body$
-    }
-
-    // The same on the plan's buffers:
-    void $name$(std::byte* arena$plan$) {
-      $call$
-    }
-
-  )");
+  write_function_pair(body_, name, d, body, own, plan, arguments);
 }
 
 void CpuKernelEmitter::emit_described(const FusedGroup& g) {

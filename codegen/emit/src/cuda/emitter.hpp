@@ -57,10 +57,6 @@ class CudaKernelEmitter : BackendEmitter {
   // training]): the sections take the libraries, the loss and the update do not.
   void emit_function(const std::string& name, bool takes_libraries, bool takes_training,
                      const Direction& d);
-  // The same with the statements `body`, the parameters `own` after the tensors, `plan` after the
-  // arena, and `arguments`, what the arena's overload passes after the tensors.
-  void emit_function(const std::string& name, const Direction& d, const std::string& body,
-                     const std::string& own, const std::string& plan, const std::string& arguments);
   void emit_loss();
   void emit_update();
   void emit_entry_points();

@@ -87,33 +87,10 @@ std::string device_pass(const MapPass& pass, const std::string& what) {
 void CudaKernelEmitter::emit_function(const std::string& name, bool takes_libraries,
                                       bool takes_training, const Direction& d) {
   const std::string training = takes_training ? ", bool training" : "";
-  emit_function(
-      name, d, device_statements(d, name, false), "cudaStream_t stream" + training,
+  write_function_pair(
+      kernels_, name, d, device_statements(d, name, false), "cudaStream_t stream" + training,
       std::string(takes_libraries ? "const Libraries&, " : "") + "cudaStream_t stream" + training,
       takes_training ? "stream, training" : "stream");
-}
-
-void CudaKernelEmitter::emit_function(const std::string& name, const Direction& d,
-                                      const std::string& body, const std::string& own,
-                                      const std::string& plan, const std::string& arguments) {
-  kernels_.emit({{"name", name},
-                 {"tensors", tensor_parameters(d)},
-                 {"own", own},
-                 {"plan", plan},
-                 {"expects", expectations_comment(d)},
-                 {"body", body},
-                 {"call", plan_call(name, d, arguments)}},
-                R"(
-    $expects$void $name$($tensors$, $own$) {
-      $body$
-    }
-
-    // The same on the plan's buffers:
-    void $name$(std::byte* arena, $plan$) {
-      $call$
-    }
-
-  )");
 }
 
 void CudaKernelEmitter::emit_described(const FusedGroup& g) {

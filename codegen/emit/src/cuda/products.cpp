@@ -172,8 +172,9 @@ void CudaKernelEmitter::emit_product_passes(const FusedGroup& g, bool library_ep
   }
   // Only a pass of ours uses the stream (the libraries' is bound at set-up).
   const std::string stream = launches ? "cudaStream_t stream" : "cudaStream_t /*stream*/";
-  emit_function("forward_" + name, d.forward.direction, forward, "const Libraries& lib, " + stream,
-                "const Libraries& lib, cudaStream_t stream", "lib, stream");
+  write_function_pair(kernels_, "forward_" + name, d.forward.direction, forward,
+                      "const Libraries& lib, " + stream,
+                      "const Libraries& lib, cudaStream_t stream", "lib, stream");
   if (!d.backward)
     return;
 
@@ -186,8 +187,8 @@ void CudaKernelEmitter::emit_product_passes(const FusedGroup& g, bool library_ep
   if (b.input_gradient)
     backward += "\nlib." + b.geometry + ".backward_input(dz, weight, dx, " + scratch +
                 (b.accumulates ? ", /*accumulate=*/true" : "") + ");";
-  emit_function(
-      "backward_" + name, passes, backward,
+  write_function_pair(
+      kernels_, "backward_" + name, passes, backward,
       "const Libraries& lib, " +
           std::string(passes.passes.empty() ? "cudaStream_t /*stream*/" : "cudaStream_t stream"),
       "const Libraries& lib, cudaStream_t stream", "lib, stream");

@@ -73,4 +73,27 @@ std::string axis_parameters(const std::vector<std::string>& axes) {
   return text;
 }
 
+void write_function_pair(Printer& out, const std::string& name, const Direction& d,
+                         const std::string& body, const std::string& own, const std::string& plan,
+                         const std::string& arguments) {
+  out.emit({{"name", name},
+            {"tensors", tensor_parameters(d)},
+            {"own", own},
+            {"plan", plan},
+            {"expects", expectations_comment(d)},
+            {"body", body},
+            {"call", plan_call(name, d, arguments)}},
+           R"(
+    $expects$void $name$($tensors$, $own$) {
+      $body$
+    }
+
+    // The same on the plan's buffers:
+    void $name$(std::byte* arena, $plan$) {
+      $call$
+    }
+
+  )");
+}
+
 }  // namespace staticnet::codegen

@@ -215,6 +215,17 @@ std::string tensor_parameters(const Direction& d);
 // The call that runs `function` on the plan's buffers: each tensor's pointer, with its note, then
 // `trailing` ("pool"). The body of the overload that takes the arena.
 std::string plan_call(const std::string& function, const Direction& d, const std::string& trailing);
+// Writes the function over a direction's tensors that runs `body`, and the overload that calls
+// it on the plan's buffers:
+//   // Expects ...                               (expectations_comment)
+//   void name(<tensors>, <own>) { <body> }
+//   // The same on the plan's buffers:
+//   void name(std::byte* arena, <plan>) { name(<the plan's pointers>, <arguments>); }
+// `own` and `plan` are the parameters after the tensors and after the arena ("c::ThreadPool&
+// pool"), `arguments` what the second passes on after the pointers ("pool").
+void write_function_pair(Printer& out, const std::string& name, const Direction& d,
+                         const std::string& body, const std::string& own, const std::string& plan,
+                         const std::string& arguments);
 // "// Expects y to be x ...\n": the lines above the function over the tensors, or "" where it
 // expects nothing.
 std::string expectations_comment(const Direction& d);
