@@ -173,3 +173,20 @@ TEST_CASE("low precision: every bf16 and f16 value converts to f32 and back unch
     }
   }
 }
+
+TEST_CASE("low precision: the element types store and load through the same conversions") {
+  for (float x : {1.0f + 0x1p-8f, -3.14159f, 65520.0f, 0x1p-25f, 1e-30f, 0.0f}) {
+    CAPTURE(x);
+    CHECK(k::from_float<k::BF16>(x).bits == k::bf16_bits(x));
+    CHECK(k::from_float<k::F16>(x).bits == k::f16_bits(x));
+    CHECK(std::bit_cast<std::uint32_t>(k::to_float(k::from_float<k::BF16>(x))) ==
+          std::bit_cast<std::uint32_t>(k::bf16_value(k::bf16_bits(x))));
+    CHECK(std::bit_cast<std::uint32_t>(k::to_float(k::from_float<k::F16>(x))) ==
+          std::bit_cast<std::uint32_t>(k::f16_value(k::f16_bits(x))));
+    CHECK(k::to_float(k::from_float<float>(x)) == x);
+  }
+  // Values a user sees: 1 + 2^-8 is stored as 1 in bf16 (a tie, to even), π as 3.140625.
+  CHECK(k::to_float(k::from_float<k::BF16>(1.0f + 0x1p-8f)) == 1.0f);
+  CHECK(k::to_float(k::from_float<k::BF16>(3.14159265f)) == 3.140625f);
+  CHECK(k::to_float(k::from_float<k::F16>(3.14159265f)) == 3.140625f);
+}

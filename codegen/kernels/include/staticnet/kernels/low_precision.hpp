@@ -14,6 +14,7 @@
 // own subnormals round to bf16's). A NaN stays a NaN, quiet, with its sign; its payload is not
 // kept (PyTorch and CUDA do not agree on one either).
 #include <cstdint>
+#include <type_traits>
 
 #include "staticnet/kernels/host_device.hpp"
 
@@ -85,6 +86,40 @@ STATICNET_HD float f16_value(LowBits h) {
     bits = sign | (e << 23) | ((m & 0x03ffu) << 13);
   }
   return detail::float_of(static_cast<std::int32_t>(bits));
+}
+
+// The two formats as element types, so that a body templated on what it loads and stores picks
+// the conversion by type (a bare 16-bit integer could be either). Each is its 16 bits, the
+// layout of CUDA's __nv_bfloat16 and __half, which the libraries read.
+struct BF16 {
+  LowBits bits;
+};
+struct F16 {
+  LowBits bits;
+};
+static_assert(sizeof(BF16) == 2 && sizeof(F16) == 2);
+
+// An element as the float the arithmetic runs in, and a float stored as element type T (float,
+// BF16 or F16): the loads and stores of a body that keeps its tensors in any of them.
+STATICNET_HD float to_float(float x) {
+  return x;
+}
+STATICNET_HD float to_float(BF16 x) {
+  return bf16_value(x.bits);
+}
+STATICNET_HD float to_float(F16 x) {
+  return f16_value(x.bits);
+}
+template <class T>
+STATICNET_HD T from_float(float x) {
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, BF16> || std::is_same_v<T, F16>,
+                "staticnet: an element is stored as float, BF16 or F16");
+  if constexpr (std::is_same_v<T, BF16>)
+    return BF16{bf16_bits(x)};
+  else if constexpr (std::is_same_v<T, F16>)
+    return F16{f16_bits(x)};
+  else
+    return x;
 }
 
 }  // namespace staticnet::kernels
