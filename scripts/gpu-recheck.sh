@@ -37,9 +37,11 @@ for model in simple_cnn lenet5 resnet8 ds_cnn mobilenet_v1 fc_autoencoder simple
 done
 wait "${jobs[@]}"
 # What a job's own `timeout` left running (a test case, compute-sanitizer) ends before timing.
+# The patterns name this run's programs only ($bin's, under compute-sanitizer or not).
+escaped=$(printf '%s' "$bin" | sed 's/[][\\.*^$()+?{}|]/\\&/g')
 for signal in TERM KILL; do
-  pkill "-$signal" -f "^$bin/" || true
-  pkill "-$signal" -f '^[^ ]*compute-sanitizer ' || true
+  pkill "-$signal" -f "^$escaped/" || true
+  pkill "-$signal" -f "^[^ ]*compute-sanitizer .*$escaped/" || true
   sleep 2
 done
 echo "phase 1 took $(($(date +%s) - start)) s" | tee "$out/phases.txt"

@@ -23,7 +23,7 @@ inline constexpr const char* last_step = "last_step";    // schedule that access
 inline constexpr const char* dtype = "dtype";            // of its values (a bit mask's: u8)
 inline constexpr const char* elements = "elements";
 inline constexpr const char* role = "role";    // what it holds (BufferRole)
-inline constexpr const char* layer = "layer";  // the layer that writes it, or -1
+inline constexpr const char* layer = "layer";  // the layer it belongs to, or -1
 }  // namespace buffer_column
 
 // visit(name, value) for each column of b, in the table's order. `value` is an std::int64_t, a

@@ -7,6 +7,7 @@ namespace staticnet {
 
 // Appended to, never reordered: checkpoints and NAME_model.h name the values.
 enum class DType : std::uint8_t { f32, f16, bf16, i8, i32, u8, u16, u32 };
+// The dtypes, counted up to the last one (tests/core check that every named dtype is counted).
 inline constexpr int dtype_count = static_cast<int>(DType::u32) + 1;
 
 inline constexpr DType f32 = DType::f32;

@@ -68,6 +68,7 @@ enum class BufferRole : std::uint8_t {
   dropout_mask,         // Dropout: one bit per element, 1 where the element was kept
   // (The activation region's roles are the last ones; in_activation_region relies on it.)
 };
+// The roles, counted up to the last one (tests/core check that every named role is counted).
 inline constexpr int buffer_role_count = static_cast<int>(BufferRole::dropout_mask) + 1;
 
 // The activation region's roles come first: a plan has a few persistent buffers and thousands
@@ -182,7 +183,7 @@ constexpr const char* name_of(BufferRole r) {
 struct Buffer {
   BufferRole role = BufferRole::activation;
   DType dtype = DType::f32;     // of its values (a bit mask's: u8, its bytes)
-  std::int64_t layer = -1;      // the layer that writes it, or -1
+  std::int64_t layer = -1;      // the layer it belongs to (its output or a gradient), or -1
   std::int64_t size = 0;        // bytes_of(dtype, its elements); it occupies align_up(size)
   std::int64_t offset = 0;      // from the start of the arena, a multiple of 256
   std::int64_t first_step = 0;  // the first and last step that access it (persistent: all)

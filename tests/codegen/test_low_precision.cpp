@@ -65,12 +65,12 @@ std::vector<std::uint32_t> inputs() {
           if (m >= 0 && m < (std::int64_t{1} << 23))
             bits.push_back((e << 23) | static_cast<std::uint32_t>(m));
         }
-  // f16's subnormal ties: n + 1/2 units of 2^-24, and beside them.
-  for (int n = 0; n < 1024; ++n)
-    for (double d : {-0x1p-40, 0.0, 0x1p-40}) {
-      const float x = static_cast<float>((n + 0.5) * 0x1p-24 + d);
+  // f16's subnormal ties, n + 1/2 units of 2^-24 (exact in f32), and the floats either side.
+  for (int n = 0; n < 1024; ++n) {
+    const auto tie = static_cast<float>((n + 0.5) * 0x1p-24);
+    for (float x : {std::nextafter(tie, 0.0f), tie, std::nextafter(tie, 1.0f)})
       bits.push_back(std::bit_cast<std::uint32_t>(x));
-    }
+  }
   for (float x :
        {65504.0f, 65519.99f, 65520.0f, 65536.0f, 0x1.fep127f, 0x1.fefffep127f, 0x1.ffp127f,
         std::numeric_limits<float>::max(), std::numeric_limits<float>::infinity(),

@@ -2,6 +2,7 @@
 // beside it, from the rules documented in layers.hpp, graph.hpp and plan.hpp.
 #include <doctest/doctest.h>
 
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -51,6 +52,18 @@ TEST_CASE("counts print with thousands separators, bytes with a binary scale bes
   // 21,747,200 / 1,048,576 = 20.7397... MiB; 78,592 / 1,024 = 76.75 KiB.
   CHECK(sn::to_string(sn::Bytes{21747200}) == "21,747,200 B (20.74 MiB)");
   CHECK(sn::to_string(sn::Bytes{78592}) == "78,592 B (76.75 KiB)");
+}
+
+TEST_CASE("every named buffer role and dtype is counted, as the buffer table's readers expect") {
+  // NAME_model.h's enums and the analyzer's reading of the probe list the values 0 to the count;
+  // a value added past the last counted one would be missing there.
+  for (int i = 0; i < 256; ++i) {
+    CAPTURE(i);
+    CHECK((std::string_view(sn::name_of(static_cast<sn::BufferRole>(i))) != "?") ==
+          (i < sn::buffer_role_count));
+    CHECK((std::string_view(sn::name_of(static_cast<sn::DType>(i))) != "?") ==
+          (i < sn::dtype_count));
+  }
 }
 
 TEST_CASE("layer options come in any order, with PyTorch's defaults") {

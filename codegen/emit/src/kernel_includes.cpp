@@ -32,7 +32,7 @@ const std::vector<HeaderNames>& headers() {
         "batch_norm_backward_input_row", "fold_batch_norm"}},
       {"staticnet/kernels/bias_activation.hpp",
        "k::",
-       {"BiasAlong", "bias_activation_forward", "activation_backward_2d", "bias_channel_block",
+       {"BiasAlong", "bias_activation_forward", "activation_backward_2d",
         "bias_gradient_channel_block", "bias_gradient_channel_range", "bias_gradient_channels",
         "bias_gradient_feature_range", "bias_gradient_features"}},
       {"staticnet/kernels/dropout.hpp",

@@ -204,7 +204,7 @@ void emit_buffers(Printer& p, const ModelView& model) {
     // ---- Buffers: `elements` values of `dtype` in bytes [offset, offset + bytes) of the arena
     // (a Dropout's mask: bits packed into u8), alive from first_step to last_step of the
     // schedule; buffers alive at the same step never share a byte. What each holds (`role`) and
-    // the layer that writes it (-1: none). The plan's buffer table, in columns: the analyzer's
+    // the layer it belongs to (its output or a gradient of it; -1: none). The plan's buffer table, in columns: the analyzer's
     // probe writes the same columns (staticnet/buffer_table.hpp).
     $dtypes$
     $roles$

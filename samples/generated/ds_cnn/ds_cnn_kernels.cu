@@ -103,12 +103,15 @@ constexpr k::Conv2dGeometry conv_0{.batch = 100,
                                    .pad_w = 1,
                                    .groups = 1};
 
-void forward_layer_0(const float* x, const float* weight, const float* bias, float* y,
-                     cudaStream_t stream) {
+void forward_layer_0(const float* __restrict__ x, const float* __restrict__ weight,
+                     const float* __restrict__ bias, float* __restrict__ y, cudaStream_t stream) {
   // Each output: its window's weighted sum plus the bias.
-  g::for_each<800'000>(stream, "forward_layer_0", [=] __device__(index_t i) {
-    k::grouped_conv_forward<conv_0, true>(i, x, weight, bias, y);
-  });
+  g::for_each<800'000>(
+      stream, "forward_layer_0",
+      [] __device__(index_t i, const float* x, const float* weight, const float* bias, float* y) {
+        k::grouped_conv_forward<conv_0, true>(i, x, weight, bias, y);
+      },
+      x, weight, bias, y);
 }
 
 // The same on the plan's buffers:
@@ -120,16 +123,22 @@ void forward_layer_0(std::byte* arena, const Libraries&, cudaStream_t stream) {
                   stream);
 }
 
-void backward_layer_0(const float* x, const float* dy, float* dweight, float* dbias,
-                      cudaStream_t stream) {
+void backward_layer_0(const float* __restrict__ x, const float* __restrict__ dy,
+                      float* __restrict__ dweight, float* __restrict__ dbias, cudaStream_t stream) {
   // Each weight: Σ over samples and output positions of dy · x.
-  g::for_each_block<2'560>(stream, "backward_layer_0 (pass 1)", [=] __device__(index_t e) {
-    g::per_block::grouped_conv_backward_weight<conv_0>(e, x, dy, dweight);
-  });
+  g::for_each_block<2'560>(
+      stream, "backward_layer_0 (pass 1)",
+      [] __device__(index_t e, const float* x, const float* dy, float* dweight) {
+        g::per_block::grouped_conv_backward_weight<conv_0>(e, x, dy, dweight);
+      },
+      x, dy, dweight);
   // Each channel: Σ over samples and positions of dy.
-  g::for_each_block<64>(stream, "backward_layer_0 (pass 2)", [=] __device__(index_t c) {
-    g::per_block::bias_gradient_channels<100, 64, 125>(c, dy, dbias);
-  });
+  g::for_each_block<64>(
+      stream, "backward_layer_0 (pass 2)",
+      [] __device__(index_t c, const float* dy, float* dbias) {
+        g::per_block::bias_gradient_channels<100, 64, 125>(c, dy, dbias);
+      },
+      dy, dbias);
 }
 
 // The same on the plan's buffers:
@@ -160,23 +169,36 @@ constexpr k::BatchNormGeometry norm_1{.batch = 100,
                                       .epsilon = 0.00100000005f,
                                       .momentum = 0.00999999978f};
 
-void forward_layers_1_2(const float* x, const float* gamma, const float* beta, float* running,
-                        float* y, float* stats, cudaStream_t stream, bool training) {
+void forward_layers_1_2(const float* __restrict__ x, const float* __restrict__ gamma,
+                        const float* __restrict__ beta, float* __restrict__ running,
+                        float* __restrict__ y, float* __restrict__ stats, cudaStream_t stream,
+                        bool training) {
   if (!training) {  // evaluation
     // Each element: normalised by the running statistics, then the ReLU.
-    g::for_each<800'000>(stream, "forward_layers_1_2 (evaluation)", [=] __device__(index_t i) {
-      k::batch_norm_inference<norm_1, k::ReLU>(i, x, running, gamma, beta, y);
-    });
+    g::for_each<800'000>(
+        stream, "forward_layers_1_2 (evaluation)",
+        [] __device__(index_t i, const float* x, const float* gamma, const float* beta,
+                      float* running, float* y) {
+          k::batch_norm_inference<norm_1, k::ReLU>(i, x, running, gamma, beta, y);
+        },
+        x, gamma, beta, running, y);
     return;
   }
   // Per channel: the batch mean and 1/√(var + ε), and the running statistics' update.
-  g::for_each_block<64>(stream, "forward_layers_1_2 (pass 1)", [=] __device__(index_t c) {
-    g::per_block::batch_norm_statistics<norm_1>(c, x, stats, running);
-  });
+  g::for_each_block<64>(
+      stream, "forward_layers_1_2 (pass 1)",
+      [] __device__(index_t c, const float* x, float* running, float* stats) {
+        g::per_block::batch_norm_statistics<norm_1>(c, x, stats, running);
+      },
+      x, running, stats);
   // Each element: normalised by its channel's batch statistics, then the ReLU.
-  g::for_each<800'000>(stream, "forward_layers_1_2 (pass 2)", [=] __device__(index_t i) {
-    k::batch_norm_forward<norm_1, k::ReLU>(i, x, stats, gamma, beta, y);
-  });
+  g::for_each<800'000>(
+      stream, "forward_layers_1_2 (pass 2)",
+      [] __device__(index_t i, const float* x, const float* gamma, const float* beta, float* y,
+                    float* stats) {
+        k::batch_norm_forward<norm_1, k::ReLU>(i, x, stats, gamma, beta, y);
+      },
+      x, gamma, beta, y, stats);
 }
 
 // The same on the plan's buffers:
@@ -190,17 +212,26 @@ void forward_layers_1_2(std::byte* arena, const Libraries&, cudaStream_t stream,
                      stream, training);
 }
 
-void backward_layers_1_2(const float* x, const float* stats, const float* gamma, float* dy,
-                         float* dgamma, float* dbeta, const float* y, float* dx,
-                         cudaStream_t stream) {
+void backward_layers_1_2(const float* __restrict__ x, const float* __restrict__ stats,
+                         const float* __restrict__ gamma, float* __restrict__ dy,
+                         float* __restrict__ dgamma, float* __restrict__ dbeta, const float* y,
+                         float* dx, cudaStream_t stream) {
   // Per channel: d = ReLU'(y)·dy (left in dy), Σd into dβ and Σ d·x̂ into dγ.
-  g::for_each_block<64>(stream, "backward_layers_1_2 (pass 1)", [=] __device__(index_t c) {
-    g::per_block::batch_norm_backward_sums<norm_1, k::ReLU>(c, x, y, stats, dy, dgamma, dbeta);
-  });
+  g::for_each_block<64>(
+      stream, "backward_layers_1_2 (pass 1)",
+      [] __device__(index_t c, const float* x, const float* stats, float* dy, float* dgamma,
+                    float* dbeta, const float* y) {
+        g::per_block::batch_norm_backward_sums<norm_1, k::ReLU>(c, x, y, stats, dy, dgamma, dbeta);
+      },
+      x, stats, dy, dgamma, dbeta, y);
   // Each element: dx from d and its channel's two sums.
-  g::for_each<800'000>(stream, "backward_layers_1_2 (pass 2)", [=] __device__(index_t i) {
-    k::batch_norm_backward_input<norm_1, false>(i, x, stats, gamma, dy, dgamma, dbeta, dx);
-  });
+  g::for_each<800'000>(
+      stream, "backward_layers_1_2 (pass 2)",
+      [] __device__(index_t i, const float* x, const float* stats, const float* gamma, float* dy,
+                    float* dgamma, float* dbeta, float* dx) {
+        k::batch_norm_backward_input<norm_1, false>(i, x, stats, gamma, dy, dgamma, dbeta, dx);
+      },
+      x, stats, gamma, dy, dgamma, dbeta, dx);
 }
 
 // The same on the plan's buffers:
@@ -228,18 +259,22 @@ void backward_layers_1_2(std::byte* arena, const Libraries&, cudaStream_t stream
 
 using dropout_3 = k::DropoutGeometry<20, 100, 800'000>;
 
-void forward_layer_3(const float* x, float* y, k::MaskByte* mask, cudaStream_t stream,
-                     bool training) {
+void forward_layer_3(const float* __restrict__ x, float* __restrict__ y,
+                     k::MaskByte* __restrict__ mask, cudaStream_t stream, bool training) {
   if (!training) {  // evaluation: the identity
     g::check(cudaMemcpyAsync(y, x, 3'200'000, cudaMemcpyDeviceToDevice, stream),
              "dropout_3's identity");
     return;
   }
   // Each mask byte: draws its 8 elements' bits and scales the kept ones.
-  g::for_each<100'000>(stream, "forward_layer_3", [=] __device__(index_t b) {
-    const std::uint64_t key = k::dropout_key(optimizer_constants.seed, optimizer_constants.step, 3);
-    k::dropout_forward<dropout_3>(b, key, x, y, mask);
-  });
+  g::for_each<100'000>(
+      stream, "forward_layer_3",
+      [] __device__(index_t b, const float* x, float* y, k::MaskByte* mask) {
+        const std::uint64_t key =
+            k::dropout_key(optimizer_constants.seed, optimizer_constants.step, 3);
+        k::dropout_forward<dropout_3>(b, key, x, y, mask);
+      },
+      x, y, mask);
 }
 
 // The same on the plan's buffers:
@@ -250,11 +285,15 @@ void forward_layer_3(std::byte* arena, const Libraries&, cudaStream_t stream, bo
                   stream, training);
 }
 
-void backward_layer_3(const k::MaskByte* mask, const float* dy, float* dx, cudaStream_t stream) {
+void backward_layer_3(const k::MaskByte* __restrict__ mask, const float* __restrict__ dy,
+                      float* __restrict__ dx, cudaStream_t stream) {
   // Each mask byte: dx = keep ? dy · scale : 0 for its 8 elements.
-  g::for_each<100'000>(stream, "backward_layer_3", [=] __device__(index_t b) {
-    k::dropout_backward_byte<dropout_3, false>(b, mask, dy, dx);
-  });
+  g::for_each<100'000>(
+      stream, "backward_layer_3",
+      [] __device__(index_t b, const k::MaskByte* mask, const float* dy, float* dx) {
+        k::dropout_backward_byte<dropout_3, false>(b, mask, dy, dx);
+      },
+      mask, dy, dx);
 }
 
 // The same on the plan's buffers:
@@ -288,12 +327,15 @@ constexpr k::Conv2dGeometry conv_4{.batch = 100,
                                    .pad_w = 1,
                                    .groups = 64};
 
-void forward_layer_4(const float* x, const float* weight, const float* bias, float* y,
-                     cudaStream_t stream) {
+void forward_layer_4(const float* __restrict__ x, const float* __restrict__ weight,
+                     const float* __restrict__ bias, float* __restrict__ y, cudaStream_t stream) {
   // Each output: its window's weighted sum plus the bias.
-  g::for_each<800'000>(stream, "forward_layer_4", [=] __device__(index_t i) {
-    k::grouped_conv_forward<conv_4, true>(i, x, weight, bias, y);
-  });
+  g::for_each<800'000>(
+      stream, "forward_layer_4",
+      [] __device__(index_t i, const float* x, const float* weight, const float* bias, float* y) {
+        k::grouped_conv_forward<conv_4, true>(i, x, weight, bias, y);
+      },
+      x, weight, bias, y);
 }
 
 // The same on the plan's buffers:
@@ -305,20 +347,31 @@ void forward_layer_4(std::byte* arena, const Libraries&, cudaStream_t stream) {
                   stream);
 }
 
-void backward_layer_4(const float* x, const float* dy, float* dweight, float* dbias,
-                      const float* weight, float* dx, cudaStream_t stream) {
+void backward_layer_4(const float* __restrict__ x, const float* __restrict__ dy,
+                      float* __restrict__ dweight, float* __restrict__ dbias,
+                      const float* __restrict__ weight, float* __restrict__ dx,
+                      cudaStream_t stream) {
   // Each weight: Σ over samples and output positions of dy · x.
-  g::for_each_block<576>(stream, "backward_layer_4 (pass 1)", [=] __device__(index_t e) {
-    g::per_block::grouped_conv_backward_weight<conv_4>(e, x, dy, dweight);
-  });
+  g::for_each_block<576>(
+      stream, "backward_layer_4 (pass 1)",
+      [] __device__(index_t e, const float* x, const float* dy, float* dweight) {
+        g::per_block::grouped_conv_backward_weight<conv_4>(e, x, dy, dweight);
+      },
+      x, dy, dweight);
   // Each channel: Σ over samples and positions of dy.
-  g::for_each_block<64>(stream, "backward_layer_4 (pass 2)", [=] __device__(index_t c) {
-    g::per_block::bias_gradient_channels<100, 64, 125>(c, dy, dbias);
-  });
+  g::for_each_block<64>(
+      stream, "backward_layer_4 (pass 2)",
+      [] __device__(index_t c, const float* dy, float* dbias) {
+        g::per_block::bias_gradient_channels<100, 64, 125>(c, dy, dbias);
+      },
+      dy, dbias);
   // Each input element gathers dy · w from the outputs that read it.
-  g::for_each<800'000>(stream, "backward_layer_4 (pass 3)", [=] __device__(index_t i) {
-    k::grouped_conv_backward_input<conv_4, false>(i, dy, weight, dx);
-  });
+  g::for_each<800'000>(
+      stream, "backward_layer_4 (pass 3)",
+      [] __device__(index_t i, const float* dy, const float* weight, float* dx) {
+        k::grouped_conv_backward_input<conv_4, false>(i, dy, weight, dx);
+      },
+      dy, weight, dx);
 }
 
 // The same on the plan's buffers:
@@ -351,23 +404,36 @@ constexpr k::BatchNormGeometry norm_5{.batch = 100,
                                       .epsilon = 0.00100000005f,
                                       .momentum = 0.00999999978f};
 
-void forward_layers_5_6(const float* x, const float* gamma, const float* beta, float* running,
-                        float* y, float* stats, cudaStream_t stream, bool training) {
+void forward_layers_5_6(const float* __restrict__ x, const float* __restrict__ gamma,
+                        const float* __restrict__ beta, float* __restrict__ running,
+                        float* __restrict__ y, float* __restrict__ stats, cudaStream_t stream,
+                        bool training) {
   if (!training) {  // evaluation
     // Each element: normalised by the running statistics, then the ReLU.
-    g::for_each<800'000>(stream, "forward_layers_5_6 (evaluation)", [=] __device__(index_t i) {
-      k::batch_norm_inference<norm_5, k::ReLU>(i, x, running, gamma, beta, y);
-    });
+    g::for_each<800'000>(
+        stream, "forward_layers_5_6 (evaluation)",
+        [] __device__(index_t i, const float* x, const float* gamma, const float* beta,
+                      float* running, float* y) {
+          k::batch_norm_inference<norm_5, k::ReLU>(i, x, running, gamma, beta, y);
+        },
+        x, gamma, beta, running, y);
     return;
   }
   // Per channel: the batch mean and 1/√(var + ε), and the running statistics' update.
-  g::for_each_block<64>(stream, "forward_layers_5_6 (pass 1)", [=] __device__(index_t c) {
-    g::per_block::batch_norm_statistics<norm_5>(c, x, stats, running);
-  });
+  g::for_each_block<64>(
+      stream, "forward_layers_5_6 (pass 1)",
+      [] __device__(index_t c, const float* x, float* running, float* stats) {
+        g::per_block::batch_norm_statistics<norm_5>(c, x, stats, running);
+      },
+      x, running, stats);
   // Each element: normalised by its channel's batch statistics, then the ReLU.
-  g::for_each<800'000>(stream, "forward_layers_5_6 (pass 2)", [=] __device__(index_t i) {
-    k::batch_norm_forward<norm_5, k::ReLU>(i, x, stats, gamma, beta, y);
-  });
+  g::for_each<800'000>(
+      stream, "forward_layers_5_6 (pass 2)",
+      [] __device__(index_t i, const float* x, const float* gamma, const float* beta, float* y,
+                    float* stats) {
+        k::batch_norm_forward<norm_5, k::ReLU>(i, x, stats, gamma, beta, y);
+      },
+      x, gamma, beta, y, stats);
 }
 
 // The same on the plan's buffers:
@@ -381,17 +447,26 @@ void forward_layers_5_6(std::byte* arena, const Libraries&, cudaStream_t stream,
                      stream, training);
 }
 
-void backward_layers_5_6(const float* x, const float* stats, const float* gamma, float* dy,
-                         float* dgamma, float* dbeta, const float* y, float* dx,
-                         cudaStream_t stream) {
+void backward_layers_5_6(const float* __restrict__ x, const float* __restrict__ stats,
+                         const float* __restrict__ gamma, float* __restrict__ dy,
+                         float* __restrict__ dgamma, float* __restrict__ dbeta, const float* y,
+                         float* dx, cudaStream_t stream) {
   // Per channel: d = ReLU'(y)·dy (left in dy), Σd into dβ and Σ d·x̂ into dγ.
-  g::for_each_block<64>(stream, "backward_layers_5_6 (pass 1)", [=] __device__(index_t c) {
-    g::per_block::batch_norm_backward_sums<norm_5, k::ReLU>(c, x, y, stats, dy, dgamma, dbeta);
-  });
+  g::for_each_block<64>(
+      stream, "backward_layers_5_6 (pass 1)",
+      [] __device__(index_t c, const float* x, const float* stats, float* dy, float* dgamma,
+                    float* dbeta, const float* y) {
+        g::per_block::batch_norm_backward_sums<norm_5, k::ReLU>(c, x, y, stats, dy, dgamma, dbeta);
+      },
+      x, stats, dy, dgamma, dbeta, y);
   // Each element: dx from d and its channel's two sums.
-  g::for_each<800'000>(stream, "backward_layers_5_6 (pass 2)", [=] __device__(index_t i) {
-    k::batch_norm_backward_input<norm_5, false>(i, x, stats, gamma, dy, dgamma, dbeta, dx);
-  });
+  g::for_each<800'000>(
+      stream, "backward_layers_5_6 (pass 2)",
+      [] __device__(index_t i, const float* x, const float* stats, const float* gamma, float* dy,
+                    float* dgamma, float* dbeta, float* dx) {
+        k::batch_norm_backward_input<norm_5, false>(i, x, stats, gamma, dy, dgamma, dbeta, dx);
+      },
+      x, stats, gamma, dy, dgamma, dbeta, dx);
 }
 
 // The same on the plan's buffers:
@@ -434,15 +509,19 @@ constexpr k::Conv2dGeometry conv_7_geometry{.batch = 100,
                                             .pad_w = 0};
 
 // Expects workspace to hold 32,000 bytes, the plan's workspace.
-void forward_layer_7(const float* x, const float* weight, const float* bias, float* z,
-                     std::byte* workspace, const Libraries& lib, cudaStream_t stream) {
+void forward_layer_7(const float* __restrict__ x, const float* __restrict__ weight,
+                     const float* __restrict__ bias, float* __restrict__ z,
+                     std::byte* __restrict__ workspace, const Libraries& lib, cudaStream_t stream) {
   lib.conv_7.forward(x, weight, bias, z, workspace);
   if (!lib.conv_7.forward_fused()) {  // cuDNN had no engine for the fused epilogue
     // z += bias, per element.
-    g::for_each_2d<6'400, 125>(stream, "forward_layer_7", [=] __device__(index_t row, index_t p) {
-      k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 64, 125, true>(row, p, z, bias,
-                                                                                 z);
-    });
+    g::for_each_2d<6'400, 125>(
+        stream, "forward_layer_7",
+        [] __device__(index_t row, index_t p, const float* bias, float* z) {
+          k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 64, 125, true>(row, p, z,
+                                                                                     bias, z);
+        },
+        bias, z);
   }
 }
 
@@ -457,8 +536,10 @@ void forward_layer_7(std::byte* arena, const Libraries& lib, cudaStream_t stream
 }
 
 // Expects workspace to hold 32,000 bytes, the plan's workspace.
-void backward_layer_7(const float* x, float* dweight, float* dbias, float* dz, const float* weight,
-                      float* dx, std::byte* workspace, const Libraries& lib,
+void backward_layer_7(const float* __restrict__ x, float* __restrict__ dweight,
+                      float* __restrict__ dbias, float* __restrict__ dz,
+                      const float* __restrict__ weight, float* __restrict__ dx,
+                      std::byte* __restrict__ workspace, const Libraries& lib,
                       cudaStream_t /*stream*/) {
   lib.conv_7.backward_weights(x, dz, dweight, dbias, workspace);
   lib.conv_7.backward_input(dz, weight, dx, workspace);
@@ -495,23 +576,36 @@ constexpr k::BatchNormGeometry norm_8{.batch = 100,
                                       .epsilon = 0.00100000005f,
                                       .momentum = 0.00999999978f};
 
-void forward_layers_8_9(const float* x, const float* gamma, const float* beta, float* running,
-                        float* y, float* stats, cudaStream_t stream, bool training) {
+void forward_layers_8_9(const float* __restrict__ x, const float* __restrict__ gamma,
+                        const float* __restrict__ beta, float* __restrict__ running,
+                        float* __restrict__ y, float* __restrict__ stats, cudaStream_t stream,
+                        bool training) {
   if (!training) {  // evaluation
     // Each element: normalised by the running statistics, then the ReLU.
-    g::for_each<800'000>(stream, "forward_layers_8_9 (evaluation)", [=] __device__(index_t i) {
-      k::batch_norm_inference<norm_8, k::ReLU>(i, x, running, gamma, beta, y);
-    });
+    g::for_each<800'000>(
+        stream, "forward_layers_8_9 (evaluation)",
+        [] __device__(index_t i, const float* x, const float* gamma, const float* beta,
+                      float* running, float* y) {
+          k::batch_norm_inference<norm_8, k::ReLU>(i, x, running, gamma, beta, y);
+        },
+        x, gamma, beta, running, y);
     return;
   }
   // Per channel: the batch mean and 1/√(var + ε), and the running statistics' update.
-  g::for_each_block<64>(stream, "forward_layers_8_9 (pass 1)", [=] __device__(index_t c) {
-    g::per_block::batch_norm_statistics<norm_8>(c, x, stats, running);
-  });
+  g::for_each_block<64>(
+      stream, "forward_layers_8_9 (pass 1)",
+      [] __device__(index_t c, const float* x, float* running, float* stats) {
+        g::per_block::batch_norm_statistics<norm_8>(c, x, stats, running);
+      },
+      x, running, stats);
   // Each element: normalised by its channel's batch statistics, then the ReLU.
-  g::for_each<800'000>(stream, "forward_layers_8_9 (pass 2)", [=] __device__(index_t i) {
-    k::batch_norm_forward<norm_8, k::ReLU>(i, x, stats, gamma, beta, y);
-  });
+  g::for_each<800'000>(
+      stream, "forward_layers_8_9 (pass 2)",
+      [] __device__(index_t i, const float* x, const float* gamma, const float* beta, float* y,
+                    float* stats) {
+        k::batch_norm_forward<norm_8, k::ReLU>(i, x, stats, gamma, beta, y);
+      },
+      x, gamma, beta, y, stats);
 }
 
 // The same on the plan's buffers:
@@ -525,17 +619,26 @@ void forward_layers_8_9(std::byte* arena, const Libraries&, cudaStream_t stream,
                      stream, training);
 }
 
-void backward_layers_8_9(const float* x, const float* stats, const float* gamma, float* dy,
-                         float* dgamma, float* dbeta, const float* y, float* dx,
-                         cudaStream_t stream) {
+void backward_layers_8_9(const float* __restrict__ x, const float* __restrict__ stats,
+                         const float* __restrict__ gamma, float* __restrict__ dy,
+                         float* __restrict__ dgamma, float* __restrict__ dbeta, const float* y,
+                         float* dx, cudaStream_t stream) {
   // Per channel: d = ReLU'(y)·dy (left in dy), Σd into dβ and Σ d·x̂ into dγ.
-  g::for_each_block<64>(stream, "backward_layers_8_9 (pass 1)", [=] __device__(index_t c) {
-    g::per_block::batch_norm_backward_sums<norm_8, k::ReLU>(c, x, y, stats, dy, dgamma, dbeta);
-  });
+  g::for_each_block<64>(
+      stream, "backward_layers_8_9 (pass 1)",
+      [] __device__(index_t c, const float* x, const float* stats, float* dy, float* dgamma,
+                    float* dbeta, const float* y) {
+        g::per_block::batch_norm_backward_sums<norm_8, k::ReLU>(c, x, y, stats, dy, dgamma, dbeta);
+      },
+      x, stats, dy, dgamma, dbeta, y);
   // Each element: dx from d and its channel's two sums.
-  g::for_each<800'000>(stream, "backward_layers_8_9 (pass 2)", [=] __device__(index_t i) {
-    k::batch_norm_backward_input<norm_8, false>(i, x, stats, gamma, dy, dgamma, dbeta, dx);
-  });
+  g::for_each<800'000>(
+      stream, "backward_layers_8_9 (pass 2)",
+      [] __device__(index_t i, const float* x, const float* stats, const float* gamma, float* dy,
+                    float* dgamma, float* dbeta, float* dx) {
+        k::batch_norm_backward_input<norm_8, false>(i, x, stats, gamma, dy, dgamma, dbeta, dx);
+      },
+      x, stats, gamma, dy, dgamma, dbeta, dx);
 }
 
 // The same on the plan's buffers:
@@ -575,12 +678,15 @@ constexpr k::Conv2dGeometry conv_10{.batch = 100,
                                     .pad_w = 1,
                                     .groups = 64};
 
-void forward_layer_10(const float* x, const float* weight, const float* bias, float* y,
-                      cudaStream_t stream) {
+void forward_layer_10(const float* __restrict__ x, const float* __restrict__ weight,
+                      const float* __restrict__ bias, float* __restrict__ y, cudaStream_t stream) {
   // Each output: its window's weighted sum plus the bias.
-  g::for_each<800'000>(stream, "forward_layer_10", [=] __device__(index_t i) {
-    k::grouped_conv_forward<conv_10, true>(i, x, weight, bias, y);
-  });
+  g::for_each<800'000>(
+      stream, "forward_layer_10",
+      [] __device__(index_t i, const float* x, const float* weight, const float* bias, float* y) {
+        k::grouped_conv_forward<conv_10, true>(i, x, weight, bias, y);
+      },
+      x, weight, bias, y);
 }
 
 // The same on the plan's buffers:
@@ -592,20 +698,31 @@ void forward_layer_10(std::byte* arena, const Libraries&, cudaStream_t stream) {
                    stream);
 }
 
-void backward_layer_10(const float* x, const float* dy, float* dweight, float* dbias,
-                       const float* weight, float* dx, cudaStream_t stream) {
+void backward_layer_10(const float* __restrict__ x, const float* __restrict__ dy,
+                       float* __restrict__ dweight, float* __restrict__ dbias,
+                       const float* __restrict__ weight, float* __restrict__ dx,
+                       cudaStream_t stream) {
   // Each weight: Σ over samples and output positions of dy · x.
-  g::for_each_block<576>(stream, "backward_layer_10 (pass 1)", [=] __device__(index_t e) {
-    g::per_block::grouped_conv_backward_weight<conv_10>(e, x, dy, dweight);
-  });
+  g::for_each_block<576>(
+      stream, "backward_layer_10 (pass 1)",
+      [] __device__(index_t e, const float* x, const float* dy, float* dweight) {
+        g::per_block::grouped_conv_backward_weight<conv_10>(e, x, dy, dweight);
+      },
+      x, dy, dweight);
   // Each channel: Σ over samples and positions of dy.
-  g::for_each_block<64>(stream, "backward_layer_10 (pass 2)", [=] __device__(index_t c) {
-    g::per_block::bias_gradient_channels<100, 64, 125>(c, dy, dbias);
-  });
+  g::for_each_block<64>(
+      stream, "backward_layer_10 (pass 2)",
+      [] __device__(index_t c, const float* dy, float* dbias) {
+        g::per_block::bias_gradient_channels<100, 64, 125>(c, dy, dbias);
+      },
+      dy, dbias);
   // Each input element gathers dy · w from the outputs that read it.
-  g::for_each<800'000>(stream, "backward_layer_10 (pass 3)", [=] __device__(index_t i) {
-    k::grouped_conv_backward_input<conv_10, false>(i, dy, weight, dx);
-  });
+  g::for_each<800'000>(
+      stream, "backward_layer_10 (pass 3)",
+      [] __device__(index_t i, const float* dy, const float* weight, float* dx) {
+        k::grouped_conv_backward_input<conv_10, false>(i, dy, weight, dx);
+      },
+      dy, weight, dx);
 }
 
 // The same on the plan's buffers:
@@ -638,23 +755,36 @@ constexpr k::BatchNormGeometry norm_11{.batch = 100,
                                        .epsilon = 0.00100000005f,
                                        .momentum = 0.00999999978f};
 
-void forward_layers_11_12(const float* x, const float* gamma, const float* beta, float* running,
-                          float* y, float* stats, cudaStream_t stream, bool training) {
+void forward_layers_11_12(const float* __restrict__ x, const float* __restrict__ gamma,
+                          const float* __restrict__ beta, float* __restrict__ running,
+                          float* __restrict__ y, float* __restrict__ stats, cudaStream_t stream,
+                          bool training) {
   if (!training) {  // evaluation
     // Each element: normalised by the running statistics, then the ReLU.
-    g::for_each<800'000>(stream, "forward_layers_11_12 (evaluation)", [=] __device__(index_t i) {
-      k::batch_norm_inference<norm_11, k::ReLU>(i, x, running, gamma, beta, y);
-    });
+    g::for_each<800'000>(
+        stream, "forward_layers_11_12 (evaluation)",
+        [] __device__(index_t i, const float* x, const float* gamma, const float* beta,
+                      float* running, float* y) {
+          k::batch_norm_inference<norm_11, k::ReLU>(i, x, running, gamma, beta, y);
+        },
+        x, gamma, beta, running, y);
     return;
   }
   // Per channel: the batch mean and 1/√(var + ε), and the running statistics' update.
-  g::for_each_block<64>(stream, "forward_layers_11_12 (pass 1)", [=] __device__(index_t c) {
-    g::per_block::batch_norm_statistics<norm_11>(c, x, stats, running);
-  });
+  g::for_each_block<64>(
+      stream, "forward_layers_11_12 (pass 1)",
+      [] __device__(index_t c, const float* x, float* running, float* stats) {
+        g::per_block::batch_norm_statistics<norm_11>(c, x, stats, running);
+      },
+      x, running, stats);
   // Each element: normalised by its channel's batch statistics, then the ReLU.
-  g::for_each<800'000>(stream, "forward_layers_11_12 (pass 2)", [=] __device__(index_t i) {
-    k::batch_norm_forward<norm_11, k::ReLU>(i, x, stats, gamma, beta, y);
-  });
+  g::for_each<800'000>(
+      stream, "forward_layers_11_12 (pass 2)",
+      [] __device__(index_t i, const float* x, const float* gamma, const float* beta, float* y,
+                    float* stats) {
+        k::batch_norm_forward<norm_11, k::ReLU>(i, x, stats, gamma, beta, y);
+      },
+      x, gamma, beta, y, stats);
 }
 
 // The same on the plan's buffers:
@@ -668,17 +798,26 @@ void forward_layers_11_12(std::byte* arena, const Libraries&, cudaStream_t strea
                        stream, training);
 }
 
-void backward_layers_11_12(const float* x, const float* stats, const float* gamma, float* dy,
-                           float* dgamma, float* dbeta, const float* y, float* dx,
-                           cudaStream_t stream) {
+void backward_layers_11_12(const float* __restrict__ x, const float* __restrict__ stats,
+                           const float* __restrict__ gamma, float* __restrict__ dy,
+                           float* __restrict__ dgamma, float* __restrict__ dbeta, const float* y,
+                           float* dx, cudaStream_t stream) {
   // Per channel: d = ReLU'(y)·dy (left in dy), Σd into dβ and Σ d·x̂ into dγ.
-  g::for_each_block<64>(stream, "backward_layers_11_12 (pass 1)", [=] __device__(index_t c) {
-    g::per_block::batch_norm_backward_sums<norm_11, k::ReLU>(c, x, y, stats, dy, dgamma, dbeta);
-  });
+  g::for_each_block<64>(
+      stream, "backward_layers_11_12 (pass 1)",
+      [] __device__(index_t c, const float* x, const float* stats, float* dy, float* dgamma,
+                    float* dbeta, const float* y) {
+        g::per_block::batch_norm_backward_sums<norm_11, k::ReLU>(c, x, y, stats, dy, dgamma, dbeta);
+      },
+      x, stats, dy, dgamma, dbeta, y);
   // Each element: dx from d and its channel's two sums.
-  g::for_each<800'000>(stream, "backward_layers_11_12 (pass 2)", [=] __device__(index_t i) {
-    k::batch_norm_backward_input<norm_11, false>(i, x, stats, gamma, dy, dgamma, dbeta, dx);
-  });
+  g::for_each<800'000>(
+      stream, "backward_layers_11_12 (pass 2)",
+      [] __device__(index_t i, const float* x, const float* stats, const float* gamma, float* dy,
+                    float* dgamma, float* dbeta, float* dx) {
+        k::batch_norm_backward_input<norm_11, false>(i, x, stats, gamma, dy, dgamma, dbeta, dx);
+      },
+      x, stats, gamma, dy, dgamma, dbeta, dx);
 }
 
 // The same on the plan's buffers:
@@ -721,15 +860,20 @@ constexpr k::Conv2dGeometry conv_13_geometry{.batch = 100,
                                              .pad_w = 0};
 
 // Expects workspace to hold 32,000 bytes, the plan's workspace.
-void forward_layer_13(const float* x, const float* weight, const float* bias, float* z,
-                      std::byte* workspace, const Libraries& lib, cudaStream_t stream) {
+void forward_layer_13(const float* __restrict__ x, const float* __restrict__ weight,
+                      const float* __restrict__ bias, float* __restrict__ z,
+                      std::byte* __restrict__ workspace, const Libraries& lib,
+                      cudaStream_t stream) {
   lib.conv_13.forward(x, weight, bias, z, workspace);
   if (!lib.conv_13.forward_fused()) {  // cuDNN had no engine for the fused epilogue
     // z += bias, per element.
-    g::for_each_2d<6'400, 125>(stream, "forward_layer_13", [=] __device__(index_t row, index_t p) {
-      k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 64, 125, true>(row, p, z, bias,
-                                                                                 z);
-    });
+    g::for_each_2d<6'400, 125>(
+        stream, "forward_layer_13",
+        [] __device__(index_t row, index_t p, const float* bias, float* z) {
+          k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 64, 125, true>(row, p, z,
+                                                                                     bias, z);
+        },
+        bias, z);
   }
 }
 
@@ -744,8 +888,10 @@ void forward_layer_13(std::byte* arena, const Libraries& lib, cudaStream_t strea
 }
 
 // Expects workspace to hold 32,000 bytes, the plan's workspace.
-void backward_layer_13(const float* x, float* dweight, float* dbias, float* dz, const float* weight,
-                       float* dx, std::byte* workspace, const Libraries& lib,
+void backward_layer_13(const float* __restrict__ x, float* __restrict__ dweight,
+                       float* __restrict__ dbias, float* __restrict__ dz,
+                       const float* __restrict__ weight, float* __restrict__ dx,
+                       std::byte* __restrict__ workspace, const Libraries& lib,
                        cudaStream_t /*stream*/) {
   lib.conv_13.backward_weights(x, dz, dweight, dbias, workspace);
   lib.conv_13.backward_input(dz, weight, dx, workspace);
@@ -782,23 +928,36 @@ constexpr k::BatchNormGeometry norm_14{.batch = 100,
                                        .epsilon = 0.00100000005f,
                                        .momentum = 0.00999999978f};
 
-void forward_layers_14_15(const float* x, const float* gamma, const float* beta, float* running,
-                          float* y, float* stats, cudaStream_t stream, bool training) {
+void forward_layers_14_15(const float* __restrict__ x, const float* __restrict__ gamma,
+                          const float* __restrict__ beta, float* __restrict__ running,
+                          float* __restrict__ y, float* __restrict__ stats, cudaStream_t stream,
+                          bool training) {
   if (!training) {  // evaluation
     // Each element: normalised by the running statistics, then the ReLU.
-    g::for_each<800'000>(stream, "forward_layers_14_15 (evaluation)", [=] __device__(index_t i) {
-      k::batch_norm_inference<norm_14, k::ReLU>(i, x, running, gamma, beta, y);
-    });
+    g::for_each<800'000>(
+        stream, "forward_layers_14_15 (evaluation)",
+        [] __device__(index_t i, const float* x, const float* gamma, const float* beta,
+                      float* running, float* y) {
+          k::batch_norm_inference<norm_14, k::ReLU>(i, x, running, gamma, beta, y);
+        },
+        x, gamma, beta, running, y);
     return;
   }
   // Per channel: the batch mean and 1/√(var + ε), and the running statistics' update.
-  g::for_each_block<64>(stream, "forward_layers_14_15 (pass 1)", [=] __device__(index_t c) {
-    g::per_block::batch_norm_statistics<norm_14>(c, x, stats, running);
-  });
+  g::for_each_block<64>(
+      stream, "forward_layers_14_15 (pass 1)",
+      [] __device__(index_t c, const float* x, float* running, float* stats) {
+        g::per_block::batch_norm_statistics<norm_14>(c, x, stats, running);
+      },
+      x, running, stats);
   // Each element: normalised by its channel's batch statistics, then the ReLU.
-  g::for_each<800'000>(stream, "forward_layers_14_15 (pass 2)", [=] __device__(index_t i) {
-    k::batch_norm_forward<norm_14, k::ReLU>(i, x, stats, gamma, beta, y);
-  });
+  g::for_each<800'000>(
+      stream, "forward_layers_14_15 (pass 2)",
+      [] __device__(index_t i, const float* x, const float* gamma, const float* beta, float* y,
+                    float* stats) {
+        k::batch_norm_forward<norm_14, k::ReLU>(i, x, stats, gamma, beta, y);
+      },
+      x, gamma, beta, y, stats);
 }
 
 // The same on the plan's buffers:
@@ -812,17 +971,26 @@ void forward_layers_14_15(std::byte* arena, const Libraries&, cudaStream_t strea
                        stream, training);
 }
 
-void backward_layers_14_15(const float* x, const float* stats, const float* gamma, float* dy,
-                           float* dgamma, float* dbeta, const float* y, float* dx,
-                           cudaStream_t stream) {
+void backward_layers_14_15(const float* __restrict__ x, const float* __restrict__ stats,
+                           const float* __restrict__ gamma, float* __restrict__ dy,
+                           float* __restrict__ dgamma, float* __restrict__ dbeta, const float* y,
+                           float* dx, cudaStream_t stream) {
   // Per channel: d = ReLU'(y)·dy (left in dy), Σd into dβ and Σ d·x̂ into dγ.
-  g::for_each_block<64>(stream, "backward_layers_14_15 (pass 1)", [=] __device__(index_t c) {
-    g::per_block::batch_norm_backward_sums<norm_14, k::ReLU>(c, x, y, stats, dy, dgamma, dbeta);
-  });
+  g::for_each_block<64>(
+      stream, "backward_layers_14_15 (pass 1)",
+      [] __device__(index_t c, const float* x, const float* stats, float* dy, float* dgamma,
+                    float* dbeta, const float* y) {
+        g::per_block::batch_norm_backward_sums<norm_14, k::ReLU>(c, x, y, stats, dy, dgamma, dbeta);
+      },
+      x, stats, dy, dgamma, dbeta, y);
   // Each element: dx from d and its channel's two sums.
-  g::for_each<800'000>(stream, "backward_layers_14_15 (pass 2)", [=] __device__(index_t i) {
-    k::batch_norm_backward_input<norm_14, false>(i, x, stats, gamma, dy, dgamma, dbeta, dx);
-  });
+  g::for_each<800'000>(
+      stream, "backward_layers_14_15 (pass 2)",
+      [] __device__(index_t i, const float* x, const float* stats, const float* gamma, float* dy,
+                    float* dgamma, float* dbeta, float* dx) {
+        k::batch_norm_backward_input<norm_14, false>(i, x, stats, gamma, dy, dgamma, dbeta, dx);
+      },
+      x, stats, gamma, dy, dgamma, dbeta, dx);
 }
 
 // The same on the plan's buffers:
@@ -862,12 +1030,15 @@ constexpr k::Conv2dGeometry conv_16{.batch = 100,
                                     .pad_w = 1,
                                     .groups = 64};
 
-void forward_layer_16(const float* x, const float* weight, const float* bias, float* y,
-                      cudaStream_t stream) {
+void forward_layer_16(const float* __restrict__ x, const float* __restrict__ weight,
+                      const float* __restrict__ bias, float* __restrict__ y, cudaStream_t stream) {
   // Each output: its window's weighted sum plus the bias.
-  g::for_each<800'000>(stream, "forward_layer_16", [=] __device__(index_t i) {
-    k::grouped_conv_forward<conv_16, true>(i, x, weight, bias, y);
-  });
+  g::for_each<800'000>(
+      stream, "forward_layer_16",
+      [] __device__(index_t i, const float* x, const float* weight, const float* bias, float* y) {
+        k::grouped_conv_forward<conv_16, true>(i, x, weight, bias, y);
+      },
+      x, weight, bias, y);
 }
 
 // The same on the plan's buffers:
@@ -879,20 +1050,31 @@ void forward_layer_16(std::byte* arena, const Libraries&, cudaStream_t stream) {
                    stream);
 }
 
-void backward_layer_16(const float* x, const float* dy, float* dweight, float* dbias,
-                       const float* weight, float* dx, cudaStream_t stream) {
+void backward_layer_16(const float* __restrict__ x, const float* __restrict__ dy,
+                       float* __restrict__ dweight, float* __restrict__ dbias,
+                       const float* __restrict__ weight, float* __restrict__ dx,
+                       cudaStream_t stream) {
   // Each weight: Σ over samples and output positions of dy · x.
-  g::for_each_block<576>(stream, "backward_layer_16 (pass 1)", [=] __device__(index_t e) {
-    g::per_block::grouped_conv_backward_weight<conv_16>(e, x, dy, dweight);
-  });
+  g::for_each_block<576>(
+      stream, "backward_layer_16 (pass 1)",
+      [] __device__(index_t e, const float* x, const float* dy, float* dweight) {
+        g::per_block::grouped_conv_backward_weight<conv_16>(e, x, dy, dweight);
+      },
+      x, dy, dweight);
   // Each channel: Σ over samples and positions of dy.
-  g::for_each_block<64>(stream, "backward_layer_16 (pass 2)", [=] __device__(index_t c) {
-    g::per_block::bias_gradient_channels<100, 64, 125>(c, dy, dbias);
-  });
+  g::for_each_block<64>(
+      stream, "backward_layer_16 (pass 2)",
+      [] __device__(index_t c, const float* dy, float* dbias) {
+        g::per_block::bias_gradient_channels<100, 64, 125>(c, dy, dbias);
+      },
+      dy, dbias);
   // Each input element gathers dy · w from the outputs that read it.
-  g::for_each<800'000>(stream, "backward_layer_16 (pass 3)", [=] __device__(index_t i) {
-    k::grouped_conv_backward_input<conv_16, false>(i, dy, weight, dx);
-  });
+  g::for_each<800'000>(
+      stream, "backward_layer_16 (pass 3)",
+      [] __device__(index_t i, const float* dy, const float* weight, float* dx) {
+        k::grouped_conv_backward_input<conv_16, false>(i, dy, weight, dx);
+      },
+      dy, weight, dx);
 }
 
 // The same on the plan's buffers:
@@ -925,23 +1107,36 @@ constexpr k::BatchNormGeometry norm_17{.batch = 100,
                                        .epsilon = 0.00100000005f,
                                        .momentum = 0.00999999978f};
 
-void forward_layers_17_18(const float* x, const float* gamma, const float* beta, float* running,
-                          float* y, float* stats, cudaStream_t stream, bool training) {
+void forward_layers_17_18(const float* __restrict__ x, const float* __restrict__ gamma,
+                          const float* __restrict__ beta, float* __restrict__ running,
+                          float* __restrict__ y, float* __restrict__ stats, cudaStream_t stream,
+                          bool training) {
   if (!training) {  // evaluation
     // Each element: normalised by the running statistics, then the ReLU.
-    g::for_each<800'000>(stream, "forward_layers_17_18 (evaluation)", [=] __device__(index_t i) {
-      k::batch_norm_inference<norm_17, k::ReLU>(i, x, running, gamma, beta, y);
-    });
+    g::for_each<800'000>(
+        stream, "forward_layers_17_18 (evaluation)",
+        [] __device__(index_t i, const float* x, const float* gamma, const float* beta,
+                      float* running, float* y) {
+          k::batch_norm_inference<norm_17, k::ReLU>(i, x, running, gamma, beta, y);
+        },
+        x, gamma, beta, running, y);
     return;
   }
   // Per channel: the batch mean and 1/√(var + ε), and the running statistics' update.
-  g::for_each_block<64>(stream, "forward_layers_17_18 (pass 1)", [=] __device__(index_t c) {
-    g::per_block::batch_norm_statistics<norm_17>(c, x, stats, running);
-  });
+  g::for_each_block<64>(
+      stream, "forward_layers_17_18 (pass 1)",
+      [] __device__(index_t c, const float* x, float* running, float* stats) {
+        g::per_block::batch_norm_statistics<norm_17>(c, x, stats, running);
+      },
+      x, running, stats);
   // Each element: normalised by its channel's batch statistics, then the ReLU.
-  g::for_each<800'000>(stream, "forward_layers_17_18 (pass 2)", [=] __device__(index_t i) {
-    k::batch_norm_forward<norm_17, k::ReLU>(i, x, stats, gamma, beta, y);
-  });
+  g::for_each<800'000>(
+      stream, "forward_layers_17_18 (pass 2)",
+      [] __device__(index_t i, const float* x, const float* gamma, const float* beta, float* y,
+                    float* stats) {
+        k::batch_norm_forward<norm_17, k::ReLU>(i, x, stats, gamma, beta, y);
+      },
+      x, gamma, beta, y, stats);
 }
 
 // The same on the plan's buffers:
@@ -955,17 +1150,26 @@ void forward_layers_17_18(std::byte* arena, const Libraries&, cudaStream_t strea
                        stream, training);
 }
 
-void backward_layers_17_18(const float* x, const float* stats, const float* gamma, float* dy,
-                           float* dgamma, float* dbeta, const float* y, float* dx,
-                           cudaStream_t stream) {
+void backward_layers_17_18(const float* __restrict__ x, const float* __restrict__ stats,
+                           const float* __restrict__ gamma, float* __restrict__ dy,
+                           float* __restrict__ dgamma, float* __restrict__ dbeta, const float* y,
+                           float* dx, cudaStream_t stream) {
   // Per channel: d = ReLU'(y)·dy (left in dy), Σd into dβ and Σ d·x̂ into dγ.
-  g::for_each_block<64>(stream, "backward_layers_17_18 (pass 1)", [=] __device__(index_t c) {
-    g::per_block::batch_norm_backward_sums<norm_17, k::ReLU>(c, x, y, stats, dy, dgamma, dbeta);
-  });
+  g::for_each_block<64>(
+      stream, "backward_layers_17_18 (pass 1)",
+      [] __device__(index_t c, const float* x, const float* stats, float* dy, float* dgamma,
+                    float* dbeta, const float* y) {
+        g::per_block::batch_norm_backward_sums<norm_17, k::ReLU>(c, x, y, stats, dy, dgamma, dbeta);
+      },
+      x, stats, dy, dgamma, dbeta, y);
   // Each element: dx from d and its channel's two sums.
-  g::for_each<800'000>(stream, "backward_layers_17_18 (pass 2)", [=] __device__(index_t i) {
-    k::batch_norm_backward_input<norm_17, false>(i, x, stats, gamma, dy, dgamma, dbeta, dx);
-  });
+  g::for_each<800'000>(
+      stream, "backward_layers_17_18 (pass 2)",
+      [] __device__(index_t i, const float* x, const float* stats, const float* gamma, float* dy,
+                    float* dgamma, float* dbeta, float* dx) {
+        k::batch_norm_backward_input<norm_17, false>(i, x, stats, gamma, dy, dgamma, dbeta, dx);
+      },
+      x, stats, gamma, dy, dgamma, dbeta, dx);
 }
 
 // The same on the plan's buffers:
@@ -1008,15 +1212,20 @@ constexpr k::Conv2dGeometry conv_19_geometry{.batch = 100,
                                              .pad_w = 0};
 
 // Expects workspace to hold 32,000 bytes, the plan's workspace.
-void forward_layer_19(const float* x, const float* weight, const float* bias, float* z,
-                      std::byte* workspace, const Libraries& lib, cudaStream_t stream) {
+void forward_layer_19(const float* __restrict__ x, const float* __restrict__ weight,
+                      const float* __restrict__ bias, float* __restrict__ z,
+                      std::byte* __restrict__ workspace, const Libraries& lib,
+                      cudaStream_t stream) {
   lib.conv_19.forward(x, weight, bias, z, workspace);
   if (!lib.conv_19.forward_fused()) {  // cuDNN had no engine for the fused epilogue
     // z += bias, per element.
-    g::for_each_2d<6'400, 125>(stream, "forward_layer_19", [=] __device__(index_t row, index_t p) {
-      k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 64, 125, true>(row, p, z, bias,
-                                                                                 z);
-    });
+    g::for_each_2d<6'400, 125>(
+        stream, "forward_layer_19",
+        [] __device__(index_t row, index_t p, const float* bias, float* z) {
+          k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 64, 125, true>(row, p, z,
+                                                                                     bias, z);
+        },
+        bias, z);
   }
 }
 
@@ -1031,8 +1240,10 @@ void forward_layer_19(std::byte* arena, const Libraries& lib, cudaStream_t strea
 }
 
 // Expects workspace to hold 32,000 bytes, the plan's workspace.
-void backward_layer_19(const float* x, float* dweight, float* dbias, float* dz, const float* weight,
-                       float* dx, std::byte* workspace, const Libraries& lib,
+void backward_layer_19(const float* __restrict__ x, float* __restrict__ dweight,
+                       float* __restrict__ dbias, float* __restrict__ dz,
+                       const float* __restrict__ weight, float* __restrict__ dx,
+                       std::byte* __restrict__ workspace, const Libraries& lib,
                        cudaStream_t /*stream*/) {
   lib.conv_19.backward_weights(x, dz, dweight, dbias, workspace);
   lib.conv_19.backward_input(dz, weight, dx, workspace);
@@ -1069,23 +1280,36 @@ constexpr k::BatchNormGeometry norm_20{.batch = 100,
                                        .epsilon = 0.00100000005f,
                                        .momentum = 0.00999999978f};
 
-void forward_layers_20_21(const float* x, const float* gamma, const float* beta, float* running,
-                          float* y, float* stats, cudaStream_t stream, bool training) {
+void forward_layers_20_21(const float* __restrict__ x, const float* __restrict__ gamma,
+                          const float* __restrict__ beta, float* __restrict__ running,
+                          float* __restrict__ y, float* __restrict__ stats, cudaStream_t stream,
+                          bool training) {
   if (!training) {  // evaluation
     // Each element: normalised by the running statistics, then the ReLU.
-    g::for_each<800'000>(stream, "forward_layers_20_21 (evaluation)", [=] __device__(index_t i) {
-      k::batch_norm_inference<norm_20, k::ReLU>(i, x, running, gamma, beta, y);
-    });
+    g::for_each<800'000>(
+        stream, "forward_layers_20_21 (evaluation)",
+        [] __device__(index_t i, const float* x, const float* gamma, const float* beta,
+                      float* running, float* y) {
+          k::batch_norm_inference<norm_20, k::ReLU>(i, x, running, gamma, beta, y);
+        },
+        x, gamma, beta, running, y);
     return;
   }
   // Per channel: the batch mean and 1/√(var + ε), and the running statistics' update.
-  g::for_each_block<64>(stream, "forward_layers_20_21 (pass 1)", [=] __device__(index_t c) {
-    g::per_block::batch_norm_statistics<norm_20>(c, x, stats, running);
-  });
+  g::for_each_block<64>(
+      stream, "forward_layers_20_21 (pass 1)",
+      [] __device__(index_t c, const float* x, float* running, float* stats) {
+        g::per_block::batch_norm_statistics<norm_20>(c, x, stats, running);
+      },
+      x, running, stats);
   // Each element: normalised by its channel's batch statistics, then the ReLU.
-  g::for_each<800'000>(stream, "forward_layers_20_21 (pass 2)", [=] __device__(index_t i) {
-    k::batch_norm_forward<norm_20, k::ReLU>(i, x, stats, gamma, beta, y);
-  });
+  g::for_each<800'000>(
+      stream, "forward_layers_20_21 (pass 2)",
+      [] __device__(index_t i, const float* x, const float* gamma, const float* beta, float* y,
+                    float* stats) {
+        k::batch_norm_forward<norm_20, k::ReLU>(i, x, stats, gamma, beta, y);
+      },
+      x, gamma, beta, y, stats);
 }
 
 // The same on the plan's buffers:
@@ -1099,17 +1323,26 @@ void forward_layers_20_21(std::byte* arena, const Libraries&, cudaStream_t strea
                        stream, training);
 }
 
-void backward_layers_20_21(const float* x, const float* stats, const float* gamma, float* dy,
-                           float* dgamma, float* dbeta, const float* y, float* dx,
-                           cudaStream_t stream) {
+void backward_layers_20_21(const float* __restrict__ x, const float* __restrict__ stats,
+                           const float* __restrict__ gamma, float* __restrict__ dy,
+                           float* __restrict__ dgamma, float* __restrict__ dbeta, const float* y,
+                           float* dx, cudaStream_t stream) {
   // Per channel: d = ReLU'(y)·dy (left in dy), Σd into dβ and Σ d·x̂ into dγ.
-  g::for_each_block<64>(stream, "backward_layers_20_21 (pass 1)", [=] __device__(index_t c) {
-    g::per_block::batch_norm_backward_sums<norm_20, k::ReLU>(c, x, y, stats, dy, dgamma, dbeta);
-  });
+  g::for_each_block<64>(
+      stream, "backward_layers_20_21 (pass 1)",
+      [] __device__(index_t c, const float* x, const float* stats, float* dy, float* dgamma,
+                    float* dbeta, const float* y) {
+        g::per_block::batch_norm_backward_sums<norm_20, k::ReLU>(c, x, y, stats, dy, dgamma, dbeta);
+      },
+      x, stats, dy, dgamma, dbeta, y);
   // Each element: dx from d and its channel's two sums.
-  g::for_each<800'000>(stream, "backward_layers_20_21 (pass 2)", [=] __device__(index_t i) {
-    k::batch_norm_backward_input<norm_20, false>(i, x, stats, gamma, dy, dgamma, dbeta, dx);
-  });
+  g::for_each<800'000>(
+      stream, "backward_layers_20_21 (pass 2)",
+      [] __device__(index_t i, const float* x, const float* stats, const float* gamma, float* dy,
+                    float* dgamma, float* dbeta, float* dx) {
+        k::batch_norm_backward_input<norm_20, false>(i, x, stats, gamma, dy, dgamma, dbeta, dx);
+      },
+      x, stats, gamma, dy, dgamma, dbeta, dx);
 }
 
 // The same on the plan's buffers:
@@ -1149,12 +1382,15 @@ constexpr k::Conv2dGeometry conv_22{.batch = 100,
                                     .pad_w = 1,
                                     .groups = 64};
 
-void forward_layer_22(const float* x, const float* weight, const float* bias, float* y,
-                      cudaStream_t stream) {
+void forward_layer_22(const float* __restrict__ x, const float* __restrict__ weight,
+                      const float* __restrict__ bias, float* __restrict__ y, cudaStream_t stream) {
   // Each output: its window's weighted sum plus the bias.
-  g::for_each<800'000>(stream, "forward_layer_22", [=] __device__(index_t i) {
-    k::grouped_conv_forward<conv_22, true>(i, x, weight, bias, y);
-  });
+  g::for_each<800'000>(
+      stream, "forward_layer_22",
+      [] __device__(index_t i, const float* x, const float* weight, const float* bias, float* y) {
+        k::grouped_conv_forward<conv_22, true>(i, x, weight, bias, y);
+      },
+      x, weight, bias, y);
 }
 
 // The same on the plan's buffers:
@@ -1166,20 +1402,31 @@ void forward_layer_22(std::byte* arena, const Libraries&, cudaStream_t stream) {
                    stream);
 }
 
-void backward_layer_22(const float* x, const float* dy, float* dweight, float* dbias,
-                       const float* weight, float* dx, cudaStream_t stream) {
+void backward_layer_22(const float* __restrict__ x, const float* __restrict__ dy,
+                       float* __restrict__ dweight, float* __restrict__ dbias,
+                       const float* __restrict__ weight, float* __restrict__ dx,
+                       cudaStream_t stream) {
   // Each weight: Σ over samples and output positions of dy · x.
-  g::for_each_block<576>(stream, "backward_layer_22 (pass 1)", [=] __device__(index_t e) {
-    g::per_block::grouped_conv_backward_weight<conv_22>(e, x, dy, dweight);
-  });
+  g::for_each_block<576>(
+      stream, "backward_layer_22 (pass 1)",
+      [] __device__(index_t e, const float* x, const float* dy, float* dweight) {
+        g::per_block::grouped_conv_backward_weight<conv_22>(e, x, dy, dweight);
+      },
+      x, dy, dweight);
   // Each channel: Σ over samples and positions of dy.
-  g::for_each_block<64>(stream, "backward_layer_22 (pass 2)", [=] __device__(index_t c) {
-    g::per_block::bias_gradient_channels<100, 64, 125>(c, dy, dbias);
-  });
+  g::for_each_block<64>(
+      stream, "backward_layer_22 (pass 2)",
+      [] __device__(index_t c, const float* dy, float* dbias) {
+        g::per_block::bias_gradient_channels<100, 64, 125>(c, dy, dbias);
+      },
+      dy, dbias);
   // Each input element gathers dy · w from the outputs that read it.
-  g::for_each<800'000>(stream, "backward_layer_22 (pass 3)", [=] __device__(index_t i) {
-    k::grouped_conv_backward_input<conv_22, false>(i, dy, weight, dx);
-  });
+  g::for_each<800'000>(
+      stream, "backward_layer_22 (pass 3)",
+      [] __device__(index_t i, const float* dy, const float* weight, float* dx) {
+        k::grouped_conv_backward_input<conv_22, false>(i, dy, weight, dx);
+      },
+      dy, weight, dx);
 }
 
 // The same on the plan's buffers:
@@ -1212,23 +1459,36 @@ constexpr k::BatchNormGeometry norm_23{.batch = 100,
                                        .epsilon = 0.00100000005f,
                                        .momentum = 0.00999999978f};
 
-void forward_layers_23_24(const float* x, const float* gamma, const float* beta, float* running,
-                          float* y, float* stats, cudaStream_t stream, bool training) {
+void forward_layers_23_24(const float* __restrict__ x, const float* __restrict__ gamma,
+                          const float* __restrict__ beta, float* __restrict__ running,
+                          float* __restrict__ y, float* __restrict__ stats, cudaStream_t stream,
+                          bool training) {
   if (!training) {  // evaluation
     // Each element: normalised by the running statistics, then the ReLU.
-    g::for_each<800'000>(stream, "forward_layers_23_24 (evaluation)", [=] __device__(index_t i) {
-      k::batch_norm_inference<norm_23, k::ReLU>(i, x, running, gamma, beta, y);
-    });
+    g::for_each<800'000>(
+        stream, "forward_layers_23_24 (evaluation)",
+        [] __device__(index_t i, const float* x, const float* gamma, const float* beta,
+                      float* running, float* y) {
+          k::batch_norm_inference<norm_23, k::ReLU>(i, x, running, gamma, beta, y);
+        },
+        x, gamma, beta, running, y);
     return;
   }
   // Per channel: the batch mean and 1/√(var + ε), and the running statistics' update.
-  g::for_each_block<64>(stream, "forward_layers_23_24 (pass 1)", [=] __device__(index_t c) {
-    g::per_block::batch_norm_statistics<norm_23>(c, x, stats, running);
-  });
+  g::for_each_block<64>(
+      stream, "forward_layers_23_24 (pass 1)",
+      [] __device__(index_t c, const float* x, float* running, float* stats) {
+        g::per_block::batch_norm_statistics<norm_23>(c, x, stats, running);
+      },
+      x, running, stats);
   // Each element: normalised by its channel's batch statistics, then the ReLU.
-  g::for_each<800'000>(stream, "forward_layers_23_24 (pass 2)", [=] __device__(index_t i) {
-    k::batch_norm_forward<norm_23, k::ReLU>(i, x, stats, gamma, beta, y);
-  });
+  g::for_each<800'000>(
+      stream, "forward_layers_23_24 (pass 2)",
+      [] __device__(index_t i, const float* x, const float* gamma, const float* beta, float* y,
+                    float* stats) {
+        k::batch_norm_forward<norm_23, k::ReLU>(i, x, stats, gamma, beta, y);
+      },
+      x, gamma, beta, y, stats);
 }
 
 // The same on the plan's buffers:
@@ -1242,17 +1502,26 @@ void forward_layers_23_24(std::byte* arena, const Libraries&, cudaStream_t strea
                        stream, training);
 }
 
-void backward_layers_23_24(const float* x, const float* stats, const float* gamma, float* dy,
-                           float* dgamma, float* dbeta, const float* y, float* dx,
-                           cudaStream_t stream) {
+void backward_layers_23_24(const float* __restrict__ x, const float* __restrict__ stats,
+                           const float* __restrict__ gamma, float* __restrict__ dy,
+                           float* __restrict__ dgamma, float* __restrict__ dbeta, const float* y,
+                           float* dx, cudaStream_t stream) {
   // Per channel: d = ReLU'(y)·dy (left in dy), Σd into dβ and Σ d·x̂ into dγ.
-  g::for_each_block<64>(stream, "backward_layers_23_24 (pass 1)", [=] __device__(index_t c) {
-    g::per_block::batch_norm_backward_sums<norm_23, k::ReLU>(c, x, y, stats, dy, dgamma, dbeta);
-  });
+  g::for_each_block<64>(
+      stream, "backward_layers_23_24 (pass 1)",
+      [] __device__(index_t c, const float* x, const float* stats, float* dy, float* dgamma,
+                    float* dbeta, const float* y) {
+        g::per_block::batch_norm_backward_sums<norm_23, k::ReLU>(c, x, y, stats, dy, dgamma, dbeta);
+      },
+      x, stats, dy, dgamma, dbeta, y);
   // Each element: dx from d and its channel's two sums.
-  g::for_each<800'000>(stream, "backward_layers_23_24 (pass 2)", [=] __device__(index_t i) {
-    k::batch_norm_backward_input<norm_23, false>(i, x, stats, gamma, dy, dgamma, dbeta, dx);
-  });
+  g::for_each<800'000>(
+      stream, "backward_layers_23_24 (pass 2)",
+      [] __device__(index_t i, const float* x, const float* stats, const float* gamma, float* dy,
+                    float* dgamma, float* dbeta, float* dx) {
+        k::batch_norm_backward_input<norm_23, false>(i, x, stats, gamma, dy, dgamma, dbeta, dx);
+      },
+      x, stats, gamma, dy, dgamma, dbeta, dx);
 }
 
 // The same on the plan's buffers:
@@ -1295,15 +1564,20 @@ constexpr k::Conv2dGeometry conv_25_geometry{.batch = 100,
                                              .pad_w = 0};
 
 // Expects workspace to hold 32,000 bytes, the plan's workspace.
-void forward_layer_25(const float* x, const float* weight, const float* bias, float* z,
-                      std::byte* workspace, const Libraries& lib, cudaStream_t stream) {
+void forward_layer_25(const float* __restrict__ x, const float* __restrict__ weight,
+                      const float* __restrict__ bias, float* __restrict__ z,
+                      std::byte* __restrict__ workspace, const Libraries& lib,
+                      cudaStream_t stream) {
   lib.conv_25.forward(x, weight, bias, z, workspace);
   if (!lib.conv_25.forward_fused()) {  // cuDNN had no engine for the fused epilogue
     // z += bias, per element.
-    g::for_each_2d<6'400, 125>(stream, "forward_layer_25", [=] __device__(index_t row, index_t p) {
-      k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 64, 125, true>(row, p, z, bias,
-                                                                                 z);
-    });
+    g::for_each_2d<6'400, 125>(
+        stream, "forward_layer_25",
+        [] __device__(index_t row, index_t p, const float* bias, float* z) {
+          k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 64, 125, true>(row, p, z,
+                                                                                     bias, z);
+        },
+        bias, z);
   }
 }
 
@@ -1318,8 +1592,10 @@ void forward_layer_25(std::byte* arena, const Libraries& lib, cudaStream_t strea
 }
 
 // Expects workspace to hold 32,000 bytes, the plan's workspace.
-void backward_layer_25(const float* x, float* dweight, float* dbias, float* dz, const float* weight,
-                       float* dx, std::byte* workspace, const Libraries& lib,
+void backward_layer_25(const float* __restrict__ x, float* __restrict__ dweight,
+                       float* __restrict__ dbias, float* __restrict__ dz,
+                       const float* __restrict__ weight, float* __restrict__ dx,
+                       std::byte* __restrict__ workspace, const Libraries& lib,
                        cudaStream_t /*stream*/) {
   lib.conv_25.backward_weights(x, dz, dweight, dbias, workspace);
   lib.conv_25.backward_input(dz, weight, dx, workspace);
@@ -1356,23 +1632,36 @@ constexpr k::BatchNormGeometry norm_26{.batch = 100,
                                        .epsilon = 0.00100000005f,
                                        .momentum = 0.00999999978f};
 
-void forward_layers_26_27(const float* x, const float* gamma, const float* beta, float* running,
-                          float* y, float* stats, cudaStream_t stream, bool training) {
+void forward_layers_26_27(const float* __restrict__ x, const float* __restrict__ gamma,
+                          const float* __restrict__ beta, float* __restrict__ running,
+                          float* __restrict__ y, float* __restrict__ stats, cudaStream_t stream,
+                          bool training) {
   if (!training) {  // evaluation
     // Each element: normalised by the running statistics, then the ReLU.
-    g::for_each<800'000>(stream, "forward_layers_26_27 (evaluation)", [=] __device__(index_t i) {
-      k::batch_norm_inference<norm_26, k::ReLU>(i, x, running, gamma, beta, y);
-    });
+    g::for_each<800'000>(
+        stream, "forward_layers_26_27 (evaluation)",
+        [] __device__(index_t i, const float* x, const float* gamma, const float* beta,
+                      float* running, float* y) {
+          k::batch_norm_inference<norm_26, k::ReLU>(i, x, running, gamma, beta, y);
+        },
+        x, gamma, beta, running, y);
     return;
   }
   // Per channel: the batch mean and 1/√(var + ε), and the running statistics' update.
-  g::for_each_block<64>(stream, "forward_layers_26_27 (pass 1)", [=] __device__(index_t c) {
-    g::per_block::batch_norm_statistics<norm_26>(c, x, stats, running);
-  });
+  g::for_each_block<64>(
+      stream, "forward_layers_26_27 (pass 1)",
+      [] __device__(index_t c, const float* x, float* running, float* stats) {
+        g::per_block::batch_norm_statistics<norm_26>(c, x, stats, running);
+      },
+      x, running, stats);
   // Each element: normalised by its channel's batch statistics, then the ReLU.
-  g::for_each<800'000>(stream, "forward_layers_26_27 (pass 2)", [=] __device__(index_t i) {
-    k::batch_norm_forward<norm_26, k::ReLU>(i, x, stats, gamma, beta, y);
-  });
+  g::for_each<800'000>(
+      stream, "forward_layers_26_27 (pass 2)",
+      [] __device__(index_t i, const float* x, const float* gamma, const float* beta, float* y,
+                    float* stats) {
+        k::batch_norm_forward<norm_26, k::ReLU>(i, x, stats, gamma, beta, y);
+      },
+      x, gamma, beta, y, stats);
 }
 
 // The same on the plan's buffers:
@@ -1386,17 +1675,26 @@ void forward_layers_26_27(std::byte* arena, const Libraries&, cudaStream_t strea
                        stream, training);
 }
 
-void backward_layers_26_27(const float* x, const float* stats, const float* gamma, float* dy,
-                           float* dgamma, float* dbeta, const float* y, float* dx,
-                           cudaStream_t stream) {
+void backward_layers_26_27(const float* __restrict__ x, const float* __restrict__ stats,
+                           const float* __restrict__ gamma, float* __restrict__ dy,
+                           float* __restrict__ dgamma, float* __restrict__ dbeta, const float* y,
+                           float* dx, cudaStream_t stream) {
   // Per channel: d = ReLU'(y)·dy (left in dy), Σd into dβ and Σ d·x̂ into dγ.
-  g::for_each_block<64>(stream, "backward_layers_26_27 (pass 1)", [=] __device__(index_t c) {
-    g::per_block::batch_norm_backward_sums<norm_26, k::ReLU>(c, x, y, stats, dy, dgamma, dbeta);
-  });
+  g::for_each_block<64>(
+      stream, "backward_layers_26_27 (pass 1)",
+      [] __device__(index_t c, const float* x, const float* stats, float* dy, float* dgamma,
+                    float* dbeta, const float* y) {
+        g::per_block::batch_norm_backward_sums<norm_26, k::ReLU>(c, x, y, stats, dy, dgamma, dbeta);
+      },
+      x, stats, dy, dgamma, dbeta, y);
   // Each element: dx from d and its channel's two sums.
-  g::for_each<800'000>(stream, "backward_layers_26_27 (pass 2)", [=] __device__(index_t i) {
-    k::batch_norm_backward_input<norm_26, false>(i, x, stats, gamma, dy, dgamma, dbeta, dx);
-  });
+  g::for_each<800'000>(
+      stream, "backward_layers_26_27 (pass 2)",
+      [] __device__(index_t i, const float* x, const float* stats, const float* gamma, float* dy,
+                    float* dgamma, float* dbeta, float* dx) {
+        k::batch_norm_backward_input<norm_26, false>(i, x, stats, gamma, dy, dgamma, dbeta, dx);
+      },
+      x, stats, gamma, dy, dgamma, dbeta, dx);
 }
 
 // The same on the plan's buffers:
@@ -1424,19 +1722,22 @@ void backward_layers_26_27(std::byte* arena, const Libraries&, cudaStream_t stre
 
 using dropout_28 = k::DropoutGeometry<40, 100, 800'000>;
 
-void forward_layer_28(const float* x, float* y, k::MaskByte* mask, cudaStream_t stream,
-                      bool training) {
+void forward_layer_28(const float* __restrict__ x, float* __restrict__ y,
+                      k::MaskByte* __restrict__ mask, cudaStream_t stream, bool training) {
   if (!training) {  // evaluation: the identity
     g::check(cudaMemcpyAsync(y, x, 3'200'000, cudaMemcpyDeviceToDevice, stream),
              "dropout_28's identity");
     return;
   }
   // Each mask byte: draws its 8 elements' bits and scales the kept ones.
-  g::for_each<100'000>(stream, "forward_layer_28", [=] __device__(index_t b) {
-    const std::uint64_t key =
-        k::dropout_key(optimizer_constants.seed, optimizer_constants.step, 28);
-    k::dropout_forward<dropout_28>(b, key, x, y, mask);
-  });
+  g::for_each<100'000>(
+      stream, "forward_layer_28",
+      [] __device__(index_t b, const float* x, float* y, k::MaskByte* mask) {
+        const std::uint64_t key =
+            k::dropout_key(optimizer_constants.seed, optimizer_constants.step, 28);
+        k::dropout_forward<dropout_28>(b, key, x, y, mask);
+      },
+      x, y, mask);
 }
 
 // The same on the plan's buffers:
@@ -1447,11 +1748,15 @@ void forward_layer_28(std::byte* arena, const Libraries&, cudaStream_t stream, b
                    stream, training);
 }
 
-void backward_layer_28(const k::MaskByte* mask, const float* dy, float* dx, cudaStream_t stream) {
+void backward_layer_28(const k::MaskByte* __restrict__ mask, const float* __restrict__ dy,
+                       float* __restrict__ dx, cudaStream_t stream) {
   // Each mask byte: dx = keep ? dy · scale : 0 for its 8 elements.
-  g::for_each<100'000>(stream, "backward_layer_28", [=] __device__(index_t b) {
-    k::dropout_backward_byte<dropout_28, false>(b, mask, dy, dx);
-  });
+  g::for_each<100'000>(
+      stream, "backward_layer_28",
+      [] __device__(index_t b, const k::MaskByte* mask, const float* dy, float* dx) {
+        k::dropout_backward_byte<dropout_28, false>(b, mask, dy, dx);
+      },
+      mask, dy, dx);
 }
 
 // The same on the plan's buffers:
@@ -1468,11 +1773,14 @@ void backward_layer_28(std::byte* arena, const Libraries&, cudaStream_t stream) 
 //   input_gradient_30  f32 (100, 64)         arena + 64,639,744  d(output), read by backward
 //   input_gradient_29  f32 (100, 64, 25, 5)  arena + 61,414,144  d(input), written by backward
 
-void forward_layer_29(const float* x, float* y, cudaStream_t stream) {
+void forward_layer_29(const float* __restrict__ x, float* __restrict__ y, cudaStream_t stream) {
   // Each (sample, channel) plane: its mean.
-  g::for_each<6'400>(stream, "forward_layer_29", [=] __device__(index_t plane) {
-    k::global_avg_pool_forward<125>(plane, x, y);
-  });
+  g::for_each<6'400>(
+      stream, "forward_layer_29",
+      [] __device__(index_t plane, const float* x, float* y) {
+        k::global_avg_pool_forward<125>(plane, x, y);
+      },
+      x, y);
 }
 
 // The same on the plan's buffers:
@@ -1482,11 +1790,14 @@ void forward_layer_29(std::byte* arena, const Libraries&, cudaStream_t stream) {
                    stream);
 }
 
-void backward_layer_29(const float* dy, float* dx, cudaStream_t stream) {
+void backward_layer_29(const float* __restrict__ dy, float* __restrict__ dx, cudaStream_t stream) {
   // Each input element: its plane's gradient over the plane's size.
-  g::for_each<800'000>(stream, "backward_layer_29", [=] __device__(index_t i) {
-    k::global_avg_pool_backward<125, false>(i, dy, dx);
-  });
+  g::for_each<800'000>(
+      stream, "backward_layer_29",
+      [] __device__(index_t i, const float* dy, float* dx) {
+        k::global_avg_pool_backward<125, false>(i, dy, dx);
+      },
+      dy, dx);
 }
 
 // The same on the plan's buffers:
@@ -1508,15 +1819,20 @@ void backward_layer_29(std::byte* arena, const Libraries&, cudaStream_t stream) 
 //   input_gradient_30  f32 (100, 64)  arena + 64,639,744  d(input), written by backward
 
 // Expects workspace to hold 32,000 bytes, the plan's workspace.
-void forward_layer_30(const float* x, const float* weight, const float* bias, float* z,
-                      std::byte* workspace, const Libraries& lib, cudaStream_t stream) {
+void forward_layer_30(const float* __restrict__ x, const float* __restrict__ weight,
+                      const float* __restrict__ bias, float* __restrict__ z,
+                      std::byte* __restrict__ workspace, const Libraries& lib,
+                      cudaStream_t stream) {
   lib.linear_30.forward(x, weight, bias, z, workspace);
   if (!lib.linear_30.forward_fused()) {  // cuBLASLt had no engine for the fused epilogue
     // z += bias, per element.
-    g::for_each_2d<100, 12>(stream, "forward_layer_30", [=] __device__(index_t n, index_t o) {
-      k::bias_activation_forward<k::Identity, k::BiasAlong::positions, 12, 12, true>(n, o, z, bias,
-                                                                                     z);
-    });
+    g::for_each_2d<100, 12>(
+        stream, "forward_layer_30",
+        [] __device__(index_t row, index_t p, const float* bias, float* z) {
+          k::bias_activation_forward<k::Identity, k::BiasAlong::positions, 12, 12, true>(row, p, z,
+                                                                                         bias, z);
+        },
+        bias, z);
   }
 }
 
@@ -1531,8 +1847,10 @@ void forward_layer_30(std::byte* arena, const Libraries& lib, cudaStream_t strea
 }
 
 // Expects workspace to hold 32,000 bytes, the plan's workspace.
-void backward_layer_30(const float* x, float* dweight, float* dbias, float* dz, const float* weight,
-                       float* dx, std::byte* workspace, const Libraries& lib,
+void backward_layer_30(const float* __restrict__ x, float* __restrict__ dweight,
+                       float* __restrict__ dbias, float* __restrict__ dz,
+                       const float* __restrict__ weight, float* __restrict__ dx,
+                       std::byte* __restrict__ workspace, const Libraries& lib,
                        cudaStream_t /*stream*/) {
   lib.linear_30.backward_weights(x, dz, dweight, dbias, workspace);
   lib.linear_30.backward_input(dz, weight, dx, workspace);
@@ -1551,12 +1869,17 @@ void backward_layer_30(std::byte* arena, const Libraries& lib, cudaStream_t stre
 }
 
 // ==== Loss: softmax + cross-entropy over the logits (100, 12), forward and backward ==============
-void loss_step(const float* logits, const std::int32_t* labels, float* loss,
-               std::int32_t* predicted, float* dlogits, cudaStream_t stream) {
+void loss_step(const float* __restrict__ logits, const std::int32_t* __restrict__ labels,
+               float* __restrict__ loss, std::int32_t* __restrict__ predicted,
+               float* __restrict__ dlogits, cudaStream_t stream) {
   // Each sample: its loss, its predicted class and d(logits) of the batch mean.
-  g::for_each<100>(stream, "loss_step", [=] __device__(index_t n) {
-    k::softmax_cross_entropy<100, 12>(n, logits, labels, loss, predicted, dlogits);
-  });
+  g::for_each<100>(
+      stream, "loss_step",
+      [] __device__(index_t n, const float* logits, const std::int32_t* labels, float* loss,
+                    std::int32_t* predicted, float* dlogits) {
+        k::softmax_cross_entropy<100, 12>(n, logits, labels, loss, predicted, dlogits);
+      },
+      logits, labels, loss, predicted, dlogits);
 }
 
 // The same on the plan's buffers:
@@ -1570,12 +1893,16 @@ void loss_step(std::byte* arena, cudaStream_t stream) {
 }
 
 // ==== Update: Adam over the whole contiguous parameter region, one pass ==========================
-void update(float* params, const float* grads, float* m, float* v, cudaStream_t stream) {
+void update(float* __restrict__ params, const float* __restrict__ grads, float* __restrict__ m,
+            float* __restrict__ v, cudaStream_t stream) {
   // Each parameter, with the step's scalars (learning rate, bias corrections).
-  g::for_each<23'756>(stream, "update", [=] __device__(index_t i) {
-    const k::OptimizerConstants& constants = optimizer_constants;
-    k::adam_update<false>(i, params, grads, m, v, constants);
-  });
+  g::for_each<23'756>(
+      stream, "update",
+      [] __device__(index_t i, float* params, const float* grads, float* m, float* v) {
+        const k::OptimizerConstants& constants = optimizer_constants;
+        k::adam_update<false>(i, params, grads, m, v, constants);
+      },
+      params, grads, m, v);
 }
 
 // The same on the plan's buffers:

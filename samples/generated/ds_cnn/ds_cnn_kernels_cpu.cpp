@@ -285,7 +285,7 @@ void backward_layer_4(const float* x, const float* dy, float* dweight, float* db
               [&](index_t f) { k::grouped_conv_backward_filter<conv_4>(f, x, dy, dweight); });
   // Each channel: Σ over samples and positions of dy.
   c::for_each(pool, 8, [&](index_t block) {
-    k::bias_gradient_channel_block<100, 64, 125>(block, dy, dbias);
+    k::bias_gradient_channel_block<100, 64, 125, 8>(block, dy, dbias);
   });
   // Each input element gathers dy · w from the outputs that read it.
   c::for_each(pool, 6'400, [&](index_t plane) {
@@ -567,7 +567,7 @@ void backward_layer_10(const float* x, const float* dy, float* dweight, float* d
               [&](index_t f) { k::grouped_conv_backward_filter<conv_10>(f, x, dy, dweight); });
   // Each channel: Σ over samples and positions of dy.
   c::for_each(pool, 8, [&](index_t block) {
-    k::bias_gradient_channel_block<100, 64, 125>(block, dy, dbias);
+    k::bias_gradient_channel_block<100, 64, 125, 8>(block, dy, dbias);
   });
   // Each input element gathers dy · w from the outputs that read it.
   c::for_each(pool, 6'400, [&](index_t plane) {
@@ -851,7 +851,7 @@ void backward_layer_16(const float* x, const float* dy, float* dweight, float* d
               [&](index_t f) { k::grouped_conv_backward_filter<conv_16>(f, x, dy, dweight); });
   // Each channel: Σ over samples and positions of dy.
   c::for_each(pool, 8, [&](index_t block) {
-    k::bias_gradient_channel_block<100, 64, 125>(block, dy, dbias);
+    k::bias_gradient_channel_block<100, 64, 125, 8>(block, dy, dbias);
   });
   // Each input element gathers dy · w from the outputs that read it.
   c::for_each(pool, 6'400, [&](index_t plane) {
@@ -1135,7 +1135,7 @@ void backward_layer_22(const float* x, const float* dy, float* dweight, float* d
               [&](index_t f) { k::grouped_conv_backward_filter<conv_22>(f, x, dy, dweight); });
   // Each channel: Σ over samples and positions of dy.
   c::for_each(pool, 8, [&](index_t block) {
-    k::bias_gradient_channel_block<100, 64, 125>(block, dy, dbias);
+    k::bias_gradient_channel_block<100, 64, 125, 8>(block, dy, dbias);
   });
   // Each input element gathers dy · w from the outputs that read it.
   c::for_each(pool, 6'400, [&](index_t plane) {
@@ -1463,9 +1463,9 @@ void forward_layer_30(const float* x, const float* weight, const float* bias, fl
                       c::ThreadPool& pool) {
   // In each tile of the product, as it is finished: z += bias, per element.
   c::linear_forward<linear_30>(pool, x, weight, z, [&](c::Range rows) {
-    for (index_t n = rows.begin; n < rows.end; ++n)
-      for (index_t o = 0; o < 12; ++o)
-        k::bias_activation_forward<k::Identity, k::BiasAlong::positions, 12, 12, true>(n, o, z,
+    for (index_t row = rows.begin; row < rows.end; ++row)
+      for (index_t p = 0; p < 12; ++p)
+        k::bias_activation_forward<k::Identity, k::BiasAlong::positions, 12, 12, true>(row, p, z,
                                                                                        bias, z);
   });
 }

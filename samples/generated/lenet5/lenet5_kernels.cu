@@ -113,17 +113,21 @@ constexpr k::Conv2dGeometry conv_0_geometry{.batch = 64,
                                             .pad_w = 2};
 
 // Expects workspace to hold 78,400 bytes, the plan's workspace.
-void forward_layers_0_2(const float* x, const float* weight, const float* bias, float* z,
-                        float* pooled, std::byte* workspace, const Libraries& lib,
-                        cudaStream_t stream) {
+void forward_layers_0_2(const float* __restrict__ x, const float* __restrict__ weight,
+                        const float* __restrict__ bias, float* __restrict__ z,
+                        float* __restrict__ pooled, std::byte* __restrict__ workspace,
+                        const Libraries& lib, cudaStream_t stream) {
   lib.conv_0.forward(x, weight, bias, z, workspace);
   // Each pooled output: the bias and the Tanh over its window (kept for backward), then the window's
   // mean.
-  g::for_each_3d<384, 14, 14>(stream, "forward_layers_0_2",
-                              [=] __device__(index_t plane, index_t oh, index_t ow) {
-                                k::bias_activation_avg_pool_forward<k::Tanh, pool_2, true>(
-                                    plane, oh, ow, z, bias, z, pooled);
-                              });
+  g::for_each_3d<384, 14, 14>(
+      stream, "forward_layers_0_2",
+      [] __device__(index_t plane, index_t oh, index_t ow, const float* bias, float* z,
+                    float* pooled) {
+        k::bias_activation_avg_pool_forward<k::Tanh, pool_2, true>(plane, oh, ow, z, bias, z,
+                                                                   pooled);
+      },
+      bias, z, pooled);
 }
 
 // The same on the plan's buffers:
@@ -138,15 +142,20 @@ void forward_layers_0_2(std::byte* arena, const Libraries& lib, cudaStream_t str
 }
 
 // Expects workspace to hold 78,400 bytes, the plan's workspace.
-void backward_layers_0_2(const float* x, float* dweight, float* dbias, float* dz,
-                         const float* dpooled, const float* y, std::byte* workspace,
-                         const Libraries& lib, cudaStream_t stream) {
+void backward_layers_0_2(const float* __restrict__ x, float* __restrict__ dweight,
+                         float* __restrict__ dbias, float* __restrict__ dz,
+                         const float* __restrict__ dpooled, const float* __restrict__ y,
+                         std::byte* __restrict__ workspace, const Libraries& lib,
+                         cudaStream_t stream) {
   // Each pooled output: its gradient spread over its window, times the Tanh's derivative there; every
   // element of dz written once.
   g::for_each_3d<384, 14, 14>(
-      stream, "backward_layers_0_2", [=] __device__(index_t plane, index_t oh, index_t ow) {
+      stream, "backward_layers_0_2",
+      [] __device__(index_t plane, index_t oh, index_t ow, float* dz, const float* dpooled,
+                    const float* y) {
         k::avg_pool_activation_backward<k::Tanh, pool_2>(plane, oh, ow, dpooled, y, dz);
-      });
+      },
+      dz, dpooled, y);
   lib.conv_0.backward_weights(x, dz, dweight, dbias, workspace);
 }
 
@@ -204,17 +213,21 @@ constexpr k::Conv2dGeometry conv_3_geometry{.batch = 64,
                                             .pad_w = 0};
 
 // Expects workspace to hold 78,400 bytes, the plan's workspace.
-void forward_layers_3_5(const float* x, const float* weight, const float* bias, float* z,
-                        float* pooled, std::byte* workspace, const Libraries& lib,
-                        cudaStream_t stream) {
+void forward_layers_3_5(const float* __restrict__ x, const float* __restrict__ weight,
+                        const float* __restrict__ bias, float* __restrict__ z,
+                        float* __restrict__ pooled, std::byte* __restrict__ workspace,
+                        const Libraries& lib, cudaStream_t stream) {
   lib.conv_3.forward(x, weight, bias, z, workspace);
   // Each pooled output: the bias and the Tanh over its window (kept for backward), then the window's
   // mean.
-  g::for_each_3d<1'024, 5, 5>(stream, "forward_layers_3_5",
-                              [=] __device__(index_t plane, index_t oh, index_t ow) {
-                                k::bias_activation_avg_pool_forward<k::Tanh, pool_5, true>(
-                                    plane, oh, ow, z, bias, z, pooled);
-                              });
+  g::for_each_3d<1'024, 5, 5>(
+      stream, "forward_layers_3_5",
+      [] __device__(index_t plane, index_t oh, index_t ow, const float* bias, float* z,
+                    float* pooled) {
+        k::bias_activation_avg_pool_forward<k::Tanh, pool_5, true>(plane, oh, ow, z, bias, z,
+                                                                   pooled);
+      },
+      bias, z, pooled);
 }
 
 // The same on the plan's buffers:
@@ -229,15 +242,21 @@ void forward_layers_3_5(std::byte* arena, const Libraries& lib, cudaStream_t str
 }
 
 // Expects workspace to hold 78,400 bytes, the plan's workspace.
-void backward_layers_3_5(const float* x, float* dweight, float* dbias, float* dz,
-                         const float* weight, float* dx, const float* dpooled, const float* y,
-                         std::byte* workspace, const Libraries& lib, cudaStream_t stream) {
+void backward_layers_3_5(const float* __restrict__ x, float* __restrict__ dweight,
+                         float* __restrict__ dbias, float* __restrict__ dz,
+                         const float* __restrict__ weight, float* __restrict__ dx,
+                         const float* __restrict__ dpooled, const float* __restrict__ y,
+                         std::byte* __restrict__ workspace, const Libraries& lib,
+                         cudaStream_t stream) {
   // Each pooled output: its gradient spread over its window, times the Tanh's derivative there; every
   // element of dz written once.
   g::for_each_3d<1'024, 5, 5>(
-      stream, "backward_layers_3_5", [=] __device__(index_t plane, index_t oh, index_t ow) {
+      stream, "backward_layers_3_5",
+      [] __device__(index_t plane, index_t oh, index_t ow, float* dz, const float* dpooled,
+                    const float* y) {
         k::avg_pool_activation_backward<k::Tanh, pool_5>(plane, oh, ow, dpooled, y, dz);
-      });
+      },
+      dz, dpooled, y);
   lib.conv_3.backward_weights(x, dz, dweight, dbias, workspace);
   lib.conv_3.backward_input(dz, weight, dx, workspace);
 }
@@ -271,13 +290,19 @@ void backward_layers_3_5(std::byte* arena, const Libraries& lib, cudaStream_t st
 //   input_gradient_7  f32 (64, 400)   arena + 3,345,152   d(input), written by backward
 
 // Expects workspace to hold 78,400 bytes, the plan's workspace.
-void forward_layers_7_8(const float* x, const float* weight, const float* bias, float* z,
-                        std::byte* workspace, const Libraries& lib, cudaStream_t stream) {
+void forward_layers_7_8(const float* __restrict__ x, const float* __restrict__ weight,
+                        const float* __restrict__ bias, float* __restrict__ z,
+                        std::byte* __restrict__ workspace, const Libraries& lib,
+                        cudaStream_t stream) {
   lib.linear_7.forward(x, weight, bias, z, workspace);
   // z = Tanh(z + bias), per element.
-  g::for_each_2d<64, 120>(stream, "forward_layers_7_8", [=] __device__(index_t n, index_t o) {
-    k::bias_activation_forward<k::Tanh, k::BiasAlong::positions, 120, 120, true>(n, o, z, bias, z);
-  });
+  g::for_each_2d<64, 120>(
+      stream, "forward_layers_7_8",
+      [] __device__(index_t row, index_t p, const float* bias, float* z) {
+        k::bias_activation_forward<k::Tanh, k::BiasAlong::positions, 120, 120, true>(row, p, z,
+                                                                                     bias, z);
+      },
+      bias, z);
 }
 
 // The same on the plan's buffers:
@@ -291,13 +316,18 @@ void forward_layers_7_8(std::byte* arena, const Libraries& lib, cudaStream_t str
 }
 
 // Expects workspace to hold 78,400 bytes, the plan's workspace.
-void backward_layers_7_8(const float* x, float* dweight, float* dbias, float* dz,
-                         const float* weight, float* dx, const float* y, const float* dy,
-                         std::byte* workspace, const Libraries& lib, cudaStream_t stream) {
+void backward_layers_7_8(const float* __restrict__ x, float* __restrict__ dweight,
+                         float* __restrict__ dbias, float* dz, const float* __restrict__ weight,
+                         float* __restrict__ dx, const float* __restrict__ y, const float* dy,
+                         std::byte* __restrict__ workspace, const Libraries& lib,
+                         cudaStream_t stream) {
   // dz = Tanh'(y) · dy.
-  g::for_each_2d<64, 120>(stream, "backward_layers_7_8", [=] __device__(index_t row, index_t p) {
-    k::activation_backward_2d<k::Tanh, 120>(row, p, y, dy, dz);
-  });
+  g::for_each_2d<64, 120>(
+      stream, "backward_layers_7_8",
+      [] __device__(index_t row, index_t p, float* dz, const float* y, const float* dy) {
+        k::activation_backward_2d<k::Tanh, 120>(row, p, y, dy, dz);
+      },
+      g::aliased(dz), y, g::aliased(dy));
   lib.linear_7.backward_weights(x, dz, dweight, dbias, workspace);
   lib.linear_7.backward_input(dz, weight, dx, workspace);
 }
@@ -328,13 +358,19 @@ void backward_layers_7_8(std::byte* arena, const Libraries& lib, cudaStream_t st
 //   input_gradient_9   f32 (64, 120)  arena + 2,767,616   d(input), written by backward
 
 // Expects workspace to hold 78,400 bytes, the plan's workspace.
-void forward_layers_9_10(const float* x, const float* weight, const float* bias, float* z,
-                         std::byte* workspace, const Libraries& lib, cudaStream_t stream) {
+void forward_layers_9_10(const float* __restrict__ x, const float* __restrict__ weight,
+                         const float* __restrict__ bias, float* __restrict__ z,
+                         std::byte* __restrict__ workspace, const Libraries& lib,
+                         cudaStream_t stream) {
   lib.linear_9.forward(x, weight, bias, z, workspace);
   // z = Tanh(z + bias), per element.
-  g::for_each_2d<64, 84>(stream, "forward_layers_9_10", [=] __device__(index_t n, index_t o) {
-    k::bias_activation_forward<k::Tanh, k::BiasAlong::positions, 84, 84, true>(n, o, z, bias, z);
-  });
+  g::for_each_2d<64, 84>(
+      stream, "forward_layers_9_10",
+      [] __device__(index_t row, index_t p, const float* bias, float* z) {
+        k::bias_activation_forward<k::Tanh, k::BiasAlong::positions, 84, 84, true>(row, p, z, bias,
+                                                                                   z);
+      },
+      bias, z);
 }
 
 // The same on the plan's buffers:
@@ -348,13 +384,18 @@ void forward_layers_9_10(std::byte* arena, const Libraries& lib, cudaStream_t st
 }
 
 // Expects workspace to hold 78,400 bytes, the plan's workspace.
-void backward_layers_9_10(const float* x, float* dweight, float* dbias, float* dz,
-                          const float* weight, float* dx, const float* y, const float* dy,
-                          std::byte* workspace, const Libraries& lib, cudaStream_t stream) {
+void backward_layers_9_10(const float* __restrict__ x, float* __restrict__ dweight,
+                          float* __restrict__ dbias, float* dz, const float* __restrict__ weight,
+                          float* dx, const float* y, const float* dy,
+                          std::byte* __restrict__ workspace, const Libraries& lib,
+                          cudaStream_t stream) {
   // dz = Tanh'(y) · dy.
-  g::for_each_2d<64, 84>(stream, "backward_layers_9_10", [=] __device__(index_t row, index_t p) {
-    k::activation_backward_2d<k::Tanh, 84>(row, p, y, dy, dz);
-  });
+  g::for_each_2d<64, 84>(
+      stream, "backward_layers_9_10",
+      [] __device__(index_t row, index_t p, float* dz, const float* y, const float* dy) {
+        k::activation_backward_2d<k::Tanh, 84>(row, p, y, dy, dz);
+      },
+      g::aliased(dz), y, g::aliased(dy));
   lib.linear_9.backward_weights(x, dz, dweight, dbias, workspace);
   lib.linear_9.backward_input(dz, weight, dx, workspace);
 }
@@ -385,15 +426,20 @@ void backward_layers_9_10(std::byte* arena, const Libraries& lib, cudaStream_t s
 //   input_gradient_11  f32 (64, 84)  arena + 2,798,336   d(input), written by backward
 
 // Expects workspace to hold 78,400 bytes, the plan's workspace.
-void forward_layer_11(const float* x, const float* weight, const float* bias, float* z,
-                      std::byte* workspace, const Libraries& lib, cudaStream_t stream) {
+void forward_layer_11(const float* __restrict__ x, const float* __restrict__ weight,
+                      const float* __restrict__ bias, float* __restrict__ z,
+                      std::byte* __restrict__ workspace, const Libraries& lib,
+                      cudaStream_t stream) {
   lib.linear_11.forward(x, weight, bias, z, workspace);
   if (!lib.linear_11.forward_fused()) {  // cuBLASLt had no engine for the fused epilogue
     // z += bias, per element.
-    g::for_each_2d<64, 10>(stream, "forward_layer_11", [=] __device__(index_t n, index_t o) {
-      k::bias_activation_forward<k::Identity, k::BiasAlong::positions, 10, 10, true>(n, o, z, bias,
-                                                                                     z);
-    });
+    g::for_each_2d<64, 10>(
+        stream, "forward_layer_11",
+        [] __device__(index_t row, index_t p, const float* bias, float* z) {
+          k::bias_activation_forward<k::Identity, k::BiasAlong::positions, 10, 10, true>(row, p, z,
+                                                                                         bias, z);
+        },
+        bias, z);
   }
 }
 
@@ -408,8 +454,10 @@ void forward_layer_11(std::byte* arena, const Libraries& lib, cudaStream_t strea
 }
 
 // Expects workspace to hold 78,400 bytes, the plan's workspace.
-void backward_layer_11(const float* x, float* dweight, float* dbias, float* dz, const float* weight,
-                       float* dx, std::byte* workspace, const Libraries& lib,
+void backward_layer_11(const float* __restrict__ x, float* __restrict__ dweight,
+                       float* __restrict__ dbias, float* __restrict__ dz,
+                       const float* __restrict__ weight, float* __restrict__ dx,
+                       std::byte* __restrict__ workspace, const Libraries& lib,
                        cudaStream_t /*stream*/) {
   lib.linear_11.backward_weights(x, dz, dweight, dbias, workspace);
   lib.linear_11.backward_input(dz, weight, dx, workspace);
@@ -428,12 +476,17 @@ void backward_layer_11(std::byte* arena, const Libraries& lib, cudaStream_t stre
 }
 
 // ==== Loss: softmax + cross-entropy over the logits (64, 10), forward and backward ===============
-void loss_step(const float* logits, const std::int32_t* labels, float* loss,
-               std::int32_t* predicted, float* dlogits, cudaStream_t stream) {
+void loss_step(const float* __restrict__ logits, const std::int32_t* __restrict__ labels,
+               float* __restrict__ loss, std::int32_t* __restrict__ predicted,
+               float* __restrict__ dlogits, cudaStream_t stream) {
   // Each sample: its loss, its predicted class and d(logits) of the batch mean.
-  g::for_each<64>(stream, "loss_step", [=] __device__(index_t n) {
-    k::softmax_cross_entropy<64, 10>(n, logits, labels, loss, predicted, dlogits);
-  });
+  g::for_each<64>(
+      stream, "loss_step",
+      [] __device__(index_t n, const float* logits, const std::int32_t* labels, float* loss,
+                    std::int32_t* predicted, float* dlogits) {
+        k::softmax_cross_entropy<64, 10>(n, logits, labels, loss, predicted, dlogits);
+      },
+      logits, labels, loss, predicted, dlogits);
 }
 
 // The same on the plan's buffers:
@@ -447,12 +500,16 @@ void loss_step(std::byte* arena, cudaStream_t stream) {
 }
 
 // ==== Update: SGDMomentum over the whole contiguous parameter region, one pass ===================
-void update(float* params, const float* grads, float* velocity, cudaStream_t stream) {
+void update(float* __restrict__ params, const float* __restrict__ grads,
+            float* __restrict__ velocity, cudaStream_t stream) {
   // Each parameter, with the step's scalars (learning rate, bias corrections).
-  g::for_each<61'706>(stream, "update", [=] __device__(index_t i) {
-    const k::OptimizerConstants& constants = optimizer_constants;
-    k::sgd_momentum_update(i, params, grads, velocity, constants);
-  });
+  g::for_each<61'706>(
+      stream, "update",
+      [] __device__(index_t i, float* params, const float* grads, float* velocity) {
+        const k::OptimizerConstants& constants = optimizer_constants;
+        k::sgd_momentum_update(i, params, grads, velocity, constants);
+      },
+      params, grads, velocity);
 }
 
 // The same on the plan's buffers:

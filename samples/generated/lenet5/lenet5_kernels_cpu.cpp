@@ -257,10 +257,10 @@ void forward_layers_7_8(const float* x, const float* weight, const float* bias, 
                         c::ThreadPool& pool) {
   // In each tile of the product, as it is finished: z = Tanh(z + bias), per element.
   c::linear_forward<linear_7>(pool, x, weight, z, [&](c::Range rows) {
-    for (index_t n = rows.begin; n < rows.end; ++n)
-      for (index_t o = 0; o < 120; ++o)
-        k::bias_activation_forward<k::Tanh, k::BiasAlong::positions, 120, 120, true>(n, o, z, bias,
-                                                                                     z);
+    for (index_t row = rows.begin; row < rows.end; ++row)
+      for (index_t p = 0; p < 120; ++p)
+        k::bias_activation_forward<k::Tanh, k::BiasAlong::positions, 120, 120, true>(row, p, z,
+                                                                                     bias, z);
   });
 }
 
@@ -312,9 +312,9 @@ void forward_layers_9_10(const float* x, const float* weight, const float* bias,
                          c::ThreadPool& pool) {
   // In each tile of the product, as it is finished: z = Tanh(z + bias), per element.
   c::linear_forward<linear_9>(pool, x, weight, z, [&](c::Range rows) {
-    for (index_t n = rows.begin; n < rows.end; ++n)
-      for (index_t o = 0; o < 84; ++o)
-        k::bias_activation_forward<k::Tanh, k::BiasAlong::positions, 84, 84, true>(n, o, z, bias,
+    for (index_t row = rows.begin; row < rows.end; ++row)
+      for (index_t p = 0; p < 84; ++p)
+        k::bias_activation_forward<k::Tanh, k::BiasAlong::positions, 84, 84, true>(row, p, z, bias,
                                                                                    z);
   });
 }
@@ -366,9 +366,9 @@ void forward_layer_11(const float* x, const float* weight, const float* bias, fl
                       c::ThreadPool& pool) {
   // In each tile of the product, as it is finished: z += bias, per element.
   c::linear_forward<linear_11>(pool, x, weight, z, [&](c::Range rows) {
-    for (index_t n = rows.begin; n < rows.end; ++n)
-      for (index_t o = 0; o < 10; ++o)
-        k::bias_activation_forward<k::Identity, k::BiasAlong::positions, 10, 10, true>(n, o, z,
+    for (index_t row = rows.begin; row < rows.end; ++row)
+      for (index_t p = 0; p < 10; ++p)
+        k::bias_activation_forward<k::Identity, k::BiasAlong::positions, 10, 10, true>(row, p, z,
                                                                                        bias, z);
   });
 }

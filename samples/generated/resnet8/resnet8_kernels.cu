@@ -104,15 +104,19 @@ constexpr k::Conv2dGeometry conv_0_geometry{.batch = 32,
                                             .pad_w = 1};
 
 // Expects workspace to hold 589,824 bytes, the plan's workspace.
-void forward_layer_0(const float* x, const float* weight, const float* bias, float* z,
-                     std::byte* workspace, const Libraries& lib, cudaStream_t stream) {
+void forward_layer_0(const float* __restrict__ x, const float* __restrict__ weight,
+                     const float* __restrict__ bias, float* __restrict__ z,
+                     std::byte* __restrict__ workspace, const Libraries& lib, cudaStream_t stream) {
   lib.conv_0.forward(x, weight, bias, z, workspace);
   if (!lib.conv_0.forward_fused()) {  // cuDNN had no engine for the fused epilogue
     // z += bias, per element.
-    g::for_each_2d<512, 1'024>(stream, "forward_layer_0", [=] __device__(index_t row, index_t p) {
-      k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 16, 1'024, true>(row, p, z, bias,
-                                                                                   z);
-    });
+    g::for_each_2d<512, 1'024>(
+        stream, "forward_layer_0",
+        [] __device__(index_t row, index_t p, const float* bias, float* z) {
+          k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 16, 1'024, true>(row, p, z,
+                                                                                       bias, z);
+        },
+        bias, z);
   }
 }
 
@@ -127,8 +131,10 @@ void forward_layer_0(std::byte* arena, const Libraries& lib, cudaStream_t stream
 }
 
 // Expects workspace to hold 589,824 bytes, the plan's workspace.
-void backward_layer_0(const float* x, float* dweight, float* dbias, float* dz, std::byte* workspace,
-                      const Libraries& lib, cudaStream_t /*stream*/) {
+void backward_layer_0(const float* __restrict__ x, float* __restrict__ dweight,
+                      float* __restrict__ dbias, float* __restrict__ dz,
+                      std::byte* __restrict__ workspace, const Libraries& lib,
+                      cudaStream_t /*stream*/) {
   lib.conv_0.backward_weights(x, dz, dweight, dbias, workspace);
 }
 
@@ -161,23 +167,36 @@ constexpr k::BatchNormGeometry norm_1{.batch = 32,
                                       .epsilon = 0.00100000005f,
                                       .momentum = 0.00999999978f};
 
-void forward_layers_1_2(const float* x, const float* gamma, const float* beta, float* running,
-                        float* y, float* stats, cudaStream_t stream, bool training) {
+void forward_layers_1_2(const float* __restrict__ x, const float* __restrict__ gamma,
+                        const float* __restrict__ beta, float* __restrict__ running,
+                        float* __restrict__ y, float* __restrict__ stats, cudaStream_t stream,
+                        bool training) {
   if (!training) {  // evaluation
     // Each element: normalised by the running statistics, then the ReLU.
-    g::for_each<524'288>(stream, "forward_layers_1_2 (evaluation)", [=] __device__(index_t i) {
-      k::batch_norm_inference<norm_1, k::ReLU>(i, x, running, gamma, beta, y);
-    });
+    g::for_each<524'288>(
+        stream, "forward_layers_1_2 (evaluation)",
+        [] __device__(index_t i, const float* x, const float* gamma, const float* beta,
+                      float* running, float* y) {
+          k::batch_norm_inference<norm_1, k::ReLU>(i, x, running, gamma, beta, y);
+        },
+        x, gamma, beta, running, y);
     return;
   }
   // Per channel: the batch mean and 1/√(var + ε), and the running statistics' update.
-  g::for_each_block<16>(stream, "forward_layers_1_2 (pass 1)", [=] __device__(index_t c) {
-    g::per_block::batch_norm_statistics<norm_1>(c, x, stats, running);
-  });
+  g::for_each_block<16>(
+      stream, "forward_layers_1_2 (pass 1)",
+      [] __device__(index_t c, const float* x, float* running, float* stats) {
+        g::per_block::batch_norm_statistics<norm_1>(c, x, stats, running);
+      },
+      x, running, stats);
   // Each element: normalised by its channel's batch statistics, then the ReLU.
-  g::for_each<524'288>(stream, "forward_layers_1_2 (pass 2)", [=] __device__(index_t i) {
-    k::batch_norm_forward<norm_1, k::ReLU>(i, x, stats, gamma, beta, y);
-  });
+  g::for_each<524'288>(
+      stream, "forward_layers_1_2 (pass 2)",
+      [] __device__(index_t i, const float* x, const float* gamma, const float* beta, float* y,
+                    float* stats) {
+        k::batch_norm_forward<norm_1, k::ReLU>(i, x, stats, gamma, beta, y);
+      },
+      x, gamma, beta, y, stats);
 }
 
 // The same on the plan's buffers:
@@ -191,17 +210,26 @@ void forward_layers_1_2(std::byte* arena, const Libraries&, cudaStream_t stream,
                      stream, training);
 }
 
-void backward_layers_1_2(const float* x, const float* stats, const float* gamma, float* dy,
-                         float* dgamma, float* dbeta, const float* y, float* dx,
-                         cudaStream_t stream) {
+void backward_layers_1_2(const float* __restrict__ x, const float* __restrict__ stats,
+                         const float* __restrict__ gamma, float* __restrict__ dy,
+                         float* __restrict__ dgamma, float* __restrict__ dbeta, const float* y,
+                         float* dx, cudaStream_t stream) {
   // Per channel: d = ReLU'(y)·dy (left in dy), Σd into dβ and Σ d·x̂ into dγ.
-  g::for_each_block<16>(stream, "backward_layers_1_2 (pass 1)", [=] __device__(index_t c) {
-    g::per_block::batch_norm_backward_sums<norm_1, k::ReLU>(c, x, y, stats, dy, dgamma, dbeta);
-  });
+  g::for_each_block<16>(
+      stream, "backward_layers_1_2 (pass 1)",
+      [] __device__(index_t c, const float* x, const float* stats, float* dy, float* dgamma,
+                    float* dbeta, const float* y) {
+        g::per_block::batch_norm_backward_sums<norm_1, k::ReLU>(c, x, y, stats, dy, dgamma, dbeta);
+      },
+      x, stats, dy, dgamma, dbeta, y);
   // Each element: dx from d and its channel's two sums.
-  g::for_each<524'288>(stream, "backward_layers_1_2 (pass 2)", [=] __device__(index_t i) {
-    k::batch_norm_backward_input<norm_1, false>(i, x, stats, gamma, dy, dgamma, dbeta, dx);
-  });
+  g::for_each<524'288>(
+      stream, "backward_layers_1_2 (pass 2)",
+      [] __device__(index_t i, const float* x, const float* stats, const float* gamma, float* dy,
+                    float* dgamma, float* dbeta, float* dx) {
+        k::batch_norm_backward_input<norm_1, false>(i, x, stats, gamma, dy, dgamma, dbeta, dx);
+      },
+      x, stats, gamma, dy, dgamma, dbeta, dx);
 }
 
 // The same on the plan's buffers:
@@ -243,12 +271,15 @@ constexpr k::Conv2dGeometry conv_3{.batch = 32,
                                    .pad_w = 1,
                                    .groups = 1};
 
-void forward_layer_3(const float* x, const float* weight, const float* bias, float* y,
-                     cudaStream_t stream) {
+void forward_layer_3(const float* __restrict__ x, const float* __restrict__ weight,
+                     const float* __restrict__ bias, float* __restrict__ y, cudaStream_t stream) {
   // Each output: its window's weighted sum plus the bias.
-  g::for_each<524'288>(stream, "forward_layer_3", [=] __device__(index_t i) {
-    k::grouped_conv_forward<conv_3, true>(i, x, weight, bias, y);
-  });
+  g::for_each<524'288>(
+      stream, "forward_layer_3",
+      [] __device__(index_t i, const float* x, const float* weight, const float* bias, float* y) {
+        k::grouped_conv_forward<conv_3, true>(i, x, weight, bias, y);
+      },
+      x, weight, bias, y);
 }
 
 // The same on the plan's buffers:
@@ -260,20 +291,31 @@ void forward_layer_3(std::byte* arena, const Libraries&, cudaStream_t stream) {
                   stream);
 }
 
-void backward_layer_3(const float* x, const float* dy, float* dweight, float* dbias,
-                      const float* weight, float* dx, cudaStream_t stream) {
+void backward_layer_3(const float* __restrict__ x, const float* __restrict__ dy,
+                      float* __restrict__ dweight, float* __restrict__ dbias,
+                      const float* __restrict__ weight, float* __restrict__ dx,
+                      cudaStream_t stream) {
   // Each weight: Σ over samples and output positions of dy · x.
-  g::for_each_block<2'304>(stream, "backward_layer_3 (pass 1)", [=] __device__(index_t e) {
-    g::per_block::grouped_conv_backward_weight<conv_3>(e, x, dy, dweight);
-  });
+  g::for_each_block<2'304>(
+      stream, "backward_layer_3 (pass 1)",
+      [] __device__(index_t e, const float* x, const float* dy, float* dweight) {
+        g::per_block::grouped_conv_backward_weight<conv_3>(e, x, dy, dweight);
+      },
+      x, dy, dweight);
   // Each channel: Σ over samples and positions of dy.
-  g::for_each_block<16>(stream, "backward_layer_3 (pass 2)", [=] __device__(index_t c) {
-    g::per_block::bias_gradient_channels<32, 16, 1'024>(c, dy, dbias);
-  });
+  g::for_each_block<16>(
+      stream, "backward_layer_3 (pass 2)",
+      [] __device__(index_t c, const float* dy, float* dbias) {
+        g::per_block::bias_gradient_channels<32, 16, 1'024>(c, dy, dbias);
+      },
+      dy, dbias);
   // Each input element gathers dy · w from the outputs that read it.
-  g::for_each<524'288>(stream, "backward_layer_3 (pass 3)", [=] __device__(index_t i) {
-    k::grouped_conv_backward_input<conv_3, true>(i, dy, weight, dx);
-  });
+  g::for_each<524'288>(
+      stream, "backward_layer_3 (pass 3)",
+      [] __device__(index_t i, const float* dy, const float* weight, float* dx) {
+        k::grouped_conv_backward_input<conv_3, true>(i, dy, weight, dx);
+      },
+      dy, weight, dx);
 }
 
 // The same on the plan's buffers:
@@ -306,23 +348,36 @@ constexpr k::BatchNormGeometry norm_4{.batch = 32,
                                       .epsilon = 0.00100000005f,
                                       .momentum = 0.00999999978f};
 
-void forward_layers_4_5(const float* x, const float* gamma, const float* beta, float* running,
-                        float* y, float* stats, cudaStream_t stream, bool training) {
+void forward_layers_4_5(const float* __restrict__ x, const float* __restrict__ gamma,
+                        const float* __restrict__ beta, float* __restrict__ running,
+                        float* __restrict__ y, float* __restrict__ stats, cudaStream_t stream,
+                        bool training) {
   if (!training) {  // evaluation
     // Each element: normalised by the running statistics, then the ReLU.
-    g::for_each<524'288>(stream, "forward_layers_4_5 (evaluation)", [=] __device__(index_t i) {
-      k::batch_norm_inference<norm_4, k::ReLU>(i, x, running, gamma, beta, y);
-    });
+    g::for_each<524'288>(
+        stream, "forward_layers_4_5 (evaluation)",
+        [] __device__(index_t i, const float* x, const float* gamma, const float* beta,
+                      float* running, float* y) {
+          k::batch_norm_inference<norm_4, k::ReLU>(i, x, running, gamma, beta, y);
+        },
+        x, gamma, beta, running, y);
     return;
   }
   // Per channel: the batch mean and 1/√(var + ε), and the running statistics' update.
-  g::for_each_block<16>(stream, "forward_layers_4_5 (pass 1)", [=] __device__(index_t c) {
-    g::per_block::batch_norm_statistics<norm_4>(c, x, stats, running);
-  });
+  g::for_each_block<16>(
+      stream, "forward_layers_4_5 (pass 1)",
+      [] __device__(index_t c, const float* x, float* running, float* stats) {
+        g::per_block::batch_norm_statistics<norm_4>(c, x, stats, running);
+      },
+      x, running, stats);
   // Each element: normalised by its channel's batch statistics, then the ReLU.
-  g::for_each<524'288>(stream, "forward_layers_4_5 (pass 2)", [=] __device__(index_t i) {
-    k::batch_norm_forward<norm_4, k::ReLU>(i, x, stats, gamma, beta, y);
-  });
+  g::for_each<524'288>(
+      stream, "forward_layers_4_5 (pass 2)",
+      [] __device__(index_t i, const float* x, const float* gamma, const float* beta, float* y,
+                    float* stats) {
+        k::batch_norm_forward<norm_4, k::ReLU>(i, x, stats, gamma, beta, y);
+      },
+      x, gamma, beta, y, stats);
 }
 
 // The same on the plan's buffers:
@@ -336,17 +391,26 @@ void forward_layers_4_5(std::byte* arena, const Libraries&, cudaStream_t stream,
                      stream, training);
 }
 
-void backward_layers_4_5(const float* x, const float* stats, const float* gamma, float* dy,
-                         float* dgamma, float* dbeta, const float* y, float* dx,
-                         cudaStream_t stream) {
+void backward_layers_4_5(const float* __restrict__ x, const float* __restrict__ stats,
+                         const float* __restrict__ gamma, float* __restrict__ dy,
+                         float* __restrict__ dgamma, float* __restrict__ dbeta, const float* y,
+                         float* dx, cudaStream_t stream) {
   // Per channel: d = ReLU'(y)·dy (left in dy), Σd into dβ and Σ d·x̂ into dγ.
-  g::for_each_block<16>(stream, "backward_layers_4_5 (pass 1)", [=] __device__(index_t c) {
-    g::per_block::batch_norm_backward_sums<norm_4, k::ReLU>(c, x, y, stats, dy, dgamma, dbeta);
-  });
+  g::for_each_block<16>(
+      stream, "backward_layers_4_5 (pass 1)",
+      [] __device__(index_t c, const float* x, const float* stats, float* dy, float* dgamma,
+                    float* dbeta, const float* y) {
+        g::per_block::batch_norm_backward_sums<norm_4, k::ReLU>(c, x, y, stats, dy, dgamma, dbeta);
+      },
+      x, stats, dy, dgamma, dbeta, y);
   // Each element: dx from d and its channel's two sums.
-  g::for_each<524'288>(stream, "backward_layers_4_5 (pass 2)", [=] __device__(index_t i) {
-    k::batch_norm_backward_input<norm_4, false>(i, x, stats, gamma, dy, dgamma, dbeta, dx);
-  });
+  g::for_each<524'288>(
+      stream, "backward_layers_4_5 (pass 2)",
+      [] __device__(index_t i, const float* x, const float* stats, const float* gamma, float* dy,
+                    float* dgamma, float* dbeta, float* dx) {
+        k::batch_norm_backward_input<norm_4, false>(i, x, stats, gamma, dy, dgamma, dbeta, dx);
+      },
+      x, stats, gamma, dy, dgamma, dbeta, dx);
 }
 
 // The same on the plan's buffers:
@@ -389,15 +453,19 @@ constexpr k::Conv2dGeometry conv_6_geometry{.batch = 32,
                                             .pad_w = 1};
 
 // Expects workspace to hold 589,824 bytes, the plan's workspace.
-void forward_layer_6(const float* x, const float* weight, const float* bias, float* z,
-                     std::byte* workspace, const Libraries& lib, cudaStream_t stream) {
+void forward_layer_6(const float* __restrict__ x, const float* __restrict__ weight,
+                     const float* __restrict__ bias, float* __restrict__ z,
+                     std::byte* __restrict__ workspace, const Libraries& lib, cudaStream_t stream) {
   lib.conv_6.forward(x, weight, bias, z, workspace);
   if (!lib.conv_6.forward_fused()) {  // cuDNN had no engine for the fused epilogue
     // z += bias, per element.
-    g::for_each_2d<512, 1'024>(stream, "forward_layer_6", [=] __device__(index_t row, index_t p) {
-      k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 16, 1'024, true>(row, p, z, bias,
-                                                                                   z);
-    });
+    g::for_each_2d<512, 1'024>(
+        stream, "forward_layer_6",
+        [] __device__(index_t row, index_t p, const float* bias, float* z) {
+          k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 16, 1'024, true>(row, p, z,
+                                                                                       bias, z);
+        },
+        bias, z);
   }
 }
 
@@ -412,8 +480,10 @@ void forward_layer_6(std::byte* arena, const Libraries& lib, cudaStream_t stream
 }
 
 // Expects workspace to hold 589,824 bytes, the plan's workspace.
-void backward_layer_6(const float* x, float* dweight, float* dbias, float* dz, const float* weight,
-                      float* dx, std::byte* workspace, const Libraries& lib,
+void backward_layer_6(const float* __restrict__ x, float* __restrict__ dweight,
+                      float* __restrict__ dbias, float* __restrict__ dz,
+                      const float* __restrict__ weight, float* __restrict__ dx,
+                      std::byte* __restrict__ workspace, const Libraries& lib,
                       cudaStream_t /*stream*/) {
   lib.conv_6.backward_weights(x, dz, dweight, dbias, workspace);
   lib.conv_6.backward_input(dz, weight, dx, workspace);
@@ -449,23 +519,36 @@ constexpr k::BatchNormGeometry norm_7{.batch = 32,
                                       .epsilon = 0.00100000005f,
                                       .momentum = 0.00999999978f};
 
-void forward_layer_7(const float* x, const float* gamma, const float* beta, float* running,
-                     float* y, float* stats, cudaStream_t stream, bool training) {
+void forward_layer_7(const float* __restrict__ x, const float* __restrict__ gamma,
+                     const float* __restrict__ beta, float* __restrict__ running,
+                     float* __restrict__ y, float* __restrict__ stats, cudaStream_t stream,
+                     bool training) {
   if (!training) {  // evaluation
     // Each element: normalised by the running statistics.
-    g::for_each<524'288>(stream, "forward_layer_7 (evaluation)", [=] __device__(index_t i) {
-      k::batch_norm_inference<norm_7, k::Identity>(i, x, running, gamma, beta, y);
-    });
+    g::for_each<524'288>(
+        stream, "forward_layer_7 (evaluation)",
+        [] __device__(index_t i, const float* x, const float* gamma, const float* beta,
+                      float* running, float* y) {
+          k::batch_norm_inference<norm_7, k::Identity>(i, x, running, gamma, beta, y);
+        },
+        x, gamma, beta, running, y);
     return;
   }
   // Per channel: the batch mean and 1/√(var + ε), and the running statistics' update.
-  g::for_each_block<16>(stream, "forward_layer_7 (pass 1)", [=] __device__(index_t c) {
-    g::per_block::batch_norm_statistics<norm_7>(c, x, stats, running);
-  });
+  g::for_each_block<16>(
+      stream, "forward_layer_7 (pass 1)",
+      [] __device__(index_t c, const float* x, float* running, float* stats) {
+        g::per_block::batch_norm_statistics<norm_7>(c, x, stats, running);
+      },
+      x, running, stats);
   // Each element: normalised by its channel's batch statistics.
-  g::for_each<524'288>(stream, "forward_layer_7 (pass 2)", [=] __device__(index_t i) {
-    k::batch_norm_forward<norm_7, k::Identity>(i, x, stats, gamma, beta, y);
-  });
+  g::for_each<524'288>(
+      stream, "forward_layer_7 (pass 2)",
+      [] __device__(index_t i, const float* x, const float* gamma, const float* beta, float* y,
+                    float* stats) {
+        k::batch_norm_forward<norm_7, k::Identity>(i, x, stats, gamma, beta, y);
+      },
+      x, gamma, beta, y, stats);
 }
 
 // The same on the plan's buffers:
@@ -479,17 +562,27 @@ void forward_layer_7(std::byte* arena, const Libraries&, cudaStream_t stream, bo
                   stream, training);
 }
 
-void backward_layer_7(const float* x, const float* stats, const float* gamma, float* dy,
-                      float* dgamma, float* dbeta, float* dx, cudaStream_t stream) {
+void backward_layer_7(const float* __restrict__ x, const float* __restrict__ stats,
+                      const float* __restrict__ gamma, float* __restrict__ dy,
+                      float* __restrict__ dgamma, float* __restrict__ dbeta, float* __restrict__ dx,
+                      cudaStream_t stream) {
   // Per channel: Σdy into dβ and Σ dy·x̂ into dγ.
-  g::for_each_block<16>(stream, "backward_layer_7 (pass 1)", [=] __device__(index_t c) {
-    g::per_block::batch_norm_backward_sums<norm_7, k::Identity>(c, x, nullptr, stats, dy, dgamma,
-                                                                dbeta);
-  });
+  g::for_each_block<16>(
+      stream, "backward_layer_7 (pass 1)",
+      [] __device__(index_t c, const float* x, const float* stats, float* dy, float* dgamma,
+                    float* dbeta) {
+        g::per_block::batch_norm_backward_sums<norm_7, k::Identity>(c, x, nullptr, stats, dy,
+                                                                    dgamma, dbeta);
+      },
+      x, stats, dy, dgamma, dbeta);
   // Each element: dx from d and its channel's two sums.
-  g::for_each<524'288>(stream, "backward_layer_7 (pass 2)", [=] __device__(index_t i) {
-    k::batch_norm_backward_input<norm_7, false>(i, x, stats, gamma, dy, dgamma, dbeta, dx);
-  });
+  g::for_each<524'288>(
+      stream, "backward_layer_7 (pass 2)",
+      [] __device__(index_t i, const float* x, const float* stats, const float* gamma, float* dy,
+                    float* dgamma, float* dbeta, float* dx) {
+        k::batch_norm_backward_input<norm_7, false>(i, x, stats, gamma, dy, dgamma, dbeta, dx);
+      },
+      x, stats, gamma, dy, dgamma, dbeta, dx);
 }
 
 // The same on the plan's buffers:
@@ -513,10 +606,15 @@ void backward_layer_7(std::byte* arena, const Libraries&, cudaStream_t stream) {
 //   input2_gradient_8  f32 (32, 16, 32, 32)  arena + 12,722,432  d(second input), written by backward
 //   input_gradient_15  f32 (32, 16, 32, 32)  arena + 14,819,584  d(output), read by backward
 
-void forward_layers_8_9(const float* a, const float* b, float* y, cudaStream_t stream) {
+void forward_layers_8_9(const float* a, const float* __restrict__ b, float* y,
+                        cudaStream_t stream) {
   // y = ReLU(a + b), per element.
-  g::for_each<524'288>(stream, "forward_layers_8_9",
-                       [=] __device__(index_t i) { k::residual_add_forward<k::ReLU>(i, a, b, y); });
+  g::for_each<524'288>(
+      stream, "forward_layers_8_9",
+      [] __device__(index_t i, const float* a, const float* b, float* y) {
+        k::residual_add_forward<k::ReLU>(i, a, b, y);
+      },
+      g::aliased(a), b, g::aliased(y));
 }
 
 // The same on the plan's buffers:
@@ -529,17 +627,24 @@ void forward_layers_8_9(std::byte* arena, const Libraries&, cudaStream_t stream)
 
 // Expects dy to be the first input's gradient as well (the plan passes it through): da is not
 // written.
-void backward_layers_8_9(float* dy, const float* y, float* da, float* db, cudaStream_t stream) {
+void backward_layers_8_9(float* __restrict__ dy, const float* y, float* __restrict__ da, float* db,
+                         cudaStream_t stream) {
   // d(sum) = ReLU'(y) · dy, per element, in place.
-  g::for_each<524'288>(stream, "backward_layers_8_9 (pass 1)", [=] __device__(index_t i) {
-    k::residual_add_backward<k::ReLU, k::GradientWrite::same_buffer, k::GradientWrite::same_buffer>(
-        i, y, dy, nullptr, nullptr);
-  });
+  g::for_each<524'288>(
+      stream, "backward_layers_8_9 (pass 1)",
+      [] __device__(index_t i, float* dy, const float* y) {
+        k::residual_add_backward<k::ReLU, k::GradientWrite::same_buffer,
+                                 k::GradientWrite::same_buffer>(i, y, dy, nullptr, nullptr);
+      },
+      dy, y);
   // d(sum) to each input that takes its own copy, per element.
-  g::for_each<524'288>(stream, "backward_layers_8_9 (pass 2)", [=] __device__(index_t i) {
-    k::residual_add_backward<k::Identity, k::GradientWrite::same_buffer, k::GradientWrite::copy>(
-        i, nullptr, dy, da, db);
-  });
+  g::for_each<524'288>(
+      stream, "backward_layers_8_9 (pass 2)",
+      [] __device__(index_t i, float* dy, float* da, float* db) {
+        k::residual_add_backward<k::Identity, k::GradientWrite::same_buffer,
+                                 k::GradientWrite::copy>(i, nullptr, dy, da, db);
+      },
+      dy, da, db);
 }
 
 // The same on the plan's buffers:
@@ -576,12 +681,15 @@ constexpr k::Conv2dGeometry conv_10{.batch = 32,
                                     .pad_w = 0,
                                     .groups = 1};
 
-void forward_layer_10(const float* x, const float* weight, const float* bias, float* y,
-                      cudaStream_t stream) {
+void forward_layer_10(const float* __restrict__ x, const float* __restrict__ weight,
+                      const float* __restrict__ bias, float* __restrict__ y, cudaStream_t stream) {
   // Each output: its window's weighted sum plus the bias.
-  g::for_each<262'144>(stream, "forward_layer_10", [=] __device__(index_t i) {
-    k::grouped_conv_forward<conv_10, true>(i, x, weight, bias, y);
-  });
+  g::for_each<262'144>(
+      stream, "forward_layer_10",
+      [] __device__(index_t i, const float* x, const float* weight, const float* bias, float* y) {
+        k::grouped_conv_forward<conv_10, true>(i, x, weight, bias, y);
+      },
+      x, weight, bias, y);
 }
 
 // The same on the plan's buffers:
@@ -593,20 +701,31 @@ void forward_layer_10(std::byte* arena, const Libraries&, cudaStream_t stream) {
                    stream);
 }
 
-void backward_layer_10(const float* x, const float* dy, float* dweight, float* dbias,
-                       const float* weight, float* dx, cudaStream_t stream) {
+void backward_layer_10(const float* __restrict__ x, const float* __restrict__ dy,
+                       float* __restrict__ dweight, float* __restrict__ dbias,
+                       const float* __restrict__ weight, float* __restrict__ dx,
+                       cudaStream_t stream) {
   // Each weight: Σ over samples and output positions of dy · x.
-  g::for_each_block<4'608>(stream, "backward_layer_10 (pass 1)", [=] __device__(index_t e) {
-    g::per_block::grouped_conv_backward_weight<conv_10>(e, x, dy, dweight);
-  });
+  g::for_each_block<4'608>(
+      stream, "backward_layer_10 (pass 1)",
+      [] __device__(index_t e, const float* x, const float* dy, float* dweight) {
+        g::per_block::grouped_conv_backward_weight<conv_10>(e, x, dy, dweight);
+      },
+      x, dy, dweight);
   // Each channel: Σ over samples and positions of dy.
-  g::for_each_block<32>(stream, "backward_layer_10 (pass 2)", [=] __device__(index_t c) {
-    g::per_block::bias_gradient_channels<32, 32, 256>(c, dy, dbias);
-  });
+  g::for_each_block<32>(
+      stream, "backward_layer_10 (pass 2)",
+      [] __device__(index_t c, const float* dy, float* dbias) {
+        g::per_block::bias_gradient_channels<32, 32, 256>(c, dy, dbias);
+      },
+      dy, dbias);
   // Each input element gathers dy · w from the outputs that read it.
-  g::for_each<524'288>(stream, "backward_layer_10 (pass 3)", [=] __device__(index_t i) {
-    k::grouped_conv_backward_input<conv_10, true>(i, dy, weight, dx);
-  });
+  g::for_each<524'288>(
+      stream, "backward_layer_10 (pass 3)",
+      [] __device__(index_t i, const float* dy, const float* weight, float* dx) {
+        k::grouped_conv_backward_input<conv_10, true>(i, dy, weight, dx);
+      },
+      dy, weight, dx);
 }
 
 // The same on the plan's buffers:
@@ -639,23 +758,36 @@ constexpr k::BatchNormGeometry norm_11{.batch = 32,
                                        .epsilon = 0.00100000005f,
                                        .momentum = 0.00999999978f};
 
-void forward_layers_11_12(const float* x, const float* gamma, const float* beta, float* running,
-                          float* y, float* stats, cudaStream_t stream, bool training) {
+void forward_layers_11_12(const float* __restrict__ x, const float* __restrict__ gamma,
+                          const float* __restrict__ beta, float* __restrict__ running,
+                          float* __restrict__ y, float* __restrict__ stats, cudaStream_t stream,
+                          bool training) {
   if (!training) {  // evaluation
     // Each element: normalised by the running statistics, then the ReLU.
-    g::for_each<262'144>(stream, "forward_layers_11_12 (evaluation)", [=] __device__(index_t i) {
-      k::batch_norm_inference<norm_11, k::ReLU>(i, x, running, gamma, beta, y);
-    });
+    g::for_each<262'144>(
+        stream, "forward_layers_11_12 (evaluation)",
+        [] __device__(index_t i, const float* x, const float* gamma, const float* beta,
+                      float* running, float* y) {
+          k::batch_norm_inference<norm_11, k::ReLU>(i, x, running, gamma, beta, y);
+        },
+        x, gamma, beta, running, y);
     return;
   }
   // Per channel: the batch mean and 1/√(var + ε), and the running statistics' update.
-  g::for_each_block<32>(stream, "forward_layers_11_12 (pass 1)", [=] __device__(index_t c) {
-    g::per_block::batch_norm_statistics<norm_11>(c, x, stats, running);
-  });
+  g::for_each_block<32>(
+      stream, "forward_layers_11_12 (pass 1)",
+      [] __device__(index_t c, const float* x, float* running, float* stats) {
+        g::per_block::batch_norm_statistics<norm_11>(c, x, stats, running);
+      },
+      x, running, stats);
   // Each element: normalised by its channel's batch statistics, then the ReLU.
-  g::for_each<262'144>(stream, "forward_layers_11_12 (pass 2)", [=] __device__(index_t i) {
-    k::batch_norm_forward<norm_11, k::ReLU>(i, x, stats, gamma, beta, y);
-  });
+  g::for_each<262'144>(
+      stream, "forward_layers_11_12 (pass 2)",
+      [] __device__(index_t i, const float* x, const float* gamma, const float* beta, float* y,
+                    float* stats) {
+        k::batch_norm_forward<norm_11, k::ReLU>(i, x, stats, gamma, beta, y);
+      },
+      x, gamma, beta, y, stats);
 }
 
 // The same on the plan's buffers:
@@ -669,17 +801,26 @@ void forward_layers_11_12(std::byte* arena, const Libraries&, cudaStream_t strea
                        stream, training);
 }
 
-void backward_layers_11_12(const float* x, const float* stats, const float* gamma, float* dy,
-                           float* dgamma, float* dbeta, const float* y, float* dx,
-                           cudaStream_t stream) {
+void backward_layers_11_12(const float* __restrict__ x, const float* __restrict__ stats,
+                           const float* __restrict__ gamma, float* __restrict__ dy,
+                           float* __restrict__ dgamma, float* __restrict__ dbeta, const float* y,
+                           float* dx, cudaStream_t stream) {
   // Per channel: d = ReLU'(y)·dy (left in dy), Σd into dβ and Σ d·x̂ into dγ.
-  g::for_each_block<32>(stream, "backward_layers_11_12 (pass 1)", [=] __device__(index_t c) {
-    g::per_block::batch_norm_backward_sums<norm_11, k::ReLU>(c, x, y, stats, dy, dgamma, dbeta);
-  });
+  g::for_each_block<32>(
+      stream, "backward_layers_11_12 (pass 1)",
+      [] __device__(index_t c, const float* x, const float* stats, float* dy, float* dgamma,
+                    float* dbeta, const float* y) {
+        g::per_block::batch_norm_backward_sums<norm_11, k::ReLU>(c, x, y, stats, dy, dgamma, dbeta);
+      },
+      x, stats, dy, dgamma, dbeta, y);
   // Each element: dx from d and its channel's two sums.
-  g::for_each<262'144>(stream, "backward_layers_11_12 (pass 2)", [=] __device__(index_t i) {
-    k::batch_norm_backward_input<norm_11, false>(i, x, stats, gamma, dy, dgamma, dbeta, dx);
-  });
+  g::for_each<262'144>(
+      stream, "backward_layers_11_12 (pass 2)",
+      [] __device__(index_t i, const float* x, const float* stats, const float* gamma, float* dy,
+                    float* dgamma, float* dbeta, float* dx) {
+        k::batch_norm_backward_input<norm_11, false>(i, x, stats, gamma, dy, dgamma, dbeta, dx);
+      },
+      x, stats, gamma, dy, dgamma, dbeta, dx);
 }
 
 // The same on the plan's buffers:
@@ -722,15 +863,20 @@ constexpr k::Conv2dGeometry conv_13_geometry{.batch = 32,
                                              .pad_w = 1};
 
 // Expects workspace to hold 589,824 bytes, the plan's workspace.
-void forward_layer_13(const float* x, const float* weight, const float* bias, float* z,
-                      std::byte* workspace, const Libraries& lib, cudaStream_t stream) {
+void forward_layer_13(const float* __restrict__ x, const float* __restrict__ weight,
+                      const float* __restrict__ bias, float* __restrict__ z,
+                      std::byte* __restrict__ workspace, const Libraries& lib,
+                      cudaStream_t stream) {
   lib.conv_13.forward(x, weight, bias, z, workspace);
   if (!lib.conv_13.forward_fused()) {  // cuDNN had no engine for the fused epilogue
     // z += bias, per element.
-    g::for_each_2d<1'024, 256>(stream, "forward_layer_13", [=] __device__(index_t row, index_t p) {
-      k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 32, 256, true>(row, p, z, bias,
-                                                                                 z);
-    });
+    g::for_each_2d<1'024, 256>(
+        stream, "forward_layer_13",
+        [] __device__(index_t row, index_t p, const float* bias, float* z) {
+          k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 32, 256, true>(row, p, z,
+                                                                                     bias, z);
+        },
+        bias, z);
   }
 }
 
@@ -745,8 +891,10 @@ void forward_layer_13(std::byte* arena, const Libraries& lib, cudaStream_t strea
 }
 
 // Expects workspace to hold 589,824 bytes, the plan's workspace.
-void backward_layer_13(const float* x, float* dweight, float* dbias, float* dz, const float* weight,
-                       float* dx, std::byte* workspace, const Libraries& lib,
+void backward_layer_13(const float* __restrict__ x, float* __restrict__ dweight,
+                       float* __restrict__ dbias, float* __restrict__ dz,
+                       const float* __restrict__ weight, float* __restrict__ dx,
+                       std::byte* __restrict__ workspace, const Libraries& lib,
                        cudaStream_t /*stream*/) {
   lib.conv_13.backward_weights(x, dz, dweight, dbias, workspace);
   lib.conv_13.backward_input(dz, weight, dx, workspace);
@@ -782,23 +930,36 @@ constexpr k::BatchNormGeometry norm_14{.batch = 32,
                                        .epsilon = 0.00100000005f,
                                        .momentum = 0.00999999978f};
 
-void forward_layer_14(const float* x, const float* gamma, const float* beta, float* running,
-                      float* y, float* stats, cudaStream_t stream, bool training) {
+void forward_layer_14(const float* __restrict__ x, const float* __restrict__ gamma,
+                      const float* __restrict__ beta, float* __restrict__ running,
+                      float* __restrict__ y, float* __restrict__ stats, cudaStream_t stream,
+                      bool training) {
   if (!training) {  // evaluation
     // Each element: normalised by the running statistics.
-    g::for_each<262'144>(stream, "forward_layer_14 (evaluation)", [=] __device__(index_t i) {
-      k::batch_norm_inference<norm_14, k::Identity>(i, x, running, gamma, beta, y);
-    });
+    g::for_each<262'144>(
+        stream, "forward_layer_14 (evaluation)",
+        [] __device__(index_t i, const float* x, const float* gamma, const float* beta,
+                      float* running, float* y) {
+          k::batch_norm_inference<norm_14, k::Identity>(i, x, running, gamma, beta, y);
+        },
+        x, gamma, beta, running, y);
     return;
   }
   // Per channel: the batch mean and 1/√(var + ε), and the running statistics' update.
-  g::for_each_block<32>(stream, "forward_layer_14 (pass 1)", [=] __device__(index_t c) {
-    g::per_block::batch_norm_statistics<norm_14>(c, x, stats, running);
-  });
+  g::for_each_block<32>(
+      stream, "forward_layer_14 (pass 1)",
+      [] __device__(index_t c, const float* x, float* running, float* stats) {
+        g::per_block::batch_norm_statistics<norm_14>(c, x, stats, running);
+      },
+      x, running, stats);
   // Each element: normalised by its channel's batch statistics.
-  g::for_each<262'144>(stream, "forward_layer_14 (pass 2)", [=] __device__(index_t i) {
-    k::batch_norm_forward<norm_14, k::Identity>(i, x, stats, gamma, beta, y);
-  });
+  g::for_each<262'144>(
+      stream, "forward_layer_14 (pass 2)",
+      [] __device__(index_t i, const float* x, const float* gamma, const float* beta, float* y,
+                    float* stats) {
+        k::batch_norm_forward<norm_14, k::Identity>(i, x, stats, gamma, beta, y);
+      },
+      x, gamma, beta, y, stats);
 }
 
 // The same on the plan's buffers:
@@ -812,17 +973,27 @@ void forward_layer_14(std::byte* arena, const Libraries&, cudaStream_t stream, b
                    stream, training);
 }
 
-void backward_layer_14(const float* x, const float* stats, const float* gamma, float* dy,
-                       float* dgamma, float* dbeta, float* dx, cudaStream_t stream) {
+void backward_layer_14(const float* __restrict__ x, const float* __restrict__ stats,
+                       const float* __restrict__ gamma, float* __restrict__ dy,
+                       float* __restrict__ dgamma, float* __restrict__ dbeta,
+                       float* __restrict__ dx, cudaStream_t stream) {
   // Per channel: Σdy into dβ and Σ dy·x̂ into dγ.
-  g::for_each_block<32>(stream, "backward_layer_14 (pass 1)", [=] __device__(index_t c) {
-    g::per_block::batch_norm_backward_sums<norm_14, k::Identity>(c, x, nullptr, stats, dy, dgamma,
-                                                                 dbeta);
-  });
+  g::for_each_block<32>(
+      stream, "backward_layer_14 (pass 1)",
+      [] __device__(index_t c, const float* x, const float* stats, float* dy, float* dgamma,
+                    float* dbeta) {
+        g::per_block::batch_norm_backward_sums<norm_14, k::Identity>(c, x, nullptr, stats, dy,
+                                                                     dgamma, dbeta);
+      },
+      x, stats, dy, dgamma, dbeta);
   // Each element: dx from d and its channel's two sums.
-  g::for_each<262'144>(stream, "backward_layer_14 (pass 2)", [=] __device__(index_t i) {
-    k::batch_norm_backward_input<norm_14, false>(i, x, stats, gamma, dy, dgamma, dbeta, dx);
-  });
+  g::for_each<262'144>(
+      stream, "backward_layer_14 (pass 2)",
+      [] __device__(index_t i, const float* x, const float* stats, const float* gamma, float* dy,
+                    float* dgamma, float* dbeta, float* dx) {
+        k::batch_norm_backward_input<norm_14, false>(i, x, stats, gamma, dy, dgamma, dbeta, dx);
+      },
+      x, stats, gamma, dy, dgamma, dbeta, dx);
 }
 
 // The same on the plan's buffers:
@@ -863,15 +1034,20 @@ constexpr k::Conv2dGeometry conv_15_geometry{.batch = 32,
                                              .pad_w = 0};
 
 // Expects workspace to hold 589,824 bytes, the plan's workspace.
-void forward_layer_15(const float* x, const float* weight, const float* bias, float* z,
-                      std::byte* workspace, const Libraries& lib, cudaStream_t stream) {
+void forward_layer_15(const float* __restrict__ x, const float* __restrict__ weight,
+                      const float* __restrict__ bias, float* __restrict__ z,
+                      std::byte* __restrict__ workspace, const Libraries& lib,
+                      cudaStream_t stream) {
   lib.conv_15.forward(x, weight, bias, z, workspace);
   if (!lib.conv_15.forward_fused()) {  // cuDNN had no engine for the fused epilogue
     // z += bias, per element.
-    g::for_each_2d<1'024, 256>(stream, "forward_layer_15", [=] __device__(index_t row, index_t p) {
-      k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 32, 256, true>(row, p, z, bias,
-                                                                                 z);
-    });
+    g::for_each_2d<1'024, 256>(
+        stream, "forward_layer_15",
+        [] __device__(index_t row, index_t p, const float* bias, float* z) {
+          k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 32, 256, true>(row, p, z,
+                                                                                     bias, z);
+        },
+        bias, z);
   }
 }
 
@@ -886,8 +1062,10 @@ void forward_layer_15(std::byte* arena, const Libraries& lib, cudaStream_t strea
 }
 
 // Expects workspace to hold 589,824 bytes, the plan's workspace.
-void backward_layer_15(const float* x, float* dweight, float* dbias, float* dz, const float* weight,
-                       float* dx, std::byte* workspace, const Libraries& lib,
+void backward_layer_15(const float* __restrict__ x, float* __restrict__ dweight,
+                       float* __restrict__ dbias, float* __restrict__ dz,
+                       const float* __restrict__ weight, float* __restrict__ dx,
+                       std::byte* __restrict__ workspace, const Libraries& lib,
                        cudaStream_t /*stream*/) {
   lib.conv_15.backward_weights(x, dz, dweight, dbias, workspace);
   lib.conv_15.backward_input(dz, weight, dx, workspace);
@@ -913,10 +1091,15 @@ void backward_layer_15(std::byte* arena, const Libraries& lib, cudaStream_t stre
 //   activation_15      f32 (32, 32, 16, 16)  arena + 15,868,160  second input
 //   input_gradient_23  f32 (32, 32, 16, 16)  arena + 20,062,464  d(second input), written by backward
 
-void forward_layers_16_17(const float* a, const float* b, float* y, cudaStream_t stream) {
+void forward_layers_16_17(const float* a, const float* __restrict__ b, float* y,
+                          cudaStream_t stream) {
   // y = ReLU(a + b), per element.
-  g::for_each<262'144>(stream, "forward_layers_16_17",
-                       [=] __device__(index_t i) { k::residual_add_forward<k::ReLU>(i, a, b, y); });
+  g::for_each<262'144>(
+      stream, "forward_layers_16_17",
+      [] __device__(index_t i, const float* a, const float* b, float* y) {
+        k::residual_add_forward<k::ReLU>(i, a, b, y);
+      },
+      g::aliased(a), b, g::aliased(y));
 }
 
 // The same on the plan's buffers:
@@ -928,12 +1111,16 @@ void forward_layers_16_17(std::byte* arena, const Libraries&, cudaStream_t strea
 }
 
 // Expects dy to be both inputs' gradients as well (the plan passes it through).
-void backward_layers_16_17(float* dy, const float* y, cudaStream_t stream) {
+void backward_layers_16_17(float* __restrict__ dy, const float* __restrict__ y,
+                           cudaStream_t stream) {
   // d(sum) = ReLU'(y) · dy, per element, in place.
-  g::for_each<262'144>(stream, "backward_layers_16_17", [=] __device__(index_t i) {
-    k::residual_add_backward<k::ReLU, k::GradientWrite::same_buffer, k::GradientWrite::same_buffer>(
-        i, y, dy, nullptr, nullptr);
-  });
+  g::for_each<262'144>(
+      stream, "backward_layers_16_17",
+      [] __device__(index_t i, float* dy, const float* y) {
+        k::residual_add_backward<k::ReLU, k::GradientWrite::same_buffer,
+                                 k::GradientWrite::same_buffer>(i, y, dy, nullptr, nullptr);
+      },
+      dy, y);
 }
 
 // The same on the plan's buffers:
@@ -968,12 +1155,15 @@ constexpr k::Conv2dGeometry conv_18{.batch = 32,
                                     .pad_w = 0,
                                     .groups = 1};
 
-void forward_layer_18(const float* x, const float* weight, const float* bias, float* y,
-                      cudaStream_t stream) {
+void forward_layer_18(const float* __restrict__ x, const float* __restrict__ weight,
+                      const float* __restrict__ bias, float* __restrict__ y, cudaStream_t stream) {
   // Each output: its window's weighted sum plus the bias.
-  g::for_each<131'072>(stream, "forward_layer_18", [=] __device__(index_t i) {
-    k::grouped_conv_forward<conv_18, true>(i, x, weight, bias, y);
-  });
+  g::for_each<131'072>(
+      stream, "forward_layer_18",
+      [] __device__(index_t i, const float* x, const float* weight, const float* bias, float* y) {
+        k::grouped_conv_forward<conv_18, true>(i, x, weight, bias, y);
+      },
+      x, weight, bias, y);
 }
 
 // The same on the plan's buffers:
@@ -985,20 +1175,31 @@ void forward_layer_18(std::byte* arena, const Libraries&, cudaStream_t stream) {
                    stream);
 }
 
-void backward_layer_18(const float* x, const float* dy, float* dweight, float* dbias,
-                       const float* weight, float* dx, cudaStream_t stream) {
+void backward_layer_18(const float* __restrict__ x, const float* __restrict__ dy,
+                       float* __restrict__ dweight, float* __restrict__ dbias,
+                       const float* __restrict__ weight, float* __restrict__ dx,
+                       cudaStream_t stream) {
   // Each weight: Σ over samples and output positions of dy · x.
-  g::for_each_block<18'432>(stream, "backward_layer_18 (pass 1)", [=] __device__(index_t e) {
-    g::per_block::grouped_conv_backward_weight<conv_18>(e, x, dy, dweight);
-  });
+  g::for_each_block<18'432>(
+      stream, "backward_layer_18 (pass 1)",
+      [] __device__(index_t e, const float* x, const float* dy, float* dweight) {
+        g::per_block::grouped_conv_backward_weight<conv_18>(e, x, dy, dweight);
+      },
+      x, dy, dweight);
   // Each channel: Σ over samples and positions of dy.
-  g::for_each_block<64>(stream, "backward_layer_18 (pass 2)", [=] __device__(index_t c) {
-    g::per_block::bias_gradient_channels<32, 64, 64>(c, dy, dbias);
-  });
+  g::for_each_block<64>(
+      stream, "backward_layer_18 (pass 2)",
+      [] __device__(index_t c, const float* dy, float* dbias) {
+        g::per_block::bias_gradient_channels<32, 64, 64>(c, dy, dbias);
+      },
+      dy, dbias);
   // Each input element gathers dy · w from the outputs that read it.
-  g::for_each<262'144>(stream, "backward_layer_18 (pass 3)", [=] __device__(index_t i) {
-    k::grouped_conv_backward_input<conv_18, true>(i, dy, weight, dx);
-  });
+  g::for_each<262'144>(
+      stream, "backward_layer_18 (pass 3)",
+      [] __device__(index_t i, const float* dy, const float* weight, float* dx) {
+        k::grouped_conv_backward_input<conv_18, true>(i, dy, weight, dx);
+      },
+      dy, weight, dx);
 }
 
 // The same on the plan's buffers:
@@ -1031,23 +1232,36 @@ constexpr k::BatchNormGeometry norm_19{.batch = 32,
                                        .epsilon = 0.00100000005f,
                                        .momentum = 0.00999999978f};
 
-void forward_layers_19_20(const float* x, const float* gamma, const float* beta, float* running,
-                          float* y, float* stats, cudaStream_t stream, bool training) {
+void forward_layers_19_20(const float* __restrict__ x, const float* __restrict__ gamma,
+                          const float* __restrict__ beta, float* __restrict__ running,
+                          float* __restrict__ y, float* __restrict__ stats, cudaStream_t stream,
+                          bool training) {
   if (!training) {  // evaluation
     // Each element: normalised by the running statistics, then the ReLU.
-    g::for_each<131'072>(stream, "forward_layers_19_20 (evaluation)", [=] __device__(index_t i) {
-      k::batch_norm_inference<norm_19, k::ReLU>(i, x, running, gamma, beta, y);
-    });
+    g::for_each<131'072>(
+        stream, "forward_layers_19_20 (evaluation)",
+        [] __device__(index_t i, const float* x, const float* gamma, const float* beta,
+                      float* running, float* y) {
+          k::batch_norm_inference<norm_19, k::ReLU>(i, x, running, gamma, beta, y);
+        },
+        x, gamma, beta, running, y);
     return;
   }
   // Per channel: the batch mean and 1/√(var + ε), and the running statistics' update.
-  g::for_each_block<64>(stream, "forward_layers_19_20 (pass 1)", [=] __device__(index_t c) {
-    g::per_block::batch_norm_statistics<norm_19>(c, x, stats, running);
-  });
+  g::for_each_block<64>(
+      stream, "forward_layers_19_20 (pass 1)",
+      [] __device__(index_t c, const float* x, float* running, float* stats) {
+        g::per_block::batch_norm_statistics<norm_19>(c, x, stats, running);
+      },
+      x, running, stats);
   // Each element: normalised by its channel's batch statistics, then the ReLU.
-  g::for_each<131'072>(stream, "forward_layers_19_20 (pass 2)", [=] __device__(index_t i) {
-    k::batch_norm_forward<norm_19, k::ReLU>(i, x, stats, gamma, beta, y);
-  });
+  g::for_each<131'072>(
+      stream, "forward_layers_19_20 (pass 2)",
+      [] __device__(index_t i, const float* x, const float* gamma, const float* beta, float* y,
+                    float* stats) {
+        k::batch_norm_forward<norm_19, k::ReLU>(i, x, stats, gamma, beta, y);
+      },
+      x, gamma, beta, y, stats);
 }
 
 // The same on the plan's buffers:
@@ -1061,17 +1275,26 @@ void forward_layers_19_20(std::byte* arena, const Libraries&, cudaStream_t strea
                        stream, training);
 }
 
-void backward_layers_19_20(const float* x, const float* stats, const float* gamma, float* dy,
-                           float* dgamma, float* dbeta, const float* y, float* dx,
-                           cudaStream_t stream) {
+void backward_layers_19_20(const float* __restrict__ x, const float* __restrict__ stats,
+                           const float* __restrict__ gamma, float* __restrict__ dy,
+                           float* __restrict__ dgamma, float* __restrict__ dbeta, const float* y,
+                           float* dx, cudaStream_t stream) {
   // Per channel: d = ReLU'(y)·dy (left in dy), Σd into dβ and Σ d·x̂ into dγ.
-  g::for_each_block<64>(stream, "backward_layers_19_20 (pass 1)", [=] __device__(index_t c) {
-    g::per_block::batch_norm_backward_sums<norm_19, k::ReLU>(c, x, y, stats, dy, dgamma, dbeta);
-  });
+  g::for_each_block<64>(
+      stream, "backward_layers_19_20 (pass 1)",
+      [] __device__(index_t c, const float* x, const float* stats, float* dy, float* dgamma,
+                    float* dbeta, const float* y) {
+        g::per_block::batch_norm_backward_sums<norm_19, k::ReLU>(c, x, y, stats, dy, dgamma, dbeta);
+      },
+      x, stats, dy, dgamma, dbeta, y);
   // Each element: dx from d and its channel's two sums.
-  g::for_each<131'072>(stream, "backward_layers_19_20 (pass 2)", [=] __device__(index_t i) {
-    k::batch_norm_backward_input<norm_19, false>(i, x, stats, gamma, dy, dgamma, dbeta, dx);
-  });
+  g::for_each<131'072>(
+      stream, "backward_layers_19_20 (pass 2)",
+      [] __device__(index_t i, const float* x, const float* stats, const float* gamma, float* dy,
+                    float* dgamma, float* dbeta, float* dx) {
+        k::batch_norm_backward_input<norm_19, false>(i, x, stats, gamma, dy, dgamma, dbeta, dx);
+      },
+      x, stats, gamma, dy, dgamma, dbeta, dx);
 }
 
 // The same on the plan's buffers:
@@ -1114,14 +1337,20 @@ constexpr k::Conv2dGeometry conv_21_geometry{.batch = 32,
                                              .pad_w = 1};
 
 // Expects workspace to hold 589,824 bytes, the plan's workspace.
-void forward_layer_21(const float* x, const float* weight, const float* bias, float* z,
-                      std::byte* workspace, const Libraries& lib, cudaStream_t stream) {
+void forward_layer_21(const float* __restrict__ x, const float* __restrict__ weight,
+                      const float* __restrict__ bias, float* __restrict__ z,
+                      std::byte* __restrict__ workspace, const Libraries& lib,
+                      cudaStream_t stream) {
   lib.conv_21.forward(x, weight, bias, z, workspace);
   if (!lib.conv_21.forward_fused()) {  // cuDNN had no engine for the fused epilogue
     // z += bias, per element.
-    g::for_each_2d<2'048, 64>(stream, "forward_layer_21", [=] __device__(index_t row, index_t p) {
-      k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 64, 64, true>(row, p, z, bias, z);
-    });
+    g::for_each_2d<2'048, 64>(
+        stream, "forward_layer_21",
+        [] __device__(index_t row, index_t p, const float* bias, float* z) {
+          k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 64, 64, true>(row, p, z, bias,
+                                                                                    z);
+        },
+        bias, z);
   }
 }
 
@@ -1136,8 +1365,10 @@ void forward_layer_21(std::byte* arena, const Libraries& lib, cudaStream_t strea
 }
 
 // Expects workspace to hold 589,824 bytes, the plan's workspace.
-void backward_layer_21(const float* x, float* dweight, float* dbias, float* dz, const float* weight,
-                       float* dx, std::byte* workspace, const Libraries& lib,
+void backward_layer_21(const float* __restrict__ x, float* __restrict__ dweight,
+                       float* __restrict__ dbias, float* __restrict__ dz,
+                       const float* __restrict__ weight, float* __restrict__ dx,
+                       std::byte* __restrict__ workspace, const Libraries& lib,
                        cudaStream_t /*stream*/) {
   lib.conv_21.backward_weights(x, dz, dweight, dbias, workspace);
   lib.conv_21.backward_input(dz, weight, dx, workspace);
@@ -1173,23 +1404,36 @@ constexpr k::BatchNormGeometry norm_22{.batch = 32,
                                        .epsilon = 0.00100000005f,
                                        .momentum = 0.00999999978f};
 
-void forward_layer_22(const float* x, const float* gamma, const float* beta, float* running,
-                      float* y, float* stats, cudaStream_t stream, bool training) {
+void forward_layer_22(const float* __restrict__ x, const float* __restrict__ gamma,
+                      const float* __restrict__ beta, float* __restrict__ running,
+                      float* __restrict__ y, float* __restrict__ stats, cudaStream_t stream,
+                      bool training) {
   if (!training) {  // evaluation
     // Each element: normalised by the running statistics.
-    g::for_each<131'072>(stream, "forward_layer_22 (evaluation)", [=] __device__(index_t i) {
-      k::batch_norm_inference<norm_22, k::Identity>(i, x, running, gamma, beta, y);
-    });
+    g::for_each<131'072>(
+        stream, "forward_layer_22 (evaluation)",
+        [] __device__(index_t i, const float* x, const float* gamma, const float* beta,
+                      float* running, float* y) {
+          k::batch_norm_inference<norm_22, k::Identity>(i, x, running, gamma, beta, y);
+        },
+        x, gamma, beta, running, y);
     return;
   }
   // Per channel: the batch mean and 1/√(var + ε), and the running statistics' update.
-  g::for_each_block<64>(stream, "forward_layer_22 (pass 1)", [=] __device__(index_t c) {
-    g::per_block::batch_norm_statistics<norm_22>(c, x, stats, running);
-  });
+  g::for_each_block<64>(
+      stream, "forward_layer_22 (pass 1)",
+      [] __device__(index_t c, const float* x, float* running, float* stats) {
+        g::per_block::batch_norm_statistics<norm_22>(c, x, stats, running);
+      },
+      x, running, stats);
   // Each element: normalised by its channel's batch statistics.
-  g::for_each<131'072>(stream, "forward_layer_22 (pass 2)", [=] __device__(index_t i) {
-    k::batch_norm_forward<norm_22, k::Identity>(i, x, stats, gamma, beta, y);
-  });
+  g::for_each<131'072>(
+      stream, "forward_layer_22 (pass 2)",
+      [] __device__(index_t i, const float* x, const float* gamma, const float* beta, float* y,
+                    float* stats) {
+        k::batch_norm_forward<norm_22, k::Identity>(i, x, stats, gamma, beta, y);
+      },
+      x, gamma, beta, y, stats);
 }
 
 // The same on the plan's buffers:
@@ -1203,17 +1447,27 @@ void forward_layer_22(std::byte* arena, const Libraries&, cudaStream_t stream, b
                    stream, training);
 }
 
-void backward_layer_22(const float* x, const float* stats, const float* gamma, float* dy,
-                       float* dgamma, float* dbeta, float* dx, cudaStream_t stream) {
+void backward_layer_22(const float* __restrict__ x, const float* __restrict__ stats,
+                       const float* __restrict__ gamma, float* __restrict__ dy,
+                       float* __restrict__ dgamma, float* __restrict__ dbeta,
+                       float* __restrict__ dx, cudaStream_t stream) {
   // Per channel: Σdy into dβ and Σ dy·x̂ into dγ.
-  g::for_each_block<64>(stream, "backward_layer_22 (pass 1)", [=] __device__(index_t c) {
-    g::per_block::batch_norm_backward_sums<norm_22, k::Identity>(c, x, nullptr, stats, dy, dgamma,
-                                                                 dbeta);
-  });
+  g::for_each_block<64>(
+      stream, "backward_layer_22 (pass 1)",
+      [] __device__(index_t c, const float* x, const float* stats, float* dy, float* dgamma,
+                    float* dbeta) {
+        g::per_block::batch_norm_backward_sums<norm_22, k::Identity>(c, x, nullptr, stats, dy,
+                                                                     dgamma, dbeta);
+      },
+      x, stats, dy, dgamma, dbeta);
   // Each element: dx from d and its channel's two sums.
-  g::for_each<131'072>(stream, "backward_layer_22 (pass 2)", [=] __device__(index_t i) {
-    k::batch_norm_backward_input<norm_22, false>(i, x, stats, gamma, dy, dgamma, dbeta, dx);
-  });
+  g::for_each<131'072>(
+      stream, "backward_layer_22 (pass 2)",
+      [] __device__(index_t i, const float* x, const float* stats, const float* gamma, float* dy,
+                    float* dgamma, float* dbeta, float* dx) {
+        k::batch_norm_backward_input<norm_22, false>(i, x, stats, gamma, dy, dgamma, dbeta, dx);
+      },
+      x, stats, gamma, dy, dgamma, dbeta, dx);
 }
 
 // The same on the plan's buffers:
@@ -1254,14 +1508,20 @@ constexpr k::Conv2dGeometry conv_23_geometry{.batch = 32,
                                              .pad_w = 0};
 
 // Expects workspace to hold 589,824 bytes, the plan's workspace.
-void forward_layer_23(const float* x, const float* weight, const float* bias, float* z,
-                      std::byte* workspace, const Libraries& lib, cudaStream_t stream) {
+void forward_layer_23(const float* __restrict__ x, const float* __restrict__ weight,
+                      const float* __restrict__ bias, float* __restrict__ z,
+                      std::byte* __restrict__ workspace, const Libraries& lib,
+                      cudaStream_t stream) {
   lib.conv_23.forward(x, weight, bias, z, workspace);
   if (!lib.conv_23.forward_fused()) {  // cuDNN had no engine for the fused epilogue
     // z += bias, per element.
-    g::for_each_2d<2'048, 64>(stream, "forward_layer_23", [=] __device__(index_t row, index_t p) {
-      k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 64, 64, true>(row, p, z, bias, z);
-    });
+    g::for_each_2d<2'048, 64>(
+        stream, "forward_layer_23",
+        [] __device__(index_t row, index_t p, const float* bias, float* z) {
+          k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 64, 64, true>(row, p, z, bias,
+                                                                                    z);
+        },
+        bias, z);
   }
 }
 
@@ -1276,8 +1536,10 @@ void forward_layer_23(std::byte* arena, const Libraries& lib, cudaStream_t strea
 }
 
 // Expects workspace to hold 589,824 bytes, the plan's workspace.
-void backward_layer_23(const float* x, float* dweight, float* dbias, float* dz, const float* weight,
-                       float* dx, std::byte* workspace, const Libraries& lib,
+void backward_layer_23(const float* __restrict__ x, float* __restrict__ dweight,
+                       float* __restrict__ dbias, float* __restrict__ dz,
+                       const float* __restrict__ weight, float* __restrict__ dx,
+                       std::byte* __restrict__ workspace, const Libraries& lib,
                        cudaStream_t /*stream*/) {
   lib.conv_23.backward_weights(x, dz, dweight, dbias, workspace);
   lib.conv_23.backward_input(dz, weight, dx, workspace);
@@ -1303,10 +1565,15 @@ void backward_layer_23(std::byte* arena, const Libraries& lib, cudaStream_t stre
 //   activation_23      f32 (32, 64, 8, 8)  arena + 20,586,752  second input
 //   input_gradient_26  f32 (32, 64, 8, 8)  arena + 21,635,328  d(second input), written by backward
 
-void forward_layers_24_25(const float* a, const float* b, float* y, cudaStream_t stream) {
+void forward_layers_24_25(const float* a, const float* __restrict__ b, float* y,
+                          cudaStream_t stream) {
   // y = ReLU(a + b), per element.
-  g::for_each<131'072>(stream, "forward_layers_24_25",
-                       [=] __device__(index_t i) { k::residual_add_forward<k::ReLU>(i, a, b, y); });
+  g::for_each<131'072>(
+      stream, "forward_layers_24_25",
+      [] __device__(index_t i, const float* a, const float* b, float* y) {
+        k::residual_add_forward<k::ReLU>(i, a, b, y);
+      },
+      g::aliased(a), b, g::aliased(y));
 }
 
 // The same on the plan's buffers:
@@ -1318,12 +1585,16 @@ void forward_layers_24_25(std::byte* arena, const Libraries&, cudaStream_t strea
 }
 
 // Expects dy to be both inputs' gradients as well (the plan passes it through).
-void backward_layers_24_25(float* dy, const float* y, cudaStream_t stream) {
+void backward_layers_24_25(float* __restrict__ dy, const float* __restrict__ y,
+                           cudaStream_t stream) {
   // d(sum) = ReLU'(y) · dy, per element, in place.
-  g::for_each<131'072>(stream, "backward_layers_24_25", [=] __device__(index_t i) {
-    k::residual_add_backward<k::ReLU, k::GradientWrite::same_buffer, k::GradientWrite::same_buffer>(
-        i, y, dy, nullptr, nullptr);
-  });
+  g::for_each<131'072>(
+      stream, "backward_layers_24_25",
+      [] __device__(index_t i, float* dy, const float* y) {
+        k::residual_add_backward<k::ReLU, k::GradientWrite::same_buffer,
+                                 k::GradientWrite::same_buffer>(i, y, dy, nullptr, nullptr);
+      },
+      dy, y);
 }
 
 // The same on the plan's buffers:
@@ -1339,11 +1610,14 @@ void backward_layers_24_25(std::byte* arena, const Libraries&, cudaStream_t stre
 //   input_gradient_27  f32 (32, 64)        arena + 20,594,944  d(output), read by backward
 //   input_gradient_26  f32 (32, 64, 8, 8)  arena + 21,635,328  d(input), written by backward
 
-void forward_layer_26(const float* x, float* y, cudaStream_t stream) {
+void forward_layer_26(const float* __restrict__ x, float* __restrict__ y, cudaStream_t stream) {
   // Each (sample, channel) plane: its mean.
-  g::for_each<2'048>(stream, "forward_layer_26", [=] __device__(index_t plane) {
-    k::global_avg_pool_forward<64>(plane, x, y);
-  });
+  g::for_each<2'048>(
+      stream, "forward_layer_26",
+      [] __device__(index_t plane, const float* x, float* y) {
+        k::global_avg_pool_forward<64>(plane, x, y);
+      },
+      x, y);
 }
 
 // The same on the plan's buffers:
@@ -1353,11 +1627,14 @@ void forward_layer_26(std::byte* arena, const Libraries&, cudaStream_t stream) {
                    stream);
 }
 
-void backward_layer_26(const float* dy, float* dx, cudaStream_t stream) {
+void backward_layer_26(const float* __restrict__ dy, float* __restrict__ dx, cudaStream_t stream) {
   // Each input element: its plane's gradient over the plane's size.
-  g::for_each<131'072>(stream, "backward_layer_26", [=] __device__(index_t i) {
-    k::global_avg_pool_backward<64, false>(i, dy, dx);
-  });
+  g::for_each<131'072>(
+      stream, "backward_layer_26",
+      [] __device__(index_t i, const float* dy, float* dx) {
+        k::global_avg_pool_backward<64, false>(i, dy, dx);
+      },
+      dy, dx);
 }
 
 // The same on the plan's buffers:
@@ -1379,15 +1656,20 @@ void backward_layer_26(std::byte* arena, const Libraries&, cudaStream_t stream) 
 //   input_gradient_27  f32 (32, 64)  arena + 20,594,944  d(input), written by backward
 
 // Expects workspace to hold 589,824 bytes, the plan's workspace.
-void forward_layer_27(const float* x, const float* weight, const float* bias, float* z,
-                      std::byte* workspace, const Libraries& lib, cudaStream_t stream) {
+void forward_layer_27(const float* __restrict__ x, const float* __restrict__ weight,
+                      const float* __restrict__ bias, float* __restrict__ z,
+                      std::byte* __restrict__ workspace, const Libraries& lib,
+                      cudaStream_t stream) {
   lib.linear_27.forward(x, weight, bias, z, workspace);
   if (!lib.linear_27.forward_fused()) {  // cuBLASLt had no engine for the fused epilogue
     // z += bias, per element.
-    g::for_each_2d<32, 10>(stream, "forward_layer_27", [=] __device__(index_t n, index_t o) {
-      k::bias_activation_forward<k::Identity, k::BiasAlong::positions, 10, 10, true>(n, o, z, bias,
-                                                                                     z);
-    });
+    g::for_each_2d<32, 10>(
+        stream, "forward_layer_27",
+        [] __device__(index_t row, index_t p, const float* bias, float* z) {
+          k::bias_activation_forward<k::Identity, k::BiasAlong::positions, 10, 10, true>(row, p, z,
+                                                                                         bias, z);
+        },
+        bias, z);
   }
 }
 
@@ -1402,8 +1684,10 @@ void forward_layer_27(std::byte* arena, const Libraries& lib, cudaStream_t strea
 }
 
 // Expects workspace to hold 589,824 bytes, the plan's workspace.
-void backward_layer_27(const float* x, float* dweight, float* dbias, float* dz, const float* weight,
-                       float* dx, std::byte* workspace, const Libraries& lib,
+void backward_layer_27(const float* __restrict__ x, float* __restrict__ dweight,
+                       float* __restrict__ dbias, float* __restrict__ dz,
+                       const float* __restrict__ weight, float* __restrict__ dx,
+                       std::byte* __restrict__ workspace, const Libraries& lib,
                        cudaStream_t /*stream*/) {
   lib.linear_27.backward_weights(x, dz, dweight, dbias, workspace);
   lib.linear_27.backward_input(dz, weight, dx, workspace);
@@ -1422,12 +1706,17 @@ void backward_layer_27(std::byte* arena, const Libraries& lib, cudaStream_t stre
 }
 
 // ==== Loss: softmax + cross-entropy over the logits (32, 10), forward and backward ===============
-void loss_step(const float* logits, const std::int32_t* labels, float* loss,
-               std::int32_t* predicted, float* dlogits, cudaStream_t stream) {
+void loss_step(const float* __restrict__ logits, const std::int32_t* __restrict__ labels,
+               float* __restrict__ loss, std::int32_t* __restrict__ predicted,
+               float* __restrict__ dlogits, cudaStream_t stream) {
   // Each sample: its loss, its predicted class and d(logits) of the batch mean.
-  g::for_each<32>(stream, "loss_step", [=] __device__(index_t n) {
-    k::softmax_cross_entropy<32, 10>(n, logits, labels, loss, predicted, dlogits);
-  });
+  g::for_each<32>(
+      stream, "loss_step",
+      [] __device__(index_t n, const float* logits, const std::int32_t* labels, float* loss,
+                    std::int32_t* predicted, float* dlogits) {
+        k::softmax_cross_entropy<32, 10>(n, logits, labels, loss, predicted, dlogits);
+      },
+      logits, labels, loss, predicted, dlogits);
 }
 
 // The same on the plan's buffers:
@@ -1441,12 +1730,16 @@ void loss_step(std::byte* arena, cudaStream_t stream) {
 }
 
 // ==== Update: Adam over the whole contiguous parameter region, one pass ==========================
-void update(float* params, const float* grads, float* m, float* v, cudaStream_t stream) {
+void update(float* __restrict__ params, const float* __restrict__ grads, float* __restrict__ m,
+            float* __restrict__ v, cudaStream_t stream) {
   // Each parameter, with the step's scalars (learning rate, bias corrections).
-  g::for_each<78'186>(stream, "update", [=] __device__(index_t i) {
-    const k::OptimizerConstants& constants = optimizer_constants;
-    k::adam_update<false>(i, params, grads, m, v, constants);
-  });
+  g::for_each<78'186>(
+      stream, "update",
+      [] __device__(index_t i, float* params, const float* grads, float* m, float* v) {
+        const k::OptimizerConstants& constants = optimizer_constants;
+        k::adam_update<false>(i, params, grads, m, v, constants);
+      },
+      params, grads, m, v);
 }
 
 // The same on the plan's buffers:

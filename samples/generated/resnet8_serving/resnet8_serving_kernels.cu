@@ -101,14 +101,20 @@ constexpr k::Conv2dGeometry conv_0_geometry{.batch = 1,
                                             .pad_w = 1};
 
 // Expects workspace to hold 589,824 bytes, the plan's workspace.
-void forward_layers_0_2(const float* x, const float* weight, const float* bias, float* z,
-                        std::byte* workspace, const Libraries& lib, cudaStream_t stream) {
+void forward_layers_0_2(const float* __restrict__ x, const float* __restrict__ weight,
+                        const float* __restrict__ bias, float* __restrict__ z,
+                        std::byte* __restrict__ workspace, const Libraries& lib,
+                        cudaStream_t stream) {
   lib.conv_0.forward(x, weight, bias, z, workspace);
   if (!lib.conv_0.forward_fused()) {  // cuDNN had no engine for the fused epilogue
     // z = ReLU(z + shift), per element (the folded BatchNorm's shift).
-    g::for_each_2d<16, 1'024>(stream, "forward_layers_0_2", [=] __device__(index_t row, index_t p) {
-      k::bias_activation_forward<k::ReLU, k::BiasAlong::rows, 16, 1'024, true>(row, p, z, bias, z);
-    });
+    g::for_each_2d<16, 1'024>(
+        stream, "forward_layers_0_2",
+        [] __device__(index_t row, index_t p, const float* bias, float* z) {
+          k::bias_activation_forward<k::ReLU, k::BiasAlong::rows, 16, 1'024, true>(row, p, z, bias,
+                                                                                   z);
+        },
+        bias, z);
   }
 }
 
@@ -156,14 +162,20 @@ constexpr k::Conv2dGeometry conv_3_geometry{.batch = 1,
                                             .pad_w = 1};
 
 // Expects workspace to hold 589,824 bytes, the plan's workspace.
-void forward_layers_3_5(const float* x, const float* weight, const float* bias, float* z,
-                        std::byte* workspace, const Libraries& lib, cudaStream_t stream) {
+void forward_layers_3_5(const float* __restrict__ x, const float* __restrict__ weight,
+                        const float* __restrict__ bias, float* __restrict__ z,
+                        std::byte* __restrict__ workspace, const Libraries& lib,
+                        cudaStream_t stream) {
   lib.conv_3.forward(x, weight, bias, z, workspace);
   if (!lib.conv_3.forward_fused()) {  // cuDNN had no engine for the fused epilogue
     // z = ReLU(z + shift), per element (the folded BatchNorm's shift).
-    g::for_each_2d<16, 1'024>(stream, "forward_layers_3_5", [=] __device__(index_t row, index_t p) {
-      k::bias_activation_forward<k::ReLU, k::BiasAlong::rows, 16, 1'024, true>(row, p, z, bias, z);
-    });
+    g::for_each_2d<16, 1'024>(
+        stream, "forward_layers_3_5",
+        [] __device__(index_t row, index_t p, const float* bias, float* z) {
+          k::bias_activation_forward<k::ReLU, k::BiasAlong::rows, 16, 1'024, true>(row, p, z, bias,
+                                                                                   z);
+        },
+        bias, z);
   }
 }
 
@@ -211,15 +223,20 @@ constexpr k::Conv2dGeometry conv_6_geometry{.batch = 1,
                                             .pad_w = 1};
 
 // Expects workspace to hold 589,824 bytes, the plan's workspace.
-void forward_layers_6_7(const float* x, const float* weight, const float* bias, float* z,
-                        std::byte* workspace, const Libraries& lib, cudaStream_t stream) {
+void forward_layers_6_7(const float* __restrict__ x, const float* __restrict__ weight,
+                        const float* __restrict__ bias, float* __restrict__ z,
+                        std::byte* __restrict__ workspace, const Libraries& lib,
+                        cudaStream_t stream) {
   lib.conv_6.forward(x, weight, bias, z, workspace);
   if (!lib.conv_6.forward_fused()) {  // cuDNN had no engine for the fused epilogue
     // z += shift, per element (the folded BatchNorm's shift).
-    g::for_each_2d<16, 1'024>(stream, "forward_layers_6_7", [=] __device__(index_t row, index_t p) {
-      k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 16, 1'024, true>(row, p, z, bias,
-                                                                                   z);
-    });
+    g::for_each_2d<16, 1'024>(
+        stream, "forward_layers_6_7",
+        [] __device__(index_t row, index_t p, const float* bias, float* z) {
+          k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 16, 1'024, true>(row, p, z,
+                                                                                       bias, z);
+        },
+        bias, z);
   }
 }
 
@@ -240,10 +257,15 @@ void forward_layers_6_7(std::byte* arena, const Libraries& lib, cudaStream_t str
 //   activation_6  f32 (1, 16, 32, 32)  arena + 1,048,064  input
 //   activation_0  f32 (1, 16, 32, 32)  arena + 916,992    second input
 
-void forward_layers_8_9(const float* a, const float* b, float* y, cudaStream_t stream) {
+void forward_layers_8_9(const float* a, const float* __restrict__ b, float* y,
+                        cudaStream_t stream) {
   // y = ReLU(a + b), per element.
-  g::for_each<16'384>(stream, "forward_layers_8_9",
-                      [=] __device__(index_t i) { k::residual_add_forward<k::ReLU>(i, a, b, y); });
+  g::for_each<16'384>(
+      stream, "forward_layers_8_9",
+      [] __device__(index_t i, const float* a, const float* b, float* y) {
+        k::residual_add_forward<k::ReLU>(i, a, b, y);
+      },
+      g::aliased(a), b, g::aliased(y));
 }
 
 // The same on the plan's buffers:
@@ -285,13 +307,17 @@ constexpr k::BatchNormGeometry norm_11{.batch = 1,
                                        .epsilon = 0.00100000005f,
                                        .momentum = 0.00999999978f};
 
-void forward_layers_10_12(const float* x, const float* weight, const float* bias, float* y,
+void forward_layers_10_12(const float* __restrict__ x, const float* __restrict__ weight,
+                          const float* __restrict__ bias, float* __restrict__ y,
                           cudaStream_t stream) {
   // Each output: its window's weighted sum plus the bias, then the ReLU.
-  g::for_each<8'192>(stream, "forward_layers_10_12", [=] __device__(index_t i) {
-    k::grouped_conv_forward<conv_10, true>(i, x, weight, bias, y);
-    k::activation_forward<k::ReLU>(i, y, y);
-  });
+  g::for_each<8'192>(
+      stream, "forward_layers_10_12",
+      [] __device__(index_t i, const float* x, const float* weight, const float* bias, float* y) {
+        k::grouped_conv_forward<conv_10, true>(i, x, weight, bias, y);
+        k::activation_forward<k::ReLU>(i, y, y);
+      },
+      x, weight, bias, y);
 }
 
 // The same on the plan's buffers:
@@ -337,15 +363,20 @@ constexpr k::Conv2dGeometry conv_13_geometry{.batch = 1,
                                              .pad_w = 1};
 
 // Expects workspace to hold 589,824 bytes, the plan's workspace.
-void forward_layers_13_14(const float* x, const float* weight, const float* bias, float* z,
-                          std::byte* workspace, const Libraries& lib, cudaStream_t stream) {
+void forward_layers_13_14(const float* __restrict__ x, const float* __restrict__ weight,
+                          const float* __restrict__ bias, float* __restrict__ z,
+                          std::byte* __restrict__ workspace, const Libraries& lib,
+                          cudaStream_t stream) {
   lib.conv_13.forward(x, weight, bias, z, workspace);
   if (!lib.conv_13.forward_fused()) {  // cuDNN had no engine for the fused epilogue
     // z += shift, per element (the folded BatchNorm's shift).
-    g::for_each_2d<32, 256>(stream, "forward_layers_13_14", [=] __device__(index_t row, index_t p) {
-      k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 32, 256, true>(row, p, z, bias,
-                                                                                 z);
-    });
+    g::for_each_2d<32, 256>(
+        stream, "forward_layers_13_14",
+        [] __device__(index_t row, index_t p, const float* bias, float* z) {
+          k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 32, 256, true>(row, p, z,
+                                                                                     bias, z);
+        },
+        bias, z);
   }
 }
 
@@ -382,15 +413,20 @@ constexpr k::Conv2dGeometry conv_15_geometry{.batch = 1,
                                              .pad_w = 0};
 
 // Expects workspace to hold 589,824 bytes, the plan's workspace.
-void forward_layer_15(const float* x, const float* weight, const float* bias, float* z,
-                      std::byte* workspace, const Libraries& lib, cudaStream_t stream) {
+void forward_layer_15(const float* __restrict__ x, const float* __restrict__ weight,
+                      const float* __restrict__ bias, float* __restrict__ z,
+                      std::byte* __restrict__ workspace, const Libraries& lib,
+                      cudaStream_t stream) {
   lib.conv_15.forward(x, weight, bias, z, workspace);
   if (!lib.conv_15.forward_fused()) {  // cuDNN had no engine for the fused epilogue
     // z += bias, per element.
-    g::for_each_2d<32, 256>(stream, "forward_layer_15", [=] __device__(index_t row, index_t p) {
-      k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 32, 256, true>(row, p, z, bias,
-                                                                                 z);
-    });
+    g::for_each_2d<32, 256>(
+        stream, "forward_layer_15",
+        [] __device__(index_t row, index_t p, const float* bias, float* z) {
+          k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 32, 256, true>(row, p, z,
+                                                                                     bias, z);
+        },
+        bias, z);
   }
 }
 
@@ -411,10 +447,15 @@ void forward_layer_15(std::byte* arena, const Libraries& lib, cudaStream_t strea
 //   activation_13  f32 (1, 32, 16, 16)  arena + 949,760  input
 //   activation_15  f32 (1, 32, 16, 16)  arena + 916,992  second input
 
-void forward_layers_16_17(const float* a, const float* b, float* y, cudaStream_t stream) {
+void forward_layers_16_17(const float* a, const float* __restrict__ b, float* y,
+                          cudaStream_t stream) {
   // y = ReLU(a + b), per element.
-  g::for_each<8'192>(stream, "forward_layers_16_17",
-                     [=] __device__(index_t i) { k::residual_add_forward<k::ReLU>(i, a, b, y); });
+  g::for_each<8'192>(
+      stream, "forward_layers_16_17",
+      [] __device__(index_t i, const float* a, const float* b, float* y) {
+        k::residual_add_forward<k::ReLU>(i, a, b, y);
+      },
+      g::aliased(a), b, g::aliased(y));
 }
 
 // The same on the plan's buffers:
@@ -456,13 +497,17 @@ constexpr k::BatchNormGeometry norm_19{.batch = 1,
                                        .epsilon = 0.00100000005f,
                                        .momentum = 0.00999999978f};
 
-void forward_layers_18_20(const float* x, const float* weight, const float* bias, float* y,
+void forward_layers_18_20(const float* __restrict__ x, const float* __restrict__ weight,
+                          const float* __restrict__ bias, float* __restrict__ y,
                           cudaStream_t stream) {
   // Each output: its window's weighted sum plus the bias, then the ReLU.
-  g::for_each<4'096>(stream, "forward_layers_18_20", [=] __device__(index_t i) {
-    k::grouped_conv_forward<conv_18, true>(i, x, weight, bias, y);
-    k::activation_forward<k::ReLU>(i, y, y);
-  });
+  g::for_each<4'096>(
+      stream, "forward_layers_18_20",
+      [] __device__(index_t i, const float* x, const float* weight, const float* bias, float* y) {
+        k::grouped_conv_forward<conv_18, true>(i, x, weight, bias, y);
+        k::activation_forward<k::ReLU>(i, y, y);
+      },
+      x, weight, bias, y);
 }
 
 // The same on the plan's buffers:
@@ -508,14 +553,20 @@ constexpr k::Conv2dGeometry conv_21_geometry{.batch = 1,
                                              .pad_w = 1};
 
 // Expects workspace to hold 589,824 bytes, the plan's workspace.
-void forward_layers_21_22(const float* x, const float* weight, const float* bias, float* z,
-                          std::byte* workspace, const Libraries& lib, cudaStream_t stream) {
+void forward_layers_21_22(const float* __restrict__ x, const float* __restrict__ weight,
+                          const float* __restrict__ bias, float* __restrict__ z,
+                          std::byte* __restrict__ workspace, const Libraries& lib,
+                          cudaStream_t stream) {
   lib.conv_21.forward(x, weight, bias, z, workspace);
   if (!lib.conv_21.forward_fused()) {  // cuDNN had no engine for the fused epilogue
     // z += shift, per element (the folded BatchNorm's shift).
-    g::for_each_2d<64, 64>(stream, "forward_layers_21_22", [=] __device__(index_t row, index_t p) {
-      k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 64, 64, true>(row, p, z, bias, z);
-    });
+    g::for_each_2d<64, 64>(
+        stream, "forward_layers_21_22",
+        [] __device__(index_t row, index_t p, const float* bias, float* z) {
+          k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 64, 64, true>(row, p, z, bias,
+                                                                                    z);
+        },
+        bias, z);
   }
 }
 
@@ -552,14 +603,20 @@ constexpr k::Conv2dGeometry conv_23_geometry{.batch = 1,
                                              .pad_w = 0};
 
 // Expects workspace to hold 589,824 bytes, the plan's workspace.
-void forward_layer_23(const float* x, const float* weight, const float* bias, float* z,
-                      std::byte* workspace, const Libraries& lib, cudaStream_t stream) {
+void forward_layer_23(const float* __restrict__ x, const float* __restrict__ weight,
+                      const float* __restrict__ bias, float* __restrict__ z,
+                      std::byte* __restrict__ workspace, const Libraries& lib,
+                      cudaStream_t stream) {
   lib.conv_23.forward(x, weight, bias, z, workspace);
   if (!lib.conv_23.forward_fused()) {  // cuDNN had no engine for the fused epilogue
     // z += bias, per element.
-    g::for_each_2d<64, 64>(stream, "forward_layer_23", [=] __device__(index_t row, index_t p) {
-      k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 64, 64, true>(row, p, z, bias, z);
-    });
+    g::for_each_2d<64, 64>(
+        stream, "forward_layer_23",
+        [] __device__(index_t row, index_t p, const float* bias, float* z) {
+          k::bias_activation_forward<k::Identity, k::BiasAlong::rows, 64, 64, true>(row, p, z, bias,
+                                                                                    z);
+        },
+        bias, z);
   }
 }
 
@@ -580,10 +637,15 @@ void forward_layer_23(std::byte* arena, const Libraries& lib, cudaStream_t strea
 //   activation_21  f32 (1, 64, 8, 8)  arena + 933,376  input
 //   activation_23  f32 (1, 64, 8, 8)  arena + 916,992  second input
 
-void forward_layers_24_25(const float* a, const float* b, float* y, cudaStream_t stream) {
+void forward_layers_24_25(const float* a, const float* __restrict__ b, float* y,
+                          cudaStream_t stream) {
   // y = ReLU(a + b), per element.
-  g::for_each<4'096>(stream, "forward_layers_24_25",
-                     [=] __device__(index_t i) { k::residual_add_forward<k::ReLU>(i, a, b, y); });
+  g::for_each<4'096>(
+      stream, "forward_layers_24_25",
+      [] __device__(index_t i, const float* a, const float* b, float* y) {
+        k::residual_add_forward<k::ReLU>(i, a, b, y);
+      },
+      g::aliased(a), b, g::aliased(y));
 }
 
 // The same on the plan's buffers:
@@ -598,10 +660,14 @@ void forward_layers_24_25(std::byte* arena, const Libraries&, cudaStream_t strea
 //   activation_21  f32 (1, 64, 8, 8)  arena + 933,376  input
 //   activation_26  f32 (1, 64)        arena + 916,992  GlobalAvgPool2d output
 
-void forward_layer_26(const float* x, float* y, cudaStream_t stream) {
+void forward_layer_26(const float* __restrict__ x, float* __restrict__ y, cudaStream_t stream) {
   // Each (sample, channel) plane: its mean.
-  g::for_each<64>(stream, "forward_layer_26",
-                  [=] __device__(index_t plane) { k::global_avg_pool_forward<64>(plane, x, y); });
+  g::for_each<64>(
+      stream, "forward_layer_26",
+      [] __device__(index_t plane, const float* x, float* y) {
+        k::global_avg_pool_forward<64>(plane, x, y);
+      },
+      x, y);
 }
 
 // The same on the plan's buffers:
@@ -620,15 +686,20 @@ void forward_layer_26(std::byte* arena, const Libraries&, cudaStream_t stream) {
 //   activation_27  f32 (1, 10)   arena + 917,248     Linear output
 
 // Expects workspace to hold 589,824 bytes, the plan's workspace.
-void forward_layer_27(const float* x, const float* weight, const float* bias, float* z,
-                      std::byte* workspace, const Libraries& lib, cudaStream_t stream) {
+void forward_layer_27(const float* __restrict__ x, const float* __restrict__ weight,
+                      const float* __restrict__ bias, float* __restrict__ z,
+                      std::byte* __restrict__ workspace, const Libraries& lib,
+                      cudaStream_t stream) {
   lib.linear_27.forward(x, weight, bias, z, workspace);
   if (!lib.linear_27.forward_fused()) {  // cuBLASLt had no engine for the fused epilogue
     // z += bias, per element.
-    g::for_each_2d<1, 10>(stream, "forward_layer_27", [=] __device__(index_t n, index_t o) {
-      k::bias_activation_forward<k::Identity, k::BiasAlong::positions, 10, 10, true>(n, o, z, bias,
-                                                                                     z);
-    });
+    g::for_each_2d<1, 10>(
+        stream, "forward_layer_27",
+        [] __device__(index_t row, index_t p, const float* bias, float* z) {
+          k::bias_activation_forward<k::Identity, k::BiasAlong::positions, 10, 10, true>(row, p, z,
+                                                                                         bias, z);
+        },
+        bias, z);
   }
 }
 
@@ -652,9 +723,13 @@ void fold_all_batch_norms(std::byte* arena, cudaStream_t stream) {
     float* const beta = f32(arena, 1'856);             // 1.bias (β), becomes the shift
     const float* const running = f32(arena, 312'832);  // non_trainable: running mean, then variance
     // Each output channel: its weights scaled by γ/√(var + ε), and the shift written over β.
-    g::for_each<16>(stream, "fold_layers_0_2", [=] __device__(index_t ch) {
-      k::fold_batch_norm<norm_1, 27>(ch, weight, bias, gamma, beta, running);
-    });
+    g::for_each<16>(
+        stream, "fold_layers_0_2",
+        [] __device__(index_t ch, float* weight, const float* bias, const float* gamma, float* beta,
+                      const float* running) {
+          k::fold_batch_norm<norm_1, 27>(ch, weight, bias, gamma, beta, running);
+        },
+        weight, bias, gamma, beta, running);
   }
   // layers 3-5: BatchNorm 4 into the Conv2d (layer 3)
   {
@@ -664,9 +739,13 @@ void fold_all_batch_norms(std::byte* arena, cudaStream_t stream) {
     float* const beta = f32(arena, 11'264);            // 4.bias (β), becomes the shift
     const float* const running = f32(arena, 312'960);  // non_trainable: running mean, then variance
     // Each output channel: its weights scaled by γ/√(var + ε), and the shift written over β.
-    g::for_each<16>(stream, "fold_layers_3_5", [=] __device__(index_t ch) {
-      k::fold_batch_norm<norm_4, 144>(ch, weight, bias, gamma, beta, running);
-    });
+    g::for_each<16>(
+        stream, "fold_layers_3_5",
+        [] __device__(index_t ch, float* weight, const float* bias, const float* gamma, float* beta,
+                      const float* running) {
+          k::fold_batch_norm<norm_4, 144>(ch, weight, bias, gamma, beta, running);
+        },
+        weight, bias, gamma, beta, running);
   }
   // layers 6-7: BatchNorm 7 into the Conv2d (layer 6)
   {
@@ -676,9 +755,13 @@ void fold_all_batch_norms(std::byte* arena, cudaStream_t stream) {
     float* const beta = f32(arena, 20'672);            // 7.bias (β), becomes the shift
     const float* const running = f32(arena, 313'088);  // non_trainable: running mean, then variance
     // Each output channel: its weights scaled by γ/√(var + ε), and the shift written over β.
-    g::for_each<16>(stream, "fold_layers_6_7", [=] __device__(index_t ch) {
-      k::fold_batch_norm<norm_7, 144>(ch, weight, bias, gamma, beta, running);
-    });
+    g::for_each<16>(
+        stream, "fold_layers_6_7",
+        [] __device__(index_t ch, float* weight, const float* bias, const float* gamma, float* beta,
+                      const float* running) {
+          k::fold_batch_norm<norm_7, 144>(ch, weight, bias, gamma, beta, running);
+        },
+        weight, bias, gamma, beta, running);
   }
   // layers 10-12: BatchNorm 11 into the Conv2d (layer 10)
   {
@@ -688,9 +771,13 @@ void fold_all_batch_norms(std::byte* arena, cudaStream_t stream) {
     float* const beta = f32(arena, 39'424);            // 11.bias (β), becomes the shift
     const float* const running = f32(arena, 313'216);  // non_trainable: running mean, then variance
     // Each output channel: its weights scaled by γ/√(var + ε), and the shift written over β.
-    g::for_each<32>(stream, "fold_layers_10_12", [=] __device__(index_t ch) {
-      k::fold_batch_norm<norm_11, 144>(ch, weight, bias, gamma, beta, running);
-    });
+    g::for_each<32>(
+        stream, "fold_layers_10_12",
+        [] __device__(index_t ch, float* weight, const float* bias, const float* gamma, float* beta,
+                      const float* running) {
+          k::fold_batch_norm<norm_11, 144>(ch, weight, bias, gamma, beta, running);
+        },
+        weight, bias, gamma, beta, running);
   }
   // layers 13-14: BatchNorm 14 into the Conv2d (layer 13)
   {
@@ -700,9 +787,13 @@ void fold_all_batch_norms(std::byte* arena, cudaStream_t stream) {
     float* const beta = f32(arena, 76'672);            // 14.bias (β), becomes the shift
     const float* const running = f32(arena, 313'472);  // non_trainable: running mean, then variance
     // Each output channel: its weights scaled by γ/√(var + ε), and the shift written over β.
-    g::for_each<32>(stream, "fold_layers_13_14", [=] __device__(index_t ch) {
-      k::fold_batch_norm<norm_14, 288>(ch, weight, bias, gamma, beta, running);
-    });
+    g::for_each<32>(
+        stream, "fold_layers_13_14",
+        [] __device__(index_t ch, float* weight, const float* bias, const float* gamma, float* beta,
+                      const float* running) {
+          k::fold_batch_norm<norm_14, 288>(ch, weight, bias, gamma, beta, running);
+        },
+        weight, bias, gamma, beta, running);
   }
   // layers 18-20: BatchNorm 19 into the Conv2d (layer 18)
   {
@@ -712,9 +803,13 @@ void fold_all_batch_norms(std::byte* arena, cudaStream_t stream) {
     float* const beta = f32(arena, 153'216);           // 19.bias (β), becomes the shift
     const float* const running = f32(arena, 313'728);  // non_trainable: running mean, then variance
     // Each output channel: its weights scaled by γ/√(var + ε), and the shift written over β.
-    g::for_each<64>(stream, "fold_layers_18_20", [=] __device__(index_t ch) {
-      k::fold_batch_norm<norm_19, 288>(ch, weight, bias, gamma, beta, running);
-    });
+    g::for_each<64>(
+        stream, "fold_layers_18_20",
+        [] __device__(index_t ch, float* weight, const float* bias, const float* gamma, float* beta,
+                      const float* running) {
+          k::fold_batch_norm<norm_19, 288>(ch, weight, bias, gamma, beta, running);
+        },
+        weight, bias, gamma, beta, running);
   }
   // layers 21-22: BatchNorm 22 into the Conv2d (layer 21)
   {
@@ -724,9 +819,13 @@ void fold_all_batch_norms(std::byte* arena, cudaStream_t stream) {
     float* const beta = f32(arena, 301'440);           // 22.bias (β), becomes the shift
     const float* const running = f32(arena, 314'240);  // non_trainable: running mean, then variance
     // Each output channel: its weights scaled by γ/√(var + ε), and the shift written over β.
-    g::for_each<64>(stream, "fold_layers_21_22", [=] __device__(index_t ch) {
-      k::fold_batch_norm<norm_22, 576>(ch, weight, bias, gamma, beta, running);
-    });
+    g::for_each<64>(
+        stream, "fold_layers_21_22",
+        [] __device__(index_t ch, float* weight, const float* bias, const float* gamma, float* beta,
+                      const float* running) {
+          k::fold_batch_norm<norm_22, 576>(ch, weight, bias, gamma, beta, running);
+        },
+        weight, bias, gamma, beta, running);
   }
 }
 

@@ -606,9 +606,9 @@ void forward_layer_27(const float* x, const float* weight, const float* bias, fl
                       c::ThreadPool& pool) {
   // In each tile of the product, as it is finished: z += bias, per element.
   c::linear_forward<linear_27>(pool, x, weight, z, [&](c::Range rows) {
-    for (index_t n = rows.begin; n < rows.end; ++n)
-      for (index_t o = 0; o < 10; ++o)
-        k::bias_activation_forward<k::Identity, k::BiasAlong::positions, 10, 10, true>(n, o, z,
+    for (index_t row = rows.begin; row < rows.end; ++row)
+      for (index_t p = 0; p < 10; ++p)
+        k::bias_activation_forward<k::Identity, k::BiasAlong::positions, 10, 10, true>(row, p, z,
                                                                                        bias, z);
   });
 }

@@ -35,7 +35,7 @@ inline constexpr std::int64_t activations = 196'608;  // peak of the shared regi
 // ---- Buffers: `elements` values of `dtype` in bytes [offset, offset + bytes) of the arena
 // (a Dropout's mask: bits packed into u8), alive from first_step to last_step of the
 // schedule; buffers alive at the same step never share a byte. What each holds (`role`) and
-// the layer that writes it (-1: none). The plan's buffer table, in columns: the analyzer's
+// the layer it belongs to (its output or a gradient of it; -1: none). The plan's buffer table, in columns: the analyzer's
 // probe writes the same columns (staticnet/buffer_table.hpp).
 enum class DType : std::uint8_t { f32, f16, bf16, i8, i32, u8, u16, u32 };
 enum class Role : std::uint8_t {

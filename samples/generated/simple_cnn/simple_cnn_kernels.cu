@@ -114,17 +114,22 @@ constexpr k::Conv2dGeometry conv_0_geometry{.batch = 128,
                                             .pad_w = 1};
 
 // Expects workspace to hold 110,592 bytes, the plan's workspace.
-void forward_layers_0_2(const float* x, const float* weight, const float* bias, float* z,
-                        float* pooled, k::WindowIndex8* window, std::byte* workspace,
-                        const Libraries& lib, cudaStream_t stream) {
+void forward_layers_0_2(const float* __restrict__ x, const float* __restrict__ weight,
+                        const float* __restrict__ bias, float* __restrict__ z,
+                        float* __restrict__ pooled, k::WindowIndex8* __restrict__ window,
+                        std::byte* __restrict__ workspace, const Libraries& lib,
+                        cudaStream_t stream) {
   lib.conv_0.forward(x, weight, bias, z, workspace);
   // Each pooled output: the bias and the ReLU over its window (kept for backward), then the window's
   // max and where it was.
   g::for_each_3d<2'048, 16, 16>(
-      stream, "forward_layers_0_2", [=] __device__(index_t plane, index_t oh, index_t ow) {
+      stream, "forward_layers_0_2",
+      [] __device__(index_t plane, index_t oh, index_t ow, const float* bias, float* z,
+                    float* pooled, k::WindowIndex8* window) {
         k::bias_activation_max_pool_forward<k::ReLU, pool_2, true, k::WindowIndex8>(
             plane, oh, ow, z, bias, z, pooled, window);
-      });
+      },
+      bias, z, pooled, window);
 }
 
 // The same on the plan's buffers:
@@ -140,16 +145,22 @@ void forward_layers_0_2(std::byte* arena, const Libraries& lib, cudaStream_t str
 }
 
 // Expects workspace to hold 110,592 bytes, the plan's workspace.
-void backward_layers_0_2(const float* x, float* dweight, float* dbias, float* dz,
-                         const float* dpooled, const k::WindowIndex8* window, const float* y,
-                         std::byte* workspace, const Libraries& lib, cudaStream_t stream) {
+void backward_layers_0_2(const float* __restrict__ x, float* __restrict__ dweight,
+                         float* __restrict__ dbias, float* __restrict__ dz,
+                         const float* __restrict__ dpooled,
+                         const k::WindowIndex8* __restrict__ window, const float* __restrict__ y,
+                         std::byte* __restrict__ workspace, const Libraries& lib,
+                         cudaStream_t stream) {
   // Each pooled output: its gradient to the window's max, times the ReLU's derivative there; every
   // element of dz written once.
-  g::for_each_3d<2'048, 16, 16>(stream, "backward_layers_0_2",
-                                [=] __device__(index_t plane, index_t oh, index_t ow) {
-                                  k::max_pool_activation_backward<k::ReLU, pool_2, k::WindowIndex8>(
-                                      plane, oh, ow, dpooled, window, y, dz);
-                                });
+  g::for_each_3d<2'048, 16, 16>(
+      stream, "backward_layers_0_2",
+      [] __device__(index_t plane, index_t oh, index_t ow, float* dz, const float* dpooled,
+                    const k::WindowIndex8* window, const float* y) {
+        k::max_pool_activation_backward<k::ReLU, pool_2, k::WindowIndex8>(plane, oh, ow, dpooled,
+                                                                          window, y, dz);
+      },
+      dz, dpooled, window, y);
   lib.conv_0.backward_weights(x, dz, dweight, dbias, workspace);
 }
 
@@ -181,15 +192,19 @@ void backward_layers_0_2(std::byte* arena, const Libraries& lib, cudaStream_t st
 //   input_gradient_4  f32 (128, 4096)  arena + 19,124,736  d(input), written by backward
 
 // Expects workspace to hold 110,592 bytes, the plan's workspace.
-void forward_layer_4(const float* x, const float* weight, const float* bias, float* z,
-                     std::byte* workspace, const Libraries& lib, cudaStream_t stream) {
+void forward_layer_4(const float* __restrict__ x, const float* __restrict__ weight,
+                     const float* __restrict__ bias, float* __restrict__ z,
+                     std::byte* __restrict__ workspace, const Libraries& lib, cudaStream_t stream) {
   lib.linear_4.forward(x, weight, bias, z, workspace);
   if (!lib.linear_4.forward_fused()) {  // cuBLASLt had no engine for the fused epilogue
     // z += bias, per element.
-    g::for_each_2d<128, 10>(stream, "forward_layer_4", [=] __device__(index_t n, index_t o) {
-      k::bias_activation_forward<k::Identity, k::BiasAlong::positions, 10, 10, true>(n, o, z, bias,
-                                                                                     z);
-    });
+    g::for_each_2d<128, 10>(
+        stream, "forward_layer_4",
+        [] __device__(index_t row, index_t p, const float* bias, float* z) {
+          k::bias_activation_forward<k::Identity, k::BiasAlong::positions, 10, 10, true>(row, p, z,
+                                                                                         bias, z);
+        },
+        bias, z);
   }
 }
 
@@ -204,8 +219,10 @@ void forward_layer_4(std::byte* arena, const Libraries& lib, cudaStream_t stream
 }
 
 // Expects workspace to hold 110,592 bytes, the plan's workspace.
-void backward_layer_4(const float* x, float* dweight, float* dbias, float* dz, const float* weight,
-                      float* dx, std::byte* workspace, const Libraries& lib,
+void backward_layer_4(const float* __restrict__ x, float* __restrict__ dweight,
+                      float* __restrict__ dbias, float* __restrict__ dz,
+                      const float* __restrict__ weight, float* __restrict__ dx,
+                      std::byte* __restrict__ workspace, const Libraries& lib,
                       cudaStream_t /*stream*/) {
   lib.linear_4.backward_weights(x, dz, dweight, dbias, workspace);
   lib.linear_4.backward_input(dz, weight, dx, workspace);
@@ -224,12 +241,17 @@ void backward_layer_4(std::byte* arena, const Libraries& lib, cudaStream_t strea
 }
 
 // ==== Loss: softmax + cross-entropy over the logits (128, 10), forward and backward ==============
-void loss_step(const float* logits, const std::int32_t* labels, float* loss,
-               std::int32_t* predicted, float* dlogits, cudaStream_t stream) {
+void loss_step(const float* __restrict__ logits, const std::int32_t* __restrict__ labels,
+               float* __restrict__ loss, std::int32_t* __restrict__ predicted,
+               float* __restrict__ dlogits, cudaStream_t stream) {
   // Each sample: its loss, its predicted class and d(logits) of the batch mean.
-  g::for_each<128>(stream, "loss_step", [=] __device__(index_t n) {
-    k::softmax_cross_entropy<128, 10>(n, logits, labels, loss, predicted, dlogits);
-  });
+  g::for_each<128>(
+      stream, "loss_step",
+      [] __device__(index_t n, const float* logits, const std::int32_t* labels, float* loss,
+                    std::int32_t* predicted, float* dlogits) {
+        k::softmax_cross_entropy<128, 10>(n, logits, labels, loss, predicted, dlogits);
+      },
+      logits, labels, loss, predicted, dlogits);
 }
 
 // The same on the plan's buffers:
@@ -243,12 +265,16 @@ void loss_step(std::byte* arena, cudaStream_t stream) {
 }
 
 // ==== Update: Adam over the whole contiguous parameter region, one pass ==========================
-void update(float* params, const float* grads, float* m, float* v, cudaStream_t stream) {
+void update(float* __restrict__ params, const float* __restrict__ grads, float* __restrict__ m,
+            float* __restrict__ v, cudaStream_t stream) {
   // Each parameter, with the step's scalars (learning rate, bias corrections).
-  g::for_each<41'418>(stream, "update", [=] __device__(index_t i) {
-    const k::OptimizerConstants& constants = optimizer_constants;
-    k::adam_update<false>(i, params, grads, m, v, constants);
-  });
+  g::for_each<41'418>(
+      stream, "update",
+      [] __device__(index_t i, float* params, const float* grads, float* m, float* v) {
+        const k::OptimizerConstants& constants = optimizer_constants;
+        k::adam_update<false>(i, params, grads, m, v, constants);
+      },
+      params, grads, m, v);
 }
 
 // The same on the plan's buffers:

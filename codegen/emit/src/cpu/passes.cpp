@@ -2,6 +2,8 @@
 // products, and the step's own passes: a Flatten's gradient, the loss, the update and the
 // inference folds): each pass, in its host form, is a loop over its index space split across the
 // thread pool (staticnet/cpu/launch.hpp), running the described call at every point.
+#include <stdexcept>
+
 #include "emitter.hpp"
 
 namespace staticnet::codegen {
@@ -19,6 +21,8 @@ std::string loop_open(const PassForm& form) {
 // Each pass in its host form, below its comment.
 void write_passes(Printer& out, const std::vector<MapPass>& passes) {
   for (const MapPass& pass : passes) {
+    if (pass.per_block && !pass.host)  // its call is a g::per_block body: device code
+      throw std::logic_error("a per-block pass without a host form: " + pass.comment);
     const PassForm form = pass.host_form();
     out.line(wrap_comment(pass.comment, "// ", "// "));
     out.emit({{"loop", loop_text(loop_open(form), {form.call})}}, "$loop$\n");

@@ -5,10 +5,11 @@
 // NAME_infer_cuda.cpp.
 //
 // The sections follow the CPU backend's (fusion.hpp groups, the same headings and tensor tables),
-// so the two files read side by side. Each elementwise pass is an emitted __global__ kernel, one
-// thread per index, calling the same __host__ __device__ body the CPU loops call, every bound a
-// literal. Products go to the libraries: Linear to cuBLASLt, Conv2d to cuDNN's graph API
-// (staticnet/cuda/), set up once, when the step is made, with the literal shapes written here.
+// so the two files read side by side. Each pass is a launch of g::for_each (one thread per
+// index) or g::for_each_block (a block per sum), calling the same __host__ __device__ body the
+// CPU loops call, every bound a literal. Products go to the libraries: Linear to cuBLASLt, Conv2d
+// to cuDNN's graph API (staticnet/cuda/), set up once, when the step is made, with the literal
+// shapes written here.
 //
 // This file writes the kernels' files and each group's section heading; the trainer's and the
 // inference program's main() come from trainer_main.cpp and inference_program.cpp.

@@ -19,8 +19,9 @@ namespace staticnet::codegen {
 // update's, a Dropout's seed and step) come from optimizer_constants, on the device, so the
 // captured graph reads each step's (passes.cpp).
 std::string device_statements(const Direction& d, const std::string& what, bool declare);
-// One pass below its comment, launched on `stream`; `what` names it in a launch error.
-std::string device_pass(const MapPass& pass, const std::string& what);
+// One pass of direction d below its comment, launched on `stream`; `what` names it in a launch
+// error.
+std::string device_pass(const MapPass& pass, const Direction& d, const std::string& what);
 
 class CudaKernelEmitter : BackendEmitter {
  public:
@@ -49,7 +50,7 @@ class CudaKernelEmitter : BackendEmitter {
   int linear_bias_alignment(const FusedGroup& g) const;
   // The product's description (families/products.cpp) rendered around the library's calls.
   // `library_epilogue`: the library was asked to finish the output itself (and may decline).
-  void emit_product_passes(const FusedGroup& g, bool library_epilogue);
+  void emit_product_functions(const FusedGroup& g, bool library_epilogue);
   // The families described once (families/pass_description.hpp), one thread per point.
   void emit_described(const FusedGroup& g);
   // void name(<d's tensors>, cudaStream_t stream[, bool training]) running d, and the overload that

@@ -8,17 +8,33 @@
 namespace staticnet::codegen {
 namespace {
 
-// "g::for_each_2d<2'048, 256>(stream, \"forward_layer_2\", [=] __device__(index_t plane, index_t q)
-// {"; a sum's "g::for_each_block<64>(...".
-std::string launch_open(const MapPass& pass, const std::string& what) {
+// A pass as its launch: "g::for_each_2d<2'048, 256>(stream, \"forward_layer_2\",
+// [] __device__(index_t plane, index_t q, const float* x, float* y) {", its statements, then
+// "}, x, y);". The tensors the call names go to the kernel as its arguments (__restrict__ there;
+// one that shares memory with another of them, a layer in place, as g::aliased), not captured by
+// the lambda. A
+// sum is "g::for_each_block<64>(...", a block of threads per point.
+std::string launch_text(const MapPass& pass, const Direction& d, const std::string& what,
+                        const std::vector<std::string>& body) {
   static const char* const launchers[] = {"g::for_each", "g::for_each_2d", "g::for_each_3d"};
   std::string extents;
   for (std::int64_t extent : pass.extents)
     extents += (extents.empty() ? "" : ", ") + literal(extent);
   const std::string launcher =
       pass.per_block ? "g::for_each_block" : launchers[pass.axes.size() - 1];
-  return launcher + "<" + extents + ">(stream, \"" + what + "\", [=] __device__(" +
-         axis_parameters(pass.axes) + ") {";
+  // The tensors this pass names; whether two share memory matters within the one kernel only.
+  Direction used;
+  for (const TensorUse& t : d.tensors)
+    if (names(pass.call, t.name))
+      used.tensors.push_back(t);
+  std::string parameters = axis_parameters(pass.axes), arguments;
+  for (const TensorUse& t : used.tensors) {
+    parameters += ", " + tensor_parameter(used, t, false);
+    arguments += ", " + (shares_memory(used, t) ? "g::aliased(" + t.name + ")" : t.name);
+  }
+  return loop_text(
+      launcher + "<" + extents + ">(stream, \"" + what + "\", [] __device__(" + parameters + ") {",
+      body, "}" + arguments + ");");
 }
 
 std::string identity_text(const IdentityCopy& copy) {
@@ -62,7 +78,7 @@ std::string device_statements(const Direction& d, const std::string& what, bool 
       const std::string pass_what =
           label + (passes.size() > 1 ? " (pass " + std::to_string(p + 1) + ")" : "");
       out.line(wrap_comment(pass.comment, "// ", "// "));
-      out.emit({{"loop", loop_text(launch_open(pass, pass_what), body)}}, "$loop$\n");
+      out.emit({{"loop", launch_text(pass, d, pass_what, body)}}, "$loop$\n");
     }
   };
   if (!d.evaluation.empty()) {
@@ -79,9 +95,8 @@ std::string device_statements(const Direction& d, const std::string& what, bool 
   return text;
 }
 
-std::string device_pass(const MapPass& pass, const std::string& what) {
-  return wrap_comment(pass.comment, "// ", "// ") + "\n" +
-         loop_text(launch_open(pass, what), {pass.call});
+std::string device_pass(const MapPass& pass, const Direction& d, const std::string& what) {
+  return wrap_comment(pass.comment, "// ", "// ") + "\n" + launch_text(pass, d, what, {pass.call});
 }
 
 void CudaKernelEmitter::emit_function(const std::string& name, bool takes_libraries,
@@ -90,7 +105,7 @@ void CudaKernelEmitter::emit_function(const std::string& name, bool takes_librar
   write_function_pair(
       kernels_, name, d, device_statements(d, name, false), "cudaStream_t stream" + training,
       std::string(takes_libraries ? "const Libraries&, " : "") + "cudaStream_t stream" + training,
-      takes_training ? "stream, training" : "stream");
+      takes_training ? "stream, training" : "stream", /*restrict_qualified=*/true);
 }
 
 void CudaKernelEmitter::emit_described(const FusedGroup& g) {

@@ -99,7 +99,7 @@ void CudaKernelEmitter::emit_product(const FusedGroup& g) {
   }
   library_lines_.push_back("\"layer " + std::to_string(g.product) + " " + name_of(l.kind) +
                            ": \" + l." + member + ".describe()");
-  emit_product_passes(g, epilogue != "none");
+  emit_product_functions(g, epilogue != "none");
 }
 
 // The alignment of every tensor the product's cuDNN graphs or cuBLASLt matmuls bind as a matrix:
@@ -144,7 +144,7 @@ int CudaKernelEmitter::linear_bias_alignment(const FusedGroup& g) const {
   return common_alignment(offsets);
 }
 
-void CudaKernelEmitter::emit_product_passes(const FusedGroup& g, bool library_epilogue) {
+void CudaKernelEmitter::emit_product_functions(const FusedGroup& g, bool library_epilogue) {
   std::optional<TensorUse> workspace;  // the libraries' scratch
   if (m_.find(BufferRole::workspace)) {
     const int ws = a_.index(BufferRole::workspace);
@@ -160,13 +160,13 @@ void CudaKernelEmitter::emit_product_passes(const FusedGroup& g, bool library_ep
                         (f.bias ? "bias" : "nullptr") + ", z, " + scratch + ");";
   bool launches = true;
   if (e.pool) {  // bias, activation and pool in one pass: the library fuses no pool
-    forward += "\n" + device_pass(*e.pool, "forward_" + name);
+    forward += "\n" + device_pass(*e.pool, d.forward.direction, "forward_" + name);
   } else if (e.bias_activation && library_epilogue) {
     forward += "\nif (!lib." + f.geometry + ".forward_fused()) {  // " +
                (f.conv ? "cuDNN" : "cuBLASLt") + " had no engine for the fused epilogue\n" +
-               device_pass(*e.bias_activation, "forward_" + name) + "\n}";
+               device_pass(*e.bias_activation, d.forward.direction, "forward_" + name) + "\n}";
   } else if (e.bias_activation) {
-    forward += "\n" + device_pass(*e.bias_activation, "forward_" + name);
+    forward += "\n" + device_pass(*e.bias_activation, d.forward.direction, "forward_" + name);
   } else {
     launches = false;
   }
@@ -174,7 +174,8 @@ void CudaKernelEmitter::emit_product_passes(const FusedGroup& g, bool library_ep
   const std::string stream = launches ? "cudaStream_t stream" : "cudaStream_t /*stream*/";
   write_function_pair(kernels_, "forward_" + name, d.forward.direction, forward,
                       "const Libraries& lib, " + stream,
-                      "const Libraries& lib, cudaStream_t stream", "lib, stream");
+                      "const Libraries& lib, cudaStream_t stream", "lib, stream",
+                      /*restrict_qualified=*/true);
   if (!d.backward)
     return;
 
@@ -191,7 +192,7 @@ void CudaKernelEmitter::emit_product_passes(const FusedGroup& g, bool library_ep
       kernels_, "backward_" + name, passes, backward,
       "const Libraries& lib, " +
           std::string(passes.passes.empty() ? "cudaStream_t /*stream*/" : "cudaStream_t stream"),
-      "const Libraries& lib, cudaStream_t stream", "lib, stream");
+      "const Libraries& lib, cudaStream_t stream", "lib, stream", /*restrict_qualified=*/true);
 }
 
 }  // namespace staticnet::codegen

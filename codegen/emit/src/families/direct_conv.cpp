@@ -16,8 +16,8 @@
 namespace staticnet::codegen {
 namespace {
 
-// The channels of one host call of the bias gradient: staticnet/kernels/bias_activation.hpp's
-// k::bias_channel_block, whose sums it interleaves.
+// The channels of one host call of the bias gradient (k::bias_gradient_channel_block, which takes
+// it as its width): the eight whose sums the body interleaves.
 constexpr std::int64_t bias_channel_block = 8;
 
 }  // namespace
@@ -95,7 +95,9 @@ GroupPasses describe_direct_conv(const ModelView& model, const FusedGroup& g, Ar
         "g::per_block::bias_gradient_channels" + sums + "(c, dy, dbias);",
         PassForm{{"block"},
                  {(l.output_shape[1] + bias_channel_block - 1) / bias_channel_block},
-                 "k::bias_gradient_channel_block" + sums + "(block, dy, dbias);"}};
+                 "k::bias_gradient_channel_block<" + literal(l.output_shape[0]) + ", " +
+                     literal(l.output_shape[1]) + ", " + literal(positions) + ", " +
+                     std::to_string(bias_channel_block) + ">(block, dy, dbias);"}};
     bias_gradient.per_block = true;
     backward.passes.push_back(bias_gradient);
   }

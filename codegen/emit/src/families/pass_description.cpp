@@ -1,6 +1,8 @@
 // The pieces of a rendered pass that do not depend on the backend.
 #include "pass_description.hpp"
 
+#include <cctype>
+
 #include "staticnet/codegen/section_text.hpp"
 #include "staticnet/codegen/text.hpp"
 
@@ -22,22 +24,47 @@ TensorUse input_gradient_tensor(const LayerPlan& l, ArenaText& arena) {
   return {"dx", "float", true, v["dx"], v["dx_note"]};
 }
 
-std::string loop_text(const std::string& open, const std::vector<std::string>& body) {
+std::string loop_text(const std::string& open, const std::vector<std::string>& body,
+                      const std::string& close) {
   std::string text = open;
   for (const std::string& statement : body) {
     text += "\n  ";
     for (char c : statement)  // every line of the statement one level in
       text += c == '\n' ? std::string("\n  ") : std::string(1, c);
   }
-  return text + "\n});";
+  return text + "\n" + close;
 }
 
-std::string tensor_parameters(const Direction& d) {
+bool shares_memory(const Direction& d, const TensorUse& t) {
+  if (t.pointer == "nullptr")
+    return false;
+  for (const TensorUse& other : d.tensors)
+    if (&other != &t && other.pointer == t.pointer)
+      return true;
+  return false;
+}
+
+std::string tensor_parameter(const Direction& d, const TensorUse& t, bool restrict_qualified) {
+  return std::string(t.written ? "" : "const ") + t.element + "*" +
+         (restrict_qualified && !shares_memory(d, t) ? " __restrict__ " : " ") + t.name;
+}
+
+std::string tensor_parameters(const Direction& d, bool restrict_qualified) {
   std::string text;
   for (const TensorUse& t : d.tensors)
-    text += (text.empty() ? "" : ", ") + std::string(t.written ? "" : "const ") + t.element + "* " +
-            t.name;
+    text += (text.empty() ? "" : ", ") + tensor_parameter(d, t, restrict_qualified);
   return text;
+}
+
+bool names(const std::string& code, const std::string& identifier) {
+  const auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (std::size_t at = code.find(identifier); at != std::string::npos;
+       at = code.find(identifier, at + 1)) {
+    const std::size_t end = at + identifier.size();
+    if ((at == 0 || !word(code[at - 1])) && (end == code.size() || !word(code[end])))
+      return true;
+  }
+  return false;
 }
 
 std::string plan_call(const std::string& function, const Direction& d,
@@ -75,9 +102,9 @@ std::string axis_parameters(const std::vector<std::string>& axes) {
 
 void write_function_pair(Printer& out, const std::string& name, const Direction& d,
                          const std::string& body, const std::string& own, const std::string& plan,
-                         const std::string& arguments) {
+                         const std::string& arguments, bool restrict_qualified) {
   out.emit({{"name", name},
-            {"tensors", tensor_parameters(d)},
+            {"tensors", tensor_parameters(d, restrict_qualified)},
             {"own", own},
             {"plan", plan},
             {"expects", expectations_comment(d)},

@@ -163,8 +163,9 @@ struct ProductCall {
 // What finishes a product's output in forward: in the product's own tiles on a host (each tile
 // while it is in cache), in passes of their own on a GPU.
 struct ProductEpilogue {
-  // Each output element, a (row, position) pair: the bias and the activation. Axes {"row", "p"}
-  // for a Conv2d (a row is a sample's channel), {"n", "o"} for a Linear.
+  // Each output element, a (row, position) pair, axes {"row", "p"}: the bias and the activation.
+  // A Conv2d's row is a sample's channel, over its positions; a Linear's a sample, over its
+  // features.
   std::optional<MapPass> bias_activation;
   // Each pooled output (plane, oh, ow): `call` adds the bias, applies the activation and pools the
   // window in one (a GPU's); `host->call` pools a window whose elements bias_activation finished.
@@ -206,12 +207,22 @@ TensorUse input_gradient_tensor(const LayerPlan& l, ArenaText& arena);
 // "const float* const x = f32(arena, 1'024);  // activation_3": a tensor as a local pointer.
 std::string tensor_declaration(const TensorUse& t);
 // A pass's loop: `open` ("c::for_each(pool, 128, [&](index_t i) {"), the body a statement a
-// line (a statement of several lines indented as a whole), then "});" (clang-format joins a short
-// one onto one line).
-std::string loop_text(const std::string& open, const std::vector<std::string>& body);
+// line (a statement of several lines indented as a whole), then `close` (clang-format joins a
+// short one onto one line).
+std::string loop_text(const std::string& open, const std::vector<std::string>& body,
+                      const std::string& close = "});");
 // "const float* x, float* y": a direction's tensors as the parameters of the function that runs
 // it, so that a recompute or a micro-batch slice is a call with other pointers.
-std::string tensor_parameters(const Direction& d);
+// With `restrict_qualified`, each pointer that shares no memory with another of d's tensors is
+// declared __restrict__ (CUDA: the promise the kernels' loads rely on).
+std::string tensor_parameters(const Direction& d, bool restrict_qualified = false);
+// "const float* __restrict__ x": one of them.
+std::string tensor_parameter(const Direction& d, const TensorUse& t, bool restrict_qualified);
+// Whether tensor t of d is another of d's tensors in the plan (a layer in place: the same
+// pointer), so that neither may be declared __restrict__.
+bool shares_memory(const Direction& d, const TensorUse& t);
+// Whether `code` names `identifier` (as a whole word).
+bool names(const std::string& code, const std::string& identifier);
 // The call that runs `function` on the plan's buffers: each tensor's pointer, with its note, then
 // `trailing` ("pool"). The body of the overload that takes the arena.
 std::string plan_call(const std::string& function, const Direction& d, const std::string& trailing);
@@ -225,7 +236,7 @@ std::string plan_call(const std::string& function, const Direction& d, const std
 // pool"), `arguments` what the second passes on after the pointers ("pool").
 void write_function_pair(Printer& out, const std::string& name, const Direction& d,
                          const std::string& body, const std::string& own, const std::string& plan,
-                         const std::string& arguments);
+                         const std::string& arguments, bool restrict_qualified = false);
 // "// Expects y to be x ...\n": the lines above the function over the tensors, or "" where it
 // expects nothing.
 std::string expectations_comment(const Direction& d);

@@ -36,8 +36,7 @@ ProductPasses describe_product(const ModelView& model, const FusedGroup& g, Aren
   const std::int64_t channels = l.output_shape[1];
   const std::int64_t rows = conv ? l.output_shape[0] * channels : l.output_shape[0];
   const std::int64_t positions = conv ? l.output_shape[2] * l.output_shape[3] : channels;
-  const std::vector<std::string> axes =
-      conv ? std::vector<std::string>{"row", "p"} : std::vector<std::string>{"n", "o"};
+  const std::vector<std::string> axes = {"row", "p"};
   const ProductCall call{.conv = conv,
                          .geometry = (conv ? "conv_" : "linear_") + std::to_string(g.product),
                          .bias = forward_b.present,

@@ -15,6 +15,7 @@
 #include <cuda_runtime.h>
 
 #include "staticnet/cuda/check.hpp"
+#include "staticnet/cuda/launch.hpp"
 #include "staticnet/kernels/activations.hpp"
 #include "staticnet/kernels/batch_norm.hpp"
 #include "staticnet/kernels/geometry.hpp"
@@ -148,20 +149,22 @@ __device__ void bias_gradient_channels(index_t c, const float* dz, float* db) {
 
 namespace detail {
 
-template <index_t Count, class Body>
-__global__ void __launch_bounds__(channel_threads) for_each_block_kernel(Body body) {
-  body(index_t{blockIdx.x});
+template <index_t Count, class Body, class... Tensors>
+__global__ void __launch_bounds__(channel_threads)
+    for_each_block_kernel(Body body, kernel_argument<Tensors>... tensors) {
+  body(index_t{blockIdx.x}, pointer(tensors)...);
 }
 
 }  // namespace detail
 
-// body(b) for every b in [0, Count), each by a whole block of channel_threads threads (which all
-// call it, as the per_block sums above require), on `stream`. `what` names the pass in a launch
-// error. The counterpart of staticnet/cuda/launch.hpp's for_each for a pass that sums.
-template <index_t Count, class Body>
-void for_each_block(cudaStream_t stream, const char* what, Body body) {
+// body(b, tensors...) for every b in [0, Count), each by a whole block of channel_threads threads
+// (which all call it, as the per_block sums above require), on `stream`; the tensors as
+// staticnet/cuda/launch.hpp's for_each passes them. `what` names the pass in a launch error.
+template <index_t Count, class Body, class... Tensors>
+void for_each_block(cudaStream_t stream, const char* what, Body body, Tensors... tensors) {
   static_assert(Count > 0, "an empty pass launches nothing; the generator emits none");
-  detail::for_each_block_kernel<Count><<<Count, channel_threads, 0, stream>>>(body);
+  detail::for_each_block_kernel<Count, Body, Tensors...>
+      <<<Count, channel_threads, 0, stream>>>(body, tensors...);
   check_launch(what);
 }
 

@@ -63,13 +63,10 @@ STATICNET_HD void bias_gradient_features(index_t o, const float* dz, float* db) 
 // same; what changes is that several run side by side. One channel's sum is a chain of dependent
 // additions, each waiting for the last; eight interleaved keep the adder busy. A feature's sum
 // walks a column of dz; a block of features walks rows, contiguous, and vectorises.
-// The channels whose sums bias_gradient_channel_range interleaves.
-inline constexpr index_t bias_channel_block = 8;
-
 template <index_t Batch, index_t Channels, index_t Positions>
 STATICNET_HD void bias_gradient_channel_range(index_t begin, index_t end, const float* dz,
                                               float* db) {
-  constexpr index_t block = bias_channel_block;
+  constexpr index_t block = 8;
   index_t c = begin;
   for (; c + block <= end; c += block) {
     double sum[block] = {};
@@ -89,12 +86,12 @@ STATICNET_HD void bias_gradient_channel_range(index_t begin, index_t end, const 
     bias_gradient_channels<Batch, Channels, Positions>(c, dz, db);
 }
 
-// The channel sums of block b of bias_channel_block channels (the last may be shorter): the range's
-// interleaved sums as a pass over blocks, which a thread pool splits as it splits any index space.
-template <index_t Batch, index_t Channels, index_t Positions>
+// The channel sums of block b of Width channels (the last may be shorter): the range's sums as a
+// pass over blocks, which a thread pool splits as it splits any index space.
+template <index_t Batch, index_t Channels, index_t Positions, index_t Width>
 STATICNET_HD void bias_gradient_channel_block(index_t b, const float* dz, float* db) {
-  const index_t begin = b * bias_channel_block;
-  const index_t end = begin + bias_channel_block < Channels ? begin + bias_channel_block : Channels;
+  const index_t begin = b * Width;
+  const index_t end = begin + Width < Channels ? begin + Width : Channels;
   bias_gradient_channel_range<Batch, Channels, Positions>(begin, end, dz, db);
 }
 
