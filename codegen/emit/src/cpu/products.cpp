@@ -28,7 +28,7 @@ std::string tile_callback(const ProductDirection& forward, std::int64_t channels
   const ProductEpilogue& e = forward.epilogue;
   if (!e.bias_activation)
     return forward.call.conv ? "[](index_t, c::Range) {}" : "[](c::Range) {}";
-  const MapPass& each = *e.bias_activation;
+  const PassForm& each = e.bias_activation->host_form();
   std::vector<std::string> lines;
   if (!forward.call.conv) {  // the callback gets a range of samples, every feature of each
     lines = {for_line(each.axes[0], "rows.begin", "rows.end"),

@@ -12,22 +12,21 @@ namespace {
 // [] __device__(index_t plane, index_t q, const float* x, float* y) {", its statements, then
 // "}, x, y);". The tensors the call names go to the kernel as its arguments (__restrict__ there;
 // one that shares memory with another of them, a layer in place, as g::aliased), not captured by
-// the lambda. A
-// sum is "g::for_each_block<64>(...", a block of threads per point.
+// the lambda. A sum is "g::for_each_block<64>(...", a block of threads per point.
 std::string launch_text(const MapPass& pass, const Direction& d, const std::string& what,
                         const std::vector<std::string>& body) {
   static const char* const launchers[] = {"g::for_each", "g::for_each_2d", "g::for_each_3d"};
   std::string extents;
-  for (std::int64_t extent : pass.extents)
+  for (std::int64_t extent : pass.device.extents)
     extents += (extents.empty() ? "" : ", ") + literal(extent);
   const std::string launcher =
-      pass.per_block ? "g::for_each_block" : launchers[pass.axes.size() - 1];
+      pass.per_block ? "g::for_each_block" : launchers[pass.device.axes.size() - 1];
   // The tensors this pass names; whether two share memory matters within the one kernel only.
   Direction used;
   for (const TensorUse& t : d.tensors)
-    if (names(pass.call, t.name))
+    if (names(pass.device.call, t.name))
       used.tensors.push_back(t);
-  std::string parameters = axis_parameters(pass.axes), arguments;
+  std::string parameters = axis_parameters(pass.device.axes), arguments;
   for (const TensorUse& t : used.tensors) {
     parameters += ", " + tensor_parameter(used, t, false);
     arguments += ", " + (shares_memory(used, t) ? "g::aliased(" + t.name + ")" : t.name);
@@ -74,7 +73,7 @@ std::string device_statements(const Direction& d, const std::string& what, bool 
             std::to_string(d.dropout_layer) + ");");
       if (d.reads_constants)
         body.push_back("const k::OptimizerConstants& constants = optimizer_constants;");
-      body.push_back(pass.call);
+      body.push_back(pass.device.call);
       const std::string pass_what =
           label + (passes.size() > 1 ? " (pass " + std::to_string(p + 1) + ")" : "");
       out.line(wrap_comment(pass.comment, "// ", "// "));
@@ -96,7 +95,8 @@ std::string device_statements(const Direction& d, const std::string& what, bool 
 }
 
 std::string device_pass(const MapPass& pass, const Direction& d, const std::string& what) {
-  return wrap_comment(pass.comment, "// ", "// ") + "\n" + launch_text(pass, d, what, {pass.call});
+  return wrap_comment(pass.comment, "// ", "// ") + "\n" +
+         launch_text(pass, d, what, {pass.device.call});
 }
 
 void CudaKernelEmitter::emit_function(const std::string& name, bool takes_libraries,

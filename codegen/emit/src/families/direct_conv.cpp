@@ -55,7 +55,7 @@ GroupPasses describe_direct_conv(const ModelView& model, const FusedGroup& g, Ar
     const LayerPlan& a = model.layers.at(static_cast<std::size_t>(g.activation));
     const std::string apply = "k::activation_forward<" + fused_activation(model, g) + ">(i, y, y);";
     convolve.comment += ", then the " + std::string(name_of(a.kind));
-    convolve.call += "\n" + apply;
+    convolve.device.call += "\n" + apply;
     convolve.host->call += "\nfor (index_t i = plane * " + literal(positions) +
                            "; i < (plane + 1) * " + literal(positions) + "; ++i)\n  " + apply;
   }

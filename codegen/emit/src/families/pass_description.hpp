@@ -48,31 +48,28 @@ struct PassForm {
   std::string call;  // "k::activation_forward<k::ReLU>(i, x, y);" (a statement a line)
 };
 
-// Every point of an index space runs `call`, which names the axes and the tensors. That is the
-// form a GPU runs, a thread per point; `host` may give a host's (the CPU's, a microcontroller's).
+// One pass: every point of an index space runs a call of a shared body, which names the axes and
+// the tensors. `device` is how a GPU runs it, a thread per point; `host` may say how a host (the
+// CPU, a microcontroller) runs it where that differs.
 struct MapPass {
-  MapPass(std::string comment_, std::vector<std::string> axes_, std::vector<std::int64_t> extents_,
-          std::string call_, std::optional<PassForm> host_ = std::nullopt)
+  MapPass(std::string comment_, std::vector<std::string> axes, std::vector<std::int64_t> extents,
+          std::string call, std::optional<PassForm> host_ = std::nullopt)
       : comment(std::move(comment_)),
-        axes(std::move(axes_)),
-        extents(std::move(extents_)),
-        call(std::move(call_)),
+        device{std::move(axes), std::move(extents), std::move(call)},
         host(std::move(host_)) {}
 
-  std::string comment;                // what the pass does, for a comment above it
-  std::vector<std::string> axes;      // the call's index names: {"i"} or {"plane", "p"}
-  std::vector<std::int64_t> extents;  // one per axis, outermost first
-  std::string call;                   // "k::activation_forward<k::ReLU>(i, x, y);"
+  std::string comment;  // what the pass does, for a comment above it
+  PassForm device;
   // The same pass in fewer, larger calls, where a host runs it so: a plane, a row or a block of
   // channels per call, whose inner loops vectorise, or a channel's sum added in order by one
   // thread. Without it a host runs the points as a GPU does.
   std::optional<PassForm> host;
   // A sum: on a GPU, a block of g::channel_threads threads per point shares the point's terms
-  // (staticnet/cuda/channel_sums.hpp), and `call` is a g::per_block body. Needs `host`.
+  // (staticnet/cuda/channel_sums.hpp), and the device call is a g::per_block body. Needs `host`.
   bool per_block = false;
 
   // The form a host backend runs.
-  PassForm host_form() const { return host ? *host : PassForm{axes, extents, call}; }
+  const PassForm& host_form() const { return host ? *host : device; }
 };
 
 // The identity from `from` to `to` (a Dropout outside training), or nothing where they are one.
