@@ -126,6 +126,16 @@ TEST_CASE("fusion: ResNet-8 fuses BatchNorm and the residual sum with the ReLU a
   CHECK(step.find(",  // gradient of 1.weight (γ)\n") != std::string::npos);  // BatchNorm 1's
   CHECK(step.find("// gradient of // ") == std::string::npos);
   CHECK(step.find("forward_layers_1_2(arena, lib, stream, training);") != std::string::npos);
+  // The kernels take their tensors as __restrict__ arguments. A residual sum in place writes its
+  // first input's buffer, so those two go without the promise (g::aliased), its second with it.
+  CHECK(step.find("}, g::aliased(a), b, g::aliased(y));") != std::string::npos);
+  // BatchNorm 1's saved output and its input gradient share a buffer (4,333,824), but no one pass
+  // touches both: the sums read y, the next pass writes dx. Each keeps its promise.
+  CHECK(step.find("}, x, stats, dy, dgamma, dbeta, y);") != std::string::npos);
+  CHECK(step.find("}, x, stats, gamma, dy, dgamma, dbeta, dx);") != std::string::npos);
+  CHECK(step.find("void forward_layer_3(const float* __restrict__ x, const float* __restrict__ "
+                  "weight, const float* __restrict__ bias, float* __restrict__ y, cudaStream_t "
+                  "stream) {") != std::string::npos);
 }
 
 TEST_CASE("naming: layers are described the way PyTorch users read them") {
