@@ -1,10 +1,11 @@
 #include "kernel_includes.hpp"
 
-#include <cctype>
 #include <cstddef>
 #include <set>
 #include <string_view>
 #include <vector>
+
+#include "staticnet/codegen/text.hpp"
 
 namespace staticnet::codegen {
 namespace {
@@ -84,32 +85,13 @@ const std::vector<HeaderNames>& headers() {
   return table;
 }
 
-bool identifier_char(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
-}
-
-// Whether `text` names prefix + name as a whole word ("k::ReLU" but not "k::ReLUx" or
-// "xk::ReLU").
-bool names(std::string_view text, std::string_view prefix, std::string_view name) {
-  const std::string word = std::string(prefix) + std::string(name);
-  for (std::size_t at = text.find(word); at != std::string_view::npos;
-       at = text.find(word, at + 1)) {
-    const bool starts = at == 0 || !identifier_char(text[at - 1]);
-    const std::size_t end = at + word.size();
-    const bool ends = end == text.size() || !identifier_char(text[end]);
-    if (starts && ends)
-      return true;
-  }
-  return false;
-}
-
 }  // namespace
 
 std::string used_includes(const std::string& text) {
   std::set<std::string> used;
   for (const HeaderNames& h : headers())
     for (std::string_view name : h.names)
-      if (names(text, h.prefix, name)) {
+      if (names_word(text, std::string(h.prefix) + std::string(name))) {
         used.insert(h.header);
         break;
       }

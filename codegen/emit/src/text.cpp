@@ -1,5 +1,6 @@
 #include "staticnet/codegen/text.hpp"
 
+#include <cctype>
 #include <cstdio>
 #include <vector>
 
@@ -88,6 +89,20 @@ std::string phrase_list(const std::vector<std::string>& phrases) {
   for (std::size_t i = 0; i < given.size(); ++i)
     text += (i == 0 ? "" : i + 1 == given.size() ? " and " : ", ") + given[i];
   return text;
+}
+
+bool names_word(std::string_view code, std::string_view word) {
+  const auto identifier_char = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
+  };
+  for (std::size_t at = code.find(word); at != std::string_view::npos;
+       at = code.find(word, at + 1)) {
+    const std::size_t end = at + word.size();
+    if ((at == 0 || !identifier_char(code[at - 1])) &&
+        (end == code.size() || !identifier_char(code[end])))
+      return true;
+  }
+  return false;
 }
 
 }  // namespace staticnet::codegen

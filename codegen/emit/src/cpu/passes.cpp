@@ -38,35 +38,16 @@ std::string identity_text(const IdentityCopy& copy) {
 }  // namespace
 
 std::string host_statements(const Direction& d, bool declare) {
-  Printer out;
-  if (declare)
-    for (const TensorUse& t : d.tensors)
-      out.line(tensor_declaration(t));
-  if (d.identity && !d.passes.empty()) {
-    out.emit({{"identity", identity_text(*d.identity)}}, R"(
-      if (!pass.training) {  // evaluation: the identity
-        $identity$
-        return;
-      }
-    )");
-  } else if (d.identity) {
-    out.line(identity_text(*d.identity));
-  }
-  if (!d.evaluation.empty()) {
-    out.line("if (!pass.training) {  // evaluation");
-    out.indent();
-    write_passes(out, d.evaluation);
-    out.line("return;");
-    out.outdent();
-    out.line("}");
-  }
-  if (d.dropout_layer >= 0)
-    out.line("const std::uint64_t key = k::dropout_key(pass.seed, pass.step, " +
-             std::to_string(d.dropout_layer) + ");");
-  write_passes(out, d.passes);
-  std::string text = out.text();
-  text.pop_back();  // the function's template ends the last line
-  return text;
+  return direction_statements(
+      d, declare, "",
+      {.training = "pass.training",
+       .identity = identity_text,
+       .passes = [](Printer& out, const std::vector<MapPass>& passes,
+                    const std::string&) { write_passes(out, passes); },
+       .before_training = d.dropout_layer >= 0
+                              ? "const std::uint64_t key = k::dropout_key(pass.seed, pass.step, " +
+                                    std::to_string(d.dropout_layer) + ");"
+                              : ""});
 }
 
 void CpuKernelEmitter::emit_function(const std::string& name, const std::vector<Trailing>& trailing,

@@ -24,7 +24,7 @@ std::string launch_text(const MapPass& pass, const Direction& d, const std::stri
   // The tensors this pass names; whether two share memory matters within the one kernel only.
   Direction used;
   for (const TensorUse& t : d.tensors)
-    if (names(pass.device.call, t.name))
+    if (names_word(pass.device.call, t.name))
       used.tensors.push_back(t);
   std::string parameters = axis_parameters(pass.device.axes), arguments;
   for (const TensorUse& t : used.tensors) {
@@ -46,23 +46,10 @@ std::string identity_text(const IdentityCopy& copy) {
 }  // namespace
 
 std::string device_statements(const Direction& d, const std::string& what, bool declare) {
-  Printer out;
-  if (declare)
-    for (const TensorUse& t : d.tensors)
-      out.line(tensor_declaration(t));
-  if (d.identity && !d.passes.empty()) {
-    out.emit({{"identity", identity_text(*d.identity)}}, R"(
-      if (!training) {  // evaluation: the identity
-        $identity$
-        return;
-      }
-    )");
-  } else if (d.identity) {
-    out.line(identity_text(*d.identity));
-  }
-  // Each pass below its comment; `label` names them in a launch error, numbered where there are
-  // several.
-  auto write_passes = [&](const std::vector<MapPass>& passes, const std::string& label) {
+  // Each pass below its comment, numbered in its label where there are several. The step's
+  // scalars come from optimizer_constants inside each kernel.
+  auto write_passes = [&](Printer& out, const std::vector<MapPass>& passes,
+                          const std::string& label) {
     for (std::size_t p = 0; p < passes.size(); ++p) {
       const MapPass& pass = passes[p];
       std::vector<std::string> body;
@@ -80,18 +67,11 @@ std::string device_statements(const Direction& d, const std::string& what, bool 
       out.emit({{"loop", launch_text(pass, d, pass_what, body)}}, "$loop$\n");
     }
   };
-  if (!d.evaluation.empty()) {
-    out.line("if (!training) {  // evaluation");
-    out.indent();
-    write_passes(d.evaluation, what + " (evaluation)");
-    out.line("return;");
-    out.outdent();
-    out.line("}");
-  }
-  write_passes(d.passes, what);
-  std::string text = out.text();
-  text.pop_back();  // the function's template ends the last line
-  return text;
+  return direction_statements(d, declare, what,
+                              {.training = "training",
+                               .identity = identity_text,
+                               .passes = write_passes,
+                               .before_training = ""});
 }
 
 std::string device_pass(const MapPass& pass, const Direction& d, const std::string& what) {

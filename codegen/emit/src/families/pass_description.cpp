@@ -1,8 +1,6 @@
 // The pieces of a rendered pass that do not depend on the backend.
 #include "pass_description.hpp"
 
-#include <cctype>
-
 #include "staticnet/codegen/section_text.hpp"
 #include "staticnet/codegen/text.hpp"
 
@@ -56,17 +54,6 @@ std::string tensor_parameters(const Direction& d, bool restrict_qualified) {
   return text;
 }
 
-bool names(const std::string& code, const std::string& identifier) {
-  const auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
-  for (std::size_t at = code.find(identifier); at != std::string::npos;
-       at = code.find(identifier, at + 1)) {
-    const std::size_t end = at + identifier.size();
-    if ((at == 0 || !word(code[at - 1])) && (end == code.size() || !word(code[end])))
-      return true;
-  }
-  return false;
-}
-
 std::string plan_call(const std::string& function, const Direction& d,
                       const std::string& trailing) {
   // One argument a line, its note after the comma, as clang-format keeps a list with comments.
@@ -97,6 +84,38 @@ std::string axis_parameters(const std::vector<std::string>& axes) {
   std::string text;
   for (const std::string& axis : axes)
     text += (text.empty() ? "index_t " : ", index_t ") + axis;
+  return text;
+}
+
+std::string direction_statements(const Direction& d, bool declare, const std::string& label,
+                                 const StatementStyle& style) {
+  Printer out;
+  if (declare)
+    for (const TensorUse& t : d.tensors)
+      out.line(tensor_declaration(t));
+  if (d.identity && !d.passes.empty()) {
+    out.emit({{"training", style.training}, {"identity", style.identity(*d.identity)}}, R"(
+      if (!$training$) {  // evaluation: the identity
+        $identity$
+        return;
+      }
+    )");
+  } else if (d.identity) {
+    out.line(style.identity(*d.identity));
+  }
+  if (!d.evaluation.empty()) {
+    out.line("if (!" + style.training + ") {  // evaluation");
+    out.indent();
+    style.passes(out, d.evaluation, label + " (evaluation)");
+    out.line("return;");
+    out.outdent();
+    out.line("}");
+  }
+  if (!style.before_training.empty())
+    out.line(style.before_training);
+  style.passes(out, d.passes, label);
+  std::string text = out.text();
+  text.pop_back();  // the function's template ends the last line
   return text;
 }
 

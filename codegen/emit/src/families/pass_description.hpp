@@ -20,6 +20,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -218,11 +219,24 @@ std::string tensor_parameter(const Direction& d, const TensorUse& t, bool restri
 // Whether tensor t of d is another of d's tensors in the plan (a layer in place: the same
 // pointer), so that neither may be declared __restrict__.
 bool shares_memory(const Direction& d, const TensorUse& t);
-// Whether `code` names `identifier` (as a whole word).
-bool names(const std::string& code, const std::string& identifier);
 // The call that runs `function` on the plan's buffers: each tensor's pointer, with its note, then
 // `trailing` ("pool"). The body of the overload that takes the arena.
 std::string plan_call(const std::string& function, const Direction& d, const std::string& trailing);
+// How a backend writes the pieces of a direction; direction_statements() puts them in the order
+// the description means, the same for every backend.
+struct StatementStyle {
+  std::string training;  // the flag of the function around them: "pass.training", "training"
+  std::function<std::string(const IdentityCopy&)> identity;
+  // Writes `passes` (the training ones, or those of evaluation), `label` naming them in errors.
+  std::function<void(Printer&, const std::vector<MapPass>&, const std::string& label)> passes;
+  std::string before_training;  // a line before the training passes, or ""
+};
+// A direction's statements: its tensors as local pointers where `declare` (else they are the
+// parameters of the function around them); outside training, its identity or evaluation passes,
+// and return; then its passes. Without the function's last newline.
+std::string direction_statements(const Direction& d, bool declare, const std::string& label,
+                                 const StatementStyle& style);
+
 // Writes the function over a direction's tensors that runs `body`, and the overload that calls
 // it on the plan's buffers:
 //   // Expects ...                               (expectations_comment)

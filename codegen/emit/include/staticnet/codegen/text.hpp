@@ -2,7 +2,7 @@
 // Small text helpers for emitted files: numbers as compilers like them (staticnet::grouped in
 // <staticnet/print.hpp> writes them for readers), padding that
 // counts characters rather than bytes (layer descriptions hold "→" and "×"), and comments
-// wrapped to the width the rest of the project uses.
+// wrapped to the width the rest of the project uses, and a search for an identifier.
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -26,6 +26,9 @@ std::string pad(std::string_view text, std::size_t width);
 // (e.g. "// " or "//   "), words kept whole; lines after the first start with `continuation`.
 std::string wrap_comment(std::string_view text, std::string_view prefix,
                          std::string_view continuation);
+// Whether `code` names `word` as a whole identifier ("k::ReLU" in "k::ReLU>" but not in
+// "k::ReLUx" or "xk::ReLU").
+bool names_word(std::string_view code, std::string_view word);
 // The non-empty phrases as a sentence lists them: "a", "a and b", "a, b and c".
 std::string phrase_list(const std::vector<std::string>& phrases);
 
