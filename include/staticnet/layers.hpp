@@ -23,6 +23,29 @@
 //   GlobalAvgPool2d  nothing: dY spreads evenly over H·W.
 //   Dropout    its mask, one bit per element: dX = dY·mask/(1 − p). Neither x nor y is kept.
 //   Add        nothing: the gradient of a sum passes to both operands unchanged.
+//
+// The dtype of each layer's tensors. Under Precision<FP32> all are f32. Under mixed precision,
+// Mixed<D> with D bf16 or f16, they follow torch.autocast (plan.hpp's output_dtype), and a
+// gradient always has its tensor's dtype:
+//   Linear, Conv2d, DepthwiseConv2d  output in D: autocast runs them in D, from a D copy of the
+//              weights and bias (the plan's parameter_copy, made from the f32 master each step),
+//              accumulating in f32. What they save, their input, is in whatever dtype the layer
+//              before produced; the model's f32 input is kept as it is and rounded as it is read,
+//              which is what autocast's cast of it computes, without the cast's copy.
+//   ReLU, LeakyReLU, Sigmoid, Tanh, MaxPool2d, AvgPool2d, GlobalAvgPool2d, Dropout, Flatten
+//              output in their input's dtype (autocast leaves them alone: they run in what they
+//              are given), and so their saved output; a window index and a mask as under FP32.
+//   BatchNorm2d, BatchNorm1d  output in its input's dtype; the saved batch mean and
+//              1/sqrt(var + eps) f32 (cuDNN's and PyTorch's own kernels keep them so); γ, β and
+//              the running statistics f32 (autocast does not cast them).
+//   Add        the wider of its inputs' dtypes (PyTorch's promotion: bf16 + f32 is f32). Its
+//              gradient to a narrower input is that input's dtype, so a buffer of its own.
+//   the loss   computed in f32 from the logits in their dtype (cross_entropy and mse_loss are on
+//              autocast's f32 list); the per-sample losses f32; d(logits) in the logits' dtype.
+// The parameters' gradients and the optimizer's state are f32, as the master parameters are.
+// Under Pure<bf16> (a model converted with .to(torch.bfloat16)) every tensor above is bf16, the
+// parameters, their gradients, the optimizer's state and the running statistics too, but for the
+// batch statistics (f32) and the loss's values; there is no working copy.
 #include <concepts>
 #include <cstdint>
 #include <type_traits>

@@ -95,10 +95,31 @@ constexpr bool is_pass_through(LayerKind k) {
   return k == LayerKind::Add || k == LayerKind::Flatten;
 }
 
-// The dtype of activations and their gradients: f32 under Precision<FP32>, the only precision
-// the planner takes today.
-constexpr DType activation_dtype(const SetupDesc&) {
-  return DType::f32;
+// The plan's typing: the dtype of a layer's output (and so of its gradient) under the setup's
+// precision, from the dtypes of its inputs. Under FP32 every activation is f32. Otherwise, as
+// torch.autocast decides it: a Linear or a convolution computes in the precision's low dtype; an
+// Add of two dtypes gives the wider (PyTorch's type promotion); every other layer keeps its
+// input's dtype (layers.hpp lists them). Integer inputs are taken as f32 (the first layer converts
+// them as it reads).
+constexpr DType output_dtype(const Node& n, const PrecisionDtypes& precision, DType input,
+                             DType input2) {
+  switch (n.desc.kind) {
+    case LayerKind::Linear:
+    case LayerKind::Conv2d:
+    case LayerKind::DepthwiseConv2d:
+      return precision.products;
+    case LayerKind::Add:
+      return input == DType::f32 || input2 == DType::f32 ? DType::f32 : input;
+    default:
+      return input;
+  }
+}
+
+// The dtype the model's input counts as for the typing: the products' under Pure (the model runs
+// on bf16 input as it arrives), else f32.
+constexpr DType model_input_dtype(const SetupDesc& s) {
+  const PrecisionDtypes precision = precision_dtypes(s.precision);
+  return precision.model_input_is_low ? precision.products : DType::f32;
 }
 
 // Scratch a layer's kernels need: Conv2d lowers each sample (each group of it) to a column
@@ -134,20 +155,29 @@ constexpr PlanState<L> plan_forward(const Graph<L>& g) {
   const auto& nodes = g.nodes;
   auto& layers_out = p.layers;
   const auto& buffers = p.buffers.items;
-  const DType activations = activation_dtype(g.setup);
+  const PrecisionDtypes precision = precision_dtypes(g.setup.precision);
 
-  // ---- persistent buffers, made before any other (place() relies on it)
+  // ---- persistent buffers, made before any other (place() relies on it). The parameters, their
+  // gradients, the optimizer's state and the running statistics are in the precision's
+  // parameter dtype; the working copy, where there is one, mirrors the whole parameter region (a
+  // BatchNorm's γ and β too, which autocast leaves in f32: 2 bytes each, so that one pass over the
+  // region makes the copy and each layer finds its part at its master's offset).
   const std::int64_t batch = g.setup.batch;
-  build.add_persistent(BufferRole::parameters, DType::f32, g.parameter_count);
+  const DType parameters = precision.parameters;
+  build.add_persistent(BufferRole::parameters, parameters, g.parameter_count);
+  if (precision.has_working_copy() && g.parameter_count > 0)
+    build.add_persistent(BufferRole::parameter_copy, precision.working_copy, g.parameter_count);
   if (g.non_trainable_count > 0)
-    build.add_persistent(BufferRole::non_trainable, DType::f32, g.non_trainable_count);
+    build.add_persistent(BufferRole::non_trainable, parameters, g.non_trainable_count);
   if (training) {
-    build.add_persistent(BufferRole::gradients, DType::f32, g.parameter_count);
+    build.add_persistent(BufferRole::gradients, parameters, g.parameter_count);
     const std::int64_t copies = optimizer_state_copies(g.setup.optimizer);
     if (copies >= 1)
-      build.add_persistent(BufferRole::optimizer_moment1, DType::f32, g.parameter_count);
+      build.add_persistent(BufferRole::optimizer_moment1, parameters, g.parameter_count);
     if (copies >= 2)
-      build.add_persistent(BufferRole::optimizer_moment2, DType::f32, g.parameter_count);
+      build.add_persistent(BufferRole::optimizer_moment2, parameters, g.parameter_count);
+    if (precision.scales_loss)
+      build.add_persistent(BufferRole::loss_scale, DType::u8, loss_scale_bytes);
   }
   const int input =
       build.add_persistent(BufferRole::input, g.setup.input_dtype, g.input.elements());
@@ -182,6 +212,16 @@ constexpr PlanState<L> plan_forward(const Graph<L>& g) {
   auto buffer_of = [&](std::int32_t tensor) {
     return tensor == model_input ? input : output_of[tensor];
   };
+  // A tensor's dtype: its buffer's, but the model's input is counted as model_input_dtype(),
+  // and so is a view of it (a Flatten of the model's input holds the input's bytes).
+  const DType model_input_type = model_input_dtype(g.setup);
+  auto dtype_of = [&](std::int32_t tensor) {
+    const Buffer& b = buffers[buffer_of(tensor)];
+    return b.role == BufferRole::input ? model_input_type : b.dtype;
+  };
+  // Under FP32 every activation is f32, and the typing is skipped: clang counts its steps on
+  // every layer of a 10,001-layer chain.
+  const bool typed = g.setup.precision != PrecisionKind::FP32;
 
   // ---- forward: outputs, what backward keeps, parameter offsets
   // needed_by_backward[b]: some layer's backward reads buffer b, so nothing may overwrite it.
@@ -208,8 +248,14 @@ constexpr PlanState<L> plan_forward(const Graph<L>& g) {
     const bool can_overwrite = elementwise || n.desc.kind == LayerKind::Dropout ||
                                n.desc.kind == LayerKind::Add ||
                                (!training && is_batch_norm(n.desc.kind));
-    lp.in_place = view || (can_overwrite && in_activation_region(buffers[x].role) &&
-                           !needed_by_backward[x] && last_read[x] <= i);
+    DType output_type = DType::f32;
+    if (typed)
+      output_type = output_dtype(n, precision, dtype_of(n.inputs[0]),
+                                 n.input_count() == 2 ? dtype_of(n.inputs[1]) : DType::f32);
+    // (An Add of a bf16 and an f32 tensor writes f32: not over its bf16 input.)
+    lp.in_place =
+        view || (can_overwrite && in_activation_region(buffers[x].role) && !needed_by_backward[x] &&
+                 last_read[x] <= i && buffers[x].dtype == output_type);
     // What it reads and writes: its inputs, and its output, over its input when in place (a view
     // writes nothing).
     if (!lp.in_place)
@@ -223,7 +269,7 @@ constexpr PlanState<L> plan_forward(const Graph<L>& g) {
       lp.output_buffer = x;
       build.update(x);
     } else {
-      lp.output_buffer = build.add(BufferRole::activation, i, activations, n.output.elements());
+      lp.output_buffer = build.add(BufferRole::activation, i, output_type, n.output.elements());
       build.write(lp.output_buffer);
     }
     output_of[i] = lp.output_buffer;
@@ -272,7 +318,14 @@ constexpr PlanState<L> plan_backward(const Graph<L>& g, const PlanState<L>& forw
   const auto& nodes = g.nodes;
   auto& layers_out = p.layers;
   const std::int64_t batch = g.setup.batch;
-  const DType activations = activation_dtype(g.setup);
+  // A gradient has its tensor's dtype: its buffer's, as plan_forward() typed it.
+  auto dtype_of = [&](std::int64_t tensor) {
+    const Buffer& b =
+        p.buffers.items[tensor == model_input ? persistent_buffer(p, BufferRole::input)
+                                              : layers_out[tensor].output_buffer];
+    return b.role == BufferRole::input ? model_input_dtype(g.setup) : b.dtype;
+  };
+  const bool typed = g.setup.precision != PrecisionKind::FP32;  // else all f32, as in forward
   std::int32_t readers[L]{};
   count_readers(nodes, readers);
   // ---- loss: reads the output and the labels or targets; writes per-sample losses, d(output),
@@ -298,8 +351,8 @@ constexpr PlanState<L> plan_backward(const Graph<L>& g, const PlanState<L>& forw
   for (std::size_t t = 0; t < L; ++t)
     gradient_of[t] = no_buffer;
   std::int32_t unread[PlanState<L>::buffer_capacity]{};
-  gradient_of[L - 1] =
-      build.add(BufferRole::activation_gradient, layers - 1, activations, g.output.elements());
+  gradient_of[L - 1] = build.add(BufferRole::activation_gradient, layers - 1, dtype_of(layers - 1),
+                                 g.output.elements());
   build.write(gradient_of[L - 1]);
   unread[gradient_of[L - 1]] = 1;
   for (std::int64_t i = layers - 1; i >= 0; --i) {
@@ -342,13 +395,16 @@ constexpr PlanState<L> plan_backward(const Graph<L>& g, const PlanState<L>& forw
         build.update(dx);
         continue;
       }
-      if (readers[t] == 1 && is_pass_through(n.desc.kind)) {
+      // (A pass-through's gradient is dy itself only where the input has dy's dtype.)
+      if (readers[t] == 1 && is_pass_through(n.desc.kind) &&
+          (!typed || dtype_of(t) == dtype_of(i))) {
         dx = dy;  // the same values: nothing to write
       } else if (k == 0 && over_dy) {
         dx = dy;
         build.update(dx);
       } else {
-        dx = build.add(BufferRole::activation_gradient, i, activations, g.shape_of(t).elements());
+        dx = build.add(BufferRole::activation_gradient, i, typed ? dtype_of(t) : DType::f32,
+                       g.shape_of(t).elements());
         build.write(dx);
       }
       gradient_of[t] = dx;

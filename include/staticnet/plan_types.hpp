@@ -49,9 +49,9 @@ enum class Region : std::uint8_t {
 inline constexpr int region_count = 7;
 
 enum class BufferRole : std::uint8_t {
-  parameters,           // all weights and biases, f32
-  non_trainable,        // BatchNorm running means and variances, f32
-  gradients,            // one per parameter, f32
+  parameters,           // all weights and biases (f32; bf16 under Pure<bf16>)
+  non_trainable,        // BatchNorm running means and variances, as the parameters
+  gradients,            // one per parameter, as the parameters
   optimizer_moment1,    // SGDMomentum velocity, Adam/AdamW first moment
   optimizer_moment2,    // Adam/AdamW second moment
   input,                // the batch's inputs
@@ -59,6 +59,8 @@ enum class BufferRole : std::uint8_t {
   targets,              // MSE: f32 targets shaped like the output
   next_batch,           // Prefetch: where the next batch (input, labels or targets) arrives
   workspace,            // scratch of the largest kernel (Conv2d im2col of one sample)
+  parameter_copy,       // Mixed: the parameters in bf16 or f16, made from the master each step
+  loss_scale,           // Mixed<f16>: the loss scaler's state (LossScaleState, loss_scale_bytes)
   activation,           // a layer's output (also the next layer's input)
   window_index,         // MaxPool2d: the argmax position in each window
   activation_gradient,  // gradient of a layer's output or input
@@ -68,6 +70,11 @@ enum class BufferRole : std::uint8_t {
   dropout_mask,         // Dropout: one bit per element, 1 where the element was kept
   // (The activation region's roles are the last ones; in_activation_region relies on it.)
 };
+// The loss scaler's state under Mixed<f16>, as torch.amp.GradScaler keeps it on the device: the
+// scale (f32), the count of steps since it last changed (i32) and whether this step's gradients
+// hold an Inf or a NaN (f32, as GradScaler's found_inf).
+inline constexpr std::int64_t loss_scale_bytes = 12;
+
 // The roles, counted up to the last one (tests/core check that every named role is counted).
 inline constexpr int buffer_role_count = static_cast<int>(BufferRole::dropout_mask) + 1;
 
@@ -85,6 +92,7 @@ constexpr Region region_of(BufferRole r) {
     case BufferRole::predictions:
       return Region::activations;
     case BufferRole::parameters:
+    case BufferRole::parameter_copy:
       return Region::weights;
     case BufferRole::non_trainable:
       return Region::non_trainable;
@@ -92,6 +100,7 @@ constexpr Region region_of(BufferRole r) {
       return Region::gradients;
     case BufferRole::optimizer_moment1:
     case BufferRole::optimizer_moment2:
+    case BufferRole::loss_scale:
       return Region::optimizer_state;
     case BufferRole::input:
     case BufferRole::labels:
@@ -162,6 +171,10 @@ constexpr const char* name_of(BufferRole r) {
       return "next_batch";
     case BufferRole::workspace:
       return "workspace";
+    case BufferRole::parameter_copy:
+      return "parameter_copy";
+    case BufferRole::loss_scale:
+      return "loss_scale";
     case BufferRole::activation:
       return "activation";
     case BufferRole::window_index:

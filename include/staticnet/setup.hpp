@@ -13,7 +13,9 @@ namespace staticnet {
 
 enum class LossKind : std::uint8_t { CrossEntropy, MSE };
 enum class OptimizerKind : std::uint8_t { SGD, SGDMomentum, Adam, AdamW };
-enum class PrecisionKind : std::uint8_t { FP32 };
+// FP32; mixed precision as torch.autocast runs it (f32 master weights, the products in bf16 or
+// f16); everything in bf16 (a model converted with .to(torch.bfloat16)).
+enum class PrecisionKind : std::uint8_t { FP32, MixedBF16, MixedF16, PureBF16 };
 enum class Mode : std::uint8_t { training, inference };
 
 // Loss functions. CrossEntropy takes int32 class indices, one per sample, and logits shaped
@@ -43,6 +45,88 @@ struct AdamW {
 struct FP32 {
   static constexpr PrecisionKind kind = PrecisionKind::FP32;
 };
+
+namespace detail {
+// Mixed and pure low precision, as the planner prices them (what each tensor's dtype is under
+// them: precision_dtypes() below and plan.hpp's typing). Not public yet, and so not in the
+// examples: the backends do not train them yet, and a setup that `staticnet analyze` accepts must
+// build on every backend. They become sn::Mixed<sn::bf16>, sn::Mixed<sn::f16> and
+// sn::Pure<sn::bf16> when the backends render them.
+template <DType D>
+struct Mixed {
+  static_assert(D == DType::bf16 || D == DType::f16,
+                "staticnet: Mixed<D> computes in bf16 or f16 (f32 master weights)");
+  static constexpr PrecisionKind kind =
+      D == DType::bf16 ? PrecisionKind::MixedBF16 : PrecisionKind::MixedF16;
+};
+template <DType D>
+struct Pure {
+  static_assert(D == DType::bf16, "staticnet: Pure<D> keeps everything in bf16");
+  static constexpr PrecisionKind kind = PrecisionKind::PureBF16;
+};
+}  // namespace detail
+
+// What a precision makes of each kind of tensor. Under Mixed (torch.autocast): the master
+// parameters, their gradients, the optimizer's state and BatchNorm's running statistics stay in
+// f32; each step works from a low-precision copy of the parameters (autocast's cast cache); a
+// convolution's or a Linear's output is in the low dtype, and every other layer's output in its
+// input's (layers.hpp says which, per layer); the loss runs in f32. Under Pure<bf16>, the model
+// and its optimizer are bf16 throughout and the input is taken as bf16 as it arrives.
+struct PrecisionDtypes {
+  DType parameters = DType::f32;    // the master copy: what the optimizer updates
+  DType working_copy = DType::f32;  // what the products read; f32: none, they read the master
+  DType products = DType::f32;      // a Linear's or convolution's output
+  bool model_input_is_low = false;  // Pure: the model's input counts as `products`' dtype
+  bool scales_loss = false;         // f16: loss scaling (torch.amp.GradScaler)
+
+  constexpr bool has_working_copy() const { return working_copy != parameters; }
+};
+
+constexpr PrecisionDtypes precision_dtypes(PrecisionKind k) {
+  switch (k) {
+    case PrecisionKind::FP32:
+      return {};
+    case PrecisionKind::MixedBF16:
+      return {.working_copy = DType::bf16, .products = DType::bf16};
+    case PrecisionKind::MixedF16:
+      return {.working_copy = DType::f16, .products = DType::f16, .scales_loss = true};
+    case PrecisionKind::PureBF16:
+      return {.parameters = DType::bf16,
+              .working_copy = DType::bf16,
+              .products = DType::bf16,
+              .model_input_is_low = true};
+  }
+  return {};
+}
+
+constexpr const char* name_of(PrecisionKind k) {
+  switch (k) {
+    case PrecisionKind::FP32:
+      return "FP32";
+    case PrecisionKind::MixedBF16:
+      return "Mixed<bf16>";
+    case PrecisionKind::MixedF16:
+      return "Mixed<f16>";
+    case PrecisionKind::PureBF16:
+      return "Pure<bf16>";
+  }
+  return "?";
+}
+
+inline constexpr PrecisionKind precision_kinds[] = {PrecisionKind::FP32, PrecisionKind::MixedBF16,
+                                                    PrecisionKind::MixedF16,
+                                                    PrecisionKind::PureBF16};
+
+// The precision a name_of() spelling names ("Mixed<bf16>"); false for any other text.
+constexpr bool parse_precision(std::string_view text, PrecisionKind& out) {
+  for (PrecisionKind k : precision_kinds) {
+    if (text == name_of(k)) {
+      out = k;
+      return true;
+    }
+  }
+  return false;
+}
 
 constexpr std::int64_t optimizer_state_copies(OptimizerKind k) {
   switch (k) {

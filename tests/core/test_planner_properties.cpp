@@ -55,6 +55,24 @@ using staticnet::testing::Rng;
 // planner: activations and their gradients are f32, a max-pool's window index is the narrowest
 // unsigned integer that holds every position of its window.
 constexpr int64_t f32_bytes = 4;
+
+// The bytes of one element of layer i's output (and of its gradient) in a chain, under the plan's
+// precision, by autocast's rule written again here: a Linear or a convolution outputs the
+// precision's products dtype, every other layer of a chain keeps its input's, and the model's input
+// counts as f32 (as the products' dtype under Pure). setup.hpp's precision_dtypes() says only what
+// each precision calls its dtypes.
+template <std::size_t L>
+constexpr int64_t element_bytes(const sn::Plan<L>& p, int64_t i) {
+  const sn::PrecisionDtypes d = sn::precision_dtypes(p.setup.precision);
+  int64_t bytes = d.model_input_is_low ? sn::size_of(d.products) : f32_bytes;
+  for (int64_t k = 0; k <= i; ++k) {
+    const LayerKind kind = p.layers[static_cast<std::size_t>(k)].kind;
+    if (kind == LayerKind::Linear || kind == LayerKind::Conv2d ||
+        kind == LayerKind::DepthwiseConv2d)
+      bytes = sn::size_of(d.products);
+  }
+  return bytes;
+}
 constexpr int64_t window_index_bytes(const LayerDesc& d) {
   const int64_t positions = d.kernel_h * d.kernel_w;
   return positions <= 256 ? 1 : positions <= 65536 ? 2 : 4;
@@ -228,7 +246,7 @@ constexpr Verdict check_lifetimes(const sn::Plan<L>& p) {
     } else {
       const Buffer& out = p.buffers[lp.output_buffer];
       if (out.role != BufferRole::activation || out.layer != i || out.first_step != i ||
-          out.size != lp.output_shape.elements() * f32_bytes)
+          out.size != lp.output_shape.elements() * element_bytes(p, i))
         return {"a layer's output buffer has the wrong role, writer, first step or size", i};
     }
     if (!training) {
@@ -288,7 +306,7 @@ constexpr Verdict check_lifetimes(const sn::Plan<L>& p) {
       return {"dy is not alive at the backward that reads it", i};
     const Buffer& dy = p.buffers[lp.output_gradient_buffer];
     if (dy.role != BufferRole::activation_gradient ||
-        dy.size != lp.output_shape.elements() * f32_bytes)
+        dy.size != lp.output_shape.elements() * element_bytes(p, i))
       return {"dy has the wrong role or size", i};
     if (i == n - 1 ? dy.first_step != n
                    : lp.output_gradient_buffer != p.layers[i + 1].input_gradient_buffer)
@@ -303,7 +321,7 @@ constexpr Verdict check_lifetimes(const sn::Plan<L>& p) {
       return {"dx is not alive at the backward that writes it", i};
     const Buffer& dx = p.buffers[lp.input_gradient_buffer];
     if (dx.role != BufferRole::activation_gradient ||
-        dx.size != lp.input_shape.elements() * f32_bytes)
+        dx.size != lp.input_shape.elements() * element_bytes(p, i - 1))
       return {"dx has the wrong role or size", i};
     if (lp.input_gradient_buffer == lp.output_gradient_buffer &&
         !(sn::is_elementwise(lp.kind) || lp.kind == LayerKind::Flatten))
@@ -378,14 +396,23 @@ constexpr Verdict check_inference_only(const sn::Plan<L>& p) {
 template <std::size_t L>
 constexpr Verdict check_formulas(const sn::Plan<L>& p) {
   const bool training = p.mode == sn::Mode::training;
-  const int64_t weights = sn::align_up(4 * p.parameter_count);
-  if (p.footprint.weights.count != weights)
-    return {"weights != align_up(4 * parameters)", p.footprint.weights.count, weights};
-  if (p.footprint.gradients.count != (training ? weights : 0))
-    return {"gradients != weights in training (0 in inference)"};
+  // The master parameters in the precision's parameter dtype; Mixed adds a working copy in its
+  // low dtype, and Mixed<f16> the loss scaler's 12 bytes (torch.amp.GradScaler's scale, growth
+  // tracker and found-inf flag) beside the optimizer's state.
+  const sn::PrecisionDtypes d = sn::precision_dtypes(p.setup.precision);
+  const int64_t master = sn::align_up(sn::size_of(d.parameters) * p.parameter_count);
+  const int64_t copy =
+      d.has_working_copy() ? sn::align_up(sn::size_of(d.working_copy) * p.parameter_count) : 0;
+  if (p.footprint.weights.count != master + copy)
+    return {"weights != align_up(master) + align_up(working copy)", p.footprint.weights.count,
+            master + copy};
+  if (p.footprint.gradients.count != (training ? master : 0))
+    return {"gradients != the master parameters in training (0 in inference)"};
   const int64_t copies = training ? sn::optimizer_state_copies(p.setup.optimizer) : 0;
-  if (p.footprint.optimizer_state.count != copies * weights)
-    return {"optimizer state != copies * weights", p.footprint.optimizer_state.count};
+  const int64_t scaler = training && d.scales_loss ? sn::align_up(12) : 0;
+  if (p.footprint.optimizer_state.count != copies * master + scaler)
+    return {"optimizer state != copies * master parameters (+ the loss scaler)",
+            p.footprint.optimizer_state.count};
   int64_t inputs = sn::align_up(p.input_shape.elements() * sn::size_of(p.setup.input_dtype));
   if (training)
     inputs += p.setup.loss == sn::LossKind::CrossEntropy
@@ -645,6 +672,8 @@ Case<N> random_case(Rng& rng) {
   // Prefetch in a quarter of the cases (their training plans), from the batch rather than a new
   // draw, so that the cases drawn after it stay the ones they were.
   s.prefetch = s.batch % 4 == 1;
+  // Each precision in a quarter of the cases, from the batch too.
+  s.precision = sn::precision_kinds[(s.batch / 4) % 4];
   // Spatial models: a conv/pool/activation segment, then Flatten, then a flat segment (or all
   // spatial, which only MSE accepts). Flat inputs: a pure MLP.
   std::size_t spatial_layers = 0;
@@ -720,6 +749,19 @@ std::string repro(const std::array<LayerDesc, N>& layers, const SetupDesc& s) {
   m += s.mode == sn::Mode::training ? "Training<" : "Inference<";
   m += std::string("sn::Input<sn::") + sn::name_of(s.input_dtype) + dims_of(s.input) +
        ">, sn::Batch<" + std::to_string(s.batch) + ">";
+  switch (s.precision) {
+    case sn::PrecisionKind::FP32:
+      break;
+    case sn::PrecisionKind::MixedBF16:
+      m += ", sn::Precision<sn::detail::Mixed<sn::bf16>>";
+      break;
+    case sn::PrecisionKind::MixedF16:
+      m += ", sn::Precision<sn::detail::Mixed<sn::f16>>";
+      break;
+    case sn::PrecisionKind::PureBF16:
+      m += ", sn::Precision<sn::detail::Pure<sn::bf16>>";
+      break;
+  }
   if (s.mode == sn::Mode::training) {
     m += std::string(", sn::Loss<sn::") + sn::name_of(s.loss) +
          ">, sn::Optimizer<sn::" + sn::name_of(s.optimizer) + ">";

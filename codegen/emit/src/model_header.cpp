@@ -52,6 +52,10 @@ std::string buffer_comment(const ModelView& model, int index) {
              ", laid out as above (Prefetch: it arrives while the step runs)";
     case BufferRole::workspace:
       return "scratch (one sample's im2col)";
+    case BufferRole::parameter_copy:
+      return "the parameters' working copy, same layout";
+    case BufferRole::loss_scale:
+      return "the loss scaler: scale (f32), steps since it changed (i32), found Inf (f32)";
     case BufferRole::loss:
       return "(" + std::to_string(model.batch()) + "), loss per sample";
     case BufferRole::predictions:

@@ -20,6 +20,8 @@ std::string buffer_name(const ModelView& model, int index) {
     case BufferRole::targets:
     case BufferRole::next_batch:
     case BufferRole::workspace:
+    case BufferRole::parameter_copy:
+    case BufferRole::loss_scale:
     case BufferRole::loss:
     case BufferRole::predictions:
     case BufferRole::non_trainable:

@@ -143,7 +143,7 @@ void write_plan(JsonOut& out, const Plan<L>& p) {
   out.field("input_dtype", name_of(p.setup.input_dtype));
   out.field("loss", name_of(p.setup.loss));
   out.field("optimizer", name_of(p.setup.optimizer));
-  out.field("precision", "FP32");
+  out.field("precision", name_of(p.setup.precision));
   out.field("prefetch", p.setup.prefetch);
   out.field("input_shape", p.input_shape);
   out.field("output_shape", p.output_shape);

@@ -50,6 +50,8 @@ enum class Role : std::uint8_t {
   targets,
   next_batch,
   workspace,
+  parameter_copy,
+  loss_scale,
   activation,
   window_index,
   activation_gradient,
