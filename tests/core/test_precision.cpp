@@ -191,3 +191,36 @@ TEST_CASE("precision: names, and the spellings the analyzer reads back") {
 }
 
 }  // namespace
+
+// Seed 001's SimpleCNN at batch 128 with Adam, which needs 22,795,776 B with a 1 MiB runtime and
+// does not fit a 16 MiB device under FP32 (tests/compile_fail/cases/budget_seed_simple_cnn.cpp
+// derives that). Under Mixed<bf16>, by hand:
+//   weights   the f32 master 165,888 + the bf16 copy 41,418·2 = 82,836 → 82,944: 248,832
+//   gradients 165,888, Adam's moments 331,776, inputs 1,573,376 and the f32 im2col workspace
+//   110,592, as under FP32
+//   activations, KiB [first, last step]: the conv's output 4,096 [0,9], the window index 512
+//   (u8, unchanged) [2,8], the pool's output 1,024 [2,6], the logits 2.5 [4,5], the loss and the
+//   predictions 0.5 each [5,11], d(logits) 2.5 [5,6], d(pool out) 1,024 [6,8], d(ReLU out)
+//   4,096 [8,10]. Most at once, at step 8: 4,096 + 512 + 1,024 + 4,096 + 0.5 + 0.5 = 9,729 KiB
+//   = 9,962,496 B, which a placement largest first reaches (as FP32's reaches its 18,945 KiB).
+//   total 12,392,960; + the 1 MiB runtime: 13,441,536 ≤ 16 MiB.
+TEST_CASE("precision: Mixed<bf16> makes seed 001's SimpleCNN fit 16 MiB") {
+  using SimpleCNN = sn::Sequential<sn::Conv2d<16, sn::Kernel<3>, sn::Padding<1>>, sn::ReLU,
+                                   sn::MaxPool2d<2>, sn::Flatten, sn::Linear<10>>;
+  using Fp32 = sn::Training<sn::Input<sn::f32, 3, 32, 32>, sn::Batch<128>,
+                            sn::Optimizer<sn::Adam>, sn::Loss<sn::CrossEntropy>>;
+  using Mixed = sn::Training<sn::Input<sn::f32, 3, 32, 32>, sn::Batch<128>,
+                             sn::Optimizer<sn::Adam>, sn::Loss<sn::CrossEntropy>,
+                             sn::Precision<Mixed16>>;
+  constexpr sn::Device device{sn::MiB(16), sn::MiB(1)};
+  constexpr auto& f = sn::plan<SimpleCNN, Mixed>().footprint;
+  static_assert(f.weights.count == 248'832);
+  static_assert(f.gradients.count == 165'888);
+  static_assert(f.optimizer_state.count == 331'776);
+  static_assert(f.inputs.count == 1'573'376);
+  static_assert(f.workspace.count == 110'592);
+  static_assert(f.activations.count == 9'962'496);
+  static_assert(f.total().count == 12'392'960);
+  static_assert(!sn::fits<SimpleCNN, Fp32>(device));
+  static_assert(sn::fits<SimpleCNN, Mixed>(device));
+}
