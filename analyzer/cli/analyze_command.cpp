@@ -213,6 +213,10 @@ void add_analyze_commands(CLI::App& app, Runner& run) {
   cmd->add_option("--optimizer", a->options.optimizers,
                   "What-if: with these optimizers (SGD, SGDMomentum, Adam, AdamW)")
       ->delimiter(',');
+  cmd->add_option("--precision", a->options.precisions,
+                  "What-if: in these precisions (FP32, Mixed<bf16>, Mixed<f16>, Pure<bf16>), "
+                  "side by side; the trainers run FP32 only so far")
+      ->delimiter(',');
   cmd->add_option("--format", a->format, "text (default), json, markdown or svg")
       ->check(CLI::IsMember({"text", "json", "markdown", "svg"}));
   cmd->add_option("-o,--output", a->output, "Write the report to this file, not stdout");

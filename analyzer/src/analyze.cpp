@@ -347,6 +347,12 @@ AnalyzeResult analyze(const AnalyzeOptions& o) {
       throw UsageError("unknown optimizer '" + opt +
                        "'; the optimizers are SGD, SGDMomentum, Adam and AdamW");
   }
+  for (const std::string& precision : o.precisions) {
+    PrecisionKind kind{};
+    if (!parse_precision(precision, kind))
+      throw UsageError("unknown precision '" + precision +
+                       "'; the precisions are FP32, Mixed<bf16>, Mixed<f16> and Pure<bf16>");
+  }
   for (std::int64_t b : o.batches)
     if (b < 1)
       throw UsageError("a batch must be at least 1, got " + std::to_string(b));
@@ -376,6 +382,8 @@ AnalyzeResult analyze(const AnalyzeOptions& o) {
     run.insert(run.end(), {"--batch", std::to_string(b)});
   for (const std::string& opt : o.optimizers)
     run.insert(run.end(), {"--optimizer", opt});
+  for (const std::string& precision : o.precisions)
+    run.insert(run.end(), {"--precision", precision});
   for (const Budget& b : budgets)
     run.insert(run.end(), {"--budget", std::to_string(b.available() > 0 ? b.available() : 1)});
   ProcessResult ran;

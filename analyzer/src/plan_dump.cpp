@@ -15,7 +15,7 @@ namespace {
 using nlohmann::json;
 
 // The probe of this staticnet writes exactly this version.
-constexpr int expected_probe_format = 7;
+constexpr int expected_probe_format = 8;
 
 FootprintBytes footprint_of(const json& j) {
   FootprintBytes f;
@@ -159,9 +159,10 @@ std::vector<ModelDump> parse_probe_output(std::string_view text) {
       d.plan = plan_of(m.at("plan"));
       for (const json& s : m.at("sweep"))
         d.sweep.push_back({s.at("batch").get<std::int64_t>(), s.at("optimizer").get<std::string>(),
-                           footprint_of(s.at("footprint"))});
+                           s.at("precision").get<std::string>(), footprint_of(s.at("footprint"))});
       for (const json& b : m.at("max_batch"))
         d.max_batch.push_back({b.at("optimizer").get<std::string>(),
+                               b.at("precision").get<std::string>(),
                                b.at("by_budget").get<std::vector<std::int64_t>>()});
       models.push_back(std::move(d));
     }

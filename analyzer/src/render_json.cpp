@@ -104,11 +104,13 @@ ordered_json model_json(const ModelReport& m) {
   for (const SweepColumn& c : m.sweep)
     points.push_back({{"batch", c.batch},
                       {"optimizer", c.optimizer},
+                      {"precision", c.precision},
                       {"footprint", footprint_json(c.footprint)},
                       {"fits", c.fits}});
   ordered_json max_batch = ordered_json::array();
   for (const SweepMaxBatch& s : m.sweep_max_batch)
-    max_batch.push_back({{"optimizer", s.optimizer}, {"by_budget", s.by_budget}});
+    max_batch.push_back(
+        {{"optimizer", s.optimizer}, {"precision", s.precision}, {"by_budget", s.by_budget}});
   j["sweep"] = {{"points", points}, {"max_batch", max_batch}};
   return j;
 }

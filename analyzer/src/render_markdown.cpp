@@ -25,6 +25,8 @@ void render_model(std::string& out, const ModelReport& m) {
            check_table(m).markdown() + "\n";
   if (!m.sweep.empty()) {
     out += "### What-if\n\n" + sweep_table(m).markdown() + "\n";
+    for (const std::string& line : precision_lines(m))
+      out += line + "\n\n";
     if (!m.checks.empty())
       out += sweep_max_batch_table(m).markdown() + "\n";
   }

@@ -1,4 +1,5 @@
 // The report as aligned text, for a terminal or a CI log.
+#include <algorithm>
 #include <string>
 
 #include "sections.hpp"
@@ -87,8 +88,16 @@ void render_model(Writer& w, const ModelReport& m) {
   if (!m.sweep.empty()) {
     w.line();
     w.heading("  What-if: the footprint by batch" +
-              std::string(m.sweep_max_batch.size() > 1 ? " and optimizer" : ""));
+              std::string(std::any_of(m.sweep.begin(), m.sweep.end(),
+                                      [&](const SweepColumn& c) {
+                                        return c.optimizer != m.model.plan.optimizer;
+                                      })
+                              ? " and optimizer"
+                              : "") +
+              (sweeps_precision(m) ? " and precision" : ""));
     w.table(sweep_table(m), 4);
+    for (const std::string& line : precision_lines(m))
+      w.line("    " + line);
     if (!m.checks.empty()) {
       w.line();
       w.table(sweep_max_batch_table(m), 4);

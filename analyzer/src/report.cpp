@@ -165,14 +165,14 @@ ModelReport build_report(ModelDump model, const std::vector<Budget>& budgets) {
     r.checks.push_back(c);
   }
   for (const SweepPoint& p : model.sweep) {
-    SweepColumn col{p.batch, p.optimizer, p.footprint, {}};
+    SweepColumn col{p.batch, p.optimizer, p.precision, p.footprint, {}};
     for (const Budget& b : budgets)
       col.fits.push_back(b.fits(p.footprint.total));
     r.sweep.push_back(std::move(col));
   }
   if (!model.sweep.empty())
     for (const MaxBatches& m : model.max_batch)
-      r.sweep_max_batch.push_back({m.optimizer, m.by_budget});
+      r.sweep_max_batch.push_back({m.optimizer, m.precision, m.by_budget});
   r.model = std::move(model);
   return r;
 }

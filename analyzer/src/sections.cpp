@@ -209,9 +209,55 @@ Table check_table(const ModelReport& m) {
 
 // One row per point of the sweep, so that a sweep of many batches and optimizers grows down the
 // page, not across it (8 batches × 2 optimizers as columns made a table 330 characters wide).
+bool sweeps_precision(const ModelReport& m) {
+  for (const SweepColumn& c : m.sweep)
+    if (c.precision != m.model.plan.precision)
+      return true;
+  return false;
+}
+
+std::vector<std::string> precision_lines(const ModelReport& m) {
+  if (!sweeps_precision(m))
+    return {};
+  std::vector<std::string> lines;
+  const std::string& own = m.model.plan.precision;
+  for (const SweepColumn& c : m.sweep) {
+    if (c.precision != own)
+      continue;  // one line per (batch, optimizer) the setup's precision was swept at
+    const SweepColumn* smallest = &c;
+    for (const SweepColumn& o : m.sweep)
+      if (o.batch == c.batch && o.optimizer == c.optimizer &&
+          o.footprint.total < smallest->footprint.total)
+        smallest = &o;
+    std::string line = "batch " + grouped_count(c.batch) + ", " + c.optimizer + ": ";
+    if (smallest == &c) {
+      line += own + " (the setup's) is the smallest, " + human_bytes(c.footprint.total);
+    } else {
+      line += smallest->precision + " is the smallest, " + human_bytes(smallest->footprint.total) +
+              ", " + human_bytes(c.footprint.total - smallest->footprint.total) + " less than " +
+              own + " (the setup's)";
+    }
+    // Where a precision costs more than the setup's (a working copy larger than what it halves).
+    for (const SweepColumn& o : m.sweep)
+      if (o.batch == c.batch && o.optimizer == c.optimizer && o.footprint.total > c.footprint.total)
+        line += "; " + o.precision + " costs " +
+                human_bytes(o.footprint.total - c.footprint.total) + " more";
+    lines.push_back(line);
+  }
+  lines.push_back(
+      "Mixed and Pure precision are planned here, to the byte, but not yet trained: the "
+      "generated trainers run FP32.");
+  return lines;
+}
+
 Table sweep_table(const ModelReport& m) {
+  const bool precisions = sweeps_precision(m);
   std::vector<Align> align = {Align::right, Align::left};
   std::vector<std::string> head = {"batch", "optimizer"};
+  if (precisions) {
+    align.push_back(Align::left);
+    head.push_back("precision");
+  }
   std::vector<Category> shown_categories;
   for (Category cat : categories) {
     if (!shown(cat, m.model.plan.footprint))
@@ -230,6 +276,8 @@ Table sweep_table(const ModelReport& m) {
   t.add(head);
   for (const SweepColumn& c : m.sweep) {
     std::vector<std::string> row = {grouped_count(c.batch), c.optimizer};
+    if (precisions)
+      row.push_back(c.precision);
     for (Category cat : shown_categories)
       row.push_back(human_bytes(c.footprint[cat]));
     row.push_back(human_bytes(c.footprint.total));
@@ -255,7 +303,8 @@ Table sweep_max_batch_table(const ModelReport& m) {
   Table t(align);
   t.add(head);
   for (const SweepMaxBatch& s : m.sweep_max_batch) {
-    std::vector<std::string> row = {"with " + s.optimizer};
+    std::vector<std::string> row = {"with " + s.optimizer +
+                                    (sweeps_precision(m) ? ", " + s.precision : "")};
     for (std::int64_t b : s.by_budget)
       row.push_back(grouped_count(b));
     t.add(row);

@@ -25,5 +25,10 @@ Table consumer_table(const ModelReport& m, const std::vector<Consumer>& consumer
 Table check_table(const ModelReport& m);
 Table sweep_table(const ModelReport& m);
 Table sweep_max_batch_table(const ModelReport& m);
+// Whether the sweep spans another precision than the setup's (--precision).
+bool sweeps_precision(const ModelReport& m);
+// Under --precision, a line per batch and optimizer that names the smallest precision and what
+// it saves or costs against the setup's, then what the trainers run; empty without.
+std::vector<std::string> precision_lines(const ModelReport& m);
 
 }  // namespace staticnet::analyzer

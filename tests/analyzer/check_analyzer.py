@@ -253,6 +253,45 @@ def check_hand_numbers(args):
     check(points[(256, "SGD")]["inputs"] == round256(256 * 3 * 32 * 32 * 4) + round256(256 * 4),
           "sweep: inputs at batch 256")
 
+    # --precision: FP32 and Mixed<bf16> side by side. SimpleCNN under Mixed<bf16>, as
+    # tests/core/test_precision.cpp derives it: the f32 master (165,888 B) and a bf16 copy of the
+    # 41,418 parameters (82,836 -> 82,944), gradients and Adam's moments f32 as before, and the
+    # activations' peak 9,962,496 B (its bf16 tensors half of FP32's, the u8 window index not).
+    m = report_of(args, "simple_cnn", "--precision", "FP32,Mixed<bf16>")
+    points = {p["precision"]: p["footprint"] for p in m["sweep"]["points"]}
+    mixed = {"weights": 165888 + 82944, "gradients": 165888, "optimizer_state": 331776,
+             "activations": 9962496, "workspace": 110592, "inputs": 1573376}
+    check(points["FP32"]["total"] == sum(simple_cnn_by_hand().values()),
+          f"--precision: FP32's total {points['FP32']['total']}")
+    for key, value in mixed.items():
+        check(points["Mixed<bf16>"][key] == value,
+              f"--precision: Mixed<bf16>'s {key} {points['Mixed<bf16>'][key]}, by hand {value}")
+    check(points["Mixed<bf16>"]["total"] == sum(mixed.values()) == 12392960,
+          f"--precision: Mixed<bf16>'s total {points['Mixed<bf16>']['total']}")
+    text = analyze(args, sample("simple_cnn"), "-I", ".", "--precision", "FP32,Mixed<bf16>",
+                   expect=0).stdout
+    check("batch 128, Adam: Mixed<bf16> is the smallest, 11.82 MiB, 8.92 MiB less than FP32 "
+          "(the setup's)" in text, f"--precision names the smaller one:\n{text}")
+    check("not yet trained: the generated trainers run FP32" in text,
+          "--precision says the trainers run FP32")
+    # A wide Linear at batch 1 (tests/analyzer/data/wide_linear.hpp): 256·256 + 256 = 65,792
+    # parameters, 263,168 B in f32 (a multiple of 256). FP32: weights and gradients 263,168 each;
+    # inputs 256·4 = 1,024 and the label 4 -> 256; activations: the logits 1,024, the loss and
+    # the prediction 256 each and d(logits) 1,024, all alive at the loss: 2,560. Total 530,176.
+    # Mixed<bf16> adds the copy, 131,584 B, and halves the logits and d(logits) (512 each):
+    # activations 1,536, total 660,736: 130,560 B (127.50 KiB) more.
+    wide = "tests/analyzer/data/wide_linear.hpp"
+    result = analyze(args, wide, "-I", ".", "--format", "json", "--precision", "Mixed<bf16>",
+                     expect=0)
+    points = {p["precision"]: p["footprint"]["total"]
+              for p in json.loads(result.stdout)["models"][0]["sweep"]["points"]}
+    check(points == {"Mixed<bf16>": 660736}, f"--precision on a wide Linear: {points}")
+    text = analyze(args, wide, "-I", ".", "--precision", "FP32,Mixed<bf16>", expect=0).stdout
+    check("batch 1, SGD: FP32 (the setup's) is the smallest, 517.75 KiB; Mixed<bf16> costs "
+          "127.50 KiB more" in text, f"--precision says what Mixed costs:\n{text}")
+    r = analyze(args, sample("mlp"), "-I", ".", "--precision", "Mixed<f32>", expect=2)
+    check("unknown precision 'Mixed<f32>'" in r.stderr, r.stderr)
+
 
 # ---- exit_codes --------------------------------------------------------------------------------
 

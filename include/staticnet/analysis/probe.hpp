@@ -5,15 +5,15 @@
 // and recomputes nothing.
 //
 // What-if questions run the same constexpr functions at run time with one setup field changed
-// (the batch, the optimizer), because their values come from the command line:
+// (the batch, the optimizer, the precision), because their values come from the command line:
 //
 //   probe [--only NAME] [--batch N]... [--optimizer SGD|SGDMomentum|Adam|AdamW]...
-//         [--budget BYTES]...
+//         [--precision FP32|Mixed<bf16>|Mixed<f16>|Pure<bf16>]... [--budget BYTES]...
 //
-// --batch and --optimizer span a sweep (their product; an empty axis keeps the setup's value);
-// --budget asks for the largest batch whose step fits in BYTES, for the setup's optimizer and
-// each swept one. The output's layout is versioned (`probe_format`); analyzer/src/plan_dump.cpp
-// reads it. Only this probe includes this header (through register.hpp).
+// --batch, --optimizer and --precision span a sweep (their product; an empty axis keeps the
+// setup's value); --budget asks for the largest batch whose step fits in BYTES, for the setup's
+// optimizer and precision and each swept one. The output's layout is versioned (`probe_format`);
+// analyzer/src/plan_dump.cpp reads it. Only this probe includes this header (through register.hpp).
 #include <cinttypes>
 #include <cstdint>
 #include <cstdio>
@@ -31,15 +31,17 @@
 
 namespace staticnet::analysis {
 
-inline constexpr int probe_format = 7;  // 2: layers' inputs and padding_end; 3: folded;
+inline constexpr int probe_format = 8;  // 2: layers' inputs and padding_end; 3: folded;
                                         // 4: prefetch; 5: layers' non_trainable; 6: buffers'
                                         // dtype and elements, steps' accesses, passes; 7: buffers
-                                        // as the buffer table's columns (buffer_table.hpp)
+                                        // as the buffer table's columns (buffer_table.hpp);
+                                        // 8: the sweep's and max_batch's precision
 
 struct Request {
   std::string only;  // report only the model registered under this name
   std::vector<std::int64_t> batches;
   std::vector<OptimizerKind> optimizers;
+  std::vector<PrecisionKind> precisions;
   std::vector<std::int64_t> budgets;  // bytes the model may use (the device's overhead is off)
 };
 
@@ -249,48 +251,63 @@ void write_model(JsonOut& out, const Request& r) {
 
   std::vector<std::int64_t> batches = r.batches;
   std::vector<OptimizerKind> optimizers = r.optimizers;
+  std::vector<PrecisionKind> precisions = r.precisions;
   if (batches.empty())
     batches.push_back(base.batch);
   if (optimizers.empty() || !training)
     optimizers = {base.optimizer};
+  if (precisions.empty())
+    precisions = {base.precision};
 
   out.key("sweep");
   out.open('[');
-  if (!r.batches.empty() || !r.optimizers.empty()) {
-    for (OptimizerKind o : optimizers) {
-      for (std::int64_t b : batches) {
-        SetupDesc s = base;
-        s.batch = b;
-        s.optimizer = o;
-        const auto variant = plan(lower(layers, s));
-        out.open('{');
-        out.field("batch", b);
-        out.field("optimizer", name_of(o));
-        write_footprint(out, variant.footprint);
-        out.close('}');
+  if (!r.batches.empty() || !r.optimizers.empty() || !r.precisions.empty()) {
+    for (PrecisionKind k : precisions) {
+      for (OptimizerKind o : optimizers) {
+        for (std::int64_t b : batches) {
+          SetupDesc s = base;
+          s.batch = b;
+          s.optimizer = o;
+          s.precision = k;
+          const auto variant = plan(lower(layers, s));
+          out.open('{');
+          out.field("batch", b);
+          out.field("optimizer", name_of(o));
+          out.field("precision", name_of(k));
+          write_footprint(out, variant.footprint);
+          out.close('}');
+        }
       }
     }
   }
   out.close(']');
 
-  // The largest batch under each budget, for the setup's optimizer and each swept one.
-  std::vector<OptimizerKind> kinds = {base.optimizer};
-  for (OptimizerKind o : optimizers)
-    if (o != base.optimizer)
-      kinds.push_back(o);
+  // The largest batch under each budget, for the setup's optimizer and precision and each swept
+  // one (the setup's first).
+  auto with_base_first = [](auto base_value, const auto& swept) {
+    std::vector<decltype(base_value)> values = {base_value};
+    for (auto v : swept)
+      if (v != base_value)
+        values.push_back(v);
+    return values;
+  };
   out.key("max_batch");
   out.open('[');
-  for (OptimizerKind o : kinds) {
-    SetupDesc s = base;
-    s.optimizer = o;
-    out.open('{');
-    out.field("optimizer", name_of(o));
-    out.key("by_budget");
-    out.open('[');
-    for (std::int64_t budget : r.budgets)
-      out.value(detail::max_batch_for(layers, s, Bytes{budget}));
-    out.close(']');
-    out.close('}');
+  for (PrecisionKind k : with_base_first(base.precision, precisions)) {
+    for (OptimizerKind o : with_base_first(base.optimizer, optimizers)) {
+      SetupDesc s = base;
+      s.optimizer = o;
+      s.precision = k;
+      out.open('{');
+      out.field("optimizer", name_of(o));
+      out.field("precision", name_of(k));
+      out.key("by_budget");
+      out.open('[');
+      for (std::int64_t budget : r.budgets)
+        out.value(detail::max_batch_for(layers, s, Bytes{budget}));
+      out.close(']');
+      out.close('}');
+    }
   }
   out.close(']');
 }
@@ -340,6 +357,10 @@ inline int probe_main(int argc, char** argv) {
       OptimizerKind o{};
       ok = parse_optimizer(next, o);
       r.optimizers.push_back(o);
+    } else if (ok && std::strcmp(arg, "--precision") == 0) {
+      PrecisionKind k{};
+      ok = parse_precision(next, k);
+      r.precisions.push_back(k);
     } else if (ok && std::strcmp(arg, "--budget") == 0) {
       std::int64_t b = 0;
       ok = parse_count(next, b);

@@ -29,6 +29,7 @@ struct AnalyzeOptions {
   std::vector<std::int64_t> budgets;    // --budget, bytes
   std::vector<std::int64_t> batches;    // --batch sweep
   std::vector<std::string> optimizers;  // --optimizer sweep
+  std::vector<std::string> precisions;  // --precision sweep
   std::string compiler;  // empty: $CXX, else c++ (split at spaces, so "ccache g++" works)
   // Runs the probe when `compiler` builds for another machine (CMake's
   // CMAKE_CROSSCOMPILING_EMULATOR, e.g. "qemu-aarch64 -L /"); split at spaces. Empty: the probe

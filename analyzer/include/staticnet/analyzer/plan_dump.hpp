@@ -104,12 +104,14 @@ struct PlanDump {
 struct SweepPoint {
   std::int64_t batch = 0;
   std::string optimizer;
+  std::string precision;  // "FP32", "Mixed<bf16>", ...
   FootprintBytes footprint;
 };
 
 // The largest batch that fits each budget the probe was given, in the order given.
 struct MaxBatches {
   std::string optimizer;
+  std::string precision;
   std::vector<std::int64_t> by_budget;
 };
 
@@ -119,7 +121,7 @@ struct ModelDump {
   std::string setup;  // the setup type as written there
   PlanDump plan;
   std::vector<SweepPoint> sweep;
-  std::vector<MaxBatches> max_batch;  // the setup's optimizer first
+  std::vector<MaxBatches> max_batch;  // the setup's optimizer and precision first
 };
 
 // The probe's output is not what this analyzer expects (another version, or a crash mid-write).

@@ -51,12 +51,14 @@ struct Consumer {
 struct SweepColumn {
   std::int64_t batch = 0;
   std::string optimizer;
+  std::string precision;
   FootprintBytes footprint;
   std::vector<bool> fits;  // per budget check, in order
 };
 
 struct SweepMaxBatch {
   std::string optimizer;
+  std::string precision;
   std::vector<std::int64_t> by_budget;  // per budget check, in order
 };
 
