@@ -3,6 +3,7 @@
 // sn::Inference<...> (forward only, nothing saved for backward). Options come in any order;
 // each at most once; Input is required.
 #include <concepts>
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
 
@@ -41,6 +42,18 @@ struct Adam {
 struct AdamW {
   static constexpr OptimizerKind kind = OptimizerKind::AdamW;
 };
+
+// The one of `kinds` whose name_of() spelling is `text`; false for any other text.
+template <class Kind, std::size_t N>
+constexpr bool parse_kind(std::string_view text, const Kind (&kinds)[N], Kind& out) {
+  for (Kind k : kinds) {
+    if (text == name_of(k)) {
+      out = k;
+      return true;
+    }
+  }
+  return false;
+}
 
 struct FP32 {
   static constexpr PrecisionKind kind = PrecisionKind::FP32;
@@ -119,13 +132,7 @@ inline constexpr PrecisionKind precision_kinds[] = {PrecisionKind::FP32, Precisi
 
 // The precision a name_of() spelling names ("Mixed<bf16>"); false for any other text.
 constexpr bool parse_precision(std::string_view text, PrecisionKind& out) {
-  for (PrecisionKind k : precision_kinds) {
-    if (text == name_of(k)) {
-      out = k;
-      return true;
-    }
-  }
-  return false;
+  return parse_kind(text, precision_kinds, out);
 }
 
 constexpr std::int64_t optimizer_state_copies(OptimizerKind k) {
@@ -163,13 +170,7 @@ inline constexpr OptimizerKind optimizer_kinds[] = {OptimizerKind::SGD, Optimize
 
 // The optimizer a name_of() spelling names ("SGDMomentum"); false for any other text.
 constexpr bool parse_optimizer(std::string_view text, OptimizerKind& out) {
-  for (OptimizerKind o : optimizer_kinds) {
-    if (text == name_of(o)) {
-      out = o;
-      return true;
-    }
-  }
-  return false;
+  return parse_kind(text, optimizer_kinds, out);
 }
 
 // The options of a setup, as values.
