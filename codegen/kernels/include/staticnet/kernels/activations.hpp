@@ -11,6 +11,7 @@
 // `reads_output` says whether backward needs y at all: a Linear or Conv2d with no activation has
 // none saved, and the bodies below must not read it then.
 #include "staticnet/kernels/host_device.hpp"
+#include "staticnet/kernels/low_precision.hpp"
 
 namespace staticnet::kernels {
 
@@ -48,28 +49,26 @@ struct Tanh {
 };
 
 // ---- standalone elementwise layers (not fused after a Linear or Conv2d) -----------------------
+// Each tensor is float, BF16 or F16 (low_precision.hpp: computed in float, stored rounded).
 
 // y[i] = f(x[i]); x and y may be the same buffer (the layer runs in place).
-template <class Act>
-STATICNET_HD void activation_forward(index_t i, const float* x, float* y) {
-  y[i] = Act::forward(x[i]);
+template <class Act, class X, class Y>
+STATICNET_HD void activation_forward(index_t i, const X* x, Y* y) {
+  store(y, i, Act::forward(load(x, i)));
 }
 
 // dx[i] = f'(y[i]) · dy[i]; dy and dx may be the same buffer (backward in place). Accumulate
 // adds to dx (another reader of the input wrote its part already).
-template <class Act, bool Accumulate = false>
-STATICNET_HD void activation_backward(index_t i, const float* y, const float* dy, float* dx) {
-  if constexpr (Accumulate)
-    dx[i] += Act::backward(y[i], dy[i]);
-  else
-    dx[i] = Act::backward(y[i], dy[i]);
+template <class Act, bool Accumulate = false, class Y, class DY, class DX>
+STATICNET_HD void activation_backward(index_t i, const Y* y, const DY* dy, DX* dx) {
+  write<Accumulate>(dx, i, Act::backward(load(y, i), load(dy, i)));
 }
 
 // y[i] when the activation's backward reads it, else nothing is read.
-template <class Act>
-STATICNET_HD float saved_output(const float* y, index_t i) {
+template <class Act, class Y>
+STATICNET_HD float saved_output(const Y* y, index_t i) {
   if constexpr (Act::reads_output)
-    return y[i];
+    return load(y, i);
   else
     return 0.0f;
 }

@@ -16,6 +16,7 @@
 #include <cstdint>
 
 #include "staticnet/kernels/host_device.hpp"
+#include "staticnet/kernels/low_precision.hpp"
 
 namespace staticnet::kernels {
 
@@ -64,14 +65,14 @@ STATICNET_HD std::uint32_t bit_mask(MaskByte byte, index_t k) {
 
 // Forward for mask byte b: y = keep ? x·scale : 0 over its 8 elements, and the byte's bits
 // (element 8b + k is bit k). mask may be null (no backward: nothing saved). x and y may alias.
-template <class D>
-STATICNET_HD void dropout_forward(index_t b, std::uint64_t key, const float* x, float* y,
-                                  MaskByte* mask) {
+// x and y float, BF16 or F16.
+template <class D, class X, class Y>
+STATICNET_HD void dropout_forward(index_t b, std::uint64_t key, const X* x, Y* y, MaskByte* mask) {
   std::uint32_t bits = 0;
   const index_t end = 8 * b + 8 < D::count ? 8 * b + 8 : D::count;
   for (index_t e = 8 * b; e < end; ++e) {
     const std::uint32_t keep = dropout_keep_mask(key, e, D::threshold);
-    y[e] = select_bits(keep, x[e] * D::scale, 0.0f);
+    store(y, e, select_bits(keep, load(x, e) * D::scale, 0.0f));
     bits |= (keep & 1u) << (e - 8 * b);
   }
   if (mask != nullptr)
@@ -80,29 +81,19 @@ STATICNET_HD void dropout_forward(index_t b, std::uint64_t key, const float* x, 
 
 // Backward, element i (a CUDA thread's work): dx = keep ? dy·scale : 0. dy and dx may alias;
 // Accumulate adds to dx.
-template <class D, bool Accumulate>
-STATICNET_HD void dropout_backward(index_t i, const MaskByte* mask, const float* dy, float* dx) {
-  const float v = select_bits(bit_mask(mask[i / 8], i % 8), dy[i] * D::scale, 0.0f);
-  if constexpr (Accumulate)
-    dx[i] += v;
-  else
-    dx[i] = v;
+template <class D, bool Accumulate, class DY, class DX>
+STATICNET_HD void dropout_backward(index_t i, const MaskByte* mask, const DY* dy, DX* dx) {
+  write<Accumulate>(dx, i, select_bits(bit_mask(mask[i / 8], i % 8), load(dy, i) * D::scale, 0.0f));
 }
 
 // Backward for the 8 elements of mask byte b, what both backends run (no division per element,
 // and the loop over the byte's bits vectorises). The same arithmetic as the element-wise version.
-template <class D, bool Accumulate>
-STATICNET_HD void dropout_backward_byte(index_t b, const MaskByte* mask, const float* dy,
-                                        float* dx) {
+template <class D, bool Accumulate, class DY, class DX>
+STATICNET_HD void dropout_backward_byte(index_t b, const MaskByte* mask, const DY* dy, DX* dx) {
   const MaskByte byte = mask[b];
   const index_t end = 8 * b + 8 < D::count ? 8 * b + 8 : D::count;
-  for (index_t e = 8 * b; e < end; ++e) {
-    const float v = select_bits(bit_mask(byte, e - 8 * b), dy[e] * D::scale, 0.0f);
-    if constexpr (Accumulate)
-      dx[e] += v;
-    else
-      dx[e] = v;
-  }
+  for (index_t e = 8 * b; e < end; ++e)
+    write<Accumulate>(dx, e, select_bits(bit_mask(byte, e - 8 * b), load(dy, e) * D::scale, 0.0f));
 }
 
 }  // namespace staticnet::kernels

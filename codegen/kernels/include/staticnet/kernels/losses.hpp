@@ -12,50 +12,59 @@
 //                 loss_n = Σ_e (y_e − t_e)² / Elements      (mean over n = PyTorch's MSELoss)
 //                 dy_e   = 2 / (Batch · Elements) · (y_e − t_e)
 // Labels are checked against Classes when the data set opens (runtime/validation.hpp), so the
-// kernel indexes with them directly.
+// kernel indexes with them directly. The output and its gradient may be float, BF16 or F16 (the
+// logits' dtype); the loss runs in float, as autocast runs cross_entropy and mse_loss.
 #include <cstdint>
+#include <type_traits>
 
 #include "staticnet/kernels/host_device.hpp"
+#include "staticnet/kernels/low_precision.hpp"
 
 namespace staticnet::kernels {
 
-template <index_t Batch, index_t Classes>
-STATICNET_HD void softmax_cross_entropy(index_t n, const float* logits, const std::int32_t* labels,
-                                        float* loss, std::int32_t* predicted, float* dlogits) {
-  const float* z = logits + n * Classes;
-  float* dz = dlogits + n * Classes;
-  float top = z[0];
+template <index_t Batch, index_t Classes, class Z, class DZ>
+STATICNET_HD void softmax_cross_entropy(index_t n, const Z* logits, const std::int32_t* labels,
+                                        float* loss, std::int32_t* predicted, DZ* dlogits) {
+  const Z* z = logits + n * Classes;
+  DZ* dz = dlogits + n * Classes;
+  float top = load(z, 0);
   index_t top_at = 0;
   for (index_t c = 1; c < Classes; ++c) {
-    if (z[c] > top) {
-      top = z[c];
+    if (load(z, c) > top) {
+      top = load(z, c);
       top_at = c;
     }
   }
+  // A float dz holds each exponential until the sum is known; a narrower one would round it, so
+  // then the exponentials are computed again (the same values).
+  constexpr bool holds_exponentials = std::is_same_v<DZ, float>;
   float sum = 0.0f;
   for (index_t c = 0; c < Classes; ++c) {
-    const float e = exp_f(z[c] - top);
-    dz[c] = e;
+    const float e = exp_f(load(z, c) - top);
+    if constexpr (holds_exponentials)
+      dz[c] = e;
     sum += e;
   }
   const index_t label = labels[n];
-  loss[n] = log_f(sum) - (z[label] - top);
+  loss[n] = log_f(sum) - (load(z, label) - top);
   predicted[n] = static_cast<std::int32_t>(top_at);
   const float inverse_batch = 1.0f / static_cast<float>(Batch);
-  for (index_t c = 0; c < Classes; ++c)
-    dz[c] = (dz[c] / sum - (c == label ? 1.0f : 0.0f)) * inverse_batch;
+  for (index_t c = 0; c < Classes; ++c) {
+    const float e = holds_exponentials ? load(dz, c) : exp_f(load(z, c) - top);
+    store(dz, c, (e / sum - (c == label ? 1.0f : 0.0f)) * inverse_batch);
+  }
 }
 
-template <index_t Batch, index_t Elements>
-STATICNET_HD void mean_squared_error(index_t n, const float* output, const float* target,
-                                     float* loss, float* doutput) {
+template <index_t Batch, index_t Elements, class Y, class DY>
+STATICNET_HD void mean_squared_error(index_t n, const Y* output, const float* target, float* loss,
+                                     DY* doutput) {
   const float norm = 2.0f / static_cast<float>(Batch * Elements);
   float sum = 0.0f;
   for (index_t e = 0; e < Elements; ++e) {
     const index_t i = n * Elements + e;
-    const float d = output[i] - target[i];
+    const float d = load(output, i) - target[i];
     sum += d * d;
-    doutput[i] = norm * d;
+    store(doutput, i, norm * d);
   }
   loss[n] = sum / static_cast<float>(Elements);
 }

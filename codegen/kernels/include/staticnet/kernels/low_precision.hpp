@@ -122,4 +122,27 @@ STATICNET_HD T from_float(float x) {
     return x;
 }
 
+// Element i of a tensor of any element type as the float the arithmetic runs in, and a float
+// stored into one, rounded to its type: the loads and stores of a body templated on its tensors'
+// element types. Every body computes in float between them, as PyTorch computes a bf16 or f16
+// elementwise operation in float and rounds the result once. For a float tensor they are the
+// plain load and store.
+template <class T>
+STATICNET_HD float load(const T* p, index_t i) {
+  return to_float(p[i]);
+}
+template <class T>
+STATICNET_HD void store(T* p, index_t i, float v) {
+  p[i] = from_float<T>(v);
+}
+// p[i] = v, or with Accumulate p[i] + v (a second reader's part of a gradient): the sum in float,
+// rounded once, as PyTorch adds two bf16 gradients.
+template <bool Accumulate, class T>
+STATICNET_HD void write(T* p, index_t i, float v) {
+  if constexpr (Accumulate)
+    p[i] = from_float<T>(to_float(p[i]) + v);
+  else
+    p[i] = from_float<T>(v);
+}
+
 }  // namespace staticnet::kernels

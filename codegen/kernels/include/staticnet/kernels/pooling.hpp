@@ -23,6 +23,7 @@
 #include "staticnet/kernels/activations.hpp"
 #include "staticnet/kernels/geometry.hpp"
 #include "staticnet/kernels/host_device.hpp"
+#include "staticnet/kernels/low_precision.hpp"
 
 namespace staticnet::kernels {
 
@@ -59,12 +60,13 @@ struct TiledWindow {
 }  // namespace detail
 
 // ---- standalone pools ---------------------------------------------------------------------
+// Their tensors are float, BF16 or F16 (low_precision.hpp); a window index is its own type.
 
-template <Pool2dGeometry G, class WindowIndex>
-STATICNET_HD void max_pool_forward(index_t plane, index_t position, const float* x, float* y,
+template <Pool2dGeometry G, class WindowIndex, class X, class Y>
+STATICNET_HD void max_pool_forward(index_t plane, index_t position, const X* x, Y* y,
                                    WindowIndex* window) {
   const index_t oh = position / G.out_width, ow = position % G.out_width;
-  const float* in = x + plane * G.input_plane();
+  const X* in = x + plane * G.input_plane();
   float best = 0.0f;
   index_t best_at = -1;
   for (index_t kh = 0; kh < G.kernel_h; ++kh) {
@@ -75,7 +77,7 @@ STATICNET_HD void max_pool_forward(index_t plane, index_t position, const float*
       const index_t iw = ow * G.stride_w - G.pad_w + kw;
       if (iw < 0 || iw >= G.in_width)
         continue;
-      const float v = in[ih * G.in_width + iw];
+      const float v = load(in, ih * G.in_width + iw);
       if (best_at < 0 || v > best || v != v) {  // as PyTorch: a NaN (v != v) always wins
         best = v;
         best_at = kh * G.kernel_w + kw;
@@ -83,14 +85,14 @@ STATICNET_HD void max_pool_forward(index_t plane, index_t position, const float*
     }
   }
   const index_t o = plane * G.output_plane() + position;
-  y[o] = best;
+  store(y, o, best);
   if (window != nullptr)  // null when no backward reads it
     window[o] = static_cast<WindowIndex>(best_at);
 }
 
-template <Pool2dGeometry G, class WindowIndex, bool Accumulate = false>
-STATICNET_HD void max_pool_backward(index_t plane, index_t position, const float* dy,
-                                    const WindowIndex* window, float* dx) {
+template <Pool2dGeometry G, class WindowIndex, bool Accumulate = false, class DY, class DX>
+STATICNET_HD void max_pool_backward(index_t plane, index_t position, const DY* dy,
+                                    const WindowIndex* window, DX* dx) {
   const index_t ih = position / G.in_width, iw = position % G.in_width;
   const auto rows = detail::windows_holding(ih, G.kernel_h, G.stride_h, G.pad_h, G.out_height);
   const auto cols = detail::windows_holding(iw, G.kernel_w, G.stride_w, G.pad_w, G.out_width);
@@ -101,18 +103,17 @@ STATICNET_HD void max_pool_backward(index_t plane, index_t position, const float
       const index_t at =
           (ih - (oh * G.stride_h - G.pad_h)) * G.kernel_w + (iw - (ow * G.stride_w - G.pad_w));
       const index_t o = base + oh * G.out_width + ow;
-      const float d = dy[o];  // loaded unconditionally: a select vectorises, a branch does not
+      const float d = load(dy, o);  // unconditionally: a select vectorises, a branch does not
       sum += static_cast<index_t>(window[o]) == at ? d : 0.0f;
     }
   }
-  float& out = dx[plane * G.input_plane() + position];
-  out = Accumulate ? out + sum : sum;
+  write<Accumulate>(dx, plane * G.input_plane() + position, sum);
 }
 
-template <Pool2dGeometry G>
-STATICNET_HD void avg_pool_forward(index_t plane, index_t position, const float* x, float* y) {
+template <Pool2dGeometry G, class X, class Y>
+STATICNET_HD void avg_pool_forward(index_t plane, index_t position, const X* x, Y* y) {
   const index_t oh = position / G.out_width, ow = position % G.out_width;
-  const float* in = x + plane * G.input_plane();
+  const X* in = x + plane * G.input_plane();
   float sum = 0.0f;
   for (index_t kh = 0; kh < G.kernel_h; ++kh) {
     const index_t ih = oh * G.stride_h - G.pad_h + kh;
@@ -121,14 +122,14 @@ STATICNET_HD void avg_pool_forward(index_t plane, index_t position, const float*
     for (index_t kw = 0; kw < G.kernel_w; ++kw) {
       const index_t iw = ow * G.stride_w - G.pad_w + kw;
       if (iw >= 0 && iw < G.in_width)
-        sum += in[ih * G.in_width + iw];
+        sum += load(in, ih * G.in_width + iw);
     }
   }
-  y[plane * G.output_plane() + position] = sum / static_cast<float>(G.divisor(oh, ow));
+  store(y, plane * G.output_plane() + position, sum / static_cast<float>(G.divisor(oh, ow)));
 }
 
-template <Pool2dGeometry G, bool Accumulate = false>
-STATICNET_HD void avg_pool_backward(index_t plane, index_t position, const float* dy, float* dx) {
+template <Pool2dGeometry G, bool Accumulate = false, class DY, class DX>
+STATICNET_HD void avg_pool_backward(index_t plane, index_t position, const DY* dy, DX* dx) {
   const index_t ih = position / G.in_width, iw = position % G.in_width;
   const auto rows = detail::windows_holding(ih, G.kernel_h, G.stride_h, G.pad_h, G.out_height);
   const auto cols = detail::windows_holding(iw, G.kernel_w, G.stride_w, G.pad_w, G.out_width);
@@ -136,9 +137,8 @@ STATICNET_HD void avg_pool_backward(index_t plane, index_t position, const float
   float sum = 0.0f;
   for (index_t oh = rows.begin; oh < rows.end; ++oh)
     for (index_t ow = cols.begin; ow < cols.end; ++ow)
-      sum += dy[base + oh * G.out_width + ow] / static_cast<float>(G.divisor(oh, ow));
-  float& out = dx[plane * G.input_plane() + position];
-  out = Accumulate ? out + sum : sum;
+      sum += load(dy, base + oh * G.out_width + ow) / static_cast<float>(G.divisor(oh, ow));
+  write<Accumulate>(dx, plane * G.input_plane() + position, sum);
 }
 
 // ---- pools whose windows tile their input, and their fusion with bias + activation --------
@@ -153,37 +153,37 @@ STATICNET_HD void avg_pool_backward(index_t plane, index_t position, const float
 // then the reduction; a scalar loop over 2x2 windows would branch on every element's sign.
 // Indexed by (plane, pooled row, pooled column).
 
-template <Pool2dGeometry G, class WindowIndex>
-STATICNET_HD void max_pool_tiled_forward(index_t plane, index_t oh, index_t ow, const float* y,
-                                         float* pooled, WindowIndex* window) {
+template <Pool2dGeometry G, class WindowIndex, class Y, class P>
+STATICNET_HD void max_pool_tiled_forward(index_t plane, index_t oh, index_t ow, const Y* y,
+                                         P* pooled, WindowIndex* window) {
   static_assert(G.tiles(), "a tiled pool needs windows that tile the input");
   const detail::TiledWindow<G> w(plane, oh, ow);
-  float best = y[w.first];
+  float best = load(y, w.first);
   index_t best_at = 0;
   for (index_t kh = 0; kh < G.kernel_h; ++kh) {
     for (index_t kw = 0; kw < G.kernel_w; ++kw) {
-      const float v = y[w.at(kh, kw)];
+      const float v = load(y, w.at(kh, kw));
       // The larger, or a NaN (as PyTorch); the first of equals. A coin toss on real data.
       const bool take = unpredictable((v > best) | (v != v));
       best = take ? v : best;
       best_at = take ? kh * G.kernel_w + kw : best_at;
     }
   }
-  pooled[w.output] = best;
+  store(pooled, w.output, best);
   if (window != nullptr)  // null when no backward reads it (inference)
     window[w.output] = static_cast<WindowIndex>(best_at);
 }
 
-template <Pool2dGeometry G>
-STATICNET_HD void avg_pool_tiled_forward(index_t plane, index_t oh, index_t ow, const float* y,
-                                         float* pooled) {
+template <Pool2dGeometry G, class Y, class P>
+STATICNET_HD void avg_pool_tiled_forward(index_t plane, index_t oh, index_t ow, const Y* y,
+                                         P* pooled) {
   static_assert(G.tiles(), "a tiled pool needs windows that tile the input");
   const detail::TiledWindow<G> w(plane, oh, ow);
   float sum = 0.0f;
   for (index_t kh = 0; kh < G.kernel_h; ++kh)
     for (index_t kw = 0; kw < G.kernel_w; ++kw)
-      sum += y[w.at(kh, kw)];
-  pooled[w.output] = sum / static_cast<float>(G.window());
+      sum += load(y, w.at(kh, kw));
+  store(pooled, w.output, sum / static_cast<float>(G.window()));
 }
 
 // y = act(z + b) over the window's elements (z and y may be the same buffer).
