@@ -11,6 +11,7 @@
 #include <doctest/doctest.h>
 
 #include "staticnet/kernels/activations.hpp"
+#include "staticnet/kernels/batch_norm.hpp"
 #include "staticnet/kernels/dropout.hpp"
 #include "staticnet/kernels/geometry.hpp"
 #include "staticnet/kernels/global_pool.hpp"
@@ -213,6 +214,55 @@ void check_losses() {
   check_rounded_once(dz, dzf);
 }
 
+// BatchNorm2d over 4 samples of 3 channels of 5 positions, with a ReLU: x, y, dy and dx in T; the
+// statistics, γ, β and their gradients float. The statistics of rounded inputs are those the
+// float bodies compute from the same values; each stored output is rounded once.
+template <class T>
+void check_batch_norm() {
+  constexpr k::BatchNormGeometry G{.batch = 4, .channels = 3, .positions = 5};
+  constexpr index_t n = G.elements();
+  const std::vector<T> x = stored<T>(values(n, 2.0f)), dy0 = stored<T>(values(n, 0.5f));
+  const std::vector<float> xf = loaded(x), gamma = {1.5f, -0.5f, 0.25f}, beta = {0.1f, 0.0f, -2.0f};
+  std::vector<float> stats(6), statsf(6), running(6, 0.5f), runningf(6, 0.5f);
+  for (index_t c = 0; c < G.channels; ++c) {
+    k::batch_norm_statistics<G>(c, x.data(), stats.data(), running.data());
+    k::batch_norm_statistics<G>(c, xf.data(), statsf.data(), runningf.data());
+  }
+  CHECK(stats == statsf);
+  CHECK(running == runningf);
+  std::vector<T> y(n);
+  std::vector<float> yf(n);
+  for (index_t plane = 0; plane < G.batch * G.channels; ++plane) {
+    k::batch_norm_forward_plane<G, k::ReLU>(plane, x.data(), stats.data(), gamma.data(),
+                                            beta.data(), y.data());
+    k::batch_norm_forward_plane<G, k::ReLU>(plane, xf.data(), stats.data(), gamma.data(),
+                                            beta.data(), yf.data());
+  }
+  check_rounded_once(y, yf);
+  // Backward: d = ReLU'(y)·dy over dy (rounded there, as PyTorch's ReLU backward stores it), the
+  // sums, then dx.
+  const std::vector<float> y_loaded = loaded(y);
+  std::vector<T> dy = dy0, dx(n);
+  std::vector<float> dyf = loaded(dy0), dxf(n), dgamma(3), dbeta(3), dgammaf(3), dbetaf(3);
+  for (index_t c = 0; c < G.channels; ++c) {
+    k::batch_norm_backward_sums<G, k::ReLU>(c, x.data(), y.data(), stats.data(), dy.data(),
+                                            dgamma.data(), dbeta.data());
+    k::batch_norm_backward_sums<G, k::ReLU>(c, xf.data(), y_loaded.data(), stats.data(), dyf.data(),
+                                            dgammaf.data(), dbetaf.data());
+  }
+  check_rounded_once(dy, dyf);  // ReLU's backward: exact in any format
+  CHECK(dgamma == dgammaf);
+  CHECK(dbeta == dbetaf);
+  for (index_t plane = 0; plane < G.batch * G.channels; ++plane) {
+    k::batch_norm_backward_input_plane<G, false>(plane, x.data(), stats.data(), gamma.data(),
+                                                 dy.data(), dgamma.data(), dbeta.data(), dx.data());
+    k::batch_norm_backward_input_plane<G, false>(plane, xf.data(), stats.data(), gamma.data(),
+                                                 dyf.data(), dgammaf.data(), dbetaf.data(),
+                                                 dxf.data());
+  }
+  check_rounded_once(dx, dxf);
+}
+
 }  // namespace
 
 TEST_CASE("typed bodies: bf16 tensors round once, as the float body's result") {
@@ -249,4 +299,9 @@ TEST_CASE("typed bodies: a bf16 gradient's second part is added in float, rounde
   k::activation_backward<k::ReLU>(1, y, dy, d);
   CHECK(k::to_float(d[0]) == -3.0f);
   CHECK(k::to_float(d[1]) == 0.0f);
+}
+
+TEST_CASE("typed bodies: BatchNorm over bf16 and f16 activations, float statistics") {
+  check_batch_norm<k::BF16>();
+  check_batch_norm<k::F16>();
 }

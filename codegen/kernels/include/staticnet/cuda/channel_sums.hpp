@@ -20,6 +20,7 @@
 #include "staticnet/kernels/batch_norm.hpp"
 #include "staticnet/kernels/geometry.hpp"
 #include "staticnet/kernels/host_device.hpp"
+#include "staticnet/kernels/low_precision.hpp"
 
 namespace staticnet::cuda {
 
@@ -75,14 +76,16 @@ namespace per_block {
 
 // BatchNorm, training forward, part 1, channel c: kernels::batch_norm_statistics' mean and
 // 1/√(var + ε), and the running statistics' update, two-pass in double as there.
-template <kernels::BatchNormGeometry G>
-__device__ void batch_norm_statistics(index_t c, const float* x, float* stats, float* running) {
+// x may be float, BF16 or F16 (as the shared bodies' tensors).
+template <kernels::BatchNormGeometry G, class X>
+__device__ void batch_norm_statistics(index_t c, const X* x, float* stats, float* running) {
   constexpr index_t count = G.per_channel();
   auto at = [c](index_t j) { return channel_element<G.channels, G.positions>(c, j); };
   const double mean =
-      block_sum<count>([&](index_t j) { return static_cast<double>(x[at(j)]); }) / count;
+      block_sum<count>([&](index_t j) { return static_cast<double>(kernels::load(x, at(j))); }) /
+      count;
   const double squares = block_sum<count>([&](index_t j) {
-    const double d = x[at(j)] - mean;
+    const double d = kernels::load(x, at(j)) - mean;
     return d * d;
   });
   if (threadIdx.x == 0)
@@ -91,18 +94,19 @@ __device__ void batch_norm_statistics(index_t c, const float* x, float* stats, f
 
 // BatchNorm, backward, part 1, channel c: kernels::batch_norm_backward_sums' d = act'(y)·dy left
 // in dy (each element by one thread), Σd into dβ and Σ d·x̂ into dγ.
-template <kernels::BatchNormGeometry G, class Act>
-__device__ void batch_norm_backward_sums(index_t c, const float* x, const float* y,
-                                         const float* stats, float* dy, float* dgamma,
-                                         float* dbeta) {
+// y is a pointer, or nullptr (std::nullptr_t) where the activation's backward does not read it.
+template <kernels::BatchNormGeometry G, class Act, class X, class Y, class DY>
+__device__ void batch_norm_backward_sums(index_t c, const X* x, Y y, const float* stats, DY* dy,
+                                         float* dgamma, float* dbeta) {
   const float mean = stats[c], inv = stats[G.channels + c];
   double sum = 0.0, dot = 0.0;
   for (index_t j = threadIdx.x; j < G.per_channel(); j += channel_threads) {
     const index_t i = channel_element<G.channels, G.positions>(c, j);
     if constexpr (Act::reads_output)
-      dy[i] = Act::backward(kernels::saved_output<Act>(y, i), dy[i]);
-    sum += static_cast<double>(dy[i]);
-    dot += static_cast<double>(dy[i]) * ((x[i] - mean) * inv);
+      kernels::store(dy, i, Act::backward(kernels::saved_output<Act>(y, i), kernels::load(dy, i)));
+    const float d = kernels::load(dy, i);
+    sum += static_cast<double>(d);
+    dot += static_cast<double>(d) * ((kernels::load(x, i) - mean) * inv);
   }
   sum = block_total(sum);
   dot = block_total(dot);

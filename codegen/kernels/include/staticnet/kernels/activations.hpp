@@ -64,9 +64,10 @@ STATICNET_HD void activation_backward(index_t i, const Y* y, const DY* dy, DX* d
   write<Accumulate>(dx, i, Act::backward(load(y, i), load(dy, i)));
 }
 
-// y[i] when the activation's backward reads it, else nothing is read.
+// y[i] when the activation's backward reads it, else nothing is read (and y may be nullptr: Y is
+// a pointer, or std::nullptr_t).
 template <class Act, class Y>
-STATICNET_HD float saved_output(const Y* y, index_t i) {
+STATICNET_HD float saved_output(Y y, index_t i) {
   if constexpr (Act::reads_output)
     return load(y, i);
   else

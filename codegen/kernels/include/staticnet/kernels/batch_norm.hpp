@@ -29,8 +29,13 @@
 // the two sums in dβ and dγ (the gradient region, which no other layer writes), and its second
 // pass reads them back: so the activation's output is read only before dx is written, which may
 // reuse its bytes.
+//
+// x, y, dy and dx may be float, BF16 or F16 (low_precision.hpp): computed in float, stored rounded
+// once, as PyTorch's batch norm runs over bf16 input. The statistics, γ, β, their gradients and
+// the running statistics are float (mixed precision keeps them so).
 #include "staticnet/kernels/activations.hpp"
 #include "staticnet/kernels/host_device.hpp"
+#include "staticnet/kernels/low_precision.hpp"
 
 namespace staticnet::kernels {
 
@@ -90,20 +95,20 @@ STATICNET_HD void batch_norm_store_statistics(index_t c, double mean, double var
 
 // Training forward, part 1, one channel: the batch mean and 1/√(var + ε) into stats[c] and
 // stats[C + c], and the running statistics (running[c] mean, running[C + c] variance) updated.
-template <BatchNormGeometry G>
-STATICNET_HD void batch_norm_statistics(index_t c, const float* x, float* stats, float* running) {
+template <BatchNormGeometry G, class X>
+STATICNET_HD void batch_norm_statistics(index_t c, const X* x, float* stats, float* running) {
   LaneSums sum;
   for (index_t n = 0; n < G.batch; ++n) {
-    const float* plane = x + (n * G.channels + c) * G.positions;
-    sum.add_row<G.positions>([&](index_t p) { return static_cast<double>(plane[p]); });
+    const X* plane = x + (n * G.channels + c) * G.positions;
+    sum.add_row<G.positions>([&](index_t p) { return static_cast<double>(load(plane, p)); });
   }
   constexpr double count = static_cast<double>(G.per_channel());
   const double mean = sum.total() / count;
   LaneSums squares;
   for (index_t n = 0; n < G.batch; ++n) {
-    const float* plane = x + (n * G.channels + c) * G.positions;
+    const X* plane = x + (n * G.channels + c) * G.positions;
     squares.add_row<G.positions>([&](index_t p) {
-      const double d = static_cast<double>(plane[p]) - mean;
+      const double d = static_cast<double>(load(plane, p)) - mean;
       return d * d;
     });
   }
@@ -112,38 +117,38 @@ STATICNET_HD void batch_norm_statistics(index_t c, const float* x, float* stats,
 
 // Training forward, part 2, one element: y = act(γ·(x − mean)·inv + β). x and y may not alias
 // (backward reads x).
-template <BatchNormGeometry G, class Act>
-STATICNET_HD void batch_norm_forward(index_t i, const float* x, const float* stats,
-                                     const float* gamma, const float* beta, float* y) {
+template <BatchNormGeometry G, class Act, class X, class Y>
+STATICNET_HD void batch_norm_forward(index_t i, const X* x, const float* stats, const float* gamma,
+                                     const float* beta, Y* y) {
   const index_t c = G.channel_of(i);
-  y[i] = Act::forward(gamma[c] * ((x[i] - stats[c]) * stats[G.channels + c]) + beta[c]);
+  store(y, i, Act::forward(gamma[c] * ((load(x, i) - stats[c]) * stats[G.channels + c]) + beta[c]));
 }
 
 // Inference forward, one element, from the running statistics.
-template <BatchNormGeometry G, class Act>
-STATICNET_HD void batch_norm_inference(index_t i, const float* x, const float* running,
-                                       const float* gamma, const float* beta, float* y) {
+template <BatchNormGeometry G, class Act, class X, class Y>
+STATICNET_HD void batch_norm_inference(index_t i, const X* x, const float* running,
+                                       const float* gamma, const float* beta, Y* y) {
   const index_t c = G.channel_of(i);
   const float inv = 1.0f / sqrt_f(running[G.channels + c] + G.epsilon);
-  y[i] = Act::forward(gamma[c] * ((x[i] - running[c]) * inv) + beta[c]);
+  store(y, i, Act::forward(gamma[c] * ((load(x, i) - running[c]) * inv) + beta[c]));
 }
 
 // Backward, part 1, one channel: d = act'(y)·dy written back over dy, then dβ[c] += Σd and
-// dγ[c] += Σ d·x̂. With Act = Identity, y is not read (pass nullptr).
-template <BatchNormGeometry G, class Act>
-STATICNET_HD void batch_norm_backward_sums(index_t c, const float* x, const float* y,
-                                           const float* stats, float* dy, float* dgamma,
-                                           float* dbeta) {
+// dγ[c] += Σ d·x̂. With Act = Identity, y is not read (pass nullptr: Y is then std::nullptr_t).
+template <BatchNormGeometry G, class Act, class X, class Y, class DY>
+STATICNET_HD void batch_norm_backward_sums(index_t c, const X* x, Y y, const float* stats, DY* dy,
+                                           float* dgamma, float* dbeta) {
   const float mean = stats[c], inv = stats[G.channels + c];
   LaneSums sum, dot;
   for (index_t n = 0; n < G.batch; ++n) {
     const index_t first = (n * G.channels + c) * G.positions;
     if constexpr (Act::reads_output)
       for (index_t p = first; p < first + G.positions; ++p)
-        dy[p] = Act::backward(saved_output<Act>(y, p), dy[p]);
-    sum.add_row<G.positions>([&](index_t p) { return static_cast<double>(dy[first + p]); });
+        store(dy, p, Act::backward(saved_output<Act>(y, p), load(dy, p)));
+    sum.add_row<G.positions>([&](index_t p) { return static_cast<double>(load(dy, first + p)); });
     dot.add_row<G.positions>([&](index_t p) {
-      return static_cast<double>(dy[first + p]) * static_cast<double>((x[first + p] - mean) * inv);
+      return static_cast<double>(load(dy, first + p)) *
+             static_cast<double>((load(x, first + p) - mean) * inv);
     });
   }
   dbeta[c] += static_cast<float>(sum.total());
@@ -153,59 +158,52 @@ STATICNET_HD void batch_norm_backward_sums(index_t c, const float* x, const floa
 // Backward, part 2, one element: dx = γ·inv·(d − dβ/M − x̂·dγ/M), with d in dy and the sums in
 // dβ and dγ (part 1's; the gradient region is zeroed before each step, so they hold exactly
 // this layer's sums). Accumulate adds to dx (another reader of x wrote its part already).
-template <BatchNormGeometry G, bool Accumulate>
-STATICNET_HD void batch_norm_backward_input(index_t i, const float* x, const float* stats,
-                                            const float* gamma, const float* dy,
-                                            const float* dgamma, const float* dbeta, float* dx) {
+template <BatchNormGeometry G, bool Accumulate, class X, class DY, class DX>
+STATICNET_HD void batch_norm_backward_input(index_t i, const X* x, const float* stats,
+                                            const float* gamma, const DY* dy, const float* dgamma,
+                                            const float* dbeta, DX* dx) {
   const index_t c = G.channel_of(i);
   constexpr float inv_count = 1.0f / static_cast<float>(G.per_channel());
   const float inv = stats[G.channels + c];
-  const float x_hat = (x[i] - stats[c]) * inv;
-  const float v = gamma[c] * inv * (dy[i] - dbeta[c] * inv_count - x_hat * (dgamma[c] * inv_count));
-  if constexpr (Accumulate)
-    dx[i] += v;
-  else
-    dx[i] = v;
+  const float x_hat = (load(x, i) - stats[c]) * inv;
+  write<Accumulate>(
+      dx, i,
+      gamma[c] * inv * (load(dy, i) - dbeta[c] * inv_count - x_hat * (dgamma[c] * inv_count)));
 }
 
 // ---- one (sample, channel) plane per call (the CPU's) -------------------------------------------
 
-template <BatchNormGeometry G, class Act>
-STATICNET_HD void batch_norm_forward_plane(index_t plane, const float* x, const float* stats,
-                                           const float* gamma, const float* beta, float* y) {
+template <BatchNormGeometry G, class Act, class X, class Y>
+STATICNET_HD void batch_norm_forward_plane(index_t plane, const X* x, const float* stats,
+                                           const float* gamma, const float* beta, Y* y) {
   const index_t c = plane % G.channels, first = plane * G.positions;
   const float mean = stats[c], inv = stats[G.channels + c], g = gamma[c], b = beta[c];
   for (index_t p = first; p < first + G.positions; ++p)
-    y[p] = Act::forward(g * ((x[p] - mean) * inv) + b);
+    store(y, p, Act::forward(g * ((load(x, p) - mean) * inv) + b));
 }
 
-template <BatchNormGeometry G, class Act>
-STATICNET_HD void batch_norm_inference_plane(index_t plane, const float* x, const float* running,
-                                             const float* gamma, const float* beta, float* y) {
+template <BatchNormGeometry G, class Act, class X, class Y>
+STATICNET_HD void batch_norm_inference_plane(index_t plane, const X* x, const float* running,
+                                             const float* gamma, const float* beta, Y* y) {
   const index_t c = plane % G.channels, first = plane * G.positions;
   const float mean = running[c], inv = 1.0f / sqrt_f(running[G.channels + c] + G.epsilon);
   const float g = gamma[c], b = beta[c];
   for (index_t p = first; p < first + G.positions; ++p)
-    y[p] = Act::forward(g * ((x[p] - mean) * inv) + b);
+    store(y, p, Act::forward(g * ((load(x, p) - mean) * inv) + b));
 }
 
-template <BatchNormGeometry G, bool Accumulate>
-STATICNET_HD void batch_norm_backward_input_plane(index_t plane, const float* x, const float* stats,
-                                                  const float* gamma, const float* dy,
-                                                  const float* dgamma, const float* dbeta,
-                                                  float* dx) {
+template <BatchNormGeometry G, bool Accumulate, class X, class DY, class DX>
+STATICNET_HD void batch_norm_backward_input_plane(index_t plane, const X* x, const float* stats,
+                                                  const float* gamma, const DY* dy,
+                                                  const float* dgamma, const float* dbeta, DX* dx) {
   const index_t c = plane % G.channels, first = plane * G.positions;
   constexpr float inv_count = 1.0f / static_cast<float>(G.per_channel());
   const float mean = stats[c], inv = stats[G.channels + c];
   const float scale = gamma[c] * inv, shift = dbeta[c] * inv_count;
   const float slope = dgamma[c] * inv_count;
   for (index_t p = first; p < first + G.positions; ++p) {
-    const float x_hat = (x[p] - mean) * inv;
-    const float v = scale * (dy[p] - shift - x_hat * slope);
-    if constexpr (Accumulate)
-      dx[p] += v;
-    else
-      dx[p] = v;
+    const float x_hat = (load(x, p) - mean) * inv;
+    write<Accumulate>(dx, p, scale * (load(dy, p) - shift - x_hat * slope));
   }
 }
 
@@ -225,20 +223,20 @@ struct ChannelBlock {
       : first(block * Width), end(first + Width < G.channels ? first + Width : G.channels) {}
 };
 
-template <BatchNormGeometry G, index_t Width>
-STATICNET_HD void batch_norm_statistics_block(index_t block, const float* x, float* stats,
+template <BatchNormGeometry G, index_t Width, class X>
+STATICNET_HD void batch_norm_statistics_block(index_t block, const X* x, float* stats,
                                               float* running) {
   const ChannelBlock<G, Width> b(block);
   double sum[extent<Width>] = {}, squares[extent<Width>] = {}, mean[extent<Width>] = {};
   for (index_t n = 0; n < G.batch; ++n)
     for (index_t c = b.first; c < b.end; ++c)
-      sum[c - b.first] += static_cast<double>(x[n * G.channels + c]);
+      sum[c - b.first] += static_cast<double>(load(x, n * G.channels + c));
   constexpr double count = static_cast<double>(G.per_channel());
   for (index_t c = b.first; c < b.end; ++c)
     mean[c - b.first] = sum[c - b.first] / count;
   for (index_t n = 0; n < G.batch; ++n)
     for (index_t c = b.first; c < b.end; ++c) {
-      const double d = static_cast<double>(x[n * G.channels + c]) - mean[c - b.first];
+      const double d = static_cast<double>(load(x, n * G.channels + c)) - mean[c - b.first];
       squares[c - b.first] += d * d;
     }
   for (index_t c = b.first; c < b.end; ++c)
@@ -246,42 +244,44 @@ STATICNET_HD void batch_norm_statistics_block(index_t block, const float* x, flo
                                    running);
 }
 
-template <BatchNormGeometry G, class Act>
-STATICNET_HD void batch_norm_forward_row(index_t n, const float* x, const float* stats,
-                                         const float* gamma, const float* beta, float* y) {
+template <BatchNormGeometry G, class Act, class X, class Y>
+STATICNET_HD void batch_norm_forward_row(index_t n, const X* x, const float* stats,
+                                         const float* gamma, const float* beta, Y* y) {
   static_assert(G.positions == 1, "row-wise passes are for BatchNorm1d");
   const float* const mean = stats;
   const float* const inv = stats + G.channels;
   const index_t first = n * G.channels;
   for (index_t c = 0; c < G.channels; ++c)
-    y[first + c] = Act::forward(gamma[c] * ((x[first + c] - mean[c]) * inv[c]) + beta[c]);
+    store(y, first + c,
+          Act::forward(gamma[c] * ((load(x, first + c) - mean[c]) * inv[c]) + beta[c]));
 }
 
-template <BatchNormGeometry G, class Act>
-STATICNET_HD void batch_norm_inference_row(index_t n, const float* x, const float* running,
-                                           const float* gamma, const float* beta, float* y) {
+template <BatchNormGeometry G, class Act, class X, class Y>
+STATICNET_HD void batch_norm_inference_row(index_t n, const X* x, const float* running,
+                                           const float* gamma, const float* beta, Y* y) {
   static_assert(G.positions == 1, "row-wise passes are for BatchNorm1d");
   const index_t first = n * G.channels;
   for (index_t c = 0; c < G.channels; ++c) {
     const float inv = 1.0f / sqrt_f(running[G.channels + c] + G.epsilon);
-    y[first + c] = Act::forward(gamma[c] * ((x[first + c] - running[c]) * inv) + beta[c]);
+    store(y, first + c,
+          Act::forward(gamma[c] * ((load(x, first + c) - running[c]) * inv) + beta[c]));
   }
 }
 
-template <BatchNormGeometry G, class Act, index_t Width>
-STATICNET_HD void batch_norm_backward_sums_block(index_t block, const float* x, const float* y,
-                                                 const float* stats, float* dy, float* dgamma,
-                                                 float* dbeta) {
+template <BatchNormGeometry G, class Act, index_t Width, class X, class Y, class DY>
+STATICNET_HD void batch_norm_backward_sums_block(index_t block, const X* x, Y y, const float* stats,
+                                                 DY* dy, float* dgamma, float* dbeta) {
   const ChannelBlock<G, Width> b(block);
   double sum[extent<Width>] = {}, dot[extent<Width>] = {};
   for (index_t n = 0; n < G.batch; ++n)
     for (index_t c = b.first; c < b.end; ++c) {
       const index_t i = n * G.channels + c;
       if constexpr (Act::reads_output)
-        dy[i] = Act::backward(saved_output<Act>(y, i), dy[i]);
+        store(dy, i, Act::backward(saved_output<Act>(y, i), load(dy, i)));
       const float mean = stats[c], inv = stats[G.channels + c];
-      sum[c - b.first] += static_cast<double>(dy[i]);
-      dot[c - b.first] += static_cast<double>(dy[i]) * static_cast<double>((x[i] - mean) * inv);
+      sum[c - b.first] += static_cast<double>(load(dy, i));
+      dot[c - b.first] +=
+          static_cast<double>(load(dy, i)) * static_cast<double>((load(x, i) - mean) * inv);
     }
   for (index_t c = b.first; c < b.end; ++c) {
     dbeta[c] += static_cast<float>(sum[c - b.first]);
@@ -289,23 +289,20 @@ STATICNET_HD void batch_norm_backward_sums_block(index_t block, const float* x, 
   }
 }
 
-template <BatchNormGeometry G, bool Accumulate>
-STATICNET_HD void batch_norm_backward_input_row(index_t n, const float* x, const float* stats,
-                                                const float* gamma, const float* dy,
-                                                const float* dgamma, const float* dbeta,
-                                                float* dx) {
+template <BatchNormGeometry G, bool Accumulate, class X, class DY, class DX>
+STATICNET_HD void batch_norm_backward_input_row(index_t n, const X* x, const float* stats,
+                                                const float* gamma, const DY* dy,
+                                                const float* dgamma, const float* dbeta, DX* dx) {
   static_assert(G.positions == 1, "row-wise passes are for BatchNorm1d");
   constexpr float inv_count = 1.0f / static_cast<float>(G.per_channel());
   const index_t first = n * G.channels;
   for (index_t c = 0; c < G.channels; ++c) {
     const float inv = stats[G.channels + c];
-    const float x_hat = (x[first + c] - stats[c]) * inv;
-    const float v =
-        gamma[c] * inv * (dy[first + c] - dbeta[c] * inv_count - x_hat * (dgamma[c] * inv_count));
-    if constexpr (Accumulate)
-      dx[first + c] += v;
-    else
-      dx[first + c] = v;
+    const float x_hat = (load(x, first + c) - stats[c]) * inv;
+    write<Accumulate>(
+        dx, first + c,
+        gamma[c] * inv *
+            (load(dy, first + c) - dbeta[c] * inv_count - x_hat * (dgamma[c] * inv_count)));
   }
 }
 
