@@ -237,3 +237,24 @@ TEST_CASE(
   CHECK(run({"--out", out_text, "--clang-format", "/bin/false"}) == 2);  // a usage error
   std::filesystem::remove_all(out);
 }
+
+// Under mixed precision each tensor's element type follows the plan's dtype: the activations
+// between the Linears are bf16 (k::BF16 in the section functions' signatures and the arena's
+// accessor), the parameters and their gradients float. (The products themselves are not rendered
+// for Mixed yet; the generator refuses such a setup, so only the map groups are checked.)
+TEST_CASE("emitters: a map group's tensors take the plan's dtypes under Mixed<bf16>") {
+  using Net = sn::Sequential<sn::Linear<8>, sn::Sigmoid, sn::Dropout<25>, sn::Linear<2>>;
+  using Train = sn::Training<sn::Input<sn::f32, 4>, sn::Batch<2>,
+                             sn::Precision<sn::detail::Mixed<sn::bf16>>>;
+  const std::string source = cg::emit_cpu_backend(view_of<Net, Train>())[1].text;
+  auto has = [&](const std::string& text) {
+    INFO(text);
+    CHECK(source.find(text) != std::string::npos);
+  };
+  has("k::BF16* bf16(std::byte* arena, std::int64_t offset)");
+  has("void forward_layer_2(const k::BF16* x, k::BF16* y, k::MaskByte* mask,");
+  has("void backward_layer_2(const k::MaskByte* mask, const k::BF16* dy, k::BF16* dx,");
+  has("//   activation_0      bf16 (2, 8)");
+  // The loss reads bf16 logits and writes their bf16 gradient; its values stay f32.
+  has("const k::BF16* logits");
+}

@@ -59,6 +59,7 @@ std::string ArenaText::accessor_definitions() const {
     const char* name;
     const char* type;
   } accessors[] = {{"bytes", "std::byte"},      {"f32", "float"},
+                   {"bf16", "k::BF16"},         {"f16", "k::F16"},
                    {"i32", "std::int32_t"},     {"u8", "k::WindowIndex8"},
                    {"u16", "k::WindowIndex16"}, {"u32", "k::WindowIndex32"},
                    {"bits", "k::MaskByte"}};

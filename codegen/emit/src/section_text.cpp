@@ -52,7 +52,13 @@ ElementAccess access_for(const std::string& element) {
     return {"std::int32_t", "i32"};
   if (element == "mask")  // Dropout's bits (staticnet/kernels/dropout.hpp)
     return {"k::MaskByte", "bits"};
-  return {"float", "f32"};
+  if (element == "bf16")  // mixed precision (staticnet/kernels/low_precision.hpp)
+    return {"k::BF16", "bf16"};
+  if (element == "f16")
+    return {"k::F16", "f16"};
+  if (element == "f32")
+    return {"float", "f32"};
+  throw std::logic_error("the generated code has no element type for " + element);
 }
 
 std::string group_name(const FusedGroup& g) {
@@ -300,6 +306,7 @@ void batch_norm_backward_vars(Printer::Vars& v, const ModelView& model, const Fu
       g.activation >= 0 ? &model.layers.at(static_cast<std::size_t>(g.activation)) : nullptr;
   const int dy = activation ? activation->output_gradient_buffer : norm.output_gradient_buffer;
   v["dy"] = arena.at(dy);
+  v["dy_element"] = arena.element(dy);
   v["dy_note"] = arena.note(dy) + (activation ? ": d(" + std::string(name_of(activation->kind)) +
                                                     " output), then d(BatchNorm output)"
                                               : ": d(output)");
@@ -331,6 +338,8 @@ Printer::Vars sum_gradient_vars(const LayerPlan& sum, int dy, ArenaText& arena) 
     return accumulates ? "k::GradientWrite::accumulate" : "k::GradientWrite::copy";
   };
   auto pointer = [&](int dx) { return dx == no_buffer || dx == dy ? "nullptr" : arena.at(dx); };
+  // A null gradient's parameter is typed as the others are, though nothing is written through it.
+  auto element = [&](int dx) { return dx == no_buffer || dx == dy ? "float" : arena.element(dx); };
   auto dx_note = [&](int dx, bool accumulates) -> std::string {
     if (dx == no_buffer)
       return "// needs no gradient";
@@ -341,6 +350,8 @@ Printer::Vars sum_gradient_vars(const LayerPlan& sum, int dy, ArenaText& arena) 
   return {{"first", write(sum.input_gradient_buffer, sum.accumulates_input_gradient)},
           {"second", write(sum.input2_gradient_buffer, sum.accumulates_input2_gradient)},
           {"da", pointer(sum.input_gradient_buffer)},
+          {"da_element", element(sum.input_gradient_buffer)},
+          {"db_element", element(sum.input2_gradient_buffer)},
           {"da_note", dx_note(sum.input_gradient_buffer, sum.accumulates_input_gradient)},
           {"db", pointer(sum.input2_gradient_buffer)},
           {"db_note", dx_note(sum.input2_gradient_buffer, sum.accumulates_input2_gradient)}};

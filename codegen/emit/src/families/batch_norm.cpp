@@ -128,7 +128,7 @@ GroupPasses describe_batch_norm(const ModelView& model, const FusedGroup& g, Are
       {"stats", "float", false, arena.at(l.statistics_buffer), stats_note},
       {"gamma", "float", false, arena.parameter(l.weight_offset, BufferRole::parameters),
        "// " + weight_name(g.norm) + " (γ)"},
-      {"dy", "float", true, v["dy"], v["dy_note"]},
+      {"dy", v["dy_element"], true, v["dy"], v["dy_note"]},
       {"dgamma", "float", true, v["dgamma"], v["dgamma_note"]},
       {"dbeta", "float", true, v["dbeta"], v["dbeta_note"]}};
   if (activation)

@@ -183,8 +183,8 @@ GroupPasses Describer::sum(const FusedGroup& g) {
         " input's gradient as well (the plan passes it through): " + (first_is_dy ? "da" : "db") +
         " is not written");
   if (first != same || second != same) {
-    d.backward->tensors.push_back({"da", "float", true, w.at("da"), w.at("da_note")});
-    d.backward->tensors.push_back({"db", "float", true, w.at("db"), w.at("db_note")});
+    d.backward->tensors.push_back({"da", w.at("da_element"), true, w.at("da"), w.at("da_note")});
+    d.backward->tensors.push_back({"db", w.at("db_element"), true, w.at("db"), w.at("db_note")});
     d.backward->passes.push_back({"d(sum) to each input that takes its own copy, per element.",
                                   {"i"},
                                   {count},

@@ -19,7 +19,7 @@ TensorUse buffer_tensor(ArenaText& arena, const std::string& name, int buffer, b
 TensorUse input_gradient_tensor(const LayerPlan& l, ArenaText& arena) {
   Printer::Vars v;
   input_gradient_vars(v, l, arena);
-  return {"dx", "float", true, v["dx"], v["dx_note"]};
+  return {"dx", arena.element(l.input_gradient_buffer), true, v["dx"], v["dx_note"]};
 }
 
 std::string loop_text(const std::string& open, const std::vector<std::string>& body,
