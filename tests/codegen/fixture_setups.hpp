@@ -42,4 +42,18 @@ using LinearRegressionSgdMomentum = LinearRegressionWith<sn::SGDMomentum>;
 using LinearRegressionAdam = LinearRegressionWith<sn::Adam>;
 using LinearRegressionAdamw = LinearRegressionWith<sn::AdamW>;
 
+// Mixed<bf16> (make_mixed_fixtures.py), for the models the CPU backend renders in it so far.
+template <class O>
+using MlpMixedWith =
+    sn::Training<sn::Input<sn::f32, 100>, sn::Batch<64>, sn::Loss<sn::CrossEntropy>,
+                 sn::Optimizer<O>, sn::Precision<sn::detail::Mixed<sn::bf16>>>;
+template <class O>
+using LinearRegressionMixedWith =
+    sn::Training<sn::Input<sn::f32, 10>, sn::Batch<5>, sn::Loss<sn::MSE>, sn::Optimizer<O>,
+                 sn::Precision<sn::detail::Mixed<sn::bf16>>>;
+using MlpMixedSgd = MlpMixedWith<sn::SGD>;
+using MlpMixedAdam = MlpMixedWith<sn::Adam>;
+using LinearRegressionMixedSgd = LinearRegressionMixedWith<sn::SGD>;
+using LinearRegressionMixedAdam = LinearRegressionMixedWith<sn::Adam>;
+
 }  // namespace fixture_setups

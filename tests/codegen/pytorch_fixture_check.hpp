@@ -84,12 +84,20 @@ inline double mean_loss(rt::Backend& backend, const rt::ModelInfo& model) {
   return loss / static_cast<double>(model.batch);
 }
 
-// `backend` holds `model`'s step, freshly made.
-inline void check_against_pytorch(const std::string& model_name, const std::string& optimizer,
-                                  const rt::ModelInfo& model, rt::Backend& backend) {
-  CAPTURE(model_name);
+// How close each quantity must be: the loss relative to itself, a gradient's and a weight's
+// tensor error (tensor_error.hpp). FP32's are the defaults.
+struct Tolerances {
+  double loss = 1e-5, gradients = 1e-4, weights = 1e-4;
+};
+
+// `backend` holds `model`'s step, freshly made; `fixture_name` names the fixture file
+// (make_fixtures.py's model name, or make_mixed_fixtures.py's "<model>_mixed_bf16").
+inline void check_against_pytorch(const std::string& fixture_name, const std::string& optimizer,
+                                  const rt::ModelInfo& model, rt::Backend& backend,
+                                  const Tolerances& tolerance = {}) {
+  CAPTURE(fixture_name);
   CAPTURE(optimizer);
-  const rt::SafetensorsReader file = fixture(model_name);
+  const rt::SafetensorsReader file = fixture(fixture_name);
   REQUIRE(file.metadata().at("fixture_version") == "1");
 
   std::vector<float> parameters(static_cast<std::size_t>(model.parameter_count));
@@ -119,14 +127,14 @@ inline void check_against_pytorch(const std::string& model_name, const std::stri
     write_batch(backend, model);
     backend.train_step(k::optimizer_constants(model.optimizer, settings, step));
     const double expected = losses[static_cast<std::size_t>(step - 1)];
-    CHECK(std::abs(mean_loss(backend, model) - expected) <= 1e-5 * std::abs(expected));
+    CHECK(std::abs(mean_loss(backend, model) - expected) <= tolerance.loss * std::abs(expected));
     if (step == 1) {
       backend.read_state(rt::StateBuffer::gradients, gradients);
       for (const rt::ParameterTensor& t : model.parameters) {
         CAPTURE(t.name);
         const std::vector<double> expected = values(file, "grad1." + t.name);
         CHECK(tensor_error(std::span<const float>(gradients).subspan(t.offset, expected.size()),
-                           std::span<const double>(expected)) <= 1e-4);
+                           std::span<const double>(expected)) <= tolerance.gradients);
       }
     }
   }
@@ -135,7 +143,7 @@ inline void check_against_pytorch(const std::string& model_name, const std::stri
     CAPTURE(t.name);
     const std::vector<double> expected = values(file, optimizer + ".final." + t.name);
     CHECK(tensor_error(std::span<const float>(parameters).subspan(t.offset, expected.size()),
-                       std::span<const double>(expected)) <= 1e-4);
+                       std::span<const double>(expected)) <= tolerance.weights);
   }
 }
 

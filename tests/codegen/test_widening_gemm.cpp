@@ -37,16 +37,17 @@ void check_product(std::int64_t m, std::int64_t n, std::int64_t depth, c::Transp
   const std::int64_t ldb = tb == c::Transpose::no ? n : depth;
   std::vector<float> product(static_cast<std::size_t>(m * n), NAN);
   std::vector<int> visits(static_cast<std::size_t>(m * n), 0);
-  c::widening_gemm(ta, tb, m, n, depth, a.data(), lda, b.data(), ldb,
-                   [&](std::int64_t row, std::int64_t rows, std::int64_t column,
-                       std::int64_t columns, const float* block, std::int64_t ld) {
-                     for (std::int64_t r = 0; r < rows; ++r)
-                       for (std::int64_t col = 0; col < columns; ++col) {
-                         const auto at = static_cast<std::size_t>((row + r) * n + column + col);
-                         product[at] = block[r * ld + col];
-                         ++visits[at];
-                       }
-                   });
+  c::widening_gemm<float>(ta, tb, m, n, depth, a.data(), lda, b.data(), ldb,
+                          [&](std::int64_t row, std::int64_t rows, std::int64_t column,
+                              std::int64_t columns, const float* block, std::int64_t ld) {
+                            for (std::int64_t r = 0; r < rows; ++r)
+                              for (std::int64_t col = 0; col < columns; ++col) {
+                                const auto at =
+                                    static_cast<std::size_t>((row + r) * n + column + col);
+                                product[at] = block[r * ld + col];
+                                ++visits[at];
+                              }
+                          });
   for (std::int64_t i = 0; i < m; ++i)
     for (std::int64_t j = 0; j < n; ++j) {
       double sum = 0.0, magnitude = 0.0;

@@ -41,9 +41,11 @@ std::string ArenaText::bytes(int buffer) {
 }
 
 std::string ArenaText::parameter(std::int64_t element_offset, BufferRole region) {
-  used_.insert("f32");
-  return "f32(arena, " +
-         literal(role(region).offset + bytes_of(role(region).dtype, element_offset)) + ")";
+  const Buffer& b = role(region);
+  const ElementAccess a = access_for(name_of(b.dtype));  // f32, or the working copy's bf16 / f16
+  used_.insert(a.accessor);
+  return std::string(a.accessor) + "(arena, " +
+         literal(b.offset + bytes_of(b.dtype, element_offset)) + ")";
 }
 
 std::string ArenaText::element(int buffer) const {

@@ -106,6 +106,7 @@ EmittedFile CpuKernelEmitter::source() {
   if (m_.training()) {
     emit_loss();
     emit_update();
+    emit_working_copy();
   }
   emit_entry_points();
 

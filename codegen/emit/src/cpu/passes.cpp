@@ -103,6 +103,15 @@ void CpuKernelEmitter::emit_update() {
       describe_update(m_, a_));
 }
 
+void CpuKernelEmitter::emit_working_copy() {
+  if (!m_.find(BufferRole::parameter_copy))
+    return;
+  body_.line(
+      "// ==== The working copy: the parameters rounded for the products (mixed precision) ====");
+  emit_function("make_working_copy", {{"c::ThreadPool&", "pool", true}},
+                describe_working_copy(m_, a_));
+}
+
 std::string CpuKernelEmitter::fold_call(const FusedGroup& g) {
   const Fold f = describe_fold(m_, g, a_);
   Printer p;

@@ -53,9 +53,45 @@ std::string tile_callback(const ProductDirection& forward, std::int64_t channels
 
 }  // namespace
 
+// Under mixed precision, a Linear's products in float over its low-precision tensors
+// (staticnet/cpu/linear.hpp's widening variants), each result rounded once where it is stored:
+// forward finishes the bias and the activation on the float sums itself.
+void CpuKernelEmitter::emit_mixed_linear(const FusedGroup& g, const ProductPasses& d) {
+  const std::string name = group_name(g);
+  const std::vector<Trailing> pool{{"c::ThreadPool&", "pool", true}};
+  const ProductCall& f = d.forward.call;
+  if (d.forward.epilogue.pool)
+    throw std::logic_error("a Linear has no pool fused after it");
+  const std::string has_bias = f.bias ? "true" : "false";
+  emit_function("forward_" + name, pool, d.forward.direction,
+                wrap_comment(std::string("x · Wᵀ in float, a block at a time; then, on the float "
+                                         "sums: ") +
+                                 (f.bias ? "+ bias, " : "") + "the activation and one rounding.",
+                             "// ", "// ") +
+                    "\nc::linear_forward_widening<" + f.geometry + ", " + f.activation + ", " +
+                    has_bias + ">(pool, x, weight, " + (f.bias ? "bias" : "nullptr") + ", z);");
+  if (!d.backward)
+    return;
+  const ProductCall& b = d.backward->call;
+  std::string backward = d.backward->direction.passes.empty()
+                             ? ""
+                             : host_statements(d.backward->direction, false) + "\n";
+  backward += "c::linear_backward_widening<" + b.geometry + ", " + (b.bias ? "true" : "false") +
+              ", " + (b.accumulates ? "true" : "false") + ", " + b.working + ">(pool, x, dz, " +
+              (b.input_gradient ? "weight" : "nullptr") + ", dweight, " +
+              (b.bias ? "dbias" : "nullptr") + ", " + (b.input_gradient ? "dx" : "nullptr") + ");";
+  emit_function("backward_" + name, pool, d.backward->direction, backward);
+}
+
 void CpuKernelEmitter::emit_product(const FusedGroup& g) {
   const LayerPlan& l = layer(g.product);
   const bool conv = l.kind == LayerKind::Conv2d;
+  if (m_.find(BufferRole::parameter_copy)) {
+    if (conv)
+      throw std::logic_error("the CPU backend does not render a mixed-precision Conv2d yet");
+    emit_mixed_linear(g, describe_product(m_, g, a_, std::nullopt));
+    return;
+  }
   std::optional<TensorUse> col;  // im2col of one sample
   if (conv) {
     const int ws = a_.index(BufferRole::workspace);

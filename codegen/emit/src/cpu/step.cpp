@@ -60,6 +60,8 @@ void CpuKernelEmitter::emit_entry_points() {
     forward_calls += (forward_calls.empty() ? "" : "\n") + c;
   for (const std::string& c : backward)
     backward_calls += (backward_calls.empty() ? "" : "\n") + c;
+  if (m_.find(BufferRole::parameter_copy))  // the products read it: remade from the masters
+    forward_calls = "make_working_copy(arena, pool);\n" + forward_calls;
   v["forward"] = forward_calls;
   v["backward"] = backward_calls;
   body_.emit(v, R"(

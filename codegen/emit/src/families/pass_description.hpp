@@ -140,6 +140,9 @@ std::optional<Direction> describe_view_backward(const ModelView& model, const Fu
 // the contiguous parameter region.
 Direction describe_loss(const ModelView& model, ArenaText& arena);
 Direction describe_update(const ModelView& model, ArenaText& arena);
+// Under mixed precision, the working copy: each parameter rounded from its float master, before
+// each forward pass (the plan's parameter_copy, which the products read).
+Direction describe_working_copy(const ModelView& model, ArenaText& arena);
 // Under Inference, group g's BatchNorm folded into its convolution's weights and bias, once;
 // `heading` names the layers ("layers 3-5: BatchNorm 4 into the Conv2d (layer 3)").
 struct Fold {
@@ -156,6 +159,10 @@ struct ProductCall {
   bool bias = false;            // forward: adds a bias (or a folded shift); backward: writes dbias
   bool input_gradient = false;  // backward: writes dx
   bool accumulates = false;     // ... added to another reader's part
+  std::string activation;       // the fused activation's type: "k::ReLU", "k::Identity"
+  // Under mixed precision, the working copy's element type ("k::BF16"), which the weights and
+  // bias are read in and the weight gradients rounded to; empty under FP32.
+  std::string working;
 };
 
 // What finishes a product's output in forward: in the product's own tiles on a host (each tile

@@ -24,13 +24,21 @@ ProductPasses describe_product(const ModelView& model, const FusedGroup& g, Aren
   };
   const LayerPlan& l = layer(g.product);
   const bool conv = l.kind == LayerKind::Conv2d;
-  const ForwardBias forward_b = forward_bias(model, g, g.product, arena);  // or the folded shift
+  ForwardBias forward_b = forward_bias(model, g, g.product, arena);  // or the folded shift
   const std::string act = fused_activation(model, g);
   const LayerPlan* activation = g.activation >= 0 ? &layer(g.activation) : nullptr;
   const LayerPlan* pool = g.pool >= 0 ? &layer(g.pool) : nullptr;
   const bool max = pool && pool->kind == LayerKind::MaxPool2d;
   const std::string pool_geometry = pool ? "pool_" + std::to_string(g.pool) : "";
-  const std::string weights = arena.parameter(l.weight_offset, BufferRole::parameters);
+  // Under mixed precision the products read the parameters' working copy (the plan's
+  // parameter_copy, remade from the float masters before each forward).
+  const bool working_copy = model.find(BufferRole::parameter_copy) != nullptr;
+  const BufferRole read_from = working_copy ? BufferRole::parameter_copy : BufferRole::parameters;
+  const std::string weight_element =
+      working_copy ? arena.element(arena.index(BufferRole::parameter_copy)) : "float";
+  const std::string weights = arena.parameter(l.weight_offset, read_from);
+  if (working_copy && forward_b.present)  // (a folded shift exists only under Inference)
+    forward_b.pointer = arena.parameter(l.bias_offset, read_from);
   // A Conv2d's output is (N, C, H, W): a row is a sample's channel, over its H·W positions. A
   // Linear's is (N, F): a row is a sample, over its F features.
   const std::int64_t channels = l.output_shape[1];
@@ -41,17 +49,19 @@ ProductPasses describe_product(const ModelView& model, const FusedGroup& g, Aren
                          .geometry = (conv ? "conv_" : "linear_") + std::to_string(g.product),
                          .bias = forward_b.present,
                          .input_gradient = l.input_gradient_buffer != no_buffer,
-                         .accumulates = l.accumulates_input_gradient};
+                         .accumulates = l.accumulates_input_gradient,
+                         .activation = act,
+                         .working = working_copy ? weight_element : ""};
 
   ProductPasses d;
   ProductDirection& forward = d.forward;
   forward.call = call;
   Direction& f = forward.direction;
-  f.tensors = {
-      reads("x", l.input_buffer),
-      {"weight", "float", false, weights, "// " + weight_name(g.product) + forward_b.weight_note}};
+  f.tensors = {reads("x", l.input_buffer),
+               {"weight", weight_element, false, weights,
+                "// " + weight_name(g.product) + forward_b.weight_note}};
   if (forward_b.present)
-    f.tensors.push_back({"bias", "float", false, forward_b.pointer, forward_b.note});
+    f.tensors.push_back({"bias", weight_element, false, forward_b.pointer, forward_b.note});
   f.tensors.push_back(buffer_tensor(arena, "z", l.output_buffer, true));
   const std::string bias = forward_b.present ? "bias" : "nullptr";
   const std::string has_bias = forward_b.present ? "true" : "false";
@@ -140,10 +150,10 @@ ProductPasses describe_product(const ModelView& model, const FusedGroup& g, Aren
     b.tensors.push_back({"dbias", "float", true,
                          arena.parameter(l.bias_offset, BufferRole::gradients),
                          "// gradient of " + bias_name(g.product)});
-  b.tensors.push_back({"dz", "float", true, arena.at(dz_buffer),
+  b.tensors.push_back({"dz", arena.element(dz_buffer), true, arena.at(dz_buffer),
                        arena.note(dz_buffer) + ": d(" + name_of(l.kind) + " output)"});
   if (call.input_gradient) {  // only dx reads the weights in backward
-    b.tensors.push_back({"weight", "float", false, weights, "// " + weight_name(g.product)});
+    b.tensors.push_back({"weight", weight_element, false, weights, "// " + weight_name(g.product)});
     b.tensors.push_back(input_gradient_tensor(l, arena));
   }
   const std::string y = activation ? "y" : "nullptr";

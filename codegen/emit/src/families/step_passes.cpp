@@ -95,6 +95,18 @@ Direction describe_update(const ModelView& model, ArenaText& arena) {
   return d;
 }
 
+Direction describe_working_copy(const ModelView& model, ArenaText& arena) {
+  const int copy = arena.index(BufferRole::parameter_copy);
+  Direction d;
+  d.tensors = {{"params", "float", false, arena.at(BufferRole::parameters), "// parameters"},
+               {"copy", arena.element(copy), true, arena.at(copy), "// parameter_copy"}};
+  d.passes = {{"Each parameter rounded into the working copy the products read.",
+               {"i"},
+               {model.parameter_count},
+               "k::round_parameter(i, params, copy);"}};
+  return d;
+}
+
 Fold describe_fold(const ModelView& model, const FusedGroup& g, ArenaText& arena) {
   Printer::Vars v = fold_vars(model, g, arena);
   const LayerPlan& conv =

@@ -19,12 +19,6 @@ int run_generator(int argc, char** argv, const ModelView& model);
 
 template <Model M, Setup S>
 int generator_main(int argc, char** argv, ModelNames names) {
-  // The planner prices Mixed and Pure precision (setup.hpp's detail::Mixed, detail::Pure); the
-  // backends do not render them yet, so they are not public, and a model that names them is
-  // stopped here rather than trained in FP32 under a footprint that says otherwise.
-  static_assert(S::desc().precision == PrecisionKind::FP32,
-                "staticnet: the generated trainers run Precision<FP32> only so far; Mixed and Pure "
-                "precision are planned (sn::plan, staticnet analyze --precision) but not rendered");
   return run_generator(argc, argv, describe(plan<M, S>(), std::move(names)));
 }
 

@@ -2,9 +2,13 @@
 // Linear on the CPU: z = x · Wᵀ, W stored (Out, In) as PyTorch stores it. Products are split by
 // output rows or columns across the pool (each thread one single-threaded GEMM call), so no
 // thread needs scratch and each output is computed once, in a fixed order.
+#include <type_traits>
+
 #include "staticnet/cpu/gemm.hpp"
 #include "staticnet/cpu/launch.hpp"
+#include "staticnet/cpu/widening_gemm.hpp"
 #include "staticnet/kernels/bias_activation.hpp"
+#include "staticnet/kernels/low_precision.hpp"
 
 namespace staticnet::cpu {
 
@@ -53,6 +57,82 @@ void linear_backward(ThreadPool& pool, const float* x, const float* dz, const fl
       gemm(Transpose::no, Transpose::no, rows.size(), G.in_features, G.out_features,
            dz + rows.begin * G.out_features, G.out_features, w, G.in_features,
            Accumulate ? 1.0f : 0.0f, dx + rows.begin * G.in_features, G.in_features);
+    }
+  });
+}
+
+// ---- mixed precision ----------------------------------------------------------------------------
+// x (bf16, f16, or the model's float input, rounded to the working type as autocast casts it),
+// the weights' and bias's working copy and y in low precision; the products in float through
+// widening_gemm, each result rounded once where it is stored, as autocast's Linear computes.
+// Split across the pool as above.
+
+// y = act(x · Wᵀ + b), rounded once into y.
+template <LinearGeometry G, class Act, bool HasBias, class TX, class TW, class B, class TY>
+void linear_forward_widening(ThreadPool& pool, const TX* x, const TW* w, B bias, TY* y) {
+  pool.run([&](int t) {
+    const Range rows = split(G.batch, pool.threads(), t);
+    if (rows.empty())
+      return;
+    widening_gemm<TW>(Transpose::no, Transpose::yes, rows.size(), G.out_features, G.in_features,
+                      x + rows.begin * G.in_features, G.in_features, w, G.in_features,
+                      [&](index_t row, index_t count, index_t column, index_t columns,
+                          const float* block, index_t ld) {
+                        for (index_t r = 0; r < count; ++r)
+                          for (index_t o = column; o < column + columns; ++o)
+                            kernels::bias_activation_store<Act, HasBias>(
+                                (rows.begin + row + r) * G.out_features + o,
+                                block[r * ld + o - column], bias, o, y);
+                      });
+  });
+}
+
+// dW += dzᵀ · x and db += Σ_n dz, each rounded to the working copy's type `Working` first (the
+// gradient autocast computes is the working copy's, which its cast back adds to the float
+// master's); dx = dz · W rounded into dx, or with Accumulate added to it (both parts rounded, as
+// PyTorch adds two bf16 gradients). DX is std::nullptr_t where no input gradient is needed (the
+// first layer with parameters), and w is not read then either.
+template <LinearGeometry G, bool HasBias, bool Accumulate, class Working, class TX, class TDZ,
+          class W, class DX>
+void linear_backward_widening(ThreadPool& pool, const TX* x, const TDZ* dz, W w, float* dw,
+                              float* db, DX dx) {
+  pool.run([&](int t) {
+    const int parts = pool.threads();
+    const Range outputs = split(G.out_features, parts, t);
+    if (!outputs.empty())
+      widening_gemm<Working>(Transpose::yes, Transpose::no, outputs.size(), G.in_features, G.batch,
+                             dz + outputs.begin, G.out_features, x, G.in_features,
+                             [&](index_t row, index_t count, index_t column, index_t columns,
+                                 const float* block, index_t ld) {
+                               for (index_t r = 0; r < count; ++r)
+                                 for (index_t i = column; i < column + columns; ++i)
+                                   dw[(outputs.begin + row + r) * G.in_features + i] +=
+                                       kernels::round_to<Working>(block[r * ld + i - column]);
+                             });
+    if constexpr (HasBias) {
+      for (index_t o = outputs.begin; o < outputs.end; ++o) {
+        double sum = 0.0;
+        for (index_t n = 0; n < G.batch; ++n)
+          sum += static_cast<double>(kernels::load(dz, n * G.out_features + o));
+        db[o] += kernels::round_to<Working>(static_cast<float>(sum));
+      }
+    }
+    if constexpr (!std::is_null_pointer_v<DX>) {
+      using TDX = std::remove_pointer_t<DX>;
+      const Range rows = split(G.batch, parts, t);
+      if (!rows.empty())
+        widening_gemm<Working>(
+            Transpose::no, Transpose::no, rows.size(), G.in_features, G.out_features,
+            dz + rows.begin * G.out_features, G.out_features, w, G.in_features,
+            [&](index_t row, index_t count, index_t column, index_t columns, const float* block,
+                index_t ld) {
+              for (index_t r = 0; r < count; ++r)
+                for (index_t i = column; i < column + columns; ++i)
+                  kernels::write<Accumulate>(
+                      dx, (rows.begin + row + r) * G.in_features + i,
+                      Accumulate ? kernels::round_to<TDX>(block[r * ld + i - column])
+                                 : block[r * ld + i - column]);
+            });
     }
   });
 }

@@ -29,17 +29,20 @@ struct WideningBlocks {
 
 namespace detail {
 
-// op(M)[i][p] for a row-major M with leading dimension ld.
-template <class T>
+// op(M)[i][p] for a row-major M with leading dimension ld, rounded to RoundTo.
+template <class RoundTo, class T>
 float widened(const T* m, std::int64_t ld, Transpose transpose, std::int64_t i, std::int64_t p) {
-  return kernels::to_float(transpose == Transpose::no ? m[i * ld + p] : m[p * ld + i]);
+  return kernels::round_to<RoundTo>(
+      kernels::to_float(transpose == Transpose::no ? m[i * ld + p] : m[p * ld + i]));
 }
 
 }  // namespace detail
 
 // Calls finish(row, rows, column, columns, block, ld) once for each block of C, with
-// block[r * ld + c] = C[row + r][column + c] in float, every term of its sum added.
-template <class TA, class TB, class Finish>
+// block[r * ld + c] = C[row + r][column + c] in float, every term of its sum added. Each operand
+// value is rounded to RoundTo as it is widened: a no-op for bf16 operands and RoundTo = BF16, but
+// the model's float input is rounded there, as autocast casts it before the product.
+template <class RoundTo, class TA, class TB, class Finish>
 void widening_gemm(Transpose transpose_a, Transpose transpose_b, std::int64_t m, std::int64_t n,
                    std::int64_t k, const TA* a, std::int64_t lda, const TB* b, std::int64_t ldb,
                    Finish&& finish) {
@@ -57,10 +60,12 @@ void widening_gemm(Transpose transpose_a, Transpose transpose_b, std::int64_t m,
         const std::int64_t terms = k - term < B::depth ? k - term : B::depth;
         for (std::int64_t r = 0; r < rows; ++r)
           for (std::int64_t p = 0; p < terms; ++p)
-            a_panel[r * terms + p] = detail::widened(a, lda, transpose_a, row + r, term + p);
+            a_panel[r * terms + p] =
+                detail::widened<RoundTo>(a, lda, transpose_a, row + r, term + p);
         for (std::int64_t p = 0; p < terms; ++p)
           for (std::int64_t c = 0; c < columns; ++c)
-            b_panel[p * columns + c] = detail::widened(b, ldb, transpose_b, term + p, column + c);
+            b_panel[p * columns + c] =
+                detail::widened<RoundTo>(b, ldb, transpose_b, term + p, column + c);
         gemm(Transpose::no, Transpose::no, rows, columns, terms, a_panel, terms, b_panel, columns,
              1.0f, c_block, columns);
       }

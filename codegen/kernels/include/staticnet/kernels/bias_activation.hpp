@@ -8,6 +8,7 @@
 // channel of an element is known per row, and the CPU's inner loop over positions vectorises.
 #include "staticnet/kernels/activations.hpp"
 #include "staticnet/kernels/host_device.hpp"
+#include "staticnet/kernels/low_precision.hpp"
 
 namespace staticnet::kernels {
 
@@ -25,13 +26,23 @@ STATICNET_HD void bias_activation_forward(index_t row, index_t position, const f
   y[i] = Act::forward(v);
 }
 
+// Mixed precision's products keep their sums in float a block at a time (cpu/widening_gemm.hpp):
+// y[i] = act(z + b[channel]), z that float sum, rounded once into Y. B is a pointer to the
+// bias's working copy, or std::nullptr_t without a bias.
+template <class Act, bool HasBias, class B, class Y>
+STATICNET_HD void bias_activation_store(index_t i, float z, B bias, index_t channel, Y* y) {
+  if constexpr (HasBias)
+    z += load(bias, channel);
+  store(y, i, Act::forward(z));
+}
+
 // dz = act'(y) · dy (the activation's backward); dy and dz may be the same buffer. The bias
 // gradient is a reduction over the same dz, done by the launcher (bias_gradient_* below).
-template <class Act, index_t Positions>
-STATICNET_HD void activation_backward_2d(index_t row, index_t position, const float* y,
-                                         const float* dy, float* dz) {
+// y, dy and dz float, BF16 or F16 (y may be nullptr where Act's backward does not read it).
+template <class Act, index_t Positions, class Y, class DY, class DZ>
+STATICNET_HD void activation_backward_2d(index_t row, index_t position, Y y, const DY* dy, DZ* dz) {
   const index_t i = row * Positions + position;
-  dz[i] = Act::backward(saved_output<Act>(y, i), dy[i]);
+  store(dz, i, Act::backward(saved_output<Act>(y, i), load(dy, i)));
 }
 
 // db[c] += Σ over samples and positions of dz, for one channel c of a (Batch, Channels,

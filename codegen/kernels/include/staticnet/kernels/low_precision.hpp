@@ -122,6 +122,12 @@ STATICNET_HD T from_float(float x) {
     return x;
 }
 
+// x rounded to T and back: the value a T holds for it (x itself for float).
+template <class T>
+STATICNET_HD float round_to(float x) {
+  return to_float(from_float<T>(x));
+}
+
 // Element i of a tensor of any element type as the float the arithmetic runs in, and a float
 // stored into one, rounded to its type: the loads and stores of a body templated on its tensors'
 // element types. Every body computes in float between them, as PyTorch computes a bf16 or f16
