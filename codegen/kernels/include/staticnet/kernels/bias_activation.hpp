@@ -27,13 +27,15 @@ STATICNET_HD void bias_activation_forward(index_t row, index_t position, const f
 }
 
 // Mixed precision's products keep their sums in float a block at a time (cpu/widening_gemm.hpp):
-// y[i] = act(z + b[channel]), z that float sum, rounded once into Y. B is a pointer to the
-// bias's working copy, or std::nullptr_t without a bias.
+// y[i] = act(z + b[channel]), z that float sum. As autocast runs them, the product's output is
+// rounded to Y (the bias added before, in float, as the libraries add it) and the activation,
+// a layer of its own there, runs on that and rounds again (for ReLU the same as rounding once).
+// B is a pointer to the bias's working copy, or std::nullptr_t without a bias.
 template <class Act, bool HasBias, class B, class Y>
 STATICNET_HD void bias_activation_store(index_t i, float z, B bias, index_t channel, Y* y) {
   if constexpr (HasBias)
     z += load(bias, channel);
-  store(y, i, Act::forward(z));
+  store(y, i, Act::forward(round_to<Y>(z)));
 }
 
 // dz = act'(y) · dy (the activation's backward); dy and dz may be the same buffer. The bias
