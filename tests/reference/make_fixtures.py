@@ -96,6 +96,19 @@ def batch(batch_size, sample_shape, loss, outputs, offset=0):
     return torch.from_numpy(x), y
 
 
+def record_run(tensors, metadata, opt_name, model, losses):
+    """One optimizer's run into the fixture: its losses and final weights as tensors, its
+    settings as metadata (make_mixed_fixtures.py records its runs the same way)."""
+    tensors[f"{opt_name}.loss"] = torch.tensor(losses, dtype=torch.float64)
+    for k, v in model.state_dict().items():
+        tensors[f"{opt_name}.final.{k}"] = v.detach().clone().contiguous()
+    for key, value in OPTIMIZERS[opt_name].items():
+        if key == "betas":
+            metadata[f"{opt_name}.beta1"], metadata[f"{opt_name}.beta2"] = map(repr, value)
+        else:
+            metadata[f"{opt_name}.{key}"] = repr(value)
+
+
 def main():
     torch.set_num_threads(1)
     torch.use_deterministic_algorithms(True)
@@ -109,7 +122,7 @@ def main():
         loss_fn = torch.nn.CrossEntropyLoss() if loss_name == "cross_entropy" else torch.nn.MSELoss()
         tensors = {f"init.{k}": v.contiguous() for k, v in init_state.items()}
         metadata = {"fixture_version": FIXTURE_VERSION, "torch_version": torch.__version__}
-        for opt_name, settings in OPTIMIZERS.items():
+        for opt_name in OPTIMIZERS:
             model = build()
             model.load_state_dict(init_state)
             optimizer = make_optimizer(opt_name, model.parameters())
@@ -123,14 +136,7 @@ def main():
                     for k, p in model.named_parameters():
                         tensors[f"grad1.{k}"] = p.grad.detach().clone().contiguous()
                 optimizer.step()
-            tensors[f"{opt_name}.loss"] = torch.tensor(losses, dtype=torch.float64)
-            for k, v in model.state_dict().items():
-                tensors[f"{opt_name}.final.{k}"] = v.detach().clone().contiguous()
-            for key, value in settings.items():
-                if key == "betas":
-                    metadata[f"{opt_name}.beta1"], metadata[f"{opt_name}.beta2"] = map(repr, value)
-                else:
-                    metadata[f"{opt_name}.{key}"] = repr(value)
+            record_run(tensors, metadata, opt_name, model, losses)
             print(f"{name} {opt_name}: losses {losses}")
         save_file(tensors, str(out / f"{name}.safetensors"), metadata=metadata)
 

@@ -54,14 +54,7 @@ def main():
                         assert p.grad.dtype == torch.float32
                         tensors[f"grad1.{k}"] = p.grad.detach().clone().contiguous()
                 optimizer.step()
-            tensors[f"{opt_name}.loss"] = torch.tensor(losses, dtype=torch.float64)
-            for k, v in model.state_dict().items():
-                tensors[f"{opt_name}.final.{k}"] = v.detach().clone().contiguous()
-            for key, value in fp32.OPTIMIZERS[opt_name].items():
-                if key == "betas":
-                    metadata[f"{opt_name}.beta1"], metadata[f"{opt_name}.beta2"] = map(repr, value)
-                else:
-                    metadata[f"{opt_name}.{key}"] = repr(value)
+            fp32.record_run(tensors, metadata, opt_name, model, losses)
             print(f"{name} {opt_name}: losses {losses}")
         save_file(tensors, str(out / f"{name}_mixed_bf16.safetensors"), metadata=metadata)
 
