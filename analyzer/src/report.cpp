@@ -76,6 +76,10 @@ std::string buffer_name(const PlanDump& plan, const BufferRow& b) {
     return "parameters (weights and biases)";
   if (r == "gradients")
     return "parameter gradients";
+  if (r == "parameter_copy")
+    return "working copy of the parameters (mixed precision)";
+  if (r == "loss_scale")
+    return "loss scaler (scale, growth count, overflow flag)";
   if (r == "optimizer_moment1")
     return plan.optimizer == "SGDMomentum" ? "momentum buffer"
                                            : "first moments (" + plan.optimizer + ")";

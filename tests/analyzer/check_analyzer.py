@@ -289,6 +289,15 @@ def check_hand_numbers(args):
     text = analyze(args, wide, "-I", ".", "--precision", "FP32,Mixed<bf16>", expect=0).stdout
     check("batch 1, SGD: FP32 (the setup's) is the smallest, 517.75 KiB; Mixed<bf16> costs "
           "127.50 KiB more" in text, f"--precision says what Mixed costs:\n{text}")
+    # The same model planned in Mixed<bf16>: its report names the working copy (131,584 B) and
+    # its own precision, and the FP32 row is the smaller.
+    check("batch 1, SGD: FP32 is the smallest, 517.75 KiB, 127.50 KiB less than Mixed<bf16> "
+          "(the setup's)" in text, f"--precision on a Mixed<bf16> setup:\n{text}")
+    text = analyze(args, wide, "-I", ".", expect=0).stdout
+    check("128.50 KiB  weights      working copy of the parameters (mixed precision)" in text,
+          f"the report names the working copy:\n{text}")
+    check("training step: batch 1, SGD, CrossEntropy, Mixed<bf16>" in text,
+          f"the setup line names the precision:\n{text}")
     r = analyze(args, sample("mlp"), "-I", ".", "--precision", "Mixed<f32>", expect=2)
     check("unknown precision 'Mixed<f32>'" in r.stderr, r.stderr)
 
