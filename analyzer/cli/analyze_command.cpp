@@ -215,7 +215,7 @@ void add_analyze_commands(CLI::App& app, Runner& run) {
       ->delimiter(',');
   cmd->add_option("--precision", a->options.precisions,
                   "What-if: in these precisions (FP32, Mixed<bf16>, Mixed<f16>, Pure<bf16>), "
-                  "side by side; the trainers run FP32 only so far")
+                  "side by side; the trainers do not offer them yet")
       ->delimiter(',');
   cmd->add_option("--format", a->format, "text (default), json, markdown or svg")
       ->check(CLI::IsMember({"text", "json", "markdown", "svg"}));

@@ -207,8 +207,6 @@ Table check_table(const ModelReport& m) {
   return t;
 }
 
-// One row per point of the sweep, so that a sweep of many batches and optimizers grows down the
-// page, not across it (8 batches × 2 optimizers as columns made a table 330 characters wide).
 bool sweeps_precision(const ModelReport& m) {
   for (const SweepColumn& c : m.sweep)
     if (c.precision != m.model.plan.precision)
@@ -221,35 +219,49 @@ std::vector<std::string> precision_lines(const ModelReport& m) {
     return {};
   std::vector<std::string> lines;
   const std::string& own = m.model.plan.precision;
-  for (const SweepColumn& c : m.sweep) {
-    if (c.precision != own)
-      continue;  // one line per (batch, optimizer) the setup's precision was swept at
-    const SweepColumn* smallest = &c;
-    for (const SweepColumn& o : m.sweep)
-      if (o.batch == c.batch && o.optimizer == c.optimizer &&
-          o.footprint.total < smallest->footprint.total)
+  // One line per (batch, optimizer), in the sweep's order: its smallest precision, and against
+  // the setup's precision where the sweep has it, what each other saves or costs.
+  for (std::size_t first = 0; first < m.sweep.size(); ++first) {
+    const SweepColumn& point = m.sweep[first];
+    auto same_point = [&](const SweepColumn& o) {
+      return o.batch == point.batch && o.optimizer == point.optimizer;
+    };
+    if (std::any_of(m.sweep.begin(), m.sweep.begin() + static_cast<std::ptrdiff_t>(first),
+                    same_point))
+      continue;  // this (batch, optimizer) has its line
+    const SweepColumn *smallest = &point, *setups = nullptr;
+    for (const SweepColumn& o : m.sweep) {
+      if (!same_point(o))
+        continue;
+      if (o.footprint.total < smallest->footprint.total)
         smallest = &o;
-    std::string line = "batch " + grouped_count(c.batch) + ", " + c.optimizer + ": ";
-    if (smallest == &c) {
-      line += own + " (the setup's) is the smallest, " + human_bytes(c.footprint.total);
-    } else {
-      line += smallest->precision + " is the smallest, " + human_bytes(smallest->footprint.total) +
-              ", " + human_bytes(c.footprint.total - smallest->footprint.total) + " less than " +
-              own + " (the setup's)";
+      if (o.precision == own)
+        setups = &o;
     }
+    std::string line = "batch " + grouped_count(point.batch) + ", " + point.optimizer + ": ";
+    if (smallest == setups)
+      line += own + " (the setup's) is the smallest, " + human_bytes(smallest->footprint.total);
+    else
+      line += smallest->precision + " is the smallest, " + human_bytes(smallest->footprint.total);
+    if (setups && smallest != setups)
+      line += ", " + human_bytes(setups->footprint.total - smallest->footprint.total) +
+              " less than " + own + " (the setup's)";
     // Where a precision costs more than the setup's (a working copy larger than what it halves).
-    for (const SweepColumn& o : m.sweep)
-      if (o.batch == c.batch && o.optimizer == c.optimizer && o.footprint.total > c.footprint.total)
-        line += "; " + o.precision + " costs " +
-                human_bytes(o.footprint.total - c.footprint.total) + " more";
+    if (setups)
+      for (const SweepColumn& o : m.sweep)
+        if (same_point(o) && o.footprint.total > setups->footprint.total)
+          line += "; " + o.precision + " costs " +
+                  human_bytes(o.footprint.total - setups->footprint.total) + " more";
     lines.push_back(line);
   }
   lines.push_back(
-      "Mixed and Pure precision are planned here, to the byte, but not yet trained: the "
-      "generated trainers run FP32.");
+      "Mixed and Pure precision are priced here to the byte; the generated trainers do not offer "
+      "them yet (a setup names Precision<FP32>).");
   return lines;
 }
 
+// One row per point of the sweep, so that a sweep of many batches and optimizers grows down the
+// page, not across it (8 batches × 2 optimizers as columns made a table 330 characters wide).
 Table sweep_table(const ModelReport& m) {
   const bool precisions = sweeps_precision(m);
   std::vector<Align> align = {Align::right, Align::left};

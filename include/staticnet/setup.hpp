@@ -62,9 +62,10 @@ struct FP32 {
 namespace detail {
 // Mixed and pure low precision, as the planner prices them (what each tensor's dtype is under
 // them: precision_dtypes() below and plan.hpp's typing). Not public yet, and so not in the
-// examples: the backends do not train them yet, and a setup that `staticnet analyze` accepts must
-// build on every backend. They become sn::Mixed<sn::bf16>, sn::Mixed<sn::f16> and
-// sn::Pure<sn::bf16> when the backends render them.
+// examples: only the CPU backend renders any of them (Mixed<bf16>, for models without
+// convolutions), and a setup that `staticnet analyze` accepts must build on every backend. They
+// become sn::Mixed<sn::bf16>, sn::Mixed<sn::f16> and sn::Pure<sn::bf16> when the backends render
+// them.
 template <DType D>
 struct Mixed {
   static_assert(D == DType::bf16 || D == DType::f16,

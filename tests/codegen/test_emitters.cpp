@@ -240,12 +240,12 @@ TEST_CASE(
 
 // Under mixed precision each tensor's element type follows the plan's dtype: the activations
 // between the Linears are bf16 (k::BF16 in the section functions' signatures and the arena's
-// accessor), the parameters and their gradients float. (The products themselves are not rendered
-// for Mixed yet; the generator refuses such a setup, so only the map groups are checked.)
+// accessor), the parameters and their gradients float. (The products' calls are checked against
+// PyTorch in test_mixed_fixtures.cpp; here, the map groups' and the loss's signatures.)
 TEST_CASE("emitters: a map group's tensors take the plan's dtypes under Mixed<bf16>") {
   using Net = sn::Sequential<sn::Linear<8>, sn::Sigmoid, sn::Dropout<25>, sn::Linear<2>>;
-  using Train = sn::Training<sn::Input<sn::f32, 4>, sn::Batch<2>,
-                             sn::Precision<sn::detail::Mixed<sn::bf16>>>;
+  using Train =
+      sn::Training<sn::Input<sn::f32, 4>, sn::Batch<2>, sn::Precision<sn::detail::Mixed<sn::bf16>>>;
   const std::string source = cg::emit_cpu_backend(view_of<Net, Train>())[1].text;
   auto has = [&](const std::string& text) {
     INFO(text);

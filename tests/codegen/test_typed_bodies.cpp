@@ -74,10 +74,15 @@ void check_elementwise_bodies() {
       k::activation_forward<k::Sigmoid>(i, xf.data(), yf.data());
     }
     check_rounded_once(y, yf);
+    // Added to a gradient already there: the part is a tensor of its own in PyTorch, rounded,
+    // and the sum rounded again.
     const std::vector<float> y_loaded = loaded(y);
+    std::vector<float> part(n);
     for (index_t i = 0; i < n; ++i) {
       k::activation_backward<k::Sigmoid, true>(i, y.data(), dy.data(), dx.data());
-      k::activation_backward<k::Sigmoid, true>(i, y_loaded.data(), dyf.data(), dxf.data());
+      k::activation_backward<k::Sigmoid>(i, y_loaded.data(), dyf.data(), part.data());
+      const auto at = static_cast<std::size_t>(i);
+      dxf[at] += k::round_to<T>(part[at]);
     }
     check_rounded_once(dx, dxf);
   }
@@ -280,17 +285,25 @@ TEST_CASE("typed bodies: the losses read bf16 and f16 logits in f32") {
   check_losses<k::F16>();
 }
 
-// By hand: bf16 keeps 8 significant bits, so 1 + 2^-8 is halfway between 1 and 1 + 2^-7 and rounds
-// to the even one, 1; a gradient added to in float and rounded once keeps 1 + 2^-8 + 2^-8 =
-// 1 + 2^-7 exactly, where rounding after each addition would have stayed at 1.
-TEST_CASE("typed bodies: a bf16 gradient's second part is added in float, rounded once") {
-  const float third = std::ldexp(1.0f, -8);
+// By hand: bf16 keeps 8 significant bits, so the neighbours of 1 are 1 − 2^-9 and 1 + 2^-7, and
+// 1 + 2^-8 is halfway. A part added to a bf16 gradient is rounded to bf16 first (it is a tensor of
+// its own in PyTorch): 2^-8 · (1 + 2^-8) rounds to 2^-8 (a tie, to even), and 1 + 2^-8 to 1 (a
+// tie, to even); adding the unrounded part would have passed the tie and given 1 + 2^-7.
+TEST_CASE("typed bodies: a part added to a bf16 gradient is rounded, then the sum") {
+  const float part = std::ldexp(1.0f, -8) + std::ldexp(1.0f, -16);
   k::BF16 dx[1] = {k::from_float<k::BF16>(1.0f)};
-  k::write<true>(dx, 0, third);
-  CHECK(k::to_float(dx[0]) == 1.0f);  // 1 + 2^-8: a tie, to even
-  k::BF16 sum[1] = {k::from_float<k::BF16>(1.0f)};
-  k::write<true>(sum, 0, 2 * third);
-  CHECK(k::to_float(sum[0]) == 1.0f + std::ldexp(1.0f, -7));
+  k::write<true>(dx, 0, part);
+  CHECK(k::to_float(dx[0]) == 1.0f);
+  CHECK(k::to_float(k::from_float<k::BF16>(1.0f + part)) == 1.0f + std::ldexp(1.0f, -7));
+  // Two parts of 2^-8 added one after the other: each sum is the tie, so it stays at 1.
+  k::BF16 twice[1] = {k::from_float<k::BF16>(1.0f)};
+  k::write<true>(twice, 0, std::ldexp(1.0f, -8));
+  k::write<true>(twice, 0, std::ldexp(1.0f, -8));
+  CHECK(k::to_float(twice[0]) == 1.0f);
+  // A float gradient adds its part unrounded.
+  float f[1] = {1.0f};
+  k::write<true>(f, 0, part);
+  CHECK(f[0] == 1.0f + part);
   // ReLU's backward over bf16: the gradient passes where y > 0, exactly.
   const k::BF16 y[2] = {k::from_float<k::BF16>(0.5f), k::from_float<k::BF16>(0.0f)};
   const k::BF16 dy[2] = {k::from_float<k::BF16>(-3.0f), k::from_float<k::BF16>(7.0f)};

@@ -23,7 +23,7 @@ std::vector<T> matrix(std::int64_t elements, float phase) {
   return m;
 }
 
-template <class TA, class TB>
+template <class TA, class TB, class RoundTo = float>
 void check_product(std::int64_t m, std::int64_t n, std::int64_t depth, c::Transpose ta,
                    c::Transpose tb) {
   CAPTURE(m);
@@ -37,27 +37,28 @@ void check_product(std::int64_t m, std::int64_t n, std::int64_t depth, c::Transp
   const std::int64_t ldb = tb == c::Transpose::no ? n : depth;
   std::vector<float> product(static_cast<std::size_t>(m * n), NAN);
   std::vector<int> visits(static_cast<std::size_t>(m * n), 0);
-  c::widening_gemm<float>(ta, tb, m, n, depth, a.data(), lda, b.data(), ldb,
-                          [&](std::int64_t row, std::int64_t rows, std::int64_t column,
-                              std::int64_t columns, const float* block, std::int64_t ld) {
-                            for (std::int64_t r = 0; r < rows; ++r)
-                              for (std::int64_t col = 0; col < columns; ++col) {
-                                const auto at =
-                                    static_cast<std::size_t>((row + r) * n + column + col);
-                                product[at] = block[r * ld + col];
-                                ++visits[at];
-                              }
-                          });
+  c::widening_gemm<RoundTo>(ta, tb, m, n, depth, a.data(), lda, b.data(), ldb,
+                            [&](std::int64_t row, std::int64_t rows, std::int64_t column,
+                                std::int64_t columns, const float* block, std::int64_t ld) {
+                              for (std::int64_t r = 0; r < rows; ++r)
+                                for (std::int64_t col = 0; col < columns; ++col) {
+                                  const auto at =
+                                      static_cast<std::size_t>((row + r) * n + column + col);
+                                  product[at] = block[r * ld + col];
+                                  ++visits[at];
+                                }
+                            });
   for (std::int64_t i = 0; i < m; ++i)
     for (std::int64_t j = 0; j < n; ++j) {
       double sum = 0.0, magnitude = 0.0;
       for (std::int64_t p = 0; p < depth; ++p) {
-        const double x =
+        // Each operand as the product takes it: widened, and rounded to RoundTo (bf16: 8 bits).
+        const double x = k::round_to<RoundTo>(
             k::to_float(ta == c::Transpose::no ? a[static_cast<std::size_t>(i * lda + p)]
-                                               : a[static_cast<std::size_t>(p * lda + i)]);
-        const double y =
+                                               : a[static_cast<std::size_t>(p * lda + i)]));
+        const double y = k::round_to<RoundTo>(
             k::to_float(tb == c::Transpose::no ? b[static_cast<std::size_t>(p * ldb + j)]
-                                               : b[static_cast<std::size_t>(j * ldb + p)]);
+                                               : b[static_cast<std::size_t>(j * ldb + p)]));
         sum += x * y;
         magnitude += std::fabs(x * y);
       }
@@ -83,4 +84,18 @@ TEST_CASE("widening gemm: bf16 × bf16 across block boundaries and transposition
 TEST_CASE("widening gemm: mixed operand types (f16, float) and an empty sum") {
   check_product<k::F16, float>(33, 129, 129, c::Transpose::no, c::Transpose::yes);
   check_product<float, k::BF16>(5, 7, 0, c::Transpose::no, c::Transpose::no);  // all zeros
+}
+
+// Float operands rounded to bf16 as they are widened (the model's f32 input under autocast): the
+// product is that of the rounded values, which differs from the float one by far more than the
+// tolerance (the sine values keep 24 bits, bf16 8).
+TEST_CASE("widening gemm: float operands rounded to the working type") {
+  check_product<float, k::BF16, k::BF16>(40, 130, 200, c::Transpose::no, c::Transpose::yes);
+  const float a[2] = {1.0f + std::ldexp(1.0f, -10), 3.0f};
+  const k::BF16 b[2] = {k::from_float<k::BF16>(1.0f), k::from_float<k::BF16>(1.0f)};
+  float product = 0;
+  c::widening_gemm<k::BF16>(c::Transpose::no, c::Transpose::no, 1, 1, 2, a, 2, b, 1,
+                            [&](std::int64_t, std::int64_t, std::int64_t, std::int64_t,
+                                const float* block, std::int64_t) { product = block[0]; });
+  CHECK(product == 4.0f);  // 1 + 2^-10 is 1 in bf16
 }

@@ -672,8 +672,9 @@ Case<N> random_case(Rng& rng) {
   // Prefetch in a quarter of the cases (their training plans), from the batch rather than a new
   // draw, so that the cases drawn after it stay the ones they were.
   s.prefetch = s.batch % 4 == 1;
-  // Each precision in a quarter of the cases, from the batch too.
-  s.precision = sn::precision_kinds[(s.batch / 4) % 4];
+  // FP32 in half the cases, each other precision in a sixth, from the batch too.
+  s.precision =
+      (s.batch / 4) % 2 == 0 ? sn::PrecisionKind::FP32 : sn::precision_kinds[1 + (s.batch / 8) % 3];
   // Spatial models: a conv/pool/activation segment, then Flatten, then a flat segment (or all
   // spatial, which only MSE accepts). Flat inputs: a pure MLP.
   std::size_t spatial_layers = 0;

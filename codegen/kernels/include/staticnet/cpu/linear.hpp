@@ -89,9 +89,10 @@ void linear_forward_widening(ThreadPool& pool, const TX* x, const TW* w, B bias,
 
 // dW += dzᵀ · x and db += Σ_n dz, each rounded to the working copy's type `Working` first (the
 // gradient autocast computes is the working copy's, which its cast back adds to the float
-// master's); dx = dz · W rounded into dx, or with Accumulate added to it (both parts rounded, as
-// PyTorch adds two bf16 gradients). DX is std::nullptr_t where no input gradient is needed (the
-// first layer with parameters), and w is not read then either.
+// master's); dx = dz · W, a product in the working type, rounded to it and then stored into dx
+// (a float dx, the gradient of an f32 input, keeps that rounding), or with Accumulate added to it.
+// DX is std::nullptr_t where no input gradient is needed (the first layer with parameters), and w
+// is not read then either.
 template <LinearGeometry G, bool HasBias, bool Accumulate, class Working, class TX, class TDZ,
           class W, class DX>
 void linear_backward_widening(ThreadPool& pool, const TX* x, const TDZ* dz, W w, float* dw,
@@ -118,21 +119,19 @@ void linear_backward_widening(ThreadPool& pool, const TX* x, const TDZ* dz, W w,
       }
     }
     if constexpr (!std::is_null_pointer_v<DX>) {
-      using TDX = std::remove_pointer_t<DX>;
       const Range rows = split(G.batch, parts, t);
       if (!rows.empty())
-        widening_gemm<Working>(
-            Transpose::no, Transpose::no, rows.size(), G.in_features, G.out_features,
-            dz + rows.begin * G.out_features, G.out_features, w, G.in_features,
-            [&](index_t row, index_t count, index_t column, index_t columns, const float* block,
-                index_t ld) {
-              for (index_t r = 0; r < count; ++r)
-                for (index_t i = column; i < column + columns; ++i)
-                  kernels::write<Accumulate>(
-                      dx, (rows.begin + row + r) * G.in_features + i,
-                      Accumulate ? kernels::round_to<TDX>(block[r * ld + i - column])
-                                 : block[r * ld + i - column]);
-            });
+        widening_gemm<Working>(Transpose::no, Transpose::no, rows.size(), G.in_features,
+                               G.out_features, dz + rows.begin * G.out_features, G.out_features, w,
+                               G.in_features,
+                               [&](index_t row, index_t count, index_t column, index_t columns,
+                                   const float* block, index_t ld) {
+                                 for (index_t r = 0; r < count; ++r)
+                                   for (index_t i = column; i < column + columns; ++i)
+                                     kernels::write<Accumulate>(
+                                         dx, (rows.begin + row + r) * G.in_features + i,
+                                         kernels::round_to<Working>(block[r * ld + i - column]));
+                               });
     }
   });
 }

@@ -30,9 +30,11 @@
 // pass reads them back: so the activation's output is read only before dx is written, which may
 // reuse its bytes.
 //
-// x, y, dy and dx may be float, BF16 or F16 (low_precision.hpp): computed in float, stored rounded
-// once, as PyTorch's batch norm runs over bf16 input. The statistics, γ, β, their gradients and
-// the running statistics are float (mixed precision keeps them so).
+// x, y, dy and dx may be float, BF16 or F16 (low_precision.hpp): computed in float, stored rounded,
+// as PyTorch's batch norm runs over bf16 input; a fused activation runs on the normalised value
+// rounded to y's type and is rounded again, as autocast runs it, a layer of its own. The
+// statistics, γ, β, their gradients and the running statistics are float (mixed precision keeps
+// them so).
 #include "staticnet/kernels/activations.hpp"
 #include "staticnet/kernels/host_device.hpp"
 #include "staticnet/kernels/low_precision.hpp"
@@ -121,7 +123,9 @@ template <BatchNormGeometry G, class Act, class X, class Y>
 STATICNET_HD void batch_norm_forward(index_t i, const X* x, const float* stats, const float* gamma,
                                      const float* beta, Y* y) {
   const index_t c = G.channel_of(i);
-  store(y, i, Act::forward(gamma[c] * ((load(x, i) - stats[c]) * stats[G.channels + c]) + beta[c]));
+  store(y, i,
+        Act::forward(
+            round_to<Y>(gamma[c] * ((load(x, i) - stats[c]) * stats[G.channels + c]) + beta[c])));
 }
 
 // Inference forward, one element, from the running statistics.
@@ -130,7 +134,7 @@ STATICNET_HD void batch_norm_inference(index_t i, const X* x, const float* runni
                                        const float* gamma, const float* beta, Y* y) {
   const index_t c = G.channel_of(i);
   const float inv = 1.0f / sqrt_f(running[G.channels + c] + G.epsilon);
-  store(y, i, Act::forward(gamma[c] * ((load(x, i) - running[c]) * inv) + beta[c]));
+  store(y, i, Act::forward(round_to<Y>(gamma[c] * ((load(x, i) - running[c]) * inv) + beta[c])));
 }
 
 // Backward, part 1, one channel: d = act'(y)·dy written back over dy, then dβ[c] += Σd and
@@ -179,7 +183,7 @@ STATICNET_HD void batch_norm_forward_plane(index_t plane, const X* x, const floa
   const index_t c = plane % G.channels, first = plane * G.positions;
   const float mean = stats[c], inv = stats[G.channels + c], g = gamma[c], b = beta[c];
   for (index_t p = first; p < first + G.positions; ++p)
-    store(y, p, Act::forward(g * ((load(x, p) - mean) * inv) + b));
+    store(y, p, Act::forward(round_to<Y>(g * ((load(x, p) - mean) * inv) + b)));
 }
 
 template <BatchNormGeometry G, class Act, class X, class Y>
@@ -189,7 +193,7 @@ STATICNET_HD void batch_norm_inference_plane(index_t plane, const X* x, const fl
   const float mean = running[c], inv = 1.0f / sqrt_f(running[G.channels + c] + G.epsilon);
   const float g = gamma[c], b = beta[c];
   for (index_t p = first; p < first + G.positions; ++p)
-    store(y, p, Act::forward(g * ((load(x, p) - mean) * inv) + b));
+    store(y, p, Act::forward(round_to<Y>(g * ((load(x, p) - mean) * inv) + b)));
 }
 
 template <BatchNormGeometry G, bool Accumulate, class X, class DY, class DX>
@@ -252,8 +256,9 @@ STATICNET_HD void batch_norm_forward_row(index_t n, const X* x, const float* sta
   const float* const inv = stats + G.channels;
   const index_t first = n * G.channels;
   for (index_t c = 0; c < G.channels; ++c)
-    store(y, first + c,
-          Act::forward(gamma[c] * ((load(x, first + c) - mean[c]) * inv[c]) + beta[c]));
+    store(
+        y, first + c,
+        Act::forward(round_to<Y>(gamma[c] * ((load(x, first + c) - mean[c]) * inv[c]) + beta[c])));
 }
 
 template <BatchNormGeometry G, class Act, class X, class Y>
@@ -263,8 +268,9 @@ STATICNET_HD void batch_norm_inference_row(index_t n, const X* x, const float* r
   const index_t first = n * G.channels;
   for (index_t c = 0; c < G.channels; ++c) {
     const float inv = 1.0f / sqrt_f(running[G.channels + c] + G.epsilon);
-    store(y, first + c,
-          Act::forward(gamma[c] * ((load(x, first + c) - running[c]) * inv) + beta[c]));
+    store(
+        y, first + c,
+        Act::forward(round_to<Y>(gamma[c] * ((load(x, first + c) - running[c]) * inv) + beta[c])));
   }
 }
 

@@ -141,12 +141,13 @@ template <class T>
 STATICNET_HD void store(T* p, index_t i, float v) {
   p[i] = from_float<T>(v);
 }
-// p[i] = v, or with Accumulate p[i] + v (a second reader's part of a gradient): the sum in float,
-// rounded once, as PyTorch adds two bf16 gradients.
+// p[i] = v, or with Accumulate p[i] + v (a second reader's part of a gradient). A part is a
+// tensor of T's type in PyTorch before it is added, so it is rounded to T first, and the sum of
+// the two in float rounded again, as PyTorch adds two bf16 gradients.
 template <bool Accumulate, class T>
 STATICNET_HD void write(T* p, index_t i, float v) {
   if constexpr (Accumulate)
-    p[i] = from_float<T>(to_float(p[i]) + v);
+    p[i] = from_float<T>(to_float(p[i]) + round_to<T>(v));
   else
     p[i] = from_float<T>(v);
 }

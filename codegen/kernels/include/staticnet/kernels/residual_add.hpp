@@ -13,9 +13,11 @@
 namespace staticnet::kernels {
 
 // a, b and y each float, BF16 or F16: a bf16 and an f32 input sum to f32 (the plan's typing).
+// The sum is rounded to y's type before the fused activation and again after, as autocast runs
+// the activation, a layer of its own.
 template <class Act, class A, class B, class Y>
 STATICNET_HD void residual_add_forward(index_t i, const A* a, const B* b, Y* y) {
-  store(y, i, Act::forward(load(a, i) + load(b, i)));
+  store(y, i, Act::forward(round_to<Y>(load(a, i) + load(b, i))));
 }
 
 // How an input's gradient is written from d.
