@@ -318,13 +318,14 @@ constexpr PlanState<L> plan_backward(const Graph<L>& g, const PlanState<L>& forw
   const auto& nodes = g.nodes;
   auto& layers_out = p.layers;
   const std::int64_t batch = g.setup.batch;
-  // A gradient has its tensor's dtype: its buffer's, as plan_forward() typed it.
-  auto dtype_of = [&](std::int64_t tensor) {
-    const Buffer& b =
-        p.buffers.items[tensor == model_input ? persistent_buffer(p, BufferRole::input)
-                                              : layers_out[tensor].output_buffer];
+  // A gradient has its tensor's dtype: its buffer's, as plan_forward() typed it (a view of the
+  // model's input holds the input's bytes and counts as model_input_dtype()). Only layers' outputs
+  // get gradients here: the model's input needs none (needs_gradient).
+  auto dtype_of = [&](std::int64_t layer) {
+    const Buffer& b = p.buffers.items[layers_out[layer].output_buffer];
     return b.role == BufferRole::input ? model_input_dtype(g.setup) : b.dtype;
   };
+
   const bool typed = g.setup.precision != PrecisionKind::FP32;  // else all f32, as in forward
   std::int32_t readers[L]{};
   count_readers(nodes, readers);

@@ -31,7 +31,6 @@ class CpuKernelEmitter : BackendEmitter {
   void emit_geometry(const FusedGroup& g);
   // A product's group (products.cpp): its description rendered around staticnet/cpu/'s GEMMs.
   void emit_product(const FusedGroup& g);
-  void emit_mixed_linear(const FusedGroup& g, const ProductPasses& d);
   void emit_working_copy();
   // The families described once (families/pass_description.hpp), rendered as loops.
   void emit_described(const FusedGroup& g);

@@ -51,47 +51,33 @@ std::string tile_callback(const ProductDirection& forward, std::int64_t channels
   return lambda_text("[&](index_t n, c::Range columns) {", lines);
 }
 
-}  // namespace
-
 // Under mixed precision, a Linear's products in float over its low-precision tensors
-// (staticnet/cpu/linear.hpp's widening variants), each result rounded once where it is stored:
-// forward finishes the bias and the activation on the float sums itself.
-void CpuKernelEmitter::emit_mixed_linear(const FusedGroup& g, const ProductPasses& d) {
-  const std::string name = group_name(g);
-  const std::vector<Trailing> pool{{"c::ThreadPool&", "pool", true}};
-  const ProductCall& f = d.forward.call;
-  if (d.forward.epilogue.pool)
-    throw std::logic_error("a Linear has no pool fused after it");
-  const std::string has_bias = f.bias ? "true" : "false";
-  emit_function("forward_" + name, pool, d.forward.direction,
-                wrap_comment(std::string("x · Wᵀ in float, a block at a time; then, on the float "
-                                         "sums: ") +
-                                 (f.bias ? "+ bias, " : "") + "the activation and one rounding.",
-                             "// ", "// ") +
-                    "\nc::linear_forward_widening<" + f.geometry + ", " + f.activation + ", " +
-                    has_bias + ">(pool, x, weight, " + (f.bias ? "bias" : "nullptr") + ", z);");
-  if (!d.backward)
-    return;
-  const ProductCall& b = d.backward->call;
-  std::string backward = d.backward->direction.passes.empty()
-                             ? ""
-                             : host_statements(d.backward->direction, false) + "\n";
-  backward += "c::linear_backward_widening<" + b.geometry + ", " + (b.bias ? "true" : "false") +
-              ", " + (b.accumulates ? "true" : "false") + ", " + b.working + ">(pool, x, dz, " +
-              (b.input_gradient ? "weight" : "nullptr") + ", dweight, " +
-              (b.bias ? "dbias" : "nullptr") + ", " + (b.input_gradient ? "dx" : "nullptr") + ");";
-  emit_function("backward_" + name, pool, d.backward->direction, backward);
+// (staticnet/cpu/linear.hpp's widening variants), each result rounded where it is stored: forward
+// finishes the bias and the activation on the float sums itself, backward rounds the gradients
+// to the working type.
+std::string mixed_linear_forward(const ProductCall& f) {
+  return wrap_comment(std::string("x · Wᵀ in float, a block at a time; then, on the float sums: ") +
+                          (f.bias ? "+ bias, " : "") + "the activation and one rounding.",
+                      "// ", "// ") +
+         "\nc::linear_forward_widening<" + f.geometry + ", " + f.activation + ", " +
+         (f.bias ? "true" : "false") + ">(pool, x, weight, " + (f.bias ? "bias" : "nullptr") +
+         ", z);";
 }
+std::string mixed_linear_backward(const ProductCall& b) {
+  return "c::linear_backward_widening<" + b.geometry + ", " + (b.bias ? "true" : "false") + ", " +
+         (b.accumulates ? "true" : "false") + ", " + b.working + ">(pool, x, dz, " +
+         (b.input_gradient ? "weight" : "nullptr") + ", dweight, " +
+         (b.bias ? "dbias" : "nullptr") + ", " + (b.input_gradient ? "dx" : "nullptr") + ");";
+}
+
+}  // namespace
 
 void CpuKernelEmitter::emit_product(const FusedGroup& g) {
   const LayerPlan& l = layer(g.product);
   const bool conv = l.kind == LayerKind::Conv2d;
-  if (m_.find(BufferRole::parameter_copy)) {
-    if (conv)
-      throw std::logic_error("the CPU backend does not render a mixed-precision Conv2d yet");
-    emit_mixed_linear(g, describe_product(m_, g, a_, std::nullopt));
-    return;
-  }
+  const bool mixed = m_.find(BufferRole::parameter_copy) != nullptr;
+  if (mixed && conv)
+    throw std::logic_error("the CPU backend does not render a mixed-precision Conv2d yet");
   std::optional<TensorUse> col;  // im2col of one sample
   if (conv) {
     const int ws = a_.index(BufferRole::workspace);
@@ -103,7 +89,9 @@ void CpuKernelEmitter::emit_product(const FusedGroup& g) {
 
   const ProductCall& f = d.forward.call;
   std::string forward;
-  if (d.forward.epilogue.pool)
+  if (mixed)
+    forward = mixed_linear_forward(f);
+  else if (d.forward.epilogue.pool)
     forward = wrap_comment(
                   "Threads split each sample's output positions on whole rows of pool windows (" +
                       literal(d.forward.epilogue.band) +
@@ -117,10 +105,13 @@ void CpuKernelEmitter::emit_product(const FusedGroup& g) {
                                d.forward.epilogue.bias_activation->comment,
                            "// ", "// ") +
               "\n";
-  const std::string callback = tile_callback(d.forward, l.output_shape[1]);
-  forward += conv ? "c::conv2d_forward<" + f.geometry + ", " + literal(d.forward.epilogue.band) +
-                        ">(pool, x, weight, col, z, " + callback + ");"
-                  : "c::linear_forward<" + f.geometry + ">(pool, x, weight, z, " + callback + ");";
+  if (!mixed) {
+    const std::string callback = tile_callback(d.forward, l.output_shape[1]);
+    forward += conv
+                   ? "c::conv2d_forward<" + f.geometry + ", " + literal(d.forward.epilogue.band) +
+                         ">(pool, x, weight, col, z, " + callback + ");"
+                   : "c::linear_forward<" + f.geometry + ">(pool, x, weight, z, " + callback + ");";
+  }
   emit_function("forward_" + name, pool, d.forward.direction, forward);
   if (!d.backward)
     return;
@@ -132,7 +123,9 @@ void CpuKernelEmitter::emit_product(const FusedGroup& g) {
   std::string backward = d.backward->direction.passes.empty()
                              ? ""
                              : host_statements(d.backward->direction, false) + "\n";
-  if (conv) {
+  if (mixed) {
+    backward += mixed_linear_backward(b);
+  } else if (conv) {
     backward += "c::conv2d_backward_weights<" + b.geometry + ", " + has_bias +
                 ">(pool, x, dz, col, dweight, " + dbias + ");";
     if (b.input_gradient)
