@@ -42,7 +42,15 @@ using LinearRegressionSgdMomentum = LinearRegressionWith<sn::SGDMomentum>;
 using LinearRegressionAdam = LinearRegressionWith<sn::Adam>;
 using LinearRegressionAdamw = LinearRegressionWith<sn::AdamW>;
 
-// Mixed<bf16> (make_mixed_fixtures.py), for the models the CPU backend renders in it so far.
+// Mixed<bf16> (make_mixed_fixtures.py).
+template <class O>
+using SimpleCNNMixedWith =
+    sn::Training<sn::Input<sn::f32, 3, 32, 32>, sn::Batch<128>, sn::Loss<sn::CrossEntropy>,
+                 sn::Optimizer<O>, sn::Precision<sn::detail::Mixed<sn::bf16>>>;
+template <class O>
+using LeNet5MixedWith =
+    sn::Training<sn::Input<sn::f32, 1, 28, 28>, sn::Batch<64>, sn::Loss<sn::CrossEntropy>,
+                 sn::Optimizer<O>, sn::Precision<sn::detail::Mixed<sn::bf16>>>;
 template <class O>
 using MlpMixedWith =
     sn::Training<sn::Input<sn::f32, 100>, sn::Batch<64>, sn::Loss<sn::CrossEntropy>,
@@ -51,6 +59,10 @@ template <class O>
 using LinearRegressionMixedWith =
     sn::Training<sn::Input<sn::f32, 10>, sn::Batch<5>, sn::Loss<sn::MSE>, sn::Optimizer<O>,
                  sn::Precision<sn::detail::Mixed<sn::bf16>>>;
+using SimpleCNNMixedSgd = SimpleCNNMixedWith<sn::SGD>;
+using SimpleCNNMixedAdam = SimpleCNNMixedWith<sn::Adam>;
+using LeNet5MixedSgd = LeNet5MixedWith<sn::SGD>;
+using LeNet5MixedAdam = LeNet5MixedWith<sn::Adam>;
 using MlpMixedSgd = MlpMixedWith<sn::SGD>;
 using MlpMixedAdam = MlpMixedWith<sn::Adam>;
 using LinearRegressionMixedSgd = LinearRegressionMixedWith<sn::SGD>;

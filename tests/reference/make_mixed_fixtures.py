@@ -18,7 +18,7 @@ from safetensors.torch import save_file
 
 import make_fixtures as fp32
 
-MODELS = ["mlp", "linear_regression"]
+MODELS = ["simple_cnn", "lenet5", "mlp", "linear_regression"]
 OPTIMIZERS = ["sgd", "adam"]
 
 

@@ -126,9 +126,9 @@ int run_generator(int argc, char** argv, const ModelView& model) {
   }
 
   // Mixed and Pure precision are planned for every setup, rendered so far by the CPU backend for
-  // Mixed<bf16> training without convolutions, from an f32 input (they are not public yet:
-  // setup.hpp's detail::). Anything else is refused here, naming what is missing, rather than
-  // emitted as code that does not compile.
+  // Mixed<bf16> training from an f32 input (they are not public yet: setup.hpp's detail::).
+  // Anything else is refused here, naming what is missing, rather than emitted as code that does
+  // not compile.
   const PrecisionKind precision = model.setup.precision;
   if (precision != PrecisionKind::FP32) {
     std::string missing;
@@ -136,13 +136,6 @@ int run_generator(int argc, char** argv, const ModelView& model) {
       if (std::string_view(b->name) != "cpu")
         missing = "the " + std::string(b->name) + " backend does not render " + name_of(precision) +
                   " yet";
-    for (std::size_t i = 0; i < model.layers.size(); ++i) {
-      const LayerKind kind = model.layers[i].kind;
-      if (kind == LayerKind::Conv2d || kind == LayerKind::DepthwiseConv2d)
-        missing = "the cpu backend renders " + std::string(name_of(precision)) +
-                  " for models without convolutions so far, and layer " + std::to_string(i) +
-                  " is a " + name_of(kind);
-    }
     if (model.setup.input_dtype != DType::f32)
       missing = std::string("mixed precision takes an f32 input so far, not ") +
                 name_of(model.setup.input_dtype);

@@ -21,24 +21,29 @@ std::string lambda_text(const std::string& open, const std::vector<std::string>&
   return text + "\n}";
 }
 
-// The tile callback of the forward GEMM: the bias and activation over the outputs of the tile,
+// The tile callback of the forward GEMM: the bias and activation over the outputs of the tile
+// (unless the product finished them: `finished`, the widening products of mixed precision),
 // then (a Conv2d's) the pool over the windows whose rows the tile holds. `channels`: a Conv2d's
 // output channels (the rows of one sample).
-std::string tile_callback(const ProductDirection& forward, std::int64_t channels) {
+std::string tile_callback(const ProductDirection& forward, std::int64_t channels, bool finished) {
   const ProductEpilogue& e = forward.epilogue;
-  if (!e.bias_activation)
+  const bool bias_activation = e.bias_activation && !finished;
+  if (!bias_activation && !e.pool)
     return forward.call.conv ? "[](index_t, c::Range) {}" : "[](c::Range) {}";
-  const PassForm& each = e.bias_activation->host_form();
   std::vector<std::string> lines;
   if (!forward.call.conv) {  // the callback gets a range of samples, every feature of each
+    const PassForm& each = e.bias_activation->host_form();
     lines = {for_line(each.axes[0], "rows.begin", "rows.end"),
              "  " + for_line(each.axes[1], "0", literal(each.extents[1])), "    " + each.call};
     return lambda_text("[&](c::Range rows) {", lines);
   }
   // A Conv2d's callback gets sample n and a range of its output positions (columns).
   const std::string c = literal(channels);
-  lines = {for_line(each.axes[0], "n * " + c, "(n + 1) * " + c),
-           "  " + for_line(each.axes[1], "columns.begin", "columns.end"), "    " + each.call};
+  if (bias_activation) {
+    const PassForm& each = e.bias_activation->host_form();
+    lines = {for_line(each.axes[0], "n * " + c, "(n + 1) * " + c),
+             "  " + for_line(each.axes[1], "columns.begin", "columns.end"), "    " + each.call};
+  }
   if (e.pool) {
     const PassForm window = e.pool->host_form();
     const std::string band = literal(e.band);
@@ -70,14 +75,37 @@ std::string mixed_linear_backward(const ProductCall& b) {
          (b.bias ? "dbias" : "nullptr") + ", " + (b.input_gradient ? "dx" : "nullptr") + ");";
 }
 
+// A Conv2d's, the same way (staticnet/cpu/conv2d.hpp's widening variants): the column matrix in
+// float, the product's blocks finished and rounded as they are computed, then the pool.
+std::string mixed_conv_forward(const ProductDirection& forward, std::int64_t channels) {
+  const ProductCall& f = forward.call;
+  const ProductEpilogue& e = forward.epilogue;
+  return wrap_comment(std::string("W · im2col(x) in float, a block at a time; then, on the float "
+                                  "sums: ") +
+                          (f.bias ? "+ bias, " : "") + "the activation and one rounding" +
+                          (e.pool ? "; then each pool window of the rows just finished." : "."),
+                      "// ", "// ") +
+         "\nc::conv2d_forward_widening<" + f.geometry + ", " + literal(e.band) + ", " +
+         f.activation + ", " + (f.bias ? "true" : "false") + ">(pool, x, weight, " +
+         (f.bias ? "bias" : "nullptr") + ", col, z, " + tile_callback(forward, channels, true) +
+         ");";
+}
+std::string mixed_conv_backward(const ProductCall& b) {
+  std::string text = "c::conv2d_backward_weights_widening<" + b.geometry + ", " +
+                     (b.bias ? "true" : "false") + ", " + b.working + ">(pool, x, dz, col, " +
+                     "dweight, " + (b.bias ? "dbias" : "nullptr") + ");";
+  if (b.input_gradient)
+    text += "\nc::conv2d_backward_input_widening<" + b.geometry + ", " +
+            (b.accumulates ? "true" : "false") + ", " + b.working + ">(pool, dz, weight, col, dx);";
+  return text;
+}
+
 }  // namespace
 
 void CpuKernelEmitter::emit_product(const FusedGroup& g) {
   const LayerPlan& l = layer(g.product);
   const bool conv = l.kind == LayerKind::Conv2d;
   const bool mixed = m_.find(BufferRole::parameter_copy) != nullptr;
-  if (mixed && conv)
-    throw std::logic_error("the CPU backend does not render a mixed-precision Conv2d yet");
   std::optional<TensorUse> col;  // im2col of one sample
   if (conv) {
     const int ws = a_.index(BufferRole::workspace);
@@ -90,7 +118,7 @@ void CpuKernelEmitter::emit_product(const FusedGroup& g) {
   const ProductCall& f = d.forward.call;
   std::string forward;
   if (mixed)
-    forward = mixed_linear_forward(f);
+    forward = conv ? mixed_conv_forward(d.forward, l.output_shape[1]) : mixed_linear_forward(f);
   else if (d.forward.epilogue.pool)
     forward = wrap_comment(
                   "Threads split each sample's output positions on whole rows of pool windows (" +
@@ -106,7 +134,7 @@ void CpuKernelEmitter::emit_product(const FusedGroup& g) {
                            "// ", "// ") +
               "\n";
   if (!mixed) {
-    const std::string callback = tile_callback(d.forward, l.output_shape[1]);
+    const std::string callback = tile_callback(d.forward, l.output_shape[1], false);
     forward += conv
                    ? "c::conv2d_forward<" + f.geometry + ", " + literal(d.forward.epilogue.band) +
                          ">(pool, x, weight, col, z, " + callback + ");"
@@ -124,7 +152,7 @@ void CpuKernelEmitter::emit_product(const FusedGroup& g) {
                              ? ""
                              : host_statements(d.backward->direction, false) + "\n";
   if (mixed) {
-    backward += mixed_linear_backward(b);
+    backward += conv ? mixed_conv_backward(b) : mixed_linear_backward(b);
   } else if (conv) {
     backward += "c::conv2d_backward_weights<" + b.geometry + ", " + has_bias +
                 ">(pool, x, dz, col, dweight, " + dbias + ");";

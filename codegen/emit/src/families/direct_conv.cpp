@@ -24,10 +24,20 @@ constexpr std::int64_t bias_channel_block = 8;
 
 GroupPasses describe_direct_conv(const ModelView& model, const FusedGroup& g, ArenaText& arena) {
   const LayerPlan& l = model.layers.at(static_cast<std::size_t>(g.grouped));
-  const ForwardBias forward_b = forward_bias(model, g, g.grouped, arena);  // or the folded shift
+  ForwardBias forward_b = forward_bias(model, g, g.grouped, arena);  // or the folded shift
   const std::string geometry = "conv_" + std::to_string(g.grouped);
   const std::int64_t positions = l.output_shape[2] * l.output_shape[3];
-  const std::string weights = arena.parameter(l.weight_offset, BufferRole::parameters);
+  // Under mixed precision the convolution reads the parameters' working copy (the plan's
+  // parameter_copy), whose type is its products' and is named to the gradients' sums, which
+  // round to it.
+  const bool working_copy = model.find(BufferRole::parameter_copy) != nullptr;
+  const BufferRole read_from = working_copy ? BufferRole::parameter_copy : BufferRole::parameters;
+  const std::string weight_element =
+      working_copy ? arena.element(arena.index(BufferRole::parameter_copy)) : "float";
+  const std::string working = working_copy ? ", " + weight_element : "";
+  const std::string weights = arena.parameter(l.weight_offset, read_from);
+  if (working_copy && forward_b.present)  // (a folded shift exists only under Inference)
+    forward_b.pointer = arena.parameter(l.bias_offset, read_from);
   auto reads = [&](const std::string& name, int buffer) {
     return buffer_tensor(arena, name, buffer, false);
   };
@@ -36,8 +46,9 @@ GroupPasses describe_direct_conv(const ModelView& model, const FusedGroup& g, Ar
   Direction& forward = d.forward.emplace();
   forward.tensors = {
       reads("x", l.input_buffer),
-      {"weight", "float", false, weights, "// " + weight_name(g.grouped) + forward_b.weight_note},
-      {"bias", "float", false, forward_b.pointer, forward_b.note},
+      {"weight", weight_element, false, weights,
+       "// " + weight_name(g.grouped) + forward_b.weight_note},
+      {"bias", weight_element, false, forward_b.pointer, forward_b.note},
       buffer_tensor(arena, "y", l.output_buffer, true)};
   const std::string templates =
       "<" + geometry + ", " + (forward_b.present ? "true" : "false") + ">";
@@ -81,7 +92,8 @@ GroupPasses describe_direct_conv(const ModelView& model, const FusedGroup& g, Ar
       // A host call takes a filter's (output channel, input channel) pair: its KH·KW weights.
       PassForm{{"f"},
                {w[0] * w[1]},
-               "k::grouped_conv_backward_filter<" + geometry + ">(f, x, dy, dweight);"}};
+               "k::grouped_conv_backward_filter<" + geometry + working +
+                   ">(f, x, dy, dweight);"}};
   weight_gradient.per_block = true;
   backward.passes = {weight_gradient};
   if (l.options.bias) {
@@ -97,12 +109,13 @@ GroupPasses describe_direct_conv(const ModelView& model, const FusedGroup& g, Ar
                  {(l.output_shape[1] + bias_channel_block - 1) / bias_channel_block},
                  "k::bias_gradient_channel_block<" + literal(l.output_shape[0]) + ", " +
                      literal(l.output_shape[1]) + ", " + literal(positions) + ", " +
-                     std::to_string(bias_channel_block) + ">(block, dy, dbias);"}};
+                     std::to_string(bias_channel_block) + working + ">(block, dy, dbias);"}};
     bias_gradient.per_block = true;
     backward.passes.push_back(bias_gradient);
   }
   if (l.input_gradient_buffer != no_buffer) {
-    backward.tensors.push_back({"weight", "float", false, weights, "// " + weight_name(g.grouped)});
+    backward.tensors.push_back(
+        {"weight", weight_element, false, weights, "// " + weight_name(g.grouped)});
     backward.tensors.push_back(input_gradient_tensor(l, arena));
     const std::string t =
         "<" + geometry + ", " + (l.accumulates_input_gradient ? "true" : "false") + ">";

@@ -48,18 +48,20 @@ STATICNET_HD void activation_backward_2d(index_t row, index_t position, Y y, con
 }
 
 // db[c] += Σ over samples and positions of dz, for one channel c of a (Batch, Channels,
-// Positions) tensor. Accumulates in double: the sums run over up to batch × Ho·Wo terms.
-template <index_t Batch, index_t Channels, index_t Positions>
-STATICNET_HD void bias_gradient_channels(index_t c, const float* dz, float* db) {
+// Positions) tensor. Accumulates in double: the sums run over up to batch × Ho·Wo terms. dz
+// float, BF16 or F16; under mixed precision the sum is rounded to the bias's working type
+// `Working` before it is added (autocast's gradient is the working copy's).
+template <index_t Batch, index_t Channels, index_t Positions, class Working = float, class DZ>
+STATICNET_HD void bias_gradient_channels(index_t c, const DZ* dz, float* db) {
   double sum = 0.0;
   for (index_t n = 0; n < Batch; ++n) {
-    const float* row = dz + (n * Channels + c) * Positions;
+    const DZ* row = dz + (n * Channels + c) * Positions;
     float partial = 0.0f;  // one sample's plane in single precision, as a GEMM would
     for (index_t p = 0; p < Positions; ++p)
-      partial += row[p];
+      partial += load(row, p);
     sum += static_cast<double>(partial);
   }
-  db[c] += static_cast<float>(sum);
+  db[c] += round_to<Working>(static_cast<float>(sum));
 }
 
 // db[o] += Σ over samples of dz[n][o], for one output feature o of a (Batch, Features) tensor.
@@ -76,36 +78,37 @@ STATICNET_HD void bias_gradient_features(index_t o, const float* dz, float* db) 
 // same; what changes is that several run side by side. One channel's sum is a chain of dependent
 // additions, each waiting for the last; eight interleaved keep the adder busy. A feature's sum
 // walks a column of dz; a block of features walks rows, contiguous, and vectorises.
-template <index_t Batch, index_t Channels, index_t Positions>
-STATICNET_HD void bias_gradient_channel_range(index_t begin, index_t end, const float* dz,
+template <index_t Batch, index_t Channels, index_t Positions, class Working = float, class DZ>
+STATICNET_HD void bias_gradient_channel_range(index_t begin, index_t end, const DZ* dz,
                                               float* db) {
   constexpr index_t block = 8;
   index_t c = begin;
   for (; c + block <= end; c += block) {
     double sum[block] = {};
     for (index_t n = 0; n < Batch; ++n) {
-      const float* rows = dz + (n * Channels + c) * Positions;
+      const DZ* rows = dz + (n * Channels + c) * Positions;
       float partial[block] = {};
       for (index_t p = 0; p < Positions; ++p)
         for (index_t b = 0; b < block; ++b)
-          partial[b] += rows[b * Positions + p];
+          partial[b] += load(rows, b * Positions + p);
       for (index_t b = 0; b < block; ++b)
         sum[b] += static_cast<double>(partial[b]);
     }
     for (index_t b = 0; b < block; ++b)
-      db[c + b] += static_cast<float>(sum[b]);
+      db[c + b] += round_to<Working>(static_cast<float>(sum[b]));
   }
   for (; c < end; ++c)
-    bias_gradient_channels<Batch, Channels, Positions>(c, dz, db);
+    bias_gradient_channels<Batch, Channels, Positions, Working>(c, dz, db);
 }
 
 // The channel sums of block b of Width channels (the last may be shorter): the range's sums as a
 // pass over blocks, which a thread pool splits as it splits any index space.
-template <index_t Batch, index_t Channels, index_t Positions, index_t Width>
-STATICNET_HD void bias_gradient_channel_block(index_t b, const float* dz, float* db) {
+template <index_t Batch, index_t Channels, index_t Positions, index_t Width,
+          class Working = float, class DZ>
+STATICNET_HD void bias_gradient_channel_block(index_t b, const DZ* dz, float* db) {
   const index_t begin = b * Width;
   const index_t end = begin + Width < Channels ? begin + Width : Channels;
-  bias_gradient_channel_range<Batch, Channels, Positions>(begin, end, dz, db);
+  bias_gradient_channel_range<Batch, Channels, Positions, Working>(begin, end, dz, db);
 }
 
 template <index_t Batch, index_t Features>

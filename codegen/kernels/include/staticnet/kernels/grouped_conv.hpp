@@ -20,22 +20,33 @@
 // shifts_by_tap()). Both add every element's terms in the same order, so they
 // give the same bits; the plane-wise dx under Accumulate adds term by term into dx instead of
 // adding one sum, which rounds differently.
+//
+// Element types: x, y, dy and dx float, BF16 or F16, the weights and bias W (float, or under mixed
+// precision the working copy's type, which is then the products' type), dW and db float. Under
+// mixed precision each operand is read as the product reads it (rounded to W, as autocast casts
+// the model's f32 input), every sum runs in float, and each output is rounded once where it is
+// stored, as a library's bf16 convolution does; the plane-wise bodies then sum a plane in float
+// on the stack before storing it. A weight's gradient is rounded to W before it is added to the
+// float master's (autocast's gradient is the working copy's). For float tensors every conversion
+// is the identity and the bodies are the float ones.
+#include <type_traits>
+
 #include "staticnet/kernels/geometry.hpp"
 #include "staticnet/kernels/host_device.hpp"
+#include "staticnet/kernels/low_precision.hpp"
 
 namespace staticnet::kernels {
 
 // Output element i of (N, Co, Ho, Wo).
-template <Conv2dGeometry G, bool HasBias>
-STATICNET_HD void grouped_conv_forward(index_t i, const float* x, const float* w, const float* b,
-                                       float* y) {
+template <Conv2dGeometry G, bool HasBias, class X, class W, class Y>
+STATICNET_HD void grouped_conv_forward(index_t i, const X* x, const W* w, const W* b, Y* y) {
   const index_t ow = i % G.out_width, oh = (i / G.out_width) % G.out_height;
   const index_t co = (i / G.positions()) % G.out_channels, n = i / G.output_sample();
   const index_t first_input = co / G.group_outputs() * G.group_inputs();
   float sum = 0.0f;
   for (index_t ci = 0; ci < G.group_inputs(); ++ci) {
-    const float* plane = x + n * G.input_sample() + (first_input + ci) * G.input_plane();
-    const float* kernel = w + (co * G.group_inputs() + ci) * G.kernel_h * G.kernel_w;
+    const X* plane = x + n * G.input_sample() + (first_input + ci) * G.input_plane();
+    const W* kernel = w + (co * G.group_inputs() + ci) * G.kernel_h * G.kernel_w;
     for (index_t kh = 0; kh < G.kernel_h; ++kh) {
       const index_t ih = oh * G.stride_h - G.pad_h + kh;
       if (ih < 0 || ih >= G.in_height)
@@ -43,27 +54,26 @@ STATICNET_HD void grouped_conv_forward(index_t i, const float* x, const float* w
       for (index_t kw = 0; kw < G.kernel_w; ++kw) {
         const index_t iw = ow * G.stride_w - G.pad_w + kw;
         if (iw >= 0 && iw < G.in_width)
-          sum += plane[ih * G.in_width + iw] * kernel[kh * G.kernel_w + kw];
+          sum += operand<W>(plane, ih * G.in_width + iw) * load(kernel, kh * G.kernel_w + kw);
       }
     }
   }
   if constexpr (HasBias)
-    sum += b[co];
-  y[i] = sum;
+    sum += load(b, co);
+  store(y, i, sum);
 }
 
 // Input element j of (N, Ci, Hi, Wi): dx = Σ over the outputs that read it of dy · w.
 // Accumulate adds to dx (another reader of x wrote its part already).
-template <Conv2dGeometry G, bool Accumulate>
-STATICNET_HD void grouped_conv_backward_input(index_t j, const float* dy, const float* w,
-                                              float* dx) {
+template <Conv2dGeometry G, bool Accumulate, class DY, class W, class DX>
+STATICNET_HD void grouped_conv_backward_input(index_t j, const DY* dy, const W* w, DX* dx) {
   const index_t iw = j % G.in_width, ih = (j / G.in_width) % G.in_height;
   const index_t c = (j / G.input_plane()) % G.in_channels, n = j / G.input_sample();
   const index_t group = c / G.group_inputs(), ci = c % G.group_inputs();
   float sum = 0.0f;
   for (index_t co = group * G.group_outputs(); co < (group + 1) * G.group_outputs(); ++co) {
-    const float* plane = dy + n * G.output_sample() + co * G.positions();
-    const float* kernel = w + (co * G.group_inputs() + ci) * G.kernel_h * G.kernel_w;
+    const DY* plane = dy + n * G.output_sample() + co * G.positions();
+    const W* kernel = w + (co * G.group_inputs() + ci) * G.kernel_h * G.kernel_w;
     for (index_t kh = 0; kh < G.kernel_h; ++kh) {
       const index_t rh = ih + G.pad_h - kh;  // = oh · SH for the output row that reads ih at kh
       if (rh < 0 || rh % G.stride_h != 0 || rh / G.stride_h >= G.out_height)
@@ -71,29 +81,27 @@ STATICNET_HD void grouped_conv_backward_input(index_t j, const float* dy, const 
       for (index_t kw = 0; kw < G.kernel_w; ++kw) {
         const index_t rw = iw + G.pad_w - kw;
         if (rw >= 0 && rw % G.stride_w == 0 && rw / G.stride_w < G.out_width)
-          sum +=
-              plane[rh / G.stride_h * G.out_width + rw / G.stride_w] * kernel[kh * G.kernel_w + kw];
+          sum += operand<W>(plane, rh / G.stride_h * G.out_width + rw / G.stride_w) *
+                 load(kernel, kh * G.kernel_w + kw);
       }
     }
   }
-  if constexpr (Accumulate)
-    dx[j] += sum;
-  else
-    dx[j] = sum;
+  // The product's result is in W's type (a bf16 convolution's dx), then stored into dx's.
+  write<Accumulate>(dx, j, round_to<W>(sum));
 }
 
-// Weight element e of (Co, Ci/groups, KH, KW): dW[e] += Σ_n Σ_(oh, ow) dy · x.
-template <Conv2dGeometry G>
-STATICNET_HD void grouped_conv_backward_weight(index_t e, const float* x, const float* dy,
-                                               float* dw) {
+// Weight element e of (Co, Ci/groups, KH, KW): dW[e] += Σ_n Σ_(oh, ow) dy · x, rounded to
+// Working (the weights' working type; float without one) before it is added.
+template <Conv2dGeometry G, class Working = float, class X, class DY>
+STATICNET_HD void grouped_conv_backward_weight(index_t e, const X* x, const DY* dy, float* dw) {
   const index_t kw = e % G.kernel_w, kh = (e / G.kernel_w) % G.kernel_h;
   const index_t ci = (e / (G.kernel_h * G.kernel_w)) % G.group_inputs();
   const index_t co = e / (G.group_inputs() * G.kernel_h * G.kernel_w);
   const index_t c = co / G.group_outputs() * G.group_inputs() + ci;
   double sum = 0.0;
   for (index_t n = 0; n < G.batch; ++n) {
-    const float* in = x + n * G.input_sample() + c * G.input_plane();
-    const float* grad = dy + n * G.output_sample() + co * G.positions();
+    const X* in = x + n * G.input_sample() + c * G.input_plane();
+    const DY* grad = dy + n * G.output_sample() + co * G.positions();
     float partial = 0.0f;  // one sample in single precision, as a GEMM would
     for (index_t oh = 0; oh < G.out_height; ++oh) {
       const index_t ih = oh * G.stride_h - G.pad_h + kh;
@@ -102,12 +110,13 @@ STATICNET_HD void grouped_conv_backward_weight(index_t e, const float* x, const 
       for (index_t ow = 0; ow < G.out_width; ++ow) {
         const index_t iw = ow * G.stride_w - G.pad_w + kw;
         if (iw >= 0 && iw < G.in_width)
-          partial += grad[oh * G.out_width + ow] * in[ih * G.in_width + iw];
+          partial += operand<Working>(grad, oh * G.out_width + ow) *
+                     operand<Working>(in, ih * G.in_width + iw);
       }
     }
     sum += static_cast<double>(partial);
   }
-  dw[e] += static_cast<float>(sum);
+  dw[e] += round_to<Working>(static_cast<float>(sum));
 }
 
 // ---- one plane per call (the CPU's) ------------------------------------------------------------
@@ -171,68 +180,106 @@ STATICNET_HD void for_each_tap_span(Body&& body) {
   }
 }
 
-// Output plane (n, co) of (N, Co, Ho, Wo), plane = n·Co + co.
-template <Conv2dGeometry G, bool HasBias>
-STATICNET_HD void grouped_conv_forward_plane(index_t plane, const float* x, const float* w,
-                                             const float* b, float* y) {
+namespace detail {
+// The sums of output plane (n, co), plane = n·Co + co, into out (float, a plane long).
+template <Conv2dGeometry G, class X, class W>
+STATICNET_HD void convolve_plane(index_t plane, const X* x, const W* w, float* out) {
   const index_t co = plane % G.out_channels, n = plane / G.out_channels;
   const index_t first_input = co / G.group_outputs() * G.group_inputs();
-  float* out = y + plane * G.positions();
   for (index_t p = 0; p < G.positions(); ++p)
     out[p] = 0.0f;
   for (index_t ci = 0; ci < G.group_inputs(); ++ci) {
-    const float* in = x + n * G.input_sample() + (first_input + ci) * G.input_plane();
-    const float* kernel = w + (co * G.group_inputs() + ci) * G.kernel_h * G.kernel_w;
+    const X* in = x + n * G.input_sample() + (first_input + ci) * G.input_plane();
+    const W* kernel = w + (co * G.group_inputs() + ci) * G.kernel_h * G.kernel_w;
     if constexpr (shifts_by_tap(G)) {
       for_each_tap_span<G>(
           [&](index_t tap, const std::uint32_t* inside, index_t begin, index_t end, index_t shift) {
+            const float k = load(kernel, tap);
             for (index_t p = begin; p < end; ++p)
-              out[p] = select_bits(inside[p], out[p] + in[p + shift] * kernel[tap], out[p]);
+              out[p] = select_bits(inside[p], out[p] + operand<W>(in, p + shift) * k, out[p]);
           });
     } else {
       for_each_tap_row<G>(
           [&](index_t tap, index_t oh, index_t in_row, index_t ow_begin, index_t ow_end) {
+            const float k = load(kernel, tap);
             float* out_row = out + oh * G.out_width;
             for (index_t ow = ow_begin; ow < ow_end; ++ow)
-              out_row[ow] += in[in_row + ow * G.stride_w] * kernel[tap];
+              out_row[ow] += operand<W>(in, in_row + ow * G.stride_w) * k;
           });
     }
   }
-  if constexpr (HasBias)
+}
+}  // namespace detail
+
+// Output plane (n, co) of (N, Co, Ho, Wo), plane = n·Co + co. A float y holds its sums as they
+// run; any other sums a plane on the stack and stores it once.
+template <Conv2dGeometry G, bool HasBias, class X, class W, class Y>
+STATICNET_HD void grouped_conv_forward_plane(index_t plane, const X* x, const W* w, const W* b,
+                                             Y* y) {
+  const index_t co = plane % G.out_channels;
+  if constexpr (std::is_same_v<Y, float>) {
+    float* out = y + plane * G.positions();
+    detail::convolve_plane<G>(plane, x, w, out);
+    if constexpr (HasBias)
+      for (index_t p = 0; p < G.positions(); ++p)
+        out[p] += load(b, co);
+  } else {
+    float out[extent<G.positions()>];
+    detail::convolve_plane<G>(plane, x, w, out);
+    const float bias = HasBias ? load(b, co) : 0.0f;
     for (index_t p = 0; p < G.positions(); ++p)
-      out[p] += b[co];
+      store(y, plane * G.positions() + p, HasBias ? out[p] + bias : out[p]);
+  }
 }
 
-// Input plane (n, c) of (N, Ci, Hi, Wi): each output's dy · w scattered to the inputs its window
-// read, taps in the order the gather above adds them.
-template <Conv2dGeometry G, bool Accumulate>
-STATICNET_HD void grouped_conv_backward_input_plane(index_t plane, const float* dy, const float* w,
-                                                    float* dx) {
+namespace detail {
+// Adds the taps' dy · w of input plane (n, c), plane = n·Ci + c, into in (float, a plane long).
+template <Conv2dGeometry G, class DY, class W>
+STATICNET_HD void scatter_plane(index_t plane, const DY* dy, const W* w, float* in) {
   const index_t c = plane % G.in_channels, n = plane / G.in_channels;
   const index_t group = c / G.group_inputs(), ci = c % G.group_inputs();
-  float* in = dx + plane * G.input_plane();
-  if constexpr (!Accumulate)
-    for (index_t p = 0; p < G.input_plane(); ++p)
-      in[p] = 0.0f;
   for (index_t co = group * G.group_outputs(); co < (group + 1) * G.group_outputs(); ++co) {
-    const float* grad = dy + n * G.output_sample() + co * G.positions();
-    const float* kernel = w + (co * G.group_inputs() + ci) * G.kernel_h * G.kernel_w;
+    const DY* grad = dy + n * G.output_sample() + co * G.positions();
+    const W* kernel = w + (co * G.group_inputs() + ci) * G.kernel_h * G.kernel_w;
     if constexpr (shifts_by_tap(G)) {
       for_each_tap_span<G>(
           [&](index_t tap, const std::uint32_t* inside, index_t begin, index_t end, index_t shift) {
+            const float k = load(kernel, tap);
             for (index_t p = begin; p < end; ++p) {
               float& target = in[p + shift];
-              target = select_bits(inside[p], target + grad[p] * kernel[tap], target);
+              target = select_bits(inside[p], target + operand<W>(grad, p) * k, target);
             }
           });
     } else {
       for_each_tap_row<G>(
           [&](index_t tap, index_t oh, index_t in_row, index_t ow_begin, index_t ow_end) {
-            const float* grad_row = grad + oh * G.out_width;
+            const float k = load(kernel, tap);
+            const DY* grad_row = grad + oh * G.out_width;
             for (index_t ow = ow_begin; ow < ow_end; ++ow)
-              in[in_row + ow * G.stride_w] += grad_row[ow] * kernel[tap];
+              in[in_row + ow * G.stride_w] += operand<W>(grad_row, ow) * k;
           });
     }
+  }
+}
+}  // namespace detail
+
+// Input plane (n, c) of (N, Ci, Hi, Wi): each output's dy · w scattered to the inputs its window
+// read, taps in the order the gather above adds them: into dx itself under float tensors, or
+// summed in a float plane on the stack and written once otherwise.
+template <Conv2dGeometry G, bool Accumulate, class DY, class W, class DX>
+STATICNET_HD void grouped_conv_backward_input_plane(index_t plane, const DY* dy, const W* w,
+                                                    DX* dx) {
+  if constexpr (std::is_same_v<DX, float> && std::is_same_v<W, float>) {
+    float* in = dx + plane * G.input_plane();
+    if constexpr (!Accumulate)
+      for (index_t p = 0; p < G.input_plane(); ++p)
+        in[p] = 0.0f;
+    detail::scatter_plane<G>(plane, dy, w, in);
+  } else {
+    float in[extent<G.input_plane()>] = {};
+    detail::scatter_plane<G>(plane, dy, w, in);
+    for (index_t p = 0; p < G.input_plane(); ++p)
+      write<Accumulate>(dx, plane * G.input_plane() + p, round_to<W>(in[p]));
   }
 }
 
@@ -268,9 +315,10 @@ constexpr index_t filter_tile_rows() {
 // single precision, then the samples in order, in double. Within that order, filter_lanes samples
 // run at once, one per lane, and a kernel row's taps at a time, so that their sums stay in
 // registers.
-template <Conv2dGeometry G>
-STATICNET_HD void grouped_conv_backward_filter(index_t f, const float* x, const float* dy,
-                                               float* dw) {
+// Under mixed precision the operands are rounded to Working as the tiles are made, and the sums
+// rounded to it before they are added to dW.
+template <Conv2dGeometry G, class Working = float, class X, class DY>
+STATICNET_HD void grouped_conv_backward_filter(index_t f, const X* x, const DY* dy, float* dw) {
   constexpr index_t taps = G.kernel_h * G.kernel_w;
   const index_t ci = f % G.group_inputs(), co = f / G.group_inputs();
   const index_t c = co / G.group_outputs() * G.group_inputs() + ci;
@@ -293,12 +341,12 @@ STATICNET_HD void grouped_conv_backward_filter(index_t f, const float* x, const 
         float grad[extent<R * OW>][extent<L>];
         for (index_t l = 0; l < L; ++l) {
           const index_t n = l < lanes ? n0 + l : n0;
-          const float* x_plane = x + n * G.input_sample() + c * G.input_plane();
-          const float* dy_plane = dy + n * G.output_sample() + co * G.positions();
+          const X* x_plane = x + n * G.input_sample() + c * G.input_plane();
+          const DY* dy_plane = dy + n * G.output_sample() + co * G.positions();
           for (index_t i = 0; i < (ih1 - ih0) * W; ++i)
-            in[i][l] = x_plane[ih0 * W + i];
+            in[i][l] = operand<Working>(x_plane, ih0 * W + i);
           for (index_t p = 0; p < (oh1 - oh0) * OW; ++p)
-            grad[p][l] = dy_plane[oh0 * OW + p];
+            grad[p][l] = operand<Working>(dy_plane, oh0 * OW + p);
         }
         for (index_t kh = 0; kh < G.kernel_h; ++kh) {
           float row_sums[extent<G.kernel_w>][extent<L>];
@@ -332,8 +380,8 @@ STATICNET_HD void grouped_conv_backward_filter(index_t f, const float* x, const 
     }
   } else {
     for (index_t n = 0; n < G.batch; ++n) {
-      const float* in = x + n * G.input_sample() + c * G.input_plane();
-      const float* grad = dy + n * G.output_sample() + co * G.positions();
+      const X* in = x + n * G.input_sample() + c * G.input_plane();
+      const DY* grad = dy + n * G.output_sample() + co * G.positions();
       // One sample in single precision, as the element-wise version.
       float partial[extent<taps>] = {};
       for (index_t oh = 0; oh < G.out_height; ++oh)
@@ -345,8 +393,8 @@ STATICNET_HD void grouped_conv_backward_filter(index_t f, const float* x, const 
             for (index_t kw = 0; kw < G.kernel_w; ++kw) {
               const index_t iw = ow * G.stride_w - G.pad_w + kw;
               if (iw >= 0 && iw < G.in_width)
-                partial[kh * G.kernel_w + kw] +=
-                    grad[oh * G.out_width + ow] * in[ih * G.in_width + iw];
+                partial[kh * G.kernel_w + kw] += operand<Working>(grad, oh * G.out_width + ow) *
+                                                 operand<Working>(in, ih * G.in_width + iw);
             }
           }
       for (index_t t = 0; t < taps; ++t)
@@ -354,7 +402,7 @@ STATICNET_HD void grouped_conv_backward_filter(index_t f, const float* x, const 
     }
   }
   for (index_t t = 0; t < taps; ++t)
-    dw[f * taps + t] += static_cast<float>(sum[t]);
+    dw[f * taps + t] += round_to<Working>(static_cast<float>(sum[t]));
 }
 
 }  // namespace staticnet::kernels

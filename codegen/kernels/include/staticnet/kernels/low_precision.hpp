@@ -141,6 +141,14 @@ template <class T>
 STATICNET_HD void store(T* p, index_t i, float v) {
   p[i] = from_float<T>(v);
 }
+// Element i of a product's operand as the product reads it: rounded to the working type, as
+// autocast casts a float tensor (the model's input, or an f32 activation) before a bf16 or f16
+// product. A no-op for an operand already in that type, and for float products.
+template <class Working, class T>
+STATICNET_HD float operand(const T* p, index_t i) {
+  return round_to<Working>(load(p, i));
+}
+
 // p[i] = v, or with Accumulate p[i] + v (a second reader's part of a gradient). A part is a
 // tensor of T's type in PyTorch before it is added, so it is rounded to T first, and the sum of
 // the two in float rounded again, as PyTorch adds two bf16 gradients.

@@ -218,34 +218,37 @@ STATICNET_HD void bias_activation_avg_pool_forward(index_t plane, index_t oh, in
 }
 
 // Backward of the fused group: dz over each window = the pool's routing of d(pooled) times the
-// activation's derivative at y. Writes every element of dz once (the windows tile it).
-template <class Act, Pool2dGeometry G, class WindowIndex>
+// activation's derivative at y. Writes every element of dz once (the windows tile it). dpooled, y
+// and dz float, BF16 or F16 (y a pointer, or std::nullptr_t where Act's backward does not read
+// it); the pool's gradient is rounded to dz's type before the derivative multiplies it, where
+// PyTorch stores it between the two layers.
+template <class Act, Pool2dGeometry G, class WindowIndex, class DP, class Y, class DZ>
 STATICNET_HD void max_pool_activation_backward(index_t plane, index_t oh, index_t ow,
-                                               const float* dpooled, const WindowIndex* window,
-                                               const float* y, float* dz) {
+                                               const DP* dpooled, const WindowIndex* window, Y y,
+                                               DZ* dz) {
   const detail::TiledWindow<G> w(plane, oh, ow);
   const index_t winner = static_cast<index_t>(window[w.output]);
-  const float dy = dpooled[w.output];
+  const float dy = round_to<DZ>(load(dpooled, w.output));
   for (index_t kh = 0; kh < G.kernel_h; ++kh) {
     for (index_t kw = 0; kw < G.kernel_w; ++kw) {
       const index_t i = w.at(kh, kw);
       // The gradient goes to the window's maximum only; the derivative of a 0 is 0 for every
       // activation, so selecting dy (not the result) keeps this a select, not a branch.
       const float routed = kh * G.kernel_w + kw == winner ? dy : 0.0f;
-      dz[i] = Act::backward(saved_output<Act>(y, i), routed);
+      store(dz, i, Act::backward(saved_output<Act>(y, i), routed));
     }
   }
 }
 
-template <class Act, Pool2dGeometry G>
+template <class Act, Pool2dGeometry G, class DP, class Y, class DZ>
 STATICNET_HD void avg_pool_activation_backward(index_t plane, index_t oh, index_t ow,
-                                               const float* dpooled, const float* y, float* dz) {
+                                               const DP* dpooled, Y y, DZ* dz) {
   const detail::TiledWindow<G> w(plane, oh, ow);
-  const float dy = dpooled[w.output] / static_cast<float>(G.window());
+  const float dy = round_to<DZ>(load(dpooled, w.output) / static_cast<float>(G.window()));
   for (index_t kh = 0; kh < G.kernel_h; ++kh) {
     for (index_t kw = 0; kw < G.kernel_w; ++kw) {
       const index_t i = w.at(kh, kw);
-      dz[i] = Act::backward(saved_output<Act>(y, i), dy);
+      store(dz, i, Act::backward(saved_output<Act>(y, i), dy));
     }
   }
 }
