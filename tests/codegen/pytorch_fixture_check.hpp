@@ -114,7 +114,8 @@ inline void check_weights(std::span<const float> ours, std::span<const double> t
     }
   }
   CAPTURE(outliers);
-  CHECK(static_cast<double>(outliers) <= tolerance.weight_outliers * static_cast<double>(theirs.size()));
+  CHECK(static_cast<double>(outliers) <=
+        tolerance.weight_outliers * static_cast<double>(theirs.size()));
   CHECK(worst <= tolerance.outlier_bound);
 }
 

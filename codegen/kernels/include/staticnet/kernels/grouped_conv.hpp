@@ -38,8 +38,9 @@
 namespace staticnet::kernels {
 
 // Output element i of (N, Co, Ho, Wo).
-template <Conv2dGeometry G, bool HasBias, class X, class W, class Y>
-STATICNET_HD void grouped_conv_forward(index_t i, const X* x, const W* w, const W* b, Y* y) {
+// B: a pointer to the bias (W's type), or std::nullptr_t without one.
+template <Conv2dGeometry G, bool HasBias, class X, class W, class B, class Y>
+STATICNET_HD void grouped_conv_forward(index_t i, const X* x, const W* w, B b, Y* y) {
   const index_t ow = i % G.out_width, oh = (i / G.out_width) % G.out_height;
   const index_t co = (i / G.positions()) % G.out_channels, n = i / G.output_sample();
   const index_t first_input = co / G.group_outputs() * G.group_inputs();
@@ -213,9 +214,8 @@ STATICNET_HD void convolve_plane(index_t plane, const X* x, const W* w, float* o
 
 // Output plane (n, co) of (N, Co, Ho, Wo), plane = n·Co + co. A float y holds its sums as they
 // run; any other sums a plane on the stack and stores it once.
-template <Conv2dGeometry G, bool HasBias, class X, class W, class Y>
-STATICNET_HD void grouped_conv_forward_plane(index_t plane, const X* x, const W* w, const W* b,
-                                             Y* y) {
+template <Conv2dGeometry G, bool HasBias, class X, class W, class B, class Y>
+STATICNET_HD void grouped_conv_forward_plane(index_t plane, const X* x, const W* w, B b, Y* y) {
   const index_t co = plane % G.out_channels;
   if constexpr (std::is_same_v<Y, float>) {
     float* out = y + plane * G.positions();
@@ -226,9 +226,11 @@ STATICNET_HD void grouped_conv_forward_plane(index_t plane, const X* x, const W*
   } else {
     float out[extent<G.positions()>];
     detail::convolve_plane<G>(plane, x, w, out);
-    const float bias = HasBias ? load(b, co) : 0.0f;
+    if constexpr (HasBias)
+      for (index_t p = 0; p < G.positions(); ++p)
+        out[p] += load(b, co);
     for (index_t p = 0; p < G.positions(); ++p)
-      store(y, plane * G.positions() + p, HasBias ? out[p] + bias : out[p]);
+      store(y, plane * G.positions() + p, out[p]);
   }
 }
 
