@@ -44,12 +44,11 @@ GroupPasses describe_direct_conv(const ModelView& model, const FusedGroup& g, Ar
 
   GroupPasses d;
   Direction& forward = d.forward.emplace();
-  forward.tensors = {
-      reads("x", l.input_buffer),
-      {"weight", weight_element, false, weights,
-       "// " + weight_name(g.grouped) + forward_b.weight_note},
-      {"bias", weight_element, false, forward_b.pointer, forward_b.note},
-      buffer_tensor(arena, "y", l.output_buffer, true)};
+  forward.tensors = {reads("x", l.input_buffer),
+                     {"weight", weight_element, false, weights,
+                      "// " + weight_name(g.grouped) + forward_b.weight_note},
+                     {"bias", weight_element, false, forward_b.pointer, forward_b.note},
+                     buffer_tensor(arena, "y", l.output_buffer, true)};
   const std::string templates =
       "<" + geometry + ", " + (forward_b.present ? "true" : "false") + ">";
   MapPass convolve{
@@ -92,8 +91,7 @@ GroupPasses describe_direct_conv(const ModelView& model, const FusedGroup& g, Ar
       // A host call takes a filter's (output channel, input channel) pair: its KH·KW weights.
       PassForm{{"f"},
                {w[0] * w[1]},
-               "k::grouped_conv_backward_filter<" + geometry + working +
-                   ">(f, x, dy, dweight);"}};
+               "k::grouped_conv_backward_filter<" + geometry + working + ">(f, x, dy, dweight);"}};
   weight_gradient.per_block = true;
   backward.passes = {weight_gradient};
   if (l.options.bias) {

@@ -133,14 +133,14 @@ void conv2d_forward_widening(ThreadPool& pool, const TX* x, const TW* w, B bias,
                 block[r * ld + c], bias, row + r, z);
       };
       if constexpr (sample_is_its_columns<G>()) {
-        widening_gemm<TW>(Transpose::no, Transpose::no, G.out_channels, columns.size(), G.rows(),
-                          w, G.rows(), x + n * G.input_sample() + columns.begin, G.positions(),
+        widening_gemm<TW>(Transpose::no, Transpose::no, G.out_channels, columns.size(), G.rows(), w,
+                          G.rows(), x + n * G.input_sample() + columns.begin, G.positions(),
                           finish);
       } else {
         im2col<G, TW>(x + n * G.input_sample(), col, {0, G.rows()}, columns);
-        widening_gemm<TW>(Transpose::no, Transpose::no, G.out_channels, columns.size(), G.rows(),
-                          w, G.rows(), static_cast<const float*>(col) + columns.begin,
-                          G.positions(), finish);
+        widening_gemm<TW>(Transpose::no, Transpose::no, G.out_channels, columns.size(), G.rows(), w,
+                          G.rows(), static_cast<const float*>(col) + columns.begin, G.positions(),
+                          finish);
       }
       epilogue(n, columns);
     }
@@ -167,7 +167,8 @@ void conv2d_backward_weights_widening(ThreadPool& pool, const TX* x, const TDZ* 
     const Range rows = split(G.rows(), pool.threads(), t);
     for (index_t first = rows.begin; first < rows.end; first += block_rows) {
       const index_t count = rows.end - first < block_rows ? rows.end - first : block_rows;
-      float sums[kernels::extent<G.out_channels * block_rows>];  // sums[co · count + r]: dW[co][first + r]
+      float sums[kernels::extent<G.out_channels * block_rows>];  // sums[co · count + r]:
+                                                                 // dW[co][first + r]
       for (index_t i = 0; i < G.out_channels * count; ++i)
         sums[i] = 0.0f;
       const auto add = [&](index_t row, index_t channels, index_t column, index_t columns,
@@ -179,10 +180,9 @@ void conv2d_backward_weights_widening(ThreadPool& pool, const TX* x, const TDZ* 
       for (index_t n = 0; n < G.batch; ++n) {
         const TDZ* dz_n = dz + n * G.output_sample();
         if constexpr (sample_is_its_columns<G>()) {
-          widening_gemm<Working>(Transpose::no, Transpose::yes, G.out_channels, count,
-                                 G.positions(), dz_n, G.positions(),
-                                 x + n * G.input_sample() + first * G.positions(), G.positions(),
-                                 add);
+          widening_gemm<Working>(
+              Transpose::no, Transpose::yes, G.out_channels, count, G.positions(), dz_n,
+              G.positions(), x + n * G.input_sample() + first * G.positions(), G.positions(), add);
         } else {
           im2col<G, Working>(x + n * G.input_sample(), col, {first, first + count},
                              {0, G.positions()});
@@ -206,8 +206,7 @@ void conv2d_backward_weights_widening(ThreadPool& pool, const TX* x, const TDZ* 
 
 // dx[n] = col2im(Wᵀ · dz[n]) for every sample, the product in float into the column matrix and
 // each element of dx summed there in float and rounded once (added to dx with Accumulate).
-template <kernels::Conv2dGeometry G, bool Accumulate, class Working, class TDZ, class TW,
-          class TDX>
+template <kernels::Conv2dGeometry G, bool Accumulate, class Working, class TDZ, class TW, class TDX>
 void conv2d_backward_input_widening(ThreadPool& pool, const TDZ* dz, const TW* w, float* col,
                                     TDX* dx) {
   constexpr index_t rows_per_channel = G.kernel_h * G.kernel_w;

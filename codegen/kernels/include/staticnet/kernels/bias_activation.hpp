@@ -79,8 +79,7 @@ STATICNET_HD void bias_gradient_features(index_t o, const float* dz, float* db) 
 // additions, each waiting for the last; eight interleaved keep the adder busy. A feature's sum
 // walks a column of dz; a block of features walks rows, contiguous, and vectorises.
 template <index_t Batch, index_t Channels, index_t Positions, class Working = float, class DZ>
-STATICNET_HD void bias_gradient_channel_range(index_t begin, index_t end, const DZ* dz,
-                                              float* db) {
+STATICNET_HD void bias_gradient_channel_range(index_t begin, index_t end, const DZ* dz, float* db) {
   constexpr index_t block = 8;
   index_t c = begin;
   for (; c + block <= end; c += block) {
@@ -103,8 +102,8 @@ STATICNET_HD void bias_gradient_channel_range(index_t begin, index_t end, const 
 
 // The channel sums of block b of Width channels (the last may be shorter): the range's sums as a
 // pass over blocks, which a thread pool splits as it splits any index space.
-template <index_t Batch, index_t Channels, index_t Positions, index_t Width,
-          class Working = float, class DZ>
+template <index_t Batch, index_t Channels, index_t Positions, index_t Width, class Working = float,
+          class DZ>
 STATICNET_HD void bias_gradient_channel_block(index_t b, const DZ* dz, float* db) {
   const index_t begin = b * Width;
   const index_t end = begin + Width < Channels ? begin + Width : Channels;
