@@ -21,6 +21,14 @@ using MobileNetV1 = sn::Training<sn::Input<sn::f32, 3, 96, 96>, sn::Batch<2>,
 using FCAutoencoder = sn::Training<sn::Input<sn::f32, 640>, sn::Batch<16>, sn::Loss<sn::MSE>,
                                    sn::Optimizer<sn::SGDMomentum>>;
 
+// ResNet-8 and the DS-CNN in Mixed<bf16> (tests/reference/make_mixed_fixtures.py).
+using ResNet8Mixed =
+    sn::Training<sn::Input<sn::f32, 3, 32, 32>, sn::Batch<4>, sn::Loss<sn::CrossEntropy>,
+                 sn::Optimizer<sn::SGDMomentum>, sn::Precision<sn::detail::Mixed<sn::bf16>>>;
+using DSCNNMixed =
+    sn::Training<sn::Input<sn::f32, 1, 49, 10>, sn::Batch<4>, sn::Loss<sn::CrossEntropy>,
+                 sn::Optimizer<sn::SGDMomentum>, sn::Precision<sn::detail::Mixed<sn::bf16>>>;
+
 // The same models and batches under Inference: the generated forward pass with the BatchNorms
 // folded, checked against the fixtures' evaluation loss (test_inference.cpp).
 using ResNet8Inference = sn::Inference<sn::Input<sn::f32, 3, 32, 32>, sn::Batch<4>>;

@@ -88,6 +88,9 @@ class HashDropout(torch.nn.Module):
         keep = dropout_keep(x.numel(), DROPOUT_SEED, HashDropout.step, self.layer, self.p, self.q)
         scale = np.float32(self.q / (self.q - self.p))
         mask = torch.from_numpy((keep.astype(np.float32) * scale).reshape(x.shape))
+        if x.dtype in (torch.bfloat16, torch.float16):  # under autocast (make_mixed_fixtures.py)
+            # In float, rounded once to x's dtype, as CUDA's fused dropout and staticnet's keep it.
+            return (x.float() * mask).to(x.dtype)
         return x * mask
 
 
