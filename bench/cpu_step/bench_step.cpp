@@ -4,7 +4,9 @@
 // per step.
 //
 //   staticnet_bench_cpu_step simple_cnn|lenet5_adam|lenet_relu|resnet8|ds_cnn|mobilenet_v1|
-//                            fc_autoencoder [--threads N] [--steps N] [--repeats N]
+//                            fc_autoencoder|simple_cnn_mixed|lenet5_mixed|resnet8_mixed|
+//                            ds_cnn_mixed [--threads N] [--steps N] [--repeats N]
+// (the _mixed ones: the same setups in Mixed<bf16>, mixed_setups.hpp)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -17,18 +19,26 @@
 
 #include "../common/random_batch.hpp"
 #include "ds_cnn_kernels_cpu.h"
+#include "ds_cnn_mixed_kernels_cpu.h"
+#include "ds_cnn_mixed_trainer.h"
 #include "ds_cnn_trainer.h"
 #include "fc_autoencoder_kernels_cpu.h"
 #include "fc_autoencoder_trainer.h"
 #include "lenet5_adam_kernels_cpu.h"
 #include "lenet5_adam_trainer.h"
+#include "lenet5_mixed_kernels_cpu.h"
+#include "lenet5_mixed_trainer.h"
 #include "lenet_relu_kernels_cpu.h"
 #include "lenet_relu_trainer.h"
 #include "mobilenet_v1_kernels_cpu.h"
 #include "mobilenet_v1_trainer.h"
 #include "resnet8_kernels_cpu.h"
+#include "resnet8_mixed_kernels_cpu.h"
+#include "resnet8_mixed_trainer.h"
 #include "resnet8_trainer.h"
 #include "simple_cnn_kernels_cpu.h"
+#include "simple_cnn_mixed_kernels_cpu.h"
+#include "simple_cnn_mixed_trainer.h"
 #include "simple_cnn_trainer.h"
 
 namespace rt = staticnet::runtime;
@@ -52,7 +62,9 @@ const Sample samples[] = {
     STATICNET_BENCH_SAMPLE(simple_cnn),     STATICNET_BENCH_SAMPLE(lenet5_adam),
     STATICNET_BENCH_SAMPLE(lenet_relu),     STATICNET_BENCH_SAMPLE(resnet8),
     STATICNET_BENCH_SAMPLE(ds_cnn),         STATICNET_BENCH_SAMPLE(mobilenet_v1),
-    STATICNET_BENCH_SAMPLE(fc_autoencoder),
+    STATICNET_BENCH_SAMPLE(fc_autoencoder), STATICNET_BENCH_SAMPLE(simple_cnn_mixed),
+    STATICNET_BENCH_SAMPLE(lenet5_mixed),   STATICNET_BENCH_SAMPLE(resnet8_mixed),
+    STATICNET_BENCH_SAMPLE(ds_cnn_mixed),
 };
 #undef STATICNET_BENCH_SAMPLE
 

@@ -3,6 +3,7 @@
 // are the samples' own; only the optimizer of the setup changes.
 #include <staticnet/staticnet.hpp>
 
+#include "samples/digits_cnn.hpp"
 #include "samples/lenet5.hpp"
 #include "samples/linear_regression.hpp"
 #include "samples/mlp.hpp"
@@ -59,6 +60,12 @@ template <class O>
 using LinearRegressionMixedWith =
     sn::Training<sn::Input<sn::f32, 10>, sn::Batch<5>, sn::Loss<sn::MSE>, sn::Optimizer<O>,
                  sn::Precision<sn::detail::Mixed<sn::bf16>>>;
+// samples/digits_cnn.hpp's DigitsTraining in Mixed<bf16>, trained on real data
+// (digits_accuracy.cmake).
+using DigitsMixed =
+    sn::Training<sn::Input<sn::f32, 1, 8, 8>, sn::Batch<32>, sn::Loss<sn::CrossEntropy>,
+                 sn::Optimizer<sn::Adam>, sn::Precision<sn::detail::Mixed<sn::bf16>>>;
+
 using SimpleCNNMixedSgd = SimpleCNNMixedWith<sn::SGD>;
 using SimpleCNNMixedAdam = SimpleCNNMixedWith<sn::Adam>;
 using LeNet5MixedSgd = LeNet5MixedWith<sn::SGD>;
