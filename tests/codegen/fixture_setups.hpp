@@ -66,6 +66,20 @@ using DigitsMixed =
     sn::Training<sn::Input<sn::f32, 1, 8, 8>, sn::Batch<32>, sn::Loss<sn::CrossEntropy>,
                  sn::Optimizer<sn::Adam>, sn::Precision<sn::detail::Mixed<sn::bf16>>>;
 
+// Mixed<f16>, with loss scaling (make_mixed_fixtures.py's f16 fixtures).
+template <class O>
+using SimpleCNNMixedF16With =
+    sn::Training<sn::Input<sn::f32, 3, 32, 32>, sn::Batch<128>, sn::Loss<sn::CrossEntropy>,
+                 sn::Optimizer<O>, sn::Precision<sn::detail::Mixed<sn::f16>>>;
+template <class O>
+using MlpMixedF16With =
+    sn::Training<sn::Input<sn::f32, 100>, sn::Batch<64>, sn::Loss<sn::CrossEntropy>,
+                 sn::Optimizer<O>, sn::Precision<sn::detail::Mixed<sn::f16>>>;
+using SimpleCNNMixedF16Sgd = SimpleCNNMixedF16With<sn::SGD>;
+using SimpleCNNMixedF16Adam = SimpleCNNMixedF16With<sn::Adam>;
+using MlpMixedF16Sgd = MlpMixedF16With<sn::SGD>;
+using MlpMixedF16Adam = MlpMixedF16With<sn::Adam>;
+
 using SimpleCNNMixedSgd = SimpleCNNMixedWith<sn::SGD>;
 using SimpleCNNMixedAdam = SimpleCNNMixedWith<sn::Adam>;
 using LeNet5MixedSgd = LeNet5MixedWith<sn::SGD>;

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""PyTorch fixtures for mixed precision (bf16) on the generated CPU step
+"""PyTorch fixtures for mixed precision (bf16, and f16 with GradScaler) on the generated CPU step
 (tests/codegen/test_mixed_fixtures.cpp), in make_fixtures.py's format and with its models,
 batches, initial weights and optimizer settings, for the models the CPU backend renders under
 Mixed<bf16> so far (no convolutions): fixtures/<model>_mixed_bf16.safetensors.
@@ -27,41 +27,83 @@ OPTIMIZERS = ["sgd", "adam"]
 MLPERF_MODELS = ["resnet8", "ds_cnn"]
 
 
+# Mixed<f16> adds GradScaler with its defaults (initial scale 2^16). For the MLP, one more Adam run
+# starts the scale at OVERFLOW_SCALE, where the scaled gradients overflow f16 (they do from 2^22,
+# and not at 2^21): its first step is skipped and the scale halved, and the next two steps are
+# Adam's first and second (GradScaler does not call the optimizer on a skipped step, so Adam does
+# not count it). The fixture records the scale after each step, for the test that forces it.
+PRECISIONS = {"bf16": torch.bfloat16, "f16": torch.float16}
+OVERFLOW_SCALE = 2.0 ** 22
+
+
+def run(build, init_state, x, y, loss_fn, opt_name, dtype, init_scale=None):
+    """Three steps under autocast; (model, losses, first-step gradients, scales after each step).
+    The gradients are the unscaled ones, as the optimizer sees them."""
+    model = build()
+    model.load_state_dict(init_state)
+    optimizer = fp32.make_optimizer(opt_name, model.parameters())
+    scaler = None
+    if dtype == torch.float16:
+        scaler = torch.amp.GradScaler("cpu", **({"init_scale": init_scale} if init_scale else {}))
+    losses, grad1, scales = [], {}, []
+    for step in range(3):
+        optimizer.zero_grad()
+        with torch.autocast(device_type="cpu", dtype=dtype):
+            logits = model(x)
+        assert logits.dtype == dtype
+        loss = loss_fn(logits.float(), y)
+        losses.append(loss.item())
+        if scaler is None:
+            loss.backward()
+        else:
+            scaler.scale(loss).backward()
+            scaler.unscale_(optimizer)
+        if step == 0:
+            for k, p in model.named_parameters():
+                assert p.grad.dtype == torch.float32
+                grad1[k] = p.grad.detach().clone().contiguous()
+        if scaler is None:
+            optimizer.step()
+        else:
+            scaler.step(optimizer)
+            scaler.update()
+            scales.append(scaler.get_scale())
+    return model, losses, grad1, scales
+
+
 def main():
     torch.set_num_threads(1)
     torch.use_deterministic_algorithms(True)
     out = fp32.HERE / "fixtures"
-    for name in MODELS:
-        build, batch_size, sample_shape, loss_name, outputs = fp32.models()[name]
-        torch.manual_seed(0)
-        initial = build()
-        init_state = {k: v.detach().clone() for k, v in initial.state_dict().items()}
-        x, y = fp32.batch(batch_size, sample_shape, loss_name, outputs)
-        loss_fn = torch.nn.CrossEntropyLoss() if loss_name == "cross_entropy" else torch.nn.MSELoss()
-        tensors = {f"init.{k}": v.contiguous() for k, v in init_state.items()}
-        metadata = {"fixture_version": fp32.FIXTURE_VERSION, "torch_version": torch.__version__,
-                    "precision": "Mixed<bf16>"}
-        for opt_name in OPTIMIZERS:
-            model = build()
-            model.load_state_dict(init_state)
-            optimizer = fp32.make_optimizer(opt_name, model.parameters())
-            losses = []
-            for step in range(3):
-                optimizer.zero_grad()
-                with torch.autocast(device_type="cpu", dtype=torch.bfloat16):
-                    logits = model(x)
-                assert logits.dtype == torch.bfloat16
-                loss = loss_fn(logits.float(), y)
-                loss.backward()
-                losses.append(loss.item())
-                if step == 0 and opt_name == "sgd":
-                    for k, p in model.named_parameters():
-                        assert p.grad.dtype == torch.float32
-                        tensors[f"grad1.{k}"] = p.grad.detach().clone().contiguous()
-                optimizer.step()
-            fp32.record_run(tensors, metadata, opt_name, model, losses)
-            print(f"{name} {opt_name}: losses {losses}")
-        save_file(tensors, str(out / f"{name}_mixed_bf16.safetensors"), metadata=metadata)
+    for suffix, dtype in PRECISIONS.items():
+        for name in MODELS if dtype == torch.bfloat16 else ["simple_cnn", "mlp"]:
+            build, batch_size, sample_shape, loss_name, outputs = fp32.models()[name]
+            torch.manual_seed(0)
+            initial = build()
+            init_state = {k: v.detach().clone() for k, v in initial.state_dict().items()}
+            x, y = fp32.batch(batch_size, sample_shape, loss_name, outputs)
+            loss_fn = (torch.nn.CrossEntropyLoss() if loss_name == "cross_entropy"
+                       else torch.nn.MSELoss())
+            tensors = {f"init.{k}": v.contiguous() for k, v in init_state.items()}
+            metadata = {"fixture_version": fp32.FIXTURE_VERSION,
+                        "torch_version": torch.__version__, "precision": f"Mixed<{suffix}>"}
+            for opt_name in OPTIMIZERS:
+                model, losses, grad1, scales = run(build, init_state, x, y, loss_fn, opt_name,
+                                                   dtype)
+                if opt_name == "sgd":
+                    tensors.update({f"grad1.{k}": g for k, g in grad1.items()})
+                fp32.record_run(tensors, metadata, opt_name, model, losses)
+                print(f"{name} {suffix} {opt_name}: losses {losses}, scales {scales}")
+            if dtype == torch.float16 and name == "mlp":
+                model, losses, _, scales = run(build, init_state, x, y, loss_fn, "adam", dtype,
+                                               OVERFLOW_SCALE)
+                tensors["overflow.loss"] = torch.tensor(losses, dtype=torch.float64)
+                tensors["overflow.scale"] = torch.tensor(scales, dtype=torch.float64)
+                for k, v in model.state_dict().items():
+                    tensors[f"overflow.final.{k}"] = v.detach().clone().contiguous()
+                metadata["overflow.initial_scale"] = repr(OVERFLOW_SCALE)
+                print(f"{name} {suffix} overflow: losses {losses}, scales {scales}")
+            save_file(tensors, str(out / f"{name}_mixed_{suffix}.safetensors"), metadata=metadata)
 
 
 def mlperf_mixed(name):

@@ -40,6 +40,11 @@ std::string ArenaText::bytes(int buffer) {
   return "bytes(arena, " + literal(m_.buffer(buffer).offset) + ")";
 }
 
+std::string ArenaText::loss_scale() {
+  used_.insert("loss_scale");
+  return "loss_scale(arena, " + literal(role(BufferRole::loss_scale).offset) + ")";
+}
+
 std::string ArenaText::parameter(std::int64_t element_offset, BufferRole region) {
   const Buffer& b = role(region);
   const ElementAccess a = access_for(name_of(b.dtype));  // f32, or the working copy's bf16 / f16
@@ -64,7 +69,7 @@ std::string ArenaText::accessor_definitions() const {
                    {"bf16", "k::BF16"},         {"f16", "k::F16"},
                    {"i32", "std::int32_t"},     {"u8", "k::WindowIndex8"},
                    {"u16", "k::WindowIndex16"}, {"u32", "k::WindowIndex32"},
-                   {"bits", "k::MaskByte"}};
+                   {"bits", "k::MaskByte"},     {"loss_scale", "k::LossScaleState"}};
   Printer p;
   for (const auto& a : accessors)
     if (used_.count(a.name))

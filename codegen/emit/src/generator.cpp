@@ -126,7 +126,7 @@ int run_generator(int argc, char** argv, const ModelView& model) {
   }
 
   // Mixed and Pure precision are planned for every setup, rendered so far by the CPU backend for
-  // Mixed<bf16> training from an f32 input (they are not public yet: setup.hpp's detail::).
+  // Mixed<bf16> and Mixed<f16> training from an f32 input (they are not public yet: setup.hpp's detail::).
   // Anything else is refused here, naming what is missing, rather than emitted as code that does
   // not compile.
   const PrecisionKind precision = model.setup.precision;
@@ -139,8 +139,9 @@ int run_generator(int argc, char** argv, const ModelView& model) {
     if (model.setup.input_dtype != DType::f32)
       missing = std::string("mixed precision takes an f32 input so far, not ") +
                 name_of(model.setup.input_dtype);
-    if (precision != PrecisionKind::MixedBF16 || !model.training())
-      missing = std::string("the backends render only Mixed<bf16> training so far, not ") +
+    if (precision == PrecisionKind::PureBF16 || !model.training())
+      missing = std::string("the backends render only Mixed<bf16> and Mixed<f16> training so "
+                            "far, not ") +
                 name_of(precision) + (model.training() ? "" : " inference");
     if (!missing.empty()) {
       std::fprintf(stderr, "staticnet_model(%s): error: %s\n", n.c_str(), missing.c_str());

@@ -69,6 +69,8 @@ EmittedFile emit_trainer_header(const ModelView& model) {
     p.line("m.arena.moment1_at = optimizer_moment1.offset;");
   if (moments >= 2)
     p.line("m.arena.moment2_at = optimizer_moment2.offset;");
+  if (model.find(BufferRole::loss_scale))
+    p.line("m.arena.loss_scale_at = loss_scale.offset;  // Mixed<f16>: the loss scaler");
   if (ce)
     p.emit(R"(
       m.loss = staticnet::runtime::LossFunction::cross_entropy;

@@ -64,6 +64,22 @@ void CpuKernelEmitter::emit_entry_points() {
     forward_calls = "make_working_copy(arena, pool);\n" + forward_calls;
   v["forward"] = forward_calls;
   v["backward"] = backward_calls;
+  // Under loss scaling (Mixed<f16>) the gradients arrive scaled: they are unscaled, and the
+  // update is skipped where one of them overflowed; then the scale moves (GradScaler's step and
+  // update, kernels/mixed_precision.hpp).
+  v["update"] = "update(arena, constants, pool);";
+  if (m_.find(BufferRole::loss_scale)) {
+    const std::string scaler = a_.loss_scale();
+    v["update"] = "k::LossScaleState& scaler = *" + scaler +
+                  ";\n"
+                  "c::unscale_gradients(pool, " +
+                  at(grads) + ", " + literal(m_.parameter_count) +
+                  ", scaler);\n"
+                  "if (scaler.found_inf == 0.0f)  // else the step is skipped, as GradScaler skips "
+                  "it\n"
+                  "  update(arena, constants, pool);\n"
+                  "k::update_loss_scale(scaler, k::LossScaleSettings{});";
+  }
   body_.emit(v, R"(
     // ==== The step, in the plan's schedule ====================================================
     void forward(std::byte* arena, c::ThreadPool& pool, [[maybe_unused]] const Pass& pass) {
@@ -77,7 +93,7 @@ void CpuKernelEmitter::emit_entry_points() {
       forward(arena, pool, Pass{.training = true, .seed = constants.seed, .step = constants.step});
       loss_step(arena, pool);
       $backward$
-      update(arena, constants, pool);
+      $update$
     }
 
     void evaluate(std::byte* arena, c::ThreadPool& pool) {

@@ -35,6 +35,12 @@ std::optional<Direction> describe_view_backward(const ModelView& model, const Fu
 Direction describe_loss(const ModelView& model, ArenaText& arena) {
   const LayerPlan& last = model.layers.back();
   const std::string batch = literal(model.batch());
+  // Under loss scaling (Mixed<f16>) the gradient is the scaled loss's, by the scaler's current
+  // scale, which the step reads where it runs.
+  const bool scaled = model.find(BufferRole::loss_scale) != nullptr;
+  const std::string scale = scaled ? ", scaler->scale" : "";
+  const std::string of_the_mean = scaled ? "of the batch mean, times the loss scale."
+                                         : "of the batch mean.";
   Direction d;
   if (model.setup.loss == LossKind::CrossEntropy) {
     d.tensors = {buffer_tensor(arena, "logits", last.output_buffer, false),
@@ -42,23 +48,26 @@ Direction describe_loss(const ModelView& model, ArenaText& arena) {
                  role(arena, "loss", BufferRole::loss, true),
                  role(arena, "predicted", BufferRole::predictions, true),
                  buffer_tensor(arena, "dlogits", arena.loss_gradient(), true)};
-    d.passes = {{"Each sample: its loss, its predicted class and d(logits) of the batch mean.",
+    d.passes = {{"Each sample: its loss, its predicted class and d(logits) " + of_the_mean,
                  {"n"},
                  {model.batch()},
                  "k::softmax_cross_entropy<" + batch + ", " + literal(model.output_shape[1]) +
-                     ">(n, logits, labels, loss, predicted, dlogits);"}};
+                     ">(n, logits, labels, loss, predicted, dlogits" + scale + ");"}};
   } else {
     d.tensors = {buffer_tensor(arena, "output", last.output_buffer, false),
                  role(arena, "targets", BufferRole::targets, false),
                  role(arena, "loss", BufferRole::loss, true),
                  buffer_tensor(arena, "doutput", arena.loss_gradient(), true)};
-    d.passes = {{"Each sample: its loss and d(output) of the batch mean.",
+    d.passes = {{"Each sample: its loss and d(output) " + of_the_mean,
                  {"n"},
                  {model.batch()},
                  "k::mean_squared_error<" + batch + ", " +
                      literal(model.output_shape.elements() / model.batch()) +
-                     ">(n, output, targets, loss, doutput);"}};
+                     ">(n, output, targets, loss, doutput" + scale + ");"}};
   }
+  if (scaled)
+    d.tensors.push_back({"scaler", "k::LossScaleState", false, arena.loss_scale(),
+                         "// the loss scaler's state"});
   return d;
 }
 

@@ -15,6 +15,8 @@ CpuBackend::CpuBackend(const ModelInfo& model, CpuSteps steps, int threads)
     : model_(model), steps_(steps), arena_(model.arena.bytes), pool_(threads) {
   if (!steps.train_step || !steps.evaluate)
     throw std::invalid_argument("CpuBackend: the generated step functions are missing");
+  if (model.arena.loss_scale_at >= 0)
+    write_loss_scale(kernels::initial_loss_scale(kernels::LossScaleSettings{}));
 }
 
 std::string CpuBackend::description() const {
@@ -71,6 +73,20 @@ void CpuBackend::write_state(StateBuffer which, std::span<const float> in) {
   if (in.size() != s.size())
     throw std::invalid_argument("CpuBackend::write_state: wrong size");
   std::memcpy(s.data(), in.data(), s.size_bytes());
+}
+
+std::optional<kernels::LossScaleState> CpuBackend::loss_scale() {
+  if (model_.arena.loss_scale_at < 0)
+    return std::nullopt;
+  kernels::LossScaleState s;
+  std::memcpy(&s, arena_.data() + model_.arena.loss_scale_at, sizeof s);
+  return s;
+}
+
+void CpuBackend::write_loss_scale(const kernels::LossScaleState& state) {
+  if (model_.arena.loss_scale_at < 0)
+    throw std::logic_error("CpuBackend: the model has no loss scaler");
+  std::memcpy(arena_.data() + model_.arena.loss_scale_at, &state, sizeof state);
 }
 
 MemoryReport CpuBackend::memory() const {

@@ -83,6 +83,10 @@ void MetricsFile::write(const ModelInfo& model, const EpochMetrics& m) {
                       {"samples_per_second", m.samples_per_second}};
   if (model.classifies())
     line["train_accuracy"] = m.train_accuracy;
+  if (m.loss_scale) {
+    line["loss_scale"] = *m.loss_scale;
+    line["skipped_steps"] = m.skipped_steps;
+  }
   if (m.eval_loss) {
     line["eval_loss"] = *m.eval_loss;
     if (model.classifies())

@@ -381,6 +381,7 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
     };
     const auto started = Clock::now();
     bool stopped = false;
+    std::int64_t skipped_in_epoch = 0;  // by loss scaling, in this run's part of the epoch
     // The next batch is prepared while the step runs (a GPU backend returns from train_step at
     // once): the step's labels are kept for its accuracy, and the loader writes the batch after.
     bool staged = false;
@@ -388,11 +389,18 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
       if (!staged)
         next_batch(loader, backend, model);
       step_labels.assign(backend.batch_labels().begin(), backend.batch_labels().end());
-      kernels::OptimizerConstants constants =
-          kernels::optimizer_constants(model.optimizer, epoch_settings, position.step + 1);
+      // The optimizer's own count (Adam's bias correction) leaves out the steps loss scaling
+      // skipped, as PyTorch's optimizer, which GradScaler does not call then, does.
+      kernels::OptimizerConstants constants = kernels::optimizer_constants(
+          model.optimizer, epoch_settings, position.step - position.skipped + 1);
       constants.seed =
           position.seed;  // Dropout's masks: (seed, step) gives the same bits on resume
       backend.train_step(constants);
+      if (const std::optional<kernels::LossScaleState> scaler = backend.loss_scale();
+          scaler && scaler->found_inf != 0.0f) {
+        ++position.skipped;
+        ++skipped_in_epoch;
+      }
       staged = position.batch + 1 < batches && !signals.raised() &&
                !(options.max_steps && position.step + 1 >= *options.max_steps);
       if (staged)
@@ -438,6 +446,10 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
     m.train_accuracy = totals.samples ? static_cast<double>(totals.correct) / samples : 0;
     m.train_samples = totals.samples;
     m.samples_per_second = seconds > 0 ? static_cast<double>(here.samples) / seconds : 0;
+    if (const std::optional<kernels::LossScaleState> scaler = backend.loss_scale()) {
+      m.loss_scale = scaler->scale;
+      m.skipped_steps = skipped_in_epoch;
+    }
     // A resumed epoch whose checkpoint kept no totals (an older staticnet's) reports its own
     // batches, and says so.
     const std::string only_since =

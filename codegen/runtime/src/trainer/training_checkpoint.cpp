@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <optional>
 #include <span>
@@ -82,6 +83,12 @@ std::optional<TrainingDataIdentity> saved_data(const std::map<std::string, std::
   return TrainingDataIdentity{source->second, *count};
 }
 
+// The loss scaler (Mixed<f16>), as GradScaler's state_dict keeps it ("scale", "_growth_tracker"),
+// and the steps it skipped.
+constexpr const char* loss_scale_entry = "loss_scale";
+constexpr const char* growth_tracker_entry = "loss_scale_growth_tracker";
+constexpr const char* skipped_entry = "skipped_steps";
+
 constexpr const char* loss_sum_entry = "epoch_loss_sum";
 constexpr const char* correct_entry = "epoch_correct";
 constexpr const char* samples_entry = "epoch_samples";
@@ -127,6 +134,43 @@ std::optional<EpochTotals> saved_totals(const std::map<std::string, std::string>
   return EpochTotals{*sum, *right, *count};
 }
 
+// The loss scaler's state a checkpoint of a Mixed<f16> run keeps, and its count of skipped steps
+// into `skipped`: a positive finite scale, a growth count and a skipped count in [0, step].
+kernels::LossScaleState saved_loss_scale(const std::map<std::string, std::string>& metadata,
+                                         const std::filesystem::path& file, std::int64_t step,
+                                         std::int64_t& skipped) {
+  auto entry = [&](const char* key, const std::string& wanted) -> const std::string& {
+    const auto it = metadata.find(key);
+    if (it == metadata.end())
+      throw FormatError({file.string(), {}, {}, {}},
+                        fmt::format("the metadata entry '{}' ({}): the model trains with loss "
+                                    "scaling, and its checkpoints keep the scaler",
+                                    key, wanted),
+                        "none");
+    return it->second;
+  };
+  auto refuse = [&](const char* key, const std::string& wanted, const std::string& text) {
+    throw FormatError({file.string(), {}, {}, {}},
+                      fmt::format("{} in the metadata entry '{}'", wanted, key),
+                      fmt::format("\"{}\"", text.substr(0, 40)));
+  };
+  const std::string& scale_text = entry(loss_scale_entry, "the loss scale");
+  const std::optional<double> scale = whole_number<double>(scale_text);
+  if (!scale || !std::isfinite(*scale) || *scale <= 0 ||
+      *scale > static_cast<double>(std::numeric_limits<float>::max()))
+    refuse(loss_scale_entry, "a positive, finite loss scale", scale_text);
+  const std::string& tracker_text = entry(growth_tracker_entry, "the clean steps since it grew");
+  const std::optional<std::int64_t> tracker = whole_number<std::int64_t>(tracker_text);
+  if (!tracker || *tracker < 0 || *tracker > std::numeric_limits<std::int32_t>::max())
+    refuse(growth_tracker_entry, "a count of steps", tracker_text);
+  const std::string& skipped_text = entry(skipped_entry, "the steps loss scaling skipped");
+  const std::optional<std::int64_t> count = whole_number<std::int64_t>(skipped_text);
+  if (!count || *count < 0 || *count > step)
+    refuse(skipped_entry, fmt::format("a count of steps in [0, {}]", step), skipped_text);
+  skipped = *count;
+  return {static_cast<float>(*scale), static_cast<std::int32_t>(*tracker), 0.0f};
+}
+
 }  // namespace
 
 StateSnapshot read_training_state(const ModelInfo& model, Backend& backend) {
@@ -140,6 +184,7 @@ StateSnapshot read_training_state(const ModelInfo& model, Backend& backend) {
   state.statistics.resize(static_cast<std::size_t>(model.non_trainable_count));
   if (!state.statistics.empty())
     backend.read_state(StateBuffer::non_trainable, state.statistics);
+  state.loss_scale = backend.loss_scale();
   return state;
 }
 
@@ -193,6 +238,10 @@ void save_training_checkpoint(const std::filesystem::path& file, const ModelInfo
                 {data_entry, data.source},
                 {data_samples_entry, std::to_string(data.samples)},
                 {backend_entry, backend}});
+  if (snapshot.loss_scale)
+    extra.insert({{loss_scale_entry, round_trip_text(snapshot.loss_scale->scale)},
+                  {growth_tracker_entry, std::to_string(snapshot.loss_scale->growth_tracker)},
+                  {skipped_entry, std::to_string(position.skipped)}});
   if (position.batch > 0 && position.so_far)
     extra.insert({{loss_sum_entry, round_trip_text(position.so_far->loss_sum)},
                   {correct_entry, std::to_string(position.so_far->correct)},
@@ -279,6 +328,11 @@ ResumedTraining load_training_checkpoint(const std::filesystem::path& file, cons
   position.batch = static_cast<std::int64_t>(s.data_order.index_in_epoch) / model.batch;
   position.seed = s.data_order.epoch_seed;
   position.so_far = saved_totals(checkpoint.extra_metadata, file, position.batch, model.batch);
+  if (model.arena.loss_scale_at >= 0) {
+    const kernels::LossScaleState scaler =
+        saved_loss_scale(checkpoint.extra_metadata, file, position.step, position.skipped);
+    backend.write_loss_scale(scaler);
+  }
   const auto saved_backend = checkpoint.extra_metadata.find(backend_entry);
   return {position, std::move(settings), saved_data(checkpoint.extra_metadata, file),
           saved_backend == checkpoint.extra_metadata.end() ? std::nullopt

@@ -30,6 +30,9 @@ struct EpochTotals {
 // written inside an epoch predates the totals: the resumed epoch then reports its own batches.
 struct TrainingPosition {
   std::int64_t step = 0;
+  // Of those, the steps whose update loss scaling skipped (Mixed<f16>: an Inf or a NaN in the
+  // gradients). The optimizer counts only the others, as PyTorch's does behind GradScaler.
+  std::int64_t skipped = 0;
   std::int64_t epoch = 0;
   std::int64_t batch = 0;
   std::uint64_t seed = 0;
@@ -37,11 +40,13 @@ struct TrainingPosition {
 };
 
 // The backend's state as a checkpoint keeps it, read once for both the check and the save: the
-// parameters, each optimizer moment, the running statistics.
+// parameters, each optimizer moment, the running statistics, and the loss scaler's state where
+// there is one.
 struct StateSnapshot {
   std::vector<float> parameters;
   std::vector<std::vector<float>> moments;
   std::vector<float> statistics;
+  std::optional<kernels::LossScaleState> loss_scale;
 };
 StateSnapshot read_training_state(const ModelInfo& model, Backend& backend);
 

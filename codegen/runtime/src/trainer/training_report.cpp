@@ -160,6 +160,9 @@ std::string epoch_line(const ModelInfo& model, const EpochMetrics& m, std::int64
   line += loss_text(model, m.train_loss, m.train_accuracy);
   if (m.eval_loss)
     line += " | eval " + loss_text(model, *m.eval_loss, m.eval_accuracy.value_or(0));
+  if (m.loss_scale)
+    line += fmt::format(" | loss scale {:g}, {} step{} skipped", *m.loss_scale, m.skipped_steps,
+                        m.skipped_steps == 1 ? "" : "s");
   line += fmt::format(" | {:.0f} samples/s", m.samples_per_second);
   return line;
 }

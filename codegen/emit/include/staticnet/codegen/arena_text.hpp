@@ -31,6 +31,8 @@ class ArenaText {
   std::string at(BufferRole r) { return at(index(r)); }
   // "bytes(arena, 2'236'928)": a buffer's first byte (scratch handed to a library).
   std::string bytes(int buffer);
+  // "loss_scale(arena, 1'024)": the loss scaler's state (k::LossScaleState), under Mixed<f16>.
+  std::string loss_scale();
   // A parameter tensor (or its gradient, or a moment) inside the contiguous parameter region.
   std::string parameter(std::int64_t element_offset, BufferRole region);
   // The same places as byte offsets into the arena (whose base is 256-byte aligned).

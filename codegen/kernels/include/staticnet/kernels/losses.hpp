@@ -13,7 +13,10 @@
 //                 dy_e   = 2 / (Batch · Elements) · (y_e − t_e)
 // Labels are checked against Classes when the data set opens (runtime/validation.hpp), so the
 // kernel indexes with them directly. The output and its gradient may be float, BF16 or F16 (the
-// logits' dtype); the loss runs in float, as autocast runs cross_entropy and mse_loss.
+// logits' dtype); the loss runs in float, as autocast runs cross_entropy and mse_loss. Under loss
+// scaling (Mixed<f16>) the gradient is that of the scaled loss, gradient_scale · mean loss, as
+// GradScaler's scaler.scale(loss).backward() computes it: in float, then rounded to its dtype (the
+// scale is a power of two, so scaling rounds nothing of its own).
 #include <cstdint>
 #include <type_traits>
 
@@ -24,7 +27,8 @@ namespace staticnet::kernels {
 
 template <index_t Batch, index_t Classes, class Z, class DZ>
 STATICNET_HD void softmax_cross_entropy(index_t n, const Z* logits, const std::int32_t* labels,
-                                        float* loss, std::int32_t* predicted, DZ* dlogits) {
+                                        float* loss, std::int32_t* predicted, DZ* dlogits,
+                                        float gradient_scale = 1.0f) {
   const Z* z = logits + n * Classes;
   DZ* dz = dlogits + n * Classes;
   float top = load(z, 0);
@@ -48,7 +52,7 @@ STATICNET_HD void softmax_cross_entropy(index_t n, const Z* logits, const std::i
   const index_t label = labels[n];
   loss[n] = log_f(sum) - (load(z, label) - top);
   predicted[n] = static_cast<std::int32_t>(top_at);
-  const float inverse_batch = 1.0f / static_cast<float>(Batch);
+  const float inverse_batch = 1.0f / static_cast<float>(Batch) * gradient_scale;
   for (index_t c = 0; c < Classes; ++c) {
     const float e = holds_exponentials ? load(dz, c) : exp_f(load(z, c) - top);
     store(dz, c, (e / sum - (c == label ? 1.0f : 0.0f)) * inverse_batch);
@@ -57,8 +61,8 @@ STATICNET_HD void softmax_cross_entropy(index_t n, const Z* logits, const std::i
 
 template <index_t Batch, index_t Elements, class Y, class DY>
 STATICNET_HD void mean_squared_error(index_t n, const Y* output, const float* target, float* loss,
-                                     DY* doutput) {
-  const float norm = 2.0f / static_cast<float>(Batch * Elements);
+                                     DY* doutput, float gradient_scale = 1.0f) {
+  const float norm = 2.0f / static_cast<float>(Batch * Elements) * gradient_scale;
   float sum = 0.0f;
   for (index_t e = 0; e < Elements; ++e) {
     const index_t i = n * Elements + e;

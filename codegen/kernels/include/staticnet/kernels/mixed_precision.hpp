@@ -33,7 +33,7 @@ STATICNET_HD void round_parameter(index_t i, const float* master, T* copy) {
 struct LossScaleState {
   float scale;
   std::int32_t growth_tracker;  // steps in a row without an Inf or a NaN
-  float found_inf;              // 1 when this step's gradients hold one, else 0
+  float found_inf;              // 1 when this step's gradients held one (it was skipped), else 0
 };
 static_assert(sizeof(LossScaleState) == 12);
 
@@ -66,7 +66,8 @@ STATICNET_HD bool unscale_gradient(index_t i, float* gradients, float inverse) {
 
 // After the step, as torch._amp_update_scale_: back off and restart the count on an Inf or a NaN;
 // otherwise count the step and, at the interval, grow the scale (where the grown scale is finite)
-// and restart the count. found_inf is cleared for the next step.
+// and restart the count. found_inf stays this step's answer, for the host to count skipped steps
+// by; the next step's unscale sets it anew.
 STATICNET_HD void update_loss_scale(LossScaleState& s, const LossScaleSettings& settings) {
   if (s.found_inf != 0.0f) {
     s.scale = s.scale * settings.backoff_factor;
@@ -79,7 +80,6 @@ STATICNET_HD void update_loss_scale(LossScaleState& s, const LossScaleSettings& 
   } else {
     s.growth_tracker = s.growth_tracker + 1;
   }
-  s.found_inf = 0.0f;
 }
 
 }  // namespace staticnet::kernels

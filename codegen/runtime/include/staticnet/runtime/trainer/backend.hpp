@@ -5,9 +5,12 @@
 //
 // Every backend holds the whole step in one arena of ModelInfo::arena.bytes, laid out by the plan.
 #include <cstdint>
+#include <optional>
 #include <span>
+#include <stdexcept>
 #include <string>
 
+#include "staticnet/kernels/mixed_precision.hpp"
 #include "staticnet/kernels/optimizers.hpp"
 #include "staticnet/runtime/trainer/model_info.hpp"
 
@@ -84,6 +87,15 @@ class Backend {
   // Copies of the persistent state, in the plan's layout (state_elements() floats each).
   virtual void read_state(StateBuffer which, std::span<float> out) = 0;
   virtual void write_state(StateBuffer which, std::span<const float> in) = 0;
+
+  // Under loss scaling (ModelInfo::arena.loss_scale_at >= 0), the scaler's state: its scale, its
+  // count of clean steps, and whether the last train_step found an Inf or a NaN in its gradients
+  // (and so skipped its update). A backend starts it at GradScaler's initial state. Without loss
+  // scaling, none, and writing one is a std::logic_error.
+  virtual std::optional<kernels::LossScaleState> loss_scale() { return std::nullopt; }
+  virtual void write_loss_scale(const kernels::LossScaleState&) {
+    throw std::logic_error("this backend's model has no loss scaler");
+  }
 
   virtual MemoryReport memory() const = 0;
 };

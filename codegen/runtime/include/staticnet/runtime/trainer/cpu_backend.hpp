@@ -22,7 +22,8 @@ struct CpuSteps {
 
 class CpuBackend final : public Backend {
  public:
-  // Allocates and zeroes the arena; `threads` >= 1.
+  // Allocates and zeroes the arena, and starts a loss scaler at GradScaler's initial state;
+  // `threads` >= 1.
   CpuBackend(const ModelInfo& model, CpuSteps steps, int threads);
 
   std::string description() const override;
@@ -35,6 +36,8 @@ class CpuBackend final : public Backend {
   std::span<const std::int32_t> predictions() override;
   void read_state(StateBuffer which, std::span<float> out) override;
   void write_state(StateBuffer which, std::span<const float> in) override;
+  std::optional<kernels::LossScaleState> loss_scale() override;
+  void write_loss_scale(const kernels::LossScaleState& state) override;
   MemoryReport memory() const override;
 
   // The arena itself, for tests.

@@ -32,6 +32,9 @@ struct ArenaLayout {
   // Prefetch: where the next batch arrives, in the same layout (-1 without Prefetch).
   std::int64_t next_batch_at = -1;
   std::int64_t loss_at = -1, predictions_at = -1;
+  // Mixed<f16>: the loss scaler's state (kernels::LossScaleState), which the step reads and
+  // updates; the host initialises it, reports it, and checkpoints keep it.
+  std::int64_t loss_scale_at = -1;
 };
 
 struct ModelInfo {

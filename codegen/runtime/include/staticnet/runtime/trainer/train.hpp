@@ -96,6 +96,10 @@ struct EpochMetrics {
   std::int64_t train_samples = 0;  // the samples of the epoch the two are over
   std::optional<double> eval_loss, eval_accuracy;
   double samples_per_second = 0;
+  // Under loss scaling (Mixed<f16>): the scale at the epoch's end, and the steps of the epoch
+  // (this run's part of it, on resume) whose update was skipped for an Inf or a NaN.
+  std::optional<double> loss_scale;
+  std::int64_t skipped_steps = 0;
 };
 
 struct TrainResult {
