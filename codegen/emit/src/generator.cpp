@@ -126,9 +126,9 @@ int run_generator(int argc, char** argv, const ModelView& model) {
   }
 
   // Mixed and Pure precision are planned for every setup, rendered so far by the CPU backend for
-  // Mixed<bf16> and Mixed<f16> training from an f32 input (they are not public yet: setup.hpp's detail::).
-  // Anything else is refused here, naming what is missing, rather than emitted as code that does
-  // not compile.
+  // Mixed<bf16> and Mixed<f16> training from an f32 input (they are not public yet: setup.hpp's
+  // detail::). Anything else is refused here, naming what is missing, rather than emitted as code
+  // that does not compile.
   const PrecisionKind precision = model.setup.precision;
   if (precision != PrecisionKind::FP32) {
     std::string missing;
@@ -140,8 +140,9 @@ int run_generator(int argc, char** argv, const ModelView& model) {
       missing = std::string("mixed precision takes an f32 input so far, not ") +
                 name_of(model.setup.input_dtype);
     if (precision == PrecisionKind::PureBF16 || !model.training())
-      missing = std::string("the backends render only Mixed<bf16> and Mixed<f16> training so "
-                            "far, not ") +
+      missing = std::string(
+                    "the backends render only Mixed<bf16> and Mixed<f16> training so "
+                    "far, not ") +
                 name_of(precision) + (model.training() ? "" : " inference");
     if (!missing.empty()) {
       std::fprintf(stderr, "staticnet_model(%s): error: %s\n", n.c_str(), missing.c_str());

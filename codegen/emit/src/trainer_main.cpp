@@ -18,6 +18,7 @@ EmittedFile emit_trainer_header(const ModelView& model) {
           {"name", n},
           {"model_type", string_literal(model.names.model_type)},
           {"setup_type", string_literal(model.names.setup_type)},
+          {"precision", string_literal(name_of(model.setup.precision))},
           {"optimizer", std::string("staticnet::kernels::Optimizer::") +
                             (model.setup.optimizer == OptimizerKind::SGD           ? "sgd"
                              : model.setup.optimizer == OptimizerKind::SGDMomentum ? "sgd_momentum"
@@ -40,6 +41,7 @@ EmittedFile emit_trainer_header(const ModelView& model) {
       m.name = "$name$";
       m.model_type = $model_type$;
       m.setup_type = $setup_type$;
+      m.precision = $precision$;
       m.batch = batch;
       m.sample_shape.assign(std::begin(input_sample), std::end(input_sample));
       m.optimizer = $optimizer$;

@@ -17,6 +17,7 @@ inline staticnet::runtime::ModelInfo model_info() {
   m.name = "resnet8";
   m.model_type = "staticnet::samples::ResNet8";
   m.setup_type = "staticnet::samples::ResNet8Training";
+  m.precision = "FP32";
   m.batch = batch;
   m.sample_shape.assign(std::begin(input_sample), std::end(input_sample));
   m.optimizer = staticnet::kernels::Optimizer::adam;

@@ -17,6 +17,7 @@ inline staticnet::runtime::ModelInfo model_info() {
   m.name = "simple_cnn";
   m.model_type = "staticnet::samples::SimpleCNN";
   m.setup_type = "staticnet::samples::SimpleCNNTraining";
+  m.precision = "FP32";
   m.batch = batch;
   m.sample_shape.assign(std::begin(input_sample), std::end(input_sample));
   m.optimizer = staticnet::kernels::Optimizer::adam;

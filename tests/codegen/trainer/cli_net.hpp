@@ -23,5 +23,10 @@ using Net = sn::Sequential<sn::Conv2d<2, sn::Kernel<3>, sn::Padding<1>>, sn::ReL
                            sn::Linear<3>>;
 using Training = sn::Training<sn::Input<sn::f32, 1, 4, 4>, sn::Batch<4>, sn::Loss<sn::CrossEntropy>,
                               sn::Optimizer<sn::SGDMomentum>>;
+// The same net in Mixed<f16> with Adam: the trainer's loss scaling (scenarios.cmake's
+// loss_scaling).
+using TrainingMixedF16 =
+    sn::Training<sn::Input<sn::f32, 1, 4, 4>, sn::Batch<4>, sn::Loss<sn::CrossEntropy>,
+                 sn::Optimizer<sn::Adam>, sn::Precision<sn::detail::Mixed<sn::f16>>>;
 
 }  // namespace cli

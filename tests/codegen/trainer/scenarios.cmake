@@ -46,6 +46,46 @@ if(SCENARIO STREQUAL "resume_bit_for_bit")
     message(FATAL_ERROR "a resume on another thread count was not said:\n${out}")
   endif()
 
+elseif(SCENARIO STREQUAL "loss_scaling")
+  # Mixed<f16>: each epoch's line and metrics give the loss scale and the steps it skipped, the
+  # checkpoint keeps the scaler, and a resumed run goes on from it bit for bit.
+  train(0 ${data} --epochs 2 --save straight.safetensors --metrics straight.jsonl)
+  if(NOT out MATCHES "epoch 2/2: loss [0-9.]+, accuracy [0-9.]+% \\| loss scale 65536, 0 steps skipped")
+    message(FATAL_ERROR "the epoch's line does not give the loss scale:\n${out}")
+  endif()
+  file(STRINGS "${WORK}/straight.jsonl" lines)
+  list(GET lines 1 second)
+  string(JSON scale GET "${second}" loss_scale)
+  string(JSON skipped GET "${second}" skipped_steps)
+  if(NOT scale EQUAL 65536 OR NOT skipped EQUAL 0)
+    message(FATAL_ERROR "the metrics give loss scale ${scale}, ${skipped} skipped:\n${second}")
+  endif()
+  file(READ "${WORK}/straight.safetensors" header OFFSET 8 LIMIT 4096)  # the JSON header
+  if(NOT header MATCHES "\"loss_scale\":\"65536\"" OR
+     NOT header MATCHES "\"loss_scale_growth_tracker\":\"6\"" OR
+     NOT header MATCHES "\"skipped_steps\":\"0\"")
+    message(FATAL_ERROR "the checkpoint does not keep the loss scaler:\n${header}")
+  endif()
+  train(0 ${data} --epochs 1 --save resumed.safetensors)
+  train(0 ${data} --epochs 2 --resume resumed.safetensors --save resumed.safetensors)
+  file(SHA256 "${WORK}/straight.safetensors" a)
+  file(SHA256 "${WORK}/resumed.safetensors" b)
+  if(NOT a STREQUAL b)
+    message(FATAL_ERROR "resumed training under loss scaling differs from straight training")
+  endif()
+  # A checkpoint whose scaler was taken out cannot be resumed: the message names the entry. (sed
+  # renames the key in the JSON header, same length; the tensors' bytes pass through.)
+  execute_process(COMMAND sed -e "s/\"skipped_steps\"/\"skipped_stepz\"/" resumed.safetensors
+                  OUTPUT_FILE "${WORK}/no_scaler.safetensors" WORKING_DIRECTORY "${WORK}"
+                  RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "sed could not edit the checkpoint's header (${rc})")
+  endif()
+  train(1 ${data} --epochs 3 --resume no_scaler.safetensors --save no_scaler.safetensors)
+  if(NOT out MATCHES "metadata entry 'skipped_steps'")
+    message(FATAL_ERROR "a checkpoint without the scaler's entry was not refused by name:\n${out}")
+  endif()
+
 elseif(SCENARIO STREQUAL "resume_keeps_settings")
   # The optimizer's settings and the schedule come back from the checkpoint: resumed with none
   # of them given, the run ends with the same bytes as a straight one.

@@ -39,8 +39,8 @@ Direction describe_loss(const ModelView& model, ArenaText& arena) {
   // scale, which the step reads where it runs.
   const bool scaled = model.find(BufferRole::loss_scale) != nullptr;
   const std::string scale = scaled ? ", scaler->scale" : "";
-  const std::string of_the_mean = scaled ? "of the batch mean, times the loss scale."
-                                         : "of the batch mean.";
+  const std::string of_the_mean =
+      scaled ? "of the batch mean, times the loss scale." : "of the batch mean.";
   Direction d;
   if (model.setup.loss == LossKind::CrossEntropy) {
     d.tensors = {buffer_tensor(arena, "logits", last.output_buffer, false),
@@ -66,8 +66,8 @@ Direction describe_loss(const ModelView& model, ArenaText& arena) {
                      ">(n, output, targets, loss, doutput" + scale + ");"}};
   }
   if (scaled)
-    d.tensors.push_back({"scaler", "k::LossScaleState", false, arena.loss_scale(),
-                         "// the loss scaler's state"});
+    d.tensors.push_back(
+        {"scaler", "k::LossScaleState", false, arena.loss_scale(), "// the loss scaler's state"});
   return d;
 }
 

@@ -40,9 +40,12 @@ void report_start(std::ostream& out, const ModelInfo& model, const Backend& back
                   std::size_t loader_bytes, const std::string& weights,
                   const std::vector<std::string>& input_notes) {
   out << model.name << ": " << model.model_type << " trained as " << model.setup_type << "\n";
-  out << fmt::format("  step     batch {}, {}, {} ({}), FP32; {}\n", model.batch,
-                     model.classifies() ? "CrossEntropy" : "MSE", optimizer_name(model.optimizer),
-                     learning_rate_text(settings), backend.description());
+  out << fmt::format(
+      "  step     batch {}, {}, {} ({}), {}{}; {}\n", model.batch,
+      model.classifies() ? "CrossEntropy" : "MSE", optimizer_name(model.optimizer),
+      learning_rate_text(settings), model.precision,
+      model.arena.loss_scale_at >= 0 ? " with loss scaling (GradScaler's defaults)" : "",
+      backend.description());
   std::string details = backend.details();
   for (std::size_t start = 0; start < details.size();) {
     const std::size_t end = std::min(details.find('\n', start), details.size());

@@ -41,6 +41,7 @@ struct ModelInfo {
   std::string name;        // staticnet_model(NAME ...)
   std::string model_type;  // as written in CMake
   std::string setup_type;
+  std::string precision = "FP32";  // the setup's: "FP32", "Mixed<bf16>", "Mixed<f16>"
   std::int64_t batch = 0;
   std::vector<std::int64_t> sample_shape;  // one input sample, f32
   LossFunction loss = LossFunction::cross_entropy;
