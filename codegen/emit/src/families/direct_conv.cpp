@@ -28,8 +28,8 @@ GroupPasses describe_direct_conv(const ModelView& model, const FusedGroup& g, Ar
   const std::string geometry = "conv_" + std::to_string(g.grouped);
   const std::int64_t positions = l.output_shape[2] * l.output_shape[3];
   // Under mixed precision the convolution reads the parameters' working copy (the plan's
-  // parameter_copy), whose type is its products' and is named to the gradients' sums, which
-  // round to it.
+  // parameter_copy). Its type is the products' type: the weight and bias gradients' sums are
+  // told it (`working`) and round to it, as autocast's gradient is the working copy's.
   const bool working_copy = model.find(BufferRole::parameter_copy) != nullptr;
   const BufferRole read_from = working_copy ? BufferRole::parameter_copy : BufferRole::parameters;
   const std::string weight_element =

@@ -167,8 +167,8 @@ void conv2d_backward_weights_widening(ThreadPool& pool, const TX* x, const TDZ* 
     const Range rows = split(G.rows(), pool.threads(), t);
     for (index_t first = rows.begin; first < rows.end; first += block_rows) {
       const index_t count = rows.end - first < block_rows ? rows.end - first : block_rows;
-      float sums[kernels::extent<G.out_channels * block_rows>];  // sums[co · count + r]:
-                                                                 // dW[co][first + r]
+      // sums[co · count + r]: the batch's sum for dW[co][first + r].
+      float sums[kernels::extent<G.out_channels * block_rows>];
       for (index_t i = 0; i < G.out_channels * count; ++i)
         sums[i] = 0.0f;
       const auto add = [&](index_t row, index_t channels, index_t column, index_t columns,
