@@ -272,8 +272,9 @@ def check_hand_numbers(args):
                    expect=0).stdout
     check("batch 128, Adam: Mixed<bf16> is the smallest, 11.82 MiB, 8.92 MiB less than FP32 "
           "(the setup's)" in text, f"--precision names the smaller one:\n{text}")
-    check("the generated trainers do not offer them yet" in text,
-          "--precision says the trainers do not offer Mixed and Pure yet")
+    check("the generated CPU trainer trains Mixed<bf16> and Mixed<f16>" in text and
+          "Pure<bf16> is priced only" in text,
+          "--precision says which precisions the trainers train")
     # A wide Linear at batch 1 (tests/analyzer/data/wide_linear.hpp): 256·256 + 256 = 65,792
     # parameters, 263,168 B in f32 (a multiple of 256). FP32: weights and gradients 263,168 each;
     # inputs 256·4 = 1,024 and the label 4 -> 256; activations: the logits 1,024, the loss and
