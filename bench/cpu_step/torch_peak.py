@@ -29,15 +29,20 @@ that do not rely on the timeline's inference:
                buffers, optimizer state, the scaler's scale, the batch), counted from the objects;
   event_peak   live_before plus the largest running sum of the raw allocation events (allocations
                positive, frees negative, in time order) of the profiler's event tree.
-Both agree with the timeline where it counted what was alive (a mismatch is printed).
+A MISMATCH line is printed where the timeline's start differs from live_before or its peak from
+event_peak. The event tree, the timeline's categories and the scaler's tensors are torch
+internals (torch 2.15); the timeline's export is deprecated, for a CUDA-only replacement.
 
 Cross-check outside the allocator (--no-rss to skip): in a fresh process per configuration, the
-growth of peak RSS across the measured step, resource.getrusage(RUSAGE_SELF).ru_maxrss after it
-minus before it, the peak having been reset to the current RSS just before the step (writing "5"
-to /proc/self/clear_refs) after malloc_trim(0) gave freed heap pages back to the system. Compare
-it with step_growth = peak_bytes - live_before, the tensor bytes the step adds on top of what it
-starts with; RSS also sees what the allocator does not (numpy arrays, oneDNN's primitives,
-glibc's free lists and page granularity).
+growth of the peak RSS across the measured step, the peak having been reset to the current RSS
+just before the step (writing "5" to /proc/self/clear_refs) after malloc_trim(0) gave the heap
+pages freed by the warm-up back to the system. The peak is VmHWM of /proc/self/status, the
+process's high-water mark that getrusage's ru_maxrss reports too; ru_maxrss itself is no use
+here, as it also keeps the high-water mark of the process before exec (the parent that forked
+it, torch imported and a profile taken), which the reset does not clear. Compare it with
+step_growth = peak_bytes - live_before, the tensor bytes the step adds on top of what it starts
+with; RSS also sees what the allocator does not (numpy arrays, oneDNN's primitives, glibc's
+free lists and page granularity).
 
 make_mlperf_fixtures.HashDropout builds its mask in numpy and wraps it with torch.from_numpy: that
 memory is numpy's and torch's allocator never sees it, though the mask is saved for backward.
@@ -56,7 +61,6 @@ import dataclasses
 import gc
 import json
 import pathlib
-import resource
 import subprocess
 import sys
 import tempfile
@@ -76,7 +80,6 @@ import make_mlperf_fixtures as mlperf  # noqa: E402
 
 @dataclasses.dataclass(frozen=True)
 class Model:
-    label: str
     build: Callable[[], torch.nn.Module]
     batch: int
     input_shape: tuple
@@ -88,21 +91,21 @@ class Model:
 def reference_models():
     fixtures = make_fixtures.models()
 
-    def sample(name, label, optimizer):
+    def sample(name, optimizer):  # make_fixtures.py gives the reference batch
         build, batch, shape, loss, outputs = fixtures[name]
-        return Model(label, build, batch, shape, loss, outputs, optimizer)
+        return Model(build, batch, shape, loss, outputs, optimizer)
 
-    def tiny(build, label, batch):
+    def tiny(build, batch):  # make_mlperf_fixtures.py's MODELS holds its smaller fixture batch
         _, _, loss, outputs, _ = mlperf.MODELS[build.__name__]
-        return Model(label, build, batch, build().input_shape, loss, outputs, "adam")
+        return Model(build, batch, build().input_shape, loss, outputs, "adam")
 
     return {
-        "simple_cnn": sample("simple_cnn", "SimpleCNN", "adam"),
-        "lenet5": sample("lenet5", "LeNet-5", "sgd_momentum"),
-        "resnet8": tiny(mlperf.resnet8, "ResNet-8", 32),
-        "ds_cnn": tiny(mlperf.ds_cnn, "DS-CNN", 100),
-        "mobilenet_v1": tiny(mlperf.mobilenet_v1, "MobileNetV1 x0.25", 32),
-        "fc_autoencoder": tiny(mlperf.fc_autoencoder, "FC autoencoder", 512),
+        "simple_cnn": sample("simple_cnn", "adam"),
+        "lenet5": sample("lenet5", "sgd_momentum"),
+        "resnet8": tiny(mlperf.resnet8, 32),
+        "ds_cnn": tiny(mlperf.ds_cnn, 100),
+        "mobilenet_v1": tiny(mlperf.mobilenet_v1, 32),  # MobileNetV1 x0.25
+        "fc_autoencoder": tiny(mlperf.fc_autoencoder, 512),
     }
 
 
@@ -114,12 +117,13 @@ WARMUP_LIMIT = 50  # steps; f16 skips the updates of steps that overflow until t
 @contextlib.contextmanager
 def torch_owned_numpy_arrays():
     """torch.from_numpy copies into a tensor of torch's allocator (see the module's docstring).
-    numpy does the copy: a torch op reading numpy's memory would show that memory to the profiler
-    as a tensor alive for the whole step, since its allocation and free are not torch's."""
+    numpy does the copy: a torch op reading numpy's memory (even the aten::lift_fresh of
+    torch.from_numpy) shows that memory to the profiler as a tensor alive for the whole step,
+    since its allocation and free are not torch's."""
     from_numpy = torch.from_numpy
 
     def copy(array):
-        tensor = torch.empty(array.shape, dtype=from_numpy(array).dtype)
+        tensor = torch.empty(array.shape, dtype=getattr(torch, array.dtype.name))
         tensor.numpy()[...] = array
         return tensor
 
@@ -204,7 +208,7 @@ def profiled_step(trainer):
         warnings.simplefilter("ignore", FutureWarning)  # deprecated in favour of a CUDA-only API
         path = pathlib.Path(tmp) / "timeline.json"
         prof.export_memory_timeline(str(path), device="cpu")
-        times, sizes = json.loads(path.read_text())
+        _, sizes = json.loads(path.read_text())  # [times, [0, bytes per category...] per time]
     totals = [sum(row) for row in sizes]
     at_peak = sizes[totals.index(max(totals))]
     running = growth = 0
@@ -213,21 +217,27 @@ def profiled_step(trainer):
         growth = max(growth, running)
     return dict(peak=max(totals), timeline_start=totals[0], live_before=live_before,
                 event_peak=live_before + growth,
-                breakdown={str(c).removeprefix("Category.") if c else "unknown": at_peak[i + 1]
+                breakdown={c.name if c else "unknown": at_peak[i + 1]
                            for c, i in _CATEGORY_TO_INDEX.items()})
 
 
+def status_kib(field):
+    for line in open("/proc/self/status"):
+        if line.startswith(field + ":"):
+            return int(line.split()[1])
+    raise KeyError(field)
+
+
 def rss_step_growth(trainer):
-    """Growth of ru_maxrss (bytes) across one step after warm-up; run in a fresh process."""
+    """Growth of the peak RSS (bytes) across one step after warm-up; run in a fresh process."""
     trainer.warm_up()
     gc.collect()
     ctypes.CDLL("libc.so.6").malloc_trim(0)
     with open("/proc/self/clear_refs", "w") as f:
-        f.write("5")  # resets the peak RSS to the current RSS
-    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        f.write("5")  # resets the peak RSS (VmHWM) to the current RSS
+    before = status_kib("VmHWM")
     trainer.step()
-    after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return (after - before) * 1024  # ru_maxrss is in KiB on Linux
+    return (status_kib("VmHWM") - before) * 1024
 
 
 def main():
@@ -260,7 +270,8 @@ def main():
             print(f"{name:15} {precision:9} {r['peak']:11d} {r['live_before']:11d} "
                   f"{r['peak'] - r['live_before']:11d} {rss:>15}", flush=True)
             if args.breakdown:
-                print("    at the peak: " + ", ".join(f"{k} {v}" for k, v in r["breakdown"].items()))
+                parts = (f"{category} {n}" for category, n in r["breakdown"].items())
+                print("    at the peak: " + ", ".join(parts))
             if (r["peak"], r["timeline_start"]) != (r["event_peak"], r["live_before"]):
                 mismatches.append(f"{name} {precision}: timeline peak {r['peak']}, start "
                                   f"{r['timeline_start']}; live before {r['live_before']}, "
