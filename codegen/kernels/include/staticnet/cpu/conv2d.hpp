@@ -137,10 +137,10 @@ void conv2d_forward_widening(ThreadPool& pool, const TX* x, const TW* w, B bias,
                           G.rows(), x + n * G.input_sample() + columns.begin, G.positions(),
                           finish);
       } else {
-        im2col<G, TW>(x + n * G.input_sample(), col, {0, G.rows()}, columns);
-        widening_gemm<TW>(Transpose::no, Transpose::no, G.out_channels, columns.size(), G.rows(), w,
-                          G.rows(), static_cast<const float*>(col) + columns.begin, G.positions(),
-                          finish);
+        im2col<G, TW>(x + n * G.input_sample(), col, {0, G.rows()}, columns);  // rounds x
+        widening_gemm<float>(Transpose::no, Transpose::no, G.out_channels, columns.size(), G.rows(),
+                             w, G.rows(), static_cast<const float*>(col) + columns.begin,
+                             G.positions(), finish);
       }
       epilogue(n, columns);
     }
@@ -185,11 +185,11 @@ void conv2d_backward_weights_widening(ThreadPool& pool, const TX* x, const TDZ* 
               G.positions(), x + n * G.input_sample() + first * G.positions(), G.positions(), add);
         } else {
           im2col<G, Working>(x + n * G.input_sample(), col, {first, first + count},
-                             {0, G.positions()});
-          widening_gemm<Working>(Transpose::no, Transpose::yes, G.out_channels, count,
-                                 G.positions(), dz_n, G.positions(),
-                                 static_cast<const float*>(col) + first * G.positions(),
-                                 G.positions(), add);
+                             {0, G.positions()});  // rounds x
+          widening_gemm<float>(Transpose::no, Transpose::yes, G.out_channels, count, G.positions(),
+                               dz_n, G.positions(),
+                               static_cast<const float*>(col) + first * G.positions(),
+                               G.positions(), add);
         }
       }
       for (index_t co = 0; co < G.out_channels; ++co)

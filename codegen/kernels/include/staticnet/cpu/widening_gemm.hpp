@@ -15,6 +15,7 @@
 // Matrices are row-major, as gemm.hpp's: C (m × n) = op(A) (m × k) · op(B) (k × n). The sums over
 // k run block by block in a fixed order, so a product's bits depend on its shape only.
 #include <cstdint>
+#include <type_traits>
 
 #include "staticnet/cpu/gemm.hpp"
 #include "staticnet/kernels/host_device.hpp"
@@ -29,19 +30,46 @@ struct WideningBlocks {
 
 namespace detail {
 
-// op(M)[i][p] for a row-major M with leading dimension ld, rounded to RoundTo.
+// A value of T as the product reads it: a float rounded to RoundTo (the model's input), a BF16 or
+// F16 as it is (it is in the product's type already, exactly).
 template <class RoundTo, class T>
-float widened(const T* m, std::int64_t ld, Transpose transpose, std::int64_t i, std::int64_t p) {
-  return kernels::round_to<RoundTo>(
-      kernels::to_float(transpose == Transpose::no ? m[i * ld + p] : m[p * ld + i]));
+float widened(T value) {
+  static_assert(
+      std::is_same_v<T, float> || std::is_same_v<T, RoundTo> || std::is_same_v<RoundTo, float>,
+      "staticnet: a widening product's operands are float or of its own type");
+  if constexpr (std::is_same_v<T, float>)
+    return kernels::round_to<RoundTo>(value);
+  else
+    return kernels::to_float(value);
+}
+
+// panel[r * cols + c] = op(M)[row + r][col + c] widened, for a row-major M with leading
+// dimension ld. The loops run along M's rows either way, so the reads are contiguous.
+template <class RoundTo, class T>
+void widen_panel(const T* m, std::int64_t ld, Transpose transpose, std::int64_t row,
+                 std::int64_t rows, std::int64_t col, std::int64_t cols, float* panel) {
+  if (transpose == Transpose::no) {
+    for (std::int64_t r = 0; r < rows; ++r) {
+      const T* in = m + (row + r) * ld + col;
+      for (std::int64_t c = 0; c < cols; ++c)
+        panel[r * cols + c] = widened<RoundTo>(in[c]);
+    }
+  } else {  // op(M)[i][p] = M[p][i]
+    for (std::int64_t c = 0; c < cols; ++c) {
+      const T* in = m + (col + c) * ld + row;
+      for (std::int64_t r = 0; r < rows; ++r)
+        panel[r * cols + c] = widened<RoundTo>(in[r]);
+    }
+  }
 }
 
 }  // namespace detail
 
 // Calls finish(row, rows, column, columns, block, ld) once for each block of C, with
-// block[r * ld + c] = C[row + r][column + c] in float, every term of its sum added. Each operand
-// value is rounded to RoundTo as it is widened: a no-op for bf16 operands and RoundTo = BF16, but
-// the model's float input is rounded there, as autocast casts it before the product.
+// block[r * ld + c] = C[row + r][column + c] in float, every term of its sum added. Each operand is
+// float or of type RoundTo: a float value is rounded to RoundTo as it is widened (the model's
+// float input, as autocast casts it before the product; a float that holds a RoundTo value
+// already, as the convolutions' column matrix does, takes RoundTo = float and is read as it is).
 template <class RoundTo, class TA, class TB, class Finish>
 void widening_gemm(Transpose transpose_a, Transpose transpose_b, std::int64_t m, std::int64_t n,
                    std::int64_t k, const TA* a, std::int64_t lda, const TB* b, std::int64_t ldb,
@@ -58,14 +86,8 @@ void widening_gemm(Transpose transpose_a, Transpose transpose_b, std::int64_t m,
         c_block[r] = 0.0f;  // k = 0 leaves a block of zeros, as the product is
       for (std::int64_t term = 0; term < k; term += B::depth) {
         const std::int64_t terms = k - term < B::depth ? k - term : B::depth;
-        for (std::int64_t r = 0; r < rows; ++r)
-          for (std::int64_t p = 0; p < terms; ++p)
-            a_panel[r * terms + p] =
-                detail::widened<RoundTo>(a, lda, transpose_a, row + r, term + p);
-        for (std::int64_t p = 0; p < terms; ++p)
-          for (std::int64_t c = 0; c < columns; ++c)
-            b_panel[p * columns + c] =
-                detail::widened<RoundTo>(b, ldb, transpose_b, term + p, column + c);
+        detail::widen_panel<RoundTo>(a, lda, transpose_a, row, rows, term, terms, a_panel);
+        detail::widen_panel<RoundTo>(b, ldb, transpose_b, term, terms, column, columns, b_panel);
         gemm(Transpose::no, Transpose::no, rows, columns, terms, a_panel, terms, b_panel, columns,
              1.0f, c_block, columns);
       }
