@@ -54,6 +54,24 @@ inline double largest(const std::vector<double>& v) {
   return m;
 }
 
+// The fixtures' starting state written into `backend`: the initial weights (fixture_init.hpp's
+// formulas) and running statistics; returns the optimizer's settings from `file`'s metadata (SGD
+// with momentum).
+inline k::OptimizerSettings start_mlperf_run(const rt::ModelInfo& model, rt::Backend& backend,
+                                             const rt::SafetensorsReader& file) {
+  std::vector<float> parameters(static_cast<std::size_t>(model.parameter_count));
+  fixture_init::parameters(model, parameters);
+  backend.write_state(rt::StateBuffer::parameters, parameters);
+  std::vector<float> statistics(static_cast<std::size_t>(model.non_trainable_count));
+  rt::initialize_non_trainable(model, statistics);
+  backend.write_state(rt::StateBuffer::non_trainable, statistics);
+  k::OptimizerSettings settings;
+  settings.learning_rate = setting(file, "lr");
+  settings.momentum = setting(file, "momentum");
+  settings.weight_decay = setting(file, "weight_decay");
+  return settings;
+}
+
 // `backend` holds `model`'s step (either backend's), freshly made.
 inline void check_mlperf(const std::string& name, const rt::ModelInfo& model,
                          rt::Backend& backend) {
@@ -65,17 +83,9 @@ inline void check_mlperf(const std::string& name, const rt::ModelInfo& model,
   // Within 1e-4, or 5 times PyTorch's own float32 error where the model is worse conditioned.
   const double gradient_tolerance = std::max(1e-4, 5 * setting(file, "float32_gradient_noise"));
 
+  const k::OptimizerSettings settings = start_mlperf_run(model, backend, file);
   std::vector<float> parameters(static_cast<std::size_t>(model.parameter_count));
-  fixture_init::parameters(model, parameters);
-  backend.write_state(rt::StateBuffer::parameters, parameters);
   std::vector<float> statistics(static_cast<std::size_t>(model.non_trainable_count));
-  rt::initialize_non_trainable(model, statistics);
-  backend.write_state(rt::StateBuffer::non_trainable, statistics);
-
-  k::OptimizerSettings settings;
-  settings.learning_rate = setting(file, "lr");
-  settings.momentum = setting(file, "momentum");
-  settings.weight_decay = setting(file, "weight_decay");
 
   const std::vector<double> losses = values(file, "loss");
   const int steps = static_cast<int>(setting(file, "steps"));

@@ -29,9 +29,7 @@
 #include <doctest/doctest.h>
 
 #include <staticnet/runtime/trainer/cpu_backend.hpp>
-#include <staticnet/runtime/trainer/initialize.hpp>
 
-#include "fixture_init.hpp"
 #include "fx_lenet5_mixed_bf16_adam_kernels_cpu.h"
 #include "fx_lenet5_mixed_bf16_adam_trainer.h"
 #include "fx_lenet5_mixed_bf16_sgd_kernels_cpu.h"
@@ -58,6 +56,7 @@
 #include "fx_simple_cnn_mixed_f16_sgd_trainer.h"
 #include "mlperf_ds_cnn_mixed_bf16_kernels_cpu.h"
 #include "mlperf_ds_cnn_mixed_bf16_trainer.h"
+#include "mlperf_fixture_check.hpp"
 #include "mlperf_resnet8_mixed_bf16_kernels_cpu.h"
 #include "mlperf_resnet8_mixed_bf16_trainer.h"
 #include "pytorch_fixture_check.hpp"
@@ -76,33 +75,6 @@ constexpr pytorch_fixture::Tolerances mixed_bf16_adam{.loss = 1e-4,
                                                       .weight_outliers = 0.01,
                                                       .outlier_bound = 2 * 1e-3 * 3};
 
-constexpr const pytorch_fixture::Tolerances& tolerances(std::string_view optimizer) {
-  return optimizer == "adam" ? mixed_bf16_adam : mixed_bf16;
-}
-
-}  // namespace
-
-#define STATICNET_MIXED_CASE(model, optimizer)                                                 \
-  TEST_CASE("pytorch autocast: " #model " in Mixed<bf16> with " #optimizer ", three steps") {  \
-    namespace generated = fx_##model##_mixed_bf16_##optimizer;                                 \
-    const rt::ModelInfo& info = generated::model_info();                                       \
-    rt::CpuBackend backend(info, {&generated::cpu::train_step, &generated::cpu::evaluate}, 2); \
-    pytorch_fixture::check_against_pytorch(#model "_mixed_bf16", #optimizer, info, backend,    \
-                                           tolerances(#optimizer));                            \
-  }
-
-STATICNET_MIXED_CASE(simple_cnn, sgd)
-STATICNET_MIXED_CASE(simple_cnn, adam)
-STATICNET_MIXED_CASE(lenet5, sgd)
-STATICNET_MIXED_CASE(lenet5, adam)
-STATICNET_MIXED_CASE(mlp, sgd)
-STATICNET_MIXED_CASE(mlp, adam)
-STATICNET_MIXED_CASE(linear_regression, sgd)
-STATICNET_MIXED_CASE(linear_regression, adam)
-
-// ---- Mixed<f16>, with loss scaling
-// ----------------------------------------------------------------
-//
 // The same models with GradScaler: the loss's gradient scaled by 2^16 before it is rounded to f16,
 // the parameters' gradients unscaled before the update. f16 keeps 10 bits of mantissa to bf16's 7,
 // so one flipped rounding is 2^-11 of an element where bf16's is 2^-8, and the loss's tolerance is
@@ -113,38 +85,60 @@ STATICNET_MIXED_CASE(linear_regression, adam)
 // x); so the gradients keep bf16's 2^-8 (3.9e-3). The weights keep FP32's 1e-4 under SGD, and
 // Adam's sign flips at gradients near zero stay bounded by 2·lr per step, as above.
 
-namespace {
-
 constexpr pytorch_fixture::Tolerances mixed_f16{.loss = 1e-5, .gradients = 0x1p-8, .weights = 1e-4};
 constexpr pytorch_fixture::Tolerances mixed_f16_adam{.loss = 1e-5,
                                                      .gradients = 0x1p-8,
                                                      .weights = 1e-4,
                                                      .weight_outliers = 0.01,
                                                      .outlier_bound = 2 * 1e-3 * 3};
-constexpr const pytorch_fixture::Tolerances& f16_tolerances(std::string_view optimizer) {
-  return optimizer == "adam" ? mixed_f16_adam : mixed_f16;
+
+constexpr const pytorch_fixture::Tolerances& tolerances(std::string_view precision,
+                                                        std::string_view optimizer) {
+  if (precision == "f16")
+    return optimizer == "adam" ? mixed_f16_adam : mixed_f16;
+  return optimizer == "adam" ? mixed_bf16_adam : mixed_bf16;
+}
+
+// Three steps of a model against its fixture ("<model>_mixed_<precision>"); under loss scaling
+// (f16) the scaler also starts at GradScaler's 2^16 and, three clean steps later, is still there.
+void check_mixed(const std::string& fixture, const std::string& precision,
+                 const std::string& optimizer, const rt::ModelInfo& info, rt::Backend& backend) {
+  const bool scaled = precision == "f16";
+  REQUIRE(backend.loss_scale().has_value() == scaled);
+  if (scaled)
+    CHECK(backend.loss_scale()->scale == 65536.0f);
+  pytorch_fixture::check_against_pytorch(fixture, optimizer, info, backend,
+                                         tolerances(precision, optimizer));
+  if (scaled) {
+    CHECK(backend.loss_scale()->scale == 65536.0f);
+    CHECK(backend.loss_scale()->growth_tracker == 3);
+  }
 }
 
 }  // namespace
 
-#define STATICNET_MIXED_F16_CASE(model, optimizer)                                             \
-  TEST_CASE("pytorch autocast + GradScaler: " #model " in Mixed<f16> with " #optimizer         \
+#define STATICNET_MIXED_CASE(model, precision, optimizer)                                      \
+  TEST_CASE("pytorch autocast: " #model " in Mixed<" #precision "> with " #optimizer           \
             ", three steps") {                                                                 \
-    namespace generated = fx_##model##_mixed_f16_##optimizer;                                  \
+    namespace generated = fx_##model##_mixed_##precision##_##optimizer;                        \
     const rt::ModelInfo& info = generated::model_info();                                       \
     rt::CpuBackend backend(info, {&generated::cpu::train_step, &generated::cpu::evaluate}, 2); \
-    REQUIRE(backend.loss_scale().has_value());                                                 \
-    CHECK(backend.loss_scale()->scale == 65536.0f); /* GradScaler's initial scale */           \
-    pytorch_fixture::check_against_pytorch(#model "_mixed_f16", #optimizer, info, backend,     \
-                                           f16_tolerances(#optimizer));                        \
-    CHECK(backend.loss_scale()->scale == 65536.0f); /* three clean steps: unchanged */         \
-    CHECK(backend.loss_scale()->growth_tracker == 3);                                          \
+    check_mixed(#model "_mixed_" #precision, #precision, #optimizer, info, backend);           \
   }
 
-STATICNET_MIXED_F16_CASE(simple_cnn, sgd)
-STATICNET_MIXED_F16_CASE(simple_cnn, adam)
-STATICNET_MIXED_F16_CASE(mlp, sgd)
-STATICNET_MIXED_F16_CASE(mlp, adam)
+STATICNET_MIXED_CASE(simple_cnn, bf16, sgd)
+STATICNET_MIXED_CASE(simple_cnn, bf16, adam)
+STATICNET_MIXED_CASE(lenet5, bf16, sgd)
+STATICNET_MIXED_CASE(lenet5, bf16, adam)
+STATICNET_MIXED_CASE(mlp, bf16, sgd)
+STATICNET_MIXED_CASE(mlp, bf16, adam)
+STATICNET_MIXED_CASE(linear_regression, bf16, sgd)
+STATICNET_MIXED_CASE(linear_regression, bf16, adam)
+// Mixed<f16>, with GradScaler's loss scaling.
+STATICNET_MIXED_CASE(simple_cnn, f16, sgd)
+STATICNET_MIXED_CASE(simple_cnn, f16, adam)
+STATICNET_MIXED_CASE(mlp, f16, sgd)
+STATICNET_MIXED_CASE(mlp, f16, adam)
 
 // An overflow forced as make_mixed_fixtures.py forces it: the MLP under Adam from a scale of 2^22,
 // where the scaled gradients exceed f16's 65,504. The first step must find the Inf, leave the
@@ -240,13 +234,6 @@ namespace {
 using pytorch_fixture::setting;
 using pytorch_fixture::values;
 
-double largest_of(const std::vector<double>& v) {
-  double m = 0;
-  for (double x : v)
-    m = std::max(m, std::abs(x));
-  return m;
-}
-
 // One tensor of ours against autocast's and the exact one: ours no further from the exact values
 // than autocast's, by the factor and floor above. Returns (ours − autocast) / autocast's error.
 double check_tensor(std::span<const float> ours, const std::vector<double>& torch,
@@ -264,16 +251,9 @@ void check_mlperf_mixed(const std::string& name, const rt::ModelInfo& model, rt:
   const rt::SafetensorsReader file = pytorch_fixture::fixture("mlperf_" + name + "_mixed_bf16");
   REQUIRE(file.metadata().at("precision") == "Mixed<bf16>");
   const auto input_offset = static_cast<std::uint64_t>(setting(file, "input_offset"));
+  const k::OptimizerSettings settings = mlperf_fixture::start_mlperf_run(model, backend, file);
   std::vector<float> parameters(static_cast<std::size_t>(model.parameter_count));
-  fixture_init::parameters(model, parameters);
-  backend.write_state(rt::StateBuffer::parameters, parameters);
   std::vector<float> statistics(static_cast<std::size_t>(model.non_trainable_count));
-  rt::initialize_non_trainable(model, statistics);
-  backend.write_state(rt::StateBuffer::non_trainable, statistics);
-  k::OptimizerSettings settings;
-  settings.learning_rate = setting(file, "lr");
-  settings.momentum = setting(file, "momentum");
-  settings.weight_decay = setting(file, "weight_decay");
 
   const std::vector<double> torch_losses = values(file, "loss");
   const std::vector<double> exact_losses = values(file, "exact.loss");
@@ -293,14 +273,15 @@ void check_mlperf_mixed(const std::string& name, const rt::ModelInfo& model, rt:
     backend.read_state(rt::StateBuffer::gradients, gradients);
     double model_scale = 0;
     for (const rt::ParameterTensor& t : model.parameters)
-      model_scale = std::max(model_scale, largest_of(values(file, "exact.grad1." + t.name)));
+      model_scale =
+          std::max(model_scale, mlperf_fixture::largest(values(file, "exact.grad1." + t.name)));
     std::vector<double> ratios;
     for (const rt::ParameterTensor& t : model.parameters) {
       CAPTURE(t.name);
       const std::vector<double> exact_gradient = values(file, "exact.grad1." + t.name);
       const auto ours = std::span<const float>(gradients).subspan(
           static_cast<std::size_t>(t.offset), exact_gradient.size());
-      if (largest_of(exact_gradient) < 1e-4 * model_scale)  // zero but for rounding
+      if (mlperf_fixture::largest(exact_gradient) < 1e-4 * model_scale)  // zero but for rounding
         CHECK(*std::ranges::max_element(ours, {}, [](float g) { return std::abs(g); }) <
               0x1p-8 * model_scale);
       else
