@@ -72,11 +72,16 @@ using SimpleCNNMixedF16With =
     sn::Training<sn::Input<sn::f32, 3, 32, 32>, sn::Batch<128>, sn::Loss<sn::CrossEntropy>,
                  sn::Optimizer<O>, sn::Precision<sn::detail::Mixed<sn::f16>>>;
 template <class O>
+using LeNet5MixedF16With =
+    sn::Training<sn::Input<sn::f32, 1, 28, 28>, sn::Batch<64>, sn::Loss<sn::CrossEntropy>,
+                 sn::Optimizer<O>, sn::Precision<sn::detail::Mixed<sn::f16>>>;
+template <class O>
 using MlpMixedF16With =
     sn::Training<sn::Input<sn::f32, 100>, sn::Batch<64>, sn::Loss<sn::CrossEntropy>,
                  sn::Optimizer<O>, sn::Precision<sn::detail::Mixed<sn::f16>>>;
 using SimpleCNNMixedF16Sgd = SimpleCNNMixedF16With<sn::SGD>;
 using SimpleCNNMixedF16Adam = SimpleCNNMixedF16With<sn::Adam>;
+using LeNet5MixedF16Sgd = LeNet5MixedF16With<sn::SGD>;
 using MlpMixedF16Sgd = MlpMixedF16With<sn::SGD>;
 using MlpMixedF16Adam = MlpMixedF16With<sn::Adam>;
 

@@ -34,6 +34,8 @@
 #include "fx_lenet5_mixed_bf16_adam_trainer.h"
 #include "fx_lenet5_mixed_bf16_sgd_kernels_cpu.h"
 #include "fx_lenet5_mixed_bf16_sgd_trainer.h"
+#include "fx_lenet5_mixed_f16_sgd_kernels_cpu.h"
+#include "fx_lenet5_mixed_f16_sgd_trainer.h"
 #include "fx_linear_regression_mixed_bf16_adam_kernels_cpu.h"
 #include "fx_linear_regression_mixed_bf16_adam_trainer.h"
 #include "fx_linear_regression_mixed_bf16_sgd_kernels_cpu.h"
@@ -59,6 +61,8 @@
 #include "mlperf_fixture_check.hpp"
 #include "mlperf_resnet8_mixed_bf16_kernels_cpu.h"
 #include "mlperf_resnet8_mixed_bf16_trainer.h"
+#include "mlperf_resnet8_mixed_f16_kernels_cpu.h"
+#include "mlperf_resnet8_mixed_f16_trainer.h"
 #include "pytorch_fixture_check.hpp"
 
 namespace k = staticnet::kernels;
@@ -137,6 +141,10 @@ STATICNET_MIXED_CASE(linear_regression, bf16, adam)
 // Mixed<f16>, with GradScaler's loss scaling.
 STATICNET_MIXED_CASE(simple_cnn, f16, sgd)
 STATICNET_MIXED_CASE(simple_cnn, f16, adam)
+// LeNet-5 under SGD only: its Linear layers read the output of PyTorch's f16 convolutions, which
+// sum less exactly than they round (above), and Adam's sign-sized first steps turn that into 2 %
+// of 7.weight stepping the other way (measured), where SGD's steps stay within 1e-4.
+STATICNET_MIXED_CASE(lenet5, f16, sgd)
 STATICNET_MIXED_CASE(mlp, f16, sgd)
 STATICNET_MIXED_CASE(mlp, f16, adam)
 
@@ -225,7 +233,7 @@ TEST_CASE("pytorch autocast + GradScaler: an f16 overflow skips the step and hal
 // A convolution's bias before a BatchNorm has an exact gradient of zero (see mlperf_fixture_check);
 // ours must be below 2^-8 of the model's largest gradient there.
 // Measured when the test was written (2 threads): each gradient's error at 0.8 to 1.2 times
-// autocast's; the median ratio of (ours − autocast) to autocast's error 0.16 (ResNet-8) and 0.11
+// autocast's; the median ratio of (ours − autocast) to autocast's error 0.18 (ResNet-8) and 0.25
 // (DS-CNN); losses within 0.45 % of float64's where autocast's are within 0.19 % (ResNet-8) and
 // 1.9 % (DS-CNN).
 
@@ -246,10 +254,20 @@ double check_tensor(std::span<const float> ours, const std::vector<double>& torc
   return tensor_error(ours, std::span<const double>(torch)) / e_torch;
 }
 
-void check_mlperf_mixed(const std::string& name, const rt::ModelInfo& model, rt::Backend& backend) {
+// `precision`: "bf16", or "f16" (with GradScaler: its scale stays at 2^16 over the three steps).
+// Under f16 the second criterion above does not hold, and is not checked: PyTorch's f16
+// convolutions on the CPU sum less exactly than they round (see the f16 fixtures above), so ours
+// are closer to float64's than autocast's are in most tensors (ResNet-8's 0.weight: 0.058 against
+// 0.066; 4.weight 0.029 against 0.055), and autocast's own error is what separates the two.
+// What stands under f16 is the first: as accurate as autocast, which a wrong or missing loss
+// scaling would not be.
+void check_mlperf_mixed(const std::string& name, const std::string& precision,
+                        const rt::ModelInfo& model, rt::Backend& backend) {
   CAPTURE(name);
-  const rt::SafetensorsReader file = pytorch_fixture::fixture("mlperf_" + name + "_mixed_bf16");
-  REQUIRE(file.metadata().at("precision") == "Mixed<bf16>");
+  CAPTURE(precision);
+  const rt::SafetensorsReader file =
+      pytorch_fixture::fixture("mlperf_" + name + "_mixed_" + precision);
+  REQUIRE(file.metadata().at("precision") == "Mixed<" + precision + ">");
   const auto input_offset = static_cast<std::uint64_t>(setting(file, "input_offset"));
   const k::OptimizerSettings settings = mlperf_fixture::start_mlperf_run(model, backend, file);
   std::vector<float> parameters(static_cast<std::size_t>(model.parameter_count));
@@ -291,7 +309,8 @@ void check_mlperf_mixed(const std::string& name, const rt::ModelInfo& model, rt:
     std::ranges::sort(ratios);
     const double median = ratios[ratios.size() / 2];
     CAPTURE(median);
-    CHECK(median <= 0.5);
+    if (precision == "bf16")
+      CHECK(median <= 0.5);
   }
   auto check_final = [&](rt::StateBuffer which, std::vector<float>& state,
                          const std::vector<rt::ParameterTensor>& tensors) {
@@ -314,11 +333,19 @@ TEST_CASE("pytorch autocast: ResNet-8 in Mixed<bf16>, three steps of SGD with mo
   namespace generated = mlperf_resnet8_mixed_bf16;
   const rt::ModelInfo& info = generated::model_info();
   rt::CpuBackend backend(info, {&generated::cpu::train_step, &generated::cpu::evaluate}, 2);
-  check_mlperf_mixed("resnet8", info, backend);
+  check_mlperf_mixed("resnet8", "bf16", info, backend);
 }
 TEST_CASE("pytorch autocast: DS-CNN in Mixed<bf16>, three steps of SGD with momentum") {
   namespace generated = mlperf_ds_cnn_mixed_bf16;
   const rt::ModelInfo& info = generated::model_info();
   rt::CpuBackend backend(info, {&generated::cpu::train_step, &generated::cpu::evaluate}, 2);
-  check_mlperf_mixed("ds_cnn", info, backend);
+  check_mlperf_mixed("ds_cnn", "bf16", info, backend);
+}
+TEST_CASE(
+    "pytorch autocast + GradScaler: ResNet-8 in Mixed<f16>, three steps of SGD with momentum") {
+  namespace generated = mlperf_resnet8_mixed_f16;
+  const rt::ModelInfo& info = generated::model_info();
+  rt::CpuBackend backend(info, {&generated::cpu::train_step, &generated::cpu::evaluate}, 2);
+  check_mlperf_mixed("resnet8", "f16", info, backend);
+  CHECK(backend.loss_scale()->scale == 65536.0f);
 }

@@ -24,7 +24,7 @@ import make_mlperf_fixtures as mlperf
 
 MODELS = ["simple_cnn", "lenet5", "mlp", "linear_regression"]
 OPTIMIZERS = ["sgd", "adam"]
-MLPERF_MODELS = ["resnet8", "ds_cnn"]
+MLPERF_MODELS = {"bf16": ["resnet8", "ds_cnn"], "f16": ["resnet8"]}
 
 
 # Mixed<f16> adds GradScaler with its defaults (initial scale 2^16). For the MLP, one more Adam run
@@ -76,7 +76,7 @@ def main():
     torch.use_deterministic_algorithms(True)
     out = fp32.HERE / "fixtures"
     for suffix, dtype in PRECISIONS.items():
-        for name in MODELS if dtype == torch.bfloat16 else ["simple_cnn", "mlp"]:
+        for name in MODELS if dtype == torch.bfloat16 else ["simple_cnn", "lenet5", "mlp"]:
             build, batch_size, sample_shape, loss_name, outputs = fp32.models()[name]
             torch.manual_seed(0)
             initial = build()
@@ -106,10 +106,11 @@ def main():
             save_file(tensors, str(out / f"{name}_mixed_{suffix}.safetensors"), metadata=metadata)
 
 
-def mlperf_mixed(name):
-    """fixtures/mlperf_<name>_mixed_bf16.safetensors: make_mlperf_fixtures.py's model, initial
+def mlperf_mixed(name, suffix):
+    """fixtures/mlperf_<name>_mixed_<suffix>.safetensors: make_mlperf_fixtures.py's model, initial
     weights, batch (at its fixture's input offset), Dropout masks and SGD with momentum, three
-    steps, run twice: under autocast (bf16) and in float64 from the same float32 weights. Its
+    steps, run twice: under autocast (bf16, or f16 with GradScaler's defaults) and in float64 from
+    the same float32 weights. Its
     tensors are named as make_mlperf_fixtures.py's, the autocast run's, plus the float64 run's
     under "exact." (exact.grad1.<param>, exact.final.<param>, exact.loss).
 
@@ -126,40 +127,52 @@ def mlperf_mixed(name):
     exact = copy.deepcopy(model).double()
     x, y = fp32.batch(batch_size, model.input_shape, loss_name, outputs, offset)
     loss_fn = torch.nn.CrossEntropyLoss() if loss_name == "cross_entropy" else torch.nn.MSELoss()
+    dtype = PRECISIONS[suffix]
     runs = [(model, x, torch.optim.SGD(model.parameters(), **mlperf.SETTINGS), True, ""),
             (exact, x.double(), torch.optim.SGD(exact.parameters(), **mlperf.SETTINGS), False,
              "exact.")]
     tensors = {}
     for m, inputs, optimizer, autocast, prefix in runs:
+        scaler = torch.amp.GradScaler("cpu") if autocast and dtype == torch.float16 else None
         losses = []
         for step in range(1, steps + 1):
             mlperf.HashDropout.step = step
             m.train()
             optimizer.zero_grad()
-            with torch.autocast(device_type="cpu", dtype=torch.bfloat16, enabled=autocast):
+            with torch.autocast(device_type="cpu", dtype=dtype, enabled=autocast):
                 logits = m(inputs)
-            assert logits.dtype == (torch.bfloat16 if autocast else torch.float64)
+            assert logits.dtype == (dtype if autocast else torch.float64)
             loss = loss_fn(logits.float() if autocast else logits, y)
-            loss.backward()
-            optimizer.step()
-            losses.append(loss.item())
+            if scaler is None:
+                loss.backward()
+            else:
+                scaler.scale(loss).backward()
+                scaler.unscale_(optimizer)  # the gradients as the optimizer sees them
             if step == 1:
                 for k, p in m.named_parameters():
                     tensors[f"{prefix}grad1.{k}"] = p.grad.detach().double().clone().contiguous()
+            if scaler is None:
+                optimizer.step()
+            else:
+                scaler.step(optimizer)
+                scaler.update()
+                assert scaler.get_scale() == 65536.0, "a step was skipped"
+            losses.append(loss.item())
         tensors[f"{prefix}loss"] = torch.tensor(losses, dtype=torch.float64)
         for k, v in m.state_dict().items():
             if not k.endswith("num_batches_tracked"):
                 tensors[f"{prefix}final.{k}"] = v.detach().double().clone().contiguous()
-        print(f"{name} {'autocast' if autocast else 'float64'}: losses {losses}")
+        print(f"{name} {suffix if autocast else 'float64'}: losses {losses}")
     metadata = {"fixture_version": mlperf.FIXTURE_VERSION, "torch_version": torch.__version__,
-                "precision": "Mixed<bf16>", "batch": str(batch_size), "steps": str(steps),
+                "precision": f"Mixed<{suffix}>", "batch": str(batch_size), "steps": str(steps),
                 "input_offset": str(offset), "dropout_seed": str(mlperf.DROPOUT_SEED)}
     metadata.update({k: repr(v) for k, v in mlperf.SETTINGS.items()})
-    save_file(tensors, str(fp32.HERE / "fixtures" / f"mlperf_{name}_mixed_bf16.safetensors"),
+    save_file(tensors, str(fp32.HERE / "fixtures" / f"mlperf_{name}_mixed_{suffix}.safetensors"),
               metadata=metadata)
 
 
 if __name__ == "__main__":
     main()
-    for mlperf_name in MLPERF_MODELS:
-        mlperf_mixed(mlperf_name)
+    for mlperf_suffix, mlperf_names in MLPERF_MODELS.items():
+        for mlperf_name in mlperf_names:
+            mlperf_mixed(mlperf_name, mlperf_suffix)
