@@ -1,8 +1,9 @@
-// Mixed<bf16> on the generated CPU step against PyTorch's autocast
+// Mixed precision on the generated CPU step against PyTorch's autocast (and GradScaler under f16)
 // (tests/reference/make_mixed_fixtures.py): the same initial weights and batch, three optimizer
-// steps, for SimpleCNN, LeNet-5, the MLP and the linear regression.
+// steps, for SimpleCNN, LeNet-5, the MLP and the linear regression; a forced f16 overflow; then
+// ResNet-8 and the DS-CNN against autocast with float64 as the yardstick (their section says why).
 //
-// Tolerances, derived. Both sides round the same float sums to bf16 at the same points (the
+// Tolerances (bf16), derived. Both sides round the same float sums to bf16 at the same points (the
 // model's input as autocast casts it, each product's output after its bias, each activation's
 // and pool's output, each gradient), but add the sums in different orders (PyTorch's convolutions
 // are oneDNN's); a sum within a float rounding of a tie between two bf16 values can

@@ -1,16 +1,23 @@
 #!/usr/bin/env python3
 """PyTorch fixtures for mixed precision (bf16, and f16 with GradScaler) on the generated CPU step
-(tests/codegen/test_mixed_fixtures.cpp), in make_fixtures.py's format and with its models,
-batches, initial weights and optimizer settings, for the models the CPU backend renders under
-Mixed<bf16> so far (no convolutions): fixtures/<model>_mixed_bf16.safetensors.
+(tests/codegen/test_mixed_fixtures.cpp):
 
-Each step runs the model under torch.autocast(dtype=torch.bfloat16), as a user's loop does, and
-takes the loss in float32 from the float32 logits: what CUDA's autocast does (cross_entropy and
-mse_loss are on its float32 list). Linear layers then run in bf16 from a bf16 copy of their
-weights and bias, with float32 accumulation, and the ReLUs in bf16; the gradients reach the float32
-master parameters through the casts. The optimizers step the float32 masters.
+  fixtures/<model>_mixed_<bf16|f16>.safetensors   make_fixtures.py's models, batches, initial
+      weights and optimizer settings, in its format (SimpleCNN, LeNet-5, the MLP and the linear
+      regression in bf16; SimpleCNN, LeNet-5 and the MLP in f16, the MLP's with a forced overflow);
+  fixtures/mlperf_<model>_mixed_<bf16|f16>.safetensors   make_mlperf_fixtures.py's ResNet-8 and
+      DS-CNN, with a float64 run beside autocast's (mlperf_mixed() says why).
 
-Run with a Python that has torch, numpy and safetensors (CI uses the committed files):
+Each step runs the model under torch.autocast(dtype=torch.bfloat16 or torch.float16), as a user's
+loop does, and takes the loss in float32 from the float32 logits: what CUDA's autocast does
+(cross_entropy and mse_loss are on its float32 list). Linear layers and convolutions then run in
+the low dtype from a copy of their weights and bias, with float32 accumulation, the activations
+and pools in the low dtype; the gradients reach the float32 master parameters through the casts.
+The optimizers step the float32 masters; under f16, GradScaler (its defaults) scales the loss and
+the gradients are recorded unscaled, as the optimizer sees them.
+
+Run with a Python that has torch, numpy and safetensors (CI uses the committed files); one thread,
+so that a run reproduces the committed tensors:
   python3 tests/reference/make_mixed_fixtures.py
 """
 import copy
