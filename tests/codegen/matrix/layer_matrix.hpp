@@ -88,4 +88,21 @@ using FeatureRegression =
 using FeatureRegressionTraining =
     sn::Training<sn::Input<sn::f32, 6>, sn::Batch<5>, sn::Loss<sn::MSE>, sn::Optimizer<sn::SGD>>;
 
+// Each setup above in Mixed<bf16>, which the CPU backend trains (staticnet::detail:: until the CUDA
+// backend does too): every layer kind and option in bf16, with its working copy of the weights.
+template <class Setup>
+struct InMixedBF16;
+template <class... Options>
+struct InMixedBF16<sn::Training<Options...>> {
+  using type = sn::Training<Options..., sn::Precision<sn::detail::Mixed<sn::bf16>>>;
+};
+template <class Setup>
+using MixedBF16 = typename InMixedBF16<Setup>::type;
+using ConvolutionsMixed = MixedBF16<ConvolutionsTraining>;
+using PoolsMixed = MixedBF16<PoolsTraining>;
+using NormalizationMixed = MixedBF16<NormalizationTraining>;
+using ResidualsMixed = MixedBF16<ResidualsTraining>;
+using ImageRegressionMixed = MixedBF16<ImageRegressionTraining>;
+using FeatureRegressionMixed = MixedBF16<FeatureRegressionTraining>;
+
 }  // namespace layer_matrix
