@@ -25,9 +25,6 @@ using FCAutoencoder = sn::Training<sn::Input<sn::f32, 640>, sn::Batch<16>, sn::L
 using ResNet8Mixed =
     sn::Training<sn::Input<sn::f32, 3, 32, 32>, sn::Batch<4>, sn::Loss<sn::CrossEntropy>,
                  sn::Optimizer<sn::SGDMomentum>, sn::Precision<sn::detail::Mixed<sn::bf16>>>;
-using ResNet8MixedF16 =
-    sn::Training<sn::Input<sn::f32, 3, 32, 32>, sn::Batch<4>, sn::Loss<sn::CrossEntropy>,
-                 sn::Optimizer<sn::SGDMomentum>, sn::Precision<sn::detail::Mixed<sn::f16>>>;
 using DSCNNMixed =
     sn::Training<sn::Input<sn::f32, 1, 49, 10>, sn::Batch<4>, sn::Loss<sn::CrossEntropy>,
                  sn::Optimizer<sn::SGDMomentum>, sn::Precision<sn::detail::Mixed<sn::bf16>>>;
