@@ -163,6 +163,8 @@ class Facts {
         option_ = option_spelling(enumerator(arg.inner));
       } else if (arg.name == "target_dtype") {
         dtype_ = enumerator(arg.inner);  // "f32"
+      } else if (arg.name == "precision") {
+        precision_ = enumerator(arg.inner);  // "Int8"
       } else if (arg.name == "shape") {
         std::vector<std::int64_t> dims;
         for (const std::string& d : split_top_level(arg.inner))
@@ -185,6 +187,7 @@ class Facts {
     return block.empty() ? "the whole model" : place_text(block);
   }
   const std::string& dtype() const { return dtype_; }
+  const std::string& precision() const { return precision_; }
   const std::string& kind() const { return kind_; }
   const std::string& option() const { return option_; }
   std::int64_t operator[](const std::string& name) const {
@@ -198,7 +201,7 @@ class Facts {
   std::size_t shape_count() const { return shapes_.size(); }
 
  private:
-  std::string layer_, kind_, option_, dtype_, place_;
+  std::string layer_, kind_, option_, dtype_, precision_, place_;
   std::vector<NestingStep> steps_;
   std::int64_t index_ = -1;
   std::map<std::string, std::int64_t> numbers_;
@@ -242,6 +245,12 @@ const std::map<std::string, Decoder>& decoders() {
        }},
       {"nonpositive_batch",
        [](const Facts& f) { return "Batch<" + n(f["batch"]) + ">: the batch must be at least 1"; }},
+      {"precision_needs_inference",
+       [](const Facts& f) {
+         return "Precision<" + f.precision() +
+                "> is TensorFlow Lite's int8 scheme, for inference: use it in "
+                "sn::Inference<...>, and train the model in FP32 or mixed precision first";
+       }},
       {"option_given_twice",
        [](const Facts& f) { return f.layer() + ": " + f.option() + " is given twice; keep one"; }},
       {"option_not_accepted",
@@ -357,6 +366,18 @@ const std::map<std::string, Decoder>& decoders() {
                 n(f["padded_input_w"]) +
                 "; pad more, use a smaller kernel, or pool less before this layer";
        }},
+      {"batch_norm_does_not_fold",
+       [](const Facts& f) {
+         const std::int64_t reads = f["reads_layer"], readers = f["readers_of_that_layer"];
+         const std::string what =
+             reads < 0 ? "the model's input"
+                       : "layer " + n(reads) + "'s output" +
+                             (readers > 1 ? ", which " + n(readers) + " layers read" : "");
+         return f.layer() +
+                ": under Precision<Int8> a BatchNorm folds into the Conv2d, DepthwiseConv2d or "
+                "Linear before it, as TensorFlow Lite's converter folds it, but it reads " +
+                what + ": put it right after a convolution or Linear that only it reads";
+       }},
       {"cross_entropy_needs_flat_logits",
        [](const Facts& f) {
          return "CrossEntropy needs logits shaped (batch, classes), but the model ends in " +
@@ -395,6 +416,27 @@ const std::map<std::string, Decoder>& decoders() {
                 exact_bytes(f["activations"]) + ", workspace " + exact_bytes(f["workspace"]) +
                 ", inputs " + exact_bytes(f["inputs"]) + ", device overhead " +
                 exact_bytes(f["device_overhead"]);
+       }},
+      {"does_not_fit_sram",
+       [](const Facts& f) {
+         const std::int64_t required = f["required_bytes"], budget = f["budget_bytes"];
+         return "the inference arena needs " + bytes(required) +
+                " of SRAM with the firmware's share, but the microcontroller has " + bytes(budget) +
+                ": " + bytes(required - budget) + " over. Needed: activations " +
+                exact_bytes(f["activations"]) + ", workspace " + exact_bytes(f["workspace"]) +
+                ", inputs " + exact_bytes(f["inputs"]) + ", firmware " +
+                exact_bytes(f["device_overhead"]);
+       }},
+      {"does_not_fit_flash",
+       [](const Facts& f) {
+         const std::int64_t required = f["required_bytes"], budget = f["budget_bytes"];
+         return "the weights need " + bytes(required) +
+                " of flash with the firmware's code, but the microcontroller has " + bytes(budget) +
+                ": " + bytes(required - budget) + " over. Needed: weights " +
+                exact_bytes(f["weights"]) +
+                (f["non_trainable"] > 0 ? ", running statistics " + exact_bytes(f["non_trainable"])
+                                        : std::string()) +
+                ", code " + exact_bytes(f["code_overhead"]);
        }},
   };
   return table;

@@ -107,6 +107,10 @@ std::string buffer_name(const PlanDump& plan, const BufferRow& b) {
     return "batch mean and 1/std of " + layer_ref(plan, b.layer);
   if (r == "dropout_mask")
     return "dropout mask of " + layer_ref(plan, b.layer);
+  if (r == "quantization")
+    return "per-channel biases, multipliers and shifts (Int8)";
+  if (r == "arena_input")
+    return "the input (Int8: its bytes shared once read)";
   if (r == "activation")
     return "output of " + layer_ref(plan, b.layer);
   if (r == "activation_gradient") {

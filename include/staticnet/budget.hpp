@@ -10,24 +10,51 @@
 
 namespace staticnet {
 
+// What of a plan a device keeps in flash: on a microcontroller, an inference plan's weights (and
+// any running statistics), which never change and so stay constants in flash; nothing elsewhere.
+constexpr Bytes flash_part(const Footprint& f, Mode mode, const Device& d) {
+  return d.has_flash() && mode == Mode::inference ? f.weights + f.non_trainable : Bytes{};
+}
+
+// The memory (a microcontroller's SRAM) a plan needs on a device, with its runtime overhead.
 template <std::size_t L>
 constexpr Bytes required_memory(const Plan<L>& p, const Device& d) {
-  return p.footprint.total() + d.overhead;
+  return p.footprint.total() - flash_part(p.footprint, p.mode, d) + d.overhead;
+}
+// The flash a plan needs on a microcontroller, with the firmware's code (0 on other devices).
+template <std::size_t L>
+constexpr Bytes required_flash(const Plan<L>& p, const Device& d) {
+  return d.has_flash() ? flash_part(p.footprint, p.mode, d) + d.flash_overhead : Bytes{};
 }
 
 template <Model M, Setup S>
 constexpr bool fits(const Device& d) {
-  return required_memory(plan_v<M, S>, d) <= d.memory;
+  constexpr auto& p = plan_v<M, S>;
+  return required_memory(p, d) <= d.memory && required_flash(p, d) <= d.flash;
 }
 
 // Fails the build when the plan does not fit D, naming required and budget bytes and the
 // breakdown. Returns true, so it also reads well inside static_assert at namespace scope.
+// On a microcontroller, an inference plan's SRAM and flash are checked apart, each failing with its
+// own error (does_not_fit_sram, does_not_fit_flash), so a build over both budgets names both.
 template <Model M, Setup S, Device D>
 constexpr bool assert_fits() {
   constexpr auto& p = plan_v<M, S>;
   constexpr std::int64_t required = required_memory(p, D).count;
-  if constexpr (p.error.ok() && required > D.memory.count) {
-    constexpr Footprint f = p.footprint;
+  constexpr Footprint f = p.footprint;
+  if constexpr (D.has_flash() && p.mode == Mode::inference) {
+    if constexpr (p.error.ok() && required > D.memory.count)
+      (void)sizeof(error::raise<error::does_not_fit_sram<
+                       error::required_bytes<required>, error::budget_bytes<D.memory.count>,
+                       error::activations<f.activations.count>, error::workspace<f.workspace.count>,
+                       error::inputs<f.inputs.count>, error::device_overhead<D.overhead.count>>>);
+    constexpr std::int64_t flash = required_flash(p, D).count;
+    if constexpr (p.error.ok() && flash > D.flash.count)
+      (void)sizeof(error::raise<error::does_not_fit_flash<
+                       error::required_bytes<flash>, error::budget_bytes<D.flash.count>,
+                       error::weights<f.weights.count>, error::non_trainable<f.non_trainable.count>,
+                       error::code_overhead<D.flash_overhead.count>>>);
+  } else if constexpr (p.error.ok() && required > D.memory.count) {
     (void)sizeof(
         error::raise<error::does_not_fit<
             error::required_bytes<required>, error::budget_bytes<D.memory.count>,
@@ -44,15 +71,22 @@ inline constexpr std::int64_t max_batch_scan = 32;
 
 namespace detail {
 // `Layers`: the model's flattened nodes (std::array<NodeDesc, L>), or a chain of LayerDescs.
+// The bytes a batch needs in the memory `budget` counts: all of them, or on a microcontroller
+// (`device` with flash) all but what stays in its flash.
 template <class Layers>
-constexpr Bytes total_for_batch(const Layers& layers, SetupDesc setup, std::int64_t batch) {
+constexpr Bytes total_for_batch(const Layers& layers, SetupDesc setup, std::int64_t batch,
+                                const Device& device = {}) {
   setup.batch = batch;
-  return plan(lower(layers, setup)).footprint.total();
+  const Footprint f = plan(lower(layers, setup)).footprint;
+  return f.total() - flash_part(f, setup.mode, device);
 }
 // max_batch over values (the search itself; see max_batch below).
 template <class Layers>
-constexpr std::int64_t max_batch_for(const Layers& layers, const SetupDesc& setup, Bytes budget) {
-  auto fits_at = [&](std::int64_t b) { return total_for_batch(layers, setup, b) <= budget; };
+constexpr std::int64_t max_batch_for(const Layers& layers, const SetupDesc& setup, Bytes budget,
+                                     const Device& device = {}) {
+  auto fits_at = [&](std::int64_t b) {
+    return total_for_batch(layers, setup, b, device) <= budget;
+  };
   if (!fits_at(1))
     return 0;
   constexpr std::int64_t ceiling = std::int64_t{1} << 40;
@@ -89,10 +123,14 @@ constexpr std::int64_t max_batch(Bytes budget) {
   return detail::max_batch_for(flatten<M>(), S::desc(), budget);
 }
 
-// The largest batch that fits on a device, after its runtime overhead.
+// The largest batch that fits on a device, after its runtime overhead; on a microcontroller, in
+// its SRAM, with the weights in its flash (0 when they do not fit there: no batch helps).
 template <Model M, Setup S>
 constexpr std::int64_t max_batch(const Device& d) {
-  return max_batch<M, S>(d.available());
+  (void)lower<M, S>();
+  if (required_flash(plan_v<M, S>, d) > d.flash)
+    return 0;
+  return detail::max_batch_for(flatten<M>(), S::desc(), d.available(), d);
 }
 
 }  // namespace staticnet

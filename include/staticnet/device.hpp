@@ -45,11 +45,17 @@ struct DeviceName {
 };
 
 struct Device {
-  Bytes memory;    // what the device has
-  Bytes overhead;  // what its runtime takes first
+  Bytes memory;  // what the device has (a microcontroller: the SRAM block its arena lies in)
+  Bytes
+      overhead;  // what its runtime takes first (a microcontroller: the firmware's stack and data)
   DeviceName name{};
+  // A microcontroller's flash, where an inference plan's weights stay as constants (budget.hpp);
+  // 0: none, everything is in `memory`. flash_overhead: what the firmware's code takes of it.
+  Bytes flash{};
+  Bytes flash_overhead{};
 
   constexpr Bytes available() const { return memory - overhead; }
+  constexpr bool has_flash() const { return flash.count > 0; }
   friend constexpr bool operator==(const Device&, const Device&) = default;
 };
 
@@ -70,6 +76,22 @@ inline constexpr Device a100_80gb{MiB(81920), discrete_gpu_overhead, "A100 80GB"
 inline constexpr Device h100_80gb{MiB(81559), h100_overhead, "H100 80GB"};
 inline constexpr Device h200_141gb{MiB(143771), h200_overhead, "H200 141GB"};
 
+// Microcontrollers: two budgets, SRAM for the arena and flash for the weights.
+//
+// memory is the largest contiguous SRAM block, since the arena is one array: the STM32H743 has
+// 1 MB of SRAM in all, but as five blocks, the largest the 512 KB AXI SRAM (RM0433, "Memory
+// map"); the nRF52840's 256 KB is one block (its product specification, "Memory"). flash is the
+// whole on-chip flash (2 MB and 1 MB).
+// overhead and flash_overhead are what the firmware around the model takes, not measured yet:
+// 16 KiB of SRAM for its stack and data, and 64 KiB of flash for its code, start-up and the
+// generated inference (TensorFlow Lite Micro's interpreter alone is larger). Measure yours
+// (arm-none-eabi-size on the firmware) and make a profile with sn::Device{...}.
+inline constexpr Bytes mcu_overhead = KiB(16);
+inline constexpr Bytes mcu_flash_overhead = KiB(64);
+inline constexpr Device stm32h743{KiB(512), mcu_overhead, "STM32H743 (AXI SRAM)", MiB(2),
+                                  mcu_flash_overhead};
+inline constexpr Device nrf52840{KiB(256), mcu_overhead, "nRF52840", MiB(1), mcu_flash_overhead};
+
 // Every profile above under its identifier, for tools that take a device by name
 // (`staticnet analyze --device jetson_nano`), in the order above.
 struct Profile {
@@ -87,6 +109,12 @@ inline constexpr Profile profiles[] = {
     {"a100_80gb", a100_80gb},
     {"h100_80gb", h100_80gb},
     {"h200_141gb", h200_141gb},
+};
+// The microcontrollers, apart: `staticnet analyze --device` reads the list above, and takes these
+// once its report shows an SRAM and a flash budget side by side (issue 40).
+inline constexpr Profile microcontroller_profiles[] = {
+    {"stm32h743", stm32h743},
+    {"nrf52840", nrf52840},
 };
 
 }  // namespace device

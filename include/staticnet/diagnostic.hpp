@@ -19,6 +19,7 @@ enum class ErrorCode : std::uint8_t {
   input_rank_too_large,         // a: dimensions written
   nonpositive_input_dimension,  // a: index of the dimension, b: its value
   nonpositive_batch,            // a: batch
+  precision_needs_inference,    // setup_option: precision; a: the PrecisionKind (Int8)
   // a layer (layer, kind set)
   option_given_twice,   // option
   option_not_accepted,  // option
@@ -36,6 +37,8 @@ enum class ErrorCode : std::uint8_t {
   bad_ratio,                        // option (none for Dropout's P/Q), a / b: the ratio
   residual_shapes_differ,           // a: the block's first layer, b: the shortcut's last (-1:
                                     // the identity), shape_a: body, shape_b: shortcut
+  batch_norm_does_not_fold,         // Int8: a: the layer it reads (-1: the model's input), b:
+                                    // how many layers read that layer's output
   // the loss
   cross_entropy_needs_flat_logits,         // shape_a: the model's output
   cross_entropy_needs_class_index_target,  // shape_a: target, a: target dtype

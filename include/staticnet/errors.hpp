@@ -49,6 +49,8 @@ struct shortcut_output {};
 struct identity_shortcut {};
 template <DType T>
 struct target_dtype {};
+template <PrecisionKind P>
+struct precision {};
 #define STATICNET_NUMBER(name)               \
   template <std::int64_t N>                  \
   struct name {                              \
@@ -86,6 +88,9 @@ STATICNET_NUMBER(numerator)
 STATICNET_NUMBER(denominator)
 STATICNET_NUMBER(block_starts_at_layer)
 STATICNET_NUMBER(shortcut_ends_at_layer)
+STATICNET_NUMBER(reads_layer)
+STATICNET_NUMBER(readers_of_that_layer)
+STATICNET_NUMBER(code_overhead)
 #undef STATICNET_NUMBER
 
 template <class T>
@@ -122,6 +127,12 @@ struct nonpositive_input_dimension {
 template <class Batch>
 struct nonpositive_batch {
   static_assert(Batch::value > 0, "staticnet: Batch<N> needs N >= 1");
+};
+template <class Precision>
+struct precision_needs_inference {
+  static_assert(always_false<precision_needs_inference>,
+                "staticnet: Precision<Int8> is TensorFlow Lite's int8 scheme for inference; use "
+                "it in sn::Inference<...> (train in FP32 or mixed precision, then quantize)");
 };
 
 // ---- layers --------------------------------------------------------------------------------
@@ -214,6 +225,14 @@ struct residual_shapes_differ {
                 "make them agree: give an identity shortcut a layer, or change the shortcut's "
                 "layers (e.g. a 1x1 Conv2d with the body's stride and channels)");
 };
+// ReadsLayer: the layer whose output it normalises (-1: the model's input).
+template <class Layer, class ReadsLayer, class ReadersOfThatLayer>
+struct batch_norm_does_not_fold {
+  static_assert(always_false<batch_norm_does_not_fold>,
+                "staticnet: under Precision<Int8> a BatchNorm folds into the Conv2d, "
+                "DepthwiseConv2d or Linear before it, as TensorFlow Lite's converter folds it: "
+                "put it right after one, whose output nothing else reads");
+};
 template <class Layer, class KernelH, class KernelW, class PaddedH, class PaddedW>
 struct kernel_larger_than_padded_input {
   static_assert(KernelH::value <= PaddedH::value && KernelW::value <= PaddedW::value,
@@ -254,6 +273,24 @@ struct does_not_fit {
                 "part of the step");
 };
 
+// A microcontroller (a device with flash) runs an inference plan from two memories: the arena in
+// its SRAM, the weights as constants in its flash. Each has its own error, so that a build that
+// exceeds both fails with both.
+template <class Required, class Budget, class Activations, class Workspace, class Inputs,
+          class DeviceOverhead>
+struct does_not_fit_sram {
+  static_assert(always_false<does_not_fit_sram>,
+                "staticnet: the arena needs more SRAM than the microcontroller has; "
+                "does_not_fit_sram<...> names the bytes required, the SRAM, and the arena's "
+                "parts");
+};
+template <class Required, class Budget, class Weights, class NonTrainable, class CodeOverhead>
+struct does_not_fit_flash {
+  static_assert(always_false<does_not_fit_flash>,
+                "staticnet: the weights need more flash than the microcontroller has; "
+                "does_not_fit_flash<...> names the bytes required, the flash, and the parts");
+};
+
 // ---- dispatch ------------------------------------------------------------------------------
 
 namespace detail {
@@ -282,6 +319,8 @@ constexpr void report() {
     (void)sizeof(nonpositive_input_dimension<dimension_index<D.a>, dimension_value<D.b>>);
   } else if constexpr (code == ErrorCode::nonpositive_batch) {
     (void)sizeof(nonpositive_batch<batch<D.a>>);
+  } else if constexpr (code == ErrorCode::precision_needs_inference) {
+    (void)sizeof(precision_needs_inference<precision<static_cast<PrecisionKind>(D.a)>>);
   } else if constexpr (code == ErrorCode::option_given_twice) {
     (void)sizeof(option_given_twice<L, option<D.option>>);
   } else if constexpr (code == ErrorCode::option_not_accepted) {
@@ -318,6 +357,8 @@ constexpr void report() {
     (void)sizeof(residual_shapes_differ<L, block_starts_at_layer<D.a>, Shortcut,
                                         body_output<shape_of<D.shape_a>>,
                                         shortcut_output<shape_of<D.shape_b>>>);
+  } else if constexpr (code == ErrorCode::batch_norm_does_not_fold) {
+    (void)sizeof(batch_norm_does_not_fold<L, reads_layer<D.a>, readers_of_that_layer<D.b>>);
   } else if constexpr (code == ErrorCode::cross_entropy_needs_flat_logits) {
     (void)sizeof(cross_entropy_needs_flat_logits<shape_of<D.shape_a>>);
   } else if constexpr (code == ErrorCode::cross_entropy_needs_class_index_target) {

@@ -75,6 +75,56 @@ constexpr Diagnostic check_setup(const SetupDesc& s) {
   if (s.batch <= 0) {
     e.code = ErrorCode::nonpositive_batch;
     e.a = s.batch;
+    return e;
+  }
+  if (s.precision == PrecisionKind::Int8 && s.mode != Mode::inference) {
+    e.code = ErrorCode::precision_needs_inference;
+    e.setup_option = SetupOption::precision;
+    e.a = static_cast<std::int64_t>(s.precision);
+  }
+  return e;
+}
+
+// Who reads each layer's output: how many inputs name it.
+template <std::size_t L>
+constexpr void count_readers(const Node (&nodes)[L], std::int32_t (&readers)[L]) {
+  for (std::size_t i = 0; i < L; ++i)
+    for (int k = 0; k < nodes[i].input_count(); ++k)
+      if (nodes[i].inputs[k] != model_input)
+        ++readers[nodes[i].inputs[k]];
+}
+
+// Under Inference, a BatchNorm that reads a convolution's or a Linear's output, which nothing
+// else reads, is folded into that layer (as TensorFlow Lite's converter and PyTorch's
+// fuse_conv_bn_eval do): W' = W·γ/√(var + ε) per output channel, b' = (b − mean)·γ/√(var + ε) + β.
+// It then runs no kernel of its own; plan_forward() already lets it write over its input.
+template <std::size_t L>
+constexpr bool folded_batch_norm(const Node (&nodes)[L], const std::int32_t (&readers)[L],
+                                 std::size_t i, Mode mode) {
+  const Node& n = nodes[i];
+  if (mode != Mode::inference || !is_batch_norm(n.desc.kind) || n.inputs[0] == model_input)
+    return false;
+  const LayerKind producer = nodes[n.inputs[0]].desc.kind;
+  return readers[n.inputs[0]] == 1 &&
+         (producer == LayerKind::Conv2d || producer == LayerKind::DepthwiseConv2d ||
+          producer == LayerKind::Linear);
+}
+
+// Under Int8 every BatchNorm must fold (TensorFlow Lite has no int8 BatchNorm of its own): the
+// first that cannot, as an error naming what it reads and how many read that.
+template <std::size_t L>
+constexpr Diagnostic check_int8_folds(const Node (&nodes)[L]) {
+  Diagnostic e;
+  std::int32_t readers[L]{};
+  count_readers(nodes, readers);
+  for (std::size_t i = 0; i < L; ++i) {
+    const Node& n = nodes[i];
+    if (!is_batch_norm(n.desc.kind) || folded_batch_norm(nodes, readers, i, Mode::inference))
+      continue;
+    e = layer_error(ErrorCode::batch_norm_does_not_fold, static_cast<std::int64_t>(i), n.desc);
+    e.a = n.inputs[0];
+    e.b = n.inputs[0] == model_input ? 1 : readers[n.inputs[0]];
+    return e;
   }
   return e;
 }
@@ -165,6 +215,8 @@ constexpr Graph<N> lower(const std::array<NodeDesc, N>& nodes, const SetupDesc& 
   }
   g.output = g.nodes[N - 1].output;
   g.error = detail::check_loss(setup, g.output);
+  if (g.error.ok() && setup.precision == PrecisionKind::Int8)
+    g.error = detail::check_int8_folds(g.nodes);
   return g;
 }
 

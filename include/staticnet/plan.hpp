@@ -39,11 +39,14 @@ namespace detail {
 template <std::size_t L>
 struct PlanBuilder {
   PlanState<L>& p;
-  std::int64_t now = 0;  // the current step
+  std::int64_t now = 0;             // the current step
+  std::uint8_t alignment_log2 = 8;  // of the buffers it makes (Buffer::occupied)
   constexpr int add(BufferRole role, std::int64_t layer, DType dtype, std::int64_t elements) {
     Buffer b;
     b.role = role;
     b.dtype = dtype;
+    if (alignment_log2 != b.alignment_log2)  // (a write costs g++ more than the test)
+      b.alignment_log2 = alignment_log2;
     b.layer = layer;
     b.size = bytes_of(dtype, elements);
     b.first_step = now;  // a buffer is made at the step that first writes it
@@ -133,13 +136,39 @@ constexpr std::int64_t workspace_elements(const Node& n) {
   return n.input[1] / n.desc.groups * n.desc.kernel_h * n.desc.kernel_w * n.output[2] * n.output[3];
 }
 
-// Who reads each layer's output: how many inputs name it.
+// Under Int8, what a convolution or Linear keeps in flash (TensorFlow Lite's scheme, with what
+// TensorFlow Lite Micro computes into its arena at start-up computed at build time instead): its
+// int8 weights, and per output channel an int32 bias (zero where the layer has none: the input's
+// zero point is folded into it), the requantization's int32 multiplier and its shift (an int32,
+// as TensorFlow Lite Micro keeps it). A layer's channel numbers are three runs of C values: biases,
+// multipliers, shifts.
+inline constexpr std::int64_t channel_numbers_per_channel = 3;
+// 16 bytes: TensorFlow Lite Micro's arena alignment (MicroArenaBufferAlignment), which its
+// kernels and CMSIS-NN's assume; a microcontroller's SRAM is too small for 256-byte slots.
+inline constexpr std::uint8_t quantized_alignment_log2 = 4;
+
+constexpr bool is_quantized_product(LayerKind k) {
+  return k == LayerKind::Conv2d || k == LayerKind::DepthwiseConv2d || k == LayerKind::Linear;
+}
+// The channels a product's output has: (batch, C, H, W) or (batch, F).
+constexpr std::int64_t output_channels(const Node& n) {
+  return n.output[1];
+}
+
+struct QuantizedParameters {
+  std::int64_t weights = 0;          // int8 elements
+  std::int64_t channel_numbers = 0;  // int32 elements
+};
 template <std::size_t L>
-constexpr void count_readers(const Node (&nodes)[L], std::int32_t (&readers)[L]) {
-  for (std::size_t i = 0; i < L; ++i)
-    for (int k = 0; k < nodes[i].input_count(); ++k)
-      if (nodes[i].inputs[k] != model_input)
-        ++readers[nodes[i].inputs[k]];
+constexpr QuantizedParameters quantized_parameters(const Node (&nodes)[L]) {
+  QuantizedParameters q;
+  for (const Node& n : nodes) {
+    if (!is_quantized_product(n.desc.kind))
+      continue;
+    q.weights += n.weights;
+    q.channel_numbers += channel_numbers_per_channel * output_channels(n);
+  }
+  return q;
 }
 
 // The first stage of plan(): the persistent buffers, and forward's buffers with what backward
@@ -164,11 +193,21 @@ constexpr PlanState<L> plan_forward(const Graph<L>& g) {
   // region makes the copy and each layer finds its part at its master's offset).
   const std::int64_t batch = g.setup.batch;
   const DType parameters = precision.parameters;
-  build.add_persistent(BufferRole::parameters, parameters, g.parameter_count);
-  if (precision.has_working_copy() && g.parameter_count > 0)
-    build.add_persistent(BufferRole::parameter_copy, precision.working_copy, g.parameter_count);
-  if (g.non_trainable_count > 0)
-    build.add_persistent(BufferRole::non_trainable, parameters, g.non_trainable_count);
+  if (precision.quantized) {
+    // Int8: the weights and each product's per-channel numbers, constants in flash; every
+    // BatchNorm is folded into them (lower() has checked that each can be), so there are no
+    // running statistics. Buffers are aligned as TensorFlow Lite Micro aligns its arena's.
+    build.alignment_log2 = quantized_alignment_log2;
+    const QuantizedParameters q = quantized_parameters(g.nodes);
+    build.add_persistent(BufferRole::parameters, DType::i8, q.weights);
+    build.add_persistent(BufferRole::quantization, DType::i32, q.channel_numbers);
+  } else {
+    build.add_persistent(BufferRole::parameters, parameters, g.parameter_count);
+    if (precision.has_working_copy() && g.parameter_count > 0)
+      build.add_persistent(BufferRole::parameter_copy, precision.working_copy, g.parameter_count);
+    if (g.non_trainable_count > 0)
+      build.add_persistent(BufferRole::non_trainable, parameters, g.non_trainable_count);
+  }
   if (training) {
     build.add_persistent(BufferRole::gradients, parameters, g.parameter_count);
     const std::int64_t copies = optimizer_state_copies(g.setup.optimizer);
@@ -179,9 +218,12 @@ constexpr PlanState<L> plan_forward(const Graph<L>& g) {
     if (precision.scales_loss)
       build.add_persistent(BufferRole::loss_scale, DType::u8, loss_scale_bytes);
   }
-  const int input =
-      build.add_persistent(BufferRole::input, g.setup.input_dtype, g.input.elements());
-  std::int64_t batch_bytes = align_up(buffers[input].size);  // the inputs region's layout, so far
+  int input = no_buffer;
+  std::int64_t batch_bytes = 0;  // the inputs region's layout, so far
+  if (!precision.quantized) {
+    input = build.add_persistent(BufferRole::input, g.setup.input_dtype, g.input.elements());
+    batch_bytes = buffers[input].occupied();
+  }
   if (training) {
     const int answer =
         g.setup.loss == LossKind::CrossEntropy
@@ -194,13 +236,21 @@ constexpr PlanState<L> plan_forward(const Graph<L>& g) {
   if (g.setup.prefetch)
     build.add_persistent(BufferRole::next_batch, DType::u8, batch_bytes);
   std::int64_t workspace = 0;  // elements of the largest scratch
-  for (std::size_t i = 0; i < L; ++i) {
+  // (Int8's kernels read their inputs where they are: no im2col, no scratch.)
+  for (std::size_t i = 0; i < L && !precision.quantized; ++i) {
     const std::int64_t elements = workspace_elements(nodes[i]);
     layers_out[i].workspace_bytes = bytes_of(DType::f32, elements);
     workspace = workspace > elements ? workspace : elements;
   }
   if (workspace > 0)
     build.add_persistent(BufferRole::workspace, DType::f32, workspace);
+  // Int8: the input, quantized as TensorFlow Lite's int8 models take it, is the first tensor of
+  // the shared region; it holds version 0 when the pass starts, as a persistent buffer does, and
+  // lives until its last reader.
+  if (precision.quantized) {
+    input = build.add(BufferRole::arena_input, -1, DType::i8, g.input.elements());
+    p.next_version[input] = 1;
+  }
 
   // ---- the last layer that reads each layer's output (none: 0)
   std::int64_t last_reader[L]{};
@@ -217,7 +267,8 @@ constexpr PlanState<L> plan_forward(const Graph<L>& g) {
   const DType model_input_type = model_input_dtype(g.setup);
   auto dtype_of = [&](std::int32_t tensor) {
     const Buffer& b = buffers[buffer_of(tensor)];
-    return b.role == BufferRole::input ? model_input_type : b.dtype;
+    return b.role == BufferRole::input || b.role == BufferRole::arena_input ? model_input_type
+                                                                            : b.dtype;
   };
   // Under FP32 every activation is f32, and the typing is skipped: clang counts its steps on
   // every layer of a 10,001-layer chain.
@@ -473,28 +524,13 @@ constexpr PlanState<L> place(const PlanState<L>& unplaced) {
   return p;
 }
 
-// Under Inference, a BatchNorm that reads a convolution's or a Linear's output, which nothing
-// else reads, is folded into that layer (as TensorFlow Lite's converter and PyTorch's
-// fuse_conv_bn_eval do): W' = W·γ/√(var + ε) per output channel, b' = (b − mean)·γ/√(var + ε) + β.
-// It then runs no kernel of its own; plan_forward() already lets it write over its input.
-template <std::size_t L>
-constexpr bool folded_batch_norm(const Node (&nodes)[L], const std::int32_t (&readers)[L],
-                                 std::size_t i, Mode mode) {
-  const Node& n = nodes[i];
-  if (mode != Mode::inference || !is_batch_norm(n.desc.kind) || n.inputs[0] == model_input)
-    return false;
-  const LayerKind producer = nodes[n.inputs[0]].desc.kind;
-  return readers[n.inputs[0]] == 1 &&
-         (producer == LayerKind::Conv2d || producer == LayerKind::DepthwiseConv2d ||
-          producer == LayerKind::Linear);
-}
-
 // What each layer is, from its node: kind, options, shapes, parameter offsets and FLOPs; and the
 // buffers the stages gave it.
 template <std::size_t L>
 constexpr void describe_layers(const Graph<L>& g, const PlanState<L>& s, Plan<L>& p) {
   const bool training = p.mode == Mode::training;
-  std::int64_t parameter_offset = 0, statistics_offset = 0;
+  std::int64_t parameter_offset = 0, statistics_offset = 0, channel_offset = 0;
+  const bool quantized = precision_dtypes(p.setup.precision).quantized;
   const auto& nodes = g.nodes;
   LayerPlan* const layers = p.layers.data();
   std::int32_t readers[L]{};  // only folding (Inference) asks; training is spared the count
@@ -512,9 +548,17 @@ constexpr void describe_layers(const Graph<L>& g, const PlanState<L>& s, Plan<L>
     lp.input2_shape = n.input2;
     lp.output_shape = n.output;
     lp.parameters = n.weights + n.biases;
-    lp.weight_offset = parameter_offset;
-    lp.bias_offset = parameter_offset + n.weights;
-    parameter_offset += lp.parameters;
+    if (!quantized) {
+      lp.weight_offset = parameter_offset;
+      lp.bias_offset = parameter_offset + n.weights;
+      parameter_offset += lp.parameters;
+    } else if (is_quantized_product(n.desc.kind)) {
+      // Int8: into the int8 weights and the int32 channel numbers (quantized_parameters).
+      lp.weight_offset = parameter_offset;
+      lp.bias_offset = channel_offset;
+      parameter_offset += n.weights;
+      channel_offset += channel_numbers_per_channel * output_channels(n);
+    }
     lp.non_trainable = n.statistics;
     lp.statistics_offset = statistics_offset;
     statistics_offset += n.statistics;

@@ -18,13 +18,19 @@
 // input, a gradient a second reader adds to) holds one version after each write; an access
 // names the version it reads or writes.
 //
-// The arena is one allocation, laid out as regions in this order, each 256-byte aligned:
+// The arena is one allocation, laid out as regions in this order, each 256-byte aligned (16-byte
+// under Int8, for a microcontroller's SRAM; Buffer::occupied):
 //   weights | non_trainable | gradients | optimizer_state | inputs | workspace | activations
 // Parameters are one contiguous f32 vector (layer by layer: weight, then bias), so gradients and
 // optimizer moments share its element offsets and zeroing or updating them is one kernel each.
 // Non-trainable state (BatchNorm's running mean and variance, layer by layer) is a vector of its
 // own, which the optimizer never touches. Every other buffer lives in the activation region,
 // where buffers whose lifetimes do not overlap share bytes (placement.hpp).
+//
+// Under Int8 (inference) the weights region holds the int8 weights and the int32 channel numbers
+// (BufferRole::quantization): constants, which a microcontroller keeps in flash. The rest is its
+// arena in SRAM (budget.hpp counts the two apart): the activation region, where the input too is
+// a tensor like the others (BufferRole::arena_input), so its bytes serve later tensors.
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -61,6 +67,7 @@ enum class BufferRole : std::uint8_t {
   workspace,            // scratch of the largest kernel (Conv2d im2col of one sample)
   parameter_copy,       // Mixed: the parameters in bf16 or f16, made from the master each step
   loss_scale,           // Mixed<f16>: the loss scaler's state (LossScaleState, loss_scale_bytes)
+  quantization,         // Int8: per output channel of each product, int32 bias, multiplier, shift
   activation,           // a layer's output (also the next layer's input)
   window_index,         // MaxPool2d: the argmax position in each window
   activation_gradient,  // gradient of a layer's output or input
@@ -68,6 +75,10 @@ enum class BufferRole : std::uint8_t {
   predictions,          // CrossEntropy: each sample's predicted class (int32), read by the host
   batch_statistics,     // BatchNorm: the batch's mean and 1/sqrt(var + eps) per channel
   dropout_mask,         // Dropout: one bit per element, 1 where the element was kept
+  // Int8: the model's input, in the shared region, whose bytes later tensors take once the layers
+  // that read it have run (a microcontroller's arena, as TensorFlow Lite Micro's planner shares
+  // them); elsewhere the input is `input`, which the next batch overwrites.
+  arena_input,
   // (The activation region's roles are the last ones; in_activation_region relies on it.)
 };
 // The loss scaler's state under Mixed<f16>, as torch.amp.GradScaler keeps it on the device: the
@@ -76,7 +87,7 @@ enum class BufferRole : std::uint8_t {
 inline constexpr std::int64_t loss_scale_bytes = 12;
 
 // The roles, counted up to the last one (tests/core check that every named role is counted).
-inline constexpr int buffer_role_count = static_cast<int>(BufferRole::dropout_mask) + 1;
+inline constexpr int buffer_role_count = static_cast<int>(BufferRole::arena_input) + 1;
 
 // The activation region's roles come first: a plan has a few persistent buffers and thousands
 // of activation-region ones, and clang's constant evaluator charges a step for every case it
@@ -88,11 +99,13 @@ constexpr Region region_of(BufferRole r) {
     case BufferRole::window_index:
     case BufferRole::batch_statistics:
     case BufferRole::dropout_mask:
+    case BufferRole::arena_input:
     case BufferRole::loss:
     case BufferRole::predictions:
       return Region::activations;
     case BufferRole::parameters:
     case BufferRole::parameter_copy:
+    case BufferRole::quantization:
       return Region::weights;
     case BufferRole::non_trainable:
       return Region::non_trainable;
@@ -120,7 +133,7 @@ constexpr bool in_activation_region(BufferRole r) {
 }
 static_assert(
     [] {
-      for (int r = 0; r <= static_cast<int>(BufferRole::dropout_mask); ++r)
+      for (int r = 0; r < buffer_role_count; ++r)
         if ((region_of(static_cast<BufferRole>(r)) == Region::activations) !=
             in_activation_region(static_cast<BufferRole>(r)))
           return false;
@@ -175,6 +188,8 @@ constexpr const char* name_of(BufferRole r) {
       return "parameter_copy";
     case BufferRole::loss_scale:
       return "loss_scale";
+    case BufferRole::quantization:
+      return "quantization";
     case BufferRole::activation:
       return "activation";
     case BufferRole::window_index:
@@ -189,16 +204,21 @@ constexpr const char* name_of(BufferRole r) {
       return "batch_statistics";
     case BufferRole::dropout_mask:
       return "dropout_mask";
+    case BufferRole::arena_input:
+      return "arena_input";
   }
   return "?";
 }
 
 struct Buffer {
   BufferRole role = BufferRole::activation;
-  DType dtype = DType::f32;     // of its values (a bit mask's: u8, its bytes)
+  DType dtype = DType::f32;  // of its values (a bit mask's: u8, its bytes)
+  // It occupies its bytes rounded up to 2^alignment_log2: 256 (arena_alignment), or 16 under
+  // Int8 (plan.hpp). A byte, in what would be the padding before `layer`: no bigger, and no cost.
+  std::uint8_t alignment_log2 = 8;
   std::int64_t layer = -1;      // the layer it belongs to (its output or a gradient), or -1
   std::int64_t size = 0;        // bytes_of(dtype, its elements); it occupies align_up(size)
-  std::int64_t offset = 0;      // from the start of the arena, a multiple of 256
+  std::int64_t offset = 0;      // from the start of the arena, a multiple of the alignment
   std::int64_t first_step = 0;  // the first and last step that access it (persistent: all)
   std::int64_t last_step = 0;
 
@@ -207,7 +227,9 @@ struct Buffer {
   // chain (bench/RESULTS.md, "Compile cost of planning").
   constexpr std::int64_t elements() const { return size / size_of(dtype); }
   constexpr Region region() const { return region_of(role); }
-  constexpr std::int64_t occupied() const { return align_up(size); }
+  constexpr std::int64_t occupied() const {
+    return align_up(size, std::int64_t{1} << alignment_log2);
+  }
   constexpr bool alive_at(std::int64_t step) const {
     return first_step <= step && step <= last_step;
   }
@@ -332,7 +354,10 @@ struct LayerPlan : LayerBuffers {
   Shape input2_shape;                                // an Add: its second input
   Shape output_shape;
   std::int64_t parameters = 0;
-  std::int64_t weight_offset = 0;  // element offsets into the parameter vector
+  // Element offsets into the parameter vector. Under Int8, of a convolution or Linear only: into
+  // the int8 weights, and of its int32 biases in the channel numbers (multipliers follow at
+  // bias_offset + C, shifts at + 2C; plan.hpp's quantized_parameters).
+  std::int64_t weight_offset = 0;
   std::int64_t bias_offset = 0;
   std::int64_t non_trainable = 0;      // BatchNorm: running mean and variance, 2 per channel
   std::int64_t statistics_offset = 0;  // element offset of its running mean in that vector

@@ -15,8 +15,9 @@ namespace staticnet {
 enum class LossKind : std::uint8_t { CrossEntropy, MSE };
 enum class OptimizerKind : std::uint8_t { SGD, SGDMomentum, Adam, AdamW };
 // FP32; mixed precision as torch.autocast runs it (f32 master weights, the products in bf16 or
-// f16); everything in bf16 (a model converted with .to(torch.bfloat16)).
-enum class PrecisionKind : std::uint8_t { FP32, MixedBF16, MixedF16, PureBF16 };
+// f16); everything in bf16 (a model converted with .to(torch.bfloat16)); TensorFlow Lite's int8
+// scheme, for inference on microcontrollers.
+enum class PrecisionKind : std::uint8_t { FP32, MixedBF16, MixedF16, PureBF16, Int8 };
 enum class Mode : std::uint8_t { training, inference };
 
 // Loss functions. CrossEntropy takes int32 class indices, one per sample, and logits shaped
@@ -78,6 +79,16 @@ struct Pure {
   static_assert(D == DType::bf16, "staticnet: Pure<D> keeps everything in bf16");
   static constexpr PrecisionKind kind = PrecisionKind::PureBF16;
 };
+// Inference in TensorFlow Lite's int8 scheme: int8 weights, symmetric, one scale per output
+// channel; int8 activations with one scale and zero point per tensor; int32 biases; each
+// product requantized to int8 by a fixed-point multiplier and shift per output channel. The
+// weights and those per-channel numbers are constants (a microcontroller's flash), the
+// activations the arena (its SRAM). Inference only, and every BatchNorm must fold into the
+// convolution or Linear before it, as TensorFlow Lite's converter folds it. Not public yet, for
+// the reason Mixed is not: no backend renders it.
+struct Int8 {
+  static constexpr PrecisionKind kind = PrecisionKind::Int8;
+};
 }  // namespace detail
 
 // What a precision makes of each kind of tensor. Under Mixed (torch.autocast): the master
@@ -85,13 +96,17 @@ struct Pure {
 // f32; each step works from a low-precision copy of the parameters (autocast's cast cache); a
 // convolution's or a Linear's output is in the low dtype, and every other layer's output in its
 // input's (layers.hpp says which, per layer); the loss runs in f32. Under Pure<bf16>, the model
-// and its optimizer are bf16 throughout and the input is taken as bf16 as it arrives.
+// and its optimizer are bf16 throughout and the input is taken as bf16 as it arrives. Under Int8
+// every tensor is int8, the input too (the caller quantizes it with the input's scale and zero
+// point, as TensorFlow Lite's int8 models take it), and the parameters are int8 weights beside
+// int32 per-channel numbers (plan.hpp's quantized_parameters).
 struct PrecisionDtypes {
   DType parameters = DType::f32;    // the master copy: what the optimizer updates
   DType working_copy = DType::f32;  // what the products read; f32: none, they read the master
   DType products = DType::f32;      // a Linear's or convolution's output
   bool model_input_is_low = false;  // Pure: the model's input counts as `products`' dtype
   bool scales_loss = false;         // f16: loss scaling (torch.amp.GradScaler)
+  bool quantized = false;           // Int8: weights and per-channel requantization in flash
 
   constexpr bool has_working_copy() const { return working_copy != parameters; }
 };
@@ -109,6 +124,12 @@ constexpr PrecisionDtypes precision_dtypes(PrecisionKind k) {
               .working_copy = DType::bf16,
               .products = DType::bf16,
               .model_input_is_low = true};
+    case PrecisionKind::Int8:
+      return {.parameters = DType::i8,
+              .working_copy = DType::i8,
+              .products = DType::i8,
+              .model_input_is_low = true,
+              .quantized = true};
   }
   return {};
 }
@@ -123,10 +144,14 @@ constexpr const char* name_of(PrecisionKind k) {
       return "Mixed<f16>";
     case PrecisionKind::PureBF16:
       return "Pure<bf16>";
+    case PrecisionKind::Int8:
+      return "Int8";
   }
   return "?";
 }
 
+// The precisions a training step can take (Int8 is for inference: it is not among them, so
+// `staticnet analyze --precision` does not offer it yet).
 inline constexpr PrecisionKind precision_kinds[] = {PrecisionKind::FP32, PrecisionKind::MixedBF16,
                                                     PrecisionKind::MixedF16,
                                                     PrecisionKind::PureBF16};

@@ -42,7 +42,10 @@ class Simulation {
   // The first problem, or "" when the plan runs.
   std::string run() {
     count_readers();
-    held_[find(staticnet::BufferRole::input)] = {{What::output, staticnet::model_input, 0}};
+    // The input: a persistent buffer, or under Int8 the first of the shared region.
+    const int arena_input = find(staticnet::BufferRole::arena_input);
+    held_[arena_input != staticnet::no_buffer ? arena_input : find(staticnet::BufferRole::input)] =
+        {{What::output, staticnet::model_input, 0}};
     const int64_t layers = static_cast<int64_t>(L);
     for (int64_t step = 0; step < p_.step_count() && problem_.empty(); ++step) {
       const staticnet::Step s = p_.schedule[step];

@@ -114,10 +114,17 @@ constexpr Verdict check_no_overlap(const sn::Plan<L>& p) {
   return {};
 }
 
+// The plan's alignment: 256 bytes, or 16 under Int8 (a microcontroller's arena).
+template <std::size_t L>
+constexpr int64_t alignment_of(const sn::Plan<L>& p) {
+  return p.setup.precision == sn::PrecisionKind::Int8 ? 16 : 256;
+}
+
 // (b) Per region, the union of the buffers' occupied bytes is exactly the region, and (c) the
-// regions are laid out in order, 256-aligned, and the footprint fields sum to the total.
+// regions are laid out in order, aligned, and the footprint fields sum to the total.
 template <std::size_t L>
 constexpr Verdict check_coverage_and_layout(const sn::Plan<L>& p) {
+  const int64_t alignment = alignment_of(p);
   constexpr Region order[] = {Region::weights, Region::gradients, Region::optimizer_state,
                               Region::inputs,  Region::workspace, Region::activations};
   int64_t expected_start = 0;
@@ -128,8 +135,8 @@ constexpr Verdict check_coverage_and_layout(const sn::Plan<L>& p) {
     const int64_t size = p.footprint.of(r).count;
     if (start != expected_start)
       return {"regions are not contiguous and in the documented order", ri, start};
-    if (start % 256 != 0 || size % 256 != 0)
-      return {"a region is not 256-aligned", ri, start};
+    if (start % alignment != 0 || size % alignment != 0)
+      return {"a region is not aligned", ri, start};
     expected_start = start + size;
     sum += size;
     // Sort the region's buffers by offset (insertion sort; at most a few hundred).
@@ -137,8 +144,9 @@ constexpr Verdict check_coverage_and_layout(const sn::Plan<L>& p) {
     std::size_t n = 0;
     for (std::size_t i = 0; i < p.buffers.size(); ++i) {
       const Buffer& b = p.buffers[i];
-      if (b.offset % 256 != 0)
-        return {"a buffer offset is not a multiple of 256", static_cast<int64_t>(i), b.offset};
+      if (b.offset % alignment != 0)
+        return {"a buffer offset is not a multiple of the alignment", static_cast<int64_t>(i),
+                b.offset};
       if (b.region() != r || b.occupied() == 0)
         continue;
       std::size_t at = n++;
@@ -233,7 +241,8 @@ constexpr Verdict check_lifetimes(const sn::Plan<L>& p) {
     if (lp.runs_backward != (training && parameters_so_far))
       return {"runs_backward is not 'training and parameters at or before this layer'", i};
     // forward: reads its input, writes its output, at step i
-    if (i == 0 ? p.buffers[lp.input_buffer].role != BufferRole::input
+    const BufferRole first_input = p.buffers[lp.input_buffer].role;
+    if (i == 0 ? first_input != BufferRole::input && first_input != BufferRole::arena_input
                : lp.input_buffer != previous_output)
       return {"a layer's input is not the previous layer's output", i};
     previous_output = lp.output_buffer;
@@ -392,6 +401,33 @@ constexpr Verdict check_inference_only(const sn::Plan<L>& p) {
   return {};
 }
 
+// (h) under Int8: in flash, each convolution's and Linear's int8 weights (out · in / groups · kh ·
+// kw, or out · in) and three int32 numbers per output channel; the input in the shared region;
+// no workspace.
+template <std::size_t L>
+constexpr Verdict check_int8_formulas(const sn::Plan<L>& p) {
+  int64_t weights = 0, channels = 0;
+  for (const sn::LayerPlan& lp : p.layers) {
+    if (lp.kind == LayerKind::Conv2d) {
+      weights += lp.options.out * lp.input_shape[1] / lp.options.groups * lp.options.kernel_h *
+                 lp.options.kernel_w;
+      channels += lp.options.out;
+    } else if (lp.kind == LayerKind::Linear) {
+      weights += lp.options.out * lp.input_shape[1];
+      channels += lp.options.out;
+    }
+  }
+  const int64_t flash = sn::align_up(weights, 16) + sn::align_up(channels * 3 * 4, 16);
+  if (p.footprint.weights.count != flash)
+    return {"Int8 weights != align16(int8 weights) + align16(3 int32 per channel)",
+            p.footprint.weights.count, flash};
+  if (p.footprint.inputs.count != 0)  // the input is a tensor of the shared region
+    return {"Int8 has an inputs region", p.footprint.inputs.count};
+  if (p.footprint.workspace.count != 0 || p.footprint.non_trainable.count != 0)
+    return {"Int8 has no workspace and no running statistics"};
+  return {};
+}
+
 // (h) The footprint formulas of plan.hpp's header comment.
 template <std::size_t L>
 constexpr Verdict check_formulas(const sn::Plan<L>& p) {
@@ -400,6 +436,8 @@ constexpr Verdict check_formulas(const sn::Plan<L>& p) {
   // low dtype, and Mixed<f16> the loss scaler's 12 bytes (torch.amp.GradScaler's scale, growth
   // tracker and found-inf flag) beside the optimizer's state.
   const sn::PrecisionDtypes d = sn::precision_dtypes(p.setup.precision);
+  if (d.quantized)
+    return check_int8_formulas(p);
   const int64_t master = sn::align_up(sn::size_of(d.parameters) * p.parameter_count);
   const int64_t copy =
       d.has_working_copy() ? sn::align_up(sn::size_of(d.working_copy) * p.parameter_count) : 0;
@@ -437,10 +475,11 @@ constexpr Verdict check_formulas(const sn::Plan<L>& p) {
 
 // The schedule's accesses (plan_types.hpp): step boundaries in order; every version made by a
 // write or an update in turn, from 0 for a buffer made in the step and from 1 for a persistent
-// one; every read naming the buffer's latest version; every activation-region buffer alive from
-// the step that first writes it to the last that touches it (to the end for the loss, the
-// predictions and Inference's output); and each layer's backward reading what its forward left,
-// not a later version of it (a layer in place between them would make one).
+// one (and Int8's input, which the step starts with); every read naming the buffer's latest
+// version; every activation-region buffer alive from the step that first writes it to the last that
+// touches it (to the end for the loss, the predictions and Inference's output); and each layer's
+// backward reading what its forward left, not a later version of it (a layer in place between them
+// would make one).
 template <std::size_t L>
 constexpr Verdict check_schedule(const sn::Plan<L>& p) {
   const int64_t steps = p.step_count();
@@ -448,7 +487,8 @@ constexpr Verdict check_schedule(const sn::Plan<L>& p) {
   std::vector<int32_t> made(static_cast<std::size_t>(count), 0);  // versions made so far
   std::vector<int64_t> first(static_cast<std::size_t>(count), -1), last(first);
   for (int64_t b = 0; b < count; ++b)
-    if (p.buffers[b].region() != Region::activations)
+    if (p.buffers[b].region() != Region::activations ||
+        p.buffers[b].role == BufferRole::arena_input)
       made[b] = 1;
   // (buffer, version) each layer's forward step read or wrote last
   std::vector<std::vector<std::pair<int, int32_t>>> forward_saw(L);
@@ -762,6 +802,9 @@ std::string repro(const std::array<LayerDesc, N>& layers, const SetupDesc& s) {
     case sn::PrecisionKind::PureBF16:
       m += ", sn::Precision<sn::detail::Pure<sn::bf16>>";
       break;
+    case sn::PrecisionKind::Int8:
+      m += ", sn::Precision<sn::detail::Int8>";
+      break;
   }
   if (s.mode == sn::Mode::training) {
     m += std::string(", sn::Loss<sn::") + sn::name_of(s.loss) +
@@ -854,7 +897,7 @@ constexpr int64_t scaling_slack(const sn::Plan<L>& p) {
   int64_t n = 0;
   for (const Buffer& b : p.buffers)
     n += b.region() == Region::activations ? 1 : 0;
-  return sn::arena_alignment * n;
+  return alignment_of(p) * n;
 }
 
 // Checks one model in one mode at batches b, 2b, 3b. Returns the plan's activations at b
@@ -959,10 +1002,14 @@ void check_case(const Case<N>& c, Report& r) {
   inference.mode = sn::Mode::inference;
   inference.has_target = false;
   inference.prefetch = false;  // Inference does not take it
+  // Int8 is inference's only: the inference run of half the Pure<bf16> cases runs it instead.
+  if (inference.precision == sn::PrecisionKind::PureBF16 && inference.batch % 2 == 0)
+    inference.precision = sn::PrecisionKind::Int8;
   const int64_t a_train = check_mode(c.layers, training, r);
   const int64_t a_infer = check_mode(c.layers, inference, r);
-  // (g) inference needs no more activation bytes than training the same model
-  if (a_train >= 0 && a_infer > a_train) {
+  // (g) inference needs no more activation bytes than training the same model (in the same
+  // precision: Int8's shared region holds the input too)
+  if (a_train >= 0 && a_infer > a_train && inference.precision == training.precision) {
     ++r.inference_larger;
     r.fail("inference activations > training activations for the same model",
            repro(c.layers, training));

@@ -29,6 +29,9 @@ std::string buffer_comment(const ModelView& model, int index) {
   };
   switch (b.role) {
     case BufferRole::parameters:
+      if (model.setup.precision == PrecisionKind::Int8)
+        return "[" + std::to_string(b.elements()) +
+               "], each convolution's and Linear's int8 weights, layer by layer";
       return "[" + std::to_string(model.parameter_count) + "], layer by layer";
     case BufferRole::gradients:
       return "same layout as parameters";
@@ -40,6 +43,8 @@ std::string buffer_comment(const ModelView& model, int index) {
       return "second moment (Adam v), same layout";
     case BufferRole::input:
       return shape_text(model.input_shape);
+    case BufferRole::arena_input:
+      return shape_text(model.input_shape) + ", its bytes shared once its readers have run";
     case BufferRole::labels:
       return "(" + std::to_string(model.batch()) + "), class per sample";
     case BufferRole::targets:
@@ -56,6 +61,9 @@ std::string buffer_comment(const ModelView& model, int index) {
       return "the parameters' working copy, same layout";
     case BufferRole::loss_scale:
       return "the loss scaler: scale (f32), steps since it changed (i32), found Inf (f32)";
+    case BufferRole::quantization:
+      return "[" + std::to_string(b.elements()) +
+             "], per output channel of each convolution and Linear: bias, multiplier, shift";
     case BufferRole::loss:
       return "(" + std::to_string(model.batch()) + "), loss per sample";
     case BufferRole::predictions:
@@ -108,11 +116,19 @@ std::string step_name(const ModelView& model, std::size_t s) {
   return "";
 }
 
+// The input's dtype in the arena: the setup's, or int8 under Int8.
+DType input_dtype(const ModelView& model) {
+  const Buffer* in = model.find(BufferRole::input);
+  if (!in)
+    in = model.find(BufferRole::arena_input);
+  return in ? in->dtype : model.setup.input_dtype;
+}
+
 void emit_step_constants(Printer& p, const ModelView& model) {
   const bool classes = model.setup.loss == LossKind::CrossEntropy;
   p.emit({{"batch", literal(model.batch())},
           {"input", dims_list(model.input_shape.sample())},
-          {"input_type", name_of(model.setup.input_dtype)},
+          {"input_type", name_of(input_dtype(model))},
           {"output", dims_list(model.output_shape.sample())},
           {"parameters", literal(model.parameter_count)},
           {"layers", std::to_string(model.layers.size())},
@@ -151,6 +167,10 @@ void emit_arena(Printer& p, const ModelView& model) {
           {"inputs_at", literal(model.region_offset[static_cast<std::size_t>(Region::inputs)])},
           {"workspace", literal(f.workspace.count)},
           {"activations", literal(f.activations.count)},
+          {"alignment",
+           model.setup.precision == PrecisionKind::Int8
+               ? "16;  // every buffer starts on this boundary (Int8: a microcontroller's)"
+               : "256;  // every buffer starts on this boundary"},
           {"non_trainable", f.non_trainable.count > 0
                                 ? "\ninline constexpr std::int64_t non_trainable = " +
                                       literal(f.non_trainable.count) + ";"
@@ -158,7 +178,7 @@ void emit_arena(Printer& p, const ModelView& model) {
          R"(
     // ---- The arena: one allocation, in regions (staticnet's Footprint) ----------------------------
     inline constexpr std::int64_t arena_bytes = $total$;
-    inline constexpr std::int64_t arena_alignment = 256;  // every buffer starts on this boundary
+    inline constexpr std::int64_t arena_alignment = $alignment$
     namespace footprint {
     inline constexpr std::int64_t weights = $weights$;$non_trainable$
     inline constexpr std::int64_t gradients = $gradients$;
@@ -280,7 +300,56 @@ void tensor_row(Printer& p, const std::string& name, std::int64_t offset, const 
          R"({"$name$", $offset$, $elements$, $rank$, {$shape$}, $fan_in$, Init::$init$},)");
 }
 
+// Under Int8: where each convolution's and Linear's int8 weights and int32 channel numbers are, in
+// the layout the quantizer writes and the mcu backend reads (plan.hpp's quantized_parameters).
+void emit_quantized_parameters(Printer& p, const ModelView& model) {
+  p.emit(R"(
+    // ---- Quantized parameters (Int8): each convolution's and Linear's int8 weights at element
+    // offset `weights` of `parameters`, and its channel numbers at element offset `numbers` of
+    // `quantization`: `channels` int32 biases, as many multipliers, as many shifts. Names are the
+    // layers' PyTorch module numbers; a BatchNorm after a layer is folded into it.
+    struct QuantizedTensor {
+      const char* name;
+      std::int64_t weights, weight_elements;
+      int rank;
+      std::int64_t shape[4];
+      std::int64_t numbers, channels;
+    };
+    inline constexpr QuantizedTensor quantized_tensors[] = {
+  )");
+  p.indent();
+  std::size_t count = 0;
+  for (std::size_t i = 0; i < model.layers.size(); ++i) {
+    const LayerPlan& l = model.layers[i];
+    if (!detail::is_quantized_product(l.kind))
+      continue;
+    const Shape shape = weight_shape(l);
+    std::string dims;
+    for (int d = 0; d < shape.rank; ++d)
+      dims += (d ? ", " : "") + std::to_string(shape[d]);
+    p.emit({{"name", std::to_string(i)},
+            {"weights", literal(l.weight_offset)},
+            {"elements", literal(shape.elements())},
+            {"rank", std::to_string(shape.rank)},
+            {"shape", dims},
+            {"numbers", literal(l.bias_offset)},
+            {"channels", literal(l.output_shape[1])}},
+           R"({"$name$", $weights$, $elements$, $rank$, {$shape$}, $numbers$, $channels$},)");
+    ++count;
+  }
+  p.outdent();
+  p.emit({{"count", std::to_string(count)}}, R"(
+    };
+    inline constexpr int quantized_tensor_count = $count$;
+
+  )");
+}
+
 void emit_parameters(Printer& p, const ModelView& model) {
+  if (model.setup.precision == PrecisionKind::Int8) {
+    emit_quantized_parameters(p, model);
+    return;
+  }
   p.emit(R"(
     // ---- Parameters: element offsets into `parameters` (and into gradients and optimizer state,
     // which share the layout), PyTorch's state-dict names for the model's layers as numbered

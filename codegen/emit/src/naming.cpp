@@ -22,6 +22,7 @@ std::string buffer_name(const ModelView& model, int index) {
     case BufferRole::workspace:
     case BufferRole::parameter_copy:
     case BufferRole::loss_scale:
+    case BufferRole::quantization:
     case BufferRole::loss:
     case BufferRole::predictions:
     case BufferRole::non_trainable:
@@ -34,6 +35,8 @@ std::string buffer_name(const ModelView& model, int index) {
       return "batch_statistics_" + layer;
     case BufferRole::dropout_mask:
       return "dropout_mask_" + layer;
+    case BufferRole::arena_input:
+      return "input";
     case BufferRole::activation_gradient: {
       if (b.first_step == model.loss_step)
         return "loss_gradient";

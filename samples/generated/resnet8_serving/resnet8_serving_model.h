@@ -51,13 +51,15 @@ enum class Role : std::uint8_t {
   workspace,
   parameter_copy,
   loss_scale,
+  quantization,
   activation,
   window_index,
   activation_gradient,
   loss,
   predictions,
   batch_statistics,
-  dropout_mask
+  dropout_mask,
+  arena_input
 };
 struct Buffer {
   std::int64_t offset;
