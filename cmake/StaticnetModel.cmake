@@ -7,8 +7,10 @@
 #                   SETUP <type>               e.g. my::Training (sn::Training<...>)
 #                   [INFERENCE]                SETUP is an sn::Inference<...> setup: build an
 #                                              inference program, not a trainer
-#                   [BACKENDS cpu cuda]        default: cpu, and cuda when this staticnet was
-#                                              built with its CUDA backend (and CUDA is enabled)
+#                   [BACKENDS cpu cuda mcu]    default: cpu, and cuda when this staticnet was
+#                                              built with its CUDA backend (and CUDA is enabled);
+#                                              mcu: int8 inference for a microcontroller (an
+#                                              INFERENCE setup in sn::Precision<Int8>)
 #                   [INCLUDE_DIRECTORIES <dir>...]  what the header itself includes
 #                   [CPU_ARCH <arch>]          compile the CPU step with -march=<arch> (e.g.
 #                                              native, x86-64-v3, armv8.2-a); default: the
@@ -44,6 +46,9 @@
 #      or, with INFERENCE, <name>_kernels_cpu (<name>::cpu::fold_batch_norms, <name>::cpu::infer)
 #      and <name>_infer_cpu, the inference program (<name>_infer_cpu --help); for CUDA
 #      <name>_kernels_cuda (<name>::cuda::make_inference) and <name>_infer_cuda
+#      With BACKENDS mcu: <name>_mcu.hpp/.cpp (<name>::invoke over one arena, freestanding C++17
+#      that a firmware compiles as it is: the target's MCU_SOURCES property names the file), and
+#      <name>_mcu, a STATIC library of it for this machine (tests, the quantizer)
 #
 # Example:
 #   find_package(staticnet REQUIRED)      # or add_subdirectory(staticnet)
@@ -137,7 +142,7 @@ endfunction()
 function(staticnet_model name)
   # Defined here, not in the file: the function is called from other directories (a parent
   # project after add_subdirectory), where variables of this file's scope are not visible.
-  set(known_backends cpu cuda)
+  set(known_backends cpu cuda mcu)
   cmake_parse_arguments(PARSE_ARGV 1 arg "ANALYZE;INFERENCE"
                         "HEADER;MODEL;SETUP;OUTPUT_DIRECTORY;CPU_ARCH;BUDGET;CUDA_ARCHITECTURES"
                         "BACKENDS;INCLUDE_DIRECTORIES;DEVICES")
@@ -180,6 +185,10 @@ function(staticnet_model name)
     message(FATAL_ERROR "staticnet_model(${name}): BACKENDS cuda needs a staticnet built with its "
                         "CUDA backend (nvcc, cuBLASLt, cuDNN 9 and the cuDNN frontend found; "
                         "STATICNET_CUDA=ON)")
+  endif()
+  if("mcu" IN_LIST arg_BACKENDS AND NOT arg_INFERENCE)
+    message(FATAL_ERROR "staticnet_model(${name}): BACKENDS mcu builds int8 inference: add "
+                        "INFERENCE, with an sn::Inference<..., sn::Precision<Int8>> SETUP")
   endif()
   foreach(backend IN LISTS arg_BACKENDS)
     if(NOT backend IN_LIST known_backends)
@@ -243,7 +252,11 @@ ${asked_at}  return staticnet::codegen::generator_main<${arg_MODEL}, ${arg_SETUP
   target_include_directories(${name}_generator PRIVATE ${arg_INCLUDE_DIRECTORIES})
 
   # ---- 2. the generated files
-  if(arg_INFERENCE)
+  if(arg_INFERENCE AND "mcu" IN_LIST arg_BACKENDS)  # int8: no inference program of its own
+    set(program infer)
+    set(outputs "${out}/${name}_model.h")
+    set(generator_args --program inference)
+  elseif(arg_INFERENCE)
     set(program infer)
     set(outputs "${out}/${name}_model.h" "${out}/${name}_infer.h")
     set(generator_args --program inference)
@@ -260,6 +273,8 @@ ${asked_at}  return staticnet::codegen::generator_main<${arg_MODEL}, ${arg_SETUP
     elseif(backend STREQUAL "cuda")
       list(APPEND outputs "${out}/${name}_kernels_cuda.h" "${out}/${name}_kernels.cu"
                           "${out}/${name}_${program}_cuda.cpp")
+    elseif(backend STREQUAL "mcu")
+      list(APPEND outputs "${out}/${name}_mcu.hpp" "${out}/${name}_mcu.cpp")
     endif()
   endforeach()
   # Formatted as the project's code is, where a clang-format is found: what a reviewer reads in
@@ -329,6 +344,15 @@ ${asked_at}  return staticnet::codegen::generator_main<${arg_MODEL}, ${arg_SETUP
     else()
       target_link_libraries(${name}_trainer_cpu PRIVATE ${name}_kernels_cpu staticnet::trainer)
     endif()
+  endif()
+
+  if("mcu" IN_LIST arg_BACKENDS)
+    add_library(${name}_mcu STATIC "${out}/${name}_mcu.cpp")
+    target_include_directories(${name}_mcu PUBLIC "${out}")
+    target_link_libraries(${name}_mcu PUBLIC staticnet::kernels)
+    target_compile_options(${name}_mcu PRIVATE $<$<CONFIG:>:-O2>)
+    set_target_properties(${name}_mcu PROPERTIES MCU_SOURCES "${out}/${name}_mcu.cpp")
+    add_dependencies(${name}_mcu ${name}_generated)
   endif()
 
   if("cuda" IN_LIST arg_BACKENDS)

@@ -22,6 +22,9 @@ packages=(
   python3-venv                                     # build/python-env for the safetensors interop tests
   python3-jsonschema                               # validates the analyzer's JSON against its schema
   chromium python3-pil fonts-dejavu-core           # renders the analyzer's SVG to PNG in a test
+  gcc-arm-none-eabi libnewlib-arm-none-eabi        # builds the int8 inference for a Cortex-M
+  libstdc++-arm-none-eabi-newlib                   # its freestanding C++ headers (<cstdint>)
+  qemu-system-arm                                  # runs it on an emulated Cortex-M7 in a test
 )
 
 packages+=("$@")

@@ -6,15 +6,17 @@ std::span<const Backend> backends() {
   static constexpr Backend known[] = {
       {"cpu", &emit_cpu_backend},
       {"cuda", &emit_cuda_backend},
+      {"mcu", &emit_mcu_backend},
   };
   return known;
 }
 
 std::string setup_summary(const ModelView& model) {
+  const std::string precision = name_of(model.setup.precision);
   if (!model.training())
-    return "batch " + std::to_string(model.batch()) + ", Inference, FP32";
+    return "batch " + std::to_string(model.batch()) + ", Inference, " + precision;
   return "batch " + std::to_string(model.batch()) + ", " + name_of(model.setup.loss) + ", " +
-         name_of(model.setup.optimizer) + ", FP32";
+         name_of(model.setup.optimizer) + ", " + precision;
 }
 
 std::string file_banner(const ModelView& model, std::string_view file, std::string_view what) {

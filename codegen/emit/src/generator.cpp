@@ -127,15 +127,24 @@ int run_generator(int argc, char** argv, const ModelView& model) {
 
   // Mixed and Pure precision are planned for every setup, rendered so far by the CPU backend for
   // Mixed<bf16> and Mixed<f16> training from an f32 input (they are not public yet: setup.hpp's
-  // detail::). Anything else is refused here, naming what is missing, rather than emitted as code
-  // that does not compile.
+  // detail::); Int8 inference is the mcu backend's, and the mcu backend renders nothing else.
+  // Anything else is refused here, naming what is missing, rather than emitted as code that does
+  // not compile.
   const PrecisionKind precision = model.setup.precision;
-  if (precision != PrecisionKind::FP32) {
-    std::string missing;
-    for (const Backend* b : chosen)
-      if (std::string_view(b->name) != "cpu")
-        missing = "the " + std::string(b->name) + " backend does not render " + name_of(precision) +
-                  " yet";
+  std::string missing;
+  for (const Backend* b : chosen) {
+    const std::string_view backend = b->name;
+    if (backend == "mcu" && precision != PrecisionKind::Int8)
+      missing =
+          std::string("the mcu backend renders Int8 inference only, not ") + name_of(precision);
+    else if (backend != "mcu" && precision == PrecisionKind::Int8)
+      missing = "Int8 inference is the mcu backend's (BACKENDS mcu); the " + std::string(backend) +
+                " backend runs FP32 or mixed precision";
+    else if (backend != "cpu" && backend != "mcu" && precision != PrecisionKind::FP32)
+      missing =
+          "the " + std::string(backend) + " backend does not render " + name_of(precision) + " yet";
+  }
+  if (missing.empty() && precision != PrecisionKind::FP32 && precision != PrecisionKind::Int8) {
     if (model.setup.input_dtype != DType::f32)
       missing = std::string("mixed precision takes an f32 input so far, not ") +
                 name_of(model.setup.input_dtype);
@@ -144,16 +153,19 @@ int run_generator(int argc, char** argv, const ModelView& model) {
                     "the backends render only Mixed<bf16> and Mixed<f16> training so "
                     "far, not ") +
                 name_of(precision) + (model.training() ? "" : " inference");
-    if (!missing.empty()) {
-      std::fprintf(stderr, "staticnet_model(%s): error: %s\n", n.c_str(), missing.c_str());
-      return 1;
-    }
+  }
+  if (!missing.empty()) {
+    std::fprintf(stderr, "staticnet_model(%s): error: %s\n", n.c_str(), missing.c_str());
+    return 1;
   }
 
   try {
-    std::vector<EmittedFile> files{emit_model_header(model), model.training()
-                                                                 ? emit_trainer_header(model)
-                                                                 : emit_inference_header(model)};
+    // (Int8 has no inference program: the mcu backend's files are the whole of it.)
+    std::vector<EmittedFile> files{emit_model_header(model)};
+    if (model.training())
+      files.push_back(emit_trainer_header(model));
+    else if (precision != PrecisionKind::Int8)
+      files.push_back(emit_inference_header(model));
     for (const Backend* b : chosen)
       for (EmittedFile& f : b->emit(model))
         files.push_back(std::move(f));

@@ -40,6 +40,7 @@ std::vector<EmittedFile> emit_cpu_backend(const ModelView& model);
 EmittedFile emit_cpu_trainer_main(const ModelView& model);
 EmittedFile emit_cpu_infer_main(const ModelView& model);
 std::vector<EmittedFile> emit_cuda_backend(const ModelView& model);
+std::vector<EmittedFile> emit_mcu_backend(const ModelView& model);
 EmittedFile emit_cuda_trainer_main(const ModelView& model);
 EmittedFile emit_cuda_infer_main(const ModelView& model);
 

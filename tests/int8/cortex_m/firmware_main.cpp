@@ -1,0 +1,63 @@
+// A Cortex-M program that runs one generated int8 model on one input and reports the output over
+// semihosting: "output: b0 b1 ...", then "match" or "MISMATCH" against TensorFlow Lite's output,
+// and exit status 0 only on a match. Compiled with
+//   -DSTATICNET_FIRMWARE_MODEL=<the model's namespace> -DSTATICNET_FIRMWARE_DATA="<data.cpp>"
+// where the data file (written by int8_firmware_source) includes the model's NAME_mcu.hpp and
+// defines firmware::model, firmware::input and firmware::expected.
+#include <cstddef>
+#include <cstdint>
+
+#include STATICNET_FIRMWARE_DATA
+
+extern "C" void semihosting_print(const char* text);
+
+namespace {
+
+namespace g = STATICNET_FIRMWARE_MODEL;
+
+// The arena: exactly the plan's SRAM bytes, in .bss.
+alignas(g::arena_alignment) std::uint8_t arena[g::arena_bytes];
+
+// " -123" at `at`; returns the end.
+char* append_number(char* at, int value) {
+  *at++ = ' ';
+  if (value < 0) {
+    *at++ = '-';
+    value = -value;
+  }
+  char digits[4];
+  int n = 0;
+  do {
+    digits[n++] = static_cast<char>('0' + value % 10);
+    value /= 10;
+  } while (value > 0);
+  while (n > 0)
+    *at++ = digits[--n];
+  return at;
+}
+
+}  // namespace
+
+extern "C" int main() {
+  static_assert(sizeof firmware::input == g::input_elements, "the input's size");
+  static_assert(sizeof firmware::expected == g::output_elements, "the output's size");
+  std::int8_t* in = g::input(arena);
+  for (std::size_t i = 0; i < g::input_elements; ++i)
+    in[i] = firmware::input[i];
+  g::invoke(firmware::model, arena);
+  const std::int8_t* out = g::output(arena);
+  static char line[16 + 5 * g::output_elements];
+  char* at = line;
+  for (const char* p = "output:"; *p; ++p)
+    *at++ = *p;
+  bool match = true;
+  for (std::size_t i = 0; i < g::output_elements; ++i) {
+    at = append_number(at, out[i]);
+    match = match && out[i] == firmware::expected[i];
+  }
+  *at++ = '\n';
+  *at = '\0';
+  semihosting_print(line);
+  semihosting_print(match ? "match\n" : "MISMATCH\n");
+  return match ? 0 : 1;
+}
