@@ -166,6 +166,25 @@ class McuEmitter {
     body_.blank();
   }
 
+  // A window's sizes as a shape literal takes them (shapes.hpp): the input (channels, height,
+  // width), the output's height and width, kernel, stride and the padding before.
+  static Printer::Vars window_vars(const LayerPlan& l, const std::string& name) {
+    const LayerDesc& d = l.options;
+    return {{"name", name},
+            {"ci", literal(l.input_shape[1])},
+            {"hi", literal(l.input_shape[2])},
+            {"wi", literal(l.input_shape[3])},
+            {"ho", literal(l.output_shape[2])},
+            {"wo", literal(l.output_shape[3])},
+            {"kh", literal(d.kernel_h)},
+            {"kw", literal(d.kernel_w)},
+            {"sh", literal(d.stride_h)},
+            {"sw", literal(d.stride_w)},
+            {"pt", literal(d.pad_h)},
+            {"pl", literal(d.pad_w)},
+            {"what", describe_layer(l)}};
+  }
+
   void emit_product(const LayerPlan& l, std::int64_t index, const std::string& member) {
     const std::int64_t channels = l.output_shape[1];
     Printer::Vars v{{"x", at(l.input_buffer)},
@@ -186,24 +205,11 @@ class McuEmitter {
       )");
       return;
     }
-    const LayerDesc& d = l.options;
-    const std::int64_t groups = l.kind == LayerKind::DepthwiseConv2d ? l.input_shape[1] : d.groups;
-    shapes_.emit({{"name", "conv_" + std::to_string(index)},
-                  {"ci", literal(l.input_shape[1])},
-                  {"hi", literal(l.input_shape[2])},
-                  {"wi", literal(l.input_shape[3])},
-                  {"co", literal(channels)},
-                  {"ho", literal(l.output_shape[2])},
-                  {"wo", literal(l.output_shape[3])},
-                  {"kh", literal(d.kernel_h)},
-                  {"kw", literal(d.kernel_w)},
-                  {"sh", literal(d.stride_h)},
-                  {"sw", literal(d.stride_w)},
-                  {"pt", literal(d.pad_h)},
-                  {"pl", literal(d.pad_w)},
-                  {"g", literal(groups)},
-                  {"what", describe_layer(l)}},
-                 R"(
+    Printer::Vars shape = window_vars(l, "conv_" + std::to_string(index));
+    shape["co"] = literal(channels);
+    shape["g"] =
+        literal(l.kind == LayerKind::DepthwiseConv2d ? l.input_shape[1] : l.options.groups);
+    shapes_.emit(shape, R"(
       // $what$
       constexpr q8::ConvShape $name${$ci$, $hi$, $wi$, $co$, $ho$, $wo$, $kh$, $kw$, $sh$, $sw$, $pt$, $pl$, $g$};
     )");
@@ -215,24 +221,10 @@ class McuEmitter {
 
   void emit_pool(std::int64_t index) {
     const LayerPlan& l = layer(index);
-    const LayerDesc& d = l.options;
     const std::string shape = "pool_" + std::to_string(index);
-    shapes_.emit({{"name", shape},
-                  {"c", literal(l.input_shape[1])},
-                  {"hi", literal(l.input_shape[2])},
-                  {"wi", literal(l.input_shape[3])},
-                  {"ho", literal(l.output_shape[2])},
-                  {"wo", literal(l.output_shape[3])},
-                  {"kh", literal(d.kernel_h)},
-                  {"kw", literal(d.kernel_w)},
-                  {"sh", literal(d.stride_h)},
-                  {"sw", literal(d.stride_w)},
-                  {"pt", literal(d.pad_h)},
-                  {"pl", literal(d.pad_w)},
-                  {"what", describe_layer(l)}},
-                 R"(
+    shapes_.emit(window_vars(l, shape), R"(
       // $what$
-      constexpr q8::PoolShape $name${$c$, $hi$, $wi$, $ho$, $wo$, $kh$, $kw$, $sh$, $sw$, $pt$, $pl$};
+      constexpr q8::PoolShape $name${$ci$, $hi$, $wi$, $ho$, $wo$, $kh$, $kw$, $sh$, $sw$, $pt$, $pl$};
     )");
     body_.emit({{"kind", l.kind == LayerKind::MaxPool2d ? "max" : "average"},
                 {"shape", shape},
