@@ -39,14 +39,11 @@ namespace detail {
 template <std::size_t L>
 struct PlanBuilder {
   PlanState<L>& p;
-  std::int64_t now = 0;             // the current step
-  std::uint8_t alignment_log2 = 8;  // of the buffers it makes (Buffer::occupied)
+  std::int64_t now = 0;  // the current step
   constexpr int add(BufferRole role, std::int64_t layer, DType dtype, std::int64_t elements) {
     Buffer b;
     b.role = role;
     b.dtype = dtype;
-    if (alignment_log2 != b.alignment_log2)  // (a write costs g++ more than the test)
-      b.alignment_log2 = alignment_log2;
     b.layer = layer;
     b.size = bytes_of(dtype, elements);
     b.first_step = now;  // a buffer is made at the step that first writes it
@@ -197,7 +194,6 @@ constexpr PlanState<L> plan_forward(const Graph<L>& g) {
     // Int8: the weights and each product's per-channel numbers, constants in flash; every
     // BatchNorm is folded into them (lower() has checked that each can be), so there are no
     // running statistics. Buffers are aligned as TensorFlow Lite Micro aligns its arena's.
-    build.alignment_log2 = quantized_alignment_log2;
     const QuantizedParameters q = quantized_parameters(g.nodes);
     build.add_persistent(BufferRole::parameters, DType::i8, q.weights);
     build.add_persistent(BufferRole::quantization, DType::i32, q.channel_numbers);
@@ -237,10 +233,12 @@ constexpr PlanState<L> plan_forward(const Graph<L>& g) {
     build.add_persistent(BufferRole::next_batch, DType::u8, batch_bytes);
   std::int64_t workspace = 0;  // elements of the largest scratch
   // (Int8's kernels read their inputs where they are: no im2col, no scratch.)
-  for (std::size_t i = 0; i < L && !precision.quantized; ++i) {
-    const std::int64_t elements = workspace_elements(nodes[i]);
-    layers_out[i].workspace_bytes = bytes_of(DType::f32, elements);
-    workspace = workspace > elements ? workspace : elements;
+  if (!precision.quantized) {
+    for (std::size_t i = 0; i < L; ++i) {
+      const std::int64_t elements = workspace_elements(nodes[i]);
+      layers_out[i].workspace_bytes = bytes_of(DType::f32, elements);
+      workspace = workspace > elements ? workspace : elements;
+    }
   }
   if (workspace > 0)
     build.add_persistent(BufferRole::workspace, DType::f32, workspace);
@@ -355,6 +353,11 @@ constexpr PlanState<L> plan_forward(const Graph<L>& g) {
       }
     }
   }
+  // Int8: every buffer in a 16-byte slot, set here once rather than in every add(), where even a
+  // test costs the 10,001-layer chain's FP32 plan memory (bench/RESULTS.md).
+  if (precision.quantized)
+    for (std::size_t b = 0; b < p.buffers.size(); ++b)
+      p.buffers.items[b].alignment_log2 = quantized_alignment_log2;
   return p;
 }
 
