@@ -397,7 +397,7 @@ ${asked_at}  return staticnet::codegen::generator_main<${arg_MODEL}, ${arg_SETUP
     # Every target of the model waits for the report, so building only the trainer runs it too
     # (and a model over budget stops before its kernels compile).
     foreach(dependent ${name}_model ${name}_kernels_cpu ${name}_trainer_cpu ${name}_infer_cpu
-                      ${name}_kernels_cuda ${name}_trainer_cuda ${name}_infer_cuda)
+                      ${name}_kernels_cuda ${name}_trainer_cuda ${name}_infer_cuda ${name}_mcu)
       if(TARGET ${dependent})
         add_dependencies(${dependent} ${name}_memory_report)
       endif()

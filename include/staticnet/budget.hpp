@@ -10,21 +10,23 @@
 
 namespace staticnet {
 
-// What of a plan a device keeps in flash: on a microcontroller, an inference plan's weights (and
-// any running statistics), which never change and so stay constants in flash; nothing elsewhere.
-constexpr Bytes flash_part(const Footprint& f, Mode mode, const Device& d) {
-  return d.has_flash() && mode == Mode::inference ? f.weights + f.non_trainable : Bytes{};
+// What of a plan a device keeps in flash: on a microcontroller, an Int8 plan's weights and
+// per-channel numbers, constants the firmware compiles in; nothing elsewhere. (An FP32 inference
+// program writes its weights at load time, folding BatchNorms into them: SRAM.)
+constexpr Bytes flash_part(const Footprint& f, const SetupDesc& setup, const Device& d) {
+  return d.has_flash() && precision_dtypes(setup.precision).quantized ? f.weights + f.non_trainable
+                                                                      : Bytes{};
 }
 
 // The memory (a microcontroller's SRAM) a plan needs on a device, with its runtime overhead.
 template <std::size_t L>
 constexpr Bytes required_memory(const Plan<L>& p, const Device& d) {
-  return p.footprint.total() - flash_part(p.footprint, p.mode, d) + d.overhead;
+  return p.footprint.total() - flash_part(p.footprint, p.setup, d) + d.overhead;
 }
 // The flash a plan needs on a microcontroller, with the firmware's code (0 on other devices).
 template <std::size_t L>
 constexpr Bytes required_flash(const Plan<L>& p, const Device& d) {
-  return d.has_flash() ? flash_part(p.footprint, p.mode, d) + d.flash_overhead : Bytes{};
+  return d.has_flash() ? flash_part(p.footprint, p.setup, d) + d.flash_overhead : Bytes{};
 }
 
 template <Model M, Setup S>
@@ -35,14 +37,14 @@ constexpr bool fits(const Device& d) {
 
 // Fails the build when the plan does not fit D, naming required and budget bytes and the
 // breakdown. Returns true, so it also reads well inside static_assert at namespace scope.
-// On a microcontroller, an inference plan's SRAM and flash are checked apart, each failing with its
+// On a microcontroller, an Int8 plan's SRAM and flash are checked apart, each failing with its
 // own error (does_not_fit_sram, does_not_fit_flash), so a build over both budgets names both.
 template <Model M, Setup S, Device D>
 constexpr bool assert_fits() {
   constexpr auto& p = plan_v<M, S>;
   constexpr std::int64_t required = required_memory(p, D).count;
   constexpr Footprint f = p.footprint;
-  if constexpr (D.has_flash() && p.mode == Mode::inference) {
+  if constexpr (D.has_flash() && precision_dtypes(p.setup.precision).quantized) {
     if constexpr (p.error.ok() && required > D.memory.count)
       (void)sizeof(error::raise<error::does_not_fit_sram<
                        error::required_bytes<required>, error::budget_bytes<D.memory.count>,
@@ -78,7 +80,7 @@ constexpr Bytes total_for_batch(const Layers& layers, SetupDesc setup, std::int6
                                 const Device& device = {}) {
   setup.batch = batch;
   const Footprint f = plan(lower(layers, setup)).footprint;
-  return f.total() - flash_part(f, setup.mode, device);
+  return f.total() - flash_part(f, setup, device);
 }
 // max_batch over values (the search itself; see max_batch below).
 template <class Layers>
@@ -128,8 +130,11 @@ constexpr std::int64_t max_batch(Bytes budget) {
 template <Model M, Setup S>
 constexpr std::int64_t max_batch(const Device& d) {
   (void)lower<M, S>();
-  if (required_flash(plan_v<M, S>, d) > d.flash)
-    return 0;
+  if (d.has_flash()) {  // planned here only for a microcontroller: the flash does not grow with b
+    const Footprint f = plan(lower(flatten<M>(), S::desc())).footprint;
+    if (flash_part(f, S::desc(), d) + d.flash_overhead > d.flash)
+      return 0;
+  }
   return detail::max_batch_for(flatten<M>(), S::desc(), d.available(), d);
 }
 

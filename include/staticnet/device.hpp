@@ -49,7 +49,7 @@ struct Device {
   Bytes
       overhead;  // what its runtime takes first (a microcontroller: the firmware's stack and data)
   DeviceName name{};
-  // A microcontroller's flash, where an inference plan's weights stay as constants (budget.hpp);
+  // A microcontroller's flash, where an Int8 plan's weights stay as constants (budget.hpp);
   // 0: none, everything is in `memory`. flash_overhead: what the firmware's code takes of it.
   Bytes flash{};
   Bytes flash_overhead{};

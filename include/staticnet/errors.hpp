@@ -273,7 +273,7 @@ struct does_not_fit {
                 "part of the step");
 };
 
-// A microcontroller (a device with flash) runs an inference plan from two memories: the arena in
+// A microcontroller (a device with flash) runs an Int8 plan from two memories: the arena in
 // its SRAM, the weights as constants in its flash. Each has its own error, so that a build that
 // exceeds both fails with both.
 template <class Required, class Budget, class Activations, class Workspace, class Inputs,

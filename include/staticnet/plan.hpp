@@ -256,6 +256,14 @@ constexpr PlanState<L> plan_forward(const Graph<L>& g) {
     for (int k = 0; k < nodes[i].input_count(); ++k)
       if (nodes[i].inputs[k] != model_input)
         last_reader[nodes[i].inputs[k]] = i;
+  // Int8's input is in the shared region, where a layer may run in place over it: not before its
+  // last reader (a residual block's shortcut reads it after the body's first layer).
+  std::int64_t input_last_reader = 0;
+  if (precision.quantized)
+    for (std::int64_t i = 0; i < layers; ++i)
+      for (int k = 0; k < nodes[i].input_count(); ++k)
+        if (nodes[i].inputs[k] == model_input)
+          input_last_reader = i;
   int output_of[L]{};  // each layer's output buffer
   auto buffer_of = [&](std::int32_t tensor) {
     return tensor == model_input ? input : output_of[tensor];
@@ -278,6 +286,8 @@ constexpr PlanState<L> plan_forward(const Graph<L>& g) {
   // layers put several tensors in one buffer), so nothing overwrites b before then.
   bool needed_by_backward[PlanState<L>::buffer_capacity]{};
   std::int64_t last_read[PlanState<L>::buffer_capacity]{};
+  if (precision.quantized)
+    last_read[input] = input_last_reader;
   for (std::int64_t i = 0; i < layers; ++i) {
     const Node& n = nodes[i];
     LayerBuffers& lp = layers_out[i];
@@ -353,8 +363,8 @@ constexpr PlanState<L> plan_forward(const Graph<L>& g) {
       }
     }
   }
-  // Int8: every buffer in a 16-byte slot, set here once rather than in every add(), where even a
-  // test costs the 10,001-layer chain's FP32 plan memory (bench/RESULTS.md).
+  // Int8: every buffer in a 16-byte slot, set once here, where the stage that makes Int8's buffers
+  // ends (Inference has no backward stage), rather than tested in every add().
   if (precision.quantized)
     for (std::size_t b = 0; b < p.buffers.size(); ++b)
       p.buffers.items[b].alignment_log2 = quantized_alignment_log2;

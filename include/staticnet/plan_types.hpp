@@ -214,10 +214,12 @@ struct Buffer {
   BufferRole role = BufferRole::activation;
   DType dtype = DType::f32;  // of its values (a bit mask's: u8, its bytes)
   // It occupies its bytes rounded up to 2^alignment_log2: 256 (arena_alignment), or 16 under
-  // Int8 (plan.hpp). A byte, in what would be the padding before `layer`: no bigger, and no cost.
+  // Int8 (plan.hpp). A byte, in what would be the padding before `layer`, so a Buffer is no
+  // larger; but clang's constant evaluator keeps every field of every buffer, and this one costs
+  // the 10,001-layer chain 14 MiB (bench/RESULTS.md): one alignment per plan would not.
   std::uint8_t alignment_log2 = 8;
   std::int64_t layer = -1;      // the layer it belongs to (its output or a gradient), or -1
-  std::int64_t size = 0;        // bytes_of(dtype, its elements); it occupies align_up(size)
+  std::int64_t size = 0;        // bytes_of(dtype, its elements); it occupies occupied()
   std::int64_t offset = 0;      // from the start of the arena, a multiple of the alignment
   std::int64_t first_step = 0;  // the first and last step that access it (persistent: all)
   std::int64_t last_step = 0;

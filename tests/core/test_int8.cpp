@@ -103,6 +103,27 @@ TEST_CASE("int8: a residual block folds both BatchNorms and adds in place") {
   CHECK(p.layers[9].bias_offset == 24);
 }
 
+// The input is a tensor of the shared region, so a layer may run in place over it, but not before
+// its last reader: here the body's first layer, a ReLU, reads the input, and so does the Add (the
+// identity shortcut) two layers later.
+//   0 ReLU  1 Conv2d<4, 3×3, pad 1>  2 Add (1's output + the input)  3 Flatten  4 Linear<2>
+// SRAM: the input 4·8·8 = 256 B until step 2; the ReLU's own output, 256 B, until the conv reads
+// it; the conv's, 256 B, which the Add updates in place and the Linear reads at step 4: all three
+// live at step 1, 768 B, the peak; the Linear's 2 B → 16 in freed bytes.
+using ReluFirst = sn::Sequential<
+    sn::Residual<sn::Sequential<sn::ReLU, sn::Conv2d<4, sn::Kernel<3>, sn::Padding<1>>>>,
+    sn::Flatten, sn::Linear<2>>;
+
+TEST_CASE("int8: no layer writes over the input before its last reader") {
+  constexpr auto& p = sn::plan<ReluFirst, ResidualInt8>();
+  const sn::Buffer& input = p.buffers[static_cast<std::size_t>(p.layers[0].input_buffer)];
+  CHECK(input.role == sn::BufferRole::arena_input);
+  CHECK_FALSE(p.layers[0].in_place);
+  CHECK(p.layers[2].input2_buffer == p.layers[0].input_buffer);
+  CHECK(input.last_step == 2);
+  static_assert(p.footprint.activations.count == 768);
+}
+
 // The same network in FP32 inference keeps 256-byte slots and f32 everything: the int8 plan is a
 // precision of the same planner, not another planner.
 TEST_CASE("int8: FP32 inference of the same model is unchanged") {

@@ -3,7 +3,7 @@
 // generated for_each_member()), the fixture's input and TensorFlow Lite's output.
 // cortex_m/firmware_main.cpp runs the model on them under QEMU.
 //
-//   int8_firmware_source MODEL FIXTURE.json OUT.cpp      MODEL: a generated model's namespace
+//   int8_firmware_source MODEL FIXTURE.json OUT.cpp      MODEL: a generated model's name
 #include <cstdint>
 #include <cstdio>
 #include <exception>
@@ -59,9 +59,9 @@ std::vector<int> ints(const json& values) {
   return out;
 }
 
-// The source of generated model NS (M under S) on fixture fx.
+// The source of generated model `name` (M under S; its API in name::mcu) on fixture fx.
 template <class M, class S, class FillQuantization, class ForEachMember>
-std::string firmware_source(const std::string& ns, const json& fx, std::size_t weight_count,
+std::string firmware_source(const std::string& name, const json& fx, std::size_t weight_count,
                             std::size_t number_count, FillQuantization fill_quantization,
                             ForEachMember for_each_member) {
   constexpr auto& plan = sn::plan<M, S>();
@@ -71,23 +71,25 @@ std::string firmware_source(const std::string& ns, const json& fx, std::size_t w
   for_each_member(fill_quantization(Source{fx, ops}), [&](const auto& member) {
     members += (members.empty() ? "" : ",\n    ") + text(member);
   });
-  return "#include \"" + ns + "_mcu.hpp\"\n\nnamespace firmware {\n" +
+  return "#include \"" + name + "_mcu.hpp\"\n\nnamespace firmware {\n" +
          array("std::int8_t", "weights", f.weights) +
-         array("std::int32_t", "channel_numbers", f.numbers) + "const " + ns +
-         "::Quantization quantization = {\n    " + members + "};\n" + "const " + ns +
-         "::Model model{weights, channel_numbers, &quantization};\n" +
+         array("std::int32_t", "channel_numbers", f.numbers) + "const " + name +
+         "::mcu::Quantization quantization = {\n    " + members + "};\n" + "const " + name +
+         "::mcu::Model model{weights, channel_numbers, &quantization};\n" +
          array("std::int8_t", "input", ints(fx.at("input"))) +
          array("std::int8_t", "expected", ints(fx.at("output"))) + "}  // namespace firmware\n";
 }
 
 }  // namespace
 
-#define FIRMWARE_MODEL(NS, M, S)                                  \
-  if (model == #NS)                                               \
-    source = firmware_source<M, S>(                               \
-        #NS, fx, NS::weight_count, NS::channel_number_count,      \
-        [](const Source& s) { return NS::quantization_from(s); }, \
-        [](const NS::Quantization& q, auto&& visit) { NS::for_each_member(q, visit); });
+#define FIRMWARE_MODEL(NAME, M, S)                                           \
+  if (model == #NAME)                                                        \
+    source = firmware_source<M, S>(                                          \
+        #NAME, fx, NAME::mcu::weight_count, NAME::mcu::channel_number_count, \
+        [](const Source& s) { return NAME::mcu::quantization_from(s); },     \
+        [](const NAME::mcu::Quantization& q, auto&& visit) {                 \
+          NAME::mcu::for_each_member(q, visit);                              \
+        });
 
 int main(int argc, char** argv) {
   if (argc != 4) {

@@ -50,26 +50,27 @@ void check_generated(const std::string& folder, const std::string& name, std::si
 
 }  // namespace
 
-// The generated namespace NS, for model type M under setup S, on one fixture.
-#define CHECK_GENERATED(NS, M, S, FOLDER, NAME)                                                    \
-  check_generated<M, S, NS::Model>(                                                                \
-      FOLDER, NAME, NS::weight_count, NS::channel_number_count, NS::arena_bytes, NS::input_offset, \
-      NS::input_elements, NS::output_offset,                                                       \
-      [](const Source& s) { return NS::quantization_from(s); },                                    \
-      [](const NS::Model& model, std::uint8_t* arena) { NS::invoke(model, arena); })
+// The generated model NAME (its API in NAME::mcu), model type M under setup S, on one fixture.
+#define CHECK_GENERATED(NAME, M, S, FOLDER, FIXTURE)                                             \
+  check_generated<M, S, NAME::mcu::Model>(                                                       \
+      FOLDER, FIXTURE, NAME::mcu::weight_count, NAME::mcu::channel_number_count,                 \
+      NAME::mcu::arena_bytes, NAME::mcu::input_offset, NAME::mcu::input_elements,                \
+      NAME::mcu::output_offset, [](const Source& s) { return NAME::mcu::quantization_from(s); }, \
+      [](const NAME::mcu::Model& model, std::uint8_t* arena) { NAME::mcu::invoke(model, arena); })
 
 TEST_CASE("mcu: the digits CNN's generated int8 inference gives TensorFlow Lite's output") {
   // The arena is the plan's SRAM, 1,280 B (the input's bytes shared); flash 2,704 weights and 78
   // channel numbers (tests/core/test_int8.cpp derives them by hand).
-  static_assert(int8_digits::arena_bytes == 1'280);
-  static_assert(int8_digits::weight_count == 2'704 && int8_digits::channel_number_count == 78);
+  static_assert(int8_digits::mcu::arena_bytes == 1'280);
+  static_assert(int8_digits::mcu::weight_count == 2'704 &&
+                int8_digits::mcu::channel_number_count == 78);
   for (const char* name : {"digits_cnn_s0", "digits_cnn_s1"})
     CHECK_GENERATED(int8_digits, int8_models::DigitsCnn, int8_models::DigitsSetup,
                     STATICNET_INT8_MODEL_FIXTURE_DIR, name);
 }
 
 TEST_CASE("mcu: a residual block's generated int8 inference gives TensorFlow Lite's output") {
-  static_assert(int8_residual::arena_bytes == 768);  // tests/core/test_int8.cpp
+  static_assert(int8_residual::mcu::arena_bytes == 768);  // tests/core/test_int8.cpp
   for (const char* name : {"residual_s0", "residual_s1"})
     CHECK_GENERATED(int8_residual, int8_models::Residual, int8_models::ResidualSetup,
                     STATICNET_INT8_MODEL_FIXTURE_DIR, name);
@@ -82,8 +83,8 @@ TEST_CASE("mcu: a depthwise-separable block's generated int8 inference gives Ten
 }
 
 // The four MLPerf Tiny models, their Keras twins quantized by TensorFlow Lite with random weights
-// and BatchNorm statistics. Their plans: ResNet-8 81,520 B of flash and 52,224 of SRAM, DS-CNN
-// 29,072 and 16,496, MobileNetV1 ×0.25 240,976 and 82,944, the FC autoencoder 284,256 and 1,408.
+// and BatchNorm statistics. Their plans' SRAM: ResNet-8 49,152 B, DS-CNN 16,000, MobileNetV1
+// ×0.25 55,296, the FC autoencoder 768 (bench/RESULTS.md sets them beside TensorFlow Lite Micro's).
 TEST_CASE("mcu: ResNet-8's generated int8 inference gives TensorFlow Lite's output") {
   CHECK_GENERATED(int8_resnet8, staticnet::samples::ResNet8, int8_models::ResNet8Setup,
                   STATICNET_INT8_MLPERF_FIXTURE_DIR, "resnet8");

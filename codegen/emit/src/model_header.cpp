@@ -159,26 +159,30 @@ void emit_step_constants(Printer& p, const ModelView& model) {
 
 void emit_arena(Printer& p, const ModelView& model) {
   const Footprint& f = model.footprint;
-  p.emit({{"total", literal(f.total().count)},
-          {"weights", literal(f.weights.count)},
-          {"gradients", literal(f.gradients.count)},
-          {"optimizer_state", literal(f.optimizer_state.count)},
-          {"inputs", literal(f.inputs.count)},
-          {"inputs_at", literal(model.region_offset[static_cast<std::size_t>(Region::inputs)])},
-          {"workspace", literal(f.workspace.count)},
-          {"activations", literal(f.activations.count)},
-          {"alignment",
-           model.setup.precision == PrecisionKind::Int8
-               ? "16;  // every buffer starts on this boundary (Int8: a microcontroller's)"
-               : "256;  // every buffer starts on this boundary"},
-          {"non_trainable", f.non_trainable.count > 0
-                                ? "\ninline constexpr std::int64_t non_trainable = " +
-                                      literal(f.non_trainable.count) + ";"
-                                : std::string()}},
-         R"(
+  const bool int8 = model.setup.precision == PrecisionKind::Int8;
+  p.emit(
+      {{"total", literal(f.total().count)},
+       {"weights", literal(f.weights.count)},
+       {"gradients", literal(f.gradients.count)},
+       {"optimizer_state", literal(f.optimizer_state.count)},
+       {"inputs", literal(f.inputs.count)},
+       {"inputs_at", literal(model.region_offset[static_cast<std::size_t>(Region::inputs)])},
+       {"workspace", literal(f.workspace.count)},
+       {"activations", literal(f.activations.count)},
+       {"alignment", int8 ? "16" : "256"},
+       // Under Int8 the arena's first region is a microcontroller's flash, the rest its SRAM.
+       {"int8", int8 ? "\n// Int8: the weights region (the int8 weights and the channel numbers) "
+                       "is flash,\n// the rest SRAM: " +
+                           model.names.name + "_mcu.hpp's mcu::arena_bytes."
+                     : std::string()},
+       {"non_trainable", f.non_trainable.count > 0
+                             ? "\ninline constexpr std::int64_t non_trainable = " +
+                                   literal(f.non_trainable.count) + ";"
+                             : std::string()}},
+      R"(
     // ---- The arena: one allocation, in regions (staticnet's Footprint) ----------------------------
-    inline constexpr std::int64_t arena_bytes = $total$;
-    inline constexpr std::int64_t arena_alignment = $alignment$
+    inline constexpr std::int64_t arena_bytes = $total$;$int8$
+    inline constexpr std::int64_t arena_alignment = $alignment$;  // every buffer starts on this boundary
     namespace footprint {
     inline constexpr std::int64_t weights = $weights$;$non_trainable$
     inline constexpr std::int64_t gradients = $gradients$;

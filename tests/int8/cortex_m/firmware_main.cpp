@@ -1,7 +1,8 @@
 // A Cortex-M program that runs one generated int8 model on one input and reports the output over
 // semihosting: "output: b0 b1 ...", then "match" or "MISMATCH" against TensorFlow Lite's output,
 // and exit status 0 only on a match. Compiled with
-//   -DSTATICNET_FIRMWARE_MODEL=<the model's namespace> -DSTATICNET_FIRMWARE_DATA="<data.cpp>"
+//   -DSTATICNET_FIRMWARE_MODEL=<the model's API namespace, NAME::mcu>
+//   -DSTATICNET_FIRMWARE_DATA="<data.cpp>"
 // where the data file (written by int8_firmware_source) includes the model's NAME_mcu.hpp and
 // defines firmware::model, firmware::input and firmware::expected.
 #include <cstddef>

@@ -5,7 +5,7 @@
 # missing (scripts/install-deps.sh installs both).
 #
 #   run_on_qemu.sh SOURCE_TOOL MODEL FIXTURE.json GENERATED_DIR KERNELS_INCLUDE WORK_DIR
-# MODEL is the generated model's name (its namespace, and the prefix of MODEL_mcu.cpp).
+# MODEL is the generated model's name (MODEL_mcu.cpp, its API in namespace MODEL::mcu).
 set -euo pipefail
 [[ $# -eq 6 ]] || { echo "usage: $0 SOURCE_TOOL MODEL FIXTURE GENERATED_DIR KERNELS_INCLUDE WORK_DIR" >&2; exit 2; }
 tool=$1 model=$2 fixture=$3 generated=$4 kernels=$5 work=$6
@@ -27,7 +27,7 @@ elf="$work/$name.elf"
 # thread-safe statics, no C or C++ library (startup.cpp has the two functions a compiler may call).
 arm-none-eabi-g++ -mcpu=cortex-m7 -mthumb -mfloat-abi=soft -std=c++17 -O2 -ffreestanding \
   -fno-exceptions -fno-rtti -fno-threadsafe-statics -Wall -Wextra -Werror \
-  -DSTATICNET_FIRMWARE_MODEL="$model" -DSTATICNET_FIRMWARE_DATA="\"$data\"" \
+  -DSTATICNET_FIRMWARE_MODEL="$model::mcu" -DSTATICNET_FIRMWARE_DATA="\"$data\"" \
   -I"$generated" -I"$kernels" \
   "$here/startup.cpp" "$here/firmware_main.cpp" "$generated/${model}_mcu.cpp" \
   -nostdlib -nostartfiles -T "$here/link.ld" -lgcc -o "$elf"

@@ -45,7 +45,7 @@ class McuEmitter {
   const std::string& name() const { return m_.names.name; }
 
   // The plan's offsets count from the start of its arena, whose first region (the weights) is in
-  // flash here; the SRAM arena starts at the input.
+  // flash here; the SRAM arena is the rest, from the (empty) inputs region on.
   std::string at(int buffer) const { return literal(m_.buffer(buffer).offset - sram_base_); }
 
   void refuse_what_is_not_rendered() const {
@@ -262,10 +262,11 @@ class McuEmitter {
       $banner$
       //
       // Usage (the quantizer writes `model`):
-      //   alignas(16) static std::uint8_t arena[$name$::arena_bytes];
-      //   std::int8_t* in = $name$::input(arena);   // quantize the sample into it
-      //   $name$::invoke(model, arena);
-      //   const std::int8_t* out = $name$::output(arena);
+      //   alignas(16) static std::uint8_t arena[$name$::mcu::arena_bytes];
+      //   std::int8_t* in = $name$::mcu::input(arena);   // quantize the sample into it
+      //   $name$::mcu::invoke(model, arena);
+      //   const std::int8_t* out = $name$::mcu::output(arena);
+      // (In $name$::mcu: $name$_model.h, the plan as constants, is namespace $name$.)
       #pragma once
 
       #include <cstddef>
@@ -275,7 +276,7 @@ class McuEmitter {
       #include "staticnet/kernels/int8/pooling.hpp"
       #include "staticnet/kernels/int8/products.hpp"
 
-      namespace $name$ {
+      namespace $name$::mcu {
 
       namespace q8 = staticnet::kernels::int8;
 
@@ -339,7 +340,7 @@ class McuEmitter {
       // One forward pass over the input in the arena; the output is left in the arena.
       void invoke(const Model& model, std::uint8_t* arena);
 
-      }  // namespace $name$
+      }  // namespace $name$::mcu
     )");
     return {name() + "_mcu.hpp", p.text()};
   }
@@ -355,16 +356,17 @@ class McuEmitter {
       $banner$
       #include "$name$_mcu.hpp"
 
-      namespace $name$ {
+      namespace $name$::mcu {
       namespace {
 
-      std::int8_t* tensor(std::uint8_t* arena, std::size_t offset) {
+      [[maybe_unused]] std::int8_t* tensor(std::uint8_t* arena, std::size_t offset) {
         return reinterpret_cast<std::int8_t*>(arena + offset);
       }
 
       // A product's channel numbers: its biases, multipliers and shifts, C values each.
-      q8::ChannelRequantization requantization(const Model& model, const q8::ProductQuantization& q,
-                                               std::size_t offset, std::size_t channels) {
+      [[maybe_unused]] q8::ChannelRequantization requantization(
+          const Model& model, const q8::ProductQuantization& q, std::size_t offset,
+          std::size_t channels) {
         const std::int32_t* numbers = model.channel_numbers + offset;
         return {numbers, numbers + channels, numbers + 2 * channels, q.output_zero_point, q.lowest,
                 q.highest};
@@ -373,12 +375,13 @@ class McuEmitter {
       $shapes$
       }  // namespace
 
-      void invoke(const Model& model, std::uint8_t* arena) {
-        const Quantization& q = *model.quantization;
+      // ([[maybe_unused]]: a model of views alone calls no kernel.)
+      void invoke([[maybe_unused]] const Model& model, [[maybe_unused]] std::uint8_t* arena) {
+        [[maybe_unused]] const Quantization& q = *model.quantization;
         $body$
       }
 
-      }  // namespace $name$
+      }  // namespace $name$::mcu
     )");
     return {name() + "_mcu.cpp", p.text()};
   }

@@ -1,7 +1,7 @@
 #pragma once
 // The fixed-point arithmetic of TensorFlow Lite's int8 scheme, as its reference kernels compute
 // it, so that our int8 inference gives TensorFlow Lite's outputs bit for bit
-// (tests/codegen/test_int8_kernels.cpp checks it against TensorFlow Lite itself).
+// (tests/int8/test_int8_kernels.cpp checks it against TensorFlow Lite itself).
 //
 // A real factor M (an input scale times a weight scale over an output scale, say) is carried as
 // an int32 `multiplier` in [2^30, 2^31) meaning multiplier / 2^31, and a power of two `shift`:
