@@ -135,9 +135,9 @@ constexpr std::int64_t workspace_elements(const Node& n) {
 
 // Under Int8, what a convolution or Linear keeps in flash (TensorFlow Lite's scheme, with what
 // TensorFlow Lite Micro computes into its arena at start-up computed at build time instead): its
-// int8 weights, and per output channel an int32 bias (zero where the layer has none: the input's
-// zero point is folded into it), the requantization's int32 multiplier and its shift (an int32,
-// as TensorFlow Lite Micro keeps it). A layer's channel numbers are three runs of C values: biases,
+// int8 weights, and per output channel an int32 bias (zero where the layer has none and no
+// BatchNorm folds into it), the requantization's int32 multiplier and its shift (an int32, as
+// TensorFlow Lite Micro keeps it). A layer's channel numbers are three runs of C values: biases,
 // multipliers, shifts.
 inline constexpr std::int64_t channel_numbers_per_channel = 3;
 // 16 bytes: TensorFlow Lite Micro's arena alignment (MicroArenaBufferAlignment), which its

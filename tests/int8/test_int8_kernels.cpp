@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fixture_models.hpp"
 #include "staticnet/kernels/int8/products.hpp"
 #include "staticnet/kernels/int8/quantize.hpp"
 
@@ -24,24 +25,10 @@ using nlohmann::json;
 
 namespace {
 
-std::vector<std::int8_t> int8s(const json& values) {
-  std::vector<std::int8_t> out;
-  for (const json& v : values)
-    out.push_back(static_cast<std::int8_t>(v.get<int>()));
-  return out;
-}
-
-// The scales are the model's float32 values, written as their exact doubles.
-float scale(const json& fx, const char* key) {
-  return static_cast<float>(fx.at(key).get<double>());
-}
-
-q8::FusedActivation activation_of(const json& fx) {
-  const std::string a = fx.value("fused_activation", "NONE");
-  return a == "RELU"    ? q8::FusedActivation::relu
-         : a == "RELU6" ? q8::FusedActivation::relu6
-                        : q8::FusedActivation::none;
-}
+// The fixtures' lists, scales and activations are read as the whole-model fixtures' are.
+using fixture_models::activation_of;
+using fixture_models::int8_values;
+using fixture_models::scale;
 
 // The clamp TensorFlow Lite applied, as quantize.hpp computes it; the fixture records the one
 // TensorFlow Lite's converter computed, and the two must agree.
@@ -82,7 +69,7 @@ int at(const json& fx, const char* key, std::size_t i) {
 
 std::vector<std::int8_t> run(const json& fx) {
   const std::string op = fx.at("op");
-  const std::vector<std::int8_t> input = int8s(fx.at("input"));
+  const std::vector<std::int8_t> input = int8_values(fx, "input");
   const json& out_shape = fx.at("output_shape");
   std::size_t out_elements = 1;
   for (const json& d : out_shape)
@@ -100,12 +87,12 @@ std::vector<std::int8_t> run(const json& fx) {
     s.pad_top = at(fx, "padding", 0), s.pad_left = at(fx, "padding", 1);
     s.groups = op == "depthwise_conv2d" ? s.in_channels : 1;
     const ChannelNumbers c = channel_numbers(fx);
-    const std::vector<std::int8_t> weights = int8s(fx.at("weights"));
+    const std::vector<std::int8_t> weights = int8_values(fx, "weights");
     q8::conv2d(s, input.data(), input_zero_point, weights.data(),
                c.requantization(fx, checked_range(fx, activation_of(fx))), out.data());
   } else if (op == "fully_connected") {
     const ChannelNumbers c = channel_numbers(fx);
-    const std::vector<std::int8_t> weights = int8s(fx.at("weights"));
+    const std::vector<std::int8_t> weights = int8_values(fx, "weights");
     q8::fully_connected(fx.at("input_shape")[0].get<int>(), out_shape[0].get<int>(), input.data(),
                         input_zero_point, weights.data(),
                         c.requantization(fx, checked_range(fx, activation_of(fx))), out.data());
@@ -132,7 +119,7 @@ std::vector<std::int8_t> run(const json& fx) {
                                    scale(fx, "output_scale"), fx.at("output_zero_point"), plane),
              out.data());
   } else if (op == "add") {
-    const std::vector<std::int8_t> input2 = int8s(fx.at("input2"));
+    const std::vector<std::int8_t> input2 = int8_values(fx, "input2");
     const q8::AddQuantization q =
         q8::add_quantization(scale(fx, "input_scale"), input_zero_point, scale(fx, "input2_scale"),
                              fx.at("input2_zero_point"), scale(fx, "output_scale"),
@@ -174,7 +161,7 @@ TEST_CASE("int8 kernels give TensorFlow Lite's reference outputs, bit for bit") 
     CAPTURE(file.filename().string());
     std::ifstream in(file);
     const json fx = json::parse(in);
-    const std::vector<std::int8_t> want = int8s(fx.at("output"));
+    const std::vector<std::int8_t> want = int8_values(fx, "output");
     const std::vector<std::int8_t> got = run(fx);
     REQUIRE(got.size() == want.size());
     std::size_t differing = 0, first = want.size();

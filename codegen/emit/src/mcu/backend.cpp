@@ -72,6 +72,12 @@ class McuEmitter {
     }
   }
 
+  // A product group's convolution or Linear: its GEMM-shaped product, or a convolution run
+  // directly (fusion.hpp's two kinds, one int8 kernel here).
+  static std::int64_t product_layer(const FusedGroup& g) {
+    return g.product >= 0 ? g.product : g.grouped;
+  }
+
   Parameters parameters_of(const FusedGroup& g) const {
     if (g.product >= 0 || g.grouped >= 0)
       return Parameters::product;
@@ -97,7 +103,7 @@ class McuEmitter {
     )");
     std::string call;
     if (kind == Parameters::product)
-      call = "product(" + std::to_string(g.product >= 0 ? g.product : g.grouped) + ")";
+      call = "product(" + std::to_string(product_layer(g)) + ")";
     else if (kind == Parameters::sum)
       call = "sum(" + std::to_string(g.sum) + ")";
     else if (kind == Parameters::mean)
@@ -121,8 +127,7 @@ class McuEmitter {
     if (parameters != Parameters::none)
       declare_parameters(g, member);
     if (g.product >= 0 || g.grouped >= 0) {
-      emit_product(layer(g.product >= 0 ? g.product : g.grouped),
-                   g.product >= 0 ? g.product : g.grouped, member);
+      emit_product(layer(product_layer(g)), product_layer(g), member);
     } else if (g.sum >= 0) {
       const LayerPlan& l = layer(g.sum);
       body_.emit({{"n", literal(l.output_shape.elements())},
