@@ -46,9 +46,11 @@
 #      or, with INFERENCE, <name>_kernels_cpu (<name>::cpu::fold_batch_norms, <name>::cpu::infer)
 #      and <name>_infer_cpu, the inference program (<name>_infer_cpu --help); for CUDA
 #      <name>_kernels_cuda (<name>::cuda::make_inference) and <name>_infer_cuda
-#      With BACKENDS mcu: <name>_mcu.hpp/.cpp (<name>::invoke over one arena, freestanding C++17
-#      that a firmware compiles as it is: the target's MCU_SOURCES property names the file), and
-#      <name>_mcu, a STATIC library of it for this machine (tests, the quantizer)
+#      With BACKENDS mcu: <name>_mcu.hpp/.cpp (<name>::mcu::invoke over one arena, freestanding
+#      C++17 that a firmware compiles as it is: the target's MCU_SOURCES property names the
+#      file), <name>_mcu, a STATIC library of it for this machine (tests, the quantizer), and
+#      <name>_quantize (from <name>_quantize.cpp), which reads a trainer's checkpoint and a
+#      calibration set and writes the source that defines <name>::mcu::quantized_model
 #
 # Example:
 #   find_package(staticnet REQUIRED)      # or add_subdirectory(staticnet)
@@ -274,7 +276,8 @@ ${asked_at}  return staticnet::codegen::generator_main<${arg_MODEL}, ${arg_SETUP
       list(APPEND outputs "${out}/${name}_kernels_cuda.h" "${out}/${name}_kernels.cu"
                           "${out}/${name}_${program}_cuda.cpp")
     elseif(backend STREQUAL "mcu")
-      list(APPEND outputs "${out}/${name}_mcu.hpp" "${out}/${name}_mcu.cpp")
+      list(APPEND outputs "${out}/${name}_mcu.hpp" "${out}/${name}_mcu.cpp"
+                          "${out}/${name}_quantize.cpp")
     endif()
   endforeach()
   # Formatted as the project's code is, where a clang-format is found: what a reviewer reads in
@@ -353,6 +356,12 @@ ${asked_at}  return staticnet::codegen::generator_main<${arg_MODEL}, ${arg_SETUP
     target_compile_options(${name}_mcu PRIVATE $<$<CONFIG:>:-O2>)
     set_target_properties(${name}_mcu PROPERTIES MCU_SOURCES "${out}/${name}_mcu.cpp")
     add_dependencies(${name}_mcu ${name}_generated)
+    # The quantizer: a trainer's checkpoint and a calibration set in, the source that defines
+    # ${name}::mcu::quantized_model out (${name}_quantize --help).
+    add_executable(${name}_quantize "${out}/${name}_quantize.cpp")
+    target_link_libraries(${name}_quantize PRIVATE ${name}_mcu staticnet::quantizer)
+    target_compile_options(${name}_quantize PRIVATE $<$<CONFIG:>:-O2>)
+    add_dependencies(${name}_quantize ${name}_generated)
   endif()
 
   if("cuda" IN_LIST arg_BACKENDS)
@@ -397,7 +406,8 @@ ${asked_at}  return staticnet::codegen::generator_main<${arg_MODEL}, ${arg_SETUP
     # Every target of the model waits for the report, so building only the trainer runs it too
     # (and a model over budget stops before its kernels compile).
     foreach(dependent ${name}_model ${name}_kernels_cpu ${name}_trainer_cpu ${name}_infer_cpu
-                      ${name}_kernels_cuda ${name}_trainer_cuda ${name}_infer_cuda ${name}_mcu)
+                      ${name}_kernels_cuda ${name}_trainer_cuda ${name}_infer_cuda ${name}_mcu
+                      ${name}_quantize)
       if(TARGET ${dependent})
         add_dependencies(${dependent} ${name}_memory_report)
       endif()

@@ -56,6 +56,15 @@ using DigitsTraining =
 // and, where the CUDA backend is built, `digits_infer_cuda` run a trainer's checkpoint through it).
 using DigitsInference = Inference<Input<f32, 1, 8, 8>, Batch<1>>;
 
-STATICNET_MODEL(digits_cnn, DigitsCNN, DigitsTraining);  // for `staticnet analyze samples/digits_cnn.hpp`
+// On a microcontroller: int8, as TensorFlow Lite runs it (digits_int8_quantize turns a trainer's
+// checkpoint into the weights; docs/microcontrollers.md). 2,704 int8 weights and 26 channels'
+// bias, multiplier and shift (3 × 26 int32) in flash: 2,704 + 312 rounded up to 16 = 3,024 B.
+// SRAM: the input (64 B) and the activations: the conv's output (1,024 B) beside the input,
+// then the pool's (256 B) over the input's 64 rounded to 16 and beyond, the logits over the
+// conv's: 1,024 + 256 = 1,280 B at the peak.
+using DigitsInt8 = Inference<Input<f32, 1, 8, 8>, Batch<1>, Precision<Int8>>;
+
+STATICNET_MODEL(digits_cnn, DigitsCNN,
+                DigitsTraining);  // for `staticnet analyze samples/digits_cnn.hpp`
 
 }  // namespace staticnet::samples

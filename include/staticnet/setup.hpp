@@ -60,6 +60,18 @@ struct FP32 {
   static constexpr PrecisionKind kind = PrecisionKind::FP32;
 };
 
+// Inference in TensorFlow Lite's int8 scheme: int8 weights, symmetric, one scale per output
+// channel; int8 activations with one scale and zero point per tensor; int32 biases; each
+// product requantized to int8 by a fixed-point multiplier and shift per output channel. The
+// weights and those per-channel numbers are constants (a microcontroller's flash), the
+// activations the arena (its SRAM). Inference only, and every BatchNorm must fold into the
+// convolution or Linear before it, as TensorFlow Lite's converter folds it. The mcu backend
+// renders it (staticnet_model(... INFERENCE BACKENDS mcu)), and its NAME_quantize program
+// quantizes a trained checkpoint for it (docs/microcontrollers.md).
+struct Int8 {
+  static constexpr PrecisionKind kind = PrecisionKind::Int8;
+};
+
 namespace detail {
 // Mixed and pure low precision, as the planner prices them (what each tensor's dtype is under
 // them: precision_dtypes() below and plan.hpp's typing). Not public yet, and so not in the
@@ -78,16 +90,6 @@ template <DType D>
 struct Pure {
   static_assert(D == DType::bf16, "staticnet: Pure<D> keeps everything in bf16");
   static constexpr PrecisionKind kind = PrecisionKind::PureBF16;
-};
-// Inference in TensorFlow Lite's int8 scheme: int8 weights, symmetric, one scale per output
-// channel; int8 activations with one scale and zero point per tensor; int32 biases; each
-// product requantized to int8 by a fixed-point multiplier and shift per output channel. The
-// weights and those per-channel numbers are constants (a microcontroller's flash), the
-// activations the arena (its SRAM). Inference only, and every BatchNorm must fold into the
-// convolution or Linear before it, as TensorFlow Lite's converter folds it. Not public yet, for
-// the reason Mixed is not: no backend renders it.
-struct Int8 {
-  static constexpr PrecisionKind kind = PrecisionKind::Int8;
 };
 }  // namespace detail
 

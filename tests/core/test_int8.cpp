@@ -14,7 +14,7 @@ namespace sn = staticnet;
 
 namespace {
 
-using Int8 = sn::detail::Int8;
+using Int8 = sn::Int8;
 
 // The digits CNN's shape: an 8×8 grey image, a 3×3 convolution to 16 channels with BatchNorm,
 // ReLU and a 2×2 max-pool, then a Linear to 10 classes.

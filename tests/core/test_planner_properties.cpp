@@ -803,7 +803,7 @@ std::string repro(const std::array<LayerDesc, N>& layers, const SetupDesc& s) {
       m += ", sn::Precision<sn::detail::Pure<sn::bf16>>";
       break;
     case sn::PrecisionKind::Int8:
-      m += ", sn::Precision<sn::detail::Int8>";
+      m += ", sn::Precision<sn::Int8>";
       break;
   }
   if (s.mode == sn::Mode::training) {

@@ -13,7 +13,7 @@
 namespace int8_models {
 namespace sn = staticnet;
 
-using Int8 = sn::Precision<sn::detail::Int8>;
+using Int8 = sn::Precision<sn::Int8>;
 
 // Conv2D(16, 3, same) + BatchNormalization + ReLU, MaxPooling2D(2), Flatten, Dense(10).
 using DigitsCnn = sn::Sequential<sn::Conv2d<16, sn::Kernel<3>, sn::Padding<1>>, sn::BatchNorm2d<>,

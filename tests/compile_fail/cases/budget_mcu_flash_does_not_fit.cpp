@@ -12,7 +12,7 @@
 namespace sn = staticnet;
 
 using Net = sn::Sequential<sn::Linear<1200>, sn::ReLU, sn::Linear<10>>;
-using Setup = sn::Inference<sn::Input<sn::f32, 1000>, sn::Precision<sn::detail::Int8>>;
+using Setup = sn::Inference<sn::Input<sn::f32, 1000>, sn::Precision<sn::Int8>>;
 
 static_assert(sn::assert_fits<Net, Setup, sn::device::nrf52840>());
 

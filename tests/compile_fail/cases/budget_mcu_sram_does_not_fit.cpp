@@ -18,7 +18,7 @@ namespace sn = staticnet;
 
 using Net = sn::Sequential<sn::Conv2d<32, sn::Kernel<3>, sn::Padding<1>>, sn::ReLU,
                            sn::MaxPool2d<2>, sn::Flatten, sn::Linear<2>>;
-using Setup = sn::Inference<sn::Input<sn::f32, 3, 96, 96>, sn::Precision<sn::detail::Int8>>;
+using Setup = sn::Inference<sn::Input<sn::f32, 3, 96, 96>, sn::Precision<sn::Int8>>;
 
 static_assert(sn::assert_fits<Net, Setup, sn::device::nrf52840>());
 

@@ -7,7 +7,7 @@ namespace sn = staticnet;
 
 using Net = sn::Sequential<sn::Conv2d<8, sn::Kernel<3>>, sn::ReLU, sn::BatchNorm2d<>,
                            sn::Flatten, sn::Linear<10>>;
-using Setup = sn::Inference<sn::Input<sn::f32, 1, 8, 8>, sn::Precision<sn::detail::Int8>>;
+using Setup = sn::Inference<sn::Input<sn::f32, 1, 8, 8>, sn::Precision<sn::Int8>>;
 
 constexpr auto& p = sn::plan<Net, Setup>();
 

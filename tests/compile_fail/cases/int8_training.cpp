@@ -6,7 +6,7 @@ namespace sn = staticnet;
 
 using Net = sn::Sequential<sn::Flatten, sn::Linear<10>>;
 using Setup = sn::Training<sn::Input<sn::f32, 1, 8, 8>, sn::Batch<32>,
-                           sn::Precision<sn::detail::Int8>>;
+                           sn::Precision<sn::Int8>>;
 
 constexpr auto& p = sn::plan<Net, Setup>();
 

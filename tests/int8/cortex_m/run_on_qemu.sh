@@ -5,7 +5,9 @@
 # missing (scripts/install-deps.sh installs both).
 #
 #   run_on_qemu.sh SOURCE_TOOL MODEL FIXTURE.json GENERATED_DIR KERNELS_INCLUDE WORK_DIR
-# MODEL is the generated model's name (MODEL_mcu.cpp, its API in namespace MODEL::mcu).
+# MODEL is the generated model's name (MODEL_mcu.cpp, its API in namespace MODEL::mcu). SOURCE_TOOL
+# writes the firmware's data source from the fixture; "none" takes FIXTURE as that source itself
+# (firmware_main.cpp says what it defines).
 set -euo pipefail
 [[ $# -eq 6 ]] || { echo "usage: $0 SOURCE_TOOL MODEL FIXTURE GENERATED_DIR KERNELS_INCLUDE WORK_DIR" >&2; exit 2; }
 tool=$1 model=$2 fixture=$3 generated=$4 kernels=$5 work=$6
@@ -19,9 +21,13 @@ done
 
 mkdir -p "$work"
 name=$(basename "$fixture" .json)
-data="$work/$name.cpp"
 elf="$work/$name.elf"
-"$tool" "$model" "$fixture" "$data"
+if [[ $tool == none ]]; then
+  data=$fixture
+else
+  data="$work/$name.cpp"
+  "$tool" "$model" "$fixture" "$data"
+fi
 
 # A Cortex-M7 without an FPU in use: the inference is integers only. No exceptions, no RTTI, no
 # thread-safe statics, no C or C++ library (startup.cpp has the two functions a compiler may call).

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "quantize_program.hpp"
 #include "staticnet/codegen/emitters.hpp"
 #include "staticnet/codegen/fusion.hpp"
 #include "staticnet/codegen/naming.hpp"
@@ -37,7 +38,7 @@ class McuEmitter {
   std::vector<EmittedFile> emit() {
     for (const FusedGroup& g : groups_)
       emit_group(g);
-    return {header(), source()};
+    return {header(), source(), emit_quantize_program(m_, groups_)};
   }
 
  private:
@@ -266,10 +267,10 @@ class McuEmitter {
            R"(
       $banner$
       //
-      // Usage (the quantizer writes `model`):
+      // Usage ($name$_quantize writes the source that defines quantized_model):
       //   alignas(16) static std::uint8_t arena[$name$::mcu::arena_bytes];
       //   std::int8_t* in = $name$::mcu::input(arena);   // quantize the sample into it
-      //   $name$::mcu::invoke(model, arena);
+      //   $name$::mcu::invoke($name$::mcu::quantized_model, arena);
       //   const std::int8_t* out = $name$::mcu::output(arena);
       // (In $name$::mcu: $name$_model.h, the plan as constants, is namespace $name$.)
       #pragma once
@@ -341,6 +342,9 @@ class McuEmitter {
         visit(q.output);
         $visit$
       }
+
+      // The quantized model: $name$_quantize writes the source that defines it.
+      extern const Model quantized_model;
 
       // One forward pass over the input in the arena; the output is left in the arena.
       void invoke(const Model& model, std::uint8_t* arena);
