@@ -130,7 +130,7 @@ elseif(STEP STREQUAL "trainer")
     run(configure TRUE ${CMAKE_COMMAND} -S "${src}" -B "${dir}" ${generator_args}
         -DCMAKE_BUILD_TYPE=Release "-DCMAKE_PREFIX_PATH=${prefix}" ${cuda_args})
     run(build TRUE ${CMAKE_COMMAND} --build "${dir}" --parallel ${PARALLEL})
-    foreach(model iris iris_serving)
+    foreach(model iris iris_serving iris_int8)
       string(REGEX MATCHALL "staticnet: generating ${model} " runs "${last_output}")
       list(LENGTH runs count)
       if(NOT count EQUAL 1)
@@ -181,6 +181,16 @@ elseif(STEP STREQUAL "trainer")
      NOT last_output MATCHES "scores.npy: f32 3x3")
     message(FATAL_ERROR "the inference program's output is not as expected:\n${last_output}")
   endif()
+  # The checkpoint quantized to int8 for a microcontroller, calibrated on the flowers, and the
+  # source it writes compiled as C++17 with the model's freestanding code.
+  run(quantize TRUE "${dir}/iris_int8_quantize" --weights "${dir}/iris.safetensors"
+      --calibration "${dir}/flowers.csv" --no-labels --output "${dir}/iris_int8_weights.cpp")
+  if(NOT last_output MATCHES "calibrated on 3 samples of [^\n]*flowers.csv" OR
+     NOT last_output MATCHES "iris_int8::mcu::quantized_model")
+    message(FATAL_ERROR "the quantizer's output is not as expected:\n${last_output}")
+  endif()
+  run(compile_firmware_source TRUE ${CXX} -std=c++17 -Wall -Wextra -Werror
+      -fsyntax-only -I "${dir}/iris_int8" -I "${prefix}/include" "${dir}/iris_int8_weights.cpp")
   run(arena TRUE "${dir}/arena_size")
   message("${trained}${last_output}")
   expect_patterns("trainer and arena_size output" "${trained}${last_output}")

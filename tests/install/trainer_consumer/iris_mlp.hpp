@@ -11,5 +11,7 @@ using IrisTraining = sn::Training<sn::Input<sn::f32, 4>, sn::Batch<16>, sn::Loss
                                   sn::Optimizer<sn::Adam>>;
 // Deployed: one flower at a time.
 using IrisServing = sn::Inference<sn::Input<sn::f32, 4>, sn::Batch<1>>;
+// On a microcontroller: int8, the weights in flash.
+using IrisInt8 = sn::Inference<sn::Input<sn::f32, 4>, sn::Batch<1>, sn::Precision<sn::Int8>>;
 
 }  // namespace user

@@ -50,6 +50,8 @@ std::unique_ptr<Dataset> open_data(const QuantizerModel& model, const QuantizeOp
   open.csv.label_column = parse_label_column(options.label_column);
   if (!classifier(model))
     open.csv.label_kind = LabelKind::regression;
+  if (options.no_labels)
+    open.csv.label_kind = LabelKind::none;
   open.csv.delimiter = options.csv_delimiter;
   open.csv.header = options.csv_header;
   open.cifar100_labels = options.cifar100_labels;

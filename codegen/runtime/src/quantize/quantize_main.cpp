@@ -42,8 +42,11 @@ int quantize_main(int argc, char** argv, const QuantizerModel& model,
                  "An evaluation set: the float and the int8 model are both run over it and "
                  "scored");
   app.add_option("--labels", labels, "The labels (or targets) file of IDX and .npy --data");
-  app.add_option("--label-column", options.label_column,
-                 "CSV: the label's column, a 0-based index or a header name (default: the last)");
+  auto* label_column = app.add_option(
+      "--label-column", options.label_column,
+      "CSV: the label's column, a 0-based index or a header name (default: the last)");
+  app.add_flag("--no-labels", options.no_labels, "CSV: no label column, every field an input")
+      ->excludes(label_column);
   cli::DataOptionsText data_options;
   cli::add_data_options(app, data_options);
   app.add_option("--format", format, "Data format (default: from the content and name)")
