@@ -50,6 +50,18 @@ void list_devices() {
                 staticnet::human(p.device.memory).c_str(),
                 staticnet::human(p.device.overhead).c_str(),
                 staticnet::human(p.device.available()).c_str());
+  // The microcontrollers: two budgets each. The same first columns, memory being the SRAM.
+  std::cout << "\nmicrocontroller profiles: the arena in SRAM (a model may use SRAM - overhead), "
+               "an Int8 plan's weights in flash (flash - flash overhead)\n";
+  std::printf("  %-20s %-24s %12s %12s %12s %12s %15s %12s\n", "id", "name", "SRAM", "overhead",
+              "available", "flash", "flash overhead", "available");
+  for (const auto& p : staticnet::device::microcontroller_profiles)
+    std::printf(
+        "  %-20s %-24s %12s %12s %12s %12s %15s %12s\n", p.id, p.device.name.text,
+        staticnet::human(p.device.memory).c_str(), staticnet::human(p.device.overhead).c_str(),
+        staticnet::human(p.device.available()).c_str(), staticnet::human(p.device.flash).c_str(),
+        staticnet::human(p.device.flash_overhead).c_str(),
+        staticnet::human(p.device.flash - p.device.flash_overhead).c_str());
   std::fflush(stdout);
 }
 
@@ -206,7 +218,8 @@ void add_analyze_commands(CLI::App& app, Runner& run) {
   cmd->add_option("--model", a->options.model, "A model type (with --setup), e.g. ns::Net");
   cmd->add_option("--setup", a->options.setup, "Its setup type, e.g. ns::Training");
   cmd->add_option("--device", a->options.devices,
-                  "Check against a device profile (repeat for several; --list-devices)");
+                  "Check against a device profile (repeat for several; --list-devices); a "
+                  "microcontroller's (nrf52840, stm32h743) checks its SRAM and its flash apart");
   cmd->add_option("--budget", a->budgets, "Check against a budget, e.g. 3GiB, 512MiB, 2GB");
   cmd->add_option("--batch", a->batches, "What-if: footprints at these batches, e.g. 32,64,128")
       ->delimiter(',');

@@ -310,22 +310,34 @@ fs::path default_cache_dir() {
   return fs::temp_directory_path() / "staticnet-cache";
 }
 
+const std::vector<staticnet::device::Profile>& device_profiles() {
+  static const std::vector<staticnet::device::Profile> all = [] {
+    std::vector<staticnet::device::Profile> v(std::begin(staticnet::device::profiles),
+                                              std::end(staticnet::device::profiles));
+    v.insert(v.end(), std::begin(staticnet::device::microcontroller_profiles),
+             std::end(staticnet::device::microcontroller_profiles));
+    return v;
+  }();
+  return all;
+}
+
 std::vector<Budget> budgets_of(const AnalyzeOptions& o) {
   std::vector<Budget> budgets;
   for (const std::string& id : o.devices) {
     const staticnet::device::Profile* found = nullptr;
-    for (const auto& p : staticnet::device::profiles)
+    for (const staticnet::device::Profile& p : device_profiles())
       if (id == p.id)
         found = &p;
     if (!found) {
       std::string known;
-      for (const auto& p : staticnet::device::profiles)
+      for (const staticnet::device::Profile& p : device_profiles())
         known += std::string(known.empty() ? "" : ", ") + p.id;
       throw UsageError("unknown device '" + id + "'; the known devices are " + known +
                        " (staticnet analyze --list-devices shows their memory)");
     }
-    budgets.push_back({found->id, found->device.name.text, found->device.memory.count,
-                       found->device.overhead.count});
+    const Device& d = found->device;
+    budgets.push_back({found->id, d.name.text, d.memory.count, d.overhead.count, d.flash.count,
+                       d.flash_overhead.count});
   }
   for (std::int64_t b : o.budgets)
     budgets.push_back({"budget", "budget " + human_bytes(b), b, 0});
@@ -374,33 +386,83 @@ AnalyzeResult analyze(const AnalyzeOptions& o) {
   }
   result.compiled = true;
 
-  std::vector<std::string> run = split_words(o.emulator);
-  run.push_back(probe.program.string());
-  if (!o.model.empty())  // only the model named on the command line, not the registered ones
-    run.insert(run.end(), {"--only", o.model});
-  for (std::int64_t b : o.batches)
-    run.insert(run.end(), {"--batch", std::to_string(b)});
-  for (const std::string& opt : o.optimizers)
-    run.insert(run.end(), {"--optimizer", opt});
-  for (const std::string& precision : o.precisions)
-    run.insert(run.end(), {"--precision", precision});
+  // Runs the probe: every model (or `only`), the sweep, and the largest batch within each of
+  // `search_bytes` (Budget::max_batch_search_bytes).
+  auto run_probe = [&](const std::string& only, const std::vector<std::int64_t>& search_bytes) {
+    std::vector<std::string> run = split_words(o.emulator);
+    run.push_back(probe.program.string());
+    if (!only.empty())
+      run.insert(run.end(), {"--only", only});
+    for (std::int64_t b : o.batches)
+      run.insert(run.end(), {"--batch", std::to_string(b)});
+    for (const std::string& opt : o.optimizers)
+      run.insert(run.end(), {"--optimizer", opt});
+    for (const std::string& precision : o.precisions)
+      run.insert(run.end(), {"--precision", precision});
+    for (std::int64_t b : search_bytes)  // 1 byte, where none fits: no batch does
+      run.insert(run.end(), {"--budget", std::to_string(b > 0 ? b : 1)});
+    ProcessResult ran;
+    try {
+      ran = run_process(run);
+    } catch (const std::runtime_error& e) {  // not even started: e.g. built for another machine
+      throw std::runtime_error(std::string(e.what()) + cross_compiling_hint(o));
+    }
+    if (ran.exit_status != 0)
+      throw std::runtime_error("the probe built from " + o.header.string() + " failed (exit " +
+                               std::to_string(ran.exit_status) + "): " + trim(ran.err) +
+                               (ran.exit_status == 127 ? cross_compiling_hint(o) : ""));
+    return parse_probe_output(ran.out);
+  };
+  // First as for a plan that keeps nothing in flash (every plan but an Int8 one)...
+  const FootprintBytes nothing_in_flash;
+  std::vector<std::int64_t> search_bytes;
   for (const Budget& b : budgets)
-    run.insert(run.end(), {"--budget", std::to_string(b.available() > 0 ? b.available() : 1)});
-  ProcessResult ran;
-  try {
-    ran = run_process(run);
-  } catch (const std::runtime_error& e) {  // not even started: e.g. built for another machine
-    throw std::runtime_error(std::string(e.what()) + cross_compiling_hint(o));
-  }
-  if (ran.exit_status != 0)
-    throw std::runtime_error("the probe built from " + o.header.string() + " failed (exit " +
-                             std::to_string(ran.exit_status) + "): " + trim(ran.err) +
-                             (ran.exit_status == 127 ? cross_compiling_hint(o) : ""));
-  std::vector<ModelDump> models = parse_probe_output(ran.out);
+    search_bytes.push_back(b.max_batch_search_bytes(nothing_in_flash, "FP32"));
+  std::vector<ModelDump> models = run_probe(o.model, search_bytes);
   if (models.empty())
     throw UsageError("no model is registered in " + o.header.string() +
                      ": add STATICNET_MODEL(name, Model, Setup) after the types, or name them "
                      "with --model and --setup");
+  // ... then again for each model and precision that keeps bytes in a device's flash, whose
+  // searches may take those bytes on top of the SRAM (max_batch_search_bytes).
+  for (std::size_t i = 0; i < models.size(); ++i) {
+    ModelDump& m = models[i];
+    std::vector<std::string> done;
+    for (const MaxBatches& entry : m.max_batch) {
+      const std::string& precision = entry.precision;
+      if (std::find(done.begin(), done.end(), precision) != done.end())
+        continue;
+      done.push_back(precision);
+      // The footprint in that precision: the plan's, or a swept point's (what stays in flash,
+      // the weights, does not change with the batch or the optimizer).
+      const FootprintBytes* f = precision == m.plan.precision ? &m.plan.footprint : nullptr;
+      for (const SweepPoint& p : m.sweep)
+        if (!f && p.precision == precision)
+          f = &p.footprint;
+      if (!f)
+        throw ProbeOutputError("the probe reports no footprint in " + precision + " for " + m.name);
+      std::vector<std::int64_t> own;
+      for (const Budget& b : budgets)
+        own.push_back(b.max_batch_search_bytes(*f, precision));
+      if (own == search_bytes)
+        continue;
+      // The same model's entry again: the k-th of the models registered under its name.
+      const auto same_name = std::count_if(models.begin(), models.begin() + i,
+                                           [&](const ModelDump& d) { return d.name == m.name; });
+      const std::vector<ModelDump> again = run_probe(m.name, own);
+      std::vector<const ModelDump*> named;
+      for (const ModelDump& d : again)
+        if (d.name == m.name)
+          named.push_back(&d);
+      if (static_cast<std::size_t>(same_name) >= named.size())
+        throw ProbeOutputError("the probe did not report " + m.name + " again");
+      for (MaxBatches& mine : m.max_batch)
+        for (const MaxBatches& theirs : named[same_name]->max_batch)
+          if (mine.precision == precision && theirs.precision == precision &&
+              theirs.optimizer == mine.optimizer)
+            mine.by_budget = theirs.by_budget;
+    }
+  }
   result.report.header = o.header.string();
   result.report.budgets = budgets;
   for (ModelDump& m : models)

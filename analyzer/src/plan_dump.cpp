@@ -60,13 +60,17 @@ Enum enumerator(const std::string& name, int count, const char* what) {
 }
 
 // A row of the buffer table (staticnet/buffer_table.hpp), read by its columns' names into the
-// core's Buffer, which derives the region and the bytes it occupies as the planner does.
-BufferRow buffer_of(const json& j) {
+// core's Buffer, which derives the region and the bytes it occupies as the planner does: in
+// 256-byte slots, or 16-byte ones in a quantized plan (Int8; plan.hpp sets them so for every
+// buffer, which the table therefore does not carry).
+BufferRow buffer_of(const json& j, bool quantized) {
   namespace column = staticnet::buffer_column;
   for (const char* name : staticnet::buffer_columns)
     if (!j.contains(name))
       throw ProbeOutputError(std::string("the probe's buffer has no '") + name + "' column");
   Buffer b;
+  if (quantized)
+    b.alignment_log2 = staticnet::detail::quantized_alignment_log2;
   b.role = enumerator<BufferRole>(j.at(column::role).get<std::string>(), buffer_role_count, "role");
   b.dtype = enumerator<DType>(j.at(column::dtype).get<std::string>(), dtype_count, "dtype");
   b.layer = j.at(column::layer).get<std::int64_t>();
@@ -106,8 +110,9 @@ PlanDump plan_of(const json& j) {
   p.footprint = footprint_of(j.at("footprint"));
   for (const json& l : j.at("layers"))
     p.layers.push_back(layer_of(l));
+  const bool quantized = precision_dtypes(precision_kind(p.precision)).quantized;
   for (const json& b : j.at("buffers"))
-    p.buffers.push_back(buffer_of(b));
+    p.buffers.push_back(buffer_of(b, quantized));
   // Each layer's pass, from the groups (each [first, last], in order, covering every layer).
   for (const auto& [target, pass] :
        {std::pair{"cpu", &LayerRow::pass_cpu}, std::pair{"cuda", &LayerRow::pass_cuda}}) {
@@ -133,6 +138,37 @@ PlanDump plan_of(const json& j) {
 }
 
 }  // namespace
+
+namespace {
+// The precision named `name`, as name_of spells each; false for none.
+bool find_precision(const std::string& name, PrecisionKind& out) {
+  for (int i = 0; i < 256; ++i) {
+    const auto k = static_cast<PrecisionKind>(i);
+    const std::string_view spelled = name_of(k);
+    if (spelled == "?")
+      break;
+    if (spelled == name) {
+      out = k;
+      return true;
+    }
+  }
+  return false;
+}
+}  // namespace
+
+PrecisionKind precision_kind(const std::string& name) {
+  PrecisionKind k{};
+  if (!find_precision(name, k))
+    throw ProbeOutputError("the probe names an unknown precision '" + name + "'");
+  return k;
+}
+
+std::int64_t slot_bytes(const PlanDump& plan) {
+  PrecisionKind k{};
+  return find_precision(plan.precision, k) && precision_dtypes(k).quantized
+             ? std::int64_t{1} << staticnet::detail::quantized_alignment_log2
+             : arena_alignment;
+}
 
 const char* label_of(Category c) {
   if (c == Category::optimizer_state)

@@ -90,15 +90,26 @@ ordered_json model_json(const ModelReport& m) {
     timeline.push_back({{"step", s.index}, {"name", s.name}, {"bytes", footprint_json(s.bytes)}});
   j["timeline"] = timeline;
   ordered_json checks = ordered_json::array();
-  for (const BudgetCheck& c : m.checks)
-    checks.push_back({{"id", c.budget.id},
-                      {"name", c.budget.name},
-                      {"memory", c.budget.memory},
-                      {"overhead", c.budget.overhead},
-                      {"required", c.required},
-                      {"margin", c.margin},
-                      {"fits", c.fits},
-                      {"max_batch", c.max_batch}});
+  for (const BudgetCheck& c : m.checks) {
+    ordered_json check = {{"id", c.budget.id},
+                          {"name", c.budget.name},
+                          {"memory", c.budget.memory},
+                          {"overhead", c.budget.overhead},
+                          {"required", c.required},
+                          {"margin", c.margin},
+                          {"fits", c.fits},
+                          {"max_batch", c.max_batch}};
+    if (c.budget.has_flash()) {  // a microcontroller: its flash too, and each budget's verdict
+      check["flash"] = c.budget.flash;
+      check["flash_overhead"] = c.budget.flash_overhead;
+      check["in_flash"] = c.in_flash;
+      check["flash_required"] = c.flash_required;
+      check["flash_margin"] = c.flash_margin;
+      check["fits_sram"] = c.fits_memory;
+      check["fits_flash"] = c.fits_flash;
+    }
+    checks.push_back(std::move(check));
+  }
   j["budgets"] = checks;
   ordered_json points = ordered_json::array();
   for (const SweepColumn& c : m.sweep)

@@ -20,9 +20,13 @@ void render_model(std::string& out, const ModelReport& m) {
     out +=
         "Activation buffers alive then:\n\n" + consumer_table(m, m.alive_at_peak).markdown() + "\n";
   out += "### Largest buffers\n\n" + consumer_table(m, m.top_consumers).markdown() + "\n";
-  if (!m.checks.empty())
-    out += "### Budgets\n\nRequired = the step's footprint + the device's runtime overhead.\n\n" +
-           check_table(m).markdown() + "\n";
+  if (!m.checks.empty()) {
+    std::string rule = check_rule(m);
+    rule[0] = 'R';  // "required = ..." begins a sentence here
+    out += "### Budgets\n\n" + rule + ".\n\n" + check_table(m).markdown() + "\n";
+    for (const std::string& line : flash_lines(m))
+      out += line + "\n\n";
+  }
   if (!m.sweep.empty()) {
     out += "### What-if\n\n" + sweep_table(m).markdown() + "\n";
     for (const std::string& line : precision_lines(m))

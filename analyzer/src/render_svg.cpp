@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "staticnet/analyzer/render.hpp"
 #include "table.hpp"
@@ -84,11 +85,16 @@ void chart(std::string& out, const ModelReport& m, double y0) {
   const PlanDump& p = m.model.plan;
   const auto steps = static_cast<double>(m.timeline.size());
   // Budgets far above the peak would flatten the bars: draw those within 1.5x of the peak, and
-  // list the others in the legend.
+  // list the others in the legend. The bars stack every byte of the plan; on a microcontroller an
+  // Int8 plan's weights are in flash, so its SRAM's line is drawn that much higher: a bar under
+  // it fits the SRAM.
+  auto line_bytes = [](const BudgetCheck& c) {
+    return static_cast<double>(c.budget.available() + c.in_flash);
+  };
   double highest = static_cast<double>(m.peak_bytes);
   for (const BudgetCheck& c : m.checks)
-    if (c.budget.available() <= 1.5 * m.peak_bytes)
-      highest = std::max(highest, static_cast<double>(c.budget.available()));
+    if (line_bytes(c) <= 1.5 * m.peak_bytes)
+      highest = std::max(highest, line_bytes(c));
   const Axis axis = axis_for(highest * 1.05);
   auto y_of = [&](double bytes) { return y0 + top + plot_h * (1 - bytes / axis.max); };
   const double bar = plot_w / steps;
@@ -172,12 +178,14 @@ void chart(std::string& out, const ModelReport& m, double y0) {
   }
   legend_y += 10;
   for (const BudgetCheck& c : m.checks) {
-    const double available = static_cast<double>(c.budget.available());
-    // "Jetson Nano 4GB: 2.50 GiB after overhead"; a plain budget is its own label.
-    const std::string label =
-        c.budget.overhead
-            ? c.budget.name + ": " + human_bytes(c.budget.available()) + " after overhead"
-            : c.budget.name;
+    const double available = line_bytes(c);
+    // "Jetson Nano 4GB: 2.50 GiB after overhead"; a plain budget is its own label; a
+    // microcontroller's line is its SRAM's ("nRF52840 SRAM: 240.00 KiB after overhead").
+    const std::string name = c.budget.name + (c.budget.has_flash() ? " SRAM" : "");
+    const std::string after = human_bytes(c.budget.available()) +
+                              (c.budget.overhead ? " after overhead" : "") +
+                              (c.in_flash > 0 ? " + the weights in flash" : "");
+    const std::string label = c.budget.overhead ? name + ": " + after : name;
     if (available <= axis.max) {
       const double y = y_of(available);
       out += "<line x1=\"" + num(left) + "\" y1=\"" + num(y) + "\" x2=\"" + num(left + plot_w) +
@@ -185,19 +193,27 @@ void chart(std::string& out, const ModelReport& m, double y0) {
              "stroke-dasharray=\"6 4\"/>\n";
       out += "<text x=\"" + num(left + plot_w - 4) + "\" y=\"" + num(y - 5) +
              "\" font-size=\"11\" fill=\"#c00\" text-anchor=\"end\">" + escape(label) + "</text>\n";
-    } else {
-      // Off the chart: named in the legend, on lines short enough for its column.
-      const std::string lines[] = {
-          c.budget.name,
-          human_bytes(c.budget.available()) + (c.budget.overhead ? " after overhead" : ""),
-          "(far above; not drawn)"};
-      for (const std::string& text : lines) {
-        out += "<text x=\"" + num(legend_x) + "\" y=\"" + num(legend_y) +
-               "\" font-size=\"11\" fill=\"#c00\">" + escape(text) + "</text>\n";
-        legend_y += 14;
-      }
-      legend_y += 8;
     }
+    // Off the chart: named in the legend, on lines short enough for its column; a
+    // microcontroller's flash is named there too.
+    std::vector<std::string> lines;
+    if (available > axis.max)
+      lines = {name,
+               human_bytes(c.budget.available()) + (c.budget.overhead ? " after overhead" : ""),
+               "(far above; not drawn)"};
+    if (c.budget.has_flash()) {
+      if (lines.empty())
+        lines.push_back(c.budget.name);
+      lines.push_back("flash: " + human_bytes(c.flash_required) + " of " +
+                      human_bytes(c.budget.flash) + (c.fits_flash ? "" : ", over"));
+    }
+    for (const std::string& text : lines) {
+      out += "<text x=\"" + num(legend_x) + "\" y=\"" + num(legend_y) +
+             "\" font-size=\"11\" fill=\"#c00\">" + escape(text) + "</text>\n";
+      legend_y += 14;
+    }
+    if (!lines.empty())
+      legend_y += 8;
   }
   out += "</g>\n";
 }

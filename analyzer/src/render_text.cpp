@@ -38,13 +38,13 @@ class Writer {
       line(i == 0 ? style(header_style, lines[i]) : lines[i]);
   }
   // Rows of a check table: a budget the model exceeds reads red.
-  void check_table(const Table& t, const std::vector<BudgetCheck>& checks) {
+  void check_table(const Table& t, const std::vector<bool>& row_fits) {
     const auto lines = t.text_lines(4);
     for (std::size_t i = 0; i < lines.size(); ++i) {
       if (i == 0)
         line(style("2", lines[i]));
       else
-        line(checks.at(i - 1).fits ? lines[i] : style("31", lines[i]));
+        line(row_fits.at(i - 1) ? lines[i] : style("31", lines[i]));
     }
   }
   std::string style(const char* code, const std::string& s) const {
@@ -82,8 +82,18 @@ void render_model(Writer& w, const ModelReport& m) {
   w.table(consumer_table(m, m.top_consumers), 4);
   if (!m.checks.empty()) {
     w.line();
-    w.heading("  Budgets (required = the step's footprint + the device's runtime overhead)");
-    w.check_table(check_table(m), m.checks);
+    w.heading("  Budgets (" + check_rule(m) + ")");
+    std::vector<bool> row_fits;
+    const Table checks = check_table(m, &row_fits);
+    w.check_table(checks, row_fits);
+    // A microcontroller's note, then its sums, a line each (unwrapped: a number stays whole).
+    const std::vector<std::string> flash = flash_lines(m);
+    for (std::size_t i = 0; i < flash.size(); ++i) {
+      if (i == 0)
+        w.paragraph(flash[i], 4);
+      else
+        w.line("    " + flash[i]);
+    }
   }
   if (!m.sweep.empty()) {
     w.line();

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include <staticnet/budget.hpp>
 #include <staticnet/print.hpp>
 
 namespace staticnet::analyzer {
@@ -23,7 +24,72 @@ void sort_largest_first(std::vector<Consumer>& v) {
                    [](const Consumer& a, const Consumer& b) { return a.bytes > b.bytes; });
 }
 
+staticnet::Footprint footprint_of(const FootprintBytes& f) {
+  staticnet::Footprint out;
+  out.weights = Bytes{f[Category::weights]};
+  out.non_trainable = Bytes{f[Category::non_trainable]};
+  out.gradients = Bytes{f[Category::gradients]};
+  out.optimizer_state = Bytes{f[Category::optimizer_state]};
+  out.inputs = Bytes{f[Category::inputs]};
+  out.workspace = Bytes{f[Category::workspace]};
+  out.activations = Bytes{f[Category::activations]};
+  return out;
+}
+
+// "a step" / "a forward pass", for the sentences below.
+std::string run_of(const PlanDump& plan) {
+  return plan.training() ? "a step" : "a forward pass";
+}
+
+// What a batch search's answer says in a sentence about a budget exceeded.
+std::string batch_clause(const ModelReport& m, std::int64_t max_batch) {
+  return max_batch > 0 ? "the largest batch that fits is " + grouped(max_batch) +
+                             " (this setup's is " + grouped(m.model.plan.batch) + ")"
+                       : "not even a batch of 1 fits";
+}
+
 }  // namespace
+
+staticnet::Device Budget::device() const {
+  staticnet::Device d{Bytes{memory}, Bytes{overhead}};
+  d.flash = Bytes{flash};
+  d.flash_overhead = Bytes{flash_overhead};
+  return d;
+}
+
+std::int64_t Budget::flash_part(const FootprintBytes& f, const std::string& precision) const {
+  if (!has_flash())  // nothing in flash, whatever the precision (a plain --budget has none)
+    return 0;
+  SetupDesc setup;
+  setup.precision = precision_kind(precision);
+  return staticnet::flash_part(footprint_of(f), setup, device()).count;
+}
+
+// As budget.hpp's required_memory and required_flash, which take a whole Plan: the footprint
+// less flash_part, plus the overhead; flash_part plus the firmware's code.
+std::int64_t Budget::required(const FootprintBytes& f, const std::string& precision) const {
+  return f.total - flash_part(f, precision) + overhead;
+}
+
+std::int64_t Budget::required_flash(const FootprintBytes& f, const std::string& precision) const {
+  return has_flash() ? flash_part(f, precision) + flash_overhead : 0;
+}
+
+bool Budget::fits(const FootprintBytes& f, const std::string& precision) const {
+  return required(f, precision) <= memory && required_flash(f, precision) <= flash;
+}
+
+// budget.hpp's max_batch(Device) plans each batch b and asks whether total(b) - flash_part(b)
+// fits available(); flash_part is the weights region and the per-channel numbers, which do not
+// grow with b, so that is total(b) <= available() + flash_part: the probe's search over whole
+// plans, given that many bytes, finds the same batch (tests/analyzer checks it against
+// max_batch). It returns 0 when the flash part does not fit the flash.
+std::int64_t Budget::max_batch_search_bytes(const FootprintBytes& f,
+                                            const std::string& precision) const {
+  if (required_flash(f, precision) > flash)
+    return 0;
+  return available() + flash_part(f, precision);
+}
 
 std::string title(const ModelDump& m) {
   const std::string types = m.model + " as " + m.setup;
@@ -36,6 +102,27 @@ std::vector<std::string> over_budget_sentences(const ModelReport& m) {
   for (const BudgetCheck& c : m.checks) {
     if (c.fits)
       continue;
+    if (c.budget.has_flash()) {
+      // A microcontroller: SRAM and flash apart, each said with its numbers, as assert_fits'
+      // does_not_fit_sram and does_not_fit_flash say them.
+      if (!c.fits_memory)
+        sentences.push_back(title(m.model) + " does not fit the SRAM of " + c.budget.name + ": " +
+                            run_of(m.model.plan) + " needs " + to_string(Bytes{c.required}) +
+                            " of SRAM, the plan's " + grouped(footprint - c.in_flash) + " B" +
+                            (c.in_flash > 0 ? " (all but its weights, which are in flash)" : "") +
+                            " and the firmware's own " + grouped(c.budget.overhead) +
+                            " B, but the SRAM is " + to_string(Bytes{c.budget.memory}) + ": " +
+                            to_string(Bytes{-c.margin}) + " over; " + batch_clause(m, c.max_batch));
+      if (!c.fits_flash)
+        sentences.push_back(
+            title(m.model) + " does not fit the flash of " + c.budget.name + ": it needs " +
+            to_string(Bytes{c.flash_required}) + " of flash, its weights and per-channel numbers " +
+            grouped(c.in_flash) + " B and the firmware's code " + grouped(c.budget.flash_overhead) +
+            " B, but the flash is " + to_string(Bytes{c.budget.flash}) + ": " +
+            to_string(Bytes{-c.flash_margin}) +
+            " over; no batch fits (the weights do not shrink with the batch)");
+      continue;
+    }
     // A --budget's name is its size already ("budget 32.00 MiB"); a device's is not.
     const bool device = c.budget.id != "budget";
     std::string s = title(m.model) + " does not fit " + c.budget.name +
@@ -44,10 +131,7 @@ std::vector<std::string> over_budget_sentences(const ModelReport& m) {
     if (c.budget.overhead > 0)
       s += ", the plan's " + human(Bytes{footprint}) + " and the runtime's own " +
            human(Bytes{c.budget.overhead});
-    s += ": " + human(Bytes{-c.margin}) + " over; ";
-    s += c.max_batch > 0 ? "the largest batch that fits is " + grouped(c.max_batch) +
-                               " (this setup's is " + grouped(m.model.plan.batch) + ")"
-                         : "not even a batch of 1 fits";
+    s += ": " + human(Bytes{-c.margin}) + " over; " + batch_clause(m, c.max_batch);
     sentences.push_back(std::move(s));
   }
   return sentences;
@@ -166,16 +250,23 @@ ModelReport build_report(ModelDump model, const std::vector<Budget>& budgets) {
   for (std::size_t i = 0; i < budgets.size(); ++i) {
     BudgetCheck c;
     c.budget = budgets[i];
-    c.required = c.budget.required(plan.footprint.total);
+    c.in_flash = c.budget.flash_part(plan.footprint, plan.precision);
+    c.required = c.budget.required(plan.footprint, plan.precision);
     c.margin = c.budget.memory - c.required;
-    c.fits = c.budget.fits(plan.footprint.total);
+    c.fits_memory = c.required <= c.budget.memory;
+    if (c.budget.has_flash()) {
+      c.flash_required = c.budget.required_flash(plan.footprint, plan.precision);
+      c.flash_margin = c.budget.flash - c.flash_required;
+      c.fits_flash = c.flash_required <= c.budget.flash;
+    }
+    c.fits = c.fits_memory && c.fits_flash;
     c.max_batch = model.max_batch.empty() ? 0 : model.max_batch.front().by_budget.at(i);
     r.checks.push_back(c);
   }
   for (const SweepPoint& p : model.sweep) {
     SweepColumn col{p.batch, p.optimizer, p.precision, p.footprint, {}};
     for (const Budget& b : budgets)
-      col.fits.push_back(b.fits(p.footprint.total));
+      col.fits.push_back(b.fits(p.footprint, p.precision));
     r.sweep.push_back(std::move(col));
   }
   if (!model.sweep.empty())

@@ -54,6 +54,11 @@ std::string pass_text(const LayerRow& l) {
          (fused_cuda ? span(l.pass_cuda) : "alone");
 }
 
+// Whether a microcontroller (a device with flash) is among the budgets.
+bool any_flash(const ModelReport& m) {
+  return std::ranges::any_of(m.checks, [](const BudgetCheck& c) { return c.budget.has_flash(); });
+}
+
 }  // namespace
 
 std::string setup_line(const PlanDump& plan) {
@@ -159,7 +164,7 @@ std::string footprint_heading(const PlanDump& plan) {
   return std::string(plan.training() ? "Memory of one training step"
                                      : "Memory of one forward "
                                        "pass") +
-         " (1 KiB = 1,024 B; each buffer rounded up to 256 B)";
+         " (1 KiB = 1,024 B; each buffer rounded up to " + grouped_count(slot_bytes(plan)) + " B)";
 }
 
 Table footprint_table(const ModelReport& m) {
@@ -196,15 +201,70 @@ Table consumer_table(const ModelReport& m, const std::vector<Consumer>& consumer
   return t;
 }
 
-Table check_table(const ModelReport& m) {
+std::string check_rule(const ModelReport& m) {
+  if (!any_flash(m))
+    return "required = the step's footprint + the device's runtime overhead";
+  return "required = the footprint + the device's runtime overhead; a microcontroller's SRAM and "
+         "flash apart";
+}
+
+Table check_table(const ModelReport& m, std::vector<bool>* row_fits) {
   Table t({Align::left, Align::right, Align::right, Align::right, Align::right, Align::left,
            Align::right});
   t.add({"budget", "memory", "runtime overhead", "required", "margin", "fits", "largest batch"});
-  for (const BudgetCheck& c : m.checks)
-    t.add({c.budget.name, human_bytes(c.budget.memory), human_bytes(c.budget.overhead),
-           human_bytes(c.required), human_bytes(c.margin), c.fits ? "yes" : "NO",
-           grouped_count(c.max_batch)});
+  auto row = [&](std::string name, std::int64_t memory, std::int64_t overhead,
+                 std::int64_t required, std::int64_t margin, bool fits, std::string max_batch) {
+    t.add({std::move(name), human_bytes(memory), human_bytes(overhead), human_bytes(required),
+           human_bytes(margin), fits ? "yes" : "NO", std::move(max_batch)});
+    if (row_fits)
+      row_fits->push_back(fits);
+  };
+  for (const BudgetCheck& c : m.checks) {
+    if (!c.budget.has_flash()) {
+      row(c.budget.name, c.budget.memory, c.budget.overhead, c.required, c.margin, c.fits,
+          grouped_count(c.max_batch));
+      continue;
+    }
+    // A microcontroller: its SRAM, then its flash; the largest batch counts the SRAM.
+    row(c.budget.name + ": SRAM", c.budget.memory, c.budget.overhead, c.required, c.margin,
+        c.fits_memory, grouped_count(c.max_batch));
+    row(c.budget.name + ": flash", c.budget.flash, c.budget.flash_overhead, c.flash_required,
+        c.flash_margin, c.fits_flash, "");
+  }
   return t;
+}
+
+std::vector<std::string> flash_lines(const ModelReport& m) {
+  if (!any_flash(m))
+    return {};
+  const PlanDump& p = m.model.plan;
+  std::vector<std::string> lines;
+  const BudgetCheck& first =
+      *std::ranges::find_if(m.checks, [](const BudgetCheck& c) { return c.budget.has_flash(); });
+  const std::int64_t in_flash = first.in_flash;  // the same on every device with flash
+  const std::int64_t in_sram = p.footprint.total - in_flash;
+  if (in_flash > 0)
+    lines.push_back("On a microcontroller the " + p.precision +
+                    " plan's weights and per-channel numbers, " + exact_bytes(in_flash) +
+                    ", stay in flash beside the firmware's code; the rest, " +
+                    exact_bytes(in_sram) +
+                    ", is in SRAM beside the firmware's stack and data. The largest batch counts "
+                    "the SRAM (0 where the weights do not fit the flash: no batch helps).");
+  else
+    lines.push_back("On a microcontroller this " + p.precision + " plan is all in SRAM, " +
+                    exact_bytes(in_sram) +
+                    ", beside the firmware's stack and data (its program writes the weights when "
+                    "it loads them; only an Int8 plan keeps them in flash); the flash holds the "
+                    "firmware's code.");
+  for (const BudgetCheck& c : m.checks)
+    if (c.budget.has_flash())
+      lines.push_back(c.budget.name + ": SRAM " + grouped_count(in_sram) + " + " +
+                      grouped_count(c.budget.overhead) + " = " + exact_bytes(c.required) + " of " +
+                      exact_bytes(c.budget.memory) + (c.fits_memory ? "" : " (over)") + "; flash " +
+                      grouped_count(c.in_flash) + " + " + grouped_count(c.budget.flash_overhead) +
+                      " = " + exact_bytes(c.flash_required) + " of " + exact_bytes(c.budget.flash) +
+                      (c.fits_flash ? "" : " (over)") + ".");
+  return lines;
 }
 
 bool sweeps_precision(const ModelReport& m) {
@@ -296,9 +356,17 @@ Table sweep_table(const ModelReport& m) {
     row.push_back(human_bytes(c.footprint.total));
     if (!m.checks.empty()) {
       std::string missed;
-      for (std::size_t b = 0; b < m.checks.size(); ++b)
-        if (!c.fits.at(b))
-          missed += (missed.empty() ? "NO: not " : ", not ") + m.checks[b].budget.name;
+      for (std::size_t b = 0; b < m.checks.size(); ++b) {
+        if (c.fits.at(b))
+          continue;
+        missed += (missed.empty() ? "NO: not " : ", not ") + m.checks[b].budget.name;
+        const Budget& budget = m.checks[b].budget;
+        if (budget.has_flash()) {  // which of its two budgets
+          const bool sram = budget.required(c.footprint, c.precision) > budget.memory;
+          const bool flash = budget.required_flash(c.footprint, c.precision) > budget.flash;
+          missed += sram && flash ? " (SRAM, flash)" : sram ? " (SRAM)" : " (flash)";
+        }
+      }
       row.push_back(missed.empty() ? (m.checks.size() == 1 ? "yes" : "yes, every budget") : missed);
     }
     t.add(row);

@@ -2,6 +2,7 @@
 // The report's tables and sentences, shared by the text and Markdown forms, which differ only in
 // how they frame them.
 #include <string>
+#include <vector>
 
 #include "staticnet/analyzer/report.hpp"
 #include "table.hpp"
@@ -22,7 +23,14 @@ std::string peak_line(const ModelReport& m);
 // Whether the arena equals the peak, or by how much placement exceeds it.
 std::string arena_line(const ModelReport& m);
 Table consumer_table(const ModelReport& m, const std::vector<Consumer>& consumers);
-Table check_table(const ModelReport& m);
+// What "required" counts, for the budgets' heading: "required = the step's footprint + ...".
+std::string check_rule(const ModelReport& m);
+// One row per budget; a microcontroller's two, its SRAM and its flash. `row_fits`, when given,
+// gets whether each row's budget fits.
+Table check_table(const ModelReport& m, std::vector<bool>* row_fits = nullptr);
+// With a microcontroller among the budgets: a sentence on what of the plan is in flash and what
+// in SRAM, then a line per microcontroller with each budget's sum, by the byte; empty without.
+std::vector<std::string> flash_lines(const ModelReport& m);
 Table sweep_table(const ModelReport& m);
 Table sweep_max_batch_table(const ModelReport& m);
 // Whether the sweep spans another precision than the setup's (--precision).

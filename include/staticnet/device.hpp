@@ -110,8 +110,8 @@ inline constexpr Profile profiles[] = {
     {"h100_80gb", h100_80gb},
     {"h200_141gb", h200_141gb},
 };
-// The microcontrollers, apart: `staticnet analyze --device` reads the list above, and takes these
-// once its report shows an SRAM and a flash budget side by side (issue 40).
+// The microcontrollers, apart: their budgets are two (SRAM and flash), which `staticnet analyze
+// --device` reports side by side.
 inline constexpr Profile microcontroller_profiles[] = {
     {"stm32h743", stm32h743},
     {"nrf52840", nrf52840},

@@ -5,8 +5,11 @@
 
 CHECK is one of:
   golden        every sample in every format, against tests/analyzer/golden/ (--update rewrites
-                them; review the diff by hand)
-  hand_numbers  the JSON report's numbers against values derived by hand in samples/*.hpp
+                them; review the diff by hand); the int8 digits on the microcontrollers;
+                --list-devices
+  hand_numbers  the JSON report's numbers against values derived by hand in samples/*.hpp; on
+                a microcontroller, SRAM and flash apart, and the largest batch as budget.hpp's
+                max_batch(Device) gives it (compiled here)
   exit_codes    0 fits, 1 over a budget, 2 usage errors, 3 does not compile, and the messages
   cache         a second run reuses the probe; a changed header rebuilds it
   schema        every JSON report validates against analyzer/schema/report-1.json
@@ -18,6 +21,7 @@ Exit status 0 on success, 1 on a failed check, 77 when a tool the check needs is
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -29,6 +33,10 @@ FORMATS = {"text": "txt", "markdown": "md", "json": "json", "svg": "svg"}
 GOLDEN_FLAGS = ["--device", "jetson_nano", "--budget", "64MiB"]
 SWEEP_FLAGS = ["--batch", "32,64,128,256", "--optimizer", "SGD,Adam", "--device", "jetson_nano",
                "--device", "t4"]
+
+INT8_DIGITS = "tests/analyzer/data/int8_digits.hpp"
+INT8_OVER = "tests/analyzer/data/int8_over_budget.hpp"
+MCU_FLAGS = ["--device", "nrf52840", "--device", "stm32h743"]
 
 failures = []
 
@@ -63,6 +71,11 @@ def golden_cases():
         yield f"simple_cnn_sweep.{FORMATS[fmt]}", [sample("simple_cnn"), "-I", ".", *SWEEP_FLAGS,
                                                    "--format", fmt]
     yield "two_models.txt", ["tests/analyzer/data/two_models.hpp"]
+    # The microcontrollers: SRAM and flash apart, each device a row for each.
+    for fmt in ("text", "markdown", "json", "svg"):
+        yield f"int8_digits_mcu.{FORMATS[fmt]}", [INT8_DIGITS, *MCU_FLAGS, "--format", fmt]
+    yield "int8_over_budget_mcu.txt", [INT8_OVER, *MCU_FLAGS]
+    yield "list_devices.txt", ["--list-devices"]
 
 
 def check_golden(args):
@@ -81,6 +94,11 @@ def check_golden(args):
         if file == "simple_cnn.txt":  # the README's tour shows this report verbatim
             with open(os.path.join(args.source, "README.md"), encoding="utf-8") as f:
                 check(expected in f.read(), "README.md does not show simple_cnn.txt as it is")
+        if file == "int8_digits_mcu.txt":  # docs/analyzer.md shows its budgets
+            section = expected[expected.index("  Budgets"):].split("\n\n")[0]
+            with open(os.path.join(args.source, "docs", "analyzer.md"), encoding="utf-8") as f:
+                check(section in f.read(),
+                      "docs/analyzer.md does not show int8_digits_mcu.txt's budgets as they are")
         if result.stdout != expected:
             fresh = os.path.join(args.work, file)
             with open(fresh, "w", encoding="utf-8") as f:
@@ -302,6 +320,128 @@ def check_hand_numbers(args):
     r = analyze(args, sample("mlp"), "-I", ".", "--precision", "Mixed<f32>", expect=2)
     check("unknown precision 'Mixed<f32>'" in r.stderr, r.stderr)
 
+    check_microcontroller_numbers(args)
+
+
+def round16(n):
+    return (n + 15) // 16 * 16
+
+
+def budget_hpp_max_batches(args):
+    """budget.hpp's max_batch(Device) for the models of the int8 test headers on each
+    microcontroller, compiled and run here: {(name, device id): batch}."""
+    source = r"""
+#include <cstdio>
+#include "tests/analyzer/data/int8_digits.hpp"
+#include "tests/analyzer/data/int8_over_budget.hpp"
+namespace sn = staticnet;
+template <class M, class S>
+void show(const char* name) {
+  for (const auto& p : sn::device::microcontroller_profiles)
+    std::printf("%s %s %lld\n", name, p.id, static_cast<long long>(sn::max_batch<M, S>(p.device)));
+}
+int main() {
+  show<int8::Digits, int8::DigitsInt8>("int8_digits");
+  show<int8::Digits, int8::DigitsFP32>("int8::Digits");
+  show<over::Vww, over::VwwInt8>("int8_vww");
+  show<over::WideMlp, over::WideMlpInt8>("int8_wide_mlp");
+}
+"""
+    path = os.path.join(args.work, "max_batch.cpp")
+    program = os.path.join(args.work, "max_batch")
+    with open(path, "w") as f:
+        f.write(source)
+    built = subprocess.run([args.cxx, "-std=c++20", "-I", os.path.join(args.source, "include"),
+                            "-I", args.source, path, "-o", program], capture_output=True, text=True)
+    check(built.returncode == 0, f"budget.hpp's max_batch program: {built.stderr}")
+    if built.returncode != 0:
+        return {}
+    ran = subprocess.run([program], capture_output=True, text=True, check=True)
+    return {(name, device): int(batch)
+            for name, device, batch in (line.split() for line in ran.stdout.splitlines())}
+
+
+def check_microcontroller_numbers(args):
+    # The digits CNN in int8 at batch 1 (tests/analyzer/data/int8_digits.hpp;
+    # samples/digits_cnn.hpp's table; under Int8 every buffer rounds up to 16 B).
+    # Flash: int8 weights 16*1*3*3 = 144 and 256*10 = 2,560: 2,704 (a multiple of 16); three int32
+    # numbers per output channel (bias, multiplier, shift), 3 * (16 + 10) * 4 = 312 -> 320. The
+    # weights region: 3,024.
+    in_flash = 144 + 2560 + round16(3 * (16 + 10) * 4)
+    # SRAM: one shared region. The input, 64 int8 (its 'inputs' region is empty), beside the
+    # conv's output 16*8*8 = 1,024 (the ReLU in place): 1,088; then the pool's 16*4*4 = 256 over
+    # the input's bytes and beyond, the conv's output still read: 1,280, the peak; the logits
+    # (10 -> 16) over the conv's.
+    in_sram = 16 * 8 * 8 + 16 * 4 * 4
+    check(in_flash == 3024 and in_sram == 1280, f"by hand: {in_flash}, {in_sram}")
+    result = analyze(args, INT8_DIGITS, *MCU_FLAGS, "--format", "json", expect=0)
+    m = json.loads(result.stdout)["models"][0]
+    check(m["precision"] == "Int8" and m["mode"] == "inference", f"{m['precision']}, {m['mode']}")
+    check(m["footprint"]["weights"] + m["footprint"]["non_trainable"] == in_flash,
+          f"int8 digits: weights {m['footprint']['weights']}")
+    check(m["footprint"]["total"] - in_flash == in_sram,
+          f"int8 digits: all but the weights {m['footprint']['total'] - in_flash}")
+    batches = budget_hpp_max_batches(args)
+    # device.hpp: nRF52840 256 KiB SRAM, 1 MiB flash; STM32H743 512 KiB (its AXI SRAM), 2 MiB;
+    # both 16 KiB of SRAM (mcu_overhead) and 64 KiB of flash (mcu_flash_overhead) the firmware's.
+    devices = {"nrf52840": (256 * 1024, 1024 * 1024), "stm32h743": (512 * 1024, 2 * 1024 * 1024)}
+    for b in m["budgets"]:
+        sram, flash = devices[b["id"]]
+        # SRAM: 1,280 + 16,384 = 17,664; flash: 3,024 + 65,536 = 68,560.
+        expected = {"memory": sram, "overhead": 16384, "required": 17664, "margin": sram - 17664,
+                    "flash": flash, "flash_overhead": 65536, "in_flash": 3024,
+                    "flash_required": 68560, "flash_margin": flash - 68560, "fits": True,
+                    "fits_sram": True, "fits_flash": True,
+                    "max_batch": batches.get(("int8_digits", b["id"]))}
+        got = {k: b.get(k) for k in expected}
+        check(got == expected, f"int8 digits on {b['id']}: {got}, by hand {expected}")
+    text = analyze(args, INT8_DIGITS, *MCU_FLAGS, expect=0).stdout
+    for cell in ("nRF52840: SRAM 1,280 + 16,384 = 17,664 B of 262,144 B; flash 3,024 + 65,536 = "
+                 "68,560 B of 1,048,576 B.",
+                 "STM32H743 (AXI SRAM): SRAM 1,280 + 16,384 = 17,664 B of 524,288 B; flash 3,024 "
+                 "+ 65,536 = 68,560 B of 2,097,152 B.",
+                 "each buffer rounded up to 16 B",
+                 "320 B  weights      per-channel biases, multipliers and shifts (Int8)"):
+        check(cell in text, f"the int8 digits' text report has no '{cell}':\n{text}")
+
+    # The same model in FP32 inference: all of it in SRAM (budget.hpp: only an Int8 plan keeps
+    # its weights in flash), the flash the firmware's code alone. Footprint: weights
+    # al(4 * 2,730) = 11,008; the input 8*8*4 = 256; the im2col workspace 9*64*4 = 2,304; the
+    # conv's output 4,096 and the pool's 1,024 alive at the pool: 5,120. 18,688 + 16,384 = 35,072.
+    result = analyze(args, INT8_DIGITS, "--model", "int8::Digits", "--setup", "int8::DigitsFP32",
+                     *MCU_FLAGS, "--format", "json", expect=0)
+    m = json.loads(result.stdout)["models"][0]
+    total = 11008 + 256 + 2304 + 4096 + 1024
+    check(m["footprint"]["total"] == total, f"FP32 digits: total {m['footprint']['total']}")
+    for b in m["budgets"]:
+        got = (b["in_flash"], b["required"], b["flash_required"], b["fits"], b["max_batch"])
+        expected = (0, total + 16384, 65536, True, batches.get(("int8::Digits", b["id"])))
+        check(got == expected, f"FP32 digits on {b['id']}: {got}, by hand {expected}")
+
+    # Over budget (tests/analyzer/data/int8_over_budget.hpp, numbers from the compile-fail cases
+    # budget_mcu_sram_does_not_fit.cpp and budget_mcu_flash_does_not_fit.cpp).
+    result = analyze(args, INT8_OVER, *MCU_FLAGS, "--format", "json", expect=1)
+    models = {m["name"]: m for m in json.loads(result.stdout)["models"]}
+    # VWW: SRAM 368,640 + 16,384 = 385,024 > 262,144 (fits the STM32H743's 524,288); flash
+    # 148,736 + 65,536 = 214,272.
+    for b in models["int8_vww"]["budgets"]:
+        got = (b["required"], b["in_flash"], b["flash_required"], b["fits_sram"], b["fits_flash"],
+               b["fits"], b["max_batch"])
+        fits = b["id"] == "stm32h743"
+        expected = (385024, 148736, 214272, fits, True, fits, batches.get(("int8_vww", b["id"])))
+        check(got == expected, f"int8 VWW on {b['id']}: {got}, by hand {expected}")
+    # The wide MLP: flash 1,226,528 + 65,536 = 1,292,064 > 1,048,576 (fits the STM32H743's 2 MiB);
+    # SRAM the input 1,000 -> 1,008 and the first Linear's 1,200 (a multiple of 16), the second's
+    # 16 over the input's bytes once read: 2,208 + 16,384 = 18,592. No batch fits the nRF52840.
+    for b in models["int8_wide_mlp"]["budgets"]:
+        got = (b["required"], b["flash_required"], b["fits_sram"], b["fits_flash"], b["max_batch"])
+        fits = b["id"] == "stm32h743"
+        expected = (18592, 1292064, True, fits, batches.get(("int8_wide_mlp", b["id"])))
+        check(got == expected, f"int8 wide MLP on {b['id']}: {got}, by hand {expected}")
+    check(batches.get(("int8_vww", "nrf52840")) == 0
+          and batches.get(("int8_wide_mlp", "nrf52840")) == 0,
+          f"budget.hpp: no batch of either fits the nRF52840: {batches}")
+
 
 # ---- exit_codes --------------------------------------------------------------------------------
 
@@ -420,8 +560,36 @@ def check_exit_codes(args):
 
     r = subprocess.run([args.staticnet, "analyze", "--list-devices"], capture_output=True,
                        text=True)
-    check(r.returncode == 0 and "jetson_orin_nano" in r.stdout and "h100_80gb" in r.stdout,
-          f"--list-devices: {r.stdout}")
+    check(r.returncode == 0 and "jetson_orin_nano" in r.stdout and "h100_80gb" in r.stdout
+          and "nrf52840" in r.stdout and "stm32h743" in r.stdout, f"--list-devices: {r.stdout}")
+
+    # A microcontroller: over its SRAM or its flash is over budget (1), each said apart with its
+    # numbers, as assert_fits' does_not_fit_sram and does_not_fit_flash say them.
+    r = analyze(args, INT8_OVER, "--device", "nrf52840", expect=1)
+    sram = ("staticnet analyze: error: int8_vww: Vww as VwwInt8 does not fit the SRAM of nRF52840: "
+            "a forward pass needs 385,024 B (376.00 KiB) of SRAM, the plan's 368,640 B (all but "
+            "its weights, which are in flash) and the firmware's own 16,384 B, but the SRAM is "
+            "262,144 B (256.00 KiB): 122,880 B (120.00 KiB) over; not even a batch of 1 fits\n")
+    flash = ("staticnet analyze: error: int8_wide_mlp: WideMlp as WideMlpInt8 does not fit the "
+             "flash of nRF52840: it needs 1,292,064 B (1.23 MiB) of flash, its weights and "
+             "per-channel numbers 1,226,528 B and the firmware's code 65,536 B, but the flash is "
+             "1,048,576 B (1.00 MiB): 243,488 B (237.78 KiB) over; no batch fits (the weights do "
+             "not shrink with the batch)\n")
+    check(r.stderr == sram + flash, f"the microcontroller's verdicts: {r.stderr!r}")
+    lines = r.stdout.splitlines()
+    for row in ("nRF52840: SRAM", "nRF52840: flash"):  # a row each model, one of them NO
+        cells = [l.split() for l in lines if re.match(r"\s*" + re.escape(row) + r"\s\s", l)]
+        check(len(cells) == 2 and sorted(c[10] for c in cells) == ["NO", "yes"],
+              f"'{row}' rows, one NO: {cells}")
+    r = analyze(args, INT8_OVER, "--device", "nrf52840", "--format", "json", expect=1)
+    report = json.loads(r.stdout)
+    check(report["status"] == "over_budget" and report["exit_status"] == 1
+          and [e["message"] for e in report["errors"]]
+          == [sram[len("staticnet analyze: error: "):-1], flash[len("staticnet analyze: error: "):-1]],
+          f"the microcontroller's verdicts in JSON: {report['errors']}")
+    # The STM32H743 has room for both.
+    analyze(args, INT8_OVER, "--device", "stm32h743", expect=0)
+    analyze(args, INT8_DIGITS, *MCU_FLAGS, expect=0)
 
     # staticnet explain over a log on stdin: nothing of staticnet's in it exits 1.
     r = subprocess.run([args.staticnet, "explain"], input="main.cpp:1: error: oops\n",
@@ -530,6 +698,9 @@ def check_schema(args):
     runs += [[sample(f"mlperf_tiny/{n}"), "-I", "."] for n in ("resnet8", "ds_cnn")]
     runs.append(["tests/analyzer/data/resnet8_inference.hpp", "-I", "."])
     runs.append(["tests/analyzer/data/prefetch.hpp"])
+    runs.append([INT8_DIGITS, *MCU_FLAGS, "--budget", "64KiB"])
+    runs.append([INT8_DIGITS, "--model", "int8::Digits", "--setup", "int8::DigitsFP32", *MCU_FLAGS])
+    runs.append([INT8_OVER, *MCU_FLAGS])
     # Every way a run ends is a document in the schema: over a budget, not compiling, a usage error.
     runs.append(["tests/analyzer/data/deep_cnn_seed.hpp"])
     runs.append(["tests/analyzer/data/pool_window_type.hpp"])

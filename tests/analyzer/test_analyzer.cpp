@@ -1,6 +1,7 @@
 // The analyzer's library: sizes, the decoding of compile errors (on the spellings of g++, clang++
-// and nvcc, written out by hand here; the compile-fail tests decode real compiler output), and
-// that every error template in errors.hpp has a decoding.
+// and nvcc, written out by hand here; the compile-fail tests decode real compiler output), that
+// every error template in errors.hpp has a decoding, and that its budget checks on a
+// microcontroller (SRAM and flash) agree with budget.hpp's on the same plans.
 #include <doctest/doctest.h>
 
 #include <array>
@@ -10,6 +11,10 @@
 #include <string>
 #include <vector>
 
+#include <staticnet/budget.hpp>
+
+#include "data/int8_digits.hpp"
+#include "data/int8_over_budget.hpp"
 #include "staticnet/analyzer/analyze.hpp"
 #include "staticnet/analyzer/explain.hpp"
 #include "staticnet/analyzer/render.hpp"
@@ -42,6 +47,7 @@ TEST_CASE("budgets_of names devices by id and refuses unknown ones with the list
   CHECK(b[1].memory == 81559LL << 20);
   CHECK(b[2].name == "budget 3.00 GiB");
   CHECK(b[2].overhead == 0);
+  CHECK_FALSE(b[0].has_flash());
   o.devices = {"jetson_nanoo"};
   try {
     (void)an::budgets_of(o);
@@ -50,7 +56,29 @@ TEST_CASE("budgets_of names devices by id and refuses unknown ones with the list
     const std::string what = e.what();
     CHECK(what.find("unknown device 'jetson_nanoo'") != std::string::npos);
     CHECK(what.find("jetson_orin_nano") != std::string::npos);
+    // ... the microcontrollers among them.
+    CHECK(what.find("h200_141gb, stm32h743, nrf52840 (") != std::string::npos);
   }
+}
+
+TEST_CASE("budgets_of takes the microcontrollers, with their flash") {
+  an::AnalyzeOptions o;
+  o.devices = {"nrf52840", "stm32h743"};
+  const auto b = an::budgets_of(o);
+  REQUIRE(b.size() == 2);
+  // device.hpp: the nRF52840's 256 KiB of SRAM and 1 MiB of flash; the STM32H743's 512 KiB AXI
+  // SRAM and 2 MiB of flash; each 16 KiB of SRAM and 64 KiB of flash the firmware's.
+  CHECK(b[0].name == "nRF52840");
+  CHECK(b[0].memory == 262144);
+  CHECK(b[0].overhead == 16384);
+  CHECK(b[0].flash == 1048576);
+  CHECK(b[0].flash_overhead == 65536);
+  CHECK(b[0].has_flash());
+  CHECK(b[1].name == "STM32H743 (AXI SRAM)");
+  CHECK(b[1].memory == 524288);
+  CHECK(b[1].flash == 2097152);
+  CHECK(b[1].overhead == 16384);
+  CHECK(b[1].flash_overhead == 65536);
 }
 
 TEST_CASE("report: a budget a model exceeds is said in one sentence, with the device's overhead") {
@@ -437,4 +465,138 @@ TEST_CASE("report: the layer table says which layers run as one pass, per backen
   CHECK(text.find("one pass") != std::string::npos);
   CHECK(text.find("0–1, CUDA alone") != std::string::npos);
   CHECK(text.find("Linear") != std::string::npos);
+}
+
+namespace {
+
+namespace sn = staticnet;
+
+// The plan dump of a compile-time plan, as far as a budget check reads it: the footprint and
+// the precision.
+template <class M, class S>
+an::ModelDump dump_of(const char* name, const char* model = "Net", const char* setup = "Setup") {
+  constexpr auto& p = sn::plan_v<M, S>;
+  an::ModelDump d;
+  d.name = name;
+  d.model = model;
+  d.setup = setup;
+  d.plan.mode = p.mode == sn::Mode::training ? "training" : "inference";
+  d.plan.batch = p.batch();
+  d.plan.precision = sn::name_of(p.setup.precision);
+  for (an::Category c : an::categories)
+    d.plan.footprint.by_category[static_cast<int>(c)] = p.footprint.of(c).count;
+  d.plan.footprint.total = p.footprint.total().count;
+  return d;
+}
+
+// The analyzer's check of M under S on each microcontroller against budget.hpp's: the memory and
+// flash required, whether it fits, and the largest batch, which the probe finds by searching over
+// whole plans (detail::max_batch_for, as analysis/probe.hpp calls it) within the bytes
+// Budget::max_batch_search_bytes gives it.
+template <class M, class S>
+void check_against_budget_hpp(const char* name) {
+  CAPTURE(name);
+  constexpr auto& p = sn::plan_v<M, S>;
+  an::AnalyzeOptions o;
+  o.devices = {"nrf52840", "stm32h743", "jetson_nano"};
+  const std::vector<an::Budget> budgets = an::budgets_of(o);
+  const sn::Device devices[] = {sn::device::nrf52840, sn::device::stm32h743,
+                                sn::device::jetson_nano};
+  const an::ModelReport r = an::build_report(dump_of<M, S>(name), budgets);
+  REQUIRE(r.checks.size() == 3);
+  for (std::size_t i = 0; i < 3; ++i) {
+    const sn::Device& d = devices[i];
+    const an::BudgetCheck& c = r.checks[i];
+    CAPTURE(c.budget.name);
+    CHECK(c.required == sn::required_memory(p, d).count);
+    CHECK(c.flash_required == sn::required_flash(p, d).count);
+    CHECK(c.in_flash == sn::flash_part(p.footprint, p.setup, d).count);
+    CHECK(c.fits == sn::fits<M, S>(d));
+    CHECK(c.fits_memory == (sn::required_memory(p, d) <= d.memory));
+    CHECK(c.fits_flash == (sn::required_flash(p, d) <= d.flash));
+    const std::int64_t search =
+        c.budget.max_batch_search_bytes(r.model.plan.footprint, r.model.plan.precision);
+    const std::int64_t probe_answer =
+        sn::detail::max_batch_for(sn::flatten<M>(), S::desc(), sn::Bytes{search > 0 ? search : 1});
+    CHECK(probe_answer == sn::max_batch<M, S>(d));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("report: a microcontroller's SRAM and flash, as budget.hpp counts them") {
+  // The digits CNN in int8 (tests/analyzer/data/int8_digits.hpp; samples/digits_cnn.hpp derives
+  // it): 3,024 B of weights and per-channel numbers in flash, 1,280 B of SRAM.
+  const an::ModelDump digits = dump_of<int8::Digits, int8::DigitsInt8>("int8_digits");
+  CHECK(digits.plan.footprint[an::Category::weights] == 3024);
+  CHECK(digits.plan.footprint.total == 3024 + 1280);
+  an::AnalyzeOptions o;
+  o.devices = {"nrf52840"};
+  const an::ModelReport r = an::build_report(digits, an::budgets_of(o));
+  REQUIRE(r.checks.size() == 1);
+  const an::BudgetCheck& c = r.checks[0];
+  CHECK(c.in_flash == 3024);
+  CHECK(c.required == 1280 + 16384);  // 17,664 B of 262,144
+  CHECK(c.margin == 262144 - 17664);
+  CHECK(c.flash_required == 3024 + 65536);  // 68,560 B of 1,048,576
+  CHECK(c.flash_margin == 1048576 - 68560);
+  CHECK(c.fits);
+  CHECK(an::over_budget_sentences(r).empty());
+
+  check_against_budget_hpp<int8::Digits, int8::DigitsInt8>("int8_digits");
+  check_against_budget_hpp<int8::Digits, int8::DigitsFP32>("fp32_digits");  // all in SRAM
+  check_against_budget_hpp<over::Vww, over::VwwInt8>("int8_vww");
+  check_against_budget_hpp<over::WideMlp, over::WideMlpInt8>("int8_wide_mlp");
+  // A training plan on a microcontroller: all in SRAM, as any plan but an Int8 one.
+  using DigitsTraining = sn::Training<sn::Input<sn::f32, 1, 8, 8>, sn::Batch<32>,
+                                      sn::Loss<sn::CrossEntropy>, sn::Optimizer<sn::Adam>>;
+  check_against_budget_hpp<int8::Digits, DigitsTraining>("digits_training");
+}
+
+TEST_CASE("report: a microcontroller's exceeded SRAM and flash are said apart, with numbers") {
+  an::AnalyzeOptions o;
+  o.devices = {"nrf52840"};
+  const std::vector<an::Budget> nrf = an::budgets_of(o);
+  // tests/compile_fail/cases/budget_mcu_sram_does_not_fit.cpp derives it: SRAM 368,640 +
+  // 16,384 = 385,024 B > 262,144 B; flash 148,736 + 65,536 = 214,272 B fits.
+  an::ModelReport vww =
+      an::build_report(dump_of<over::Vww, over::VwwInt8>("vww", "Vww", "VwwInt8"), nrf);
+  REQUIRE(vww.checks.size() == 1);
+  CHECK(vww.checks[0].required == 385024);
+  CHECK(vww.checks[0].flash_required == 214272);
+  CHECK_FALSE(vww.checks[0].fits);
+  CHECK_FALSE(vww.checks[0].fits_memory);
+  CHECK(vww.checks[0].fits_flash);
+  auto sentences = an::over_budget_sentences(vww);
+  REQUIRE(sentences.size() == 1);
+  CHECK(sentences[0] ==
+        "vww: Vww as VwwInt8 does not fit the SRAM of nRF52840: a forward pass needs 385,024 B "
+        "(376.00 KiB) of "
+        "SRAM, the plan's 368,640 B (all but its weights, which are in flash) and the firmware's "
+        "own 16,384 B, but the SRAM is 262,144 B (256.00 KiB): 122,880 B (120.00 KiB) over; not "
+        "even a batch of 1 fits");
+  // budget_mcu_flash_does_not_fit.cpp: flash 1,226,528 + 65,536 = 1,292,064 B > 1,048,576 B.
+  an::ModelReport mlp = an::build_report(
+      dump_of<over::WideMlp, over::WideMlpInt8>("mlp", "WideMlp", "WideMlpInt8"), nrf);
+  CHECK(mlp.checks[0].flash_required == 1292064);
+  CHECK(mlp.checks[0].fits_memory);
+  CHECK_FALSE(mlp.checks[0].fits_flash);
+  sentences = an::over_budget_sentences(mlp);
+  REQUIRE(sentences.size() == 1);
+  CHECK(sentences[0] ==
+        "mlp: WideMlp as WideMlpInt8 does not fit the flash of nRF52840: it needs 1,292,064 B "
+        "(1.23 MiB) of flash, its "
+        "weights and per-channel numbers 1,226,528 B and the firmware's code 65,536 B, but the "
+        "flash is 1,048,576 B (1.00 MiB): 243,488 B (237.78 KiB) over; no batch fits (the "
+        "weights do not shrink with the batch)");
+  // Over both: two sentences, SRAM's first.
+  an::Budget tiny = nrf[0];
+  tiny.memory = 16384 + 1024;
+  tiny.flash = 65536 + 1024;
+  const an::ModelReport both =
+      an::build_report(dump_of<over::Vww, over::VwwInt8>("vww", "Vww", "VwwInt8"), {tiny});
+  sentences = an::over_budget_sentences(both);
+  REQUIRE(sentences.size() == 2);
+  CHECK(sentences[0].starts_with("vww: Vww as VwwInt8 does not fit the SRAM of nRF52840"));
+  CHECK(sentences[1].starts_with("vww: Vww as VwwInt8 does not fit the flash of nRF52840"));
 }

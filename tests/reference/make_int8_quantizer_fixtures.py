@@ -60,9 +60,37 @@ biases from the same float weights and calibration samples:
             the QUANTIZE op of the same model converted with a float32 input).
         "evaluation_outputs": per evaluation sample, the int8 output vector TFLite's interpreter
             produced with the REFERENCE kernels (OpResolverType.BUILTIN_REF) on that input.
+        "tflm_evaluation_outputs": per evaluation sample, the int8 output vector TensorFlow Lite
+            MICRO's interpreter (the tflite-micro wheel's tflite_micro.runtime.Interpreter:
+            TFLM's reference kernels, no CMSIS-NN) produced on the same int8 input from the same
+            flatbuffer. It differs from "evaluation_outputs" only where the two interpreters'
+            FULLY_CONNECTED requantizations round differently (see "FC requantization" below and
+            the note in "notes" that counts the differing bytes).
         "versions", "notes" (a list: where each scale came from, the FC rounding, how the int8
             weights / biases compare with a plain numpy quantization of the folded float
             weights), "calibration_samples", "evaluation_samples", "bn_epsilon".
+
+FC requantization in the two interpreters (measured outside this script: single-op int8 models,
+per-channel weights as TF 2.21's converter makes them, batched input, scales overridden to
+dyadic values (and dyadic values one float32 ulp up) so that exact ties and first-rounding
+carries occur, outputs compared with int64 accumulators recomputed in numpy from the int8
+input; every mismatch count below is over all outputs of that op kind):
+  (A) MultiplyByQuantizedMultiplier, double rounding: RoundingDivideByPOT(
+      SaturatingRoundingDoublingHighMul(acc << left_shift, M), right_shift), M / shift from
+      QuantizeMultiplier(double(in_scale) * double(w_scale[o]) / double(out_scale));
+  (B) single rounding: (int64(acc) * M + 2^(30 - shift)) >> (31 - shift);
+  (D) round_half_away_from_zero(double(acc) * (double(in_scale) * double(w_scale[o]) /
+      double(out_scale))).
+  TFLM (tflite-micro 0.dev20261023182759, git 8f6596d) FULLY_CONNECTED is (A): over 5,505,024
+  outputs (3 models: 48->64, 48->64 ReLU, 256->32; 6 scale settings each) it mismatches (A) 0,
+  (B) 25,758, (D) 24,863 times. Its CONV_2D (1,966,080 outputs) and DEPTHWISE_CONV_2D
+  (1,572,864) are (A) too, 0 mismatches (as LiteRT's). LiteRT 2.3 BUILTIN_REF FULLY_CONNECTED on
+  the same models and inputs is (D): mismatches (D) 0, (A) 24,863, (B) 895 ((B) and (D) part at
+  exact negative ties and where double(real) differs from M * 2^(shift - 31)). On this script's
+  three models (B) and (D) give the same outputs on all 80 samples, which is why the check below
+  can use (B). The "notes" entry on TFLM counts the evaluation output bytes where
+  tflm_evaluation_outputs differs from evaluation_outputs (by 1 LSB each): digits_cnn 0 of
+  160, residual 0 of 48, ds_block 4 of 64 (calibration samples: 1 of 640, 0 of 192, 3 of 256).
 
 Converter settings: make_int8_fixtures.py's convert() exactly (Optimize.DEFAULT,
 TFLITE_BUILTINS_INT8, inference_input_type / inference_output_type int8), only with this
@@ -77,21 +105,26 @@ Checks (the script stops with an error when one fails):
   * int8: the numpy port of TFLite's reference kernels (make_int8_model_fixtures.run_chain),
     fed only the fixture's own numbers and the int8 input, reproduces TFLite's output bytes on
     all 64 calibration and 16 evaluation samples. Its FULLY_CONNECTED is requantized here with
-    SINGLE rounding (round half up of acc * M * 2^(shift - 31)): LiteRT 2.3's BUILTIN_REF
-    FULLY_CONNECTED does that, while CONV_2D / DEPTHWISE_CONV_2D use the double-rounding
+    SINGLE rounding (round half up of acc * M * 2^(shift - 31)): on these models that gives
+    what LiteRT 2.3's BUILTIN_REF FULLY_CONNECTED gives (its formula is (D), see "FC
+    requantization" above), while CONV_2D / DEPTHWISE_CONV_2D use the double-rounding
     MultiplyByQuantizedMultiplier of make_int8_fixtures.check_fc; the two differ by 1 LSB at
     ties (a note in each tflite.json counts them);
   * every output scale / zero point follows bit for bit from its own calibrated range (scale =
     float32(hi - lo) / 255 in float32 after widening to hold 0, zero point =
     round_half_away(-128 - lo / scale)) or is its input's (pools, RESHAPE);
   * input quantization: the QUANTIZE op of the float-input conversion gives evaluation_inputs_int8
-    bit for bit (and that model's int8 output equals evaluation_outputs).
+    bit for bit (and that model's int8 output equals evaluation_outputs);
+  * TFLM: its output equals, on all 64 calibration and 16 evaluation samples, the numpy chain
+    with the double-rounding (A) FULLY_CONNECTED (make_int8_fixtures.check_fc), every other op
+    as above.
 
 Run (from the repository root; the venv of make_int8_fixtures.py):
   /tmp/tfenv/bin/python tests/reference/make_int8_quantizer_fixtures.py
 
-Made with tensorflow-cpu 2.21.0 (Keras 3.15.1), ai-edge-litert 2.3.0, numpy 2.4.6, Python 3.11
-(written into every tflite.json). Deterministic: a second run rewrites identical files.
+Made with tensorflow-cpu 2.21.0 (Keras 3.15.1), ai-edge-litert 2.3.0, numpy 2.4.6, tflite-micro
+0.dev20261023182759 (`pip install tflite-micro` into the venv), Python 3.11 (written into every
+tflite.json). Deterministic: a second run rewrites identical files.
 """
 import io
 import json
@@ -110,14 +143,17 @@ from make_int8_fixtures import (  # noqa: E402
     Interpreter, OpResolverType, f32, ints, np, schema, single_scale, tf)
 
 import keras  # noqa: E402
+import tflite_micro  # noqa: E402
 from keras import layers  # noqa: E402
+from tflite_micro import runtime as tflm  # noqa: E402
 
 OUT = HERE / "int8_quantizer"
 BN_EPS = 1e-5
 CALIBRATION_SAMPLES = 64
 EVALUATION_SAMPLES = 16
 FLOAT_TOLERANCE = 1e-4
-VERSIONS = dict(mf.VERSIONS, python=platform.python_version())
+VERSIONS = dict(mf.VERSIONS, tflite_micro=tflite_micro.__version__,
+                python=platform.python_version())
 
 
 # ----------------------------------------------------------------------------------------------
@@ -473,6 +509,10 @@ def make(name):
             sys.exit(f"{name}: TFLite's QUANTIZE / float-input model disagrees with "
                      f"evaluation_inputs_int8 / evaluation_outputs")
 
+    # TensorFlow Lite Micro on the same flatbuffer and int8 inputs.
+    tflm_out, tflm_diff = run_tflm(name, tfl, entries, calibration, evaluation, eval_out,
+                                   in_scale, in_zp)
+
     notes = analyse(entries, in_range, in_scale, in_zp)
     notes.append(weight_note(sd, entries, indices))
     n_fc = (CALIBRATION_SAMPLES + EVALUATION_SAMPLES) * entries[-1]["output_shape"][0]
@@ -484,6 +524,25 @@ def make(name):
         "model's 80 calibration + evaluation samples the two differ (1 LSB, at ties of the "
         "second rounding) in %d of %d FC outputs, and TFLite matched single rounding in all."
         % (VERSIONS["ai_edge_litert"], fc_ties, n_fc))
+    n_out = entries[-1]["output_shape"][0]
+    notes.append(
+        "tflm_evaluation_outputs: TensorFlow Lite Micro (tflite-micro %s, tflite_micro.runtime."
+        "Interpreter, reference kernels) on the same flatbuffer and evaluation_inputs_int8. Its "
+        "FULLY_CONNECTED requantizes with the double-rounding MultiplyByQuantizedMultiplier, as "
+        "its (and LiteRT's) CONV_2D / DEPTHWISE_CONV_2D do; LiteRT %s's BUILTIN_REF "
+        "FULLY_CONNECTED computes round_half_away(double(acc) * (double(input_scale) * "
+        "double(weight_scale) / double(output_scale))), which equals the single rounding above "
+        "on this model's samples but not in general. Evidence (single-op models, per-channel "
+        "weights from TF %s's converter, scales made dyadic so exact ties occur, accumulators "
+        "recomputed in numpy): over 5,505,024 FC outputs TFLM mismatched double rounding 0 "
+        "times, single rounding 25,758, LiteRT's double-precision formula 24,863; LiteRT "
+        "mismatched its double-precision formula 0 times, double rounding 24,863, single "
+        "rounding 895; TFLM's CONV_2D (1,966,080 outputs) and DEPTHWISE_CONV_2D (1,572,864) "
+        "matched double rounding in all. Here TFLM's output equals the numpy chain with "
+        "double-rounding FC on all 80 samples; tflm_evaluation_outputs differs from "
+        "evaluation_outputs in %d of %d bytes (1 LSB each; calibration samples: %d of %d)."
+        % (VERSIONS["tflite_micro"], VERSIONS["ai_edge_litert"], VERSIONS["tensorflow"],
+           tflm_diff[1], EVALUATION_SAMPLES * n_out, tflm_diff[0], CALIBRATION_SAMPLES * n_out))
     fx = {"model": name, "versions": VERSIONS,
           "input_shape": list(chw), "output_shape": entries[-1]["output_shape"],
           "input_scale": in_scale, "input_zero_point": in_zp,
@@ -500,7 +559,8 @@ def make(name):
           "notes": notes,
           "ops": entries,
           "evaluation_inputs_int8": eval_in,
-          "evaluation_outputs": eval_out}
+          "evaluation_outputs": eval_out,
+          "tflm_evaluation_outputs": tflm_out}
     path = folder / "tflite.json"
     path.write_text(dump(fx))
     for p in folder.iterdir():
@@ -549,6 +609,39 @@ def check_chain(name, interp, entries, samples, in_scale, in_zp):
         ties += int(np.count_nonzero(double[-1].reshape(-1) != y))
         assert all(np.array_equal(a, b) for a, b in zip(outs[:-1], double[:-1]))
     return ties
+
+
+def run_tflm(name, tfl, entries, calibration, evaluation, eval_out, in_scale, in_zp):
+    """Runs the flatbuffer in TFLM's interpreter on every calibration and evaluation sample;
+    checks each output against the numpy chain with the double-rounding FULLY_CONNECTED
+    (make_int8_fixtures.check_fc). Returns the evaluation outputs and how many output bytes
+    differ from LiteRT's, (calibration, evaluation)."""
+    it = tflm.Interpreter.from_bytes(tfl, arena_size=max(1 << 20, 10 * len(tfl)))
+    lite = iter([None] * len(calibration) + eval_out)
+    tflm_eval, diff = [], [0, 0]
+    interp = Interpreter(model_content=tfl, experimental_op_resolver_type=OpResolverType.BUILTIN_REF)
+    interp.allocate_tensors()
+    in_d, out_d = interp.get_input_details()[0], interp.get_output_details()[0]
+    for k, x in enumerate(np.concatenate([calibration, evaluation])):
+        q = quantize_input(x, in_scale, in_zp)
+        it.set_input(q.transpose(1, 2, 0)[None], 0)
+        it.invoke()
+        y = mf.to_mine(it.get_output(0)).reshape(-1).astype(np.int64)
+        if np.any(run_chain(entries, q, ref.check_fc)[-1].reshape(-1) != y):
+            sys.exit(f"{name}: TFLM's output differs from the numpy chain with the "
+                     f"double-rounding FULLY_CONNECTED")
+        lite_y = next(lite)
+        if lite_y is None:
+            interp.set_tensor(in_d["index"], q.transpose(1, 2, 0)[None])
+            interp.invoke()
+            lite_y = ints(mf.to_mine(interp.get_tensor(out_d["index"])))
+        else:
+            tflm_eval.append(ints(y))
+        delta = np.abs(np.array(lite_y) - y)
+        if np.any(delta > 1):
+            sys.exit(f"{name}: TFLM's and LiteRT's outputs differ by more than 1 LSB")
+        diff[k >= len(calibration)] += int(np.count_nonzero(delta))
+    return tflm_eval, diff
 
 
 def weight_note(sd, entries, indices):
@@ -632,7 +725,8 @@ def dump(fx):
         if k == "ops":
             ops = ",\n".join("    " + json.dumps(e, separators=(",", ":")) for e in v)
             lines.append(f'  "ops": [\n{ops}\n  ]')
-        elif k in ("evaluation_inputs_int8", "evaluation_outputs", "notes"):
+        elif k in ("evaluation_inputs_int8", "evaluation_outputs", "tflm_evaluation_outputs",
+                   "notes"):
             rows = ",\n".join("    " + json.dumps(r, separators=(",", ":")) for r in v)
             lines.append(f"  {json.dumps(k)}: [\n{rows}\n  ]")
         else:

@@ -6,7 +6,8 @@
 //   2 Linear<10>    1200 -> 10     weights 12,000
 // Flash: 1,212,000 B of weights (a multiple of 16), channel numbers 3·(1200 + 10) = 3,630 int32 =
 //   14,520 -> 14,528: 1,226,528; + 65,536 = 1,292,064 > 1,048,576.
-// SRAM: input 1,000 -> 1,008, activations 1,200 + 16 = 1,216; + 16,384 = 18,608: it fits.
+// SRAM: input 1,000 -> 1,008 and layer 0's 1,200; layer 2's 10 -> 16 take the input's bytes
+//   (its one reader has run): 2,208; + 16,384 = 18,592: it fits.
 #include <staticnet/staticnet.hpp>
 
 namespace sn = staticnet;

@@ -25,7 +25,7 @@ struct AnalyzeOptions {
   std::filesystem::path header;
   std::vector<std::filesystem::path> include_dirs;  // -I
   std::string model, setup;          // --model/--setup: both or neither; else the registered models
-  std::vector<std::string> devices;  // profile ids (staticnet::device::profiles)
+  std::vector<std::string> devices;  // profile ids (device_profiles())
   std::vector<std::int64_t> budgets;    // --budget, bytes
   std::vector<std::int64_t> batches;    // --batch sweep
   std::vector<std::string> optimizers;  // --optimizer sweep
@@ -58,6 +58,10 @@ int declaration_line(const std::string& header_text, const std::string& model);
 
 // $STATICNET_CACHE_DIR, else $XDG_CACHE_HOME/staticnet, else ~/.cache/staticnet.
 std::filesystem::path default_cache_dir();
+
+// Every device profile --device takes, by id: staticnet::device::profiles, then the
+// microcontrollers (device::microcontroller_profiles), which have a flash besides their SRAM.
+const std::vector<staticnet::device::Profile>& device_profiles();
 
 // The budgets a command line names, in its order: devices first, then plain budgets. Throws
 // UsageError for an unknown device id, listing the known ones.

@@ -124,6 +124,13 @@ struct ModelDump {
   std::vector<MaxBatches> max_batch;  // the setup's optimizer and precision first
 };
 
+// The precision a plan dump names ("Int8"): every PrecisionKind, as name_of spells it (setup.hpp's
+// parse_precision reads only those a training step takes). Throws ProbeOutputError for another.
+PrecisionKind precision_kind(const std::string& name);
+// The slot each of the plan's buffers is rounded up to: 256 B, or 16 B in an Int8 plan (256 B
+// for a precision it does not name).
+std::int64_t slot_bytes(const PlanDump& plan);
+
 // The probe's output is not what this analyzer expects (another version, or a crash mid-write).
 struct ProbeOutputError : std::runtime_error {
   using std::runtime_error::runtime_error;

@@ -7,30 +7,59 @@
 #include <string>
 #include <vector>
 
+#include <staticnet/device.hpp>
+
 #include "staticnet/analyzer/plan_dump.hpp"
 
 namespace staticnet::analyzer {
 
 // What a model is checked against: a device profile (include/staticnet/device.hpp) or a plain
-// budget from --budget (no runtime overhead).
+// budget from --budget (no runtime overhead). A microcontroller's profile has a flash besides its
+// memory (its SRAM): an Int8 plan's weights count against the flash, the rest against the SRAM,
+// each with its own overhead (budget.hpp: flash_part, required_memory, required_flash).
 struct Budget {
   std::string id;    // "jetson_nano", or "budget" for --budget
   std::string name;  // "Jetson Nano 4GB", or "budget 3 GiB"
   std::int64_t memory = 0;
   std::int64_t overhead = 0;
+  std::int64_t flash = 0;           // 0: none, everything counts against `memory`
+  std::int64_t flash_overhead = 0;  // what the firmware's code takes of the flash
 
+  bool has_flash() const { return flash > 0; }
   std::int64_t available() const { return memory - overhead; }
-  // A step of `footprint` bytes needs them plus the overhead (as staticnet::required_memory).
-  std::int64_t required(std::int64_t footprint) const { return footprint + overhead; }
-  bool fits(std::int64_t footprint) const { return required(footprint) <= memory; }
+  // The device as budget.hpp's helpers take it.
+  staticnet::Device device() const;
+  // What of a plan whose footprint is `f`, in `precision` ("Int8", as the plan dump names it),
+  // stays in this device's flash: budget.hpp's flash_part (0 unless an Int8 plan on a device with
+  // flash). Throws ProbeOutputError for a precision staticnet does not name.
+  std::int64_t flash_part(const FootprintBytes& f, const std::string& precision) const;
+  // The memory (SRAM) it needs with the runtime overhead, as staticnet::required_memory.
+  std::int64_t required(const FootprintBytes& f, const std::string& precision) const;
+  // The flash it needs with the firmware's code, as staticnet::required_flash (0 without flash).
+  std::int64_t required_flash(const FootprintBytes& f, const std::string& precision) const;
+  // Both fit, as staticnet::fits.
+  bool fits(const FootprintBytes& f, const std::string& precision) const;
+  // The bytes a whole plan may take for the probe's largest-batch search to find budget.hpp's
+  // max_batch(Device): the memory available, plus what stays in flash (those bytes do not grow
+  // with the batch, so "all but them fit the SRAM" is "all of them fit the SRAM and them"); 0
+  // when they do not fit the flash, where no batch helps.
+  std::int64_t max_batch_search_bytes(const FootprintBytes& f, const std::string& precision) const;
 };
 
 struct BudgetCheck {
   Budget budget;
-  std::int64_t required = 0;  // footprint total + the runtime overhead
-  std::int64_t margin = 0;    // memory - required; negative when it does not fit
-  bool fits = false;
+  // The memory (a microcontroller's SRAM) needed: the footprint, less what stays in flash, + the
+  // runtime overhead.
+  std::int64_t required = 0;
+  std::int64_t margin = 0;     // memory - required; negative when it does not fit
+  bool fits = false;           // in memory, and in flash where the device has one
   std::int64_t max_batch = 0;  // for the setup's optimizer; 0: not even a batch of 1
+  // On a device with flash (budget.has_flash()); else 0, and fits_memory == fits.
+  std::int64_t in_flash = 0;        // the plan's bytes that stay in flash (Int8: its weights)
+  std::int64_t flash_required = 0;  // in_flash + the firmware's code
+  std::int64_t flash_margin = 0;    // flash - flash_required
+  bool fits_memory = false;
+  bool fits_flash = true;
 };
 
 // Bytes in use while one step of the schedule runs.

@@ -35,6 +35,7 @@ struct QuantizeOptions {
   std::vector<std::string> evaluation;   // the evaluation set's file(s), or none
   DatasetFormat format = DatasetFormat::automatic;
   std::string label_column;  // CSV (a 0-based index or a header name)
+  bool no_labels = false;    // CSV: no label column, every field an input
   char csv_delimiter = ',';
   CsvHeader csv_header = CsvHeader::detect;
   Cifar100Labels cifar100_labels = Cifar100Labels::fine;
