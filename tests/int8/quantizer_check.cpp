@@ -19,8 +19,8 @@
 // kernels/batch_norm.hpp, so a folded channel's largest weight, and so its scale, may differ in
 // the last bit (the int8 weights and biases do not).
 #include <cmath>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <string>
