@@ -129,10 +129,10 @@ def randomize(model, rng):
             assert not layer.get_weights(), layer.name
 
 
-def digits_cnn():
+def digits_cnn(bn=layers.BatchNormalization):
     x = keras.Input((8, 8, 1), batch_size=1)
     y = layers.Conv2D(16, 3, padding="same", use_bias=True)(x)
-    y = layers.BatchNormalization()(y)
+    y = bn()(y)
     y = layers.ReLU()(y)
     y = layers.MaxPooling2D(2)(y)
     y = layers.Flatten()(y)
@@ -140,13 +140,13 @@ def digits_cnn():
     return keras.Model(x, y)
 
 
-def residual():
+def residual(bn=layers.BatchNormalization):
     inp = keras.Input((8, 8, 4), batch_size=1)
     x = layers.Conv2D(4, 3, padding="same")(inp)
-    x = layers.BatchNormalization()(x)
+    x = bn()(x)
     x = layers.ReLU()(x)
     x = layers.Conv2D(4, 3, padding="same")(x)
-    x = layers.BatchNormalization()(x)
+    x = bn()(x)
     y = layers.Add()([x, inp])
     y = layers.ReLU()(y)
     y = layers.GlobalAveragePooling2D()(y)
@@ -154,13 +154,13 @@ def residual():
     return keras.Model(inp, y)
 
 
-def ds_block():
+def ds_block(bn=layers.BatchNormalization):
     x = keras.Input((10, 10, 8), batch_size=1)
     y = layers.DepthwiseConv2D(3, strides=2, padding="same", use_bias=False)(x)
-    y = layers.BatchNormalization()(y)
+    y = bn()(y)
     y = layers.ReLU()(y)
     y = layers.Conv2D(16, 1, use_bias=False)(y)
-    y = layers.BatchNormalization()(y)
+    y = bn()(y)
     y = layers.ReLU()(y)
     y = layers.AveragePooling2D(pool_size=5)(y)
     y = layers.Flatten()(y)

@@ -164,42 +164,15 @@ def bn():
 
 
 def digits_cnn():
-    x = keras.Input((8, 8, 1), batch_size=1)
-    y = layers.Conv2D(16, 3, padding="same", use_bias=True)(x)
-    y = bn()(y)
-    y = layers.ReLU()(y)
-    y = layers.MaxPooling2D(2)(y)
-    y = layers.Flatten()(y)
-    y = layers.Dense(10)(y)
-    return keras.Model(x, y)
+    return mf.digits_cnn(bn)
 
 
 def residual():
-    inp = keras.Input((8, 8, 4), batch_size=1)
-    x = layers.Conv2D(4, 3, padding="same")(inp)
-    x = bn()(x)
-    x = layers.ReLU()(x)
-    x = layers.Conv2D(4, 3, padding="same")(x)
-    x = bn()(x)
-    y = layers.Add()([x, inp])
-    y = layers.ReLU()(y)
-    y = layers.GlobalAveragePooling2D()(y)
-    y = layers.Dense(3)(y)
-    return keras.Model(inp, y)
+    return mf.residual(bn)
 
 
 def ds_block():
-    x = keras.Input((10, 10, 8), batch_size=1)
-    y = layers.DepthwiseConv2D(3, strides=2, padding="same", use_bias=False)(x)
-    y = bn()(y)
-    y = layers.ReLU()(y)
-    y = layers.Conv2D(16, 1, use_bias=False)(y)
-    y = bn()(y)
-    y = layers.ReLU()(y)
-    y = layers.AveragePooling2D(pool_size=5)(y)
-    y = layers.Flatten()(y)
-    y = layers.Dense(4)(y)
-    return keras.Model(x, y)
+    return mf.ds_block(bn)
 
 
 # make_int8_model_fixtures.MODELS entry name -> (builder, seed, staticnet layer index of each

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <ostream>
 
+#include "../shape_text.hpp"
 #include "staticnet/print.hpp"
 #include "staticnet/runtime/batches/loader.hpp"
 #include "staticnet/runtime/checkpoints/atomic_file.hpp"
@@ -18,13 +19,6 @@
 
 namespace staticnet::runtime {
 namespace {
-
-std::string shape_text(const std::vector<std::int64_t>& shape) {
-  std::string text;
-  for (std::size_t i = 0; i < shape.size(); ++i)
-    text += (i ? "x" : "") + std::to_string(shape[i]);
-  return text;
-}
 
 // A running variance below 0 would make √(var + ε) NaN in every output of its channel.
 void require_variances(const std::filesystem::path& file, std::span<const ParameterTensor> tensors,

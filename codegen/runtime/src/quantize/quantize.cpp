@@ -10,6 +10,7 @@
 #include <memory>
 #include <ostream>
 
+#include "../shape_text.hpp"
 #include "staticnet/runtime/batches/normalize.hpp"
 #include "staticnet/runtime/checkpoints/atomic_file.hpp"
 #include "staticnet/runtime/checkpoints/input_normalization.hpp"
@@ -17,17 +18,11 @@
 #include "staticnet/runtime/checkpoints/safetensors_reader.hpp"
 #include "staticnet/runtime/error.hpp"
 #include "staticnet/runtime/formats/csv.hpp"
+#include "staticnet/runtime/formats/synthetic.hpp"
 #include "staticnet/runtime/quantize/model_source.hpp"
 
 namespace staticnet::runtime::quantize {
 namespace {
-
-std::string shape_text(const std::vector<std::int64_t>& shape) {
-  std::string text;
-  for (std::size_t i = 0; i < shape.size(); ++i)
-    text += (i ? "x" : "") + std::to_string(shape[i]);
-  return text;
-}
 
 std::int64_t elements(const std::vector<std::int64_t>& shape) {
   std::int64_t n = 1;
@@ -42,6 +37,31 @@ bool classifier(const QuantizerModel& model) {
 
 std::unique_ptr<Dataset> open_data(const QuantizerModel& model, const QuantizeOptions& options,
                                    const std::vector<std::string>& files, bool evaluation) {
+  // synthetic:N, as the trainers generate it: a model trained on it is calibrated on its kind.
+  std::optional<SyntheticSpec> spec;
+  try {
+    spec = parse_synthetic_spec(files.front());
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  if (spec) {
+    if (files.size() > 1)
+      throw UsageError("synthetic:N takes no label file");
+    SyntheticOptions s;
+    s.sample_shape = model.sample_shape;
+    s.size = spec->size;
+    s.seed = spec->seed;
+    s.random_labels = spec->random_labels;
+    s.class_separation = synthetic_class_separation;
+    if (classifier(model)) {
+      s.num_classes = model.output_shape[0];
+    } else {
+      s.label_kind = LabelKind::regression;
+      s.target_shape = model.output_shape;
+      s.noise = 0.1;
+    }
+    return make_synthetic(s);
+  }
   OpenOptions open;
   open.format = options.format;
   open.common.expect_sample_shape = model.sample_shape;

@@ -24,10 +24,6 @@ std::optional<SyntheticSpec> parse_synthetic(const std::string& spec);
 // given).
 std::string data_identity(const std::vector<std::string>& files);
 
-// The synthetic data sets' generator settings: classes whose means differ by a small fraction of
-// the noise per feature, so that a model has something to learn for a few epochs.
-inline constexpr double synthetic_class_separation = 0.15;
-
 // --crop and --flip apply to images, (C, H, W), and --crop pads by less than the image's height
 // and width (more lets a crop hold padding only, no pixel of the image). Throws UsageError.
 void require_augmentation_fits(const Augmentation& augmentation, const ModelInfo& model);
