@@ -3,8 +3,8 @@
 # (quantizer_check.cpp):
 #   1. calibrated on the fixture's samples: the ranges as the converter's calibration records
 #      them, up to the order of float sums;
-#   2. from the converter's own ranges (--ranges): every scale, zero point, int8 weight, int32
-#      bias and evaluation output byte as TensorFlow Lite's.
+#   2. from the converter's own ranges (--ranges): every scale, zero point, int8 weight and int32
+#      bias as the converter's, and every evaluation output byte as TensorFlow Lite Micro's.
 #   cmake -DQUANTIZE=<int8_NAME_quantize> -DCHECK=<int8_quantizer_check> -DFIXTURE=<folder>
 #         -DWORK=<dir> -P this
 cmake_minimum_required(VERSION 3.25)

@@ -1,7 +1,7 @@
 // Checks a NAME_quantize report (--report) against what TensorFlow Lite's converter made of the
 // same float weights and calibration samples (tests/reference/int8_quantizer/<model>/tflite.json,
 // made by tests/reference/make_int8_quantizer_fixtures.py), and the int8 model's outputs on the
-// evaluation samples against TensorFlow Lite's interpreter's.
+// evaluation samples against TensorFlow Lite Micro's interpreter's.
 //
 //   int8_quantizer_check ranges REPORT.json TFLITE.json OUT.json
 //       writes the converter's calibrated ranges as a report NAME_quantize --ranges takes
@@ -13,16 +13,17 @@
 //
 // Exact: every activation scale (as stored, float32) and zero point, every int8 weight and int32
 // bias, the quantized evaluation inputs and every output byte as TensorFlow Lite Micro's
-// interpreter gives it (LiteRT's reference FULLY_CONNECTED rounds in double: see below). Weight
-// scales within 1e-6
-// relative: the converter folds BatchNorm with other float32 operations than staticnet's
-// kernels/batch_norm.hpp, so a folded channel's largest weight, and so its scale, may differ in
-// the last bit (the int8 weights and biases do not).
+// interpreter gives it (LiteRT's reference FULLY_CONNECTED rounds in double: see
+// compare_exact). Weight scales within 1e-6 relative: the converter folds BatchNorm with other
+// float32 operations than staticnet's kernels/batch_norm.hpp, so a folded channel's largest
+// weight, and so its scale, may differ in the last bit (the int8 weights and biases do not).
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -116,7 +117,8 @@ void compare_ranges(const json& ours, const json& tfl) {
   std::vector<bool> read_by_sum(ours.at("tensors").size(), false);
   for (const json& op : ours.at("ops"))
     if (op.at("kind") == "sum")
-      read_by_sum.at(op.at("input").get<std::size_t>()) = true;
+      for (const char* input : {"input", "input2"})
+        read_by_sum.at(op.at(input).get<std::size_t>()) = true;
   double largest = 0;
   auto compare = [&](const json& index, const json& range, const std::string& what) {
     const json& t = ours.at("tensors").at(index.get<std::size_t>());

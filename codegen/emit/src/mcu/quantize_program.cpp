@@ -102,7 +102,7 @@ class QuantizeProgram {
       const LayerPlan& l = layer(g.sum);
       const int a = tensor_of_input(l, 0), b = tensor_of_input(l, 1);
       output = add_tensor(layer_span(g), l.output_shape);
-      op("sum", g.sum, a, b, output, g.activation >= 0, -1, 0);
+      op("sum", g.sum, a, b, output, g.activation >= 0, -1);
       forward_.emit({{"n", literal(l.output_shape.elements())},
                      {"act", g.activation >= 0 ? "k::ReLU" : "k::Identity"},
                      {"a", std::to_string(a)},
@@ -117,7 +117,7 @@ class QuantizeProgram {
       const int x = tensor_of_input(l, 0);
       const std::int64_t plane = l.input_shape[2] * l.input_shape[3];
       output = add_tensor(layer_span(g), l.output_shape);
-      op("mean", g.global_pool, x, -1, output, false, -1, plane);
+      op("mean", g.global_pool, x, -1, output, false, -1);
       forward_.emit({{"c", literal(l.input_shape[1])},
                      {"plane", literal(plane)},
                      {"x", std::to_string(x)},
@@ -130,7 +130,7 @@ class QuantizeProgram {
       const LayerPlan& l = layer(g.activation);
       const int x = tensor_of_input(l, 0);
       output = add_tensor(layer_span(g), l.output_shape);
-      op("activation", g.activation, x, -1, output, true, -1, 0);
+      op("activation", g.activation, x, -1, output, true, -1);
       forward_.emit({{"n", literal(l.output_shape.elements())},
                      {"x", std::to_string(x)},
                      {"y", std::to_string(output)}},
@@ -195,7 +195,7 @@ class QuantizeProgram {
                    R"(
       {"$name$", $at$, $elements$, $bias$, $channels$, $int8$, $numbers$},
     )");
-    op("product", index, x, -1, y, g.activation >= 0, product_count_++, 0);
+    op("product", index, x, -1, y, g.activation >= 0, product_count_++);
     forward_.emit({{"geometry", geometry},
                    {"n", literal(l.output_shape.elements())},
                    {"has_bias", bias_at >= 0 ? "true" : "false"},
@@ -243,7 +243,7 @@ class QuantizeProgram {
     const LayerPlan& l = layer(index);
     emit_pool_geometry(geometries_, l, index);
     const int y = add_tensor("layer " + std::to_string(index), l.output_shape, x);
-    op("pool", index, x, -1, y, false, -1, 0);
+    op("pool", index, x, -1, y, false, -1);
     const bool max = l.kind == LayerKind::MaxPool2d;
     forward_.emit({{"geometry", "pool_" + std::to_string(index)},
                    {"c", literal(l.input_shape[1])},
@@ -262,17 +262,16 @@ class QuantizeProgram {
   }
 
   void op(const char* kind, std::int64_t layer_index, int input, int input2, int output, bool relu,
-          int product, std::int64_t plane) {
+          int product) {
     ops_.emit({{"kind", kind},
                {"layer", std::to_string(layer_index)},
                {"input", std::to_string(input)},
                {"input2", std::to_string(input2)},
                {"output", std::to_string(output)},
                {"activation", relu ? "relu" : "none"},
-               {"product", std::to_string(product)},
-               {"plane", literal(plane)}},
+               {"product", std::to_string(product)}},
               R"(
-      {rq::OpKind::$kind$, $layer$, $input$, $input2$, $output$, q8::FusedActivation::$activation$, $product$, $plane$},
+      {rq::OpKind::$kind$, $layer$, $input$, $input2$, $output$, q8::FusedActivation::$activation$, $product$},
     )");
   }
 

@@ -19,6 +19,9 @@ TensorScale activation_scale(const Range& range) {
   // The range widened to hold 0, its width and the scale in float32, as the converter's are.
   const float low = std::min(range.min, 0.0f), high = std::max(range.max, 0.0f);
   const float width = high - low;
+  if (!std::isfinite(width))
+    throw QuantizationError(
+        fmt::format("the range [{}, {}] is wider than float32 holds", range.min, range.max));
   if (!(width > 0.0f))
     return {1.0, static_cast<std::int32_t>(qmin)};
   const float scale = width / 255.0f;
@@ -52,7 +55,8 @@ QuantizedWeights quantize_weights(std::span<const float> weights, std::int64_t c
 
 std::int32_t quantize_bias(float bias, double input_scale, double weight_scale) {
   const double v = std::round(static_cast<double>(bias) / (input_scale * weight_scale));
-  if (v < std::numeric_limits<std::int32_t>::min() || v > std::numeric_limits<std::int32_t>::max())
+  if (!std::isfinite(v) || v < std::numeric_limits<std::int32_t>::min() ||
+      v > std::numeric_limits<std::int32_t>::max())
     throw QuantizationError(fmt::format(
         "a bias of {} on an input scale of {:g} and a weight scale of {:g} is {:g} in int32 "
         "units, beyond int32",

@@ -28,7 +28,8 @@ std::string values_text(const std::string& storage, const std::string& type,
 }  // namespace
 
 std::string member_text(const q8::TensorQuantization& t) {
-  return fmt::format("{{{:.9g}f, {}}}", static_cast<double>(t.scale), t.zero_point);
+  // '#' keeps the point: a scale of exactly 1 is "1.00000000f", where "1f" would not compile.
+  return fmt::format("{{{:#.9g}f, {}}}", static_cast<double>(t.scale), t.zero_point);
 }
 
 std::string member_text(const q8::ProductQuantization& p) {

@@ -31,8 +31,10 @@ std::int64_t elements(const std::vector<std::int64_t>& shape) {
   return n;
 }
 
-bool classifier(const QuantizerModel& model) {
-  return model.output_shape.size() == 1 && model.output_shape[0] > 1;
+// A vector of outputs is a classifier's scores unless --regression says the model regresses
+// (an autoencoder's 640 outputs are targets, not classes): the int8 model graph has no loss.
+bool classifier(const QuantizerModel& model, const QuantizeOptions& options) {
+  return !options.regression && model.output_shape.size() == 1 && model.output_shape[0] > 1;
 }
 
 std::unique_ptr<Dataset> open_data(const QuantizerModel& model, const QuantizeOptions& options,
@@ -53,7 +55,7 @@ std::unique_ptr<Dataset> open_data(const QuantizerModel& model, const QuantizeOp
     s.seed = spec->seed;
     s.random_labels = spec->random_labels;
     s.class_separation = synthetic_class_separation;
-    if (classifier(model)) {
+    if (classifier(model, options)) {
       s.num_classes = model.output_shape[0];
     } else {
       s.label_kind = LabelKind::regression;
@@ -65,10 +67,10 @@ std::unique_ptr<Dataset> open_data(const QuantizerModel& model, const QuantizeOp
   OpenOptions open;
   open.format = options.format;
   open.common.expect_sample_shape = model.sample_shape;
-  if (classifier(model))
+  if (classifier(model, options))
     open.common.num_classes = model.output_shape[0];
   open.csv.label_column = parse_label_column(options.label_column);
-  if (!classifier(model))
+  if (!classifier(model, options))
     open.csv.label_kind = LabelKind::regression;
   if (options.no_labels)
     open.csv.label_kind = LabelKind::none;
@@ -80,9 +82,10 @@ std::unique_ptr<Dataset> open_data(const QuantizerModel& model, const QuantizeOp
     throw UsageError(misplaced_options_message(misplaced, *data));
   if (data->size() == 0)
     throw UsageError(fmt::format("{} holds no samples", data->source()));
-  if (evaluation && data->label_kind() == LabelKind::class_index && !classifier(model))
-    throw UsageError(fmt::format("{} has class labels, but {}'s output is {}, not class scores",
-                                 data->source(), model.name, shape_text(model.output_shape)));
+  if (evaluation && data->label_kind() == LabelKind::class_index && !classifier(model, options))
+    throw UsageError(fmt::format("{} has class labels, but {}'s output is {}, not class scores{}",
+                                 data->source(), model.name, shape_text(model.output_shape),
+                                 options.regression ? " (--regression)" : ""));
   if (evaluation && data->label_kind() == LabelKind::regression &&
       elements(data->target_shape()) != elements(model.output_shape))
     throw UsageError(fmt::format("{} has targets of shape {}, but {}'s output is {}",
@@ -146,6 +149,14 @@ std::vector<float> load_folded_parameters(const QuantizerModel& model,
               fmt::format("{}: tensor {} holds {} at element {}: a variance cannot be negative",
                           file.source(), t.name, v, j));
   program.fold(parameters.data(), statistics.data());
+  // A fold overflows where a variance is near 0 under a large γ: named here, not quantized.
+  for (const ParameterTensor& t : model.parameters)
+    for (std::int64_t j = 0; j < t.elements(); ++j)
+      if (const float v = parameters[static_cast<std::size_t>(t.offset + j)]; !std::isfinite(v))
+        throw QuantizationError(fmt::format(
+            "{}: tensor {} is {} at element {} once the BatchNorms are folded into it: a running "
+            "variance near 0 under a large weight overflows float32",
+            file.source(), t.name, std::isnan(v) ? "NaN" : "an infinity", j));
   return parameters;
 }
 
@@ -234,9 +245,12 @@ class Int8Model {
  private:
   void run_int8(std::span<const float> sample) {
     quantized_input_.resize(sample.size());
+    // As TensorFlow Lite's QUANTIZE: round(x / scale) in float32, plus the zero point, clamped
+    // (in float, before any conversion: a value far outside the calibrated range stays defined).
     for (std::size_t i = 0; i < sample.size(); ++i)
       quantized_input_[i] = static_cast<std::int8_t>(
-          std::clamp(q8::quantize_value(sample[i], input_.scale, input_.zero_point), -128, 127));
+          std::clamp(std::round(sample[i] / input_.scale) + static_cast<float>(input_.zero_point),
+                     -128.0f, 127.0f));
     std::ranges::copy(quantized_input_,
                       reinterpret_cast<std::int8_t*>(arena_ + model_.input_offset));
     program_.invoke(result_.weights.data(), result_.channel_numbers.data(), arena_);
@@ -255,8 +269,8 @@ std::size_t argmax(std::span<const float> v) {
   return static_cast<std::size_t>(std::ranges::max_element(v) - v.begin());
 }
 
-Evaluation evaluate(const QuantizerModel& model, FloatModel& float_model, Int8Model& int8_model,
-                    const Dataset& data, const ChannelAffine& normalize, bool keep_int8) {
+Evaluation evaluate(FloatModel& float_model, Int8Model& int8_model, const Dataset& data,
+                    const ChannelAffine& normalize, bool classifies, bool keep_int8) {
   Evaluation e;
   e.samples = data.size();
   const LabelKind kind = data.label_kind();
@@ -276,7 +290,7 @@ Evaluation evaluate(const QuantizerModel& model, FloatModel& float_model, Int8Mo
     for (std::size_t i = 0; i < y.size(); ++i)
       e.largest_difference =
           std::max(e.largest_difference, std::fabs(static_cast<double>(y[i]) - int8_output[i]));
-    if (classifier(model)) {
+    if (classifies) {
       const std::size_t a = argmax(y), b = argmax(int8_output);
       agree += a == b;
       if (kind == LabelKind::class_index) {
@@ -284,7 +298,8 @@ Evaluation evaluate(const QuantizerModel& model, FloatModel& float_model, Int8Mo
         float_correct += a == label;
         int8_correct += b == label;
       }
-    } else if (kind == LabelKind::regression) {
+    }
+    if (kind == LabelKind::regression) {
       data.read_target(s, target);
       for (std::size_t i = 0; i < y.size(); ++i) {
         float_squared += std::pow(static_cast<double>(y[i]) - target[i], 2);
@@ -293,8 +308,9 @@ Evaluation evaluate(const QuantizerModel& model, FloatModel& float_model, Int8Mo
     }
   }
   const auto n = static_cast<double>(data.size());
-  e.agreement = static_cast<double>(agree) / n;
-  if (kind == LabelKind::class_index && classifier(model)) {
+  if (classifies)
+    e.agreement = static_cast<double>(agree) / n;
+  if (kind == LabelKind::class_index && classifies) {
     e.float_accuracy = static_cast<double>(float_correct) / n;
     e.int8_accuracy = static_cast<double>(int8_correct) / n;
   } else if (kind == LabelKind::regression) {
@@ -325,14 +341,15 @@ void report_tensors(std::ostream& out, const QuantizerModel& model, const Quanti
 void report_evaluation(std::ostream& out, const Evaluation& e, const std::string& source) {
   out << fmt::format("  evaluation  {}: {} samples\n", source, e.samples);
   if (e.float_accuracy)
-    out << fmt::format(
-        "    accuracy  float {:.2f}%, int8 {:.2f}% ({:+.2f} points); the two agree on "
-        "{:.2f}%\n",
-        100 * *e.float_accuracy, 100 * *e.int8_accuracy,
-        100 * (*e.int8_accuracy - *e.float_accuracy), 100 * e.agreement);
-  else if (e.float_error)
+    out << fmt::format("    accuracy  float {:.2f}%, int8 {:.2f}% ({:+.2f} points)\n",
+                       100 * *e.float_accuracy, 100 * *e.int8_accuracy,
+                       100 * (*e.int8_accuracy - *e.float_accuracy));
+  if (e.float_error)
     out << fmt::format("    mean squared error  float {:.6g}, int8 {:.6g}\n", *e.float_error,
                        *e.int8_error);
+  if (e.agreement)
+    out << fmt::format("    the two pick the same class on {:.2f}% of the samples\n",
+                       100 * *e.agreement);
   out << fmt::format("    outputs differ by at most {:.6g} (int8 dequantized against float)\n",
                      e.largest_difference);
 }
@@ -407,9 +424,9 @@ std::string report_json(const QuantizerModel& model, const QuantizeResult& r) {
                  {"tensors", tensors},   {"ops", ops},
                  {"products", products}, {"members", r.members}};
   if (const auto& e = r.evaluation) {
-    json evaluation = {{"samples", e->samples},
-                       {"agreement", e->agreement},
-                       {"largest_difference", e->largest_difference}};
+    json evaluation = {{"samples", e->samples}, {"largest_difference", e->largest_difference}};
+    if (e->agreement)
+      evaluation["agreement"] = *e->agreement;
     if (e->float_accuracy) {
       evaluation["float_accuracy"] = *e->float_accuracy;
       evaluation["int8_accuracy"] = *e->int8_accuracy;
@@ -508,8 +525,8 @@ QuantizeResult run_quantizer(const QuantizerModel& model, const QuantizerProgram
                          result.scales[static_cast<std::size_t>(model.output)]);
     const ChannelAffine evaluation_normalize(normalization_for(input, evaluation->element_type()),
                                              model.sample_shape);
-    result.evaluation = evaluate(model, float_model, int8_model, *evaluation, evaluation_normalize,
-                                 !options.report.empty());
+    result.evaluation = evaluate(float_model, int8_model, *evaluation, evaluation_normalize,
+                                 classifier(model, options), !options.report.empty());
     report_evaluation(out, *result.evaluation, evaluation->source());
   }
 

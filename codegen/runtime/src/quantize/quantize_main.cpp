@@ -56,6 +56,9 @@ int quantize_main(int argc, char** argv, const QuantizerModel& model,
   app.add_option("--output", options.output,
                  "The C++ source to write (atomically), e.g. " + model.name + "_weights.cpp")
       ->required();
+  app.add_flag("--regression", options.regression,
+               "The model regresses (an autoencoder): its outputs are targets, not class scores; "
+               "the evaluation scores mean squared error, and synthetic:N data get targets");
   app.add_option("--report", options.report,
                  "Also write every number computed (ranges, scales, weights, channel numbers, and "
                  "the evaluation's int8 inputs and outputs) to this JSON file");

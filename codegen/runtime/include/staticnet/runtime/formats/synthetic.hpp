@@ -38,14 +38,14 @@ struct SyntheticOptions {
   bool random_labels = false;     // see above
 };
 
-// A synthetic data set as the trainer's --data names it: "synthetic:N" or
-// "synthetic:N:seed=S,labels=random" (options after the second colon, separated by commas or
-// colons; labels=learnable is the default, seed 0 too).
 // The programs' synthetic:N (the trainers', the quantizers'): classes whose means differ by a
 // small fraction of the noise per feature, so that a model has something to learn for a few
 // epochs.
 inline constexpr double synthetic_class_separation = 0.15;
 
+// A synthetic data set as the trainer's --data names it: "synthetic:N" or
+// "synthetic:N:seed=S,labels=random" (options after the second colon, separated by commas or
+// colons; labels=learnable is the default, seed 0 too).
 struct SyntheticSpec {
   std::int64_t size = 0;
   std::uint64_t seed = 0;

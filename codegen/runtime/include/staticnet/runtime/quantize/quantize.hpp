@@ -13,7 +13,8 @@
 //     NAME::mcu::invoke, the firmware's own code, and reports both accuracies (or mean squared
 //     errors) and how often the two agree.
 //  5. Writes the source atomically: it defines NAME::mcu::quantized_model.
-// Nothing is written when a step fails; the message names the tensor, sample or file.
+// A step that fails names the tensor, sample or file, and writes nothing. The source and the
+// report are each written atomically, the source first.
 #include <cstdint>
 #include <filesystem>
 #include <iosfwd>
@@ -36,6 +37,7 @@ struct QuantizeOptions {
   DatasetFormat format = DatasetFormat::automatic;
   std::string label_column;  // CSV (a 0-based index or a header name)
   bool no_labels = false;    // CSV: no label column, every field an input
+  bool regression = false;   // the outputs are targets, not class scores (an autoencoder)
   char csv_delimiter = ',';
   CsvHeader csv_header = CsvHeader::detect;
   Cifar100Labels cifar100_labels = Cifar100Labels::fine;
@@ -50,8 +52,8 @@ struct Evaluation {
   std::int64_t samples = 0;
   std::optional<double> float_accuracy, int8_accuracy;  // class labels
   std::optional<double> float_error, int8_error;        // targets: mean squared error
-  double agreement = 0;           // the share of samples both give the same class (classifiers)
-  double largest_difference = 0;  // |int8 output (dequantized) − float output|, at most
+  std::optional<double> agreement;  // classifiers: the share of samples both give one class
+  double largest_difference = 0;    // |int8 output (dequantized) − float output|, at most
   // Every sample's int8 input (as quantized) and output, for the JSON report.
   std::vector<std::vector<std::int8_t>> int8_inputs, int8_outputs;
 };
