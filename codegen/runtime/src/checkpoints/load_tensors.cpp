@@ -116,4 +116,18 @@ std::string describe(const LoadedTensors& loaded) {
   return text;
 }
 
+std::optional<std::string> negative_variance(const std::string& source,
+                                             std::span<const ParameterTensor> tensors,
+                                             std::span<const float> values) {
+  for (const ParameterTensor& t : tensors) {
+    if (!t.name.ends_with(".running_var"))
+      continue;
+    for (std::int64_t j = 0; j < t.elements(); ++j)
+      if (const float v = values[static_cast<std::size_t>(t.offset + j)]; v < 0)
+        return fmt::format("{}: tensor {} holds {} at element {}: a variance cannot be negative",
+                           source, t.name, v, j);
+  }
+  return std::nullopt;
+}
+
 }  // namespace staticnet::runtime

@@ -20,21 +20,6 @@
 namespace staticnet::runtime {
 namespace {
 
-// A running variance below 0 would make √(var + ε) NaN in every output of its channel.
-void require_variances(const std::filesystem::path& file, std::span<const ParameterTensor> tensors,
-                       std::span<const float> values) {
-  for (const ParameterTensor& t : tensors) {
-    if (!t.name.ends_with(".running_var"))
-      continue;
-    for (std::int64_t j = 0; j < t.elements(); ++j)
-      if (const float v = values[static_cast<std::size_t>(t.offset + j)]; v < 0)
-        throw InferenceSetupError(
-            fmt::format("{}: tensor {} holds {} at element {}: a variance "
-                        "cannot be negative",
-                        file.string(), t.name, v, j));
-  }
-}
-
 // Returns what the load converted and ignored (load_tensors).
 LoadedTensors load_weights(const InferenceModel& model, InferenceBackend& inference,
                            const SafetensorsReader& file) {
@@ -43,7 +28,8 @@ LoadedTensors load_weights(const InferenceModel& model, InferenceBackend& infere
   const TensorRegion regions[] = {{model.parameters, parameters},
                                   {model.non_trainable_tensors, statistics}};
   LoadedTensors loaded = load_tensors(file, regions, model.model_type);
-  require_variances(file.source(), model.non_trainable_tensors, statistics);
+  if (const auto why = negative_variance(file.source(), model.non_trainable_tensors, statistics))
+    throw InferenceSetupError(*why);
   inference.load(parameters, statistics);
   return loaded;
 }

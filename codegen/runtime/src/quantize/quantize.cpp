@@ -141,13 +141,8 @@ std::vector<float> load_folded_parameters(const QuantizerModel& model,
   std::vector<float> statistics(static_cast<std::size_t>(model.statistic_count));
   const TensorRegion regions[] = {{model.parameters, parameters}, {model.statistics, statistics}};
   note = describe(load_tensors(file, regions, model.model_type));
-  for (const ParameterTensor& t : model.statistics)
-    if (t.name.ends_with(".running_var"))
-      for (std::int64_t j = 0; j < t.elements(); ++j)
-        if (const float v = statistics[static_cast<std::size_t>(t.offset + j)]; v < 0)
-          throw QuantizationError(
-              fmt::format("{}: tensor {} holds {} at element {}: a variance cannot be negative",
-                          file.source(), t.name, v, j));
+  if (const auto why = negative_variance(file.source(), model.statistics, statistics))
+    throw QuantizationError(*why);
   program.fold(parameters.data(), statistics.data());
   // A fold overflows where a variance is near 0 under a large γ: named here, not quantized.
   for (const ParameterTensor& t : model.parameters)

@@ -4,6 +4,7 @@
 // save_file(model.state_dict()) of the same model built as an nn.Sequential, in any precision.
 // Other tensors in the file (optimizer state, PyTorch's num_batches_tracked) are ignored.
 #include <filesystem>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -40,6 +41,14 @@ LoadedTensors load_tensors(const std::filesystem::path& file, std::span<const Te
 // The same from a file already open, whose names or metadata the caller reads too.
 LoadedTensors load_tensors(const SafetensorsReader& file, std::span<const TensorRegion> regions,
                            std::string_view model_type = {});
+
+// The first running variance below 0 among `tensors` ("<layer>.running_var", at their offsets in
+// `values`), said as "<source>: tensor 1.running_var holds -0.5 at element 3: a variance cannot
+// be negative" (√(var + ε) would be NaN in every output of its channel); none when all are >= 0.
+// The caller throws it as its own error.
+std::optional<std::string> negative_variance(const std::string& source,
+                                             std::span<const ParameterTensor> tensors,
+                                             std::span<const float> values);
 
 // "its BF16 values converted to F32; 2 tensors that are not the model's ignored (fc2.weight,
 // fc2.bias)"; "" when the load was a plain copy.
