@@ -83,7 +83,8 @@ std::string option_spelling(const std::string& e) {
                                                            {"optimizer", "Optimizer"},
                                                            {"precision", "Precision"},
                                                            {"target", "Target"},
-                                                           {"prefetch", "Prefetch"}};
+                                                           {"prefetch", "Prefetch"},
+                                                           {"accumulate", "Accumulate"}};
   const auto it = names.find(e);
   return it == names.end() ? e : it->second;
 }
@@ -245,6 +246,16 @@ const std::map<std::string, Decoder>& decoders() {
        }},
       {"nonpositive_batch",
        [](const Facts& f) { return "Batch<" + n(f["batch"]) + ">: the batch must be at least 1"; }},
+      {"nonpositive_micro_batches",
+       [](const Facts& f) {
+         return "Accumulate<" + n(f["micro_batches"]) + ">: a step runs at least 1 micro-batch";
+       }},
+      {"micro_batches_do_not_divide",
+       [](const Facts& f) {
+         return "Accumulate<" + n(f["micro_batches"]) + "> splits Batch<" + n(f["batch"]) +
+                "> into micro-batches of equal size, but " + n(f["micro_batches"]) +
+                " does not divide " + n(f["batch"]);
+       }},
       {"precision_needs_inference",
        [](const Facts& f) {
          return "Precision<" + f.precision() +

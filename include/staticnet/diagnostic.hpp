@@ -19,6 +19,8 @@ enum class ErrorCode : std::uint8_t {
   input_rank_too_large,         // a: dimensions written
   nonpositive_input_dimension,  // a: index of the dimension, b: its value
   nonpositive_batch,            // a: batch
+  nonpositive_micro_batches,    // a: the K of Accumulate<K>
+  micro_batches_do_not_divide,  // a: batch, b: K
   precision_needs_inference,    // setup_option: precision; a: the PrecisionKind (Int8)
   // a layer (layer, kind set)
   option_given_twice,   // option

@@ -62,6 +62,7 @@ STATICNET_NUMBER(dimensions_written)
 STATICNET_NUMBER(dimension_index)
 STATICNET_NUMBER(dimension_value)
 STATICNET_NUMBER(batch)
+STATICNET_NUMBER(micro_batches)
 STATICNET_NUMBER(out_written)
 STATICNET_NUMBER(kernel_h)
 STATICNET_NUMBER(kernel_w)
@@ -127,6 +128,17 @@ struct nonpositive_input_dimension {
 template <class Batch>
 struct nonpositive_batch {
   static_assert(Batch::value > 0, "staticnet: Batch<N> needs N >= 1");
+};
+template <class MicroBatches>
+struct nonpositive_micro_batches {
+  static_assert(MicroBatches::value > 0,
+                "staticnet: Accumulate<K> needs K >= 1 (the micro-batches a step runs)");
+};
+template <class Batch, class MicroBatches>
+struct micro_batches_do_not_divide {
+  static_assert(always_false<micro_batches_do_not_divide>,
+                "staticnet: Accumulate<K> splits Batch<B> into K micro-batches of B/K samples: K "
+                "must divide B");
 };
 template <class Precision>
 struct precision_needs_inference {
@@ -319,6 +331,10 @@ constexpr void report() {
     (void)sizeof(nonpositive_input_dimension<dimension_index<D.a>, dimension_value<D.b>>);
   } else if constexpr (code == ErrorCode::nonpositive_batch) {
     (void)sizeof(nonpositive_batch<batch<D.a>>);
+  } else if constexpr (code == ErrorCode::nonpositive_micro_batches) {
+    (void)sizeof(nonpositive_micro_batches<micro_batches<D.a>>);
+  } else if constexpr (code == ErrorCode::micro_batches_do_not_divide) {
+    (void)sizeof(micro_batches_do_not_divide<batch<D.a>, micro_batches<D.b>>);
   } else if constexpr (code == ErrorCode::precision_needs_inference) {
     (void)sizeof(precision_needs_inference<precision<static_cast<PrecisionKind>(D.a)>>);
   } else if constexpr (code == ErrorCode::option_given_twice) {

@@ -22,8 +22,8 @@ namespace staticnet {
 template <std::size_t N>
 struct Graph {
   SetupDesc setup;
-  Shape input;   // with the batch extent
-  Shape output;  // with the batch extent
+  Shape input;   // with the batch extent: one micro-batch's (SetupDesc::micro_batch())
+  Shape output;  // with the batch extent: one micro-batch's
   // A built-in array, which constant evaluation reads cheapest (see static_vector.hpp).
   Node nodes[N]{};
   std::int64_t parameter_count = 0;      // trainable
@@ -75,6 +75,17 @@ constexpr Diagnostic check_setup(const SetupDesc& s) {
   if (s.batch <= 0) {
     e.code = ErrorCode::nonpositive_batch;
     e.a = s.batch;
+    return e;
+  }
+  if (s.micro_batches <= 0) {
+    e.code = ErrorCode::nonpositive_micro_batches;
+    e.a = s.micro_batches;
+    return e;
+  }
+  if (s.batch % s.micro_batches != 0) {
+    e.code = ErrorCode::micro_batches_do_not_divide;
+    e.a = s.batch;
+    e.b = s.micro_batches;
     return e;
   }
   if (s.precision == PrecisionKind::Int8 && s.mode != Mode::inference) {
@@ -165,7 +176,8 @@ constexpr Graph<N> lower(const std::array<NodeDesc, N>& nodes, const SetupDesc& 
   g.error = detail::check_setup(setup);
   if (!g.error.ok())
     return g;
-  g.input = setup.input.batched(setup.batch);
+  // Every layer sees one micro-batch (the whole batch, unless Accumulate<K> splits it).
+  g.input = setup.input.batched(setup.micro_batch());
   const bool training = setup.mode == Mode::training;
   // This loop runs once per layer, so it subscripts the nodes (a built-in array) directly and
   // flatten()'s std::array through a pointer, never through operator[], which costs constant

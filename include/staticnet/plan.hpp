@@ -175,6 +175,7 @@ constexpr PlanState<L> plan_forward(const Graph<L>& g) {
   PlanState<L> p;
   if (!g.error.ok())
     return p;
+  p.micro_batches = g.setup.micro_batches;
   const bool training = g.setup.mode == Mode::training;
   const auto layers = static_cast<std::int64_t>(L);
   PlanBuilder<L> build{p};
@@ -217,14 +218,16 @@ constexpr PlanState<L> plan_forward(const Graph<L>& g) {
   int input = no_buffer;
   std::int64_t batch_bytes = 0;  // the inputs region's layout, so far
   if (!precision.quantized) {
-    input = build.add_persistent(BufferRole::input, g.setup.input_dtype, g.input.elements());
+    // The whole batch, every micro-batch's slice of it (g.input is one micro-batch's).
+    input = build.add_persistent(BufferRole::input, g.setup.input_dtype,
+                                 g.input.elements() * g.setup.micro_batches);
     batch_bytes = buffers[input].occupied();
   }
   if (training) {
-    const int answer =
-        g.setup.loss == LossKind::CrossEntropy
-            ? build.add_persistent(BufferRole::labels, DType::i32, batch)
-            : build.add_persistent(BufferRole::targets, DType::f32, g.output.elements());
+    const int answer = g.setup.loss == LossKind::CrossEntropy
+                           ? build.add_persistent(BufferRole::labels, DType::i32, batch)
+                           : build.add_persistent(BufferRole::targets, DType::f32,
+                                                  g.output.elements() * g.setup.micro_batches);
     batch_bytes += buffers[answer].size;
   }
   // Prefetch: a copy of the batch's layout (input, then labels or targets), after it: bytes of
@@ -339,7 +342,8 @@ constexpr PlanState<L> plan_forward(const Graph<L>& g) {
     if (n.output_needs_gradient) {
       if (saves_input(n.desc.kind)) {
         needed_by_backward[x] = true;
-        lp.saved_bytes = buffers[x].size;
+        // (Of the model's input, the micro-batch's slice: Accumulate<K> keeps the whole batch.)
+        lp.saved_bytes = x == input ? buffers[x].size / g.setup.micro_batches : buffers[x].size;
         if (is_batch_norm(n.desc.kind)) {
           lp.statistics_buffer =
               build.add(BufferRole::batch_statistics, i, DType::f32, n.statistics);
@@ -497,6 +501,13 @@ constexpr void extend_lifetimes(PlanState<L>& p) {
   for (int b : results)
     if (b != no_buffer)
       buffers[b].last_step = last;
+  // Under Accumulate<K> the steps before the update run once per micro-batch, each writing its
+  // slice of the losses and predictions: those hold the earlier slices through the later
+  // micro-batches' forward steps, so they live from the first step.
+  if (p.micro_batches > 1)
+    for (int b : {p.loss_buffer, p.predictions_buffer})
+      if (b != no_buffer)
+        buffers[b].first_step = 0;
 }
 
 // The third stage of plan(): the regions' offsets and sizes, and the activation region's
@@ -544,6 +555,7 @@ constexpr void describe_layers(const Graph<L>& g, const PlanState<L>& s, Plan<L>
   const bool training = p.mode == Mode::training;
   std::int64_t parameter_offset = 0, statistics_offset = 0, channel_offset = 0;
   const bool quantized = precision_dtypes(p.setup.precision).quantized;
+  const std::int64_t micro_batches = p.setup.micro_batches;
   const auto& nodes = g.nodes;
   LayerPlan* const layers = p.layers.data();
   std::int32_t readers[L]{};  // only folding (Inference) asks; training is spared the count
@@ -582,6 +594,9 @@ constexpr void describe_layers(const Graph<L>& g, const PlanState<L>& s, Plan<L>
       lp.backward_flops += n.input.elements();
     if (lp.accumulates_input2_gradient)
       lp.backward_flops += n.input2.elements();
+    // The node counts one micro-batch; a step runs every one (Accumulate<K>: K, else 1).
+    lp.forward_flops *= micro_batches;
+    lp.backward_flops *= micro_batches;
     lp.runs_backward = n.output_needs_gradient;
     if (folded_batch_norm(nodes, readers, i, p.mode)) {
       lp.folded = true;

@@ -29,6 +29,7 @@ struct PlanState {
   LayerBuffers layers[L]{};
   int loss_buffer = no_buffer;  // training: what the loss step writes
   int predictions_buffer = no_buffer;
+  std::int64_t micro_batches = 1;              // Accumulate<K>: K (the setup's)
   std::int64_t step_count = 0;                 // set by place()
   std::int64_t region_offset[region_count]{};  // set by place()
   std::int64_t region_size[region_count]{};    // set by place()

@@ -13,6 +13,14 @@
 // it reads (a Residual's Add reads two), so forward in order and backward in reverse order are
 // both valid.
 //
+// Under Accumulate<K> (gradient accumulation) steps 0..2L are a loop body, run once per
+// micro-batch of batch/K samples, and the update runs once after the K iterations (Plan::
+// runs_per_step). The layers' shapes and buffers are one micro-batch's, the same in every
+// iteration; the batch (input, labels or targets) and the per-sample losses and predictions are
+// whole, each iteration reading or writing its slice; the gradients, persistent, add up. The loop
+// is not unrolled into K copies of the steps: no lifetime differs between iterations, except the
+// losses' and predictions', which span the loop (extend_lifetimes in plan.hpp).
+//
 // Every buffer is a tensor: a dtype and an element count, its bytes derived from both by
 // bytes_of() (dtype.hpp). A buffer written more than once in a step (a layer in place over its
 // input, a gradient a second reader adds to) holds one version after each write; an access
@@ -401,6 +409,14 @@ struct Plan {
   Diagnostic error;  // set when the model or setup is wrong (the build has failed already)
 
   constexpr std::int64_t batch() const { return setup.batch; }
+  // Accumulate<K>: K micro-batches of micro_batch() samples per step (else 1, of the batch).
+  constexpr std::int64_t micro_batches() const { return setup.micro_batches; }
+  constexpr std::int64_t micro_batch() const { return setup.micro_batch(); }
+  // How often step s runs in one training step: the loop body once per micro-batch, the update
+  // once.
+  constexpr std::int64_t runs_per_step(std::int64_t s) const {
+    return schedule.items[s].kind == StepKind::update ? 1 : micro_batches();
+  }
   constexpr std::int64_t step_count() const { return static_cast<std::int64_t>(schedule.size()); }
   constexpr std::size_t layer_count() const { return L; }
   // The reads and writes of step s are access(a) for a in [first_access(s), end_access(s)), in

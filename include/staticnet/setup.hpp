@@ -210,6 +210,7 @@ enum class SetupOption : std::uint8_t {
   precision,
   target,
   prefetch,
+  accumulate,
   count_
 };
 
@@ -229,6 +230,8 @@ constexpr const char* name_of(SetupOption k) {
       return "Target";
     case SetupOption::prefetch:
       return "Prefetch";
+    case SetupOption::accumulate:
+      return "Accumulate";
     case SetupOption::count_:
       break;
   }
@@ -248,10 +251,14 @@ struct SetupDesc {
   bool has_target = false;  // Target<...> given: checked against the model's output
   DType target_dtype = DType::f32;
   Shape target;
-  bool prefetch = false;  // Prefetch given: the arena holds a second batch, the next one
+  bool prefetch = false;           // Prefetch given: the arena holds a second batch, the next one
+  std::int64_t micro_batches = 1;  // Accumulate<K>: K; the step runs micro-batches of batch / K
   SetupProblem problem = SetupProblem::none;
   SetupOption problem_option = SetupOption::count_;
   int input_rank_written = 0;  // to report Input with too many dimensions
+
+  // The samples one forward and backward pass sees: the batch, or under Accumulate<K> a Kth of it.
+  constexpr std::int64_t micro_batch() const { return batch / micro_batches; }
 };
 
 // ---- options ------------------------------------------------------------------------------
@@ -315,6 +322,21 @@ struct Prefetch {
   static constexpr void apply(SetupDesc& s) { s.prefetch = true; }
 };
 
+// Training only: gradient accumulation. Batch<B> stays the batch of a step (the optimizer's), and
+// the step runs it as K micro-batches of B/K samples, one after another, each forward and backward
+// on its slice of the batch, their gradients added into the one gradient buffer; then one update.
+// Activations, what backward keeps and the workspace follow the micro-batch, so they take about a
+// Kth of their bytes; the batch itself (its inputs, labels or targets, and each sample's loss)
+// stays whole. The loss and its gradient are the whole batch's mean, as PyTorch's accumulation loop
+// gives it (each micro-batch's loss divided by K). BatchNorm normalises each micro-batch by its own
+// statistics and updates its running statistics once per micro-batch, as that loop does; Dropout
+// draws each sample's mask as the whole batch would. K must divide B.
+template <std::int64_t K>
+struct Accumulate {
+  static constexpr SetupOption option = SetupOption::accumulate;
+  static constexpr void apply(SetupDesc& s) { s.micro_batches = K; }
+};
+
 template <class T>
 concept SetupOptionType = requires(SetupDesc& s) {
   { T::option } -> std::convertible_to<SetupOption>;
@@ -356,8 +378,8 @@ constexpr unsigned inference_options = (1u << static_cast<unsigned>(SetupOption:
                                        (1u << static_cast<unsigned>(SetupOption::precision));
 }  // namespace detail
 
-// Defaults: Batch<1>, Loss<CrossEntropy>, Optimizer<SGD>, Precision<FP32>, no Prefetch. Input is
-// required.
+// Defaults: Batch<1>, Loss<CrossEntropy>, Optimizer<SGD>, Precision<FP32>, no Prefetch, no
+// Accumulate (one micro-batch: the whole batch). Input is required.
 template <SetupOptionType... Options>
 struct Training {
   static constexpr SetupDesc desc() {

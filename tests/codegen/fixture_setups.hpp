@@ -85,6 +85,28 @@ using LeNet5MixedF16Sgd = LeNet5MixedF16With<sn::SGD>;
 using MlpMixedF16Sgd = MlpMixedF16With<sn::SGD>;
 using MlpMixedF16Adam = MlpMixedF16With<sn::Adam>;
 
+// Gradient accumulation (sn::Accumulate<K>) on the same batches: these models have no BatchNorm,
+// and a Dropout draws the whole batch's masks, so K micro-batches give the whole batch's step, and
+// make_fixtures.py's fixtures check them (test_accumulate_fixtures.cpp).
+using SimpleCNNAccumulate4Adam =
+    sn::Training<sn::Input<sn::f32, 3, 32, 32>, sn::Batch<128>, sn::Loss<sn::CrossEntropy>,
+                 sn::Optimizer<sn::Adam>, sn::Accumulate<4>>;
+using LeNet5Accumulate2Sgd =
+    sn::Training<sn::Input<sn::f32, 1, 28, 28>, sn::Batch<64>, sn::Loss<sn::CrossEntropy>,
+                 sn::Optimizer<sn::SGD>, sn::Accumulate<2>>;
+using MlpAccumulate8SgdMomentum =
+    sn::Training<sn::Accumulate<8>, sn::Input<sn::f32, 100>, sn::Batch<64>,
+                 sn::Loss<sn::CrossEntropy>, sn::Optimizer<sn::SGDMomentum>>;
+// Micro-batches of one sample.
+using LinearRegressionAccumulate5Adamw =
+    sn::Training<sn::Input<sn::f32, 10>, sn::Batch<5>, sn::Loss<sn::MSE>, sn::Optimizer<sn::AdamW>,
+                 sn::Accumulate<5>>;
+// With Mixed<bf16>, whose working copy is made once for the K micro-batches.
+using MlpMixedAccumulate4Adam =
+    sn::Training<sn::Input<sn::f32, 100>, sn::Batch<64>, sn::Loss<sn::CrossEntropy>,
+                 sn::Optimizer<sn::Adam>, sn::Precision<sn::detail::Mixed<sn::bf16>>,
+                 sn::Accumulate<4>>;
+
 using SimpleCNNMixedSgd = SimpleCNNMixedWith<sn::SGD>;
 using SimpleCNNMixedAdam = SimpleCNNMixedWith<sn::Adam>;
 using LeNet5MixedSgd = LeNet5MixedWith<sn::SGD>;

@@ -32,7 +32,28 @@ int ArenaText::loss_gradient() const {
 std::string ArenaText::at(int buffer) {
   const ElementAccess a = access_for(element_type(m_, buffer));
   used_.insert(a.accessor);
-  return std::string(a.accessor) + "(arena, " + literal(m_.buffer(buffer).offset) + ")";
+  const std::string first =
+      std::string(a.accessor) + "(arena, " + literal(m_.buffer(buffer).offset) + ")";
+  return sliced(buffer) ? first + " + micro * " + literal(slice_elements(buffer)) : first;
+}
+
+bool ArenaText::sliced(int buffer) const {
+  if (m_.setup.micro_batches == 1)
+    return false;
+  switch (m_.buffer(buffer).role) {
+    case BufferRole::input:
+    case BufferRole::labels:
+    case BufferRole::targets:
+    case BufferRole::loss:
+    case BufferRole::predictions:
+      return true;
+    default:
+      return false;
+  }
+}
+
+std::int64_t ArenaText::slice_elements(int buffer) const {
+  return m_.buffer(buffer).elements() / m_.setup.micro_batches;
 }
 
 std::string ArenaText::bytes(int buffer) {

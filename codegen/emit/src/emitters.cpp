@@ -15,8 +15,13 @@ std::string setup_summary(const ModelView& model) {
   const std::string precision = name_of(model.setup.precision);
   if (!model.training())
     return "batch " + std::to_string(model.batch()) + ", Inference, " + precision;
+  const std::string accumulate = model.micro_batches() > 1
+                                     ? ", Accumulate<" + std::to_string(model.micro_batches()) +
+                                           "> (micro-batches of " +
+                                           std::to_string(model.micro_batch()) + ")"
+                                     : "";
   return "batch " + std::to_string(model.batch()) + ", " + name_of(model.setup.loss) + ", " +
-         name_of(model.setup.optimizer) + ", " + precision;
+         name_of(model.setup.optimizer) + ", " + precision + accumulate;
 }
 
 std::string file_banner(const ModelView& model, std::string_view file, std::string_view what) {

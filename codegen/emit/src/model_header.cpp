@@ -22,6 +22,12 @@ std::string dims_list(const Shape& s) {
 }
 
 // What a buffer holds, for the comment beside it.
+// A layer-side shape (one micro-batch's, under Accumulate<K>) with the whole batch's extent.
+Shape whole_batch(const ModelView& model, Shape s) {
+  s.dims[0] = model.batch();
+  return s;
+}
+
 std::string buffer_comment(const ModelView& model, int index) {
   const Buffer& b = model.buffer(index);
   auto layer = [&](std::int64_t i) -> const LayerPlan& {
@@ -42,13 +48,13 @@ std::string buffer_comment(const ModelView& model, int index) {
     case BufferRole::optimizer_moment2:
       return "second moment (Adam v), same layout";
     case BufferRole::input:
-      return shape_text(model.input_shape);
+      return shape_text(whole_batch(model, model.input_shape));
     case BufferRole::arena_input:
       return shape_text(model.input_shape) + ", its bytes shared once its readers have run";
     case BufferRole::labels:
       return "(" + std::to_string(model.batch()) + "), class per sample";
     case BufferRole::targets:
-      return shape_text(model.output_shape);
+      return shape_text(whole_batch(model, model.output_shape));
     case BufferRole::next_batch:
       return std::string("the next batch's ") +
              (!model.training()                            ? "input"
@@ -133,8 +139,11 @@ void emit_step_constants(Printer& p, const ModelView& model) {
           {"parameters", literal(model.parameter_count)},
           {"layers", std::to_string(model.layers.size())},
           {"steps", std::to_string(model.schedule.size())},
-          {"schedule", model.training() ? "forward per layer, loss, backward per layer, update"
-                                        : "forward per layer (Inference)"}},
+          {"schedule", !model.training() ? "forward per layer (Inference)"
+                       : model.micro_batches() > 1
+                           ? "per micro-batch: forward per layer, loss, backward per layer; then "
+                             "update"
+                           : "forward per layer, loss, backward per layer, update"}},
          R"(
     // ---- The step ----------------------------------------------------------------------------
     inline constexpr std::int64_t batch = $batch$;
@@ -144,6 +153,13 @@ void emit_step_constants(Printer& p, const ModelView& model) {
     inline constexpr int layer_count = $layers$;
     inline constexpr int step_count = $steps$;  // $schedule$
   )");
+  if (model.micro_batches() > 1)
+    p.emit({{"k", literal(model.micro_batches())}, {"micro", literal(model.micro_batch())}}, R"(
+      // Accumulate<$k$>: every step but the update runs once per micro-batch of micro_batch samples,
+      // whose shapes the layers' buffers have; the batch's buffers hold all of them.
+      inline constexpr std::int64_t micro_batches = $k$;
+      inline constexpr std::int64_t micro_batch = $micro$;
+    )");
   // An Inference setup has no loss, so neither labels nor targets.
   if (model.training() && classes) {
     p.emit({{"classes", literal(model.output_shape[1])}}, R"(

@@ -143,7 +143,7 @@ EmittedFile CpuKernelEmitter::source() {
 
     namespace {
   )");
-  if (training)
+  if (training && m_.micro_batches() == 1)
     p.emit(R"(
 
       // Which forward pass runs: training (batch statistics, Dropout's masks drawn from the run's
@@ -152,6 +152,19 @@ EmittedFile CpuKernelEmitter::source() {
         bool training = false;
         std::uint64_t seed = 0;
         std::int64_t step = 0;
+      };
+    )");
+  else if (training)
+    p.emit(R"(
+
+      // Which forward pass runs: training (batch statistics, Dropout's masks drawn from the run's
+      // seed and the step number) or evaluation (running statistics, no dropout); and on which
+      // micro-batch (Accumulate<K>), the slice of the batch it reads.
+      struct Pass {
+        bool training = false;
+        std::uint64_t seed = 0;
+        std::int64_t step = 0;
+        index_t micro = 0;
       };
     )");
   p.emit(R"(

@@ -29,6 +29,16 @@ void write_passes(Printer& out, const std::vector<MapPass>& passes) {
   }
 }
 
+// A Dropout's mask key: the run's seed, the step and the layer; under Accumulate<K> moved to the
+// micro-batch's first element (k::dropout_slice_key).
+std::string host_key(const Direction& d) {
+  const std::string key =
+      "k::dropout_key(pass.seed, pass.step, " + std::to_string(d.dropout_layer) + ")";
+  if (d.dropout_slice_elements == 0)
+    return key;
+  return "k::dropout_slice_key(" + key + ", micro * " + literal(d.dropout_slice_elements) + ")";
+}
+
 std::string identity_text(const IdentityCopy& copy) {
   return copy.in_place ? "// in place: " + copy.to + " is " + copy.from
                        : "std::copy(" + copy.from + ", " + copy.from + " + " +
@@ -44,10 +54,8 @@ std::string host_statements(const Direction& d, bool declare) {
        .identity = identity_text,
        .passes = [](Printer& out, const std::vector<MapPass>& passes,
                     const std::string&) { write_passes(out, passes); },
-       .before_training = d.dropout_layer >= 0
-                              ? "const std::uint64_t key = k::dropout_key(pass.seed, pass.step, " +
-                                    std::to_string(d.dropout_layer) + ");"
-                              : ""});
+       .before_training =
+           d.dropout_layer >= 0 ? "const std::uint64_t key = " + host_key(d) + ";" : ""});
 }
 
 void CpuKernelEmitter::emit_function(const std::string& name, const std::vector<Trailing>& trailing,
@@ -64,7 +72,11 @@ void CpuKernelEmitter::emit_function(const std::string& name, const std::vector<
     plan += separator + t.type + " " + t.name;
     arguments += separator + t.name;
   }
-  write_function_pair(body_, name, d, body, own, plan, arguments);
+  if (d.dropout_slice_elements > 0) {  // its masks are the micro-batch's (host_key)
+    own += ", index_t micro";
+    arguments += ", micro";
+  }
+  write_function_pair(body_, a_, name, d, body, own, plan, arguments);
 }
 
 void CpuKernelEmitter::emit_described(const FusedGroup& g) {

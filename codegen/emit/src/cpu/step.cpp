@@ -45,14 +45,23 @@ void CpuKernelEmitter::emit_entry_points() {
     return;
   }
   const GroupOrder order = group_order(m_, groups_);
+  // Under Accumulate<K> the functions that read or write a slice of the batch take the
+  // micro-batch (ArenaText::takes_micro_batch): forward's from the pass, the others from the loop.
+  auto micro = [&](const std::string& function, const std::string& from) {
+    return a_.takes_micro_batch(function) ? ", " + from : std::string();
+  };
   std::vector<std::string> forward, backward;
-  for (const FusedGroup* g : order.forward)
-    forward.push_back(
-        g->view >= 0 ? "// layer " + std::to_string(g->view) + ": Flatten, a view"
-                     : "forward_" + group_name(*g) +
-                           (differs_in_evaluation(*g) ? "(arena, pool, pass);" : "(arena, pool);"));
-  for (const FusedGroup* g : order.backward)
-    backward.push_back("backward_" + group_name(*g) + "(arena, pool);");
+  for (const FusedGroup* g : order.forward) {
+    const std::string function = "forward_" + group_name(*g);
+    forward.push_back(g->view >= 0 ? "// layer " + std::to_string(g->view) + ": Flatten, a view"
+                                   : function + "(arena, pool" +
+                                         (differs_in_evaluation(*g) ? ", pass" : "") +
+                                         micro(function, "pass.micro") + ");");
+  }
+  for (const FusedGroup* g : order.backward) {
+    const std::string function = "backward_" + group_name(*g);
+    backward.push_back(function + "(arena, pool" + micro(function, "micro") + ");");
+  }
   const int grads = a_.index(BufferRole::gradients);
   Printer::Vars v{{"grads", at(grads)}, {"count", literal(m_.parameter_count)}};
   std::string forward_calls, backward_calls;
@@ -60,10 +69,19 @@ void CpuKernelEmitter::emit_entry_points() {
     forward_calls += (forward_calls.empty() ? "" : "\n") + c;
   for (const std::string& c : backward)
     backward_calls += (backward_calls.empty() ? "" : "\n") + c;
-  if (m_.find(BufferRole::parameter_copy))  // the products read it: remade from the masters
-    forward_calls = "make_working_copy(arena, pool);\n" + forward_calls;
+  const bool accumulates = m_.micro_batches() > 1;
+  // The products read the working copy: remade from the masters before the forward pass, or
+  // under Accumulate<K> once before the micro-batches.
+  std::string working_copy;
+  if (m_.find(BufferRole::parameter_copy)) {
+    if (accumulates)
+      working_copy = "make_working_copy(arena, pool);\n";
+    else
+      forward_calls = "make_working_copy(arena, pool);\n" + forward_calls;
+  }
   v["forward"] = forward_calls;
   v["backward"] = backward_calls;
+  v["loss"] = "loss_step(arena, pool" + micro("loss_step", "micro") + ");";
   // Under loss scaling (Mixed<f16>) the gradients arrive scaled: they are unscaled, and the
   // update is skipped where one of them overflowed; then the scale moves (GradScaler's step and
   // update, kernels/mixed_precision.hpp).
@@ -80,6 +98,42 @@ void CpuKernelEmitter::emit_entry_points() {
                   "  update(arena, constants, pool);\n"
                   "k::update_loss_scale(scaler, k::LossScaleSettings{});";
   }
+  if (accumulates) {
+    v["micro_batches"] = literal(m_.micro_batches());
+    v["micro_batch"] = literal(m_.micro_batch());
+    v["batch"] = literal(m_.batch());
+    v["working_copy"] = working_copy;
+    body_.emit(v, R"(
+      // ==== The step, in the plan's schedule ====================================================
+      void forward(std::byte* arena, c::ThreadPool& pool, [[maybe_unused]] const Pass& pass) {
+        $forward$
+      }
+
+      }  // namespace
+
+      // Accumulate<$micro_batches$>: the batch of $batch$ runs as $micro_batches$ micro-batches of
+      // $micro_batch$, each forward, loss and backward on its slice of the batch, their gradients
+      // added up; then one update.
+      void train_step(std::byte* arena, const k::OptimizerConstants& constants, c::ThreadPool& pool) {
+        c::zero(pool, $grads$, $count$);  // gradients: backward accumulates into them
+        $working_copy$for (index_t micro = 0; micro < $micro_batches$; ++micro) {
+          forward(arena, pool,
+                  Pass{.training = true, .seed = constants.seed, .step = constants.step, .micro = micro});
+          $loss$
+          $backward$
+        }
+        $update$
+      }
+
+      void evaluate(std::byte* arena, c::ThreadPool& pool) {
+        $working_copy$for (index_t micro = 0; micro < $micro_batches$; ++micro) {
+          forward(arena, pool, Pass{.training = false, .micro = micro});
+          $loss$
+        }
+      }
+    )");
+    return;
+  }
   body_.emit(v, R"(
     // ==== The step, in the plan's schedule ====================================================
     void forward(std::byte* arena, c::ThreadPool& pool, [[maybe_unused]] const Pass& pass) {
@@ -91,14 +145,14 @@ void CpuKernelEmitter::emit_entry_points() {
     void train_step(std::byte* arena, const k::OptimizerConstants& constants, c::ThreadPool& pool) {
       c::zero(pool, $grads$, $count$);  // gradients: backward accumulates into them
       forward(arena, pool, Pass{.training = true, .seed = constants.seed, .step = constants.step});
-      loss_step(arena, pool);
+      $loss$
       $backward$
       $update$
     }
 
     void evaluate(std::byte* arena, c::ThreadPool& pool) {
       forward(arena, pool, Pass{.training = false});
-      loss_step(arena, pool);
+      $loss$
     }
   )");
 }

@@ -31,6 +31,10 @@ std::string launch_text(const MapPass& pass, const Direction& d, const std::stri
     parameters += ", " + tensor_parameter(used, t, false);
     arguments += ", " + (shares_memory(used, t) ? "g::aliased(" + t.name + ")" : t.name);
   }
+  if (d.dropout_slice_elements > 0) {  // the micro-batch whose masks the key draws
+    parameters += ", index_t micro";
+    arguments += ", micro";
+  }
   return loop_text(
       launcher + "<" + extents + ">(stream, \"" + what + "\", [] __device__(" + parameters + ") {",
       body, "}" + arguments + ");");
@@ -53,11 +57,15 @@ std::string device_statements(const Direction& d, const std::string& what, bool 
     for (std::size_t p = 0; p < passes.size(); ++p) {
       const MapPass& pass = passes[p];
       std::vector<std::string> body;
-      if (d.dropout_layer >= 0)
-        body.push_back(
-            "const std::uint64_t key = k::dropout_key(optimizer_constants.seed, "
-            "optimizer_constants.step, " +
-            std::to_string(d.dropout_layer) + ");");
+      if (d.dropout_layer >= 0) {
+        // Under Accumulate<K>, moved to the micro-batch's first element (k::dropout_slice_key).
+        std::string key = "k::dropout_key(optimizer_constants.seed, optimizer_constants.step, " +
+                          std::to_string(d.dropout_layer) + ")";
+        if (d.dropout_slice_elements > 0)
+          key = "k::dropout_slice_key(" + key + ", micro * " + literal(d.dropout_slice_elements) +
+                ")";
+        body.push_back("const std::uint64_t key = " + key + ";");
+      }
       if (d.reads_constants)
         body.push_back("const k::OptimizerConstants& constants = optimizer_constants;");
       body.push_back(pass.device.call);
@@ -82,10 +90,14 @@ std::string device_pass(const MapPass& pass, const Direction& d, const std::stri
 void CudaKernelEmitter::emit_function(const std::string& name, bool takes_libraries,
                                       bool takes_training, const Direction& d) {
   const std::string training = takes_training ? ", bool training" : "";
+  // A Dropout under Accumulate<K> draws the micro-batch's masks (device_statements).
+  const bool micro = d.dropout_slice_elements > 0;
   write_function_pair(
-      kernels_, name, d, device_statements(d, name, false), "cudaStream_t stream" + training,
+      kernels_, a_, name, d, device_statements(d, name, false),
+      "cudaStream_t stream" + training + (micro ? ", index_t micro" : ""),
       std::string(takes_libraries ? "const Libraries&, " : "") + "cudaStream_t stream" + training,
-      takes_training ? "stream, training" : "stream", /*restrict_qualified=*/true);
+      std::string(takes_training ? "stream, training" : "stream") + (micro ? ", micro" : ""),
+      /*restrict_qualified=*/true);
 }
 
 void CudaKernelEmitter::emit_described(const FusedGroup& g) {

@@ -124,6 +124,10 @@ int CudaKernelEmitter::product_alignment(const FusedGroup& g, bool bias_bound) c
     offsets.push_back(a_.offset(l.input_gradient_buffer));
   if (const Buffer* w = m_.find(BufferRole::workspace))
     offsets.push_back(w->offset);
+  // Under Accumulate<K> the input may be a micro-batch's slice of the batch: its offset moves by a
+  // slice's bytes from one micro-batch to the next.
+  if (a_.sliced(l.input_buffer))
+    offsets.push_back(a_.slice_bytes(l.input_buffer));
   return common_alignment(offsets);
 }
 
@@ -172,7 +176,7 @@ void CudaKernelEmitter::emit_product_functions(const FusedGroup& g, bool library
   }
   // Only a pass of ours uses the stream (the libraries' is bound at set-up).
   const std::string stream = launches ? "cudaStream_t stream" : "cudaStream_t /*stream*/";
-  write_function_pair(kernels_, "forward_" + name, d.forward.direction, forward,
+  write_function_pair(kernels_, a_, "forward_" + name, d.forward.direction, forward,
                       "const Libraries& lib, " + stream,
                       "const Libraries& lib, cudaStream_t stream", "lib, stream",
                       /*restrict_qualified=*/true);
@@ -189,7 +193,7 @@ void CudaKernelEmitter::emit_product_functions(const FusedGroup& g, bool library
     backward += "\nlib." + b.geometry + ".backward_input(dz, weight, dx, " + scratch +
                 (b.accumulates ? ", /*accumulate=*/true" : "") + ");";
   write_function_pair(
-      kernels_, "backward_" + name, passes, backward,
+      kernels_, a_, "backward_" + name, passes, backward,
       "const Libraries& lib, " +
           std::string(passes.passes.empty() ? "cudaStream_t /*stream*/" : "cudaStream_t stream"),
       "const Libraries& lib, cudaStream_t stream", "lib, stream", /*restrict_qualified=*/true);

@@ -87,14 +87,45 @@ void CudaKernelEmitter::emit_entry_points() {
     to += (to.empty() ? "" : "\n") + line;
   };
   const GroupOrder order = group_order(m_, groups_);
-  for (const FusedGroup* g : order.forward)
+  // Under Accumulate<K> the functions that read or write a slice of the batch, or draw a
+  // micro-batch's Dropout masks, take the micro-batch (ArenaText::takes_micro_batch).
+  auto micro = [&](const std::string& function) {
+    return a_.takes_micro_batch(function) ? std::string(", micro") : std::string();
+  };
+  for (const FusedGroup* g : order.forward) {
+    const std::string function = "forward_" + group_name(*g);
     add(forward, g->view >= 0 ? "// layer " + std::to_string(g->view) + ": Flatten, a view"
-                              : "forward_" + group_name(*g) + "(arena, lib, stream" +
-                                    (differs_in_evaluation(*g) ? ", training" : "") + ");");
-  for (const FusedGroup* g : order.backward)
-    add(backward, "backward_" + group_name(*g) + "(arena, lib, stream);");
+                              : function + "(arena, lib, stream" +
+                                    (differs_in_evaluation(*g) ? ", training" : "") +
+                                    micro(function) + ");");
+  }
+  for (const FusedGroup* g : order.backward) {
+    const std::string function = "backward_" + group_name(*g);
+    add(backward, function + "(arena, lib, stream" + micro(function) + ");");
+  }
+  const bool accumulates = m_.micro_batches() > 1;
+  // The step's body: forward, the loss and backward, once, or under Accumulate<K> once per
+  // micro-batch (all of it in the one captured graph).
+  const std::string loss = "loss_step(arena, stream" + micro("loss_step") + ");";
+  std::string step = "forward(arena, lib, stream, /*training=*/true" +
+                     std::string(accumulates ? ", micro" : "") + ");\n" + loss + "\n" + backward;
+  std::string evaluation =
+      "forward(arena_, lib_, stream_, /*training=*/false);\nloss_step(arena_, stream_);";
+  if (accumulates) {
+    const std::string loop = "for (index_t micro = 0; micro < " + literal(m_.micro_batches()) +
+                             "; ++micro) {  // Accumulate<" + std::to_string(m_.micro_batches()) +
+                             ">: micro-batches of " + std::to_string(m_.micro_batch()) + "\n";
+    step = loop + step + "\n}";
+    evaluation =
+        "std::byte* const arena = arena_;\nconst Libraries& lib = lib_;\ncudaStream_t stream = "
+        "stream_;\n" +
+        loop + "forward(arena, lib, stream, /*training=*/false, micro);\n" + loss + "\n}";
+  }
   kernels_.emit({{"forward", forward},
                  {"backward", backward},
+                 {"step", step},
+                 {"evaluation", evaluation},
+                 {"micro", accumulates ? ", [[maybe_unused]] index_t micro" : ""},
                  {"grads", a_.at(BufferRole::gradients)},
                  {"grad_bytes", literal(a_.role(BufferRole::gradients).size)},
                  {"inits", library_inits()},
@@ -108,7 +139,7 @@ void CudaKernelEmitter::emit_entry_points() {
     // `training`: BatchNorm normalises by the batch's statistics and updates the running ones,
     // and Dropout draws its masks; in evaluation both are their inference selves.
     void forward(std::byte* arena, const Libraries& lib, cudaStream_t stream,
-                 [[maybe_unused]] bool training) {
+                 [[maybe_unused]] bool training$micro$) {
       $forward$
     }
 
@@ -128,15 +159,12 @@ void CudaKernelEmitter::emit_entry_points() {
         cudaStream_t stream = stream_;
         // gradients: backward accumulates into them
         g::check(cudaMemsetAsync($grads$, 0, $grad_bytes$, stream), "zeroing the gradients");
-        forward(arena, lib, stream, /*training=*/true);
-        loss_step(arena, stream);
-        $backward$
+        $step$
         update(arena, stream);
       }
 
       void evaluate() override {
-        forward(arena_, lib_, stream_, /*training=*/false);
-        loss_step(arena_, stream_);
+        $evaluation$
       }
 
       std::string describe() const override {

@@ -229,6 +229,8 @@ GroupPasses Describer::dropout(const FusedGroup& g) {
         {mask_bytes},
         "k::dropout_forward<" + geometry + ">(b, key, x, y, mask);"}});
   d.forward->dropout_layer = g.dropout;
+  if (m_.micro_batches() > 1)
+    d.forward->dropout_slice_elements = count;
   d.forward->identity = identity;
   if (l.in_place)
     d.forward->expects.push_back("y to be x (in place): in evaluation nothing is copied");

@@ -13,7 +13,12 @@ std::string tensor_declaration(const TensorUse& t) {
 
 TensorUse buffer_tensor(ArenaText& arena, const std::string& name, int buffer, bool written,
                         const std::string& note_suffix) {
-  return {name, arena.element(buffer), written, arena.at(buffer), arena.note(buffer) + note_suffix};
+  return {name,
+          arena.element(buffer),
+          written,
+          arena.at(buffer),
+          arena.note(buffer) + note_suffix,
+          arena.sliced(buffer)};
 }
 
 TensorUse input_gradient_tensor(const LayerPlan& l, ArenaText& arena) {
@@ -119,13 +124,17 @@ std::string direction_statements(const Direction& d, bool declare, const std::st
   return text;
 }
 
-void write_function_pair(Printer& out, const std::string& name, const Direction& d,
-                         const std::string& body, const std::string& own, const std::string& plan,
-                         const std::string& arguments, bool restrict_qualified) {
+void write_function_pair(Printer& out, ArenaText& arena, const std::string& name,
+                         const Direction& d, const std::string& body, const std::string& own,
+                         const std::string& plan, const std::string& arguments,
+                         bool restrict_qualified) {
+  const bool micro = d.slices_batch() || d.dropout_slice_elements > 0;
+  if (micro)
+    arena.note_takes_micro_batch(name);
   out.emit({{"name", name},
             {"tensors", tensor_parameters(d, restrict_qualified)},
             {"own", own},
-            {"plan", plan},
+            {"plan", plan + (micro ? ", index_t micro" : "")},
             {"expects", expectations_comment(d)},
             {"body", body},
             {"call", plan_call(name, d, arguments)}},

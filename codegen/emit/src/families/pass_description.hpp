@@ -40,6 +40,10 @@ struct TensorUse {
   bool written = false;
   std::string pointer;  // "f32(arena, 1'024)", or "nullptr" where the plan keeps none
   std::string note;     // the comment beside it: "// activation_3 (in place)"
+  // Under Accumulate<K>: the pointer is a micro-batch's slice of a whole-batch buffer (the input,
+  // the labels or targets, the losses, the predictions), at `micro`, which the function on the
+  // plan's buffers then takes (ArenaText::sliced).
+  bool sliced = false;
 };
 
 // One way to split a pass into calls: every point of an index space runs `call`.
@@ -88,6 +92,10 @@ struct Direction {
   // A Dropout's layer: the passes' calls name `key`, the mask's key, which the backend draws
   // from the run's seed and the step number (k::dropout_key) for this layer.
   std::int64_t dropout_layer = -1;
+  // Under Accumulate<K>, that layer's elements in one micro-batch: micro-batch m's element e draws
+  // its bit as the whole batch's element m · this + e does (k::dropout_slice_key). The functions
+  // then take `micro`, the micro-batch.
+  std::int64_t dropout_slice_elements = 0;
   // Where set, the direction is this identity outside training (and, without passes, always).
   std::optional<IdentityCopy> identity;
   // Where not empty, the passes that run outside training instead (a BatchNorm's, over the
@@ -98,6 +106,14 @@ struct Direction {
   // What the passes take for granted of the pointers, which the plan's buffers satisfy and a
   // caller with other pointers must: "y is x".
   std::vector<std::string> expects;
+
+  // Whether a pointer is a micro-batch's slice: the function on the plan's buffers takes `micro`.
+  bool slices_batch() const {
+    for (const TensorUse& t : tensors)
+      if (t.sliced)
+        return true;
+    return false;
+  }
 
   // Whether training and evaluation run different code: the function takes the flag.
   bool differs_in_evaluation() const {
@@ -251,10 +267,14 @@ std::string direction_statements(const Direction& d, bool declare, const std::st
 //   // The same on the plan's buffers:
 //   void name(std::byte* arena, <plan>) { name(<the plan's pointers>, <arguments>); }
 // `own` and `plan` are the parameters after the tensors and after the arena ("c::ThreadPool&
-// pool"), `arguments` what the second passes on after the pointers ("pool").
-void write_function_pair(Printer& out, const std::string& name, const Direction& d,
-                         const std::string& body, const std::string& own, const std::string& plan,
-                         const std::string& arguments, bool restrict_qualified = false);
+// pool"), `arguments` what the second passes on after the pointers ("pool"). Where a pointer is a
+// micro-batch's slice or a Dropout draws a micro-batch's masks (Accumulate<K>), the second also
+// takes `index_t micro` (a Dropout's first too: the caller's `own` and `arguments` say so), and
+// `arena` records that the step's calls pass it (ArenaText::takes_micro_batch).
+void write_function_pair(Printer& out, ArenaText& arena, const std::string& name,
+                         const Direction& d, const std::string& body, const std::string& own,
+                         const std::string& plan, const std::string& arguments,
+                         bool restrict_qualified = false);
 // "// Expects y to be x ...\n": the lines above the function over the tensors, or "" where it
 // expects nothing.
 std::string expectations_comment(const Direction& d);

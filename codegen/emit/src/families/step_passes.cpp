@@ -34,6 +34,8 @@ std::optional<Direction> describe_view_backward(const ModelView& model, const Fu
 
 Direction describe_loss(const ModelView& model, ArenaText& arena) {
   const LayerPlan& last = model.layers.back();
+  // The gradient is of the whole batch's mean: under Accumulate<K> each micro-batch's pass
+  // divides by the batch, not by its own samples (as PyTorch's loop divides each loss by K).
   const std::string batch = literal(model.batch());
   // Under loss scaling (Mixed<f16>) the gradient is the scaled loss's, by the scaler's current
   // scale, which the step reads where it runs.
@@ -50,7 +52,7 @@ Direction describe_loss(const ModelView& model, ArenaText& arena) {
                  buffer_tensor(arena, "dlogits", arena.loss_gradient(), true)};
     d.passes = {{"Each sample: its loss, its predicted class and d(logits) " + of_the_mean,
                  {"n"},
-                 {model.batch()},
+                 {model.micro_batch()},
                  "k::softmax_cross_entropy<" + batch + ", " + literal(model.output_shape[1]) +
                      ">(n, logits, labels, loss, predicted, dlogits" + scale + ");"}};
   } else {
@@ -60,9 +62,9 @@ Direction describe_loss(const ModelView& model, ArenaText& arena) {
                  buffer_tensor(arena, "doutput", arena.loss_gradient(), true)};
     d.passes = {{"Each sample: its loss and d(output) " + of_the_mean,
                  {"n"},
-                 {model.batch()},
+                 {model.micro_batch()},
                  "k::mean_squared_error<" + batch + ", " +
-                     literal(model.output_shape.elements() / model.batch()) +
+                     literal(model.output_shape.elements() / model.micro_batch()) +
                      ">(n, output, targets, loss, doutput" + scale + ");"}};
   }
   if (scaled)

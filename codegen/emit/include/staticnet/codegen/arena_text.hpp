@@ -48,9 +48,26 @@ class ArenaText {
   // The definitions of every accessor used so far, in a fixed order.
   std::string accessor_definitions() const;
 
+  // Under Accumulate<K>, the buffers that hold the whole batch (the input, the labels or targets,
+  // each sample's loss and prediction), of which a micro-batch's pass reads or writes one slice:
+  // at() gives that slice, "f32(arena, 663'552) + micro * 12'288", at the micro-batch `micro`
+  // that the function on the plan's buffers takes. Elements of one slice: slice_elements().
+  bool sliced(int buffer) const;
+  std::int64_t slice_elements(int buffer) const;
+  std::int64_t slice_bytes(int buffer) const {
+    return m_.buffer(buffer).size / m_.setup.micro_batches;
+  }
+  // The functions on the plan's buffers that take `micro` (write_function_pair records them), so
+  // that the step's calls pass it.
+  void note_takes_micro_batch(const std::string& function) { micro_functions_.insert(function); }
+  bool takes_micro_batch(const std::string& function) const {
+    return micro_functions_.count(function) > 0;
+  }
+
  private:
   const ModelView& m_;
   std::set<std::string> used_;
+  std::set<std::string> micro_functions_;
 };
 
 // The fused groups in the order the step runs them: forward (views included, at their place)

@@ -24,8 +24,8 @@ struct ModelNames {
 struct ModelView {
   ModelNames names;
   SetupDesc setup;
-  Shape input_shape;   // with the batch extent
-  Shape output_shape;  // with the batch extent
+  Shape input_shape;   // with the batch extent: one micro-batch's (Accumulate<K>)
+  Shape output_shape;  // with the batch extent: one micro-batch's
   std::int64_t parameter_count = 0;
   std::int64_t non_trainable_count = 0;  // BatchNorm running statistics
   Footprint footprint;
@@ -36,6 +36,9 @@ struct ModelView {
   std::int64_t loss_step = -1;  // the loss's step in the schedule; -1 under Inference
 
   std::int64_t batch() const { return setup.batch; }
+  // Accumulate<K>: the step runs K micro-batches of micro_batch() samples (else 1, of batch()).
+  std::int64_t micro_batches() const { return setup.micro_batches; }
+  std::int64_t micro_batch() const { return setup.micro_batch(); }
   bool training() const { return setup.mode == Mode::training; }
   // The first buffer with this role, or nullptr (parameters, gradients, input, loss, ...).
   const Buffer* find(BufferRole role) const;

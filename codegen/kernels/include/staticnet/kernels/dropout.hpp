@@ -36,6 +36,13 @@ STATICNET_HD std::uint64_t dropout_key(std::uint64_t seed, std::int64_t step, st
                     static_cast<std::uint64_t>(step));
 }
 
+// The key of a slice of the layer's output that starts at element `first`: a micro-batch's, under
+// gradient accumulation (sn::Accumulate). The slice's element e then hashes as the whole batch's
+// element first + e (key + (first + e)·φ), so the micro-batches draw the whole batch's masks.
+STATICNET_HD std::uint64_t dropout_slice_key(std::uint64_t key, index_t first) {
+  return key + static_cast<std::uint64_t>(first) * 0x9E3779B97F4A7C15ull;
+}
+
 // Drops with probability P/Q, over Count elements.
 template <std::int64_t P, std::int64_t Q, index_t Count>
 struct DropoutGeometry {
