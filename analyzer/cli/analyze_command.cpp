@@ -230,6 +230,11 @@ void add_analyze_commands(CLI::App& app, Runner& run) {
                   "What-if: in these precisions (FP32, Mixed<bf16>, Mixed<f16>, Pure<bf16>), "
                   "side by side; the trainers do not offer them yet")
       ->delimiter(',');
+  cmd->add_option("--accumulate", a->options.accumulations,
+                  "What-if: each step as K micro-batches of batch/K (gradient accumulation, "
+                  "Accumulate<K>), e.g. 1,4; training setups only. A batch that K does not "
+                  "divide is left out of the table, with a note")
+      ->delimiter(',');
   cmd->add_option("--format", a->format, "text (default), json, markdown or svg")
       ->check(CLI::IsMember({"text", "json", "markdown", "svg"}));
   cmd->add_option("-o,--output", a->output, "Write the report to this file, not stdout");

@@ -368,6 +368,10 @@ AnalyzeResult analyze(const AnalyzeOptions& o) {
   for (std::int64_t b : o.batches)
     if (b < 1)
       throw UsageError("a batch must be at least 1, got " + std::to_string(b));
+  for (std::int64_t k : o.accumulations)
+    if (k < 1)
+      throw UsageError("--accumulate takes the micro-batches of a step, at least 1, got " +
+                       std::to_string(k));
   const std::vector<Budget> budgets = budgets_of(o);
 
   AnalyzeResult result;
@@ -399,6 +403,8 @@ AnalyzeResult analyze(const AnalyzeOptions& o) {
       run.insert(run.end(), {"--optimizer", opt});
     for (const std::string& precision : o.precisions)
       run.insert(run.end(), {"--precision", precision});
+    for (std::int64_t k : o.accumulations)
+      run.insert(run.end(), {"--accumulate", std::to_string(k)});
     for (std::int64_t b : search_bytes)  // 1 byte, where none fits: no batch does
       run.insert(run.end(), {"--budget", std::to_string(b > 0 ? b : 1)});
     ProcessResult ran;
@@ -459,7 +465,7 @@ AnalyzeResult analyze(const AnalyzeOptions& o) {
       for (MaxBatches& mine : m.max_batch)
         for (const MaxBatches& theirs : named[same_name]->max_batch)
           if (mine.precision == precision && theirs.precision == precision &&
-              theirs.optimizer == mine.optimizer)
+              theirs.optimizer == mine.optimizer && theirs.micro_batches == mine.micro_batches)
             mine.by_budget = theirs.by_budget;
     }
   }

@@ -15,7 +15,7 @@ namespace {
 using nlohmann::json;
 
 // The probe of this staticnet writes exactly this version.
-constexpr int expected_probe_format = 8;
+constexpr int expected_probe_format = 9;
 
 FootprintBytes footprint_of(const json& j) {
   FootprintBytes f;
@@ -94,10 +94,19 @@ BufferRow buffer_of(const json& j, bool quantized) {
           .last_step = b.last_step};
 }
 
+// Accumulate<K>'s K, which the probe writes only where it is above 1.
+std::int64_t micro_batches_of(const json& j) {
+  const std::int64_t k = j.value("micro_batches", std::int64_t{1});
+  if (k < 1)
+    throw ProbeOutputError("the probe names " + std::to_string(k) + " micro-batches");
+  return k;
+}
+
 PlanDump plan_of(const json& j) {
   PlanDump p;
   p.mode = j.at("mode").get<std::string>();
   p.batch = j.at("batch").get<std::int64_t>();
+  p.micro_batches = micro_batches_of(j);
   p.input_dtype = j.at("input_dtype").get<std::string>();
   p.loss = j.at("loss").get<std::string>();
   p.optimizer = j.at("optimizer").get<std::string>();
@@ -170,6 +179,10 @@ std::int64_t slot_bytes(const PlanDump& plan) {
              : arena_alignment;
 }
 
+std::int64_t PlanDump::runs_per_step(std::int64_t step) const {
+  return schedule.at(static_cast<std::size_t>(step)).kind == "update" ? 1 : micro_batches;
+}
+
 const char* label_of(Category c) {
   if (c == Category::optimizer_state)
     return "optimizer state";
@@ -193,13 +206,23 @@ std::vector<ModelDump> parse_probe_output(std::string_view text) {
       d.model = m.at("model").get<std::string>();
       d.setup = m.at("setup").get<std::string>();
       d.plan = plan_of(m.at("plan"));
-      for (const json& s : m.at("sweep"))
-        d.sweep.push_back({s.at("batch").get<std::int64_t>(), s.at("optimizer").get<std::string>(),
-                           s.at("precision").get<std::string>(), footprint_of(s.at("footprint"))});
+      for (const json& s : m.at("sweep")) {
+        SweepPoint point{s.at("batch").get<std::int64_t>(),
+                         s.at("optimizer").get<std::string>(),
+                         s.at("precision").get<std::string>(),
+                         {},
+                         micro_batches_of(s)};
+        if (!s.value("applicable", true)) {
+          d.not_applicable.push_back(std::move(point));
+          continue;
+        }
+        point.footprint = footprint_of(s.at("footprint"));
+        d.sweep.push_back(std::move(point));
+      }
       for (const json& b : m.at("max_batch"))
-        d.max_batch.push_back({b.at("optimizer").get<std::string>(),
-                               b.at("precision").get<std::string>(),
-                               b.at("by_budget").get<std::vector<std::int64_t>>()});
+        d.max_batch.push_back(
+            {b.at("optimizer").get<std::string>(), b.at("precision").get<std::string>(),
+             b.at("by_budget").get<std::vector<std::int64_t>>(), micro_batches_of(b)});
       models.push_back(std::move(d));
     }
     return models;

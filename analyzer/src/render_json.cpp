@@ -38,6 +38,10 @@ ordered_json model_json(const ModelReport& m) {
   j["setup"] = d.setup;
   j["mode"] = p.mode;
   j["batch"] = p.batch;
+  // Accumulate<K>: K micro-batches of micro_batch samples; the timeline's steps before the update
+  // run once per micro-batch (1 without Accumulate: the whole batch at once).
+  j["micro_batches"] = p.micro_batches;
+  j["micro_batch"] = p.micro_batch();
   j["optimizer"] = p.training() ? ordered_json(p.optimizer) : ordered_json(nullptr);
   j["loss"] = p.training() ? ordered_json(p.loss) : ordered_json(nullptr);
   j["precision"] = p.precision;
@@ -116,13 +120,23 @@ ordered_json model_json(const ModelReport& m) {
     points.push_back({{"batch", c.batch},
                       {"optimizer", c.optimizer},
                       {"precision", c.precision},
+                      {"micro_batches", c.micro_batches},
                       {"footprint", footprint_json(c.footprint)},
                       {"fits", c.fits}});
   ordered_json max_batch = ordered_json::array();
   for (const SweepMaxBatch& s : m.sweep_max_batch)
-    max_batch.push_back(
-        {{"optimizer", s.optimizer}, {"precision", s.precision}, {"by_budget", s.by_budget}});
-  j["sweep"] = {{"points", points}, {"max_batch", max_batch}};
+    max_batch.push_back({{"optimizer", s.optimizer},
+                         {"precision", s.precision},
+                         {"micro_batches", s.micro_batches},
+                         {"by_budget", s.by_budget}});
+  // Points the sweep asked for that do not plan: K micro-batches that do not divide the batch.
+  ordered_json not_applicable = ordered_json::array();
+  for (const SweepPoint& point : d.not_applicable)
+    not_applicable.push_back({{"batch", point.batch},
+                              {"optimizer", point.optimizer},
+                              {"precision", point.precision},
+                              {"micro_batches", point.micro_batches}});
+  j["sweep"] = {{"points", points}, {"max_batch", max_batch}, {"not_applicable", not_applicable}};
   return j;
 }
 

@@ -15,7 +15,10 @@ void render_model(std::string& out, const ModelReport& m) {
   out += setup_line(p) + "  \n" + shape_line(p) + "\n\n";
   out += "### Layers\n\n" + layer_table(m).markdown() + "\n" + flop_conventions(p) + "\n\n";
   out += "### " + footprint_heading(p) + "\n\n" + footprint_table(m).markdown() + "\n";
-  out += "### Peak\n\n" + peak_line(m) + ". " + arena_line(m) + "\n\n";
+  out += "### Peak\n\n" + peak_line(m) + ". " + arena_line(m);
+  if (const std::string loop = loop_line(p); !loop.empty())
+    out += " " + loop;
+  out += "\n\n";
   if (!m.alive_at_peak.empty())
     out +=
         "Activation buffers alive then:\n\n" + consumer_table(m, m.alive_at_peak).markdown() + "\n";
@@ -27,9 +30,15 @@ void render_model(std::string& out, const ModelReport& m) {
     for (const std::string& line : flash_lines(m))
       out += line + "\n\n";
   }
-  if (!m.sweep.empty()) {
-    out += "### What-if\n\n" + sweep_table(m).markdown() + "\n";
+  if (has_sweep(m)) {
+    out += "### What-if\n\n";
+    if (!m.sweep.empty())
+      out += sweep_table(m).markdown() + "\n";
     for (const std::string& line : precision_lines(m))
+      out += line + "\n\n";
+    for (const std::string& line : accumulation_lines(m))
+      out += line + "\n\n";
+    for (const std::string& line : not_applicable_lines(m))
       out += line + "\n\n";
     if (!m.checks.empty())
       out += sweep_max_batch_table(m).markdown() + "\n";

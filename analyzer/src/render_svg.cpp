@@ -106,7 +106,11 @@ void chart(std::string& out, const ModelReport& m, double y0) {
          "\" font-size=\"13\" fill=\"#444\">" +
          escape("bytes in use at each step of one " +
                 std::string(p.training() ? "training step" : "forward pass") + ", batch " +
-                grouped_count(p.batch) + (p.training() ? ", " + p.optimizer : "") + "; arena " +
+                grouped_count(p.batch) +
+                (p.micro_batches > 1 ? " as " + grouped_count(p.micro_batches) +
+                                           " micro-batches of " + grouped_count(p.micro_batch())
+                                     : "") +
+                (p.training() ? ", " + p.optimizer : "") + "; arena " +
                 human_bytes(p.footprint.total)) +
          "</text>\n";
 
@@ -149,6 +153,27 @@ void chart(std::string& out, const ModelReport& m, double y0) {
            " transform=\"rotate(-60 " + num(x) + " " + num(y) + ")\"" +
            (s.index == m.peak_step ? " font-weight=\"bold\"" : "") + ">" + escape(s.label) +
            "</text>\n";
+  }
+
+  // Accumulate<K>: a bracket under the step names over the loop body (every step but the
+  // update), which runs once per micro-batch; the chart shows one iteration.
+  if (p.micro_batches > 1) {
+    std::int64_t body = 0;
+    while (body < static_cast<std::int64_t>(m.timeline.size()) && p.runs_per_step(body) > 1)
+      ++body;
+    if (body > 0) {
+      const double x1 = left + bar * 0.1;
+      const double x2 = left + bar * (static_cast<double>(body) - 0.1);
+      const double y = y0 + chart_height - 24;
+      out += "<path d=\"M" + num(x1) + " " + num(y - 6) + " v6 H" + num(x2) + " v-6\"" +
+             " fill=\"none\" stroke=\"#444\" stroke-width=\"1.2\"/>\n";
+      out += "<text x=\"" + num((x1 + x2) / 2) + "\" y=\"" + num(y + 15) +
+             "\" font-size=\"12\" fill=\"#444\" text-anchor=\"middle\">" +
+             escape("× " + grouped_count(p.micro_batches) + ": steps 0–" +
+                    std::to_string(body - 1) + " run once per micro-batch of " +
+                    grouped_count(p.micro_batch()) + "; the update once") +
+             "</text>\n";
+    }
   }
 
   // The peak.

@@ -73,6 +73,8 @@ void render_model(Writer& w, const ModelReport& m) {
   w.line();
   w.heading("  Peak: " + peak_line(m));
   w.line("    " + arena_line(m));
+  if (const std::string loop = loop_line(p); !loop.empty())
+    w.paragraph(loop, 4);
   if (!m.alive_at_peak.empty()) {
     w.line("    Activation buffers alive then:");
     w.table(consumer_table(m, m.alive_at_peak), 6);
@@ -95,7 +97,7 @@ void render_model(Writer& w, const ModelReport& m) {
         w.line("    " + flash[i]);
     }
   }
-  if (!m.sweep.empty()) {
+  if (has_sweep(m)) {
     w.line();
     w.heading("  What-if: the footprint by batch" +
               std::string(std::any_of(m.sweep.begin(), m.sweep.end(),
@@ -104,9 +106,15 @@ void render_model(Writer& w, const ModelReport& m) {
                                       })
                               ? " and optimizer"
                               : "") +
-              (sweeps_precision(m) ? " and precision" : ""));
-    w.table(sweep_table(m), 4);
+              (sweeps_precision(m) ? " and precision" : "") +
+              (sweeps_accumulation(m) ? " and micro-batches" : ""));
+    if (!m.sweep.empty())
+      w.table(sweep_table(m), 4);
     for (const std::string& line : precision_lines(m))
+      w.line("    " + line);
+    for (const std::string& line : accumulation_lines(m))
+      w.line("    " + line);
+    for (const std::string& line : not_applicable_lines(m))
       w.line("    " + line);
     if (!m.checks.empty()) {
       w.line();

@@ -43,6 +43,13 @@ std::string run_of(const PlanDump& plan) {
 
 // What a batch search's answer says in a sentence about a budget exceeded.
 std::string batch_clause(const ModelReport& m, std::int64_t max_batch) {
+  const std::int64_t k = m.model.plan.micro_batches;
+  if (k > 1)  // Accumulate<K>: the batches K divides
+    return max_batch > 0
+               ? "the largest batch that fits in " + grouped(k) + " micro-batches is " +
+                     grouped(max_batch) + " (this setup's is " + grouped(m.model.plan.batch) + ")"
+               : "not even a batch of " + grouped(k) + " (" + grouped(k) +
+                     " micro-batches of 1) fits";
   return max_batch > 0 ? "the largest batch that fits is " + grouped(max_batch) +
                              " (this setup's is " + grouped(m.model.plan.batch) + ")"
                        : "not even a batch of 1 fits";
@@ -264,14 +271,14 @@ ModelReport build_report(ModelDump model, const std::vector<Budget>& budgets) {
     r.checks.push_back(c);
   }
   for (const SweepPoint& p : model.sweep) {
-    SweepColumn col{p.batch, p.optimizer, p.precision, p.footprint, {}};
+    SweepColumn col{p.batch, p.optimizer, p.precision, p.footprint, {}, p.micro_batches};
     for (const Budget& b : budgets)
       col.fits.push_back(b.fits(p.footprint, p.precision));
     r.sweep.push_back(std::move(col));
   }
-  if (!model.sweep.empty())
+  if (!model.sweep.empty() || !model.not_applicable.empty())
     for (const MaxBatches& m : model.max_batch)
-      r.sweep_max_batch.push_back({m.optimizer, m.precision, m.by_budget});
+      r.sweep_max_batch.push_back({m.optimizer, m.precision, m.by_budget, m.micro_batches});
   r.model = std::move(model);
   return r;
 }

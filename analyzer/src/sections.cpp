@@ -59,21 +59,43 @@ bool any_flash(const ModelReport& m) {
   return std::ranges::any_of(m.checks, [](const BudgetCheck& c) { return c.budget.has_flash(); });
 }
 
+// "batch 64 as 4 micro-batches of 16", "batch 64 as 1 micro-batch" (a sweep's point), or
+// "batch 64" where the report says nothing of micro-batches.
+std::string batch_text(std::int64_t batch, std::int64_t micro_batches, bool say_micro_batches) {
+  std::string s = "batch " + grouped_count(batch);
+  if (say_micro_batches)
+    s += micro_batches > 1 ? " as " + grouped_count(micro_batches) + " micro-batches of " +
+                                 grouped_count(batch / micro_batches)
+                           : " as 1 micro-batch";
+  return s;
+}
+
+// "4 micro-batches of 16", "1 micro-batch of 64": a sweep's row.
+std::string micro_batch_text(std::int64_t batch, std::int64_t micro_batches) {
+  return grouped_count(micro_batches) +
+         (micro_batches == 1 ? " micro-batch of " : " micro-batches of ") +
+         grouped_count(batch / micro_batches);
+}
+
 }  // namespace
 
 std::string setup_line(const PlanDump& plan) {
   if (!plan.training())
     return "inference (forward only): batch " + grouped_count(plan.batch) + ", " + plan.precision;
-  return "training step: batch " + grouped_count(plan.batch) + ", " + plan.optimizer + ", " +
-         plan.loss + ", " + plan.precision +
+  return "training step: batch " + grouped_count(plan.batch) +
+         (plan.micro_batches > 1 ? " as " + grouped_count(plan.micro_batches) +
+                                       " micro-batches of " + grouped_count(plan.micro_batch()) +
+                                       " (Accumulate<" + std::to_string(plan.micro_batches) + ">)"
+                                 : std::string()) +
+         ", " + plan.optimizer + ", " + plan.loss + ", " + plan.precision +
          (plan.prefetch ? ", Prefetch (the next batch arrives during the step)" : "");
 }
 
 std::string shape_line(const PlanDump& plan) {
   const std::size_t layers = plan.layers.size();
   return "input " + plan.input_dtype + " " + shape_text(plan.input_shape) + " → output " +
-         shape_text(plan.output_shape) + "; " + grouped_count(plan.parameter_count) +
-         " parameters" +
+         shape_text(plan.output_shape) + (plan.micro_batches > 1 ? " per micro-batch" : "") + "; " +
+         grouped_count(plan.parameter_count) + " parameters" +
          (plan.non_trainable_count > 0
               ? " (and " + grouped_count(plan.non_trainable_count) + " non-trainable)"
               : std::string()) +
@@ -146,6 +168,11 @@ std::string flop_conventions(const PlanDump& plan) {
          "(its input, its output, or pool indices); a tensor two layers keep (an in-place "
          "activation's output, kept again as the next layer's input) is in both rows, so the "
          "total can exceed the activations below, which hold each tensor once.";
+  if (plan.micro_batches > 1)
+    s += " Under Accumulate<" + std::to_string(plan.micro_batches) +
+         ">: the shapes and saved bytes are one micro-batch's (" +
+         grouped_count(plan.micro_batch()) + " samples), the FLOPs the whole step's (its " +
+         grouped_count(plan.micro_batches) + " micro-batches).";
   if (std::ranges::any_of(plan.layers, [](const LayerRow& l) {
         return l.pass_cpu[1] > l.pass_cpu[0] || l.pass_cuda[1] > l.pass_cuda[0];
       }))
@@ -193,6 +220,25 @@ std::string arena_line(const ModelReport& m) {
          ") above the peak: buffers placed at fixed offsets leave that gap.";
 }
 
+std::string loop_line(const PlanDump& plan) {
+  if (plan.micro_batches <= 1 || plan.schedule.empty())
+    return "";
+  // The loop body: every step but the update, which is last.
+  const auto steps = static_cast<std::int64_t>(plan.schedule.size());
+  std::int64_t body = 0;
+  while (body < steps && plan.runs_per_step(body) > 1)
+    ++body;
+  if (body == 0)
+    return "";
+  std::string s =
+      "Steps 0–" + std::to_string(body - 1) + " (forward, loss and backward) run " +
+      grouped_count(plan.micro_batches) + " times in a training step, once per micro-batch of " +
+      grouped_count(plan.micro_batch()) + ", in the same buffers each time (shown once here)";
+  if (body < steps)
+    s += "; the update, step " + std::to_string(body) + ", runs once, after the last";
+  return s + ".";
+}
+
 Table consumer_table(const ModelReport& m, const std::vector<Consumer>& consumers) {
   Table t({Align::right, Align::left, Align::left, Align::left});
   t.add({"bytes", "category", "buffer", "alive"});
@@ -202,10 +248,15 @@ Table consumer_table(const ModelReport& m, const std::vector<Consumer>& consumer
 }
 
 std::string check_rule(const ModelReport& m) {
-  if (!any_flash(m))
-    return "required = the step's footprint + the device's runtime overhead";
-  return "required = the footprint + the device's runtime overhead; a microcontroller's SRAM and "
-         "flash apart";
+  std::string rule = any_flash(m)
+                         ? "required = the footprint + the device's runtime overhead; a "
+                           "microcontroller's SRAM and flash apart"
+                         : "required = the step's footprint + the device's runtime overhead";
+  // Accumulate<K>: the batches that plan are those K divides.
+  if (const std::int64_t k = m.model.plan.micro_batches; k > 1)
+    rule += "; under Accumulate<" + std::to_string(k) + "> the largest batch is a multiple of " +
+            grouped_count(k);
+  return rule;
 }
 
 Table check_table(const ModelReport& m, std::vector<bool>* row_fits) {
@@ -274,21 +325,40 @@ bool sweeps_precision(const ModelReport& m) {
   return false;
 }
 
+bool has_sweep(const ModelReport& m) {
+  return !m.sweep.empty() || !m.model.not_applicable.empty();
+}
+
+bool sweeps_accumulation(const ModelReport& m) {
+  const std::int64_t own = m.model.plan.micro_batches;
+  return std::ranges::any_of(m.sweep,
+                             [&](const SweepColumn& c) { return c.micro_batches != own; }) ||
+         std::ranges::any_of(m.model.not_applicable,
+                             [&](const SweepPoint& p) { return p.micro_batches != own; });
+}
+
+bool shows_micro_batches(const ModelReport& m) {
+  return m.model.plan.micro_batches > 1 || sweeps_accumulation(m);
+}
+
 std::vector<std::string> precision_lines(const ModelReport& m) {
   if (!sweeps_precision(m))
     return {};
   std::vector<std::string> lines;
   const std::string& own = m.model.plan.precision;
-  // One line per (batch, optimizer), in the sweep's order: its smallest precision, and against
-  // the setup's precision where the sweep has it, what each other saves or costs.
+  const bool say_micro_batches = shows_micro_batches(m);
+  // One line per (batch, optimizer, micro-batches), in the sweep's order: its smallest
+  // precision, and against the setup's precision where the sweep has it, what each other saves
+  // or costs.
   for (std::size_t first = 0; first < m.sweep.size(); ++first) {
     const SweepColumn& point = m.sweep[first];
     auto same_point = [&](const SweepColumn& o) {
-      return o.batch == point.batch && o.optimizer == point.optimizer;
+      return o.batch == point.batch && o.optimizer == point.optimizer &&
+             o.micro_batches == point.micro_batches;
     };
     if (std::any_of(m.sweep.begin(), m.sweep.begin() + static_cast<std::ptrdiff_t>(first),
                     same_point))
-      continue;  // this (batch, optimizer) has its line
+      continue;  // this (batch, optimizer, micro-batches) has its line
     const SweepColumn *smallest = &point, *setups = nullptr;
     for (const SweepColumn& o : m.sweep) {
       if (!same_point(o))
@@ -298,7 +368,8 @@ std::vector<std::string> precision_lines(const ModelReport& m) {
       if (o.precision == own)
         setups = &o;
     }
-    std::string line = "batch " + grouped_count(point.batch) + ", " + point.optimizer + ": ";
+    std::string line = batch_text(point.batch, point.micro_batches, say_micro_batches) + ", " +
+                       point.optimizer + ": ";
     if (smallest == setups)
       line += own + " (the setup's) is the smallest, " + human_bytes(smallest->footprint.total);
     else
@@ -321,15 +392,91 @@ std::vector<std::string> precision_lines(const ModelReport& m) {
   return lines;
 }
 
+std::vector<std::string> accumulation_lines(const ModelReport& m) {
+  if (!sweeps_accumulation(m))
+    return {};
+  std::vector<std::string> lines;
+  const std::int64_t own = m.model.plan.micro_batches;
+  const bool precisions = sweeps_precision(m);
+  // One line per (batch, optimizer, precision) swept at more than one K, in the sweep's order:
+  // each other K against the setup's (else the first swept).
+  for (std::size_t first = 0; first < m.sweep.size(); ++first) {
+    const SweepColumn& point = m.sweep[first];
+    auto same_point = [&](const SweepColumn& o) {
+      return o.batch == point.batch && o.optimizer == point.optimizer &&
+             o.precision == point.precision;
+    };
+    if (std::any_of(m.sweep.begin(), m.sweep.begin() + static_cast<std::ptrdiff_t>(first),
+                    same_point))
+      continue;
+    const SweepColumn* reference = &point;
+    for (const SweepColumn& o : m.sweep)
+      if (same_point(o) && o.micro_batches == own)
+        reference = &o;
+    std::string line;
+    for (const SweepColumn& o : m.sweep) {
+      if (!same_point(o) || &o == reference)
+        continue;
+      const std::int64_t a = o.footprint.total, b = reference->footprint.total;
+      line +=
+          std::string(line.empty() ? "" : "; ") + "as " +
+          micro_batch_text(o.batch, o.micro_batches) + ", " + human_bytes(a) + ", " +
+          (a == b ? std::string("the same as")
+                  : human_bytes(a < b ? b - a : a - b) + (a < b ? " less than" : " more than")) +
+          " as " + micro_batch_text(reference->batch, reference->micro_batches);
+    }
+    if (line.empty())
+      continue;  // this point was swept at one K only
+    lines.push_back("batch " + grouped_count(point.batch) + ", " + point.optimizer +
+                    (precisions ? ", " + point.precision : "") + ": " + line +
+                    (reference->micro_batches == own ? " (the setup's)" : ""));
+  }
+  lines.push_back(
+      "Accumulate<K> runs a step as K micro-batches of batch / K samples, one after another, "
+      "adding up their gradients: the activations (what backward saves among them) are one "
+      "micro-batch's, the inputs region holds the whole batch, and the weights, gradients and "
+      "optimizer state do not change.");
+  return lines;
+}
+
+std::vector<std::string> not_applicable_lines(const ModelReport& m) {
+  // Per K, in the order swept, the batches it does not divide (each once, whatever the optimizer
+  // and precision).
+  std::vector<std::pair<std::int64_t, std::vector<std::int64_t>>> by_k;
+  for (const SweepPoint& p : m.model.not_applicable) {
+    auto it = std::ranges::find_if(by_k, [&](const auto& e) { return e.first == p.micro_batches; });
+    if (it == by_k.end())
+      it = by_k.insert(by_k.end(), {p.micro_batches, {}});
+    if (std::ranges::find(it->second, p.batch) == it->second.end())
+      it->second.push_back(p.batch);
+  }
+  std::vector<std::string> lines;
+  for (const auto& [k, batches] : by_k) {
+    std::string list;
+    for (std::size_t i = 0; i < batches.size(); ++i)
+      list += (i == 0 ? "" : i + 1 == batches.size() ? " or " : ", ") + grouped_count(batches[i]);
+    lines.push_back("Not applicable, left out: " + grouped_count(k) + " micro-batches with batch " +
+                    list + " (Accumulate<" + std::to_string(k) + "> splits a batch into " +
+                    grouped_count(k) + " of equal size, but " + grouped_count(k) +
+                    " does not divide " + (batches.size() == 1 ? "it" : "them") + ").");
+  }
+  return lines;
+}
+
 // One row per point of the sweep, so that a sweep of many batches and optimizers grows down the
 // page, not across it (8 batches × 2 optimizers as columns made a table 330 characters wide).
 Table sweep_table(const ModelReport& m) {
   const bool precisions = sweeps_precision(m);
+  const bool micro_batches = shows_micro_batches(m);
   std::vector<Align> align = {Align::right, Align::left};
   std::vector<std::string> head = {"batch", "optimizer"};
   if (precisions) {
     align.push_back(Align::left);
     head.push_back("precision");
+  }
+  if (micro_batches) {
+    align.push_back(Align::left);
+    head.push_back("micro-batches");
   }
   std::vector<Category> shown_categories;
   for (Category cat : categories) {
@@ -351,6 +498,8 @@ Table sweep_table(const ModelReport& m) {
     std::vector<std::string> row = {grouped_count(c.batch), c.optimizer};
     if (precisions)
       row.push_back(c.precision);
+    if (micro_batches)
+      row.push_back(grouped_count(c.micro_batches) + " × " + grouped_count(c.micro_batch()));
     for (Category cat : shown_categories)
       row.push_back(human_bytes(c.footprint[cat]));
     row.push_back(human_bytes(c.footprint.total));
@@ -383,9 +532,13 @@ Table sweep_max_batch_table(const ModelReport& m) {
   }
   Table t(align);
   t.add(head);
+  const bool micro_batches = shows_micro_batches(m);
   for (const SweepMaxBatch& s : m.sweep_max_batch) {
-    std::vector<std::string> row = {"with " + s.optimizer +
-                                    (sweeps_precision(m) ? ", " + s.precision : "")};
+    std::vector<std::string> row = {
+        "with " + s.optimizer + (sweeps_precision(m) ? ", " + s.precision : "") +
+        (micro_batches ? ", " + grouped_count(s.micro_batches) +
+                             (s.micro_batches == 1 ? " micro-batch" : " micro-batches")
+                       : "")};
     for (std::int64_t b : s.by_budget)
       row.push_back(grouped_count(b));
     t.add(row);

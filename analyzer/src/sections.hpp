@@ -9,7 +9,8 @@
 
 namespace staticnet::analyzer {
 
-// "training step: batch 128, Adam, CrossEntropy, FP32"
+// "training step: batch 128, Adam, CrossEntropy, FP32"; under Accumulate<4> "batch 128 as 4
+// micro-batches of 32 (Accumulate<4>)"
 std::string setup_line(const PlanDump& plan);
 // "input f32 (128, 3, 32, 32) → output (128, 10); 41,418 parameters; 5 layers; 13 buffers ..."
 std::string shape_line(const PlanDump& plan);
@@ -22,6 +23,9 @@ std::string footprint_heading(const PlanDump& plan);
 std::string peak_line(const ModelReport& m);
 // Whether the arena equals the peak, or by how much placement exceeds it.
 std::string arena_line(const ModelReport& m);
+// Under Accumulate<K>: that the steps before the update run K times, once per micro-batch (the
+// timeline shows one iteration); empty without.
+std::string loop_line(const PlanDump& plan);
 Table consumer_table(const ModelReport& m, const std::vector<Consumer>& consumers);
 // What "required" counts, for the budgets' heading: "required = the step's footprint + ...".
 std::string check_rule(const ModelReport& m);
@@ -35,6 +39,20 @@ Table sweep_table(const ModelReport& m);
 Table sweep_max_batch_table(const ModelReport& m);
 // Whether the sweep spans another precision than the setup's (--precision).
 bool sweeps_precision(const ModelReport& m);
+// Whether the report has a what-if section: swept points, planned or not applicable.
+bool has_sweep(const ModelReport& m);
+// Whether the sweep spans other micro-batches than the setup's (--accumulate).
+bool sweeps_accumulation(const ModelReport& m);
+// Whether the sweep's rows say their micro-batches: under --accumulate, or a setup with
+// Accumulate<K>.
+bool shows_micro_batches(const ModelReport& m);
+// Under --accumulate, a line per batch, optimizer and precision with more than one K: what each
+// saves or costs against the setup's micro-batches (else the first swept), then what changes
+// with K; empty without.
+std::vector<std::string> accumulation_lines(const ModelReport& m);
+// The swept points left out because their K does not divide their batch, a line per K; empty
+// when there are none.
+std::vector<std::string> not_applicable_lines(const ModelReport& m);
 // Under --precision, a line per batch and optimizer that names the smallest precision and what
 // it saves or costs against the setup's, then what the trainers run; empty without.
 std::vector<std::string> precision_lines(const ModelReport& m);

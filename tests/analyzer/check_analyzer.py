@@ -38,6 +38,11 @@ INT8_DIGITS = "tests/analyzer/data/int8_digits.hpp"
 INT8_OVER = "tests/analyzer/data/int8_over_budget.hpp"
 MCU_FLAGS = ["--device", "nrf52840", "--device", "stm32h743"]
 
+# Gradient accumulation: Batch<32> as Accumulate<4>'s micro-batches of 8, swept at 1 and 4
+# micro-batches over a batch 4 does not divide (30) and two it does.
+ACCUMULATE = "tests/analyzer/data/accumulate.hpp"
+ACCUMULATE_FLAGS = ["--device", "jetson_nano", "--accumulate", "1,4", "--batch", "30,32,64"]
+
 failures = []
 
 
@@ -75,6 +80,8 @@ def golden_cases():
     for fmt in ("text", "markdown", "json", "svg"):
         yield f"int8_digits_mcu.{FORMATS[fmt]}", [INT8_DIGITS, *MCU_FLAGS, "--format", fmt]
     yield "int8_over_budget_mcu.txt", [INT8_OVER, *MCU_FLAGS]
+    for fmt, ext in FORMATS.items():
+        yield f"accumulate.{ext}", [ACCUMULATE, *ACCUMULATE_FLAGS, "--format", fmt]
     yield "list_devices.txt", ["--list-devices"]
 
 
@@ -321,6 +328,96 @@ def check_hand_numbers(args):
     check("unknown precision 'Mixed<f32>'" in r.stderr, r.stderr)
 
     check_microcontroller_numbers(args)
+    check_accumulate_numbers(args)
+
+
+def check_accumulate_numbers(args):
+    # tests/analyzer/data/accumulate.hpp: Conv2d<8, 3x3> on 1x28x28, ReLU, Flatten, Linear<10>;
+    # Batch<32>, Adam, Accumulate<4>: a step runs 4 micro-batches of 8 (setup.hpp).
+    B, K = 32, 4
+    m_ = B // K
+    params = (8 * 9 + 8) + (8 * 26 * 26 * 10 + 10)  # 54,170
+    pb = round256(4 * params)  # 216,680 -> 216,832
+    # The inputs region holds the whole batch, whatever K: 32 images and 32 labels.
+    inputs = round256(B * 28 * 28 * 4) + round256(B * 4)  # 100,352 + 256
+    # The activations at the peak (backward of the Linear): the conv's output (the ReLU in place)
+    # and the gradient of the Linear's input, each one micro-batch's, the gradient of the logits
+    # (8 * 10 * 4 = 320 -> 512), and the per-sample losses and predicted classes, which stay the
+    # whole batch's (32 * 4 = 128 -> 256 each).
+    def activations(micro):
+        return 2 * micro * 8 * 26 * 26 * 4 + round256(micro * 10 * 4) + 2 * round256(B * 4)
+    workspace = round256(9 * 26 * 26 * 4)  # the im2col of one sample, whatever the batch
+    expected = {"weights": pb, "gradients": pb, "optimizer_state": 2 * pb, "inputs": inputs,
+                "workspace": workspace, "activations": activations(m_)}
+    check(inputs == 100608 and activations(m_) == 347136 and activations(B) == 1386240,
+          f"accumulate by hand: {inputs}, {activations(m_)}, {activations(B)}")
+    result = analyze(args, ACCUMULATE, "--format", "json", "--accumulate", "1,4", "--batch",
+                     "30,32", "--budget", "2MiB", expect=0)
+    m = json.loads(result.stdout)["models"][0]
+    check((m["batch"], m["micro_batches"], m["micro_batch"]) == (B, K, m_),
+          f"accumulate: batch {m['batch']}, {m['micro_batches']} of {m['micro_batch']}")
+    check(m["parameter_count"] == params, f"accumulate: parameters {m['parameter_count']}")
+    for key, value in expected.items():
+        check(m["footprint"][key] == value, f"accumulate: {key} {m['footprint'][key]}, by hand "
+                                            f"{value}")
+    check(m["footprint"]["total"] == sum(expected.values()) == 1339648,
+          f"accumulate: total {m['footprint']['total']}")
+    # The layers see one micro-batch: shapes and saved bytes of 8 samples; FLOPs the whole step's.
+    check(m["input_shape"] == [m_, 1, 28, 28] and m["layers"][0]["input_shape"] == [m_, 1, 28, 28],
+          f"accumulate: input shape {m['input_shape']}")
+    check(m["layers"][0]["saved_bytes"] == m_ * 28 * 28 * 4, "accumulate: conv's saved input")
+    check(m["layers"][0]["forward_flops"] == 2 * B * 8 * 26 * 26 * 9 + B * 8 * 26 * 26,
+          f"accumulate: conv forward FLOPs {m['layers'][0]['forward_flops']}")
+    check(m["timeline"][-1]["name"] == "optimizer update (Adam)" and len(m["timeline"]) == 10,
+          f"accumulate: timeline {[s['name'] for s in m['timeline']]}")
+    # The sweep: at batch 32 one micro-batch of 32 and four of 8 hold the same inputs and
+    # persistent regions; only the activations differ. 4 does not divide 30.
+    points = {(p["batch"], p["micro_batches"]): p["footprint"] for p in m["sweep"]["points"]}
+    check(sorted(points) == [(30, 1), (32, 1), (32, 4)], f"accumulate: points {sorted(points)}")
+    check(points[(32, 4)] == m["footprint"], "accumulate: the sweep's (32, 4) is the plan")
+    check(points[(32, 1)]["activations"] == activations(B)
+          and points[(32, 1)]["inputs"] == points[(32, 4)]["inputs"] == inputs,
+          f"accumulate: one micro-batch of 32: {points[(32, 1)]}")
+    check(points[(32, 1)]["total"] - points[(32, 4)]["total"] == activations(B) - activations(m_)
+          == 1039104, "accumulate: 4 micro-batches save the activations' difference only")
+    check(m["sweep"]["not_applicable"] == [{"batch": 30, "optimizer": "Adam", "precision": "FP32",
+                                            "micro_batches": 4}],
+          f"accumulate: not applicable {m['sweep']['not_applicable']}")
+    # The largest batch in 2 MiB under Accumulate<4> is a multiple of 4 that fits, the next
+    # multiple does not; the budget check's is the setup's (4 micro-batches).
+    largest = {p["micro_batches"]: p["by_budget"][0] for p in m["sweep"]["max_batch"]}
+    check(largest[4] % 4 == 0 and largest[4] > largest[1] > 0 and
+          m["budgets"][0]["max_batch"] == largest[4], f"accumulate: largest batches {largest}")
+    result = analyze(args, ACCUMULATE, "--format", "json", "--batch",
+                     f"{largest[4]},{largest[4] + 4}", "--budget", "2MiB", expect=0)
+    fits = [p["fits"][0] for p in json.loads(result.stdout)["models"][0]["sweep"]["points"]]
+    check(fits == [True, False], f"accumulate: around the largest batch {largest[4]}: {fits}")
+
+    text = " ".join(analyze(args, ACCUMULATE, "--accumulate", "1,4", "--batch", "30,32",
+                            expect=0).stdout.split())
+    for cell in ("training step: batch 32 as 4 micro-batches of 8 (Accumulate<4>), Adam, "
+                 "CrossEntropy, FP32",
+                 "input f32 (8, 1, 28, 28) → output (8, 10) per micro-batch",
+                 "Steps 0–8 (forward, loss and backward) run 4 times in a training step, once per "
+                 "micro-batch of 8",
+                 "the update, step 9, runs once",
+                 "What-if: the footprint by batch and micro-batches",
+                 "32 Adam 4 × 8 211.75 KiB 211.75 KiB 423.50 KiB 98.25 KiB 24.00 KiB 339.00 KiB "
+                 "1.28 MiB",
+                 "batch 32, Adam: as 1 micro-batch of 32, 2.27 MiB, 1014.75 KiB more than as 4 "
+                 "micro-batches of 8 (the setup's)",
+                 "Not applicable, left out: 4 micro-batches with batch 30 (Accumulate<4> splits a "
+                 "batch into 4 of equal size, but 4 does not divide it)."):
+        check(cell in text, f"accumulate: the text report has no '{cell}':\n{text}")
+    # Without Accumulate nothing is said of micro-batches, unless --accumulate sweeps them.
+    text = analyze(args, sample("mlp"), "-I", ".", expect=0).stdout
+    check("micro-batch" not in text, "a setup without Accumulate mentions micro-batches")
+    text = " ".join(analyze(args, sample("simple_cnn"), "-I", ".", "--accumulate", "4",
+                            expect=0).stdout.split())
+    check("What-if: the footprint by batch and micro-batches" in text
+          and "128 Adam 4 × 32 162.00 KiB 162.00 KiB 324.00 KiB 1.50 MiB 108.00 KiB 4.63 MiB "
+          "6.86 MiB" in text and "Accumulate<K> runs a step as K micro-batches" in text,
+          f"--accumulate 4 on SimpleCNN:\n{text}")
 
 
 def round16(n):
@@ -477,6 +574,13 @@ def check_exit_codes(args):
     check("'lots' is not a size" in r.stderr, r.stderr)
     r = analyze(args, sample("mlp"), "-I", ".", "--optimizer", "Adagrad", expect=2)
     check("unknown optimizer 'Adagrad'" in r.stderr, r.stderr)
+    r = analyze(args, sample("mlp"), "-I", ".", "--accumulate", "0", expect=2)
+    check("--accumulate takes the micro-batches of a step, at least 1, got 0" in r.stderr, r.stderr)
+    # Over budget under Accumulate<4>: the largest batch is said in micro-batches.
+    r = analyze(args, ACCUMULATE, "--budget", "1MiB", expect=1)
+    check(r.stderr == "staticnet analyze: error: accumulating: Net as Setup does not fit budget "
+          "1.00 MiB: a step needs 1,339,648 B (1.28 MiB): 284.25 KiB over; the largest batch that "
+          "fits in 4 micro-batches is 8 (this setup's is 32)\n", f"accumulate over budget: {r.stderr!r}")
 
     # Named on the command line instead of registered.
     r = analyze(args, "tests/analyzer/data/no_model.hpp", "--model", "plain::Net", "--setup",
@@ -553,6 +657,16 @@ def check_exit_codes(args):
     check("tests/analyzer/data/pool_window_type.hpp:10:" in r.stderr
           and "window is a value, but sn::Kernel<3, 1> is a type: write sn::Kernel<3, 1>{}"
           in r.stderr, f"the pool's window explained: {r.stderr}")
+    # Accumulate<3> with Batch<8>: the setup's error decoded, at the STATICNET_MODEL line (9).
+    uneven = "tests/analyzer/data/accumulate_does_not_divide.hpp"
+    r = analyze(args, uneven, expect=3)
+    check(f"  {uneven}:9:1: Accumulate<3> splits Batch<8> into micro-batches of equal size, but 3 "
+          "does not divide 8\n" in r.stderr, f"Accumulate<3> with Batch<8> explained: {r.stderr}")
+    r = analyze(args, uneven, "--format", "json", expect=3)
+    error = json.loads(r.stdout)["errors"][0]
+    check(error["error"] == "micro_batches_do_not_divide"
+          and error["location"] == {"file": uneven, "line": 9, "column": 1},
+          f"Accumulate<3> with Batch<8> in JSON: {error}")
     # Somebody else's error passes through as the compiler wrote it.
     r = analyze(args, "tests/analyzer/data/not_cpp.hpp", expect=3)
     check("undeclared_name_in_this_header" in r.stderr and "error" in r.stderr, r.stderr)
@@ -698,6 +812,9 @@ def check_schema(args):
     runs += [[sample(f"mlperf_tiny/{n}"), "-I", "."] for n in ("resnet8", "ds_cnn")]
     runs.append(["tests/analyzer/data/resnet8_inference.hpp", "-I", "."])
     runs.append(["tests/analyzer/data/prefetch.hpp"])
+    runs.append([ACCUMULATE, *ACCUMULATE_FLAGS, "--precision", "FP32,Mixed<bf16>"])
+    runs.append([ACCUMULATE, "--accumulate", "3"])  # every point not applicable
+    runs.append(["tests/analyzer/data/accumulate_does_not_divide.hpp"])
     runs.append([INT8_DIGITS, *MCU_FLAGS, "--budget", "64KiB"])
     runs.append([INT8_DIGITS, "--model", "int8::Digits", "--setup", "int8::DigitsFP32", *MCU_FLAGS])
     runs.append([INT8_OVER, *MCU_FLAGS])

@@ -1,7 +1,8 @@
 // The analyzer's library: sizes, the decoding of compile errors (on the spellings of g++, clang++
 // and nvcc, written out by hand here; the compile-fail tests decode real compiler output), that
-// every error template in errors.hpp has a decoding, and that its budget checks on a
-// microcontroller (SRAM and flash) agree with budget.hpp's on the same plans.
+// every error template in errors.hpp has a decoding, that its budget checks on a
+// microcontroller (SRAM and flash) agree with budget.hpp's on the same plans, and how it reports
+// gradient accumulation (Accumulate<K>).
 #include <doctest/doctest.h>
 
 #include <array>
@@ -13,6 +14,7 @@
 
 #include <staticnet/budget.hpp>
 
+#include "data/accumulate.hpp"
 #include "data/int8_digits.hpp"
 #include "data/int8_over_budget.hpp"
 #include "staticnet/analyzer/analyze.hpp"
@@ -280,8 +282,8 @@ TEST_CASE("every error template in errors.hpp has a decoding") {
     CHECK(std::find(known.begin(), known.end(), name) != known.end());
     ++count;
   }
-  CHECK(count == 29);
-  CHECK(an::explained_errors().size() == 29);
+  CHECK(count == 31);
+  CHECK(an::explained_errors().size() == 31);
 }
 
 TEST_CASE("explain: a layer's place in the model as the user nested it") {
@@ -599,4 +601,153 @@ TEST_CASE("report: a microcontroller's exceeded SRAM and flash are said apart, w
   REQUIRE(sentences.size() == 2);
   CHECK(sentences[0].starts_with("vww: Vww as VwwInt8 does not fit the SRAM of nRF52840"));
   CHECK(sentences[1].starts_with("vww: Vww as VwwInt8 does not fit the flash of nRF52840"));
+}
+
+TEST_CASE("explain: Accumulate<K> that does not divide the batch, or is not positive") {
+  // g++'s spelling (tests/analyzer/data/accumulate_does_not_divide.hpp's error).
+  auto e = an::explain_compiler_output(
+      "errors.hpp: In instantiation of 'struct staticnet::error::micro_batches_do_not_divide<"
+      "staticnet::error::batch<8>, staticnet::error::micro_batches<3> >':\n"
+      "net.hpp:9:1:   required from here\n");
+  REQUIRE(e.size() == 1);
+  CHECK(e[0].error == "micro_batches_do_not_divide");
+  CHECK(e[0].sentence ==
+        "Accumulate<3> splits Batch<8> into micro-batches of equal size, but 3 does not divide 8");
+  CHECK(e[0].where == "net.hpp:9:1");
+  // clang's, with nvcc's L suffix besides.
+  e = an::explain_compiler_output(
+      "errors.hpp:140:3: error: static_assert failed due to requirement "
+      "'MicroBatches::value > 0'\n"
+      "errors.hpp:335:11: note: in instantiation of template class "
+      "'staticnet::error::nonpositive_micro_batches<staticnet::error::micro_batches<0L>>' "
+      "requested here\n");
+  REQUIRE(e.size() == 1);
+  CHECK(e[0].sentence == "Accumulate<0>: a step runs at least 1 micro-batch");
+}
+
+namespace {
+
+// A training plan of one Linear under Accumulate<4>, batch 8: forward, loss, backward, update.
+an::ModelDump accumulating_dump() {
+  an::ModelDump m;
+  m.name = "acc";
+  m.model = "Net";
+  m.setup = "Setup";
+  an::PlanDump& p = m.plan;
+  p.mode = "training";
+  p.batch = 8;
+  p.micro_batches = 4;
+  p.optimizer = "SGD";
+  p.loss = "CrossEntropy";
+  p.precision = "FP32";
+  p.input_dtype = "f32";
+  p.input_shape = {2, 4};
+  p.output_shape = {2, 3};
+  an::LayerRow l;
+  l.kind = "Linear";
+  l.inputs = {-1};
+  l.input_shape = {2, 4};
+  l.output_shape = {2, 3};
+  p.layers = {l};
+  p.schedule = {
+      {"forward", 0, 0, {}}, {"loss", -1, 0, {}}, {"backward", 0, 0, {}}, {"update", -1, 0, {}}};
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("report: Accumulate<K> in the setup line, the timeline's loop and the budgets") {
+  const an::ModelDump d = accumulating_dump();
+  CHECK(d.plan.micro_batch() == 2);
+  CHECK(d.plan.runs_per_step(0) == 4);
+  CHECK(d.plan.runs_per_step(2) == 4);
+  CHECK(d.plan.runs_per_step(3) == 1);  // the update, once a step
+  an::Report report;
+  report.models.push_back(an::build_report(d, {{"budget", "budget 1.00 KiB", 1024, 0}}));
+  std::string text = an::render_text(report, false);
+  // Unwrapped, as a paragraph reads.
+  std::string words;
+  std::istringstream in(text);
+  for (std::string w; in >> w;)
+    words += (words.empty() ? "" : " ") + w;
+  CHECK(words.find("training step: batch 8 as 4 micro-batches of 2 (Accumulate<4>), SGD, "
+                   "CrossEntropy, FP32") != std::string::npos);
+  CHECK(words.find("input f32 (2, 4) → output (2, 3) per micro-batch") != std::string::npos);
+  CHECK(words.find("Steps 0–2 (forward, loss and backward) run 4 times in a training step, once "
+                   "per micro-batch of 2, in the same buffers each time (shown once here); the "
+                   "update, step 3, runs once, after the last.") != std::string::npos);
+  CHECK(words.find("under Accumulate<4> the largest batch is a multiple of 4)") !=
+        std::string::npos);
+  const std::string markdown = an::render_markdown(report);
+  CHECK(markdown.find("batch 8 as 4 micro-batches of 2 (Accumulate<4>)") != std::string::npos);
+  CHECK(markdown.find("Steps 0–2 (forward, loss and backward) run 4 times") != std::string::npos);
+  const std::string svg = an::render_svg(report);
+  CHECK(svg.find("batch 8 as 4 micro-batches of 2, SGD; arena") != std::string::npos);
+  CHECK(svg.find("× 4: steps 0–2 run once per micro-batch of 2; the update once") !=
+        std::string::npos);
+  // Without Accumulate none of it.
+  an::ModelDump plain = d;
+  plain.plan.micro_batches = 1;
+  report.models = {an::build_report(plain, {})};
+  text = an::render_text(report, false);
+  CHECK(text.find("micro-batch") == std::string::npos);
+  CHECK(text.find("training step: batch 8, SGD, CrossEntropy, FP32\n") != std::string::npos);
+  CHECK(an::render_svg(report).find("× ") == std::string::npos);
+}
+
+TEST_CASE("report: swept points whose K does not divide the batch are left out, with a note") {
+  an::ModelDump d = accumulating_dump();
+  d.plan.micro_batches = 1;  // the setup's: the whole batch at once
+  an::FootprintBytes f;
+  f.total = 1000;
+  d.sweep = {{8, "SGD", "FP32", f, 1}, {8, "SGD", "FP32", f, 4}};
+  d.sweep[1].footprint.total = 400;
+  // --batch 6,8,10 --optimizer SGD,Adam --accumulate 1,4: 4 does not divide 6 or 10.
+  d.not_applicable = {{6, "SGD", "FP32", {}, 4},
+                      {10, "SGD", "FP32", {}, 4},
+                      {6, "Adam", "FP32", {}, 4},
+                      {10, "Adam", "FP32", {}, 4}};
+  an::Report report;
+  report.models.push_back(an::build_report(d, {}));
+  const std::string text = an::render_text(report, false);
+  CHECK(text.find("What-if: the footprint by batch and micro-batches") != std::string::npos);
+  CHECK(text.find("micro-batches") != std::string::npos);
+  CHECK(text.find("4 × 2") != std::string::npos);
+  CHECK(text.find("batch 8, SGD: as 4 micro-batches of 2, 400 B, 600 B less than as 1 "
+                  "micro-batch of 8 (the setup's)") != std::string::npos);
+  CHECK(text.find("Not applicable, left out: 4 micro-batches with batch 6 or 10 (Accumulate<4> "
+                  "splits a batch into 4 of equal size, but 4 does not divide them).") !=
+        std::string::npos);
+  // Every point not applicable: the note alone, no table.
+  d.sweep.clear();
+  report.models = {an::build_report(d, {})};
+  const std::string alone = an::render_text(report, false);
+  CHECK(alone.find("What-if") != std::string::npos);
+  CHECK(alone.find("Not applicable, left out") != std::string::npos);
+  CHECK(alone.find("optimizer  micro-batches") == std::string::npos);  // no sweep table
+}
+
+TEST_CASE("probe: the largest batch under Accumulate<K> is the largest multiple of K that fits") {
+  // The probe asks budget.hpp's search (detail::max_batch_for), as for any setup.
+  constexpr auto layers = sn::flatten<accumulate::Net>();
+  const sn::SetupDesc setup = accumulate::Setup::desc();
+  REQUIRE(setup.micro_batches == 4);
+  auto total = [&](std::int64_t batch) {
+    return sn::detail::total_for_batch(layers, setup, batch).count;
+  };
+  // The plan the probe reports is plan_v's: 1,339,648 B (check_analyzer.py derives it by hand).
+  CHECK(total(32) == sn::plan_v<accumulate::Net, accumulate::Setup>.footprint.total().count);
+  CHECK(total(32) == 1339648);
+  for (const std::int64_t budget : {total(4) - 1, total(4), std::int64_t{1} << 20,
+                                    std::int64_t{2} << 20, std::int64_t{64} << 20}) {
+    CAPTURE(budget);
+    const std::int64_t b = sn::detail::max_batch_for(layers, setup, sn::Bytes{budget});
+    CHECK(b % 4 == 0);
+    if (b == 0) {
+      CHECK(total(4) > budget);
+      continue;
+    }
+    CHECK(total(b) <= budget);
+    CHECK(total(b + 4) > budget);
+  }
 }

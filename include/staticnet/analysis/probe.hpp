@@ -5,15 +5,20 @@
 // and recomputes nothing.
 //
 // What-if questions run the same constexpr functions at run time with one setup field changed
-// (the batch, the optimizer, the precision), because their values come from the command line:
+// (the batch, the optimizer, the precision, the micro-batches), because their values come from
+// the command line:
 //
 //   probe [--only NAME] [--batch N]... [--optimizer SGD|SGDMomentum|Adam|AdamW]...
-//         [--precision FP32|Mixed<bf16>|Mixed<f16>|Pure<bf16>]... [--budget BYTES]...
+//         [--precision FP32|Mixed<bf16>|Mixed<f16>|Pure<bf16>]... [--accumulate K]...
+//         [--budget BYTES]...
 //
-// --batch, --optimizer and --precision span a sweep (their product; an empty axis keeps the
-// setup's value); --budget asks for the largest batch whose step fits in BYTES, for the setup's
-// optimizer and precision and each swept one. The output's layout is versioned (`probe_format`);
-// analyzer/src/plan_dump.cpp reads it. Only this probe includes this header (through register.hpp).
+// --batch, --optimizer, --precision and --accumulate span a sweep (their product; an empty axis
+// keeps the setup's value; a training setup's only, for --optimizer and --accumulate); a point
+// whose K does not divide its batch is written as not applicable, without a footprint. --budget
+// asks for the largest batch whose step fits in BYTES, for the setup's optimizer, precision and
+// micro-batches and each swept one (under Accumulate<K>, the largest multiple of K). The output's
+// layout is versioned (`probe_format`); analyzer/src/plan_dump.cpp reads it. Only this probe
+// includes this header (through register.hpp).
 #include <cinttypes>
 #include <cstdint>
 #include <cstdio>
@@ -31,17 +36,20 @@
 
 namespace staticnet::analysis {
 
-inline constexpr int probe_format = 8;  // 2: layers' inputs and padding_end; 3: folded;
+inline constexpr int probe_format = 9;  // 2: layers' inputs and padding_end; 3: folded;
                                         // 4: prefetch; 5: layers' non_trainable; 6: buffers'
                                         // dtype and elements, steps' accesses, passes; 7: buffers
                                         // as the buffer table's columns (buffer_table.hpp);
-                                        // 8: the sweep's and max_batch's precision
+                                        // 8: the sweep's and max_batch's precision; 9: their
+                                        // micro_batches and the plan's (each where > 1), the
+                                        // sweep's "applicable"
 
 struct Request {
   std::string only;  // report only the model registered under this name
   std::vector<std::int64_t> batches;
   std::vector<OptimizerKind> optimizers;
   std::vector<PrecisionKind> precisions;
+  std::vector<std::int64_t> accumulations;  // K of Accumulate<K>: the micro-batches of a step
   std::vector<std::int64_t> budgets;  // bytes the model may use (the device's overhead is off)
 };
 
@@ -142,6 +150,8 @@ void write_plan(JsonOut& out, const Plan<L>& p) {
   out.open('{');
   out.field("mode", p.mode == Mode::training ? "training" : "inference");
   out.field("batch", p.batch());
+  if (p.micro_batches() > 1)  // Accumulate<K>; absent: 1, the whole batch at once
+    out.field("micro_batches", p.micro_batches());
   out.field("input_dtype", name_of(p.setup.input_dtype));
   out.field("loss", name_of(p.setup.loss));
   out.field("optimizer", name_of(p.setup.optimizer));
@@ -252,38 +262,50 @@ void write_model(JsonOut& out, const Request& r) {
   std::vector<std::int64_t> batches = r.batches;
   std::vector<OptimizerKind> optimizers = r.optimizers;
   std::vector<PrecisionKind> precisions = r.precisions;
+  std::vector<std::int64_t> accumulations = r.accumulations;
   if (batches.empty())
     batches.push_back(base.batch);
   if (optimizers.empty() || !training)
     optimizers = {base.optimizer};
   if (precisions.empty())
     precisions = {base.precision};
+  if (accumulations.empty() || !training)  // Accumulate is a training option
+    accumulations = {base.micro_batches};
 
   out.key("sweep");
   out.open('[');
-  if (!r.batches.empty() || !r.optimizers.empty() || !r.precisions.empty()) {
+  if (!r.batches.empty() || !r.optimizers.empty() || !r.precisions.empty() ||
+      !r.accumulations.empty()) {
     for (PrecisionKind k : precisions) {
       for (OptimizerKind o : optimizers) {
-        for (std::int64_t b : batches) {
-          SetupDesc s = base;
-          s.batch = b;
-          s.optimizer = o;
-          s.precision = k;
-          const auto variant = plan(lower(layers, s));
-          out.open('{');
-          out.field("batch", b);
-          out.field("optimizer", name_of(o));
-          out.field("precision", name_of(k));
-          write_footprint(out, variant.footprint);
-          out.close('}');
+        for (std::int64_t micro_batches : accumulations) {
+          for (std::int64_t b : batches) {
+            out.open('{');
+            out.field("batch", b);
+            out.field("optimizer", name_of(o));
+            out.field("precision", name_of(k));
+            if (micro_batches > 1)
+              out.field("micro_batches", micro_batches);
+            if (b % micro_batches != 0) {  // K equal micro-batches: none to plan
+              out.field("applicable", false);
+            } else {
+              SetupDesc s = base;
+              s.batch = b;
+              s.optimizer = o;
+              s.precision = k;
+              s.micro_batches = micro_batches;
+              write_footprint(out, plan(lower(layers, s)).footprint);
+            }
+            out.close('}');
+          }
         }
       }
     }
   }
   out.close(']');
 
-  // The largest batch under each budget, for the setup's optimizer and precision and each swept
-  // one (the setup's first).
+  // The largest batch under each budget, for the setup's optimizer, precision and micro-batches
+  // and each swept one (the setup's first).
   auto with_base_first = [](auto base_value, const auto& swept) {
     std::vector<decltype(base_value)> values = {base_value};
     for (auto v : swept)
@@ -295,18 +317,23 @@ void write_model(JsonOut& out, const Request& r) {
   out.open('[');
   for (PrecisionKind k : with_base_first(base.precision, precisions)) {
     for (OptimizerKind o : with_base_first(base.optimizer, optimizers)) {
-      SetupDesc s = base;
-      s.optimizer = o;
-      s.precision = k;
-      out.open('{');
-      out.field("optimizer", name_of(o));
-      out.field("precision", name_of(k));
-      out.key("by_budget");
-      out.open('[');
-      for (std::int64_t budget : r.budgets)
-        out.value(detail::max_batch_for(layers, s, Bytes{budget}));
-      out.close(']');
-      out.close('}');
+      for (std::int64_t micro_batches : with_base_first(base.micro_batches, accumulations)) {
+        SetupDesc s = base;
+        s.optimizer = o;
+        s.precision = k;
+        s.micro_batches = micro_batches;
+        out.open('{');
+        out.field("optimizer", name_of(o));
+        out.field("precision", name_of(k));
+        if (micro_batches > 1)
+          out.field("micro_batches", micro_batches);
+        out.key("by_budget");
+        out.open('[');
+        for (std::int64_t budget : r.budgets)
+          out.value(detail::max_batch_for(layers, s, Bytes{budget}));  // K divides it
+        out.close(']');
+        out.close('}');
+      }
     }
   }
   out.close(']');
@@ -361,6 +388,10 @@ inline int probe_main(int argc, char** argv) {
       PrecisionKind k{};
       ok = parse_precision(next, k);
       r.precisions.push_back(k);
+    } else if (ok && std::strcmp(arg, "--accumulate") == 0) {
+      std::int64_t k = 0;
+      ok = parse_count(next, k);
+      r.accumulations.push_back(k);
     } else if (ok && std::strcmp(arg, "--budget") == 0) {
       std::int64_t b = 0;
       ok = parse_count(next, b);

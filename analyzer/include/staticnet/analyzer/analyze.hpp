@@ -30,6 +30,9 @@ struct AnalyzeOptions {
   std::vector<std::int64_t> batches;    // --batch sweep
   std::vector<std::string> optimizers;  // --optimizer sweep
   std::vector<std::string> precisions;  // --precision sweep
+  // --accumulate sweep: K micro-batches per step (Accumulate<K>); a point whose K does not divide
+  // its batch is not planned (ModelDump::not_applicable)
+  std::vector<std::int64_t> accumulations;
   std::string compiler;  // empty: $CXX, else c++ (split at spaces, so "ccache g++" works)
   // Runs the probe when `compiler` builds for another machine (CMake's
   // CMAKE_CROSSCOMPILING_EMULATOR, e.g. "qemu-aarch64 -L /"); split at spaces. Empty: the probe

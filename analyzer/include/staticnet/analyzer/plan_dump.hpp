@@ -86,8 +86,11 @@ struct StepRow {
 };
 
 struct PlanDump {
-  std::string mode;  // "training" or "inference"
-  std::int64_t batch = 0;
+  std::string mode;        // "training" or "inference"
+  std::int64_t batch = 0;  // the optimizer's: the whole batch, under Accumulate<K> too
+  // Accumulate<K>: a step runs K micro-batches of batch / K samples, the steps before the update
+  // once each (the layers' shapes and the activations are one micro-batch's); else 1.
+  std::int64_t micro_batches = 1;
   std::string input_dtype, loss, optimizer, precision;
   bool prefetch = false;  // Prefetch: the arena holds the next batch too
   Dims input_shape, output_shape;
@@ -99,6 +102,10 @@ struct PlanDump {
   std::vector<StepRow> schedule;
 
   bool training() const { return mode == "training"; }
+  std::int64_t micro_batch() const { return micro_batches > 0 ? batch / micro_batches : batch; }
+  // How often step s runs in one training step: the update once, every other step once per
+  // micro-batch (plan_types.hpp's Plan::runs_per_step).
+  std::int64_t runs_per_step(std::int64_t step) const;
 };
 
 struct SweepPoint {
@@ -106,13 +113,17 @@ struct SweepPoint {
   std::string optimizer;
   std::string precision;  // "FP32", "Mixed<bf16>", ...
   FootprintBytes footprint;
+  std::int64_t micro_batches = 1;  // --accumulate: K of Accumulate<K>
+
+  std::int64_t micro_batch() const { return batch / micro_batches; }
 };
 
 // The largest batch that fits each budget the probe was given, in the order given.
 struct MaxBatches {
   std::string optimizer;
   std::string precision;
-  std::vector<std::int64_t> by_budget;
+  std::vector<std::int64_t> by_budget;  // under Accumulate<K>, multiples of K
+  std::int64_t micro_batches = 1;
 };
 
 struct ModelDump {
@@ -121,7 +132,9 @@ struct ModelDump {
   std::string setup;  // the setup type as written there
   PlanDump plan;
   std::vector<SweepPoint> sweep;
-  std::vector<MaxBatches> max_batch;  // the setup's optimizer and precision first
+  // Swept points that do not plan: their K does not divide their batch (footprint all 0).
+  std::vector<SweepPoint> not_applicable;
+  std::vector<MaxBatches> max_batch;  // the setup's optimizer, precision and micro-batches first
 };
 
 // The precision a plan dump names ("Int8"): every PrecisionKind, as name_of spells it (setup.hpp's

@@ -51,9 +51,11 @@ struct BudgetCheck {
   // The memory (a microcontroller's SRAM) needed: the footprint, less what stays in flash, + the
   // runtime overhead.
   std::int64_t required = 0;
-  std::int64_t margin = 0;     // memory - required; negative when it does not fit
-  bool fits = false;           // in memory, and in flash where the device has one
-  std::int64_t max_batch = 0;  // for the setup's optimizer; 0: not even a batch of 1
+  std::int64_t margin = 0;  // memory - required; negative when it does not fit
+  bool fits = false;        // in memory, and in flash where the device has one
+  // For the setup's optimizer and micro-batches (under Accumulate<K> a multiple of K); 0: not even
+  // a batch of 1 (of K).
+  std::int64_t max_batch = 0;
   // On a device with flash (budget.has_flash()); else 0, and fits_memory == fits.
   std::int64_t in_flash = 0;        // the plan's bytes that stay in flash (Int8: its weights)
   std::int64_t flash_required = 0;  // in_flash + the firmware's code
@@ -82,13 +84,17 @@ struct SweepColumn {
   std::string optimizer;
   std::string precision;
   FootprintBytes footprint;
-  std::vector<bool> fits;  // per budget check, in order
+  std::vector<bool> fits;          // per budget check, in order
+  std::int64_t micro_batches = 1;  // Accumulate<K>'s K
+
+  std::int64_t micro_batch() const { return batch / micro_batches; }
 };
 
 struct SweepMaxBatch {
   std::string optimizer;
   std::string precision;
-  std::vector<std::int64_t> by_budget;  // per budget check, in order
+  std::vector<std::int64_t> by_budget;  // per budget check, in order; multiples of micro_batches
+  std::int64_t micro_batches = 1;
 };
 
 struct ModelReport {
