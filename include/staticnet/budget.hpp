@@ -82,12 +82,15 @@ constexpr Bytes total_for_batch(const Layers& layers, SetupDesc setup, std::int6
   const Footprint f = plan(lower(layers, setup)).footprint;
   return f.total() - flash_part(f, setup, device);
 }
-// max_batch over values (the search itself; see max_batch below).
+// max_batch over values (the search itself; see max_batch below). Under Accumulate<K> the
+// candidates are the batches K divides: the search is over the micro-batch, b samples each, and
+// the answer K · b.
 template <class Layers>
 constexpr std::int64_t max_batch_for(const Layers& layers, const SetupDesc& setup, Bytes budget,
                                      const Device& device = {}) {
+  const std::int64_t k = setup.micro_batches > 0 ? setup.micro_batches : 1;
   auto fits_at = [&](std::int64_t b) {
-    return total_for_batch(layers, setup, b, device) <= budget;
+    return total_for_batch(layers, setup, k * b, device) <= budget;
   };
   if (!fits_at(1))
     return 0;
@@ -98,7 +101,7 @@ constexpr std::int64_t max_batch_for(const Layers& layers, const SetupDesc& setu
     too_big *= 2;
   }
   if (too_big >= ceiling)
-    return fits_batch;
+    return k * fits_batch;
   while (too_big - fits_batch > 1) {  // now too_big does not fit
     const std::int64_t mid = fits_batch + (too_big - fits_batch) / 2;
     if (fits_at(mid))
@@ -109,7 +112,7 @@ constexpr std::int64_t max_batch_for(const Layers& layers, const SetupDesc& setu
   for (std::int64_t b = fits_batch + 1; b - fits_batch <= max_batch_scan && b < ceiling; ++b)
     if (fits_at(b))
       fits_batch = b;
-  return fits_batch;
+  return k * fits_batch;
 }
 }  // namespace detail
 
@@ -118,7 +121,8 @@ constexpr std::int64_t max_batch_for(const Layers& layers, const SetupDesc& setu
 // bisects, then scans upwards until 32 batches in a row do not fit: placement is a heuristic
 // whose 256-byte rounding can make the total dip by a few slots as the batch grows, and the scan
 // finds a larger batch that fits after such a dip. A dip wider than 32 batches would hide one;
-// the property tests (brute force on random models) have not met any.
+// the property tests (brute force on random models) have not met any. Under Accumulate<K> it is
+// the largest multiple of K whose K micro-batches fit.
 template <Model M, Setup S>
 constexpr std::int64_t max_batch(Bytes budget) {
   (void)lower<M, S>();  // a wrong model fails here with its own error

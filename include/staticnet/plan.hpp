@@ -345,8 +345,11 @@ constexpr PlanState<L> plan_forward(const Graph<L>& g) {
         // (Of the model's input, the micro-batch's slice: Accumulate<K> keeps the whole batch.)
         lp.saved_bytes = x == input ? buffers[x].size / g.setup.micro_batches : buffers[x].size;
         if (is_batch_norm(n.desc.kind)) {
+          // Under Accumulate<K> twice as many: backward keeps the micro-batch's own Σdy and
+          // Σ dy·x̂ there, as the parameters' gradients hold every micro-batch's so far.
           lp.statistics_buffer =
-              build.add(BufferRole::batch_statistics, i, DType::f32, n.statistics);
+              build.add(BufferRole::batch_statistics, i, DType::f32,
+                        g.setup.micro_batches > 1 ? 2 * n.statistics : n.statistics);
           build.write(lp.statistics_buffer);
           lp.saved_bytes += buffers[lp.statistics_buffer].size;
         }
@@ -446,7 +449,9 @@ constexpr PlanState<L> plan_backward(const Graph<L>& g, const PlanState<L>& forw
       build.read(lp.input_buffer);
     else if (is_elementwise(n.desc.kind))
       build.read(lp.output_buffer);
-    if (lp.statistics_buffer != no_buffer)
+    if (lp.statistics_buffer != no_buffer && g.setup.micro_batches > 1)
+      build.update(lp.statistics_buffer);  // its second half: this micro-batch's sums
+    else if (lp.statistics_buffer != no_buffer)
       build.read(lp.statistics_buffer);
     else if (lp.window_index_buffer != no_buffer)
       build.read(lp.window_index_buffer);

@@ -81,7 +81,8 @@ enum class BufferRole : std::uint8_t {
   activation_gradient,  // gradient of a layer's output or input
   loss,                 // per-sample loss values, read by the host after the step
   predictions,          // CrossEntropy: each sample's predicted class (int32), read by the host
-  batch_statistics,     // BatchNorm: the batch's mean and 1/sqrt(var + eps) per channel
+  batch_statistics,     // BatchNorm: the batch's mean and 1/sqrt(var + eps) per channel (and
+                        // under Accumulate<K> backward's two sums of the micro-batch)
   dropout_mask,         // Dropout: one bit per element, 1 where the element was kept
   // Int8: the model's input, in the shared region, whose bytes later tensors take once the layers
   // that read it have run (a microcontroller's arena, as TensorFlow Lite Micro's planner shares

@@ -5,7 +5,8 @@
 # the same images: it must count the same correct answers as the trainer's evaluation, and write
 # every image's 10 scores to a .npy file. The images alone (unlabelled) give the same file, and
 # the trainer refuses them.
-# INFER may be the CUDA program (digits_infer_cuda): the same checks, on the GPU.
+# INFER may be the CUDA program (digits_infer_cuda): the same checks, on the GPU. EXPECT, where
+# given, is a regular expression the trainer's output must match.
 #   cmake -DTRAINER=<digits_cnn_trainer_cpu> -DINFER=<digits_infer_cpu> -DDATA=<samples/digits>
 #         -DWORK=<dir> -P this
 cmake_minimum_required(VERSION 3.25)
@@ -25,6 +26,9 @@ file(STRINGS "${WORK}/metrics.jsonl" lines)
 list(GET lines -1 last)
 string(JSON accuracy GET "${last}" eval_accuracy)
 message("${out}test accuracy after 20 epochs: ${accuracy}")
+if(DEFINED EXPECT AND NOT out MATCHES "${EXPECT}")
+  message(FATAL_ERROR "the trainer's output does not match \"${EXPECT}\"")
+endif()
 if(accuracy LESS 0.95)
   message(FATAL_ERROR "test accuracy ${accuracy} is below 0.95")
 endif()

@@ -66,6 +66,11 @@ using DigitsMixed =
     sn::Training<sn::Input<sn::f32, 1, 8, 8>, sn::Batch<32>, sn::Loss<sn::CrossEntropy>,
                  sn::Optimizer<sn::Adam>, sn::Precision<sn::detail::Mixed<sn::bf16>>>;
 
+// samples/digits_cnn.hpp's DigitsTraining as four micro-batches of 8 (digits_accuracy.cmake).
+using DigitsAccumulate4 =
+    sn::Training<sn::Input<sn::f32, 1, 8, 8>, sn::Batch<32>, sn::Loss<sn::CrossEntropy>,
+                 sn::Optimizer<sn::Adam>, sn::Accumulate<4>>;
+
 // Mixed<f16>, with loss scaling (make_mixed_fixtures.py's f16 fixtures).
 template <class O>
 using SimpleCNNMixedF16With =

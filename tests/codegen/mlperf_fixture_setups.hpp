@@ -29,6 +29,19 @@ using DSCNNMixed =
     sn::Training<sn::Input<sn::f32, 1, 49, 10>, sn::Batch<4>, sn::Loss<sn::CrossEntropy>,
                  sn::Optimizer<sn::SGDMomentum>, sn::Precision<sn::detail::Mixed<sn::bf16>>>;
 
+// The same batches as two micro-batches each (sn::Accumulate<2>), against PyTorch's accumulation
+// loop (tests/reference/make_accumulate_fixtures.py): ResNet-8 and the DS-CNN normalise each
+// micro-batch of 2 by its own statistics, the autoencoder each of 8.
+using ResNet8Accumulate2 =
+    sn::Training<sn::Input<sn::f32, 3, 32, 32>, sn::Batch<4>, sn::Loss<sn::CrossEntropy>,
+                 sn::Optimizer<sn::SGDMomentum>, sn::Accumulate<2>>;
+using DSCNNAccumulate2 =
+    sn::Training<sn::Input<sn::f32, 1, 49, 10>, sn::Batch<4>, sn::Loss<sn::CrossEntropy>,
+                 sn::Optimizer<sn::SGDMomentum>, sn::Accumulate<2>>;
+using FCAutoencoderAccumulate2 =
+    sn::Training<sn::Input<sn::f32, 640>, sn::Batch<16>, sn::Loss<sn::MSE>,
+                 sn::Optimizer<sn::SGDMomentum>, sn::Accumulate<2>>;
+
 // The same models and batches under Inference: the generated forward pass with the BatchNorms
 // folded, checked against the fixtures' evaluation loss (test_inference.cpp).
 using ResNet8Inference = sn::Inference<sn::Input<sn::f32, 3, 32, 32>, sn::Batch<4>>;

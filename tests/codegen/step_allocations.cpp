@@ -25,6 +25,8 @@
 #include "fixture_setups.hpp"
 #include "fx_lenet5_sgd_momentum_kernels_cpu.h"
 #include "fx_lenet5_sgd_momentum_trainer.h"
+#include "fx_simple_cnn_accumulate4_adam_kernels_cpu.h"
+#include "fx_simple_cnn_accumulate4_adam_trainer.h"
 #include "fx_simple_cnn_adam_kernels_cpu.h"
 #include "fx_simple_cnn_adam_trainer.h"
 
@@ -212,6 +214,24 @@ TEST_CASE("arena: LeNet-5's generated header is its plan to the byte") {
   check_header_is_plan(sn::plan<sn::samples::LeNet5, fixture_setups::LeNet5SgdMomentum>(),
                        fx_lenet5_sgd_momentum::buffers, fx_lenet5_sgd_momentum::arena_bytes);
   CHECK(fx_lenet5_sgd_momentum::arena_bytes == 3'730'688);  // samples/lenet5.hpp, by hand
+}
+
+// Accumulate<4>: the same model as four micro-batches of 32. The header is still the plan, and the
+// arena smaller by what the layers' tensors lose: the activation region holds 32 samples' worth
+// (test_accumulate.cpp in tests/core derives it).
+TEST_CASE("arena: SimpleCNN under Accumulate<4>: its generated header is its plan to the byte") {
+  namespace generated = fx_simple_cnn_accumulate4_adam;
+  check_header_is_plan(sn::plan<sn::samples::SimpleCNN, fixture_setups::SimpleCNNAccumulate4Adam>(),
+                       generated::buffers, generated::arena_bytes);
+  static_assert(generated::micro_batches == 4 && generated::micro_batch == 32);
+  CHECK(generated::footprint::inputs == fx_simple_cnn_adam::footprint::inputs);
+  CHECK(generated::arena_bytes < fx_simple_cnn_adam::arena_bytes / 2);
+}
+
+TEST_CASE("allocations: SimpleCNN's training steps under Accumulate<4> allocate nothing") {
+  check_steps_allocate_nothing(fx_simple_cnn_accumulate4_adam::model_info(),
+                               {&fx_simple_cnn_accumulate4_adam::cpu::train_step,
+                                &fx_simple_cnn_accumulate4_adam::cpu::evaluate});
 }
 
 TEST_CASE("allocations: SimpleCNN's training steps allocate nothing") {

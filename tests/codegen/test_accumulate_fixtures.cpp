@@ -12,7 +12,12 @@
 //
 // The MLPerf Tiny models' BatchNorms normalise each micro-batch by its own statistics, so their
 // accumulated step is not the whole batch's; make_accumulate_fixtures.py runs PyTorch's loop for
-// them (tests below, where its fixtures are).
+// them: three steps (losses, the first step's gradients, the weights and running statistics after
+// the last) and an evaluation, at mlperf_fixture_check.hpp's tolerances. Each micro-batch's
+// BatchNorm statistics, and each running-statistics update (two per step), must be PyTorch's:
+// the whole batch's step differs from these fixtures by 2 % to 180 % of a gradient tensor
+// (make_accumulate_fixtures.py prints it), and the DS-CNN's Dropout draws each micro-batch's slice
+// of the whole batch's masks, as the fixture does.
 #include <doctest/doctest.h>
 
 #include <staticnet/runtime/trainer/cpu_backend.hpp>
@@ -27,6 +32,13 @@
 #include "fx_mlp_mixed_bf16_accumulate4_adam_trainer.h"
 #include "fx_simple_cnn_accumulate4_adam_kernels_cpu.h"
 #include "fx_simple_cnn_accumulate4_adam_trainer.h"
+#include "mlperf_ds_cnn_accumulate2_kernels_cpu.h"
+#include "mlperf_ds_cnn_accumulate2_trainer.h"
+#include "mlperf_fc_autoencoder_accumulate2_kernels_cpu.h"
+#include "mlperf_fc_autoencoder_accumulate2_trainer.h"
+#include "mlperf_fixture_check.hpp"
+#include "mlperf_resnet8_accumulate2_kernels_cpu.h"
+#include "mlperf_resnet8_accumulate2_trainer.h"
 #include "pytorch_fixture_check.hpp"
 
 namespace rt = staticnet::runtime;
@@ -63,3 +75,16 @@ TEST_CASE("pytorch autocast: mlp in Mixed<bf16> under Accumulate<4> with adam") 
                                           .weight_outliers = 0.01,
                                           .outlier_bound = 2 * 1e-3 * 3});
 }
+
+#define STATICNET_MLPERF_ACCUMULATE_CASE(model)                                                   \
+  TEST_CASE("pytorch: MLPerf Tiny " #model " under Accumulate<2>, PyTorch's accumulation loop") { \
+    namespace generated = mlperf_##model##_accumulate2;                                           \
+    static_assert(generated::micro_batches == 2);                                                 \
+    const rt::ModelInfo& info = generated::model_info();                                          \
+    rt::CpuBackend backend(info, {&generated::cpu::train_step, &generated::cpu::evaluate}, 2);    \
+    mlperf_fixture::check_mlperf(#model "_accumulate2", info, backend);                           \
+  }
+
+STATICNET_MLPERF_ACCUMULATE_CASE(resnet8)
+STATICNET_MLPERF_ACCUMULATE_CASE(ds_cnn)
+STATICNET_MLPERF_ACCUMULATE_CASE(fc_autoencoder)

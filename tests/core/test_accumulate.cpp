@@ -93,6 +93,18 @@ TEST_CASE("accumulate: a step's arithmetic is the whole batch's") {
   static_assert(in_four.layers[0].backward_flops == whole.layers[0].backward_flops);
 }
 
+// The largest batch that fits 43,776 B, the accumulated plan's total at 16 (above). Without
+// accumulation a batch of B needs 33,280 (parameters and gradients) + 512·B (input and targets,
+// 256·B each) + 2 · 256·B + 256 (output, d(output), losses) = 33,536 + 1,024·B up to B = 16 (the
+// losses' slot holds 64 samples): B = 10 is 43,776 exactly, 11 is 44,800. As four micro-batches,
+// B = 20 (micro-batches of 5) needs 33,280 + 10,240 + 1,280 + 256 + 1,280 = 46,336: 16 is the
+// largest multiple of 4 that fits.
+TEST_CASE("accumulate: max_batch searches the batches K divides") {
+  static_assert(sn::max_batch<Square, Whole>(sn::Bytes{43'776}) == 10);
+  static_assert(sn::max_batch<Square, InFour>(sn::Bytes{43'776}) == 16);
+  static_assert(sn::max_batch<Square, InFour>(sn::Bytes{43'775}) == 12);
+}
+
 // A model whose activations dominate: SimpleCNN's (samples/simple_cnn.hpp) at batch 128 against
 // itself at 32 and as four micro-batches of 32. The activation region of the accumulated plan is
 // the batch-32 plan's, but for the losses and predictions, which hold 128 samples (512 B each,

@@ -78,8 +78,9 @@ std::string buffer_comment(const ModelView& model, int index) {
       return "[" + std::to_string(b.elements()) +
              "], each BatchNorm's running mean then running variance, layer by layer";
     case BufferRole::batch_statistics:
-      return "[" + std::to_string(b.elements()) + "] batch mean, then 1/sqrt(var + eps), of " +
-             std::to_string(b.layer) + " " + name_of(layer(b.layer).kind);
+      return "[" + std::to_string(b.elements()) + "] batch mean, then 1/sqrt(var + eps)" +
+             (model.micro_batches() > 1 ? ", then backward's sums of the micro-batch" : "") +
+             ", of " + std::to_string(b.layer) + " " + name_of(layer(b.layer).kind);
     case BufferRole::dropout_mask:
       return "[" + std::to_string(b.size) + "] one bit per element kept by " +
              std::to_string(b.layer) + " Dropout";

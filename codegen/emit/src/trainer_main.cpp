@@ -67,6 +67,8 @@ EmittedFile emit_trainer_header(const ModelView& model) {
     )");
   else
     p.line("m.arena.batch_bytes = footprint::inputs;");
+  if (model.micro_batches() > 1)
+    p.line("m.micro_batches = micro_batches;  // Accumulate<K>");
   if (moments >= 1)
     p.line("m.arena.moment1_at = optimizer_moment1.offset;");
   if (moments >= 2)

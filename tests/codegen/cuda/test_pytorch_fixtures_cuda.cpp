@@ -7,6 +7,8 @@
 #include <staticnet/runtime/trainer/cuda_backend.hpp>
 
 #include "../pytorch_fixture_check.hpp"
+#include "fx_lenet5_accumulate2_sgd_kernels_cuda.h"
+#include "fx_lenet5_accumulate2_sgd_trainer.h"
 #include "fx_lenet5_adam_kernels_cuda.h"
 #include "fx_lenet5_adam_trainer.h"
 #include "fx_lenet5_adamw_kernels_cuda.h"
@@ -15,6 +17,8 @@
 #include "fx_lenet5_sgd_momentum_kernels_cuda.h"
 #include "fx_lenet5_sgd_momentum_trainer.h"
 #include "fx_lenet5_sgd_trainer.h"
+#include "fx_linear_regression_accumulate5_adamw_kernels_cuda.h"
+#include "fx_linear_regression_accumulate5_adamw_trainer.h"
 #include "fx_linear_regression_adam_kernels_cuda.h"
 #include "fx_linear_regression_adam_trainer.h"
 #include "fx_linear_regression_adamw_kernels_cuda.h"
@@ -23,6 +27,8 @@
 #include "fx_linear_regression_sgd_momentum_kernels_cuda.h"
 #include "fx_linear_regression_sgd_momentum_trainer.h"
 #include "fx_linear_regression_sgd_trainer.h"
+#include "fx_mlp_accumulate8_sgd_momentum_kernels_cuda.h"
+#include "fx_mlp_accumulate8_sgd_momentum_trainer.h"
 #include "fx_mlp_adam_kernels_cuda.h"
 #include "fx_mlp_adam_trainer.h"
 #include "fx_mlp_adamw_kernels_cuda.h"
@@ -31,6 +37,8 @@
 #include "fx_mlp_sgd_momentum_kernels_cuda.h"
 #include "fx_mlp_sgd_momentum_trainer.h"
 #include "fx_mlp_sgd_trainer.h"
+#include "fx_simple_cnn_accumulate4_adam_kernels_cuda.h"
+#include "fx_simple_cnn_accumulate4_adam_trainer.h"
 #include "fx_simple_cnn_adam_kernels_cuda.h"
 #include "fx_simple_cnn_adam_trainer.h"
 #include "fx_simple_cnn_adamw_kernels_cuda.h"
@@ -65,3 +73,19 @@ STATICNET_CUDA_FIXTURE_CASE(linear_regression, sgd)
 STATICNET_CUDA_FIXTURE_CASE(linear_regression, sgd_momentum)
 STATICNET_CUDA_FIXTURE_CASE(linear_regression, adam)
 STATICNET_CUDA_FIXTURE_CASE(linear_regression, adamw)
+
+// Gradient accumulation (sn::Accumulate<K>): the micro-batches' loop inside the one captured graph
+// gives the whole batch's step, as on the CPU (../test_accumulate_fixtures.cpp says why these
+// models' whole-batch fixtures check it).
+#define STATICNET_CUDA_ACCUMULATE_CASE(model, k, optimizer)                               \
+  TEST_CASE("pytorch on the GPU: " #model " under Accumulate<" #k "> with " #optimizer) { \
+    namespace generated = fx_##model##_accumulate##k##_##optimizer;                       \
+    const rt::ModelInfo& info = generated::model_info();                                  \
+    rt::CudaBackend backend(info, &generated::cuda::make_step);                           \
+    pytorch_fixture::check_against_pytorch(#model, #optimizer, info, backend);            \
+  }
+
+STATICNET_CUDA_ACCUMULATE_CASE(simple_cnn, 4, adam)
+STATICNET_CUDA_ACCUMULATE_CASE(lenet5, 2, sgd)
+STATICNET_CUDA_ACCUMULATE_CASE(mlp, 8, sgd_momentum)
+STATICNET_CUDA_ACCUMULATE_CASE(linear_regression, 5, adamw)

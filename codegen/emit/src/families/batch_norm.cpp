@@ -122,10 +122,21 @@ GroupPasses describe_batch_norm(const ModelView& model, const FusedGroup& g, Are
 
   Printer::Vars v;
   batch_norm_backward_vars(v, model, g, arena);
+  // Under Accumulate<K> dγ and dβ hold the earlier micro-batches' sums too: part 1 keeps this
+  // micro-batch's in the statistics buffer, after the mean and 1/std (its second half, which the
+  // plan adds under accumulation), and part 2 reads them there.
+  const bool accumulates = model.micro_batches() > 1;
+  const std::string sums = accumulates ? ", stats + " + literal(2 * s.channels) : "";
+  const std::string part_2_sums =
+      accumulates ? "stats + " + literal(3 * s.channels) + ", stats + " + literal(2 * s.channels)
+                  : "dgamma, dbeta";
   Direction& backward = d.backward.emplace();
   backward.tensors = {
       reads("x", l.input_buffer),
-      {"stats", "float", false, arena.at(l.statistics_buffer), stats_note},
+      {"stats", "float", accumulates, arena.at(l.statistics_buffer),
+       accumulates ? arena.note(l.statistics_buffer) +
+                         ": mean, 1/√(var + ε), then this micro-batch's Σdy and Σ dy·x̂"
+                   : stats_note},
       {"gamma", "float", false, arena.parameter(l.weight_offset, BufferRole::parameters),
        "// " + weight_name(g.norm) + " (γ)"},
       {"dy", v["dy_element"], true, v["dy"], v["dy_note"]},
@@ -138,13 +149,13 @@ GroupPasses describe_batch_norm(const ModelView& model, const FusedGroup& g, Are
                        "'(y)·dy (left in dy), Σd into dβ and Σ d·x̂ into dγ."
                  : "Per channel: Σdy into dβ and Σ dy·x̂ into dγ.",
       "batch_norm_backward_sums", act,
-      std::string("x, ") + (activation ? "y" : "nullptr") + ", stats, dy, dgamma, dbeta")};
+      std::string("x, ") + (activation ? "y" : "nullptr") + ", stats, dy, dgamma, dbeta" + sums)};
   if (l.input_gradient_buffer != no_buffer) {
     backward.tensors.push_back(input_gradient_tensor(l, arena));
     backward.passes.push_back(s.each_element(
         "Each element: dx from d and its channel's two sums.", "batch_norm_backward_input",
         ", " + std::string(l.accumulates_input_gradient ? "true" : "false"),
-        "x, stats, gamma, dy, dgamma, dbeta, dx"));
+        "x, stats, gamma, dy, " + part_2_sums + ", dx"));
   }
   return d;
 }

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <string>
 
 #include "staticnet/print.hpp"
 #include "staticnet/runtime/batches/loader.hpp"
@@ -40,8 +41,13 @@ void report_start(std::ostream& out, const ModelInfo& model, const Backend& back
                   std::size_t loader_bytes, const std::string& weights,
                   const std::vector<std::string>& input_notes) {
   out << model.name << ": " << model.model_type << " trained as " << model.setup_type << "\n";
+  const std::string batch =
+      model.micro_batches > 1
+          ? fmt::format("{} as {} micro-batches of {} (Accumulate<{}>)", model.batch,
+                        model.micro_batches, model.batch / model.micro_batches, model.micro_batches)
+          : std::to_string(model.batch);
   out << fmt::format(
-      "  step     batch {}, {}, {} ({}), {}{}; {}\n", model.batch,
+      "  step     batch {}, {}, {} ({}), {}{}; {}\n", batch,
       model.classifies() ? "CrossEntropy" : "MSE", optimizer_name(model.optimizer),
       learning_rate_text(settings), model.precision,
       model.arena.loss_scale_at >= 0 ? " with loss scaling (GradScaler's defaults)" : "",

@@ -93,11 +93,12 @@ __device__ void batch_norm_statistics(index_t c, const X* x, float* stats, float
 }
 
 // BatchNorm, backward, part 1, channel c: kernels::batch_norm_backward_sums' d = act'(y)·dy left
-// in dy (each element by one thread), Σd into dβ and Σ d·x̂ into dγ.
+// in dy (each element by one thread), Σd into dβ and Σ d·x̂ into dγ, and where `sums` is given
+// (gradient accumulation) this micro-batch's two sums into it too, as that function keeps them.
 // y is a pointer, or nullptr (std::nullptr_t) where the activation's backward does not read it.
 template <kernels::BatchNormGeometry G, class Act, class X, class Y, class DY>
 __device__ void batch_norm_backward_sums(index_t c, const X* x, Y y, const float* stats, DY* dy,
-                                         float* dgamma, float* dbeta) {
+                                         float* dgamma, float* dbeta, float* sums = nullptr) {
   const float mean = stats[c], inv = stats[G.channels + c];
   double sum = 0.0, dot = 0.0;
   for (index_t j = threadIdx.x; j < G.per_channel(); j += channel_threads) {
@@ -113,6 +114,10 @@ __device__ void batch_norm_backward_sums(index_t c, const X* x, Y y, const float
   if (threadIdx.x == 0) {
     dbeta[c] += static_cast<float>(sum);
     dgamma[c] += static_cast<float>(dot);
+    if (sums != nullptr) {
+      sums[c] = static_cast<float>(sum);
+      sums[G.channels + c] = static_cast<float>(dot);
+    }
   }
 }
 

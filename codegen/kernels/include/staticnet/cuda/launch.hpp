@@ -4,7 +4,8 @@
 // thread per index. The generated code passes the same call to both, in a lambda that is `[&]` on
 // the CPU and `[] __device__` here (nvcc's --extended-lambda, which staticnet_model() turns on).
 //
-// The tensors go to the kernel as its own arguments, not captured by the lambda: a kernel's
+// The tensors (and any number the pass reads) go to the kernel as its own arguments, not captured
+// by the lambda: a kernel's
 // pointer arguments are __restrict__ here, which lets the compiler read the ones the pass only
 // reads through the read-only data cache (ld.global.nc), as the hand-written kernels did. A
 // tensor that shares its memory with another of the same pass (a layer in place) is passed as
@@ -15,6 +16,8 @@
 // multiplications, where a divisor known only at run time costs a real integer division per
 // thread.
 #include <cuda_runtime.h>
+
+#include <type_traits>
 
 #include "staticnet/cuda/check.hpp"
 #include "staticnet/kernels/host_device.hpp"
@@ -47,7 +50,8 @@ struct KernelArgument<T*> {
 template <class T>
 using kernel_argument = typename KernelArgument<T>::type;
 
-// What the body receives: the pointer either way.
+// What the body receives: the pointer either way; a number (the micro-batch whose Dropout masks
+// a pass draws, under sn::Accumulate) as it is.
 template <class T>
 __device__ __forceinline__ T* pointer(T* p) {
   return p;
@@ -55,6 +59,10 @@ __device__ __forceinline__ T* pointer(T* p) {
 template <class T>
 __device__ __forceinline__ T* pointer(Aliased<T> a) {
   return a.pointer;
+}
+template <class T>
+requires std::is_arithmetic_v<T> __device__ __forceinline__ T pointer(T value) {
+  return value;
 }
 
 template <index_t Count, class Body, class... Tensors>

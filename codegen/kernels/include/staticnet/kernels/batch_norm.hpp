@@ -139,9 +139,12 @@ STATICNET_HD void batch_norm_inference(index_t i, const X* x, const float* runni
 
 // Backward, part 1, one channel: d = act'(y)·dy written back over dy, then dβ[c] += Σd and
 // dγ[c] += Σ d·x̂. With Act = Identity, y is not read (pass nullptr: Y is then std::nullptr_t).
+// Under gradient accumulation (sn::Accumulate) dγ and dβ also hold the earlier micro-batches'
+// sums, so this micro-batch's are kept apart for part 2 as well: Σd in sums[c], Σ d·x̂ in
+// sums[C + c] (the plan's statistics buffer, after the mean and 1/std); null otherwise.
 template <BatchNormGeometry G, class Act, class X, class Y, class DY>
 STATICNET_HD void batch_norm_backward_sums(index_t c, const X* x, Y y, const float* stats, DY* dy,
-                                           float* dgamma, float* dbeta) {
+                                           float* dgamma, float* dbeta, float* sums = nullptr) {
   const float mean = stats[c], inv = stats[G.channels + c];
   LaneSums sum, dot;
   for (index_t n = 0; n < G.batch; ++n) {
@@ -157,11 +160,16 @@ STATICNET_HD void batch_norm_backward_sums(index_t c, const X* x, Y y, const flo
   }
   dbeta[c] += static_cast<float>(sum.total());
   dgamma[c] += static_cast<float>(dot.total());
+  if (sums != nullptr) {
+    sums[c] = static_cast<float>(sum.total());
+    sums[G.channels + c] = static_cast<float>(dot.total());
+  }
 }
 
 // Backward, part 2, one element: dx = γ·inv·(d − dβ/M − x̂·dγ/M), with d in dy and the sums in
 // dβ and dγ (part 1's; the gradient region is zeroed before each step, so they hold exactly
-// this layer's sums). Accumulate adds to dx (another reader of x wrote its part already).
+// this layer's sums; under gradient accumulation the caller passes part 1's `sums` and
+// `sums + C` instead). Accumulate adds to dx (another reader of x wrote its part already).
 template <BatchNormGeometry G, bool Accumulate, class X, class DY, class DX>
 STATICNET_HD void batch_norm_backward_input(index_t i, const X* x, const float* stats,
                                             const float* gamma, const DY* dy, const float* dgamma,
@@ -276,7 +284,8 @@ STATICNET_HD void batch_norm_inference_row(index_t n, const X* x, const float* r
 
 template <BatchNormGeometry G, class Act, index_t Width, class X, class Y, class DY>
 STATICNET_HD void batch_norm_backward_sums_block(index_t block, const X* x, Y y, const float* stats,
-                                                 DY* dy, float* dgamma, float* dbeta) {
+                                                 DY* dy, float* dgamma, float* dbeta,
+                                                 float* sums = nullptr) {
   const ChannelBlock<G, Width> b(block);
   double sum[extent<Width>] = {}, dot[extent<Width>] = {};
   for (index_t n = 0; n < G.batch; ++n)
@@ -292,6 +301,10 @@ STATICNET_HD void batch_norm_backward_sums_block(index_t block, const X* x, Y y,
   for (index_t c = b.first; c < b.end; ++c) {
     dbeta[c] += static_cast<float>(sum[c - b.first]);
     dgamma[c] += static_cast<float>(dot[c - b.first]);
+    if (sums != nullptr) {  // as batch_norm_backward_sums keeps them
+      sums[c] = static_cast<float>(sum[c - b.first]);
+      sums[G.channels + c] = static_cast<float>(dot[c - b.first]);
+    }
   }
 }
 

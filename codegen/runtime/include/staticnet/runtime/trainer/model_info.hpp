@@ -43,6 +43,7 @@ struct ModelInfo {
   std::string setup_type;
   std::string precision = "FP32";  // the setup's: "FP32", "Mixed<bf16>", "Mixed<f16>"
   std::int64_t batch = 0;
+  std::int64_t micro_batches = 1;  // Accumulate<K>: the step runs K micro-batches of batch / K
   std::vector<std::int64_t> sample_shape;  // one input sample, f32
   LossFunction loss = LossFunction::cross_entropy;
   std::int64_t classes = 0;                // cross_entropy
