@@ -98,22 +98,27 @@ void CpuKernelEmitter::emit_entry_points() {
                   "  update(arena, constants, pool);\n"
                   "k::update_loss_scale(scaler, k::LossScaleSettings{});";
   }
+  body_.emit(v, R"(
+    // ==== The step, in the plan's schedule ====================================================
+    void forward(std::byte* arena, c::ThreadPool& pool, [[maybe_unused]] const Pass& pass) {
+      $forward$
+    }
+
+    }  // namespace
+
+  )");
   if (accumulates) {
     v["micro_batches"] = literal(m_.micro_batches());
     v["micro_batch"] = literal(m_.micro_batch());
-    v["batch"] = literal(m_.batch());
+    v["comment"] = wrap_comment("Accumulate<" + std::to_string(m_.micro_batches()) +
+                                    ">: the batch of " + literal(m_.batch()) + " runs as " +
+                                    v["micro_batches"] + " micro-batches of " + v["micro_batch"] +
+                                    ", each forward, loss and backward on its slice of the "
+                                    "batch, their gradients added up; then one update.",
+                                "// ", "// ");
     v["working_copy"] = working_copy;
     body_.emit(v, R"(
-      // ==== The step, in the plan's schedule ====================================================
-      void forward(std::byte* arena, c::ThreadPool& pool, [[maybe_unused]] const Pass& pass) {
-        $forward$
-      }
-
-      }  // namespace
-
-      // Accumulate<$micro_batches$>: the batch of $batch$ runs as $micro_batches$ micro-batches of
-      // $micro_batch$, each forward, loss and backward on its slice of the batch, their gradients
-      // added up; then one update.
+      $comment$
       void train_step(std::byte* arena, const k::OptimizerConstants& constants, c::ThreadPool& pool) {
         c::zero(pool, $grads$, $count$);  // gradients: backward accumulates into them
         $working_copy$for (index_t micro = 0; micro < $micro_batches$; ++micro) {
@@ -135,13 +140,6 @@ void CpuKernelEmitter::emit_entry_points() {
     return;
   }
   body_.emit(v, R"(
-    // ==== The step, in the plan's schedule ====================================================
-    void forward(std::byte* arena, c::ThreadPool& pool, [[maybe_unused]] const Pass& pass) {
-      $forward$
-    }
-
-    }  // namespace
-
     void train_step(std::byte* arena, const k::OptimizerConstants& constants, c::ThreadPool& pool) {
       c::zero(pool, $grads$, $count$);  // gradients: backward accumulates into them
       forward(arena, pool, Pass{.training = true, .seed = constants.seed, .step = constants.step});
