@@ -60,6 +60,14 @@ void time_direct_wgrad(cudaStream_t stream, const bench::ConvTensors& t,
     direct.run(t.x(), t.dy(), dw, db, workspace, stream);
     return true;
   });
+  // The pass adds to dW and db (as a step's gradients are added to): one more run from zero for
+  // the error.
+  cuda::check(cudaMemsetAsync(dw, 0, t.geometry().weight_elements() * sizeof(float), stream),
+              "cudaMemsetAsync");
+  cuda::check(cudaMemsetAsync(db, 0, t.geometry().out_channels * sizeof(float), stream),
+              "cudaMemsetAsync");
+  direct.run(t.x(), t.dy(), dw, db, workspace, stream);
+  cuda::check(cudaStreamSynchronize(stream), "the direct pass");
   std::printf(
       "  %-40s %d chunks, prefer %-3s (wgrad + bias gradient)      %8.1f us  "
       "error %.2e\n",

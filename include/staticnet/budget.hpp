@@ -94,7 +94,8 @@ constexpr std::int64_t max_batch_for(const Layers& layers, const SetupDesc& setu
   };
   if (!fits_at(1))
     return 0;
-  constexpr std::int64_t ceiling = std::int64_t{1} << 40;
+  const std::int64_t ceiling =
+      (std::int64_t{1} << 40) / k;           // micro-batches: k · b stays below 2^40
   std::int64_t fits_batch = 1, too_big = 2;  // fits_batch fits; too_big is unknown yet
   while (too_big < ceiling && fits_at(too_big)) {
     fits_batch = too_big;

@@ -351,7 +351,7 @@ constexpr PlanState<L> plan_forward(const Graph<L>& g) {
               build.add(BufferRole::batch_statistics, i, DType::f32,
                         g.setup.micro_batches > 1 ? 2 * n.statistics : n.statistics);
           build.write(lp.statistics_buffer);
-          lp.saved_bytes += buffers[lp.statistics_buffer].size;
+          lp.saved_bytes += bytes_of(DType::f32, n.statistics);  // (not backward's own sums)
         }
       } else if (elementwise) {
         needed_by_backward[lp.output_buffer] = true;

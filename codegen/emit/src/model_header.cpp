@@ -21,13 +21,13 @@ std::string dims_list(const Shape& s) {
   return text;
 }
 
-// What a buffer holds, for the comment beside it.
 // A layer-side shape (one micro-batch's, under Accumulate<K>) with the whole batch's extent.
 Shape whole_batch(const ModelView& model, Shape s) {
   s.dims[0] = model.batch();
   return s;
 }
 
+// What a buffer holds, for the comment beside it.
 std::string buffer_comment(const ModelView& model, int index) {
   const Buffer& b = model.buffer(index);
   auto layer = [&](std::int64_t i) -> const LayerPlan& {

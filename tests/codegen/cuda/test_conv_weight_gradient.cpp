@@ -93,8 +93,10 @@ std::vector<T> host_copy(const T* p, std::size_t count) {
   return host;
 }
 
-// Runs the pass twice on random inputs and checks it against the reference. `guard` floats
-// around dW and db are poisoned and must stay so.
+// Runs the pass twice on random inputs and checks it against the reference. It adds to dW and db
+// (a step zeroes its gradients first; under sn::Accumulate each micro-batch adds its part), so
+// they start at zero, and the second run leaves exactly twice the first's (x + x is exact).
+// `guard` floats around dW and db are poisoned and must stay so; without a bias, so must db.
 void check(const Conv2dGeometry& g, std::int64_t workspace_bytes, bool bias,
            std::int64_t expected_chunks) {
   CAPTURE(g.in_channels);
@@ -110,6 +112,10 @@ void check(const Conv2dGeometry& g, std::int64_t workspace_bytes, bool bias,
   const float poison = -12345.0f;
   std::vector<float> out(static_cast<std::size_t>(guard + weights + guard + g.out_channels + guard),
                          poison);
+  std::fill(out.begin() + guard, out.begin() + guard + weights, 0.0f);
+  if (bias)
+    std::fill(out.begin() + guard + weights + guard,
+              out.begin() + guard + weights + guard + g.out_channels, 0.0f);
   float* const x_d = device_copy(x);
   float* const dz_d = device_copy(dz);
   float* const out_d = device_copy(out);
@@ -126,7 +132,13 @@ void check(const Conv2dGeometry& g, std::int64_t workspace_bytes, bool bias,
   pass.run(x_d, dz_d, dw, db, workspace, nullptr);
   cuda::check(cudaDeviceSynchronize(), "second run");
   const auto second = host_copy(out_d, out.size());
-  CHECK(first == second);  // bit for bit
+  std::vector<float> twice = first;  // the guards (and an unused db) stay poisoned
+  for (std::int64_t i = guard; i < guard + weights; ++i)
+    twice[static_cast<std::size_t>(i)] *= 2.0f;
+  if (bias)
+    for (std::int64_t i = 0; i < g.out_channels; ++i)
+      twice[static_cast<std::size_t>(guard + weights + guard + i)] *= 2.0f;
+  CHECK(second == twice);  // bit for bit: the same sums, added to the first run's
 
   const auto expected = reference(g, x, dz);
   const std::span<const float> got(first);

@@ -82,11 +82,15 @@ void CudaKernelEmitter::emit_product(const FusedGroup& g) {
                                     : "g::Gradients::weights";
   const std::string ws = literal(workspace_bytes());
   const std::string epilogue = product_epilogue(g);
+  // Under Accumulate<K> each micro-batch adds its part to the weight and bias gradients: the
+  // libraries are told, so that no path of theirs writes over the earlier parts.
+  const std::string adds =
+      m_.micro_batches() > 1 && l.runs_backward ? ", /*adds_gradients=*/true" : "";
   if (conv) {
     libraries_.push_back("g::Convolution " + member + ";");
     library_init_.push_back(member + "(handles, " + member + "_geometry, g::ConvEpilogue::" +
                             epilogue + ", " + gradients + ", " + ws + ", /*alignment=*/" +
-                            std::to_string(product_alignment(g, epilogue != "none")) + ")");
+                            std::to_string(product_alignment(g, epilogue != "none")) + adds + ")");
   } else {
     libraries_.push_back("g::LinearProduct " + member + ";");
     library_init_.push_back(
@@ -95,7 +99,7 @@ void CudaKernelEmitter::emit_product(const FusedGroup& g) {
         ", .out_features = " + literal(l.output_shape[1]) + "}, g::LinearEpilogue::" + epilogue +
         ", " + gradients + ", /*bias_gradient=*/" + (l.options.bias ? "true" : "false") + ", " +
         ws + ", /*alignment=*/" + std::to_string(product_alignment(g, false)) +
-        ", /*bias_alignment=*/" + std::to_string(linear_bias_alignment(g)) + ")");
+        ", /*bias_alignment=*/" + std::to_string(linear_bias_alignment(g)) + adds + ")");
   }
   library_lines_.push_back("\"layer " + std::to_string(g.product) + " " + name_of(l.kind) +
                            ": \" + l." + member + ".describe()");

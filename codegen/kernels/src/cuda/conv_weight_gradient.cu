@@ -153,9 +153,9 @@ __global__ void __launch_bounds__(threads)
     if (gridDim.z > 1)
       partial[(blockIdx.z * std::int64_t{s.filters} + k) * s.columns + j] = sums[t];
     else if (j < s.weights)
-      dw[std::int64_t{k} * s.weights + j] = sums[t];
+      dw[std::int64_t{k} * s.weights + j] += sums[t];
     else if (db)
-      db[k] = sums[t];
+      db[k] += sums[t];
   }
 }
 
@@ -172,9 +172,9 @@ __global__ void finish_kernel(Shape s, std::int64_t chunks, const float* __restr
     total += partial[c * outputs + i];
   const std::int64_t k = i / s.columns, j = i % s.columns;
   if (j < s.weights)
-    dw[k * s.weights + j] = total;
+    dw[k * s.weights + j] += total;
   else if (db)
-    db[k] = total;
+    db[k] += total;
 }
 
 Shape shape_of(const kernels::Conv2dGeometry& g, std::int64_t chunks) {

@@ -187,7 +187,7 @@ struct Convolution::Graphs {
 
 Convolution::Convolution(const Libraries& libraries, const kernels::Conv2dGeometry& geometry,
                          ConvEpilogue forward, Gradients gradients, std::int64_t workspace_limit,
-                         int alignment)
+                         int alignment, bool adds_gradients)
     : libraries_(libraries), graphs_(std::make_unique<Graphs>()) {
   // The generator sends grouped and depthwise convolutions to its direct kernels; the graphs
   // below describe a dense weight, which a grouped one's packed weight would be read past.
@@ -211,8 +211,14 @@ Convolution::Convolution(const Libraries& libraries, const kernels::Conv2dGeomet
     s.fused = true;  // nothing was asked for
   if (gradients == Gradients::none)
     return;
-  if (ConvWeightGradient direct(geometry, workspace_limit); direct.preferred())
+  if (ConvWeightGradient direct(geometry, workspace_limit);
+      direct.preferred() || (adds_gradients && direct.usable()))
     s.direct_wgrad = direct;
+  else if (adds_gradients)
+    throw Error("a " + s.describe_shape() +
+                " convolution under gradient accumulation: staticnet's weight-gradient pass, "
+                "which adds to the gradients, takes tensors of under 2^31 elements, and cuDNN's "
+                "overwrites them");
   else
     s.make_wgrad(handle, workspace_limit);
   s.has_wgrad = true;

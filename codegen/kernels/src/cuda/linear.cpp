@@ -150,7 +150,7 @@ LinearProduct::Choice LinearProduct::make(cublasOperation_t trans_a, cublasOpera
 
 LinearProduct::LinearProduct(const Libraries& libraries, LinearShape shape, LinearEpilogue forward,
                              Gradients gradients, bool bias_gradient, std::int64_t workspace_limit,
-                             int alignment, int bias_alignment)
+                             int alignment, int bias_alignment, bool adds_gradients)
     : libraries_(libraries),
       shape_(shape),
       workspace_limit_(workspace_limit),
@@ -167,13 +167,18 @@ LinearProduct::LinearProduct(const Libraries& libraries, LinearShape shape, Line
   forward_epilogue_ = forward;
   if (gradients == Gradients::none)
     return;
-  weights_ = make(CUBLAS_OP_N, CUBLAS_OP_T, in, out, batch, in, out, in,
-                  bias_gradient ? CUBLASLT_EPILOGUE_BGRADB : CUBLASLT_EPILOGUE_DEFAULT);
+  // (Under adds_gradients the product runs plain, unfused, and backward_weights adds db itself.)
+  weights_ =
+      make(CUBLAS_OP_N, CUBLAS_OP_T, in, out, batch, in, out, in,
+           bias_gradient && !adds_gradients ? CUBLASLT_EPILOGUE_BGRADB : CUBLASLT_EPILOGUE_DEFAULT);
   if (!bias_gradient)
     weights_.fused = true;
+  else if (adds_gradients)
+    weights_.fused = false;
   if (gradients == Gradients::weights_and_input)
     input_ = make(CUBLAS_OP_N, CUBLAS_OP_N, in, batch, out, in, out, in, CUBLASLT_EPILOGUE_DEFAULT);
   bias_gradient_ = bias_gradient;
+  adds_gradients_ = adds_gradients;
 }
 
 LinearProduct::~LinearProduct() = default;
@@ -217,8 +222,9 @@ std::string LinearProduct::describe() const {
   if (!weights_.product)
     s += "; no backward";
   else if (bias_gradient_)
-    s += weights_.fused ? "; dW with the BGRADB epilogue (db in the same pass)"
-                        : "; dW, then db by a reduction kernel (no algorithm has BGRADB)";
+    s += weights_.fused    ? "; dW with the BGRADB epilogue (db in the same pass)"
+         : adds_gradients_ ? "; dW, then db added by a reduction kernel (gradient accumulation)"
+                           : "; dW, then db by a reduction kernel (no algorithm has BGRADB)";
   else
     s += "; dW";
   if (input_.product)

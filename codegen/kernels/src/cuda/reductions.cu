@@ -20,7 +20,7 @@ __global__ void __launch_bounds__(channel_threads)
   // The block's partial sums, always in the same order.
   const float total = block_total(sum);
   if (threadIdx.x == 0)
-    db[c] = total;
+    db[c] += total;
 }
 
 __global__ void bias_gradient_features_kernel(const float* __restrict__ dz, float* __restrict__ db,
@@ -31,7 +31,7 @@ __global__ void bias_gradient_features_kernel(const float* __restrict__ dz, floa
   float sum = 0.0f;
   for (std::int64_t n = 0; n < batch; ++n)
     sum += dz[n * features + o];
-  db[o] = sum;
+  db[o] += sum;
 }
 
 }  // namespace

@@ -32,9 +32,12 @@ class ConvWeightGradient {
   // chunk (measured: bench/RESULTS.md, "CUDA convolution weight gradients"), and tensors small
   // enough for its 32-bit indices (run() refuses larger ones).
   bool preferred() const;
+  // Whether it can run here at all: every tensor under 2^31 elements.
+  bool usable() const { return indices_fit_; }
 
-  // Writes dw (out_channels × in_channels × kernel_h × kernel_w) and, when db is not null, db
-  // (out_channels). Both are overwritten, not added to.
+  // Adds to dw (out_channels × in_channels × kernel_h × kernel_w) and, when db is not null, db
+  // (out_channels), as every gradient of a step is added to (the step zeroes them first; under
+  // sn::Accumulate each micro-batch adds its part). Each element has one writer: no atomics.
   void run(const float* x, const float* dz, float* dw, float* db, void* workspace,
            cudaStream_t stream) const;
 

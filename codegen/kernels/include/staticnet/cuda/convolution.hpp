@@ -36,16 +36,21 @@ class Convolution {
  public:
   // alignment: the bytes (16, 8 or 4) every tensor's address is a multiple of; cuDNN only
   // considers engines that work at that alignment.
+  // adds_gradients: the weight and bias gradients must add to what dw and db hold (gradient
+  // accumulation, sn::Accumulate: each micro-batch adds its part). cuDNN's wgrad graph writes dw,
+  // so staticnet's own pass (ConvWeightGradient, which adds) is used even where cuDNN's would be
+  // faster; a convolution too large for that pass is refused.
   Convolution(const Libraries& libraries, const kernels::Conv2dGeometry& geometry,
               ConvEpilogue forward, Gradients gradients, std::int64_t workspace_limit,
-              int alignment);
+              int alignment, bool adds_gradients = false);
   ~Convolution();
   Convolution(const Convolution&) = delete;
   Convolution& operator=(const Convolution&) = delete;
 
   // z = conv(x, W), plus the epilogue asked for when forward_fused().
   void forward(const float* x, const float* w, const float* b, float* z, void* workspace) const;
-  // dW = conv_wgrad(dz, x), and db = Σ dz over batch and positions unless db is null.
+  // dW = conv_wgrad(dz, x), and db = Σ dz over batch and positions unless db is null (added to
+  // dW and db where the pass is staticnet's, always under adds_gradients).
   void backward_weights(const float* x, const float* dz, float* dw, float* db,
                         void* workspace) const;
   // dx = conv_dgrad(dz, W)

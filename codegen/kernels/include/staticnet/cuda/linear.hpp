@@ -10,7 +10,9 @@
 //   backward weights dWᵀ (In×Out) += xᵀ (In×B) · dz (B×Out: op T of dzᵀ), beta 1, with the
 //                    epilogue BGRADB: db = Σ over the batch (the product's k) of dz, in the same
 //                    pass. cuBLASLt writes db rather than adding to it, which is the same thing
-//                    here: the step zeroes the gradients first and db has no other contribution.
+//                    where the step zeroes the gradients first and db has no other contribution;
+//                    under gradient accumulation (adds_gradients) each micro-batch adds to db,
+//                    so db is summed by a kernel of ours that adds instead.
 //   backward input   dxᵀ (In×B)  = W (In×Out) · dzᵀ (Out×B), beta 0; or beta 1, adding to what
 //                    another reader of x wrote there first (a residual block's input)
 //
@@ -41,16 +43,18 @@ class LinearProduct {
   // `bias_alignment`: the same for the bias the forward epilogue reads and the bias gradient
   // BGRADB writes. The heuristic reads it off the bias pointer's value, which is not known when
   // the algorithm is chosen; make() hands it a stand-in address with exactly this alignment.
+  // `adds_gradients`: db must be added to (sn::Accumulate), so BGRADB, which writes it, is not
+  // used.
   LinearProduct(const Libraries& libraries, LinearShape shape, LinearEpilogue forward,
                 Gradients gradients, bool bias_gradient, std::int64_t workspace_limit,
-                int alignment, int bias_alignment);
+                int alignment, int bias_alignment, bool adds_gradients = false);
   ~LinearProduct();
   LinearProduct(const LinearProduct&) = delete;
   LinearProduct& operator=(const LinearProduct&) = delete;
 
   // z = x · Wᵀ, plus the epilogue asked for when forward_fused(), else the bare product.
   void forward(const float* x, const float* w, const float* b, float* z, void* workspace) const;
-  // dW += dzᵀ · x and, when asked for, db = Σ_n dz.
+  // dW += dzᵀ · x and, when asked for, db = Σ_n dz (db += Σ_n dz under adds_gradients).
   void backward_weights(const float* x, const float* dz, float* dw, float* db,
                         void* workspace) const;
   // dx = dz · W, or dx += dz · W when `accumulate` (x has another reader, whose part of its
@@ -80,6 +84,7 @@ class LinearProduct {
   int bias_alignment_;
   LinearEpilogue forward_epilogue_ = LinearEpilogue::none;
   bool bias_gradient_ = false;
+  bool adds_gradients_ = false;
   Choice forward_, weights_, input_;
 };
 
