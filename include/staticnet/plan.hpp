@@ -509,8 +509,11 @@ constexpr void extend_lifetimes(PlanState<L>& p) {
   // Under Accumulate<K> the steps before the update run once per micro-batch, each writing its
   // slice of the losses and predictions: those hold the earlier slices through the later
   // micro-batches' forward steps, so they live from the first step.
+  // (An array, not a braced list: nvcc 13's front end rewrites a range-for over a braced list in
+  // this template into code the host compiler rejects; tests/compile_fail's nvcc_plan_compiles.)
+  const int spanning[] = {p.loss_buffer, p.predictions_buffer};
   if (p.micro_batches > 1)
-    for (int b : {p.loss_buffer, p.predictions_buffer})
+    for (int b : spanning)
       if (b != no_buffer)
         buffers[b].first_step = 0;
 }
