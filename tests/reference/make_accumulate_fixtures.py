@@ -261,10 +261,9 @@ def compare_without_batch_norm(name, dtype):
     return max(loss_error, grad_error, final_error)
 
 
-def compare_with_whole_batch(name, tensors, offset):
-    """How far the accumulated fixture is from make_mlperf_fixtures.py's whole-batch step on the
-    same batch, over the same steps (float64 both): BatchNorm's micro-batch statistics must move
-    it by far more than the test's tolerance."""
+def float64_run(name, offset, steps):
+    """make_mlperf_fixtures.py's whole-batch step (k = 1) in float64, `steps` times, on the batch
+    at `offset`: (losses, first-step gradients, final weights and statistics)."""
     build, batch_size, loss_name, outputs, _ = mlperf.MODELS[name]
     model = sliced(build())
     mlperf.initialize(model)
@@ -272,7 +271,14 @@ def compare_with_whole_batch(name, tensors, offset):
     x, y = mlperf.batch(batch_size, model.input_shape, loss_name, outputs, offset)
     y = y.double() if loss_name == "mse" else y
     loss_fn = torch.nn.CrossEntropyLoss() if loss_name == "cross_entropy" else torch.nn.MSELoss()
-    losses, grad1, final = run(model, x.double(), y, loss_fn, 1, ACCUMULATE[name][1])
+    return run(model, x.double(), y, loss_fn, 1, steps)
+
+
+def compare_with_whole_batch(name, tensors, offset):
+    """How far the accumulated fixture is from make_mlperf_fixtures.py's whole-batch step on the
+    same batch, over the same steps (float64 both): BatchNorm's micro-batch statistics must move
+    it by far more than the test's tolerance."""
+    losses, grad1, final = float64_run(name, offset, ACCUMULATE[name][1])
     whole = ({f"grad1.{n}": g for n, g in grad1.items()} |
              {f"final.{n}": v for n, v in final.items()} |
              {"loss": torch.tensor(losses, dtype=torch.float64)})
@@ -289,18 +295,12 @@ def check_whole_batch_reproduces(name):
     """run() with k = 1 is make_mlperf_fixtures.py's step: it reproduces the committed
     whole-batch fixture's float64 gradients and weights (but for the gradients that are zero but
     for rounding)."""
-    build, batch_size, loss_name, outputs, steps = mlperf.MODELS[name]
+    steps = mlperf.MODELS[name][4]
     path = str(mlperf.HERE / "fixtures" / f"mlperf_{name}.safetensors")
     committed = load_file(path)
     with safe_open(path, "pt") as f:
         offset = int(f.metadata()["input_offset"])
-    model = sliced(build())
-    mlperf.initialize(model)
-    model = model.double()
-    x, y = mlperf.batch(batch_size, model.input_shape, loss_name, outputs, offset)
-    y = y.double() if loss_name == "mse" else y
-    loss_fn = torch.nn.CrossEntropyLoss() if loss_name == "cross_entropy" else torch.nn.MSELoss()
-    losses, grad1, final = run(model, x.double(), y, loss_fn, 1, steps)
+    losses, grad1, final = float64_run(name, offset, steps)
     ours = {f"grad1.{n}": g for n, g in grad1.items()} | {f"final.{n}": v for n, v in final.items()}
     error = max(largest_error(ours, committed, "grad1.")[0],
                 largest_error(ours, committed, "final.")[0])
