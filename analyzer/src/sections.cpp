@@ -82,12 +82,10 @@ std::string micro_batch_text(std::int64_t batch, std::int64_t micro_batches) {
 std::string setup_line(const PlanDump& plan) {
   if (!plan.training())
     return "inference (forward only): batch " + grouped_count(plan.batch) + ", " + plan.precision;
-  return "training step: batch " + grouped_count(plan.batch) +
-         (plan.micro_batches > 1 ? " as " + grouped_count(plan.micro_batches) +
-                                       " micro-batches of " + grouped_count(plan.micro_batch()) +
-                                       " (Accumulate<" + std::to_string(plan.micro_batches) + ">)"
-                                 : std::string()) +
-         ", " + plan.optimizer + ", " + plan.loss + ", " + plan.precision +
+  const bool accumulates = plan.micro_batches > 1;
+  return "training step: " + batch_text(plan.batch, plan.micro_batches, accumulates) +
+         (accumulates ? " (Accumulate<" + std::to_string(plan.micro_batches) + ">)" : "") + ", " +
+         plan.optimizer + ", " + plan.loss + ", " + plan.precision +
          (plan.prefetch ? ", Prefetch (the next batch arrives during the step)" : "");
 }
 
