@@ -38,6 +38,9 @@
 #             (staticnet_bench_direct_conv, unless STATICNET_MLPERF_MODELS names models), then
 #             the same as bench for the four MLPerf Tiny models at their reference batches
 #             (torch.compile's default mode only)
+#   accumulate  sn::Accumulate<4>'s price: the CUDA step of SimpleCNN and ResNet-8 with and
+#             without it (bench/cuda_step/accumulate_setups.hpp), their arenas, and PyTorch eager's
+#             accumulation loop for the same (its step time and max_memory_allocated)
 #   profile   where the step's time goes: every cuDNN engine for the samples' convolutions
 #             (staticnet_bench_conv_engines), Nsight Compute's duration of each kernel of a few
 #             launch-by-launch steps, and torch.profiler's kernels for PyTorch's eager step
@@ -287,6 +290,21 @@ if [[ " $parts " == *" mlperf "* ]]; then
   fi
   for model in $mlperf; do
     compare_with_pytorch "$model"
+  done
+fi
+
+if [[ " $parts " == *" accumulate "* ]]; then
+  for model in simple_cnn resnet8; do
+    for k in 1 4; do
+      name=$model
+      ((k > 1)) && name=${model}_accumulate$k
+      in_time "accumulation $name" 30 || continue
+      "$bin/staticnet_bench_cuda_step" "$name" >"$out/bench_${name}.txt" 2>&1
+      note "staticnet $name: $(head -1 "$out/bench_${name}.txt")"
+      "$python" "$here/bench/cuda_step/torch_cuda_step.py" "$model" --accumulate "$k" \
+        >"$out/torch_${model}_accumulate$k.txt" 2>&1
+      note "torch eager $model --accumulate $k: $(tail -1 "$out/torch_${model}_accumulate$k.txt")"
+    done
   done
 fi
 

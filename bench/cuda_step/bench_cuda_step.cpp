@@ -8,7 +8,9 @@
 //
 //   staticnet_bench_cuda_step MODEL [--steps N] [--repeats N]
 //   MODEL: simple_cnn, simple_cnn_prefetch, lenet5_adam, or an MLPerf Tiny model (resnet8, ds_cnn,
-//   mobilenet_v1, fc_autoencoder: samples/mlperf_tiny/, Adam, their reference batches)
+//   mobilenet_v1, fc_autoencoder: samples/mlperf_tiny/, Adam, their reference batches), or
+//   simple_cnn_accumulate4 or resnet8_accumulate4 (the same under Accumulate<4>,
+//   accumulate_setups.hpp)
 //   (STATICNET_CUDA_GRAPHS=0 times launch by launch instead)
 #include <algorithm>
 #include <chrono>
@@ -31,8 +33,12 @@
 #include "lenet5_adam_trainer.h"
 #include "mobilenet_v1_kernels_cuda.h"
 #include "mobilenet_v1_trainer.h"
+#include "resnet8_accumulate4_kernels_cuda.h"
+#include "resnet8_accumulate4_trainer.h"
 #include "resnet8_kernels_cuda.h"
 #include "resnet8_trainer.h"
+#include "simple_cnn_accumulate4_kernels_cuda.h"
+#include "simple_cnn_accumulate4_trainer.h"
 #include "simple_cnn_kernels_cuda.h"
 #include "simple_cnn_prefetch_kernels_cuda.h"
 #include "simple_cnn_prefetch_trainer.h"
@@ -57,7 +63,8 @@ const Sample samples[] = {
     STATICNET_BENCH_SAMPLE(simple_cnn),     STATICNET_BENCH_SAMPLE(simple_cnn_prefetch),
     STATICNET_BENCH_SAMPLE(lenet5_adam),    STATICNET_BENCH_SAMPLE(resnet8),
     STATICNET_BENCH_SAMPLE(ds_cnn),         STATICNET_BENCH_SAMPLE(mobilenet_v1),
-    STATICNET_BENCH_SAMPLE(fc_autoencoder),
+    STATICNET_BENCH_SAMPLE(fc_autoencoder), STATICNET_BENCH_SAMPLE(simple_cnn_accumulate4),
+    STATICNET_BENCH_SAMPLE(resnet8_accumulate4),
 };
 #undef STATICNET_BENCH_SAMPLE
 

@@ -7,10 +7,13 @@ backward, optimizer.step() and loss.item() (a training loop reads its loss; the 
 reads every sample's). Also prints torch.cuda.max_memory_allocated over the steps.
 
 usage: torch_cuda_step.py MODEL [--steps N] [--repeats N] [--compile [MODE]] [--profile]
+                          [--accumulate K]
 MODEL: simple_cnn, lenet5, or an MLPerf Tiny model (resnet8, ds_cnn, mobilenet_v1, fc_autoencoder:
 bench/cpu_step/mlperf_models.py, Adam, the reference batch, in training mode as the trainers run)
 (--compile: torch.compile's default mode; --compile reduce-overhead: its CUDA graphs, as staticnet's
-step is one; --profile: after the timing, the kernels of 20 steps from torch.profiler, by GPU time)
+step is one; --profile: after the timing, the kernels of 20 steps from torch.profiler, by GPU time;
+--accumulate K: PyTorch's gradient accumulation loop, K micro-batches of batch/K samples per step,
+each micro-batch's loss divided by K, as staticnet's sn::Accumulate<K> computes)
 """
 import argparse
 import pathlib
@@ -33,6 +36,7 @@ def main():
     p.add_argument("--compile", nargs="?", const="default", default=None,
                    choices=["default", "reduce-overhead", "max-autotune"])
     p.add_argument("--profile", action="store_true")
+    p.add_argument("--accumulate", type=int, default=1)
     args = p.parse_args()
     torch.backends.cudnn.allow_tf32 = False
     torch.backends.cuda.matmul.allow_tf32 = False
@@ -54,8 +58,15 @@ def main():
         x = x_host.to("cuda", non_blocking=True)
         y = y_host.to("cuda", non_blocking=True)
         optimizer.zero_grad()
-        loss = loss_fn(forward(x), y)
-        loss.backward()
+        if args.accumulate == 1:
+            loss = loss_fn(forward(x), y)
+            loss.backward()
+        else:
+            loss = 0.0
+            for xs, ys in zip(x.chunk(args.accumulate), y.chunk(args.accumulate)):
+                part = loss_fn(forward(xs), ys) / args.accumulate
+                part.backward()
+                loss = loss + part.detach()
         optimizer.step()
         return loss.item()
 
@@ -71,6 +82,7 @@ def main():
         torch.cuda.synchronize()
         times.append((time.perf_counter() - start) * 1000.0 / args.steps)
     print(f"model={args.model} torch={torch.__version__} compile={args.compile or False} "
+          f"accumulate={args.accumulate} "
           f"ms_per_step={statistics.median(times):.4f} min={min(times):.4f} max={max(times):.4f} "
           f"max_memory_allocated={torch.cuda.max_memory_allocated()}")
     if args.profile:
