@@ -389,6 +389,19 @@ const std::map<std::string, Decoder>& decoders() {
                 "Linear before it, as TensorFlow Lite's converter folds it, but it reads " +
                 what + ": put it right after a convolution or Linear that only it reads";
        }},
+      {"batch_norm_one_value_per_channel",
+       [](const Facts& f) {
+         const std::int64_t samples = f["samples"];
+         return f.layer() +
+                ": in training a BatchNorm normalises each channel over the values of the "
+                "samples it sees together, " +
+                n(samples) + (samples == 1 ? " sample" : " samples") +
+                " here (the batch, or a micro-batch under Accumulate<K>) with " +
+                n(f["values_per_channel"]) +
+                " value per channel; one value normalises to 0 and trains nothing, and PyTorch "
+                "refuses it (\"Expected more than 1 value per channel when training\"): use a "
+                "batch or micro-batch of at least 2 samples";
+       }},
       {"cross_entropy_needs_flat_logits",
        [](const Facts& f) {
          return "CrossEntropy needs logits shaped (batch, classes), but the model ends in " +

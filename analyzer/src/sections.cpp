@@ -339,6 +339,24 @@ bool shows_micro_batches(const ModelReport& m) {
   return m.model.plan.micro_batches > 1 || sweeps_accumulation(m);
 }
 
+namespace {
+
+// Calls `each(point, same_group)` once per group of the sweep's points that `same` puts together,
+// in the sweep's order, with the group's first point and a test for its members: the lines that
+// compare the sweep along one axis (precision, micro-batches) at each point of the others.
+template <class Same, class Each>
+void for_each_group(const std::vector<SweepColumn>& sweep, Same same, Each each) {
+  for (std::size_t first = 0; first < sweep.size(); ++first) {
+    const SweepColumn& point = sweep[first];
+    auto same_group = [&](const SweepColumn& o) { return same(o, point); };
+    if (std::any_of(sweep.begin(), sweep.begin() + static_cast<std::ptrdiff_t>(first), same_group))
+      continue;  // this group has its line
+    each(point, same_group);
+  }
+}
+
+}  // namespace
+
 std::vector<std::string> precision_lines(const ModelReport& m) {
   if (!sweeps_precision(m))
     return {};
@@ -348,15 +366,10 @@ std::vector<std::string> precision_lines(const ModelReport& m) {
   // One line per (batch, optimizer, micro-batches), in the sweep's order: its smallest
   // precision, and against the setup's precision where the sweep has it, what each other saves
   // or costs.
-  for (std::size_t first = 0; first < m.sweep.size(); ++first) {
-    const SweepColumn& point = m.sweep[first];
-    auto same_point = [&](const SweepColumn& o) {
-      return o.batch == point.batch && o.optimizer == point.optimizer &&
-             o.micro_batches == point.micro_batches;
-    };
-    if (std::any_of(m.sweep.begin(), m.sweep.begin() + static_cast<std::ptrdiff_t>(first),
-                    same_point))
-      continue;  // this (batch, optimizer, micro-batches) has its line
+  auto same = [](const SweepColumn& a, const SweepColumn& b) {
+    return a.batch == b.batch && a.optimizer == b.optimizer && a.micro_batches == b.micro_batches;
+  };
+  for_each_group(m.sweep, same, [&](const SweepColumn& point, auto same_point) {
     const SweepColumn *smallest = &point, *setups = nullptr;
     for (const SweepColumn& o : m.sweep) {
       if (!same_point(o))
@@ -382,7 +395,7 @@ std::vector<std::string> precision_lines(const ModelReport& m) {
           line += "; " + o.precision + " costs " +
                   human_bytes(o.footprint.total - setups->footprint.total) + " more";
     lines.push_back(line);
-  }
+  });
   lines.push_back(
       "Mixed and Pure precision are priced here to the byte; the generated CPU trainer trains "
       "Mixed<bf16> and Mixed<f16> (a setup names them as staticnet::detail::Mixed<...> until the "
@@ -398,15 +411,10 @@ std::vector<std::string> accumulation_lines(const ModelReport& m) {
   const bool precisions = sweeps_precision(m);
   // One line per (batch, optimizer, precision) swept at more than one K, in the sweep's order:
   // each other K against the setup's (else the first swept).
-  for (std::size_t first = 0; first < m.sweep.size(); ++first) {
-    const SweepColumn& point = m.sweep[first];
-    auto same_point = [&](const SweepColumn& o) {
-      return o.batch == point.batch && o.optimizer == point.optimizer &&
-             o.precision == point.precision;
-    };
-    if (std::any_of(m.sweep.begin(), m.sweep.begin() + static_cast<std::ptrdiff_t>(first),
-                    same_point))
-      continue;
+  auto same = [](const SweepColumn& a, const SweepColumn& b) {
+    return a.batch == b.batch && a.optimizer == b.optimizer && a.precision == b.precision;
+  };
+  for_each_group(m.sweep, same, [&](const SweepColumn& point, auto same_point) {
     const SweepColumn* reference = &point;
     for (const SweepColumn& o : m.sweep)
       if (same_point(o) && o.micro_batches == own)
@@ -424,11 +432,11 @@ std::vector<std::string> accumulation_lines(const ModelReport& m) {
           " as " + micro_batch_text(reference->batch, reference->micro_batches);
     }
     if (line.empty())
-      continue;  // this point was swept at one K only
+      return;  // this point was swept at one K only
     lines.push_back("batch " + grouped_count(point.batch) + ", " + point.optimizer +
                     (precisions ? ", " + point.precision : "") + ": " + line +
                     (reference->micro_batches == own ? " (the setup's)" : ""));
-  }
+  });
   lines.push_back(
       "Accumulate<K> runs a step as K micro-batches of batch / K samples, one after another, "
       "adding up their gradients: the activations (what backward saves among them) are one "

@@ -92,11 +92,16 @@ constexpr std::int64_t max_batch_for(const Layers& layers, const SetupDesc& setu
   auto fits_at = [&](std::int64_t b) {
     return total_for_batch(layers, setup, k * b, device) <= budget;
   };
-  if (!fits_at(1))
+  // A micro-batch of one sample plans only without a BatchNorm (one value per channel), the one
+  // error a larger batch can mend: then the search starts at two.
+  SetupDesc one_sample = setup;
+  one_sample.batch = k;
+  const std::int64_t smallest = lower(layers, one_sample).error.ok() ? 1 : 2;
+  if (!fits_at(smallest))
     return 0;
   const std::int64_t ceiling =
-      (std::int64_t{1} << 40) / k;           // micro-batches: k · b stays below 2^40
-  std::int64_t fits_batch = 1, too_big = 2;  // fits_batch fits; too_big is unknown yet
+      (std::int64_t{1} << 40) / k;  // micro-batches: k · b stays below 2^40
+  std::int64_t fits_batch = smallest, too_big = 2 * smallest;  // fits; unknown yet
   while (too_big < ceiling && fits_at(too_big)) {
     fits_batch = too_big;
     too_big *= 2;
@@ -117,7 +122,8 @@ constexpr std::int64_t max_batch_for(const Layers& layers, const SetupDesc& setu
 }
 }  // namespace detail
 
-// The largest batch whose whole step fits in `budget` bytes (0 when even a batch of 1 does not).
+// The largest batch whose whole step fits in `budget` bytes (0 when even the smallest does not: 1,
+// or 2 with a BatchNorm in a model without positions, as a BatchNorm1d after a Linear).
 // Each candidate is planned in full, so the batch returned always fits, to the byte. The search
 // bisects, then scans upwards until 32 batches in a row do not fit: placement is a heuristic
 // whose 256-byte rounding can make the total dip by a few slots as the batch grows, and the scan

@@ -26,21 +26,23 @@ enum class ErrorCode : std::uint8_t {
   option_given_twice,   // option
   option_not_accepted,  // option
   missing_kernel,
-  nonpositive_window_option,        // option, a: height value, b: width value
-  pool_padding_too_large,           // a: padding, b: kernel
-  nonpositive_output,               // a: the Out that was written
-  linear_needs_flat_input,          // shape_a: the input shape
-  linear_in_features_mismatch,      // a: InFeatures written, b: features arriving,
-                                    // shape_a: one sample's shape before Flatten
-  needs_spatial_input,              // shape_a: the input shape
-  kernel_larger_than_padded_input,  // a, b: kernel h, w; c, d: padded input h, w
-  groups_do_not_divide,             // a: groups, b: in channels, c: out channels
-  needs_flat_input,                 // shape_a: the input shape (BatchNorm1d)
-  bad_ratio,                        // option (none for Dropout's P/Q), a / b: the ratio
-  residual_shapes_differ,           // a: the block's first layer, b: the shortcut's last (-1:
-                                    // the identity), shape_a: body, shape_b: shortcut
-  batch_norm_does_not_fold,         // Int8: a: the layer it reads (-1: the model's input), b:
-                                    // how many layers read that layer's output
+  nonpositive_window_option,         // option, a: height value, b: width value
+  pool_padding_too_large,            // a: padding, b: kernel
+  nonpositive_output,                // a: the Out that was written
+  linear_needs_flat_input,           // shape_a: the input shape
+  linear_in_features_mismatch,       // a: InFeatures written, b: features arriving,
+                                     // shape_a: one sample's shape before Flatten
+  needs_spatial_input,               // shape_a: the input shape
+  kernel_larger_than_padded_input,   // a, b: kernel h, w; c, d: padded input h, w
+  groups_do_not_divide,              // a: groups, b: in channels, c: out channels
+  needs_flat_input,                  // shape_a: the input shape (BatchNorm1d)
+  bad_ratio,                         // option (none for Dropout's P/Q), a / b: the ratio
+  residual_shapes_differ,            // a: the block's first layer, b: the shortcut's last (-1:
+                                     // the identity), shape_a: body, shape_b: shortcut
+  batch_norm_does_not_fold,          // Int8: a: the layer it reads (-1: the model's input), b:
+                                     // how many layers read that layer's output
+  batch_norm_one_value_per_channel,  // training: a: the samples normalised together (the batch,
+                                     // or the micro-batch), b: values per channel (a × positions)
   // the loss
   cross_entropy_needs_flat_logits,         // shape_a: the model's output
   cross_entropy_needs_class_index_target,  // shape_a: target, a: target dtype

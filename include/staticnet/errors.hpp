@@ -92,6 +92,8 @@ STATICNET_NUMBER(shortcut_ends_at_layer)
 STATICNET_NUMBER(reads_layer)
 STATICNET_NUMBER(readers_of_that_layer)
 STATICNET_NUMBER(code_overhead)
+STATICNET_NUMBER(samples)
+STATICNET_NUMBER(values_per_channel)
 #undef STATICNET_NUMBER
 
 template <class T>
@@ -245,6 +247,15 @@ struct batch_norm_does_not_fold {
                 "DepthwiseConv2d or Linear before it, as TensorFlow Lite's converter folds it: "
                 "put it right after one, whose output nothing else reads");
 };
+// Samples: those normalised together, the batch or (under Accumulate<K>) the micro-batch.
+template <class Layer, class Samples, class ValuesPerChannel>
+struct batch_norm_one_value_per_channel {
+  static_assert(always_false<batch_norm_one_value_per_channel>,
+                "staticnet: in training a BatchNorm normalises each channel over the values of "
+                "the samples it sees together, and one value normalises to 0 and trains "
+                "nothing (PyTorch refuses it too); use a batch, or under Accumulate<K> a "
+                "micro-batch, of at least 2 samples");
+};
 template <class Layer, class KernelH, class KernelW, class PaddedH, class PaddedW>
 struct kernel_larger_than_padded_input {
   static_assert(KernelH::value <= PaddedH::value && KernelW::value <= PaddedW::value,
@@ -375,6 +386,8 @@ constexpr void report() {
                                         shortcut_output<shape_of<D.shape_b>>>);
   } else if constexpr (code == ErrorCode::batch_norm_does_not_fold) {
     (void)sizeof(batch_norm_does_not_fold<L, reads_layer<D.a>, readers_of_that_layer<D.b>>);
+  } else if constexpr (code == ErrorCode::batch_norm_one_value_per_channel) {
+    (void)sizeof(batch_norm_one_value_per_channel<L, samples<D.a>, values_per_channel<D.b>>);
   } else if constexpr (code == ErrorCode::cross_entropy_needs_flat_logits) {
     (void)sizeof(cross_entropy_needs_flat_logits<shape_of<D.shape_a>>);
   } else if constexpr (code == ErrorCode::cross_entropy_needs_class_index_target) {

@@ -202,6 +202,16 @@ constexpr Diagnostic lower_batch_norm(std::int64_t index, bool needs_dx, bool tr
                         d.momentum_den);
   const std::int64_t n = in.elements();
   const std::int64_t channels = in[1];
+  // In training each channel is normalised over the values the step sees together: the batch's
+  // (a micro-batch's under Accumulate<K>, the batch extent lowering works at) at every position.
+  // One value has variance 0 and normalises to 0, which PyTorch refuses ("Expected more than 1
+  // value per channel when training").
+  if (training && n / channels < 2) {
+    Diagnostic e = layer_error(ErrorCode::batch_norm_one_value_per_channel, index, d);
+    e.a = in[0];
+    e.b = n / channels;
+    return e;
+  }
   node.output = in;
   node.weights = channels;
   node.biases = channels;

@@ -111,6 +111,12 @@ using MlpMixedAccumulate4Adam =
     sn::Training<sn::Input<sn::f32, 100>, sn::Batch<64>, sn::Loss<sn::CrossEntropy>,
                  sn::Optimizer<sn::Adam>, sn::Precision<sn::detail::Mixed<sn::bf16>>,
                  sn::Accumulate<4>>;
+// And with Mixed<f16>, whose loss scaler unscales the K micro-batches' sum once and skips the
+// whole step when any part overflowed.
+using MlpMixedF16Accumulate4Adam =
+    sn::Training<sn::Input<sn::f32, 100>, sn::Batch<64>, sn::Loss<sn::CrossEntropy>,
+                 sn::Optimizer<sn::Adam>, sn::Precision<sn::detail::Mixed<sn::f16>>,
+                 sn::Accumulate<4>>;
 
 using SimpleCNNMixedSgd = SimpleCNNMixedWith<sn::SGD>;
 using SimpleCNNMixedAdam = SimpleCNNMixedWith<sn::Adam>;

@@ -119,16 +119,9 @@ inline void check_weights(std::span<const float> ours, std::span<const double> t
   CHECK(worst <= tolerance.outlier_bound);
 }
 
-// `backend` holds `model`'s step, freshly made; `fixture_name` names the fixture file
-// (make_fixtures.py's model name, or make_mixed_fixtures.py's "<model>_mixed_bf16").
-inline void check_against_pytorch(const std::string& fixture_name, const std::string& optimizer,
-                                  const rt::ModelInfo& model, rt::Backend& backend,
-                                  const Tolerances& tolerance = {}) {
-  CAPTURE(fixture_name);
-  CAPTURE(optimizer);
-  const rt::SafetensorsReader file = fixture(fixture_name);
-  REQUIRE(file.metadata().at("fixture_version") == "1");
-
+// The fixture's initial parameters (init.<name>), as the parameter vector of `model`.
+inline std::vector<float> initial_parameters(const rt::SafetensorsReader& file,
+                                             const rt::ModelInfo& model) {
   std::vector<float> parameters(static_cast<std::size_t>(model.parameter_count));
   for (const rt::ParameterTensor& t : model.parameters) {
     const std::vector<double> init = values(file, "init." + t.name);
@@ -136,8 +129,12 @@ inline void check_against_pytorch(const std::string& fixture_name, const std::st
     for (std::size_t i = 0; i < init.size(); ++i)
       parameters[static_cast<std::size_t>(t.offset) + i] = static_cast<float>(init[i]);
   }
-  backend.write_state(rt::StateBuffer::parameters, parameters);
+  return parameters;
+}
 
+// The settings PyTorch's `optimizer` ran with (<optimizer>.lr, ...).
+inline k::OptimizerSettings optimizer_settings(const rt::SafetensorsReader& file,
+                                               const std::string& optimizer) {
   k::OptimizerSettings settings;
   settings.learning_rate = setting(file, optimizer + ".lr");
   settings.weight_decay = setting(file, optimizer + ".weight_decay");
@@ -148,6 +145,22 @@ inline void check_against_pytorch(const std::string& fixture_name, const std::st
     settings.beta2 = setting(file, optimizer + ".beta2");
     settings.epsilon = setting(file, optimizer + ".eps");
   }
+  return settings;
+}
+
+// `backend` holds `model`'s step, freshly made; `fixture_name` names the fixture file
+// (make_fixtures.py's model name, or make_mixed_fixtures.py's "<model>_mixed_bf16").
+inline void check_against_pytorch(const std::string& fixture_name, const std::string& optimizer,
+                                  const rt::ModelInfo& model, rt::Backend& backend,
+                                  const Tolerances& tolerance = {}) {
+  CAPTURE(fixture_name);
+  CAPTURE(optimizer);
+  const rt::SafetensorsReader file = fixture(fixture_name);
+  REQUIRE(file.metadata().at("fixture_version") == "1");
+
+  std::vector<float> parameters = initial_parameters(file, model);
+  backend.write_state(rt::StateBuffer::parameters, parameters);
+  const k::OptimizerSettings settings = optimizer_settings(file, optimizer);
 
   const std::vector<double> losses = values(file, optimizer + ".loss");
   std::vector<float> gradients(parameters.size());

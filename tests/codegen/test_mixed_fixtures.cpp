@@ -45,6 +45,8 @@
 #include "fx_mlp_mixed_bf16_adam_trainer.h"
 #include "fx_mlp_mixed_bf16_sgd_kernels_cpu.h"
 #include "fx_mlp_mixed_bf16_sgd_trainer.h"
+#include "fx_mlp_mixed_f16_accumulate4_adam_kernels_cpu.h"
+#include "fx_mlp_mixed_f16_accumulate4_adam_trainer.h"
 #include "fx_mlp_mixed_f16_adam_kernels_cpu.h"
 #include "fx_mlp_mixed_f16_adam_trainer.h"
 #include "fx_mlp_mixed_f16_sgd_kernels_cpu.h"
@@ -118,64 +120,23 @@ void check_mixed(const std::string& fixture, const std::string& precision,
   }
 }
 
-}  // namespace
-
-#define STATICNET_MIXED_CASE(model, precision, optimizer)                                      \
-  TEST_CASE("pytorch autocast: " #model " in Mixed<" #precision "> with " #optimizer           \
-            ", three steps") {                                                                 \
-    namespace generated = fx_##model##_mixed_##precision##_##optimizer;                        \
-    const rt::ModelInfo& info = generated::model_info();                                       \
-    rt::CpuBackend backend(info, {&generated::cpu::train_step, &generated::cpu::evaluate}, 2); \
-    check_mixed(#model "_mixed_" #precision, #precision, #optimizer, info, backend);           \
-  }
-
-STATICNET_MIXED_CASE(simple_cnn, bf16, sgd)
-STATICNET_MIXED_CASE(simple_cnn, bf16, adam)
-STATICNET_MIXED_CASE(lenet5, bf16, sgd)
-STATICNET_MIXED_CASE(lenet5, bf16, adam)
-STATICNET_MIXED_CASE(mlp, bf16, sgd)
-STATICNET_MIXED_CASE(mlp, bf16, adam)
-STATICNET_MIXED_CASE(linear_regression, bf16, sgd)
-STATICNET_MIXED_CASE(linear_regression, bf16, adam)
-// Mixed<f16>, with GradScaler's loss scaling.
-STATICNET_MIXED_CASE(simple_cnn, f16, sgd)
-STATICNET_MIXED_CASE(simple_cnn, f16, adam)
-// LeNet-5 under SGD only: its Linear layers read the output of PyTorch's f16 convolutions, which
-// sum less exactly than they round (above), and Adam's sign-sized first steps turn that into 2 %
-// of 7.weight stepping the other way (measured), where SGD's steps stay within 1e-4.
-STATICNET_MIXED_CASE(lenet5, f16, sgd)
-STATICNET_MIXED_CASE(mlp, f16, sgd)
-STATICNET_MIXED_CASE(mlp, f16, adam)
-
-// An overflow forced as make_mixed_fixtures.py forces it: the MLP under Adam from a scale of 2^22,
-// where the scaled gradients exceed f16's 65,504. The first step must find the Inf, leave the
-// weights and Adam's moments as they were, and halve the scale; the next two steps are Adam's first
-// and second, counted as the trainer counts them (train.cpp: steps done less steps skipped), and
-// must land where PyTorch's do.
-TEST_CASE("pytorch autocast + GradScaler: an f16 overflow skips the step and halves the scale") {
-  namespace generated = fx_mlp_mixed_f16_adam;
-  const rt::ModelInfo& info = generated::model_info();
-  rt::CpuBackend backend(info, {&generated::cpu::train_step, &generated::cpu::evaluate}, 2);
-  const rt::SafetensorsReader file = pytorch_fixture::fixture("mlp_mixed_f16");
+// An overflow forced as make_mixed_fixtures.py forces it: the MLP under Adam from a scale where the
+// scaled gradients exceed f16's 65,504. The first step must find the Inf, leave the weights and
+// Adam's moments as they were, and halve the scale; the next two steps are Adam's first and second,
+// counted as the trainer counts them (train.cpp: steps done less steps skipped), and must land
+// where PyTorch's do. `fixture` holds PyTorch's run (overflow.*), from `expected_initial_scale`.
+void check_forced_overflow(const std::string& fixture, float expected_initial_scale,
+                           const rt::ModelInfo& info, rt::Backend& backend) {
+  const rt::SafetensorsReader file = pytorch_fixture::fixture(fixture);
   const auto initial_scale =
       static_cast<float>(pytorch_fixture::setting(file, "overflow.initial_scale"));
-  REQUIRE(initial_scale == 0x1p22f);
+  REQUIRE(initial_scale == expected_initial_scale);
   backend.write_loss_scale({initial_scale, 0, 0.0f});
 
-  std::vector<float> parameters(static_cast<std::size_t>(info.parameter_count));
-  for (const rt::ParameterTensor& t : info.parameters) {
-    const std::vector<double> init = pytorch_fixture::values(file, "init." + t.name);
-    for (std::size_t i = 0; i < init.size(); ++i)
-      parameters[static_cast<std::size_t>(t.offset) + i] = static_cast<float>(init[i]);
-  }
+  std::vector<float> parameters = pytorch_fixture::initial_parameters(file, info);
   backend.write_state(rt::StateBuffer::parameters, parameters);
   const std::vector<float> initial = parameters;
-  k::OptimizerSettings settings;
-  settings.learning_rate = pytorch_fixture::setting(file, "adam.lr");
-  settings.beta1 = pytorch_fixture::setting(file, "adam.beta1");
-  settings.beta2 = pytorch_fixture::setting(file, "adam.beta2");
-  settings.epsilon = pytorch_fixture::setting(file, "adam.eps");
-  settings.weight_decay = pytorch_fixture::setting(file, "adam.weight_decay");
+  const k::OptimizerSettings settings = pytorch_fixture::optimizer_settings(file, "adam");
 
   const std::vector<double> losses = pytorch_fixture::values(file, "overflow.loss");
   const std::vector<double> scales = pytorch_fixture::values(file, "overflow.scale");
@@ -211,6 +172,58 @@ TEST_CASE("pytorch autocast + GradScaler: an f16 overflow skips the step and hal
             .subspan(static_cast<std::size_t>(t.offset), expected.size()),
         std::span<const double>(expected), mixed_f16_adam);
   }
+}
+
+}  // namespace
+
+#define STATICNET_MIXED_CASE(model, precision, optimizer)                                      \
+  TEST_CASE("pytorch autocast: " #model " in Mixed<" #precision "> with " #optimizer           \
+            ", three steps") {                                                                 \
+    namespace generated = fx_##model##_mixed_##precision##_##optimizer;                        \
+    const rt::ModelInfo& info = generated::model_info();                                       \
+    rt::CpuBackend backend(info, {&generated::cpu::train_step, &generated::cpu::evaluate}, 2); \
+    check_mixed(#model "_mixed_" #precision, #precision, #optimizer, info, backend);           \
+  }
+
+STATICNET_MIXED_CASE(simple_cnn, bf16, sgd)
+STATICNET_MIXED_CASE(simple_cnn, bf16, adam)
+STATICNET_MIXED_CASE(lenet5, bf16, sgd)
+STATICNET_MIXED_CASE(lenet5, bf16, adam)
+STATICNET_MIXED_CASE(mlp, bf16, sgd)
+STATICNET_MIXED_CASE(mlp, bf16, adam)
+STATICNET_MIXED_CASE(linear_regression, bf16, sgd)
+STATICNET_MIXED_CASE(linear_regression, bf16, adam)
+// Mixed<f16>, with GradScaler's loss scaling.
+STATICNET_MIXED_CASE(simple_cnn, f16, sgd)
+STATICNET_MIXED_CASE(simple_cnn, f16, adam)
+// LeNet-5 under SGD only: its Linear layers read the output of PyTorch's f16 convolutions, which
+// sum less exactly than they round (above), and Adam's sign-sized first steps turn that into 2 %
+// of 7.weight stepping the other way (measured), where SGD's steps stay within 1e-4.
+STATICNET_MIXED_CASE(lenet5, f16, sgd)
+STATICNET_MIXED_CASE(mlp, f16, sgd)
+STATICNET_MIXED_CASE(mlp, f16, adam)
+
+// The whole batch overflows from 2^22.
+TEST_CASE("pytorch autocast + GradScaler: an f16 overflow skips the step and halves the scale") {
+  namespace generated = fx_mlp_mixed_f16_adam;
+  const rt::ModelInfo& info = generated::model_info();
+  rt::CpuBackend backend(info, {&generated::cpu::train_step, &generated::cpu::evaluate}, 2);
+  check_forced_overflow("mlp_mixed_f16", 0x1p22f, info, backend);
+}
+
+// Under Accumulate<4>, GradScaler's loop (make_accumulate_fixtures.py): each micro-batch's loss
+// scaled before its backward, the four parts added scaled in float32, unscaled once before the
+// update, and the scale moved once per step: three clean steps from 2^16, and a forced overflow
+// from 2^23, where a micro-batch's part overflows (at 2^22, where the whole batch's does, the
+// parts are a quarter of its size: PyTorch skips no step there).
+TEST_CASE("pytorch autocast + GradScaler: mlp in Mixed<f16> under Accumulate<4> with adam") {
+  namespace generated = fx_mlp_mixed_f16_accumulate4_adam;
+  static_assert(generated::micro_batches == 4);
+  const rt::ModelInfo& info = generated::model_info();
+  rt::CpuBackend backend(info, {&generated::cpu::train_step, &generated::cpu::evaluate}, 2);
+  check_mixed("mlp_mixed_f16_accumulate4", "f16", "adam", info, backend);
+  rt::CpuBackend forced(info, {&generated::cpu::train_step, &generated::cpu::evaluate}, 2);
+  check_forced_overflow("mlp_mixed_f16_accumulate4", 0x1p23f, info, forced);
 }
 
 // ---- ResNet-8 and the DS-CNN --------------------------------------------------------------------

@@ -130,3 +130,22 @@ TEST_CASE("accumulate: SimpleCNN in four micro-batches holds batch 32's activati
   CHECK(accumulated.footprint.activations.count >= small.footprint.activations.count);
   CHECK(accumulated.footprint.activations.count * 3 < full.footprint.activations.count);
 }
+
+// A BatchNorm1d normalises each channel over the samples a step (or a micro-batch) sees together,
+// so a batch of one sample does not plan (compile_fail/batch_norm_one_sample*.cpp). max_batch
+// never answers such a batch: its search starts at two samples per micro-batch. At the budget the
+// plan of 2 (of 8 as four micro-batches) needs, that is the answer; a byte less, nothing fits.
+namespace {
+using Normalised = sn::Sequential<sn::Linear<64>, sn::BatchNorm1d<>, sn::ReLU, sn::Linear<10>>;
+using PairBatch = sn::Training<sn::Input<sn::f32, 64>, sn::Batch<2>>;
+using PairsInFour = sn::Training<sn::Input<sn::f32, 64>, sn::Batch<8>, sn::Accumulate<4>>;
+constexpr sn::Bytes pair = sn::plan<Normalised, PairBatch>().footprint.total();
+constexpr sn::Bytes pairs_in_four = sn::plan<Normalised, PairsInFour>().footprint.total();
+}  // namespace
+
+TEST_CASE("accumulate: max_batch starts at two samples per micro-batch under a BatchNorm1d") {
+  static_assert(sn::max_batch<Normalised, PairBatch>(pair) == 2);
+  static_assert(sn::max_batch<Normalised, PairBatch>(pair - sn::Bytes{1}) == 0);
+  static_assert(sn::max_batch<Normalised, PairsInFour>(pairs_in_four) == 8);
+  static_assert(sn::max_batch<Normalised, PairsInFour>(pairs_in_four - sn::Bytes{1}) == 0);
+}

@@ -12,6 +12,8 @@ make_mixed_fixtures.py's):
   fixtures/mlp_mixed_bf16_accumulate4.safetensors         the MLP under autocast(bfloat16), batch
                                                           64 as 4 of 16, Adam, three steps
                                                           (mixed_accumulated() below)
+  fixtures/mlp_mixed_f16_accumulate4.safetensors          the same under autocast(float16) with
+                                                          GradScaler's defaults
 
 make_mlperf_fixtures.py's models, initial weights, fixture batches, SGD with momentum and Dropout
 hash, imported from it; each of its optimizer steps is PyTorch's accumulation loop instead:
@@ -40,11 +42,22 @@ The mixed-precision fixture is make_mixed_fixtures.py's MLP Adam run under autoc
 (make_fixtures.py's model, batch of 64 at input offset 0, initial weights from
 torch.manual_seed(0) and Adam settings), each of its three steps as the accumulation loop above
 with K = 4 micro-batches of 16, the model under autocast and the loss in float32 from the float32
-logits. It is in make_fixtures.py's format, Adam's run only: init.<param>, grad1.<param> (the
+logits. Under float16 the loop is GradScaler's (its defaults: initial scale 2^16):
+
+  optimizer.zero_grad()
+  for m in range(K):
+      scaler.scale(loss_fn(model(x_m), y_m) / K).backward()
+  scaler.unscale_(optimizer); scaler.step(optimizer); scaler.update()
+
+so an Inf in any micro-batch's gradient skips the whole step. The files are in make_fixtures.py's
+format, Adam's run only: init.<param>, grad1.<param> (the
 first step's accumulated float32 master gradients), adam.loss (each step's sum of the 4 scaled
 micro-batch losses: the whole batch's mean), adam.final.<param>, and metadata fixture_version,
 torch_version, precision = Mixed<bf16>, adam.lr, adam.beta1, adam.beta2, adam.eps,
-adam.weight_decay, plus batch = 64 and micro_batches = 4.
+adam.weight_decay, plus batch = 64 and micro_batches = 4; under float16 also adam.scale, the
+scaler's scale after each step (three clean steps: 2^16 throughout), and a run forced to
+overflow as make_mixed_fixtures.py forces one (ACCUMULATE_OVERFLOW_SCALE): overflow.loss,
+overflow.scale, overflow.final.<param> and metadata overflow.initial_scale.
 
 Run with a Python that has torch, numpy and safetensors (CI uses the committed files); one thread,
 so that a run reproduces the committed tensors:
@@ -310,17 +323,25 @@ def check_whole_batch_reproduces(name):
 
 # ---- the MLP in mixed precision -----------------------------------------------------------------
 
-# make_mixed_fixtures.py's fixture whose run this one accumulates: model, precision, optimizer.
-MIXED = ("mlp", "bf16", "adam")
+# make_mixed_fixtures.py's fixtures whose runs these accumulate: model and optimizer, under each
+# of the precisions.
+MIXED = ("mlp", "adam")
+MIXED_PRECISIONS = ("bf16", "f16")
 MIXED_MICRO_BATCHES = 4
+# As make_mixed_fixtures.py's OVERFLOW_SCALE, for the accumulated f16 run: one more Adam run starts
+# the scale here, where a micro-batch's scaled gradients overflow f16 (from 2^23; at 2^22, where
+# the whole batch's step overflows, each micro-batch's part is a quarter of the size and the
+# parts add in float32: no step is skipped). Its first step is skipped and the scale halved.
+ACCUMULATE_OVERFLOW_SCALE = 2.0 ** 23
 
 
-def mixed_run(k, autocast=True):
-    """make_mixed_fixtures.run()'s three steps of MIXED (bf16: no GradScaler), each as PyTorch's
-    accumulation loop over k micro-batches under autocast (k = 1: the whole batch, as there;
-    autocast=False: float32 throughout); (initial state, model, losses, first-step gradients).
-    A step's loss is the sum of its micro-batches' losses / k, the whole batch's mean."""
-    name, suffix, opt_name = MIXED
+def mixed_run(suffix, k, autocast=True, init_scale=None):
+    """make_mixed_fixtures.run()'s three steps of MIXED in `suffix` (f16: with GradScaler), each
+    as PyTorch's accumulation loop over k micro-batches under autocast (k = 1: the whole batch, as
+    there; autocast=False: float32 throughout, no scaler); (initial state, model, losses,
+    first-step gradients, the scale after each step). A step's loss is the sum of its
+    micro-batches' losses / k, the whole batch's mean; the gradients are the unscaled ones."""
+    name, opt_name = MIXED
     dtype = mixed.PRECISIONS[suffix]
     build, batch_size, sample_shape, loss_name, outputs = fp32.models()[name]
     assert loss_name == "cross_entropy" and batch_size % k == 0
@@ -331,8 +352,11 @@ def mixed_run(k, autocast=True):
     model = build()
     model.load_state_dict(init_state)
     optimizer = fp32.make_optimizer(opt_name, model.parameters())
+    scaler = None
+    if autocast and dtype == torch.float16:
+        scaler = torch.amp.GradScaler("cpu", **({"init_scale": init_scale} if init_scale else {}))
     b = batch_size // k
-    losses, grad1 = [], {}
+    losses, grad1, scales = [], {}, []
     for step in range(3):
         optimizer.zero_grad()
         total = 0.0
@@ -341,33 +365,41 @@ def mixed_run(k, autocast=True):
                 logits = model(x[m * b:(m + 1) * b])
             assert logits.dtype == (dtype if autocast else torch.float32)
             loss = loss_fn(logits.float(), y[m * b:(m + 1) * b]) / k
-            loss.backward()
+            (loss if scaler is None else scaler.scale(loss)).backward()
             total += loss.item()
         losses.append(total)
+        if scaler is not None:
+            scaler.unscale_(optimizer)
         if step == 0:
             for key, p in model.named_parameters():
                 assert p.grad.dtype == torch.float32
                 grad1[key] = p.grad.detach().clone().contiguous()
-        optimizer.step()
-    return init_state, model, losses, grad1
+        if scaler is None:
+            optimizer.step()
+        else:
+            scaler.step(optimizer)
+            scaler.update()
+            scales.append(scaler.get_scale())
+    return init_state, model, losses, grad1, scales
 
 
-def mixed_accumulated(out):
+def mixed_accumulated(out, suffix):
     """fixtures/<model>_mixed_<suffix>_accumulate<K>.safetensors (MIXED, MIXED_MICRO_BATCHES),
     after sanity checks against make_mixed_fixtures.py's whole-batch fixture, printed."""
-    name, suffix, opt_name = MIXED
+    name, opt_name = MIXED
     k = MIXED_MICRO_BATCHES
     whole_name = f"{name}_mixed_{suffix}"
     committed = load_file(str(out / f"{whole_name}.safetensors"))
 
     print(f"sanity: {whole_name}, {opt_name}, at K=1 is make_mixed_fixtures.py's run")
     build, batch_size, sample_shape, loss_name, outputs = fp32.models()[name]
-    init_state, model, losses, grad1 = mixed_run(1)
+    init_state, model, losses, grad1, scales = mixed_run(suffix, 1)
     torch.manual_seed(0)
     reference = mixed.run(build, build().state_dict(), *fp32.batch(
         batch_size, sample_shape, loss_name, outputs), torch.nn.CrossEntropyLoss(), opt_name,
         mixed.PRECISIONS[suffix])
     assert losses == reference[1], (losses, reference[1])
+    assert scales == reference[3], (scales, reference[3])
     assert all(torch.equal(grad1[key], reference[2][key]) for key in grad1)
     assert all(torch.equal(v, reference[0].state_dict()[key])
                for key, v in model.state_dict().items())
@@ -383,7 +415,7 @@ def mixed_accumulated(out):
     print(f"  against the committed {whole_name}.safetensors: {error:.2g}")
     assert error < 1e-3
 
-    init_state, model, losses, grad1 = mixed_run(k)
+    init_state, model, losses, grad1, scales = mixed_run(suffix, k)
     print(f"sanity: {whole_name} as {k} micro-batches of {batch_size // k}")
     grad_error, grad_name = max((tensor_error(grad1[key], committed[f"grad1.{key}"]), key)
                                 for key in grad1)
@@ -395,8 +427,8 @@ def mixed_accumulated(out):
     print(f"  accumulated vs whole batch under autocast: grad1 {grad_error:.3g} ({grad_name}), "
           f"{opt_name}.final {final_error:.3g} ({final_name}), losses {loss_error:.3g} relative")
     # Without autocast, accumulation changes nothing but float32's rounding.
-    _, _, _, grad32 = mixed_run(k, autocast=False)
-    _, _, _, whole32 = mixed_run(1, autocast=False)
+    _, _, _, grad32, _ = mixed_run(suffix, k, autocast=False)
+    _, _, _, whole32, _ = mixed_run(suffix, 1, autocast=False)
     error32, name32 = max((tensor_error(grad32[key], whole32[key]), key) for key in grad32)
     print(f"  accumulated vs whole batch in float32: grad1 {error32:.3g} ({name32})")
     assert error32 < 1e-5
@@ -408,7 +440,17 @@ def mixed_accumulated(out):
                 "precision": f"Mixed<{suffix}>", "batch": str(batch_size),
                 "micro_batches": str(k)}
     fp32.record_run(tensors, metadata, opt_name, model, losses)
-    print(f"{name} {suffix} {opt_name}, {k} micro-batches: losses {losses}")
+    print(f"{name} {suffix} {opt_name}, {k} micro-batches: losses {losses}, scales {scales}")
+    if scales:  # GradScaler's: its scale after each step, and the same run forced to overflow
+        tensors[f"{opt_name}.scale"] = torch.tensor(scales, dtype=torch.float64)
+        _, model, losses, _, scales = mixed_run(suffix, k, init_scale=ACCUMULATE_OVERFLOW_SCALE)
+        assert scales[0] == ACCUMULATE_OVERFLOW_SCALE / 2, "the first step did not overflow"
+        tensors["overflow.loss"] = torch.tensor(losses, dtype=torch.float64)
+        tensors["overflow.scale"] = torch.tensor(scales, dtype=torch.float64)
+        for key, v in model.state_dict().items():
+            tensors[f"overflow.final.{key}"] = v.detach().clone().contiguous()
+        metadata["overflow.initial_scale"] = repr(ACCUMULATE_OVERFLOW_SCALE)
+        print(f"{name} {suffix} overflow, {k} micro-batches: losses {losses}, scales {scales}")
     save_file(tensors, str(out / f"{whole_name}_accumulate{k}.safetensors"), metadata=metadata)
 
 
@@ -449,7 +491,8 @@ def main():
         assert grad_error > 1e-2, f"{name}: accumulation hardly moves the gradients"
         save_file(tensors, str(out / f"mlperf_{name}_accumulate{k}.safetensors"),
                   metadata=metadata)
-    mixed_accumulated(out)
+    for suffix in MIXED_PRECISIONS:
+        mixed_accumulated(out, suffix)
 
 
 if __name__ == "__main__":
