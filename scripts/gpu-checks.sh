@@ -41,6 +41,9 @@
 #   accumulate  sn::Accumulate<4>'s price: the CUDA step of SimpleCNN and ResNet-8 with and
 #             without it (bench/cuda_step/accumulate_setups.hpp), their arenas, and PyTorch eager's
 #             accumulation loop for the same (its step time and max_memory_allocated)
+#   autocast  PyTorch's side of mixed precision on the GPU: each sample model's eager step under
+#             torch.autocast (bf16; f16 with GradScaler) beside FP32, its step time and
+#             max_memory_allocated (staticnet's CUDA trainer does not render mixed precision yet)
 #   profile   where the step's time goes: every cuDNN engine for the samples' convolutions
 #             (staticnet_bench_conv_engines), Nsight Compute's duration of each kernel of a few
 #             launch-by-launch steps, and torch.profiler's kernels for PyTorch's eager step
@@ -304,6 +307,19 @@ if [[ " $parts " == *" accumulate "* ]]; then
       "$python" "$here/bench/cuda_step/torch_cuda_step.py" "$model" --accumulate "$k" \
         >"$out/torch_${model}_accumulate$k.txt" 2>&1
       note "torch eager $model --accumulate $k: $(tail -1 "$out/torch_${model}_accumulate$k.txt")"
+    done
+  done
+fi
+
+if [[ " $parts " == *" autocast "* ]]; then
+  for model in simple_cnn lenet5 $mlperf; do
+    for precision in fp32 bf16 f16; do
+      in_time "autocast $model $precision" 20 || continue
+      precision_flag=()
+      [[ $precision != fp32 ]] && precision_flag=(--autocast "$precision")
+      "$python" "$here/bench/cuda_step/torch_cuda_step.py" "$model" "${precision_flag[@]}" \
+        --steps 100 --repeats 3 >"$out/torch_${model}_$precision.txt" 2>&1
+      note "torch eager $model $precision: $(tail -1 "$out/torch_${model}_$precision.txt")"
     done
   done
 fi

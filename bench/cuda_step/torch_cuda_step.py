@@ -7,13 +7,15 @@ backward, optimizer.step() and loss.item() (a training loop reads its loss; the 
 reads every sample's). Also prints torch.cuda.max_memory_allocated over the steps.
 
 usage: torch_cuda_step.py MODEL [--steps N] [--repeats N] [--compile [MODE]] [--profile]
-                          [--accumulate K]
+                          [--accumulate K] [--autocast bf16|f16]
 MODEL: simple_cnn, lenet5, or an MLPerf Tiny model (resnet8, ds_cnn, mobilenet_v1, fc_autoencoder:
 bench/cpu_step/mlperf_models.py, Adam, the reference batch, in training mode as the trainers run)
 (--compile: torch.compile's default mode; --compile reduce-overhead: its CUDA graphs, as staticnet's
 step is one; --profile: after the timing, the kernels of 20 steps from torch.profiler, by GPU time;
 --accumulate K: PyTorch's gradient accumulation loop, K micro-batches of batch/K samples per step,
-each micro-batch's loss divided by K, as staticnet's sn::Accumulate<K> computes)
+each micro-batch's loss divided by K, as staticnet's sn::Accumulate<K> computes; --autocast: the
+forward under torch.autocast in bfloat16, or float16 with GradScaler's defaults, the loss in float32,
+as staticnet's Mixed<bf16> and Mixed<f16> compute)
 """
 import argparse
 import pathlib
@@ -37,6 +39,7 @@ def main():
                    choices=["default", "reduce-overhead", "max-autotune"])
     p.add_argument("--profile", action="store_true")
     p.add_argument("--accumulate", type=int, default=1)
+    p.add_argument("--autocast", choices=["bf16", "f16"], default=None)
     args = p.parse_args()
     torch.backends.cudnn.allow_tf32 = False
     torch.backends.cuda.matmul.allow_tf32 = False
@@ -52,7 +55,25 @@ def main():
         loss_fn = torch.nn.CrossEntropyLoss()
     x_host, y_host = x.pin_memory(), y.pin_memory()
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
-    forward = torch.compile(model, mode=args.compile) if args.compile else model
+    compiled = torch.compile(model, mode=args.compile) if args.compile else model
+    dtype = {"bf16": torch.bfloat16, "f16": torch.float16}.get(args.autocast)
+    scaler = torch.amp.GradScaler("cuda") if dtype == torch.float16 else None
+
+    def forward(x):
+        if dtype is None:
+            return compiled(x)
+        with torch.autocast(device_type="cuda", dtype=dtype):
+            return compiled(x).float()
+
+    def backward(loss):
+        (loss if scaler is None else scaler.scale(loss)).backward()
+
+    def optimizer_step():
+        if scaler is None:
+            optimizer.step()
+        else:
+            scaler.step(optimizer)
+            scaler.update()
 
     def step():
         x = x_host.to("cuda", non_blocking=True)
@@ -60,14 +81,14 @@ def main():
         optimizer.zero_grad()
         if args.accumulate == 1:
             loss = loss_fn(forward(x), y)
-            loss.backward()
+            backward(loss)
         else:
             loss = 0.0
             for xs, ys in zip(x.chunk(args.accumulate), y.chunk(args.accumulate)):
                 part = loss_fn(forward(xs), ys) / args.accumulate
-                part.backward()
+                backward(part)
                 loss = loss + part.detach()
-        optimizer.step()
+        optimizer_step()
         return loss.item()
 
     for _ in range(20):
@@ -82,7 +103,7 @@ def main():
         torch.cuda.synchronize()
         times.append((time.perf_counter() - start) * 1000.0 / args.steps)
     print(f"model={args.model} torch={torch.__version__} compile={args.compile or False} "
-          f"accumulate={args.accumulate} "
+          f"accumulate={args.accumulate} autocast={args.autocast or False} "
           f"ms_per_step={statistics.median(times):.4f} min={min(times):.4f} max={max(times):.4f} "
           f"max_memory_allocated={torch.cuda.max_memory_allocated()}")
     if args.profile:
