@@ -368,18 +368,7 @@ def mixed_run(suffix, k, autocast=True, init_scale=None):
             (loss if scaler is None else scaler.scale(loss)).backward()
             total += loss.item()
         losses.append(total)
-        if scaler is not None:
-            scaler.unscale_(optimizer)
-        if step == 0:
-            for key, p in model.named_parameters():
-                assert p.grad.dtype == torch.float32
-                grad1[key] = p.grad.detach().clone().contiguous()
-        if scaler is None:
-            optimizer.step()
-        else:
-            scaler.step(optimizer)
-            scaler.update()
-            scales.append(scaler.get_scale())
+        mixed.finish_step(model, optimizer, scaler, step == 0, grad1, scales)
     return init_state, model, losses, grad1, scales
 
 

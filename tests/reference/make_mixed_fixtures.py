@@ -44,6 +44,24 @@ PRECISIONS = {"bf16": torch.bfloat16, "f16": torch.float16}
 OVERFLOW_SCALE = 2.0 ** 22
 
 
+def finish_step(model, optimizer, scaler, first_step, grad1, scales):
+    """A step's end, after its backward: GradScaler's unscale_ (f16), the first step's float32
+    master gradients into grad1, then the optimizer's step (GradScaler's, which skips a step whose
+    gradients overflowed, then moves the scale, appended to scales)."""
+    if scaler is not None:
+        scaler.unscale_(optimizer)
+    if first_step:
+        for k, p in model.named_parameters():
+            assert p.grad.dtype == torch.float32
+            grad1[k] = p.grad.detach().clone().contiguous()
+    if scaler is None:
+        optimizer.step()
+    else:
+        scaler.step(optimizer)
+        scaler.update()
+        scales.append(scaler.get_scale())
+
+
 def run(build, init_state, x, y, loss_fn, opt_name, dtype, init_scale=None):
     """Three steps under autocast; (model, losses, first-step gradients, scales after each step).
     The gradients are the unscaled ones, as the optimizer sees them."""
@@ -61,21 +79,8 @@ def run(build, init_state, x, y, loss_fn, opt_name, dtype, init_scale=None):
         assert logits.dtype == dtype
         loss = loss_fn(logits.float(), y)
         losses.append(loss.item())
-        if scaler is None:
-            loss.backward()
-        else:
-            scaler.scale(loss).backward()
-            scaler.unscale_(optimizer)
-        if step == 0:
-            for k, p in model.named_parameters():
-                assert p.grad.dtype == torch.float32
-                grad1[k] = p.grad.detach().clone().contiguous()
-        if scaler is None:
-            optimizer.step()
-        else:
-            scaler.step(optimizer)
-            scaler.update()
-            scales.append(scaler.get_scale())
+        (loss if scaler is None else scaler.scale(loss)).backward()
+        finish_step(model, optimizer, scaler, step == 0, grad1, scales)
     return model, losses, grad1, scales
 
 
