@@ -434,11 +434,7 @@ def mixed_accumulated(out, suffix):
         tensors[f"{opt_name}.scale"] = torch.tensor(scales, dtype=torch.float64)
         _, model, losses, _, scales = mixed_run(suffix, k, init_scale=ACCUMULATE_OVERFLOW_SCALE)
         assert scales[0] == ACCUMULATE_OVERFLOW_SCALE / 2, "the first step did not overflow"
-        tensors["overflow.loss"] = torch.tensor(losses, dtype=torch.float64)
-        tensors["overflow.scale"] = torch.tensor(scales, dtype=torch.float64)
-        for key, v in model.state_dict().items():
-            tensors[f"overflow.final.{key}"] = v.detach().clone().contiguous()
-        metadata["overflow.initial_scale"] = repr(ACCUMULATE_OVERFLOW_SCALE)
+        mixed.record_overflow(tensors, metadata, model, losses, scales, ACCUMULATE_OVERFLOW_SCALE)
         print(f"{name} {suffix} overflow, {k} micro-batches: losses {losses}, scales {scales}")
     save_file(tensors, str(out / f"{whole_name}_accumulate{k}.safetensors"), metadata=metadata)
 

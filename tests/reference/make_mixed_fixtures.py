@@ -62,6 +62,16 @@ def finish_step(model, optimizer, scaler, first_step, grad1, scales):
         scales.append(scaler.get_scale())
 
 
+def record_overflow(tensors, metadata, model, losses, scales, initial_scale):
+    """A run forced to overflow, from initial_scale: overflow.loss, overflow.scale (after each
+    step), overflow.final.<param> and metadata overflow.initial_scale."""
+    tensors["overflow.loss"] = torch.tensor(losses, dtype=torch.float64)
+    tensors["overflow.scale"] = torch.tensor(scales, dtype=torch.float64)
+    for k, v in model.state_dict().items():
+        tensors[f"overflow.final.{k}"] = v.detach().clone().contiguous()
+    metadata["overflow.initial_scale"] = repr(initial_scale)
+
+
 def run(build, init_state, x, y, loss_fn, opt_name, dtype, init_scale=None):
     """Three steps under autocast; (model, losses, first-step gradients, scales after each step).
     The gradients are the unscaled ones, as the optimizer sees them."""
@@ -110,11 +120,7 @@ def main():
             if dtype == torch.float16 and name == "mlp":
                 model, losses, _, scales = run(build, init_state, x, y, loss_fn, "adam", dtype,
                                                OVERFLOW_SCALE)
-                tensors["overflow.loss"] = torch.tensor(losses, dtype=torch.float64)
-                tensors["overflow.scale"] = torch.tensor(scales, dtype=torch.float64)
-                for k, v in model.state_dict().items():
-                    tensors[f"overflow.final.{k}"] = v.detach().clone().contiguous()
-                metadata["overflow.initial_scale"] = repr(OVERFLOW_SCALE)
+                record_overflow(tensors, metadata, model, losses, scales, OVERFLOW_SCALE)
                 print(f"{name} {suffix} overflow: losses {losses}, scales {scales}")
             save_file(tensors, str(out / f"{name}_mixed_{suffix}.safetensors"), metadata=metadata)
 
