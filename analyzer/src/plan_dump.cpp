@@ -15,7 +15,7 @@ namespace {
 using nlohmann::json;
 
 // The probe of this staticnet writes exactly this version.
-constexpr int expected_probe_format = 9;
+constexpr int expected_probe_format = 10;
 
 FootprintBytes footprint_of(const json& j) {
   FootprintBytes f;
@@ -207,12 +207,14 @@ std::vector<ModelDump> parse_probe_output(std::string_view text) {
       d.setup = m.at("setup").get<std::string>();
       d.plan = plan_of(m.at("plan"));
       for (const json& s : m.at("sweep")) {
+        const bool applicable = s.value("applicable", true);
         SweepPoint point{s.at("batch").get<std::int64_t>(),
                          s.at("optimizer").get<std::string>(),
                          s.at("precision").get<std::string>(),
                          {},
-                         micro_batches_of(s)};
-        if (!s.value("applicable", true)) {
+                         micro_batches_of(s),
+                         applicable ? std::string() : s.at("reason").get<std::string>()};
+        if (!applicable) {
           d.not_applicable.push_back(std::move(point));
           continue;
         }

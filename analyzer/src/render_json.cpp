@@ -129,13 +129,15 @@ ordered_json model_json(const ModelReport& m) {
                          {"precision", s.precision},
                          {"micro_batches", s.micro_batches},
                          {"by_budget", s.by_budget}});
-  // Points the sweep asked for that do not plan: K micro-batches that do not divide the batch.
+  // Points the sweep asked for that do not plan: K micro-batches that do not divide the batch, or
+  // a BatchNorm given one sample.
   ordered_json not_applicable = ordered_json::array();
   for (const SweepPoint& point : d.not_applicable)
     not_applicable.push_back({{"batch", point.batch},
                               {"optimizer", point.optimizer},
                               {"precision", point.precision},
-                              {"micro_batches", point.micro_batches}});
+                              {"micro_batches", point.micro_batches},
+                              {"reason", point.reason}});
   j["sweep"] = {{"points", points}, {"max_batch", max_batch}, {"not_applicable", not_applicable}};
   return j;
 }

@@ -446,25 +446,42 @@ std::vector<std::string> accumulation_lines(const ModelReport& m) {
 }
 
 std::vector<std::string> not_applicable_lines(const ModelReport& m) {
-  // Per K, in the order swept, the batches it does not divide (each once, whatever the optimizer
+  // Per reason and K, in the order swept, the batches left out (each once, whatever the optimizer
   // and precision).
-  std::vector<std::pair<std::int64_t, std::vector<std::int64_t>>> by_k;
+  struct Group {
+    std::string reason;
+    std::int64_t k = 1;
+    std::vector<std::int64_t> batches;
+  };
+  std::vector<Group> groups;
   for (const SweepPoint& p : m.model.not_applicable) {
-    auto it = std::ranges::find_if(by_k, [&](const auto& e) { return e.first == p.micro_batches; });
-    if (it == by_k.end())
-      it = by_k.insert(by_k.end(), {p.micro_batches, {}});
-    if (std::ranges::find(it->second, p.batch) == it->second.end())
-      it->second.push_back(p.batch);
+    auto it = std::ranges::find_if(
+        groups, [&](const Group& g) { return g.reason == p.reason && g.k == p.micro_batches; });
+    if (it == groups.end())
+      it = groups.insert(groups.end(), {p.reason, p.micro_batches, {}});
+    if (std::ranges::find(it->batches, p.batch) == it->batches.end())
+      it->batches.push_back(p.batch);
   }
   std::vector<std::string> lines;
-  for (const auto& [k, batches] : by_k) {
+  for (const auto& [reason, k, batches] : groups) {
     std::string list;
     for (std::size_t i = 0; i < batches.size(); ++i)
       list += (i == 0 ? "" : i + 1 == batches.size() ? " or " : ", ") + grouped_count(batches[i]);
-    lines.push_back("Not applicable, left out: " + grouped_count(k) + " micro-batches with batch " +
-                    list + " (Accumulate<" + std::to_string(k) + "> splits a batch into " +
-                    grouped_count(k) + " of equal size, but " + grouped_count(k) +
-                    " does not divide " + (batches.size() == 1 ? "it" : "them") + ").");
+    const std::string which =
+        k > 1 ? grouped_count(k) + " micro-batches with batch " + list : "batch " + list;
+    std::string why;
+    if (reason == "micro_batches_do_not_divide")
+      why = "Accumulate<" + std::to_string(k) + "> splits a batch into " + grouped_count(k) +
+            " of equal size, but " + grouped_count(k) + " does not divide " +
+            (batches.size() == 1 ? "it" : "them");
+    else if (reason == "batch_norm_one_value_per_channel")
+      why =
+          std::string(k > 1 ? "micro-batches of one sample give" : "a batch of one sample gives") +
+          " a BatchNorm one value per channel, which it cannot normalise: "
+          "batch_norm_one_value_per_channel";
+    else
+      why = "the model does not plan there: staticnet explain says why";
+    lines.push_back("Not applicable, left out: " + which + " (" + why + ").");
   }
   return lines;
 }

@@ -329,6 +329,31 @@ def check_hand_numbers(args):
 
     check_microcontroller_numbers(args)
     check_accumulate_numbers(args)
+    check_batch_norm_sweep(args)
+
+
+def check_batch_norm_sweep(args):
+    # tests/analyzer/data/batch_norm_flat.hpp: a BatchNorm1d after a Linear does not plan at batch
+    # 1, nor at micro-batches of 1: the sweep leaves those points out with their reason, rather
+    # than report an empty plan's 0 bytes.
+    header = "tests/analyzer/data/batch_norm_flat.hpp"
+    result = analyze(args, header, "--format", "json", "--batch", "1,8", "--accumulate", "1,8",
+                     expect=0)
+    sweep = json.loads(result.stdout)["models"][0]["sweep"]
+    planned = [(p["batch"], p["micro_batches"]) for p in sweep["points"]]
+    check(planned == [(8, 1)], f"batch norm sweep: planned points {planned}")
+    check(all(p["footprint"]["total"] > 0 for p in sweep["points"]),
+          f"batch norm sweep: {sweep['points']}")
+    left_out = [(p["batch"], p["micro_batches"], p["reason"]) for p in sweep["not_applicable"]]
+    check(left_out == [(1, 1, "batch_norm_one_value_per_channel"),
+                       (1, 8, "micro_batches_do_not_divide"),
+                       (8, 8, "batch_norm_one_value_per_channel")],
+          f"batch norm sweep: left out {left_out}")
+    text = " ".join(analyze(args, header, "--batch", "1,8", "--accumulate", "1,8",
+                            expect=0).stdout.split())
+    check("Not applicable, left out: batch 1 (a batch of one sample gives a BatchNorm one value "
+          "per channel, which it cannot normalise: batch_norm_one_value_per_channel)." in text,
+          f"batch norm sweep, text:\n{text}")
 
 
 def check_accumulate_numbers(args):
@@ -381,7 +406,8 @@ def check_accumulate_numbers(args):
     check(points[(32, 1)]["total"] - points[(32, 4)]["total"] == activations(B) - activations(m_)
           == 1039104, "accumulate: 4 micro-batches save the activations' difference only")
     check(m["sweep"]["not_applicable"] == [{"batch": 30, "optimizer": "Adam", "precision": "FP32",
-                                            "micro_batches": 4}],
+                                            "micro_batches": 4,
+                                            "reason": "micro_batches_do_not_divide"}],
           f"accumulate: not applicable {m['sweep']['not_applicable']}")
     # The largest batch in 2 MiB under Accumulate<4> is a multiple of 4 that fits, the next
     # multiple does not; the budget check's is the setup's (4 micro-batches).

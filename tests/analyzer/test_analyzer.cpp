@@ -700,13 +700,14 @@ TEST_CASE("report: swept points whose K does not divide the batch are left out, 
   d.plan.micro_batches = 1;  // the setup's: the whole batch at once
   an::FootprintBytes f;
   f.total = 1000;
-  d.sweep = {{8, "SGD", "FP32", f, 1}, {8, "SGD", "FP32", f, 4}};
+  d.sweep = {{8, "SGD", "FP32", f, 1, ""}, {8, "SGD", "FP32", f, 4, ""}};
   d.sweep[1].footprint.total = 400;
   // --batch 6,8,10 --optimizer SGD,Adam --accumulate 1,4: 4 does not divide 6 or 10.
-  d.not_applicable = {{6, "SGD", "FP32", {}, 4},
-                      {10, "SGD", "FP32", {}, 4},
-                      {6, "Adam", "FP32", {}, 4},
-                      {10, "Adam", "FP32", {}, 4}};
+  const std::string divide = "micro_batches_do_not_divide";
+  d.not_applicable = {{6, "SGD", "FP32", {}, 4, divide},
+                      {10, "SGD", "FP32", {}, 4, divide},
+                      {6, "Adam", "FP32", {}, 4, divide},
+                      {10, "Adam", "FP32", {}, 4, divide}};
   an::Report report;
   report.models.push_back(an::build_report(d, {}));
   const std::string text = an::render_text(report, false);
@@ -718,6 +719,18 @@ TEST_CASE("report: swept points whose K does not divide the batch are left out, 
   CHECK(text.find("Not applicable, left out: 4 micro-batches with batch 6 or 10 (Accumulate<4> "
                   "splits a batch into 4 of equal size, but 4 does not divide them).") !=
         std::string::npos);
+  // A BatchNorm given one sample at a time (--batch 1,8 --accumulate 1,8 on a model with a
+  // BatchNorm1d): batch 1 and 8 micro-batches of 1 do not plan either.
+  const std::string one_value = "batch_norm_one_value_per_channel";
+  d.not_applicable.push_back({1, "SGD", "FP32", {}, 1, one_value});
+  d.not_applicable.push_back({8, "SGD", "FP32", {}, 8, one_value});
+  report.models = {an::build_report(d, {})};
+  const std::string with_norm = an::render_text(report, false);
+  CHECK(with_norm.find("Not applicable, left out: batch 1 (a batch of one sample gives a BatchNorm "
+                       "one value per channel, which it cannot normalise: "
+                       "batch_norm_one_value_per_channel).") != std::string::npos);
+  CHECK(with_norm.find("Not applicable, left out: 8 micro-batches with batch 8 (micro-batches of "
+                       "one sample give a BatchNorm one value per channel") != std::string::npos);
   // Every point not applicable: the note alone, no table.
   d.sweep.clear();
   report.models = {an::build_report(d, {})};

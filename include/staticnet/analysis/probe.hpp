@@ -36,13 +36,13 @@
 
 namespace staticnet::analysis {
 
-inline constexpr int probe_format = 9;  // 2: layers' inputs and padding_end; 3: folded;
-                                        // 4: prefetch; 5: layers' non_trainable; 6: buffers'
-                                        // dtype and elements, steps' accesses, passes; 7: buffers
-                                        // as the buffer table's columns (buffer_table.hpp);
-                                        // 8: the sweep's and max_batch's precision; 9: their
-                                        // micro_batches and the plan's (each where > 1), the
-                                        // sweep's "applicable"
+inline constexpr int probe_format = 10;  // 2: layers' inputs and padding_end; 3: folded;
+                                         // 4: prefetch; 5: layers' non_trainable; 6: buffers'
+                                         // dtype and elements, steps' accesses, passes; 7: buffers
+                                         // as the buffer table's columns (buffer_table.hpp);
+                                         // 8: the sweep's and max_batch's precision; 9: their
+                                         // micro_batches and the plan's (each where > 1), the
+                                         // sweep's "applicable"; 10: a point's "reason" where not
 
 struct Request {
   std::string only;  // report only the model registered under this name
@@ -286,15 +286,23 @@ void write_model(JsonOut& out, const Request& r) {
             out.field("precision", name_of(k));
             if (micro_batches > 1)
               out.field("micro_batches", micro_batches);
-            if (b % micro_batches != 0) {  // K equal micro-batches: none to plan
+            SetupDesc s = base;
+            s.batch = b;
+            s.optimizer = o;
+            s.precision = k;
+            s.micro_batches = micro_batches;
+            // A point that does not plan: K equal micro-batches that do not make the batch, or
+            // (the one error lowering finds by the batch) a BatchNorm given one sample.
+            if (b % micro_batches != 0) {
               out.field("applicable", false);
+              out.field("reason", "micro_batches_do_not_divide");
+            } else if (const auto g = lower(layers, s); !g.error.ok()) {
+              out.field("applicable", false);
+              out.field("reason", g.error.code == ErrorCode::batch_norm_one_value_per_channel
+                                      ? "batch_norm_one_value_per_channel"
+                                      : "error");
             } else {
-              SetupDesc s = base;
-              s.batch = b;
-              s.optimizer = o;
-              s.precision = k;
-              s.micro_batches = micro_batches;
-              write_footprint(out, plan(lower(layers, s)).footprint);
+              write_footprint(out, plan(g).footprint);
             }
             out.close('}');
           }

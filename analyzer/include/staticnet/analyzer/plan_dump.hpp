@@ -114,6 +114,9 @@ struct SweepPoint {
   std::string precision;  // "FP32", "Mixed<bf16>", ...
   FootprintBytes footprint;
   std::int64_t micro_batches = 1;  // --accumulate: K of Accumulate<K>
+  // Why a point the sweep asked for does not plan (ModelDump::not_applicable), as the probe names
+  // it: "micro_batches_do_not_divide" or "batch_norm_one_value_per_channel".
+  std::string reason;
 
   std::int64_t micro_batch() const { return batch / micro_batches; }
 };
