@@ -3,7 +3,8 @@
 # compute-sanitizer, and cuDNN/cuBLASLt (the system's or PyTorch's pip packages).
 #
 #   scripts/gpu-checks.sh BIN_DIR OUT_DIR [part...]
-#   parts: tests train sanitize bench mlperf profile (default all but profile). The device tool
+#   parts: tests train sanitize bench mlperf accumulate autocast profile warm (default: tests
+#   train sanitize bench mlperf). The device tool
 #   allows 10 minutes a command: run them in a few calls (tests train; sanitize; bench mlperf),
 #   each under `timeout 570` so that what was done (OUT_DIR/summary.txt grows check by check)
 #   still comes back when a part runs long.
