@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# This session's second sanitize call (not committed): what the first left out, a job per model.
+# The third of this session's device calls, as run (README.md here): the compute-sanitizer jobs
+# the first left out, a job per model side by side.
 set -u
 tar xJf build/gpu.tar.xz -C build
 out=$OUT/s; mkdir -p $out

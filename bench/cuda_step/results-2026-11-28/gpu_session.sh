@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# This session's GPU checks (not committed): accumulation on CUDA and issue 38's owed checks.
+# The first of this session's three device calls, as run (README.md here): the gpu tests, the
+# training comparisons and memcheck over three trainers side by side, then the accumulate part.
 set -u
 tar xJf build/gpu.tar.xz -C build
 out=$OUT/r; mkdir -p $out
