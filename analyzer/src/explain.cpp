@@ -439,7 +439,21 @@ const std::map<std::string, Decoder>& decoders() {
                 exact_bytes(f["optimizer_state"]) + ", activations " +
                 exact_bytes(f["activations"]) + ", workspace " + exact_bytes(f["workspace"]) +
                 ", inputs " + exact_bytes(f["inputs"]) + ", device overhead " +
-                exact_bytes(f["device_overhead"]);
+                exact_bytes(f["device_overhead"]) +
+                (f.has("host_bytes") && f["host_bytes"] > 0
+                     ? ", the trainer's host memory " + exact_bytes(f["host_bytes"]) +
+                           " (one memory with the device's)"
+                     : std::string());
+       }},
+      {"does_not_fit_host",
+       [](const Facts& f) {
+         const std::int64_t required = f["required_bytes"], budget = f["budget_bytes"];
+         return "the trainer needs " + bytes(required) +
+                " of host memory, but the host budget is " + bytes(budget) + ": " +
+                bytes(required - budget) + " over. Needed: batch slots " +
+                exact_bytes(f["batch_slots"]) + ", pinned staging " +
+                exact_bytes(f["pinned_staging"]) + ", the checkpoint's copy of the state " +
+                exact_bytes(f["checkpoint_state"]);
        }},
       {"does_not_fit_sram",
        [](const Facts& f) {

@@ -18,10 +18,23 @@ constexpr Bytes flash_part(const Footprint& f, const SetupDesc& setup, const Dev
                                                                       : Bytes{};
 }
 
-// The memory (a microcontroller's SRAM) a plan needs on a device, with its runtime overhead.
+// What of the trainer's host memory counts against a device's memory: all of it (plan.host) on a
+// device whose CPU and GPU share one memory, none elsewhere.
+constexpr Bytes shared_host_part(const HostFootprint& h, const Device& d) {
+  return d.shares_host_memory ? h.total() : Bytes{};
+}
+
+// The memory (a microcontroller's SRAM) a plan needs on a device, with its runtime overhead and,
+// where host and device share one memory, the trainer's host bytes.
 template <std::size_t L>
 constexpr Bytes required_memory(const Plan<L>& p, const Device& d) {
-  return p.footprint.total() - flash_part(p.footprint, p.setup, d) + d.overhead;
+  return p.footprint.total() - flash_part(p.footprint, p.setup, d) + shared_host_part(p.host, d) +
+         d.overhead;
+}
+// Whether the trainer's host bytes fit the host budget a device names (always, where it names
+// none).
+constexpr bool host_fits(const HostFootprint& h, const Device& d) {
+  return d.host_memory.count == 0 || h.total() <= d.host_memory;
 }
 // The flash a plan needs on a microcontroller, with the firmware's code (0 on other devices).
 template <std::size_t L>
@@ -32,13 +45,16 @@ constexpr Bytes required_flash(const Plan<L>& p, const Device& d) {
 template <Model M, Setup S>
 constexpr bool fits(const Device& d) {
   constexpr auto& p = plan_v<M, S>;
-  return required_memory(p, d) <= d.memory && required_flash(p, d) <= d.flash;
+  return required_memory(p, d) <= d.memory && required_flash(p, d) <= d.flash &&
+         host_fits(p.host, d);
 }
 
 // Fails the build when the plan does not fit D, naming required and budget bytes and the
 // breakdown. Returns true, so it also reads well inside static_assert at namespace scope.
 // On a microcontroller, an Int8 plan's SRAM and flash are checked apart, each failing with its
 // own error (does_not_fit_sram, does_not_fit_flash), so a build over both budgets names both.
+// A device that names a host budget (Device::host_memory) has the trainer's host bytes checked
+// against it apart too (does_not_fit_host).
 template <Model M, Setup S, Device D>
 constexpr bool assert_fits() {
   constexpr auto& p = plan_v<M, S>;
@@ -63,8 +79,16 @@ constexpr bool assert_fits() {
             error::weights<f.weights.count>, error::non_trainable<f.non_trainable.count>,
             error::gradients<f.gradients.count>, error::optimizer_state<f.optimizer_state.count>,
             error::activations<f.activations.count>, error::workspace<f.workspace.count>,
-            error::inputs<f.inputs.count>, error::device_overhead<D.overhead.count>>>);
+            error::inputs<f.inputs.count>, error::device_overhead<D.overhead.count>,
+            error::host_bytes<shared_host_part(p.host, D).count>>>);
   }
+  constexpr HostFootprint h = p.host;
+  if constexpr (p.error.ok() && !host_fits(h, D))
+    (void)sizeof(
+        error::raise<error::does_not_fit_host<
+            error::required_bytes<h.total().count>, error::budget_bytes<D.host_memory.count>,
+            error::batch_slots<h.batch_slots.count>, error::pinned_staging<h.pinned_staging.count>,
+            error::checkpoint_state<h.checkpoint_state.count>>>);
   return true;
 }
 
@@ -74,13 +98,18 @@ inline constexpr std::int64_t max_batch_scan = 32;
 namespace detail {
 // `Layers`: the model's flattened nodes (std::array<NodeDesc, L>), or a chain of LayerDescs.
 // The bytes a batch needs in the memory `budget` counts: all of them, or on a microcontroller
-// (`device` with flash) all but what stays in its flash.
+// (`device` with flash) all but what stays in its flash; on a device that shares host memory,
+// with the trainer's host bytes. Negative when the batch does not plan, or when the trainer's
+// host bytes exceed the host budget the device names: no budget admits it.
 template <class Layers>
-constexpr Bytes total_for_batch(const Layers& layers, SetupDesc setup, std::int64_t batch,
-                                const Device& device = {}) {
+constexpr std::int64_t total_for_batch(const Layers& layers, SetupDesc setup, std::int64_t batch,
+                                       const Device& device = {}) {
   setup.batch = batch;
-  const Footprint f = plan(lower(layers, setup)).footprint;
-  return f.total() - flash_part(f, setup, device);
+  const auto p = plan(lower(layers, setup));
+  if (!p.error.ok() || !host_fits(p.host, device))
+    return -1;
+  const Footprint& f = p.footprint;
+  return (f.total() - flash_part(f, setup, device) + shared_host_part(p.host, device)).count;
 }
 // max_batch over values (the search itself; see max_batch below). Under Accumulate<K> the
 // candidates are the batches K divides: the search is over the micro-batch, b samples each, and
@@ -90,7 +119,8 @@ constexpr std::int64_t max_batch_for(const Layers& layers, const SetupDesc& setu
                                      const Device& device = {}) {
   const std::int64_t k = setup.micro_batches > 0 ? setup.micro_batches : 1;
   auto fits_at = [&](std::int64_t b) {
-    return total_for_batch(layers, setup, k * b, device) <= budget;
+    const std::int64_t total = total_for_batch(layers, setup, k * b, device);
+    return total >= 0 && total <= budget.count;
   };
   // A micro-batch of one sample plans only without a BatchNorm (one value per channel), the one
   // error a larger batch can mend: then the search starts at two.

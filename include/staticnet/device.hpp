@@ -21,7 +21,13 @@
 //   16 + 2 = 1159.9 MiB, budgeted as 1216 (each rounded up to the next 64 MiB).
 //   The other discrete profiles are not measured, and their 512 MiB leaves out the memory CUDA
 //   does not see: measure yours (below) before trusting a margin of under a GiB.
-//   Jetsons: the same CUDA/cuDNN share plus Linux for Tegra itself, which NVIDIA's forums put
+//   Jetsons: their CPU and GPU share the one memory, so the trainer's own host bytes (plan.host:
+//   the loader's batch slots, pinned staging, the checkpoint's copy of the state) take from it
+//   beside the arena. A profile says so with shares_host_memory; the Jetson profiles below do not
+//   set it yet, until `staticnet analyze` counts the host bytes too (it reports these profiles'
+//   budgets, and must agree with fits). Make your own with it set: sn::Device{.memory = GiB(4),
+//   .overhead = MiB(1536), .shares_host_memory = true}. The overhead is the same CUDA/cuDNN share
+//   plus Linux for Tegra itself, which NVIDIA's forums put
 //   at roughly 0.6-1 GiB headless. We budget 1.5 GiB on the 4 GB Nano (whose desktop alone is
 //   about 1 GiB) and 2 GiB on the larger modules. Running headless lowers it: make your own
 //   profile with sn::Device{budget, overhead} when you have measured yours.
@@ -53,6 +59,13 @@ struct Device {
   // 0: none, everything is in `memory`. flash_overhead: what the firmware's code takes of it.
   Bytes flash{};
   Bytes flash_overhead{};
+  // One memory for the CPU and the GPU (a Jetson's): the trainer's host bytes (plan.host) take
+  // from `memory` too, so a budget check adds them.
+  bool shares_host_memory = false;
+  // The host's own memory, for a device that does not share it: 0 leaves the host unchecked;
+  // else plan.host must fit in it too (budget.hpp). The trainer's host bytes only: the
+  // program's code, its libraries and the rest of the machine are not counted.
+  Bytes host_memory{};
 
   constexpr Bytes available() const { return memory - overhead; }
   constexpr bool has_flash() const { return flash.count > 0; }

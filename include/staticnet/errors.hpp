@@ -81,6 +81,10 @@ STATICNET_NUMBER(activations)
 STATICNET_NUMBER(workspace)
 STATICNET_NUMBER(inputs)
 STATICNET_NUMBER(device_overhead)
+STATICNET_NUMBER(host_bytes)
+STATICNET_NUMBER(batch_slots)
+STATICNET_NUMBER(pinned_staging)
+STATICNET_NUMBER(checkpoint_state)
 STATICNET_NUMBER(non_trainable)
 STATICNET_NUMBER(groups)
 STATICNET_NUMBER(in_channels)
@@ -285,15 +289,26 @@ struct mse_target_mismatch {
 
 // ---- budgets -------------------------------------------------------------------------------
 
-// Instantiated only when the step does not fit (assert_fits).
+// Instantiated only when the step does not fit (assert_fits). HostBytes: the trainer's host
+// memory, counted on a device whose CPU and GPU share one memory (0 elsewhere).
 template <class Required, class Budget, class Weights, class NonTrainable, class Gradients,
           class OptimizerState, class Activations, class Workspace, class Inputs,
-          class DeviceOverhead>
+          class DeviceOverhead, class HostBytes>
 struct does_not_fit {
   static_assert(always_false<does_not_fit>,
                 "staticnet: the training step needs more memory than the device budget; "
                 "does_not_fit<...> names the bytes required, the budget, and the bytes of each "
                 "part of the step");
+};
+
+// The trainer's host memory (plan.host) exceeds the host budget a device profile names
+// (Device::host_memory).
+template <class Required, class Budget, class BatchSlots, class PinnedStaging,
+          class CheckpointState>
+struct does_not_fit_host {
+  static_assert(always_false<does_not_fit_host>,
+                "staticnet: the trainer needs more host memory than the budget; "
+                "does_not_fit_host<...> names the bytes required, the budget, and the parts");
 };
 
 // A microcontroller (a device with flash) runs an Int8 plan from two memories: the arena in

@@ -615,6 +615,35 @@ constexpr void describe_layers(const Graph<L>& g, const PlanState<L>& s, Plan<L>
   }
 }
 
+// What the trainer holds in host memory beside the arena (HostFootprint), from the setup and the
+// placed arena: the loader's slots hold the whole batch (every micro-batch's), f32 as the loader
+// writes it whatever the arena's input dtype; the CUDA trainer's staging holds the batch as the
+// arena lays it out.
+template <std::size_t L>
+constexpr HostFootprint host_footprint(const Graph<L>& g, const PlanState<L>& s,
+                                       const Footprint& f) {
+  HostFootprint h;
+  if (g.setup.mode != Mode::training)
+    return h;
+  const std::int64_t batch = g.setup.batch, k = g.setup.micro_batches;
+  const std::int64_t answer = g.setup.loss == LossKind::CrossEntropy
+                                  ? bytes_of(DType::i32, batch)
+                                  : bytes_of(DType::f32, g.output.elements() * k);
+  h.batch_slots =
+      Bytes{g.setup.batch_slots * (bytes_of(DType::f32, g.input.elements() * k) + answer)};
+  // The batch as the CUDA trainer copies it: the inputs region, or under Prefetch the batch's
+  // layout mirrored in next_batch (the region's end then holds that copy).
+  std::int64_t staged = f.inputs.count;
+  for (std::size_t b = 0; b < s.buffers.size(); ++b)
+    if (s.buffers.items[b].role == BufferRole::next_batch)
+      staged = s.buffers.items[b].size;
+  h.pinned_staging = Bytes{2 * staged + bytes_of(DType::f32, batch) + bytes_of(DType::i32, batch)};
+  const std::int64_t copies = 1 + optimizer_state_copies(g.setup.optimizer);
+  h.checkpoint_state =
+      Bytes{bytes_of(DType::f32, g.parameter_count * copies + g.non_trainable_count)};
+  return h;
+}
+
 // The last stage of plan(): the Plan, from the graph, the placed buffers and the schedule (kept by
 // the stage that made it).
 template <std::size_t L>
@@ -644,6 +673,7 @@ constexpr Plan<L> assemble(const Graph<L>& g, const PlanState<L>& s,
                           .workspace = size(Region::workspace),
                           .inputs = size(Region::inputs),
                           .non_trainable = size(Region::non_trainable)};
+  p.host = host_footprint(g, s, p.footprint);
   return p;
 }
 

@@ -335,6 +335,34 @@ struct Footprint {
   friend constexpr bool operator==(const Footprint&, const Footprint&) = default;
 };
 
+// What the generated trainer holds in host memory for a training step, beside the arena (which
+// the CPU trainer keeps in host memory too). Each is allocated once and is exactly this many
+// bytes; what depends on the data set or the command line is not here (the trainer reports it:
+// the shuffled epoch orders, a worker's scratch sample when augmenting, a data set read into
+// memory, an --eval loader's slots), nor the program's code and libraries. An Inference plan's
+// are 0.
+struct HostFootprint {
+  // The loader's ring of batches it fills ahead of the step (BatchSlots<N>, 2 by default), each as
+  // the loader writes it: f32 inputs, then i32 labels or f32 targets.
+  Bytes batch_slots;
+  // The CUDA trainer's page-locked memory: two copies of the batch as the arena lays it out (one
+  // filled while the other is copied in) and each sample's loss and prediction. The CPU trainer
+  // has none.
+  Bytes pinned_staging;
+  // One f32 copy of the training state (parameters, the optimizer's moments, running
+  // statistics), read from the arena at the end of each epoch to be checked for NaNs and written
+  // to a checkpoint, and held while the evaluation set runs.
+  Bytes checkpoint_state;
+
+  // The CUDA trainer's host bytes: what a device that shares host memory adds (a Jetson's).
+  constexpr Bytes total() const { return batch_slots + pinned_staging + checkpoint_state; }
+  // The CPU trainer's: no pinned staging, and its arena (footprint.total()) is host memory.
+  constexpr Bytes cpu_trainer_total(const Footprint& f) const {
+    return batch_slots + checkpoint_state + f.total();
+  }
+  friend constexpr bool operator==(const HostFootprint&, const HostFootprint&) = default;
+};
+
 // The buffers one layer uses, as indices into Plan::buffers, and the bytes they hold for it: the
 // part of a LayerPlan the planner's stages compute (plan.hpp).
 struct LayerBuffers {
@@ -401,6 +429,7 @@ struct Plan {
   std::int64_t parameter_count = 0;      // trainable
   std::int64_t non_trainable_count = 0;  // BatchNorm running statistics
   Footprint footprint;
+  HostFootprint host;  // what the trainer holds in host memory beside the arena
   std::array<LayerPlan, L> layers{};
   StaticVector<Buffer, buffer_capacity> buffers;
   StaticVector<Step, step_capacity> schedule;

@@ -211,6 +211,7 @@ enum class SetupOption : std::uint8_t {
   target,
   prefetch,
   accumulate,
+  batch_slots,
   count_
 };
 
@@ -232,6 +233,8 @@ constexpr const char* name_of(SetupOption k) {
       return "Prefetch";
     case SetupOption::accumulate:
       return "Accumulate";
+    case SetupOption::batch_slots:
+      return "BatchSlots";
     case SetupOption::count_:
       break;
   }
@@ -253,6 +256,7 @@ struct SetupDesc {
   Shape target;
   bool prefetch = false;           // Prefetch given: the arena holds a second batch, the next one
   std::int64_t micro_batches = 1;  // Accumulate<K>: K; the step runs micro-batches of batch / K
+  std::int64_t batch_slots = 2;    // BatchSlots<N>: the trainer's loader fills N batches ahead
   SetupProblem problem = SetupProblem::none;
   SetupOption problem_option = SetupOption::count_;
   int input_rank_written = 0;  // to report Input with too many dimensions
@@ -337,6 +341,17 @@ struct Accumulate {
   static constexpr void apply(SetupDesc& s) { s.micro_batches = K; }
 };
 
+// Training only: how many batches the trainer's loader holds in host memory, filling the next
+// ones while the step runs on one (plan.host.batch_slots: N batches of f32 inputs and their
+// labels or targets). 2 by default: one the step reads, one being filled. More smooth out a
+// loader that is sometimes slower than the step; 1 fills each batch only after the step before.
+template <std::int64_t N>
+struct BatchSlots {
+  static_assert(N >= 1, "staticnet: BatchSlots<N> needs N >= 1 (the batch the step reads)");
+  static constexpr SetupOption option = SetupOption::batch_slots;
+  static constexpr void apply(SetupDesc& s) { s.batch_slots = N; }
+};
+
 template <class T>
 concept SetupOptionType = requires(SetupDesc& s) {
   { T::option } -> std::convertible_to<SetupOption>;
@@ -379,7 +394,7 @@ constexpr unsigned inference_options = (1u << static_cast<unsigned>(SetupOption:
 }  // namespace detail
 
 // Defaults: Batch<1>, Loss<CrossEntropy>, Optimizer<SGD>, Precision<FP32>, no Prefetch, no
-// Accumulate (one micro-batch: the whole batch). Input is required.
+// Accumulate (one micro-batch: the whole batch), BatchSlots<2>. Input is required.
 template <SetupOptionType... Options>
 struct Training {
   static constexpr SetupDesc desc() {

@@ -213,6 +213,29 @@ void emit_arena(Printer& p, const ModelView& model) {
   )");
 }
 
+// What the trainer holds in host memory beside the arena (training only).
+void emit_host(Printer& p, const ModelView& model) {
+  if (!model.training())
+    return;
+  const HostFootprint& h = model.host;
+  p.emit({{"slots", literal(model.setup.batch_slots)},
+          {"batch_slots", literal(h.batch_slots.count)},
+          {"pinned_staging", literal(h.pinned_staging.count)},
+          {"checkpoint_state", literal(h.checkpoint_state.count)},
+          {"total", literal(h.total().count)}},
+         R"(
+    // ---- Host memory: what the trainer holds beside the arena (staticnet's HostFootprint) ------
+    namespace host {
+    inline constexpr int batch_slot_count = $slots$;  // BatchSlots<N>: batches the loader fills ahead
+    inline constexpr std::int64_t batch_slots = $batch_slots$;  // f32 inputs, labels or targets
+    inline constexpr std::int64_t pinned_staging = $pinned_staging$;  // the CUDA trainer's
+    inline constexpr std::int64_t checkpoint_state = $checkpoint_state$;  // one f32 copy of the state
+    inline constexpr std::int64_t total = $total$;  // what a device sharing host memory adds
+    }  // namespace host
+
+  )");
+}
+
 // "enum class Role : std::uint8_t { parameters, ... };": `count` enumerators, spelled by name_of.
 template <class Enum>
 std::string enum_declaration(const std::string& name, int count) {
@@ -490,6 +513,7 @@ EmittedFile emit_model_header(const ModelView& model) {
   )");
   emit_step_constants(p, model);
   emit_arena(p, model);
+  emit_host(p, model);
   emit_buffers(p, model);
   emit_parameters(p, model);
   emit_layer_table(p, model);

@@ -58,6 +58,10 @@ EmittedFile emit_trainer_header(const ModelView& model) {
       m.arena.inputs_at = footprint::inputs_at;
       m.arena.input_at = input.offset;
       m.arena.loss_at = loss.offset;
+      m.host.batch_slot_count = host::batch_slot_count;
+      m.host.batch_slots = host::batch_slots;
+      m.host.pinned_staging = host::pinned_staging;
+      m.host.checkpoint_state = host::checkpoint_state;
   )");
   p.indent();
   if (model.setup.prefetch)

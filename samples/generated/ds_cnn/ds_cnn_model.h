@@ -33,6 +33,15 @@ inline constexpr std::int64_t workspace = 32'000;
 inline constexpr std::int64_t activations = 67'405'824;  // peak of the shared region
 }  // namespace footprint
 
+// ---- Host memory: what the trainer holds beside the arena (staticnet's HostFootprint) ------
+namespace host {
+inline constexpr int batch_slot_count = 2;  // BatchSlots<N>: batches the loader fills ahead
+inline constexpr std::int64_t batch_slots = 392'800;       // f32 inputs, labels or targets
+inline constexpr std::int64_t pinned_staging = 394'016;    // the CUDA trainer's
+inline constexpr std::int64_t checkpoint_state = 289'680;  // one f32 copy of the state
+inline constexpr std::int64_t total = 1'076'496;           // what a device sharing host memory adds
+}  // namespace host
+
 // ---- Buffers: `elements` values of `dtype` in bytes [offset, offset + bytes) of the arena
 // (a Dropout's mask: bits packed into u8), alive from first_step to last_step of the
 // schedule; buffers alive at the same step never share a byte. What each holds (`role`) and

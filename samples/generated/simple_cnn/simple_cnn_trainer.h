@@ -34,6 +34,10 @@ inline staticnet::runtime::ModelInfo model_info() {
   m.arena.inputs_at = footprint::inputs_at;
   m.arena.input_at = input.offset;
   m.arena.loss_at = loss.offset;
+  m.host.batch_slot_count = host::batch_slot_count;
+  m.host.batch_slots = host::batch_slots;
+  m.host.pinned_staging = host::pinned_staging;
+  m.host.checkpoint_state = host::checkpoint_state;
   m.arena.batch_bytes = footprint::inputs;
   m.arena.moment1_at = optimizer_moment1.offset;
   m.arena.moment2_at = optimizer_moment2.offset;

@@ -282,11 +282,12 @@ MemoryReport CudaBackend::memory() const {
   r.arena = model_.arena.bytes;  // the one cudaMalloc above, of exactly this size
   r.arena_where = fmt::format("device memory, one cudaMalloc (the device's free memory fell by {})",
                               to_string(Bytes{arena_measured_}));
+  r.pinned_staging = 2 * model_.arena.batch_bytes + model_.batch * 8;  // as set_up allocates
   r.other = fmt::format(
       "CUDA context {} and cuDNN + cuBLASLt {} (cudaMemGetInfo, of {} on the device);\n"
       "                   pinned host staging {} (2 × the batch + results)",
       to_string(Bytes{context_}), to_string(Bytes{libraries_}), to_string(Bytes{total_}),
-      to_string(Bytes{2 * model_.arena.batch_bytes + model_.batch * 8}));
+      to_string(Bytes{r.pinned_staging}));
   // Asked again after steps have run (the bench does): what the device gained since start-up,
   // which the context and libraries figures above do not include. A device profile's overhead
   // (include/staticnet/device.hpp) must cover it too. Other processes on the device count here.

@@ -132,6 +132,11 @@ class CsvDataset final : public Dataset {
     check_span_size(target.size(), 1, "target");
     target[0] = targets_[static_cast<std::size_t>(index)];
   }
+  std::int64_t memory_bytes() const override {
+    return static_cast<std::int64_t>(features_.capacity() * sizeof(float) +
+                                     labels_.capacity() * sizeof(std::int32_t) +
+                                     targets_.capacity() * sizeof(float));
+  }
 
  private:
   // 1-based character column of byte `byte_index` in `line`: UTF-8 continuation bytes do not

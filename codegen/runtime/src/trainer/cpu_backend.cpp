@@ -94,6 +94,7 @@ MemoryReport CpuBackend::memory() const {
   r.planned = model_.arena.bytes;
   r.arena = model_.arena.bytes;  // the one allocation above, of exactly this size
   r.arena_where = "host memory, one 256-byte-aligned allocation";
+  r.host_arena = model_.arena.bytes;
   if (model_.arena.next_batch_at >= 0)  // the loader writes each batch in place between steps
     r.other = fmt::format(
         "the plan's next_batch ({}, Prefetch) is for the CUDA trainer: this one "

@@ -19,6 +19,7 @@
 #include "staticnet/runtime/error.hpp"
 #include "staticnet/runtime/finite_values.hpp"
 #include "staticnet/runtime/tools/progress.hpp"
+#include "staticnet/runtime/trainer/host_memory.hpp"
 #include "staticnet/runtime/trainer/initialize.hpp"
 #include "staticnet/runtime/validation.hpp"
 #include "training_checkpoint.hpp"
@@ -73,8 +74,25 @@ LoaderConfig loader_config(const ModelInfo& model, const Dataset& data, const Tr
   c.normalization = normalization_for(settings.input, data.element_type());
   c.augmentation = options.augmentation;
   c.workers = options.workers;
-  c.slots = 2;
+  c.slots = model.host.batch_slot_count;  // the plan's (BatchSlots<N>)
   return c;
+}
+
+// The trainer's host memory, part by part: the plan's (ModelInfo::host, the arena where the
+// backend keeps it in host memory), and the run's own once the data are open.
+HostMemory host_memory_of(const ModelInfo& model, const Backend& backend, const BatchLoader& loader,
+                          const Dataset& train_set, const Dataset* eval_set) {
+  const MemoryReport memory = backend.memory();
+  const std::int64_t slots =
+      static_cast<std::int64_t>(loader.config().slots * loader.layout().slot_bytes());
+  HostMemory h;
+  h.arena = memory.host_arena;
+  h.batch_slots = slots;
+  h.pinned_staging = memory.pinned_staging;
+  h.checkpoint_state = model.host.checkpoint_state;
+  h.data_set = train_set.memory_bytes() + (eval_set ? eval_set->memory_bytes() : 0);
+  h.loader_extra = static_cast<std::int64_t>(loader.host_bytes()) - slots;
+  return h;
 }
 
 void next_batch(BatchLoader& loader, Backend& backend, const ModelInfo& model) {
@@ -322,8 +340,9 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
   if (position.batch > 0)
     loader.seek(LoaderState{position.seed, static_cast<std::uint64_t>(position.epoch),
                             static_cast<std::uint64_t>(position.batch)});
+  const HostMemory host = host_memory_of(model, backend, loader, *train_set, eval_set.get());
   report_start(out, model, backend, options, settings, *train_set, eval_set.get(),
-               static_cast<std::uint64_t>(batches), loader.host_bytes(), weights, input_notes);
+               static_cast<std::uint64_t>(batches), host, weights, input_notes);
   if (!options.resume.empty())
     report_resume(out, options.resume, position, saved, settings, replaced, saved_data, data,
                   saved_backend, backend.arithmetic());
@@ -354,6 +373,21 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
     if (!options.save.empty())
       save_training_checkpoint(options.save, model, state, position, settings, data,
                                backend.arithmetic());
+  };
+
+  // The host memory grown since before the backend set up, the most seen where an epoch ends
+  // (everything planned is held there: the arena or staging, the loader, the state's copy).
+  std::optional<std::int64_t> host_grown;
+  std::int64_t host_grown_epoch = 0;
+  auto measure_host = [&](std::int64_t epoch) {
+    const std::optional<std::int64_t> now = anonymous_resident_bytes();
+    if (!options.resident_before_setup || !now)
+      return;
+    const std::int64_t grown = *now - *options.resident_before_setup;
+    if (!host_grown || grown > *host_grown) {
+      host_grown = grown;
+      host_grown_epoch = epoch;
+    }
   };
 
   std::vector<std::int32_t> step_labels;
@@ -476,6 +510,7 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
     position.batch = 0;
     position.so_far = EpochTotals{};
     const StateSnapshot state = checked_state();
+    measure_host(epoch + 1);
     if (eval_set) {
       const EvalResult e = evaluate_all(model, backend, *eval_set, config, epoch + 1);
       m.eval_loss = e.loss;
@@ -495,6 +530,8 @@ TrainResult train(const ModelInfo& model, Backend& backend, const TrainOptions& 
       break;
     }
   }
+  if (host_grown)
+    out << describe_host_measurement(host, *host_grown, host_grown_epoch) << std::flush;
   result.steps = position.step;
   return result;
 }

@@ -16,6 +16,7 @@
 #include "staticnet/runtime/batches/loader_config.hpp"
 #include "staticnet/runtime/checkpoints/checkpoint.hpp"
 #include "staticnet/runtime/error.hpp"
+#include "staticnet/runtime/trainer/host_memory.hpp"
 #include "staticnet/runtime/trainer/train.hpp"
 
 namespace staticnet::runtime {
@@ -179,6 +180,7 @@ int trainer_main(int argc, char** argv, const ModelInfo& model, const BackendFac
     chosen.lr_schedule = LrSchedule::parse(*cl.lr_schedule);  // checked while parsing
 
   return cli::run_reporting_errors(program, [&] {
+    options.resident_before_setup = anonymous_resident_bytes();
     const std::unique_ptr<Backend> runner = backend(cl.threads);
     const TrainResult result = train(model, *runner, options, std::cout, std::cerr);
     // As a shell reports a program a signal ended: 130 for Ctrl-C, 143 for SIGTERM.

@@ -71,6 +71,12 @@ class MaterializedDataset final : public Dataset {
     std::memcpy(target.data(), targets_.data() + index * target_,
                 static_cast<std::size_t>(target_) * sizeof(float));
   }
+  std::int64_t memory_bytes() const override {
+    return static_cast<std::int64_t>(inputs_.size() * sizeof(float) +
+                                     labels_.size() * sizeof(std::int32_t) +
+                                     targets_.size() * sizeof(float)) +
+           source_->memory_bytes();
+  }
 
  private:
   static std::int64_t shape_product(const std::vector<std::int64_t>& shape) {

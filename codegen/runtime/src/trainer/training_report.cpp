@@ -38,7 +38,7 @@ std::string learning_rate_text(const TrainingSettings& settings) {
 void report_start(std::ostream& out, const ModelInfo& model, const Backend& backend,
                   const TrainOptions& options, const TrainingSettings& settings,
                   const Dataset& data, const Dataset* eval, std::uint64_t batches_per_epoch,
-                  std::size_t loader_bytes, const std::string& weights,
+                  const HostMemory& host, const std::string& weights,
                   const std::vector<std::string>& input_notes) {
   out << model.name << ": " << model.model_type << " trained as " << model.setup_type << "\n";
   const std::string batch =
@@ -107,9 +107,17 @@ void report_start(std::ostream& out, const ModelInfo& model, const Backend& back
       << "\n";
   if (!memory.other.empty())
     out << "           also    " << memory.other << "\n";
-  out << "           loader  " << mib_text(static_cast<std::int64_t>(loader_bytes))
-      << " of host batch slots (" << options.workers
-      << (options.workers == 1 ? " worker" : " workers") << ")\n";
+  out << "           host    " << describe_host_plan(host, model.host.batch_slot_count) << "\n";
+  // The plan's host parts against what the loader and the backend allocated.
+  auto differs = [&](const char* what, std::int64_t planned, std::int64_t held) {
+    if (held != planned)
+      out << fmt::format(
+          "           host    {}: {} held, the plan says {}: DIFFERS from the plan\n", what,
+          mib_text(held), mib_text(planned));
+  };
+  differs("batch slots", model.host.batch_slots, host.batch_slots);
+  if (host.pinned_staging > 0)
+    differs("pinned staging", model.host.pinned_staging, host.pinned_staging);
   out << std::flush;
 }
 

@@ -11,6 +11,7 @@
 
 #include "staticnet/runtime/dataset.hpp"
 #include "staticnet/runtime/trainer/backend.hpp"
+#include "staticnet/runtime/trainer/host_memory.hpp"
 #include "staticnet/runtime/trainer/model_info.hpp"
 #include "staticnet/runtime/trainer/train.hpp"
 #include "training_checkpoint.hpp"
@@ -20,11 +21,11 @@ namespace staticnet::runtime {
 
 // The start-up report: the model and its setup, the step's settings and kernels, the data and
 // its batches, the input normalisation (`input_notes`, a line each), where the weights come from,
-// and the memory, planned and allocated.
+// and the memory, planned and allocated (on the device and in host memory: `host`).
 void report_start(std::ostream& out, const ModelInfo& model, const Backend& backend,
                   const TrainOptions& options, const TrainingSettings& settings,
                   const Dataset& data, const Dataset* eval, std::uint64_t batches_per_epoch,
-                  std::size_t loader_bytes, const std::string& weights,
+                  const HostMemory& host, const std::string& weights,
                   const std::vector<std::string>& input_notes);
 
 // Where a resumed run stands, and with which settings: the checkpoint's, but for those the

@@ -29,6 +29,7 @@ struct ModelView {
   std::int64_t parameter_count = 0;
   std::int64_t non_trainable_count = 0;  // BatchNorm running statistics
   Footprint footprint;
+  HostFootprint host;  // the trainer's host memory beside the arena
   std::array<std::int64_t, region_count> region_offset{};
   std::vector<LayerPlan> layers;
   std::vector<Buffer> buffers;
@@ -55,6 +56,7 @@ ModelView describe(const Plan<L>& plan, ModelNames names) {
   view.parameter_count = plan.parameter_count;
   view.non_trainable_count = plan.non_trainable_count;
   view.footprint = plan.footprint;
+  view.host = plan.host;
   view.region_offset = plan.region_offset;
   view.layers.assign(plan.layers.begin(), plan.layers.end());
   view.buffers.assign(plan.buffers.begin(), plan.buffers.end());

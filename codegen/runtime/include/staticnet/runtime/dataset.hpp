@@ -43,6 +43,10 @@ class Dataset {
   // data and targets (unless allowed). Throws FormatError naming the sample and the offset.
   // Cheap checks (headers, sizes, shapes, label ranges) already ran when the data set opened.
   virtual void validate_all() const {}
+  // Host memory the data set holds itself, in bytes: a parsed CSV's values, a set read into
+  // memory. A file read through mmap holds none (its pages are the file's, which the kernel can
+  // drop and read again).
+  virtual std::int64_t memory_bytes() const { return 0; }
 
   std::int64_t sample_elements() const {
     std::int64_t n = 1;

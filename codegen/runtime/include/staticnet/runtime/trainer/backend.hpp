@@ -49,6 +49,10 @@ struct MemoryReport {
   std::int64_t arena = 0;    // bytes actually allocated for the model (one allocation)
   std::string arena_where;   // "host memory, 256-byte aligned"
   std::string other;         // what else the backend holds, in words ("" when nothing)
+  // The plan's parts this backend keeps in host memory: the arena's bytes where it is host
+  // memory (the CPU trainer's), and the pinned staging it allocated (the CUDA trainer's).
+  std::int64_t host_arena = 0;
+  std::int64_t pinned_staging = 0;
 };
 
 class Backend {

@@ -37,6 +37,14 @@ struct ArenaLayout {
   std::int64_t loss_scale_at = -1;
 };
 
+// What the plan says the trainer holds in host memory beside the arena (plan.host, bytes).
+struct HostPlan {
+  int batch_slot_count = 2;           // BatchSlots<N>: batches the loader fills ahead of the step
+  std::int64_t batch_slots = 0;       // those N batches
+  std::int64_t pinned_staging = 0;    // the CUDA trainer's page-locked copies of the batch
+  std::int64_t checkpoint_state = 0;  // one f32 copy of the parameters, moments, statistics
+};
+
 struct ModelInfo {
   std::string name;        // staticnet_model(NAME ...)
   std::string model_type;  // as written in CMake
@@ -51,6 +59,7 @@ struct ModelInfo {
   kernels::Optimizer optimizer = kernels::Optimizer::sgd;
   std::int64_t parameter_count = 0;
   ArenaLayout arena;
+  HostPlan host;
   std::vector<ParameterTensor> parameters;
   std::int64_t non_trainable_count = 0;        // BatchNorm running statistics
   std::vector<ParameterTensor> non_trainable;  // "<layer>.running_mean", "<layer>.running_var"

@@ -69,6 +69,9 @@ struct TrainOptions {
   bool overwrite = false;
   std::filesystem::path metrics;  // JSON Lines, one object per epoch
   ProgressMode progress = ProgressMode::automatic;
+  // The process's anonymous resident bytes before the backend set up (trainer_main measures
+  // them): the run then reports how its host memory grew against the plan's.
+  std::optional<std::int64_t> resident_before_setup;
 };
 
 // PyTorch's defaults where it has them: lr 0.01 for SGD and SGDMomentum (PyTorch requires one),
