@@ -336,8 +336,9 @@ struct Footprint {
 };
 
 // What the generated trainer holds in host memory for a training step, beside the arena (which
-// the CPU trainer keeps in host memory too). Each is allocated once and is exactly this many
-// bytes; what depends on the data set or the command line is not here (the trainer reports it:
+// the CPU trainer keeps in host memory too), each part exactly this many bytes: the slots and the
+// staging allocated once, the state's copy at each epoch's end (and when a run stops). What
+// depends on the data set or the command line is not here (the trainer reports it:
 // the shuffled epoch orders, a worker's scratch sample when augmenting, a data set read into
 // memory, an --eval loader's slots), nor the program's code and libraries. An Inference plan's
 // are 0.

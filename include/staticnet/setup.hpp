@@ -341,10 +341,11 @@ struct Accumulate {
   static constexpr void apply(SetupDesc& s) { s.micro_batches = K; }
 };
 
-// Training only: how many batches the trainer's loader holds in host memory, filling the next
-// ones while the step runs on one (plan.host.batch_slots: N batches of f32 inputs and their
-// labels or targets). 2 by default: one the step reads, one being filled. More smooth out a
-// loader that is sometimes slower than the step; 1 fills each batch only after the step before.
+// Training only: how many batches the trainer's loader keeps ready ahead of the step, in host
+// memory (plan.host.batch_slots: N batches of f32 inputs and their labels or targets). Its
+// workers fill free slots while the step runs; the trainer copies a ready batch into the arena
+// and frees its slot. 2 by default; more smooth out a loader that is sometimes slower than the
+// step.
 template <std::int64_t N>
 struct BatchSlots {
   static_assert(N >= 1, "staticnet: BatchSlots<N> needs N >= 1 (the batch the step reads)");

@@ -133,9 +133,9 @@ class CsvDataset final : public Dataset {
     target[0] = targets_[static_cast<std::size_t>(index)];
   }
   std::int64_t memory_bytes() const override {
-    return static_cast<std::int64_t>(features_.capacity() * sizeof(float) +
-                                     labels_.capacity() * sizeof(std::int32_t) +
-                                     targets_.capacity() * sizeof(float));
+    return static_cast<std::int64_t>(features_.size() * sizeof(float) +
+                                     labels_.size() * sizeof(std::int32_t) +
+                                     targets_.size() * sizeof(float));
   }
 
  private:

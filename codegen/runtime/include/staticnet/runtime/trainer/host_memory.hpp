@@ -29,8 +29,10 @@ struct HostMemory {
   std::int64_t run_own() const { return data_set + loader_extra; }
 };
 
-// "planned 2.35 MiB = the arena 1.00 MiB + batch slots 1.00 MiB (2 slots) + the checkpoint's copy
-// of the state 0.35 MiB; the run's own 0.20 MiB (...)": the start-up report's host line.
+// The start-up report's host lines: "planned 25,390,968 B (24.21 MiB) = the arena … + batch
+// slots … (2 slots) + the checkpoint's copy of the state …", then, where the run holds bytes of
+// its own, a line "+ the run's own … (the data set in memory …, the loader's epoch orders and
+// scratch …)".
 std::string describe_host_plan(const HostMemory& host, int slot_count);
 
 // The end of a run's measurement: the anonymous memory grown since before the backend set up,
