@@ -337,7 +337,7 @@ std::vector<Budget> budgets_of(const AnalyzeOptions& o) {
     }
     const Device& d = found->device;
     budgets.push_back({found->id, d.name.text, d.memory.count, d.overhead.count, d.flash.count,
-                       d.flash_overhead.count});
+                       d.flash_overhead.count, d.shares_host_memory});
   }
   for (std::int64_t b : o.budgets)
     budgets.push_back({"budget", "budget " + human_bytes(b), b, 0});
@@ -392,6 +392,8 @@ AnalyzeResult analyze(const AnalyzeOptions& o) {
 
   // Runs the probe: every model (or `only`), the sweep, and the largest batch within each of
   // `search_bytes` (Budget::max_batch_search_bytes).
+  // (A budget whose device shares its memory with the host searches counting the trainer's host
+  // bytes too: --shared-budget.)
   auto run_probe = [&](const std::string& only, const std::vector<std::int64_t>& search_bytes) {
     std::vector<std::string> run = split_words(o.emulator);
     run.push_back(probe.program.string());
@@ -405,8 +407,11 @@ AnalyzeResult analyze(const AnalyzeOptions& o) {
       run.insert(run.end(), {"--precision", precision});
     for (std::int64_t k : o.accumulations)
       run.insert(run.end(), {"--accumulate", std::to_string(k)});
-    for (std::int64_t b : search_bytes)  // 1 byte, where none fits: no batch does
-      run.insert(run.end(), {"--budget", std::to_string(b > 0 ? b : 1)});
+    for (std::size_t i = 0; i < search_bytes.size(); ++i) {  // 1 byte where none fits: no batch
+      const std::int64_t b = search_bytes[i];
+      run.insert(run.end(), {budgets[i].shares_host_memory ? "--shared-budget" : "--budget",
+                             std::to_string(b > 0 ? b : 1)});
+    }
     ProcessResult ran;
     try {
       ran = run_process(run);

@@ -15,7 +15,7 @@ namespace {
 using nlohmann::json;
 
 // The probe of this staticnet writes exactly this version.
-constexpr int expected_probe_format = 10;
+constexpr int expected_probe_format = 11;
 
 FootprintBytes footprint_of(const json& j) {
   FootprintBytes f;
@@ -23,6 +23,11 @@ FootprintBytes footprint_of(const json& j) {
     f.by_category[static_cast<int>(c)] = j.at(name_of(c)).get<std::int64_t>();
   f.total = j.at("total").get<std::int64_t>();
   return f;
+}
+
+HostBytes host_of(const json& j) {
+  return {j.at("batch_slots").get<std::int64_t>(), j.at("pinned_staging").get<std::int64_t>(),
+          j.at("checkpoint_state").get<std::int64_t>(), j.at("total").get<std::int64_t>()};
 }
 
 LayerRow layer_of(const json& j) {
@@ -117,6 +122,8 @@ PlanDump plan_of(const json& j) {
   p.parameter_count = j.at("parameter_count").get<std::int64_t>();
   p.non_trainable_count = j.at("non_trainable_count").get<std::int64_t>();
   p.footprint = footprint_of(j.at("footprint"));
+  p.host = host_of(j.at("host"));
+  p.footprint.host = p.host.total;
   for (const json& l : j.at("layers"))
     p.layers.push_back(layer_of(l));
   const bool quantized = precision_dtypes(precision_kind(p.precision)).quantized;
@@ -219,6 +226,7 @@ std::vector<ModelDump> parse_probe_output(std::string_view text) {
           continue;
         }
         point.footprint = footprint_of(s.at("footprint"));
+        point.footprint.host = host_of(s.at("host")).total;
         d.sweep.push_back(std::move(point));
       }
       for (const json& b : m.at("max_batch"))

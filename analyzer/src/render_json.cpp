@@ -78,6 +78,11 @@ ordered_json model_json(const ModelReport& m) {
                        {"forward_flops", m.total_forward_flops},
                        {"backward_flops", m.total_backward_flops}};
   j["footprint"] = footprint_json(p.footprint);
+  if (p.mode == "training")
+    j["host"] = {{"batch_slots", p.host.batch_slots},
+                 {"pinned_staging", p.host.pinned_staging},
+                 {"checkpoint_state", p.host.checkpoint_state},
+                 {"total", p.host.total}};
   ordered_json alive = ordered_json::array();
   for (const Consumer& c : m.alive_at_peak)
     alive.push_back(consumer_json(c));
@@ -112,6 +117,8 @@ ordered_json model_json(const ModelReport& m) {
       check["fits_sram"] = c.fits_memory;
       check["fits_flash"] = c.fits_flash;
     }
+    if (c.budget.shares_host_memory)
+      check["host"] = c.host;
     checks.push_back(std::move(check));
   }
   j["budgets"] = checks;

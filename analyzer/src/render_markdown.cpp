@@ -29,6 +29,8 @@ void render_model(std::string& out, const ModelReport& m) {
     out += "### Budgets\n\n" + rule + ".\n\n" + check_table(m).markdown() + "\n";
     for (const std::string& line : flash_lines(m))
       out += line + "\n\n";
+    for (const std::string& line : host_lines(m))
+      out += line + "\n\n";
   }
   if (has_sweep(m)) {
     out += "### What-if\n\n";

@@ -96,6 +96,8 @@ void render_model(Writer& w, const ModelReport& m) {
       else
         w.line("    " + flash[i]);
     }
+    for (const std::string& line : host_lines(m))
+      w.paragraph(line, 4);
   }
   if (has_sweep(m)) {
     w.line();

@@ -61,6 +61,7 @@ staticnet::Device Budget::device() const {
   staticnet::Device d{Bytes{memory}, Bytes{overhead}};
   d.flash = Bytes{flash};
   d.flash_overhead = Bytes{flash_overhead};
+  d.shares_host_memory = shares_host_memory;
   return d;
 }
 
@@ -73,9 +74,10 @@ std::int64_t Budget::flash_part(const FootprintBytes& f, const std::string& prec
 }
 
 // As budget.hpp's required_memory and required_flash, which take a whole Plan: the footprint
-// less flash_part, plus the overhead; flash_part plus the firmware's code.
+// less flash_part, plus the trainer's host bytes where the device shares them, plus the overhead;
+// flash_part plus the firmware's code.
 std::int64_t Budget::required(const FootprintBytes& f, const std::string& precision) const {
-  return f.total - flash_part(f, precision) + overhead;
+  return f.total - flash_part(f, precision) + host_part(f) + overhead;
 }
 
 std::int64_t Budget::required_flash(const FootprintBytes& f, const std::string& precision) const {
@@ -259,6 +261,7 @@ ModelReport build_report(ModelDump model, const std::vector<Budget>& budgets) {
     c.budget = budgets[i];
     c.in_flash = c.budget.flash_part(plan.footprint, plan.precision);
     c.required = c.budget.required(plan.footprint, plan.precision);
+    c.host = c.budget.host_part(plan.footprint);
     c.margin = c.budget.memory - c.required;
     c.fits_memory = c.required <= c.budget.memory;
     if (c.budget.has_flash()) {

@@ -250,6 +250,9 @@ std::string check_rule(const ModelReport& m) {
                          ? "required = the footprint + the device's runtime overhead; a "
                            "microcontroller's SRAM and flash apart"
                          : "required = the step's footprint + the device's runtime overhead";
+  if (std::ranges::any_of(m.checks,
+                          [](const BudgetCheck& c) { return c.budget.shares_host_memory; }))
+    rule += " + the trainer's host bytes where they share its memory";
   // Accumulate<K>: the batches that plan are those K divides.
   if (const std::int64_t k = m.model.plan.micro_batches; k > 1)
     rule += "; under Accumulate<" + std::to_string(k) + "> the largest batch is a multiple of " +
@@ -314,6 +317,18 @@ std::vector<std::string> flash_lines(const ModelReport& m) {
                       " = " + exact_bytes(c.flash_required) + " of " + exact_bytes(c.budget.flash) +
                       (c.fits_flash ? "" : " (over)") + ".");
   return lines;
+}
+
+std::vector<std::string> host_lines(const ModelReport& m) {
+  const auto shared = std::ranges::find_if(
+      m.checks, [](const BudgetCheck& c) { return c.budget.shares_host_memory; });
+  if (shared == m.checks.end() || m.model.plan.mode != "training")  // inference: no trainer
+    return {};
+  const HostBytes& h = m.model.plan.host;
+  return {shared->budget.name + " shares its memory with the host: the trainer's host bytes, " +
+          exact_bytes(h.total) + " (batch slots " + grouped_count(h.batch_slots) +
+          ", pinned staging " + grouped_count(h.pinned_staging) + ", the state's copy " +
+          grouped_count(h.checkpoint_state) + "), count there."};
 }
 
 bool sweeps_precision(const ModelReport& m) {

@@ -35,6 +35,8 @@ Table check_table(const ModelReport& m, std::vector<bool>* row_fits = nullptr);
 // With a microcontroller among the budgets: a sentence on what of the plan is in flash and what
 // in SRAM, then a line per microcontroller with each budget's sum, by the byte; empty without.
 std::vector<std::string> flash_lines(const ModelReport& m);
+// Where a budget's device shares its memory with the host: the trainer's host bytes it counts.
+std::vector<std::string> host_lines(const ModelReport& m);
 Table sweep_table(const ModelReport& m);
 Table sweep_max_batch_table(const ModelReport& m);
 // Whether the sweep spans another precision than the setup's (--precision).

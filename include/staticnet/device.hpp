@@ -23,14 +23,11 @@
 //   does not see: measure yours (below) before trusting a margin of under a GiB.
 //   Jetsons: their CPU and GPU share the one memory, so the trainer's own host bytes (plan.host:
 //   the loader's batch slots, pinned staging, the checkpoint's copy of the state) take from it
-//   beside the arena. A profile says so with shares_host_memory; the Jetson profiles below do not
-//   set it yet, until `staticnet analyze` counts the host bytes too (it reports these profiles'
-//   budgets, and must agree with fits). Make your own with it set: sn::Device{.memory = GiB(4),
-//   .overhead = MiB(1536), .shares_host_memory = true}. The overhead is the same CUDA/cuDNN share
-//   plus Linux for Tegra itself, which NVIDIA's forums put
-//   at roughly 0.6-1 GiB headless. We budget 1.5 GiB on the 4 GB Nano (whose desktop alone is
-//   about 1 GiB) and 2 GiB on the larger modules. Running headless lowers it: make your own
-//   profile with sn::Device{budget, overhead} when you have measured yours.
+//   beside the arena (shares_host_memory). The overhead is the same CUDA/cuDNN share plus Linux
+//   for Tegra itself, which NVIDIA's forums put at roughly 0.6-1 GiB headless. We budget 1.5 GiB
+//   on the 4 GB Nano (whose desktop alone is about 1 GiB) and 2 GiB on the larger modules.
+//   Running headless lowers it: make your own profile with sn::Device{.memory = ..., .overhead =
+//   ..., .shares_host_memory = true} when you have measured yours.
 #include <cstddef>
 
 #include "staticnet/bytes.hpp"
@@ -78,10 +75,20 @@ inline constexpr Bytes discrete_gpu_overhead = MiB(512);
 inline constexpr Bytes h100_overhead = MiB(1088);  // measured: 1024.8 MiB (see above)
 inline constexpr Bytes h200_overhead = MiB(1216);  // measured: 1159.9 MiB (see above)
 
-inline constexpr Device jetson_nano{GiB(4), MiB(1536), "Jetson Nano 4GB"};
-inline constexpr Device jetson_orin_nano{GiB(8), GiB(2), "Jetson Orin Nano 8GB"};
-inline constexpr Device jetson_agx_orin_32{GiB(32), GiB(2), "Jetson AGX Orin 32GB"};
-inline constexpr Device jetson_agx_orin_64{GiB(64), GiB(2), "Jetson AGX Orin 64GB"};
+inline constexpr Device jetson_nano{
+    .memory = GiB(4), .overhead = MiB(1536), .name = "Jetson Nano 4GB", .shares_host_memory = true};
+inline constexpr Device jetson_orin_nano{.memory = GiB(8),
+                                         .overhead = GiB(2),
+                                         .name = "Jetson Orin Nano 8GB",
+                                         .shares_host_memory = true};
+inline constexpr Device jetson_agx_orin_32{.memory = GiB(32),
+                                           .overhead = GiB(2),
+                                           .name = "Jetson AGX Orin 32GB",
+                                           .shares_host_memory = true};
+inline constexpr Device jetson_agx_orin_64{.memory = GiB(64),
+                                           .overhead = GiB(2),
+                                           .name = "Jetson AGX Orin 64GB",
+                                           .shares_host_memory = true};
 inline constexpr Device rtx_3060{MiB(12288), discrete_gpu_overhead, "GeForce RTX 3060 12GB"};
 inline constexpr Device t4{MiB(15360), discrete_gpu_overhead, "Tesla T4 16GB"};
 inline constexpr Device a100_40gb{MiB(40960), discrete_gpu_overhead, "A100 40GB"};

@@ -164,9 +164,24 @@ def check_hand_numbers(args):
     check(m["layers"][0]["backward_flops"] == conv_fwd, "SimpleCNN conv backward FLOPs")
     check(m["layers"][4]["forward_flops"] == fc_mac + B * 10, "SimpleCNN fc forward FLOPs")
     check(m["layers"][4]["backward_flops"] == 2 * fc_mac + B * 10, "SimpleCNN fc backward FLOPs")
-    # Jetson Nano: 4 GiB memory, 1.5 GiB overhead.
+    # The trainer's host bytes (plan.host): the loader's two slots of 128 f32 samples and i32
+    # labels, the CUDA trainer's two staged copies of the inputs region and each sample's loss
+    # and prediction, and one f32 copy of the parameters and Adam's two moments.
+    host = {"batch_slots": 2 * B * (3 * 32 * 32 + 1) * 4,
+            "pinned_staging": 2 * expected["inputs"] + B * 8,
+            "checkpoint_state": params * 3 * 4}
+    host["total"] = sum(host.values())
+    check(m["host"] == host, f"SimpleCNN host {m['host']} != {host}")
+    # Jetson Nano: 4 GiB memory, 1.5 GiB overhead, one memory with its host (the trainer's host
+    # bytes count).
     nano = m["budgets"][0]
-    check(nano["required"] == sum(expected.values()) + 1536 * 2**20, "SimpleCNN Nano required")
+    check(nano["host"] == host["total"], f"SimpleCNN Nano host {nano.get('host')}")
+    check(nano["required"] == sum(expected.values()) + host["total"] + 1536 * 2**20,
+          "SimpleCNN Nano required")
+    # The largest batch counts them too, as budget.hpp's max_batch(jetson_nano) does.
+    nano_batch = budget_hpp_max_batches(args).get(("simple_cnn", "jetson_nano"))
+    check(nano["max_batch"] == nano_batch,
+          f"SimpleCNN Nano largest batch {nano['max_batch']} != max_batch's {nano_batch}")
     check(nano["margin"] == 4 * 2**30 - nano["required"] and nano["fits"], "SimpleCNN Nano margin")
 
     # DeepCNN (samples/deep_cnn.hpp): B = 64, Adam; peak at step 14 (pool3 backward).
@@ -452,9 +467,11 @@ def round16(n):
 
 def budget_hpp_max_batches(args):
     """budget.hpp's max_batch(Device) for the models of the int8 test headers on each
-    microcontroller, compiled and run here: {(name, device id): batch}."""
+    microcontroller, and for SimpleCNN on the Jetson Nano (whose budget counts the trainer's host
+    bytes), compiled and run here: {(name, device id): batch}."""
     source = r"""
 #include <cstdio>
+#include "samples/simple_cnn.hpp"
 #include "tests/analyzer/data/int8_digits.hpp"
 #include "tests/analyzer/data/int8_over_budget.hpp"
 namespace sn = staticnet;
@@ -468,6 +485,10 @@ int main() {
   show<int8::Digits, int8::DigitsFP32>("int8::Digits");
   show<over::Vww, over::VwwInt8>("int8_vww");
   show<over::WideMlp, over::WideMlpInt8>("int8_wide_mlp");
+  std::printf("simple_cnn jetson_nano %lld\n",
+              static_cast<long long>(sn::max_batch<staticnet::samples::SimpleCNN,
+                                                   staticnet::samples::SimpleCNNTraining>(
+                  sn::device::jetson_nano)));
 }
 """
     path = os.path.join(args.work, "max_batch.cpp")

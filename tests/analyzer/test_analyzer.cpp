@@ -488,13 +488,17 @@ an::ModelDump dump_of(const char* name, const char* model = "Net", const char* s
   for (an::Category c : an::categories)
     d.plan.footprint.by_category[static_cast<int>(c)] = p.footprint.of(c).count;
   d.plan.footprint.total = p.footprint.total().count;
+  d.plan.host = {p.host.batch_slots.count, p.host.pinned_staging.count,
+                 p.host.checkpoint_state.count, p.host.total().count};
+  d.plan.footprint.host = p.host.total().count;
   return d;
 }
 
-// The analyzer's check of M under S on each microcontroller against budget.hpp's: the memory and
-// flash required, whether it fits, and the largest batch, which the probe finds by searching over
-// whole plans (detail::max_batch_for, as analysis/probe.hpp calls it) within the bytes
-// Budget::max_batch_search_bytes gives it.
+// The analyzer's check of M under S on each microcontroller, and on a Jetson (whose budget counts
+// the trainer's host bytes), against budget.hpp's: the memory and flash required, whether it
+// fits, and the largest batch, which the probe finds by searching over whole plans
+// (detail::max_batch_for, as analysis/probe.hpp calls it, on a device that shares host memory
+// where the budget's does) within the bytes Budget::max_batch_search_bytes gives it.
 template <class M, class S>
 void check_against_budget_hpp(const char* name) {
   CAPTURE(name);
@@ -518,8 +522,10 @@ void check_against_budget_hpp(const char* name) {
     CHECK(c.fits_flash == (sn::required_flash(p, d) <= d.flash));
     const std::int64_t search =
         c.budget.max_batch_search_bytes(r.model.plan.footprint, r.model.plan.precision);
-    const std::int64_t probe_answer =
-        sn::detail::max_batch_for(sn::flatten<M>(), S::desc(), sn::Bytes{search > 0 ? search : 1});
+    sn::Device shared;
+    shared.shares_host_memory = c.budget.shares_host_memory;
+    const std::int64_t probe_answer = sn::detail::max_batch_for(
+        sn::flatten<M>(), S::desc(), sn::Bytes{search > 0 ? search : 1}, shared);
     CHECK(probe_answer == sn::max_batch<M, S>(d));
   }
 }

@@ -98,6 +98,16 @@ TEST_CASE("host: a device that shares host memory counts the trainer's host byte
       .memory = sn::Bytes{99'456}, .overhead = sn::Bytes{0}, .shares_host_memory = true};
   static_assert(sn::fits<Square, SquareSetup>(shared_enough));
   static_assert(sn::assert_fits<Square, SquareSetup, shared_enough>());
+
+  // Every Jetson profile shares; no discrete GPU's does.
+  static_assert(sn::device::jetson_nano.shares_host_memory);
+  static_assert(sn::device::jetson_orin_nano.shares_host_memory);
+  static_assert(sn::device::jetson_agx_orin_32.shares_host_memory);
+  static_assert(sn::device::jetson_agx_orin_64.shares_host_memory);
+  static_assert(!sn::device::h100_80gb.shares_host_memory);
+  static_assert(!sn::device::t4.shares_host_memory);
+  static_assert(sn::required_memory(square, sn::device::jetson_nano) ==
+                sn::Bytes{99'456} + sn::device::jetson_nano.overhead);
 }
 
 // The largest batch on a shared device: the search counts the host bytes at every batch it tries.

@@ -144,10 +144,15 @@ int run_generator(int argc, char** argv, const ModelView& model) {
       missing =
           "the " + std::string(backend) + " backend does not render " + name_of(precision) + " yet";
   }
+  // The trainers' and the inference programs' loaders write f32 samples into the arena's input;
+  // an input of another dtype there is smaller than what they write.
+  if (missing.empty() && precision != PrecisionKind::Int8 &&
+      model.setup.input_dtype != DType::f32)
+    missing = std::string("the trainers and inference programs take an f32 input so far (their "
+                          "loaders write f32 samples), not ") +
+              name_of(model.setup.input_dtype) +
+              ": write sn::Input<sn::f32, ...> (the loader scales integer data, --scale)";
   if (missing.empty() && precision != PrecisionKind::FP32 && precision != PrecisionKind::Int8) {
-    if (model.setup.input_dtype != DType::f32)
-      missing = std::string("mixed precision takes an f32 input so far, not ") +
-                name_of(model.setup.input_dtype);
     if (precision == PrecisionKind::PureBF16 || !model.training())
       missing = std::string(
                     "the backends render only Mixed<bf16> and Mixed<f16> training so "

@@ -10,13 +10,15 @@
 //
 //   probe [--only NAME] [--batch N]... [--optimizer SGD|SGDMomentum|Adam|AdamW]...
 //         [--precision FP32|Mixed<bf16>|Mixed<f16>|Pure<bf16>]... [--accumulate K]...
-//         [--budget BYTES]...
+//         [--budget BYTES | --shared-budget BYTES]...
 //
 // --batch, --optimizer, --precision and --accumulate span a sweep (their product; an empty axis
 // keeps the setup's value; a training setup's only, for --optimizer and --accumulate); a point
 // whose K does not divide its batch is written as not applicable, without a footprint. --budget
 // asks for the largest batch whose step fits in BYTES, for the setup's optimizer, precision and
-// micro-batches and each swept one (under Accumulate<K>, the largest multiple of K). The output's
+// micro-batches and each swept one (under Accumulate<K>, the largest multiple of K);
+// --shared-budget the same on a device whose host shares its memory, where the trainer's host
+// bytes (plan.host) count against BYTES too. The output's
 // layout is versioned (`probe_format`); analyzer/src/plan_dump.cpp reads it. Only this probe
 // includes this header (through register.hpp).
 #include <cinttypes>
@@ -36,13 +38,14 @@
 
 namespace staticnet::analysis {
 
-inline constexpr int probe_format = 10;  // 2: layers' inputs and padding_end; 3: folded;
+inline constexpr int probe_format = 11;  // 2: layers' inputs and padding_end; 3: folded;
                                          // 4: prefetch; 5: layers' non_trainable; 6: buffers'
                                          // dtype and elements, steps' accesses, passes; 7: buffers
                                          // as the buffer table's columns (buffer_table.hpp);
                                          // 8: the sweep's and max_batch's precision; 9: their
                                          // micro_batches and the plan's (each where > 1), the
                                          // sweep's "applicable"; 10: a point's "reason" where not
+                                         // applicable; 11: the plan's and each point's "host"
 
 struct Request {
   std::string only;  // report only the model registered under this name
@@ -50,7 +53,13 @@ struct Request {
   std::vector<OptimizerKind> optimizers;
   std::vector<PrecisionKind> precisions;
   std::vector<std::int64_t> accumulations;  // K of Accumulate<K>: the micro-batches of a step
-  std::vector<std::int64_t> budgets;  // bytes the model may use (the device's overhead is off)
+  // Bytes the model may use (the device's overhead is off), in the order given, each with
+  // whether the trainer's host bytes count against them too (--shared-budget).
+  struct SearchBudget {
+    std::int64_t bytes = 0;
+    bool shares_host_memory = false;
+  };
+  std::vector<SearchBudget> budgets;
 };
 
 // A minimal JSON writer: the probe prints identifiers and integers only, so no escaping beyond
@@ -130,6 +139,17 @@ inline void write_footprint(JsonOut& out, const Footprint& f) {
   out.close('}');
 }
 
+// The trainer's host memory beside the arena (plan.host).
+inline void write_host(JsonOut& out, const HostFootprint& h) {
+  out.key("host");
+  out.open('{');
+  out.field("batch_slots", h.batch_slots.count);
+  out.field("pinned_staging", h.pinned_staging.count);
+  out.field("checkpoint_state", h.checkpoint_state.count);
+  out.field("total", h.total().count);
+  out.close('}');
+}
+
 inline const char* step_name(StepKind k) {
   switch (k) {
     case StepKind::forward:
@@ -162,6 +182,7 @@ void write_plan(JsonOut& out, const Plan<L>& p) {
   out.field("parameter_count", p.parameter_count);
   out.field("non_trainable_count", p.non_trainable_count);
   write_footprint(out, p.footprint);
+  write_host(out, p.host);
   out.key("layers");
   out.open('[');
   for (const LayerPlan& l : p.layers) {
@@ -302,7 +323,9 @@ void write_model(JsonOut& out, const Request& r) {
                                       ? "batch_norm_one_value_per_channel"
                                       : "error");
             } else {
-              write_footprint(out, plan(g).footprint);
+              const auto point = plan(g);
+              write_footprint(out, point.footprint);
+              write_host(out, point.host);
             }
             out.close('}');
           }
@@ -337,8 +360,11 @@ void write_model(JsonOut& out, const Request& r) {
           out.field("micro_batches", micro_batches);
         out.key("by_budget");
         out.open('[');
-        for (std::int64_t budget : r.budgets)
-          out.value(detail::max_batch_for(layers, s, Bytes{budget}));  // K divides it
+        for (const Request::SearchBudget& budget : r.budgets) {
+          Device shared;
+          shared.shares_host_memory = budget.shares_host_memory;
+          out.value(detail::max_batch_for(layers, s, Bytes{budget.bytes}, shared));  // K divides it
+        }
         out.close(']');
         out.close('}');
       }
@@ -400,10 +426,11 @@ inline int probe_main(int argc, char** argv) {
       std::int64_t k = 0;
       ok = parse_count(next, k);
       r.accumulations.push_back(k);
-    } else if (ok && std::strcmp(arg, "--budget") == 0) {
+    } else if (ok &&
+               (std::strcmp(arg, "--budget") == 0 || std::strcmp(arg, "--shared-budget") == 0)) {
       std::int64_t b = 0;
       ok = parse_count(next, b);
-      r.budgets.push_back(b);
+      r.budgets.push_back({b, std::strcmp(arg, "--shared-budget") == 0});
     } else {
       ok = false;
     }

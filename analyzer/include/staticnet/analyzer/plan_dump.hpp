@@ -24,6 +24,9 @@ const char* label_of(Category c);  // "optimizer state", "non-trainable"
 struct FootprintBytes {
   std::array<std::int64_t, categories.size()> by_category{};  // indexed by Category
   std::int64_t total = 0;
+  // The trainer's host bytes beside the arena (plan.host.total()): not part of `total`, counted
+  // only by a budget whose device shares its memory with the host.
+  std::int64_t host = 0;
 
   std::int64_t operator[](Category c) const { return by_category[static_cast<int>(c)]; }
 };
@@ -85,6 +88,11 @@ struct StepRow {
   std::vector<AccessRow> accesses;
 };
 
+// What the trainer holds in host memory beside the arena (staticnet's HostFootprint).
+struct HostBytes {
+  std::int64_t batch_slots = 0, pinned_staging = 0, checkpoint_state = 0, total = 0;
+};
+
 struct PlanDump {
   std::string mode;        // "training" or "inference"
   std::int64_t batch = 0;  // the optimizer's: the whole batch, under Accumulate<K> too
@@ -97,6 +105,7 @@ struct PlanDump {
   std::int64_t parameter_count = 0;      // trainable
   std::int64_t non_trainable_count = 0;  // BatchNorm's running statistics
   FootprintBytes footprint;
+  HostBytes host;
   std::vector<LayerRow> layers;
   std::vector<BufferRow> buffers;
   std::vector<StepRow> schedule;

@@ -24,6 +24,8 @@ struct Budget {
   std::int64_t overhead = 0;
   std::int64_t flash = 0;           // 0: none, everything counts against `memory`
   std::int64_t flash_overhead = 0;  // what the firmware's code takes of the flash
+  // One memory for host and device (a Jetson's): the trainer's host bytes count against `memory`.
+  bool shares_host_memory = false;
 
   bool has_flash() const { return flash > 0; }
   std::int64_t available() const { return memory - overhead; }
@@ -33,7 +35,10 @@ struct Budget {
   // stays in this device's flash: budget.hpp's flash_part (0 unless an Int8 plan on a device with
   // flash). Throws ProbeOutputError for a precision staticnet does not name.
   std::int64_t flash_part(const FootprintBytes& f, const std::string& precision) const;
-  // The memory (SRAM) it needs with the runtime overhead, as staticnet::required_memory.
+  // The trainer's host bytes this device counts: all where it shares host memory, else none.
+  std::int64_t host_part(const FootprintBytes& f) const { return shares_host_memory ? f.host : 0; }
+  // The memory (SRAM) it needs with the runtime overhead (and host_part), as
+  // staticnet::required_memory.
   std::int64_t required(const FootprintBytes& f, const std::string& precision) const;
   // The flash it needs with the firmware's code, as staticnet::required_flash (0 without flash).
   std::int64_t required_flash(const FootprintBytes& f, const std::string& precision) const;
@@ -62,6 +67,7 @@ struct BudgetCheck {
   std::int64_t flash_margin = 0;    // flash - flash_required
   bool fits_memory = false;
   bool fits_flash = true;
+  std::int64_t host = 0;  // of `required`: the trainer's host bytes, where the device shares them
 };
 
 // Bytes in use while one step of the schedule runs.
