@@ -348,7 +348,7 @@ struct Accumulate {
 // step.
 template <std::int64_t N>
 struct BatchSlots {
-  static_assert(N >= 1, "staticnet: BatchSlots<N> needs N >= 1 (the batch the step reads)");
+  static_assert(N >= 1, "staticnet: BatchSlots<N> needs N >= 1 (a slot to fill the next batch in)");
   static constexpr SetupOption option = SetupOption::batch_slots;
   static constexpr void apply(SetupDesc& s) { s.batch_slots = N; }
 };

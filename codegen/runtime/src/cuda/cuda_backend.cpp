@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <iterator>
 #include <stdexcept>
 #include <utility>
 
@@ -81,6 +82,8 @@ void CudaBackend::set_up(CudaStepFactory make_step) {
                       batch * sizeof(std::int32_t), cudaHostAllocDefault),
         "allocating pinned result memory");
   std::fill_n(staging_->predictions, batch, -1);
+  pinned_ = static_cast<std::int64_t>(std::size(staging_->inputs) * batch_bytes +
+                                      batch * (sizeof(float) + sizeof(std::int32_t)));
   set_up_ = cuda::device_memory_in_use();
 }
 
@@ -282,7 +285,7 @@ MemoryReport CudaBackend::memory() const {
   r.arena = model_.arena.bytes;  // the one cudaMalloc above, of exactly this size
   r.arena_where = fmt::format("device memory, one cudaMalloc (the device's free memory fell by {})",
                               to_string(Bytes{arena_measured_}));
-  r.pinned_staging = 2 * model_.arena.batch_bytes + model_.batch * 8;  // as set_up allocates
+  r.pinned_staging = pinned_;
   r.other = fmt::format(
       "CUDA context {} and cuDNN + cuBLASLt {} (cudaMemGetInfo, of {} on the device);\n"
       "                   pinned host staging {} (2 × the batch + results)",

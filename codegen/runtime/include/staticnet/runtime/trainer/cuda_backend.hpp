@@ -94,6 +94,7 @@ class CudaBackend final : public Backend {
   // set up, is what memory() compares with later (modules load at a kernel's first launch, and
   // the CUDA graphs are made at the second and third steps).
   std::int64_t total_ = 0, context_ = 0, arena_measured_ = 0, libraries_ = 0, set_up_ = 0;
+  std::int64_t pinned_ = 0;  // the page-locked bytes set_up allocated (the staging)
 };
 
 }  // namespace staticnet::runtime
