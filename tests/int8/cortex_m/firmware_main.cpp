@@ -4,11 +4,18 @@
 //   -DSTATICNET_FIRMWARE_MODEL=<the model's API namespace, NAME::mcu>
 //   -DSTATICNET_FIRMWARE_DATA="<data.cpp>"
 // where the data file (written by int8_firmware_source) includes the model's NAME_mcu.hpp and
-// defines firmware::model, firmware::input and firmware::expected.
+// defines firmware::model, firmware::input and firmware::expected. With
+//   -DSTATICNET_FIRMWARE_COUNT_INSTRUCTIONS
+// it also prints "instructions: N", what invoke() executed, when QEMU runs it with -icount
+// shift=0 (instruction_count.hpp; bench/mcu/instructions.sh).
 #include <cstddef>
 #include <cstdint>
 
 #include STATICNET_FIRMWARE_DATA
+
+#ifdef STATICNET_FIRMWARE_COUNT_INSTRUCTIONS
+#include "instruction_count.hpp"
+#endif
 
 extern "C" void semihosting_print(const char* text);
 
@@ -20,13 +27,13 @@ namespace g = STATICNET_FIRMWARE_MODEL;
 alignas(g::arena_alignment) std::uint8_t arena[g::arena_bytes];
 
 // " -123" at `at`; returns the end.
-char* append_number(char* at, int value) {
+char* append_number(char* at, long long value) {
   *at++ = ' ';
   if (value < 0) {
     *at++ = '-';
     value = -value;
   }
-  char digits[4];
+  char digits[20];
   int n = 0;
   do {
     digits[n++] = static_cast<char>('0' + value % 10);
@@ -45,7 +52,21 @@ extern "C" int main() {
   std::int8_t* in = g::input(arena);
   for (std::size_t i = 0; i < g::input_elements; ++i)
     in[i] = firmware::input[i];
+#ifdef STATICNET_FIRMWARE_COUNT_INSTRUCTIONS
+  instruction_count::start();
+  const std::uint64_t calibration = instruction_count::calibration_ticks();
+  const std::uint64_t before = instruction_count::ticks();
   g::invoke(firmware::model, arena);
+  const std::uint64_t elapsed = instruction_count::ticks() - before;
+  static char count[48] = "instructions:";
+  char* end = append_number(
+      count + 13, static_cast<long long>(instruction_count::instructions(elapsed, calibration)));
+  end[0] = '\n';
+  end[1] = '\0';
+  semihosting_print(count);
+#else
+  g::invoke(firmware::model, arena);
+#endif
   const std::int8_t* out = g::output(arena);
   static char line[16 + 5 * g::output_elements];
   char* at = line;

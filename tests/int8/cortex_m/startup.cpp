@@ -58,7 +58,14 @@ void* memset(void* to, int value, std::size_t n) {
   return to;
 }
 
-// Initial stack pointer, reset, NMI, hard fault, memory management, bus and usage faults.
+// SysTick's wraps, for instruction_count.hpp: each is 2^24 ticks of the core's clock.
+volatile std::uint32_t systick_wraps = 0;
+void systick_handler() {
+  systick_wraps = systick_wraps + 1;
+}
+
+// Initial stack pointer, reset, NMI, hard fault, memory management, bus and usage faults, four
+// reserved, SVCall, debug monitor, one reserved, PendSV, SysTick.
 __attribute__((section(".vectors"), used))
 const void* const vector_table[] = {&__stack_top,
                                     reinterpret_cast<const void*>(&reset_handler),
@@ -66,5 +73,14 @@ const void* const vector_table[] = {&__stack_top,
                                     reinterpret_cast<const void*>(&fault_handler),
                                     reinterpret_cast<const void*>(&fault_handler),
                                     reinterpret_cast<const void*>(&fault_handler),
-                                    reinterpret_cast<const void*>(&fault_handler)};
+                                    reinterpret_cast<const void*>(&fault_handler),
+                                    nullptr,
+                                    nullptr,
+                                    nullptr,
+                                    nullptr,
+                                    reinterpret_cast<const void*>(&fault_handler),
+                                    reinterpret_cast<const void*>(&fault_handler),
+                                    nullptr,
+                                    reinterpret_cast<const void*>(&fault_handler),
+                                    reinterpret_cast<const void*>(&systick_handler)};
 }

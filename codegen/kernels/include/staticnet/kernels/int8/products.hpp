@@ -1,73 +1,43 @@
 #pragma once
 // Convolutions (grouped and depthwise too) and Linear layers in int8, as TensorFlow Lite's
-// reference kernels compute them (reference_integer_ops' ConvPerChannel, DepthwiseConvPerChannel
-// and FullyConnectedPerChannel): for each output element, the sum over its taps of
-// (input - input zero point) · weight in int32, then the channel's requantization
-// (shapes.hpp's ChannelRequantization). Taps outside the input are skipped, which is padding with
-// the input's zero point. Weights are symmetric (zero point 0), one scale per output channel.
-//
-// Weights are laid out as PyTorch keeps them: (out, in / groups, kh, kw) and (out, in).
+// reference kernels compute them (portable.hpp says how). On a core with the DSP extension
+// (Cortex-M4, M7, M33: the compiler defines __ARM_FEATURE_DSP) the paired kernels run
+// (paired.hpp), which give the same bytes in fewer instructions; elsewhere, or where the firmware
+// defines STATICNET_INT8_PORTABLE, the portable ones.
 #include <cstdint>
 
-#include "staticnet/kernels/int8/fixed_point.hpp"
-#include "staticnet/kernels/int8/shapes.hpp"
+#include "staticnet/kernels/int8/paired.hpp"
+#include "staticnet/kernels/int8/portable.hpp"
+
+#if STATICNET_INT8_HAS_DSP && !defined(STATICNET_INT8_PORTABLE)
+#define STATICNET_INT8_PAIRED 1
+#else
+#define STATICNET_INT8_PAIRED 0
+#endif
 
 namespace staticnet::kernels::int8 {
-
-inline std::int8_t requantize(std::int32_t sum, int channel, const ChannelRequantization& q) {
-  const std::int32_t scaled = multiply_by_quantized_multiplier(
-      sum + q.bias[channel], q.multiplier[channel], q.shift[channel]);
-  return static_cast<std::int8_t>(clamp(scaled + q.output_zero_point, q.lowest, q.highest));
-}
 
 // One sample: input (in_channels, in_height, in_width), output (out_channels, out_height,
 // out_width).
 inline void conv2d(const ConvShape& s, const std::int8_t* input, std::int32_t input_zero_point,
                    const std::int8_t* weights, const ChannelRequantization& q,
                    std::int8_t* output) {
-  const int group_inputs = s.in_channels / s.groups;
-  const int group_outputs = s.out_channels / s.groups;
-  const int in_plane = s.in_height * s.in_width;
-  for (int oc = 0; oc < s.out_channels; ++oc) {
-    const int first_input = oc / group_outputs * group_inputs;
-    const std::int8_t* filter = weights + oc * group_inputs * s.kernel_h * s.kernel_w;
-    for (int oy = 0; oy < s.out_height; ++oy) {
-      for (int ox = 0; ox < s.out_width; ++ox) {
-        const int y0 = oy * s.stride_h - s.pad_top;
-        const int x0 = ox * s.stride_w - s.pad_left;
-        std::int32_t sum = 0;
-        for (int ic = 0; ic < group_inputs; ++ic) {
-          const std::int8_t* plane = input + (first_input + ic) * in_plane;
-          const std::int8_t* taps = filter + ic * s.kernel_h * s.kernel_w;
-          for (int ky = 0; ky < s.kernel_h; ++ky) {
-            const int y = y0 + ky;
-            if (y < 0 || y >= s.in_height)
-              continue;
-            for (int kx = 0; kx < s.kernel_w; ++kx) {
-              const int x = x0 + kx;
-              if (x < 0 || x >= s.in_width)
-                continue;
-              sum += (plane[y * s.in_width + x] - input_zero_point) * taps[ky * s.kernel_w + kx];
-            }
-          }
-        }
-        output[(oc * s.out_height + oy) * s.out_width + ox] = requantize(sum, oc, q);
-      }
-    }
-  }
+#if STATICNET_INT8_PAIRED
+  conv2d_paired(s, input, input_zero_point, weights, q, output);
+#else
+  conv2d_portable(s, input, input_zero_point, weights, q, output);
+#endif
 }
 
 // One sample: input (in_features), output (out_features).
 inline void fully_connected(int in_features, int out_features, const std::int8_t* input,
                             std::int32_t input_zero_point, const std::int8_t* weights,
                             const ChannelRequantization& q, std::int8_t* output) {
-  for (int o = 0; o < out_features; ++o) {
-    const std::int8_t* row = weights + o * in_features;
-    std::int32_t sum = 0;
-    for (int i = 0; i < in_features; ++i)
-      sum += (input[i] - input_zero_point) * row[i];
-    output[o] = requantize(sum, o, q);
-  }
+#if STATICNET_INT8_PAIRED
+  fully_connected_paired(in_features, out_features, input, input_zero_point, weights, q, output);
+#else
+  fully_connected_portable(in_features, out_features, input, input_zero_point, weights, q, output);
+#endif
 }
 
 }  // namespace staticnet::kernels::int8
