@@ -12,6 +12,7 @@
 #include <cstdint>
 
 #include STATICNET_FIRMWARE_DATA
+#include "text.hpp"
 
 #ifdef STATICNET_FIRMWARE_COUNT_INSTRUCTIONS
 #include "instruction_count.hpp"
@@ -22,27 +23,10 @@ extern "C" void semihosting_print(const char* text);
 namespace {
 
 namespace g = STATICNET_FIRMWARE_MODEL;
+using firmware_text::append_number;
 
 // The arena: exactly the plan's SRAM bytes, in .bss.
 alignas(g::arena_alignment) std::uint8_t arena[g::arena_bytes];
-
-// " -123" at `at`; returns the end.
-char* append_number(char* at, long long value) {
-  *at++ = ' ';
-  if (value < 0) {
-    *at++ = '-';
-    value = -value;
-  }
-  char digits[20];
-  int n = 0;
-  do {
-    digits[n++] = static_cast<char>('0' + value % 10);
-    value /= 10;
-  } while (value > 0);
-  while (n > 0)
-    *at++ = digits[--n];
-  return at;
-}
 
 }  // namespace
 
@@ -69,9 +53,7 @@ extern "C" int main() {
 #endif
   const std::int8_t* out = g::output(arena);
   static char line[16 + 5 * g::output_elements];
-  char* at = line;
-  for (const char* p = "output:"; *p; ++p)
-    *at++ = *p;
+  char* at = firmware_text::append(line, "output:");
   bool match = true;
   for (std::size_t i = 0; i < g::output_elements; ++i) {
     at = append_number(at, out[i]);

@@ -2,6 +2,7 @@
 // on the same core: the cases the host's test_paired_kernels.cpp runs with the instructions
 // written out (paired_cases.hpp). Prints how many agreed; exit status 0 only when all did.
 #include "paired_cases.hpp"
+#include "text.hpp"
 
 static_assert(STATICNET_INT8_HAS_DSP, "built for a core with the DSP instructions");
 
@@ -14,27 +15,12 @@ paired_cases::Buffers buffers;
 // "name: N of M agree\n"
 void report(const char* name, int agreed, int cases) {
   char line[64];
-  char* at = line;
-  for (const char* p = name; *p; ++p)
-    *at++ = *p;
-  auto number = [&](int value) {
-    char digits[10];
-    int n = 0;
-    do {
-      digits[n++] = static_cast<char>('0' + value % 10);
-      value /= 10;
-    } while (value > 0);
-    while (n > 0)
-      *at++ = digits[--n];
-  };
-  *at++ = ':';
-  *at++ = ' ';
-  number(agreed);
-  for (const char* p = " of "; *p; ++p)
-    *at++ = *p;
-  number(cases);
-  for (const char* p = " agree\n"; *p; ++p)
-    *at++ = *p;
+  char* at = firmware_text::append(line, name);
+  at = firmware_text::append(at, ":");
+  at = firmware_text::append_number(at, agreed);
+  at = firmware_text::append(at, " of");
+  at = firmware_text::append_number(at, cases);
+  at = firmware_text::append(at, " agree\n");
   *at = '\0';
   semihosting_print(line);
 }
