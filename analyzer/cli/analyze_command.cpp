@@ -210,7 +210,8 @@ void add_analyze_commands(CLI::App& app, Runner& run) {
       "Report the memory of each model a header registers (STATICNET_MODEL) or names "
       "(--model/--setup): per layer, by category, the peak and its step, against devices and "
       "budgets.\nExit status: 0 done and every model fits every budget given; 1 a model "
-      "exceeds a --device or --budget; 2 a usage error (unknown device, missing header, no "
+      "exceeds a --device or --budget, or nothing fits a --fit; 2 a usage error (unknown device, "
+      "missing header, no "
       "model); 3 the header does not compile (staticnet's errors explained, others passed "
       "through)");
   cmd->add_option("header", a->header, "The header that declares the model and setup types");
@@ -221,6 +222,11 @@ void add_analyze_commands(CLI::App& app, Runner& run) {
                   "Check against a device profile (repeat for several; --list-devices); a "
                   "microcontroller's (nrf52840, stm32h743) checks its SRAM and its flash apart");
   cmd->add_option("--budget", a->budgets, "Check against a budget, e.g. 3GiB, 512MiB, 2GB");
+  cmd->add_option("--fit", a->options.fits,
+                  "List the setups that fit a device profile or a budget (e.g. jetson_nano, "
+                  "2GiB), cheapest first: the setup as it is, as micro-batches "
+                  "(Accumulate<K>), then the largest batch (sn::fit)")
+      ->delimiter(',');
   cmd->add_option("--batch", a->batches, "What-if: footprints at these batches, e.g. 32,64,128")
       ->delimiter(',');
   cmd->add_option("--optimizer", a->options.optimizers,

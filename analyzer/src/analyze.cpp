@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
@@ -321,26 +322,50 @@ const std::vector<staticnet::device::Profile>& device_profiles() {
   return all;
 }
 
+namespace {
+// The budget of the device profile `id`; throws UsageError for an unknown one, listing the known.
+Budget device_budget(const std::string& id) {
+  const staticnet::device::Profile* found = nullptr;
+  for (const staticnet::device::Profile& p : device_profiles())
+    if (id == p.id)
+      found = &p;
+  if (!found) {
+    std::string known;
+    for (const staticnet::device::Profile& p : device_profiles())
+      known += std::string(known.empty() ? "" : ", ") + p.id;
+    throw UsageError("unknown device '" + id + "'; the known devices are " + known +
+                     " (staticnet analyze --list-devices shows their memory)");
+  }
+  const Device& d = found->device;
+  return {found->id,           d.name.text,   d.memory.count,
+          d.overhead.count,    d.flash.count, d.flash_overhead.count,
+          d.shares_host_memory};
+}
+Budget plain_budget(std::int64_t bytes) {
+  return {"budget", "budget " + human_bytes(bytes), bytes, 0};
+}
+}  // namespace
+
 std::vector<Budget> budgets_of(const AnalyzeOptions& o) {
   std::vector<Budget> budgets;
-  for (const std::string& id : o.devices) {
-    const staticnet::device::Profile* found = nullptr;
-    for (const staticnet::device::Profile& p : device_profiles())
-      if (id == p.id)
-        found = &p;
-    if (!found) {
-      std::string known;
-      for (const staticnet::device::Profile& p : device_profiles())
-        known += std::string(known.empty() ? "" : ", ") + p.id;
-      throw UsageError("unknown device '" + id + "'; the known devices are " + known +
-                       " (staticnet analyze --list-devices shows their memory)");
-    }
-    const Device& d = found->device;
-    budgets.push_back({found->id, d.name.text, d.memory.count, d.overhead.count, d.flash.count,
-                       d.flash_overhead.count, d.shares_host_memory});
-  }
+  for (const std::string& id : o.devices)
+    budgets.push_back(device_budget(id));
   for (std::int64_t b : o.budgets)
-    budgets.push_back({"budget", "budget " + human_bytes(b), b, 0});
+    budgets.push_back(plain_budget(b));
+  return budgets;
+}
+
+std::vector<Budget> fit_budgets_of(const AnalyzeOptions& o) {
+  std::vector<Budget> budgets;
+  for (const std::string& target : o.fits) {
+    const bool is_size = !target.empty() && std::isdigit(static_cast<unsigned char>(target[0]));
+    budgets.push_back(is_size ? plain_budget(parse_size(target)) : device_budget(target));
+    if (budgets.back().has_flash())
+      throw UsageError("--fit " + target +
+                       ": a microcontroller runs Int8 inference at batch 1, which no remedy "
+                       "shrinks; check it with --device " +
+                       target);
+  }
   return budgets;
 }
 
@@ -373,6 +398,7 @@ AnalyzeResult analyze(const AnalyzeOptions& o) {
       throw UsageError("--accumulate takes the micro-batches of a step, at least 1, got " +
                        std::to_string(k));
   const std::vector<Budget> budgets = budgets_of(o);
+  const std::vector<Budget> fit_budgets = fit_budgets_of(o);
 
   AnalyzeResult result;
   const Probe probe = build_probe(header, o);
@@ -412,6 +438,9 @@ AnalyzeResult analyze(const AnalyzeOptions& o) {
       run.insert(run.end(), {budgets[i].shares_host_memory ? "--shared-budget" : "--budget",
                              std::to_string(b > 0 ? b : 1)});
     }
+    for (const Budget& b : fit_budgets)  // what the model may use: the overhead is off
+      run.insert(run.end(), {b.shares_host_memory ? "--fit-shared" : "--fit",
+                             std::to_string(b.available() > 0 ? b.available() : 1)});
     ProcessResult ran;
     try {
       ran = run_process(run);
@@ -476,8 +505,9 @@ AnalyzeResult analyze(const AnalyzeOptions& o) {
   }
   result.report.header = o.header.string();
   result.report.budgets = budgets;
+  result.report.fit_budgets = fit_budgets;
   for (ModelDump& m : models)
-    result.report.models.push_back(build_report(std::move(m), budgets));
+    result.report.models.push_back(build_report(std::move(m), budgets, fit_budgets));
   return result;
 }
 

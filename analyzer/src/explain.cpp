@@ -166,6 +166,12 @@ class Facts {
         dtype_ = enumerator(arg.inner);  // "f32"
       } else if (arg.name == "precision") {
         precision_ = enumerator(arg.inner);  // "Int8"
+      } else if (arg.name.starts_with("fits_with_")) {
+        // does_not_fit's remedy (fit.hpp): its numbers, which name no others.
+        for (const std::string& part : split_top_level(arg.inner)) {
+          const Argument n = argument_of(part);
+          numbers_[n.name] = number(n.inner);
+        }
       } else if (arg.name == "shape") {
         std::vector<std::int64_t> dims;
         for (const std::string& d : split_top_level(arg.inner))
@@ -215,6 +221,21 @@ std::string n(std::int64_t v) {
 }
 std::string bytes(std::int64_t v) {
   return exact_bytes(v) + " (" + human_bytes(v) + ")";
+}
+
+// The remedy does_not_fit and does_not_fit_host end in (fit.hpp): the first that fits.
+std::string remedy(const Facts& f) {
+  if (f.has("micro_batches"))
+    return ". It fits as micro-batches: sn::Accumulate<" + n(f["micro_batches"]) +
+           "> trains the same batch in " + n(f["micro_batches"]) + " micro-batches and needs " +
+           bytes(f["needs_bytes"]) + " (any BatchNorm then normalises each micro-batch apart)";
+  if (f.has("smallest_batch"))
+    return ". No remedy fits: even a batch of " + n(f["smallest_batch"]) + " needs " +
+           bytes(f["needs_bytes"]);
+  if (f.has("needs_bytes"))
+    return ". No accumulation fits this batch; the largest batch that fits is " + n(f["batch"]) +
+           ", which needs " + bytes(f["needs_bytes"]);
+  return "";
 }
 
 using Decoder = std::function<std::string(const Facts&)>;
@@ -443,7 +464,8 @@ const std::map<std::string, Decoder>& decoders() {
                 (f.has("host_bytes") && f["host_bytes"] > 0
                      ? ", the trainer's host memory " + exact_bytes(f["host_bytes"]) +
                            " (one memory with the device's)"
-                     : std::string());
+                     : std::string()) +
+                remedy(f);
        }},
       {"does_not_fit_host",
        [](const Facts& f) {
@@ -453,7 +475,7 @@ const std::map<std::string, Decoder>& decoders() {
                 bytes(required - budget) + " over. Needed: batch slots " +
                 exact_bytes(f["batch_slots"]) + ", pinned staging " +
                 exact_bytes(f["pinned_staging"]) + ", the checkpoint's copy of the state " +
-                exact_bytes(f["checkpoint_state"]);
+                exact_bytes(f["checkpoint_state"]) + remedy(f);
        }},
       {"does_not_fit_sram",
        [](const Facts& f) {

@@ -15,7 +15,7 @@ namespace {
 using nlohmann::json;
 
 // The probe of this staticnet writes exactly this version.
-constexpr int expected_probe_format = 11;
+constexpr int expected_probe_format = 12;
 
 FootprintBytes footprint_of(const json& j) {
   FootprintBytes f;
@@ -233,6 +233,13 @@ std::vector<ModelDump> parse_probe_output(std::string_view text) {
         d.max_batch.push_back(
             {b.at("optimizer").get<std::string>(), b.at("precision").get<std::string>(),
              b.at("by_budget").get<std::vector<std::int64_t>>(), micro_batches_of(b)});
+      for (const json& menu : m.at("fit")) {
+        std::vector<FitOption>& options = d.fit.emplace_back();
+        for (const json& o : menu)
+          options.push_back({o.at("remedy").get<std::string>(), o.at("batch").get<std::int64_t>(),
+                             o.at("micro_batches").get<std::int64_t>(),
+                             o.at("required").get<std::int64_t>()});
+      }
       models.push_back(std::move(d));
     }
     return models;

@@ -146,6 +146,27 @@ ordered_json model_json(const ModelReport& m) {
                               {"micro_batches", point.micro_batches},
                               {"reason", point.reason}});
   j["sweep"] = {{"points", points}, {"max_batch", max_batch}, {"not_applicable", not_applicable}};
+  // --fit: per budget, the setups that fit, cheapest first (empty: nothing fits). Only when asked,
+  // so that reports without it keep their shape.
+  if (!m.fit_menus.empty()) {
+    ordered_json fit = ordered_json::array();
+    for (const FitMenu& menu : m.fit_menus) {
+      ordered_json options = ordered_json::array();
+      for (const FitOption& o : menu.options)
+        options.push_back({{"remedy", o.remedy},
+                           {"batch", o.batch},
+                           {"micro_batches", o.micro_batches},
+                           {"required", o.required},
+                           {"margin", menu.budget.memory - o.required}});
+      fit.push_back({{"id", menu.budget.id},
+                     {"name", menu.budget.name},
+                     {"memory", menu.budget.memory},
+                     {"overhead", menu.budget.overhead},
+                     {"shares_host_memory", menu.budget.shares_host_memory},
+                     {"options", options}});
+    }
+    j["fit"] = fit;
+  }
   return j;
 }
 

@@ -32,6 +32,11 @@ void render_model(std::string& out, const ModelReport& m) {
     for (const std::string& line : host_lines(m))
       out += line + "\n\n";
   }
+  for (const FitMenu& menu : m.fit_menus) {
+    out += "### " + fit_heading(menu) + "\n\n";
+    out += menu.options.empty() ? nothing_fits_line(m, menu) + "\n\n"
+                                : fit_table(m, menu).markdown() + "\n";
+  }
   if (has_sweep(m)) {
     out += "### What-if\n\n";
     if (!m.sweep.empty())

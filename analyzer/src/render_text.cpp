@@ -99,6 +99,14 @@ void render_model(Writer& w, const ModelReport& m) {
     for (const std::string& line : host_lines(m))
       w.paragraph(line, 4);
   }
+  for (const FitMenu& menu : m.fit_menus) {
+    w.line();
+    w.heading("  " + fit_heading(menu));
+    if (menu.options.empty())
+      w.paragraph(nothing_fits_line(m, menu), 4);
+    else
+      w.table(fit_table(m, menu), 4);
+  }
   if (has_sweep(m)) {
     w.line();
     w.heading("  What-if: the footprint by batch" +

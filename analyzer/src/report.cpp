@@ -107,6 +107,10 @@ std::string title(const ModelDump& m) {
 
 std::vector<std::string> over_budget_sentences(const ModelReport& m) {
   std::vector<std::string> sentences;
+  for (const FitMenu& menu : m.fit_menus)
+    if (menu.options.empty())
+      sentences.push_back(title(m.model) + ": nothing fits " + menu.budget.name +
+                          ", not as micro-batches, not a smaller batch");
   const std::int64_t footprint = m.model.plan.footprint.total;
   for (const BudgetCheck& c : m.checks) {
     if (c.fits)
@@ -220,8 +224,23 @@ bool ModelReport::fits_all() const {
   return std::all_of(checks.begin(), checks.end(), [](const BudgetCheck& c) { return c.fits; });
 }
 
-ModelReport build_report(ModelDump model, const std::vector<Budget>& budgets) {
+bool ModelReport::finds_a_fit() const {
+  return std::all_of(fit_menus.begin(), fit_menus.end(),
+                     [](const FitMenu& m) { return !m.options.empty(); });
+}
+
+ModelReport build_report(ModelDump model, const std::vector<Budget>& budgets,
+                         const std::vector<Budget>& fit_budgets) {
   ModelReport r;
+  if (model.fit.size() != fit_budgets.size())
+    throw ProbeOutputError("the probe listed what fits " + std::to_string(model.fit.size()) +
+                           " budgets, not the " + std::to_string(fit_budgets.size()) + " asked");
+  for (std::size_t i = 0; i < fit_budgets.size(); ++i) {
+    FitMenu menu{fit_budgets[i], model.fit[i]};
+    for (FitOption& o : menu.options)
+      o.required += menu.budget.overhead;
+    r.fit_menus.push_back(std::move(menu));
+  }
   const PlanDump& plan = model.plan;
   for (const LayerRow& l : plan.layers) {
     r.total_saved_bytes += l.saved_bytes;

@@ -331,6 +331,52 @@ std::vector<std::string> host_lines(const ModelReport& m) {
           grouped_count(h.checkpoint_state) + "), count there."};
 }
 
+std::string fit_heading(const FitMenu& menu) {
+  const Budget& b = menu.budget;
+  const bool device = b.id != "budget";
+  return "What fits " + b.name +
+         (device ? " (" + human_bytes(b.memory) + ", of which " + human_bytes(b.overhead) +
+                       " the runtime's" +
+                       (b.shares_host_memory ? "; the trainer's host bytes count" : "") + ")"
+                 : "") +
+         ", cheapest first";
+}
+
+Table fit_table(const ModelReport& m, const FitMenu& menu) {
+  const PlanDump& p = m.model.plan;
+  Table t({Align::left, Align::right, Align::right, Align::left});
+  t.add({"setup", "required", "margin", "extra compute"});
+  for (const FitOption& o : menu.options) {
+    std::string setup, extra;
+    if (o.remedy == "none") {
+      setup =
+          "as it is: batch " + grouped_count(o.batch) +
+          (o.micro_batches > 1 ? " as " + grouped_count(o.micro_batches) + " micro-batches" : "");
+      extra = "none";
+    } else if (o.remedy == "accumulate") {
+      setup = "Accumulate<" + std::to_string(o.micro_batches) + ">: batch " +
+              grouped_count(o.batch) + " as " + grouped_count(o.micro_batches) +
+              " micro-batches of " + grouped_count(o.batch / o.micro_batches);
+      extra = "none (the same arithmetic)";
+    } else {
+      setup =
+          "Batch<" + std::to_string(o.batch) + ">" +
+          (o.micro_batches > 1 ? " as " + grouped_count(o.micro_batches) + " micro-batches" : "");
+      extra =
+          "none, but " + grouped_count(o.batch) + " samples a step, not " + grouped_count(p.batch);
+    }
+    t.add({setup, human_bytes(o.required), human_bytes(menu.budget.memory - o.required), extra});
+  }
+  return t;
+}
+
+std::string nothing_fits_line(const ModelReport& m, const FitMenu& menu) {
+  return "Nothing fits " + menu.budget.name + ": not the batch of " +
+         grouped_count(m.model.plan.batch) +
+         " as it is, not as micro-batches, not a smaller batch (the weights, gradients and "
+         "optimizer state do not shrink with it).";
+}
+
 bool sweeps_precision(const ModelReport& m) {
   for (const SweepColumn& c : m.sweep)
     if (c.precision != m.model.plan.precision)

@@ -37,6 +37,12 @@ Table check_table(const ModelReport& m, std::vector<bool>* row_fits = nullptr);
 std::vector<std::string> flash_lines(const ModelReport& m);
 // Where a budget's device shares its memory with the host: the trainer's host bytes it counts.
 std::vector<std::string> host_lines(const ModelReport& m);
+// --fit: "What fits Jetson Nano 4GB (…), cheapest first", and its setups as a table: the setup
+// as it is, each accumulation, the largest batch, with their bytes and extra compute; or, where
+// nothing fits, the one line that says so.
+std::string fit_heading(const FitMenu& menu);
+Table fit_table(const ModelReport& m, const FitMenu& menu);
+std::string nothing_fits_line(const ModelReport& m, const FitMenu& menu);
 Table sweep_table(const ModelReport& m);
 Table sweep_max_batch_table(const ModelReport& m);
 // Whether the sweep spans another precision than the setup's (--precision).

@@ -1,11 +1,11 @@
 #pragma once
 // Budgets, checked by the compiler: does a plan fit a device, and what is the largest batch
-// that does. Required memory = footprint.total() + the device's runtime overhead.
+// that does. Required memory = footprint.total() + the device's runtime overhead. fit.hpp finds
+// the remedy that makes a plan fit, and assert_fits fails a build naming it.
 #include <cstdint>
 
 #include "staticnet/bytes.hpp"
 #include "staticnet/device.hpp"
-#include "staticnet/errors.hpp"
 #include "staticnet/plan.hpp"
 
 namespace staticnet {
@@ -47,49 +47,6 @@ constexpr bool fits(const Device& d) {
   constexpr auto& p = plan_v<M, S>;
   return required_memory(p, d) <= d.memory && required_flash(p, d) <= d.flash &&
          host_fits(p.host, d);
-}
-
-// Fails the build when the plan does not fit D, naming required and budget bytes and the
-// breakdown. Returns true, so it also reads well inside static_assert at namespace scope.
-// On a microcontroller, an Int8 plan's SRAM and flash are checked apart, each failing with its
-// own error (does_not_fit_sram, does_not_fit_flash), so a build over both budgets names both.
-// A device that names a host budget (Device::host_memory) has the trainer's host bytes checked
-// against it apart too (does_not_fit_host).
-template <Model M, Setup S, Device D>
-constexpr bool assert_fits() {
-  constexpr auto& p = plan_v<M, S>;
-  constexpr std::int64_t required = required_memory(p, D).count;
-  constexpr Footprint f = p.footprint;
-  if constexpr (D.has_flash() && precision_dtypes(p.setup.precision).quantized) {
-    if constexpr (p.error.ok() && required > D.memory.count)
-      (void)sizeof(error::raise<error::does_not_fit_sram<
-                       error::required_bytes<required>, error::budget_bytes<D.memory.count>,
-                       error::activations<f.activations.count>, error::workspace<f.workspace.count>,
-                       error::inputs<f.inputs.count>, error::device_overhead<D.overhead.count>>>);
-    constexpr std::int64_t flash = required_flash(p, D).count;
-    if constexpr (p.error.ok() && flash > D.flash.count)
-      (void)sizeof(error::raise<error::does_not_fit_flash<
-                       error::required_bytes<flash>, error::budget_bytes<D.flash.count>,
-                       error::weights<f.weights.count>, error::non_trainable<f.non_trainable.count>,
-                       error::code_overhead<D.flash_overhead.count>>>);
-  } else if constexpr (p.error.ok() && required > D.memory.count) {
-    (void)sizeof(
-        error::raise<error::does_not_fit<
-            error::required_bytes<required>, error::budget_bytes<D.memory.count>,
-            error::weights<f.weights.count>, error::non_trainable<f.non_trainable.count>,
-            error::gradients<f.gradients.count>, error::optimizer_state<f.optimizer_state.count>,
-            error::activations<f.activations.count>, error::workspace<f.workspace.count>,
-            error::inputs<f.inputs.count>, error::device_overhead<D.overhead.count>,
-            error::host_bytes<shared_host_part(p.host, D).count>>>);
-  }
-  constexpr HostFootprint h = p.host;
-  if constexpr (p.error.ok() && !host_fits(h, D))
-    (void)sizeof(
-        error::raise<error::does_not_fit_host<
-            error::required_bytes<h.total().count>, error::budget_bytes<D.host_memory.count>,
-            error::batch_slots<h.batch_slots.count>, error::pinned_staging<h.pinned_staging.count>,
-            error::checkpoint_state<h.checkpoint_state.count>>>);
-  return true;
 }
 
 // How far max_batch looks past the bisection's answer (see below).

@@ -74,6 +74,8 @@ STATICNET_NUMBER(padding)
 STATICNET_NUMBER(kernel)
 STATICNET_NUMBER(required_bytes)
 STATICNET_NUMBER(budget_bytes)
+STATICNET_NUMBER(needs_bytes)
+STATICNET_NUMBER(smallest_batch)
 STATICNET_NUMBER(weights)
 STATICNET_NUMBER(gradients)
 STATICNET_NUMBER(optimizer_state)
@@ -99,6 +101,16 @@ STATICNET_NUMBER(code_overhead)
 STATICNET_NUMBER(samples)
 STATICNET_NUMBER(values_per_channel)
 #undef STATICNET_NUMBER
+
+// The last argument of does_not_fit and does_not_fit_host: the first remedy fit() finds
+// (fit.hpp), with the bytes it needs on the device: the same batch as K micro-batches, the
+// largest batch that fits, or nothing (the smallest batch's bytes).
+template <class MicroBatches, class Needs>
+struct fits_with_accumulate {};
+template <class Batch, class Needs>
+struct fits_with_smaller_batch {};
+template <class SmallestBatch, class Needs>
+struct fits_with_nothing {};
 
 template <class T>
 inline constexpr bool always_false = false;
@@ -290,10 +302,11 @@ struct mse_target_mismatch {
 // ---- budgets -------------------------------------------------------------------------------
 
 // Instantiated only when the step does not fit (assert_fits). HostBytes: the trainer's host
-// memory, counted on a device whose CPU and GPU share one memory (0 elsewhere).
+// memory, counted on a device whose CPU and GPU share one memory (0 elsewhere). Remedy: one of
+// the fits_with_* above.
 template <class Required, class Budget, class Weights, class NonTrainable, class Gradients,
           class OptimizerState, class Activations, class Workspace, class Inputs,
-          class DeviceOverhead, class HostBytes>
+          class DeviceOverhead, class HostBytes, class Remedy>
 struct does_not_fit {
   static_assert(always_false<does_not_fit>,
                 "staticnet: the training step needs more memory than the device budget; "
@@ -304,7 +317,7 @@ struct does_not_fit {
 // The trainer's host memory (plan.host) exceeds the host budget a device profile names
 // (Device::host_memory).
 template <class Required, class Budget, class BatchSlots, class PinnedStaging,
-          class CheckpointState>
+          class CheckpointState, class Remedy>
 struct does_not_fit_host {
   static_assert(always_false<does_not_fit_host>,
                 "staticnet: the trainer needs more host memory than the budget; "

@@ -5,6 +5,7 @@
 #include "staticnet/bytes.hpp"
 #include "staticnet/device.hpp"
 #include "staticnet/dtype.hpp"
+#include "staticnet/fit.hpp"
 #include "staticnet/layers.hpp"
 #include "staticnet/lower.hpp"
 #include "staticnet/plan.hpp"

@@ -41,6 +41,7 @@ MCU_FLAGS = ["--device", "nrf52840", "--device", "stm32h743"]
 # Gradient accumulation: Batch<32> as Accumulate<4>'s micro-batches of 8, swept at 1 and 4
 # micro-batches over a batch 4 does not divide (30) and two it does.
 ACCUMULATE = "tests/analyzer/data/accumulate.hpp"
+SQUARE = "tests/analyzer/data/square.hpp"
 ACCUMULATE_FLAGS = ["--device", "jetson_nano", "--accumulate", "1,4", "--batch", "30,32,64"]
 
 failures = []
@@ -345,6 +346,7 @@ def check_hand_numbers(args):
     check_microcontroller_numbers(args)
     check_accumulate_numbers(args)
     check_batch_norm_sweep(args)
+    check_fit_numbers(args)
 
 
 def check_batch_norm_sweep(args):
@@ -369,6 +371,54 @@ def check_batch_norm_sweep(args):
     check("Not applicable, left out: batch 1 (a batch of one sample gives a BatchNorm one value "
           "per channel, which it cannot normalise: batch_norm_one_value_per_channel)." in text,
           f"batch norm sweep, text:\n{text}")
+
+
+def check_fit_numbers(args):
+    # data/square.hpp: Linear(64 -> 64), batch 16, MSE, SGD. From test_accumulate.cpp's buffers:
+    # parameters and gradients 2 * 16,640; the whole batch's input and targets 2 * 4,096; as K
+    # micro-batches of m = 16 / K the output and its gradient 256 * m each and the losses' slot
+    # 256; a batch B not accumulated needs 33,536 + 1,024 * B.
+    def accumulated(k):
+        return 2 * 16640 + 8192 + 2 * 256 * (16 // k) + 256
+
+    def batch(b):
+        return 33536 + 1024 * b
+
+    check((accumulated(1), accumulated(4), accumulated(16), batch(10)) ==
+          (49920, 43776, 42240, 43776), "fit by hand")
+
+    def menu(*fit_flags, expect):
+        result = analyze(args, SQUARE, "--format", "json", *fit_flags, expect=expect)
+        return json.loads(result.stdout)["models"][0]["fit"], result
+
+    # 44,000 B: the whole batch (49,920) and two micro-batches (45,824) do not fit; four, eight
+    # and sixteen do, then the largest batch not accumulated, 10 (11 needs 44,800).
+    fits, _ = menu("--fit", "44000", expect=0)
+    got = [(o["remedy"], o["batch"], o["micro_batches"], o["required"]) for o in fits[0]["options"]]
+    want = [("accumulate", 16, 4, accumulated(4)), ("accumulate", 16, 8, accumulated(8)),
+            ("accumulate", 16, 16, accumulated(16)), ("smaller_batch", 10, 1, batch(10))]
+    check(got == want, f"fit 44,000 B: {got}, by hand {want}")
+    check([o["margin"] for o in fits[0]["options"]] == [44000 - w[3] for w in want],
+          "fit: margins")
+    # Exactly the whole batch's bytes: it fits as it is, and that is the one option.
+    fits, _ = menu("--fit", "49920", expect=0)
+    check([(o["remedy"], o["required"]) for o in fits[0]["options"]] == [("none", 49920)],
+          f"fit 49,920 B: {fits[0]['options']}")
+    # A byte below a batch of one (34,560): nothing fits, exit status 1, said on stderr.
+    fits, result = menu("--fit", "34559", expect=1)
+    check(fits[0]["options"] == [], f"fit 34,559 B: {fits[0]['options']}")
+    check("nothing fits budget" in result.stderr, f"fit: stderr {result.stderr}")
+    # A device: its runtime overhead is taken off first and counted in what each option requires.
+    fits, _ = menu("--fit", "jetson_nano", expect=0)
+    nano = fits[0]
+    check(nano["id"] == "jetson_nano" and nano["shares_host_memory"]
+          and nano["options"][0]["remedy"] == "none", f"fit jetson_nano: {nano}")
+    text = " ".join(analyze(args, SQUARE, "--fit", "44000", expect=0).stdout.split())
+    for cell in ("What fits budget", "Accumulate<4>: batch 16 as 4 micro-batches of 4",
+                 "Batch<10>", "none (the same arithmetic)"):
+        check(cell in text, f"fit: the text report says '{cell}'")
+    result = analyze(args, SQUARE, "--fit", "nrf52840", expect=2)
+    check("microcontroller" in result.stderr, f"fit nrf52840: {result.stderr}")
 
 
 def check_accumulate_numbers(args):

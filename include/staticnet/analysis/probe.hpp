@@ -10,7 +10,7 @@
 //
 //   probe [--only NAME] [--batch N]... [--optimizer SGD|SGDMomentum|Adam|AdamW]...
 //         [--precision FP32|Mixed<bf16>|Mixed<f16>|Pure<bf16>]... [--accumulate K]...
-//         [--budget BYTES | --shared-budget BYTES]...
+//         [--budget BYTES | --shared-budget BYTES]... [--fit BYTES | --fit-shared BYTES]...
 //
 // --batch, --optimizer, --precision and --accumulate span a sweep (their product; an empty axis
 // keeps the setup's value; a training setup's only, for --optimizer and --accumulate); a point
@@ -18,7 +18,8 @@
 // asks for the largest batch whose step fits in BYTES, for the setup's optimizer, precision and
 // micro-batches and each swept one (under Accumulate<K>, the largest multiple of K);
 // --shared-budget the same on a device whose host shares its memory, where the trainer's host
-// bytes (plan.host) count against BYTES too. The output's
+// bytes (plan.host) count against BYTES too. --fit lists the setups that fit BYTES, cheapest
+// first, as fit.hpp's for_each_fitting finds them (--fit-shared: on such a device). The output's
 // layout is versioned (`probe_format`); analyzer/src/plan_dump.cpp reads it. Only this probe
 // includes this header (through register.hpp).
 #include <cinttypes>
@@ -32,13 +33,14 @@
 
 #include "staticnet/budget.hpp"
 #include "staticnet/buffer_table.hpp"
+#include "staticnet/fit.hpp"
 #include "staticnet/fusion.hpp"
 #include "staticnet/lower.hpp"
 #include "staticnet/plan.hpp"
 
 namespace staticnet::analysis {
 
-inline constexpr int probe_format = 11;  // 2: layers' inputs and padding_end; 3: folded;
+inline constexpr int probe_format = 12;  // 2: layers' inputs and padding_end; 3: folded;
                                          // 4: prefetch; 5: layers' non_trainable; 6: buffers'
                                          // dtype and elements, steps' accesses, passes; 7: buffers
                                          // as the buffer table's columns (buffer_table.hpp);
@@ -60,6 +62,7 @@ struct Request {
     bool shares_host_memory = false;
   };
   std::vector<SearchBudget> budgets;
+  std::vector<SearchBudget> fits;  // --fit, --fit-shared
 };
 
 // A minimal JSON writer: the probe prints identifiers and integers only, so no escaping beyond
@@ -371,6 +374,27 @@ void write_model(JsonOut& out, const Request& r) {
     }
   }
   out.close(']');
+
+  // The setups that fit each --fit budget, cheapest first; bytes without the device's overhead,
+  // which the budget has taken off already.
+  out.key("fit");
+  out.open('[');
+  for (const Request::SearchBudget& budget : r.fits) {
+    Device device{.memory = Bytes{budget.bytes}, .overhead = Bytes{0}};
+    device.shares_host_memory = budget.shares_host_memory;
+    out.open('[');
+    detail::for_each_fitting(layers, base, device, [&](const Fit& f) {
+      out.open('{');
+      out.field("remedy", name_of(f.remedy));
+      out.field("batch", f.setup.batch);
+      out.field("micro_batches", f.setup.micro_batches);
+      out.field("required", f.required.count);
+      out.close('}');
+      return true;
+    });
+    out.close(']');
+  }
+  out.close(']');
 }
 
 struct Entry {
@@ -431,6 +455,10 @@ inline int probe_main(int argc, char** argv) {
       std::int64_t b = 0;
       ok = parse_count(next, b);
       r.budgets.push_back({b, std::strcmp(arg, "--shared-budget") == 0});
+    } else if (ok && (std::strcmp(arg, "--fit") == 0 || std::strcmp(arg, "--fit-shared") == 0)) {
+      std::int64_t b = 0;
+      ok = parse_count(next, b);
+      r.fits.push_back({b, std::strcmp(arg, "--fit-shared") == 0});
     } else {
       ok = false;
     }

@@ -27,6 +27,7 @@ struct AnalyzeOptions {
   std::string model, setup;          // --model/--setup: both or neither; else the registered models
   std::vector<std::string> devices;  // profile ids (device_profiles())
   std::vector<std::int64_t> budgets;    // --budget, bytes
+  std::vector<std::string> fits;        // --fit: device ids, or sizes ("3GiB")
   std::vector<std::int64_t> batches;    // --batch sweep
   std::vector<std::string> optimizers;  // --optimizer sweep
   std::vector<std::string> precisions;  // --precision sweep
@@ -69,6 +70,10 @@ const std::vector<staticnet::device::Profile>& device_profiles();
 // The budgets a command line names, in its order: devices first, then plain budgets. Throws
 // UsageError for an unknown device id, listing the known ones.
 std::vector<Budget> budgets_of(const AnalyzeOptions& options);
+
+// The budgets --fit names, in its order: a device id or a size each. Throws UsageError for an
+// unknown device, or a microcontroller's (its Int8 inference runs at batch 1: nothing to remedy).
+std::vector<Budget> fit_budgets_of(const AnalyzeOptions& options);
 
 // Throws UsageError (see above) and std::runtime_error (no compiler, an unwritable cache).
 AnalyzeResult analyze(const AnalyzeOptions& options);

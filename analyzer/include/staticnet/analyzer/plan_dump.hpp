@@ -138,6 +138,15 @@ struct MaxBatches {
   std::int64_t micro_batches = 1;
 };
 
+// A setup that fits a --fit budget (fit.hpp's for_each_fitting): the setup's own, or one
+// remedy applied to it.
+struct FitOption {
+  std::string remedy;  // "none", "accumulate" or "smaller_batch"
+  std::int64_t batch = 0;
+  std::int64_t micro_batches = 1;
+  std::int64_t required = 0;  // bytes, without the device's runtime overhead
+};
+
 struct ModelDump {
   std::string name;   // as registered: STATICNET_MODEL(name, ...)
   std::string model;  // the model type as written there
@@ -147,6 +156,8 @@ struct ModelDump {
   // Swept points that do not plan: their K does not divide their batch (footprint all 0).
   std::vector<SweepPoint> not_applicable;
   std::vector<MaxBatches> max_batch;  // the setup's optimizer, precision and micro-batches first
+  // Per --fit budget, in the order given: the setups that fit it, cheapest first (none: nothing).
+  std::vector<std::vector<FitOption>> fit;
 };
 
 // The precision a plan dump names ("Int8"): every PrecisionKind, as name_of spells it (setup.hpp's

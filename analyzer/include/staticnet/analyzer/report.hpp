@@ -103,6 +103,13 @@ struct SweepMaxBatch {
   std::int64_t micro_batches = 1;
 };
 
+// The setups that fit one --fit budget, cheapest first (fit.hpp), each option's `required` with
+// the device's runtime overhead; no options: nothing fits.
+struct FitMenu {
+  Budget budget;
+  std::vector<FitOption> options;
+};
+
 struct ModelReport {
   ModelDump model;
   std::int64_t total_saved_bytes = 0;
@@ -116,18 +123,24 @@ struct ModelReport {
   std::vector<BudgetCheck> checks;
   std::vector<SweepColumn> sweep;
   std::vector<SweepMaxBatch> sweep_max_batch;
+  std::vector<FitMenu> fit_menus;  // per --fit budget, in order
 
   bool fits_all() const;
+  // Something fits every --fit budget (always true without one).
+  bool finds_a_fit() const;
 };
 
 struct Report {
   std::string header;  // the header as given on the command line
   std::vector<ModelReport> models;
   std::vector<Budget> budgets;
+  std::vector<Budget> fit_budgets;  // --fit
 };
 
-// `budgets` must be the budgets the probe computed max_batch for, in the same order.
-ModelReport build_report(ModelDump model, const std::vector<Budget>& budgets);
+// `budgets` must be the budgets the probe computed max_batch for, in the same order, and
+// `fit_budgets` those it listed the setups that fit for (ModelDump::fit).
+ModelReport build_report(ModelDump model, const std::vector<Budget>& budgets,
+                         const std::vector<Budget>& fit_budgets = {});
 
 // A sentence for each budget the model exceeds, for stderr: the last lines of a failed CI log,
 // where a "NO" in the report's table above is easy to miss. Empty when it fits them all.

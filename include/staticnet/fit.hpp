@@ -1,0 +1,208 @@
+#pragma once
+// Making a plan fit: fit() tries the seeds' remedies for a training step that does not fit a
+// device, cheapest first, and returns the first that fits; assert_fits fails a build that does
+// not fit with one error naming the bytes and that remedy.
+//
+// The remedies, in the order fit() tries them:
+//   1. Accumulate<K>: the same batch as K micro-batches (budget.hpp's note on what it keeps
+//      whole), each K that divides the batch from the smallest up: the same arithmetic, and a
+//      step that differs only where a BatchNorm normalises per micro-batch;
+//   2. a smaller batch: the largest that fits (max_batch), which changes the training.
+// Mixed precision and checkpointing come before both once the CUDA trainer renders the one and
+// the plan the other (issues 38 and 39).
+//
+// The candidates are values, not types: each is the setup's SetupDesc with one field changed,
+// planned by the same constant evaluation as any setup (budget.hpp's total_for_batch), so the
+// search is an ordinary loop and needs no list of types. fit_t makes the answer a Setup type again.
+#include <cstdint>
+
+#include "staticnet/budget.hpp"
+#include "staticnet/errors.hpp"
+
+namespace staticnet {
+
+enum class Remedy : std::uint8_t {
+  none,           // the setup fits as it is
+  accumulate,     // as micro-batches: setup.micro_batches
+  smaller_batch,  // at setup.batch, the largest that fits
+  nothing,        // nothing fits; setup.batch is the smallest batch, required its bytes
+};
+
+// "accumulate": the remedy's name in the analyzer's JSON.
+constexpr const char* name_of(Remedy r) {
+  switch (r) {
+    case Remedy::none:
+      return "none";
+    case Remedy::accumulate:
+      return "accumulate";
+    case Remedy::smaller_batch:
+      return "smaller_batch";
+    case Remedy::nothing:
+      return "nothing";
+  }
+  return "?";
+}
+
+struct Fit {
+  Remedy remedy = Remedy::nothing;
+  SetupDesc setup;  // the setup that fits, or under Remedy::nothing the smallest one tried
+  Bytes required;   // what it needs of the device's memory, as fits() counts it
+
+  constexpr bool found() const { return remedy != Remedy::nothing; }
+};
+
+namespace detail {
+// The setups that fit d, cheapest first, each passed to visit(const Fit&), which returns false
+// to stop: the setup as it is; else each accumulation that fits, then the largest batch that fits
+// (as max_batch finds it). Returns whether visit was called. Bytes are counted as max_batch counts
+// them: on a microcontroller, the SRAM with the weights in flash (a flash that is too small leaves
+// nothing to try); on a device that shares host memory, with the trainer's host bytes; and a host
+// budget must hold those bytes.
+template <class Layers, class Visit>
+constexpr bool for_each_fitting(const Layers& layers, const SetupDesc& setup, const Device& d,
+                                Visit visit) {
+  auto fitting = [&](Remedy r, const SetupDesc& s) {
+    const std::int64_t total = total_for_batch(layers, s, s.batch, d);
+    return total >= 0 && total <= d.available().count ? Fit{r, s, Bytes{total} + d.overhead}
+                                                      : Fit{};
+  };
+  if (d.has_flash()) {
+    const Footprint f = plan(lower(layers, setup)).footprint;
+    if (flash_part(f, setup, d) + d.flash_overhead > d.flash)
+      return false;
+  }
+  if (const Fit f = fitting(Remedy::none, setup); f.found()) {
+    visit(f);
+    return true;
+  }
+  bool any = false;
+  if (setup.mode == Mode::training) {
+    // The multiples of the setup's own K that divide the batch, smallest first.
+    for (std::int64_t k = 2 * setup.micro_batches; k <= setup.batch; k += setup.micro_batches) {
+      if (setup.batch % k != 0)
+        continue;
+      SetupDesc s = setup;
+      s.micro_batches = k;
+      if (const Fit f = fitting(Remedy::accumulate, s); f.found()) {
+        any = true;
+        if (!visit(f))
+          return true;
+      }
+    }
+  }
+  SetupDesc s = setup;
+  s.batch = max_batch_for(layers, setup, d.available(), d);
+  if (s.batch > 0) {
+    visit(fitting(Remedy::smaller_batch, s));
+    any = true;
+  }
+  return any;
+}
+
+// fit() over values: the first setup for_each_fitting finds, or Remedy::nothing with the smallest
+// batch the search tried (one sample a micro-batch, or two with a BatchNorm that needs two) and
+// its bytes.
+template <class Layers>
+constexpr Fit fit_for(const Layers& layers, const SetupDesc& setup, const Device& d) {
+  Fit first;
+  if (for_each_fitting(layers, setup, d, [&](const Fit& f) {
+        first = f;
+        return false;
+      }))
+    return first;
+  SetupDesc s = setup;
+  s.batch = setup.micro_batches;
+  if (total_for_batch(layers, s, s.batch, d) < 0)
+    s.batch = 2 * setup.micro_batches;
+  const std::int64_t smallest = total_for_batch(layers, s, s.batch, d);
+  return Fit{Remedy::nothing, s, Bytes{smallest} + d.overhead};
+}
+}  // namespace detail
+
+// The cheapest remedy with which Model, trained (or run) as Setup says, fits device d; Remedy::
+// none when it fits as it is.
+template <Model M, Setup S>
+constexpr Fit fit(const Device& d) {
+  (void)lower<M, S>();  // a wrong model fails here with its own error
+  return detail::fit_for(flatten<M>(), S::desc(), d);
+}
+
+// A Setup type for a SetupDesc: what fit_t names.
+template <SetupDesc D>
+struct FittedSetup {
+  static constexpr SetupDesc desc() { return D; }
+};
+
+// The setup fit() chooses for D, as a type to plan and train: the setup itself when it fits,
+// else the remedy's (a build where nothing fits fails in assert_fits).
+template <Model M, Setup S, Device D>
+using fit_t = FittedSetup<fit<M, S>(D).setup>;
+
+namespace detail {
+// fit()'s answer as the last argument of does_not_fit and does_not_fit_host.
+template <Remedy R, std::int64_t MicroBatches, std::int64_t Batch, std::int64_t Needs>
+struct remedy_named {
+  using type = error::fits_with_nothing<error::smallest_batch<Batch>, error::needs_bytes<Needs>>;
+};
+template <std::int64_t MicroBatches, std::int64_t Batch, std::int64_t Needs>
+struct remedy_named<Remedy::accumulate, MicroBatches, Batch, Needs> {
+  using type =
+      error::fits_with_accumulate<error::micro_batches<MicroBatches>, error::needs_bytes<Needs>>;
+};
+template <std::int64_t MicroBatches, std::int64_t Batch, std::int64_t Needs>
+struct remedy_named<Remedy::smaller_batch, MicroBatches, Batch, Needs> {
+  using type = error::fits_with_smaller_batch<error::batch<Batch>, error::needs_bytes<Needs>>;
+};
+template <Model M, Setup S, Device D>
+constexpr Fit fit_v = fit<M, S>(D);
+template <Model M, Setup S, Device D>
+using remedy_for =
+    typename remedy_named<fit_v<M, S, D>.remedy, fit_v<M, S, D>.setup.micro_batches,
+                          fit_v<M, S, D>.setup.batch, fit_v<M, S, D>.required.count>::type;
+}  // namespace detail
+
+// Fails the build when the plan does not fit D, naming required and budget bytes and the
+// breakdown. Returns true, so it also reads well inside static_assert at namespace scope.
+// On a microcontroller, an Int8 plan's SRAM and flash are checked apart, each failing with its
+// own error (does_not_fit_sram, does_not_fit_flash), so a build over both budgets names both.
+// A device that names a host budget (Device::host_memory) has the trainer's host bytes checked
+// against it apart too (does_not_fit_host). Both end in what fit() finds (fits_with_accumulate,
+// fits_with_smaller_batch or fits_with_nothing), so the one error says what would fit.
+template <Model M, Setup S, Device D>
+constexpr bool assert_fits() {
+  constexpr auto& p = plan_v<M, S>;
+  constexpr std::int64_t required = required_memory(p, D).count;
+  constexpr Footprint f = p.footprint;
+  if constexpr (D.has_flash() && precision_dtypes(p.setup.precision).quantized) {
+    if constexpr (p.error.ok() && required > D.memory.count)
+      (void)sizeof(error::raise<error::does_not_fit_sram<
+                       error::required_bytes<required>, error::budget_bytes<D.memory.count>,
+                       error::activations<f.activations.count>, error::workspace<f.workspace.count>,
+                       error::inputs<f.inputs.count>, error::device_overhead<D.overhead.count>>>);
+    constexpr std::int64_t flash = required_flash(p, D).count;
+    if constexpr (p.error.ok() && flash > D.flash.count)
+      (void)sizeof(error::raise<error::does_not_fit_flash<
+                       error::required_bytes<flash>, error::budget_bytes<D.flash.count>,
+                       error::weights<f.weights.count>, error::non_trainable<f.non_trainable.count>,
+                       error::code_overhead<D.flash_overhead.count>>>);
+  } else if constexpr (p.error.ok() && required > D.memory.count) {
+    (void)sizeof(
+        error::raise<error::does_not_fit<
+            error::required_bytes<required>, error::budget_bytes<D.memory.count>,
+            error::weights<f.weights.count>, error::non_trainable<f.non_trainable.count>,
+            error::gradients<f.gradients.count>, error::optimizer_state<f.optimizer_state.count>,
+            error::activations<f.activations.count>, error::workspace<f.workspace.count>,
+            error::inputs<f.inputs.count>, error::device_overhead<D.overhead.count>,
+            error::host_bytes<shared_host_part(p.host, D).count>, detail::remedy_for<M, S, D>>>);
+  }
+  constexpr HostFootprint h = p.host;
+  if constexpr (p.error.ok() && !host_fits(h, D))
+    (void)sizeof(
+        error::raise<error::does_not_fit_host<
+            error::required_bytes<h.total().count>, error::budget_bytes<D.host_memory.count>,
+            error::batch_slots<h.batch_slots.count>, error::pinned_staging<h.pinned_staging.count>,
+            error::checkpoint_state<h.checkpoint_state.count>, detail::remedy_for<M, S, D>>>);
+  return true;
+}
+
+}  // namespace staticnet

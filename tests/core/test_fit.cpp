@@ -1,0 +1,87 @@
+// fit() (fit.hpp, issue 39 item 4): the first remedy that fits a device, cheapest first. The
+// model is test_accumulate.cpp's Linear(64 → 64) at a batch of 16 (MSE, SGD), whose bytes that
+// file derives by hand; every number below follows from them:
+//   the whole batch: 33,280 (parameters and gradients) + 8,192 (input and targets) + 8,448
+//   (output, d(output), losses) = 49,920;
+//   as K micro-batches of m = 16/K: 33,280 + 8,192 + 512·m + 256 (output and d(output) of m
+//   samples, 256·m each, and the losses' slot), so K = 2: 45,824, K = 4: 43,776, K = 8: 42,752,
+//   K = 16: 42,240;
+//   a smaller batch B, not accumulated: 33,536 + 1,024·B (B ≤ 16): B = 8 41,728, B = 1 34,560.
+#include <doctest/doctest.h>
+
+#include <staticnet/staticnet.hpp>
+
+namespace sn = staticnet;
+
+namespace {
+
+using Square = sn::Sequential<sn::Linear<64>>;
+using Whole = sn::Training<sn::Input<sn::f32, 64>, sn::Batch<16>, sn::Loss<sn::MSE>>;
+using InFour =
+    sn::Training<sn::Input<sn::f32, 64>, sn::Batch<16>, sn::Loss<sn::MSE>, sn::Accumulate<4>>;
+
+constexpr sn::Device budget(std::int64_t bytes, std::int64_t overhead = 0) {
+  return sn::Device{sn::Bytes{bytes}, sn::Bytes{overhead}};
+}
+
+}  // namespace
+
+TEST_CASE("fit: a setup that fits needs no remedy") {
+  constexpr sn::Fit f = sn::fit<Square, Whole>(budget(49'920));
+  static_assert(f.remedy == sn::Remedy::none);
+  static_assert(f.required.count == 49'920);
+  static_assert(f.setup.batch == 16 && f.setup.micro_batches == 1);
+}
+
+TEST_CASE("fit: the fewest micro-batches that fit, the batch unchanged") {
+  constexpr sn::Fit four = sn::fit<Square, Whole>(budget(44'000));  // K = 2 needs 45,824
+  static_assert(four.remedy == sn::Remedy::accumulate);
+  static_assert(four.setup.micro_batches == 4);
+  static_assert(four.setup.batch == 16);
+  static_assert(four.required.count == 43'776);
+  constexpr sn::Fit eight = sn::fit<Square, Whole>(budget(43'000));
+  static_assert(eight.setup.micro_batches == 8);
+  static_assert(eight.required.count == 42'752);
+  // The device's overhead counts: 1,000 B of it leave 44,000, and it is in what K = 4 requires.
+  constexpr sn::Fit with_overhead = sn::fit<Square, Whole>(budget(45'000, 1'000));
+  static_assert(with_overhead.setup.micro_batches == 4);
+  static_assert(with_overhead.required.count == 44'776);
+  // A setup accumulating already tries the multiples of its K: 8 after 4.
+  constexpr sn::Fit more = sn::fit<Square, InFour>(budget(43'000));
+  static_assert(more.remedy == sn::Remedy::accumulate);
+  static_assert(more.setup.micro_batches == 8);
+}
+
+TEST_CASE("fit: when no accumulation fits, the largest batch that does") {
+  // 16 micro-batches of one sample need 42,240; a batch of 8 needs 41,728, of 9 42,752.
+  constexpr sn::Fit f = sn::fit<Square, Whole>(budget(42'000));
+  static_assert(f.remedy == sn::Remedy::smaller_batch);
+  static_assert(f.setup.batch == 8);
+  static_assert(f.setup.micro_batches == 1);
+  static_assert(f.required.count == 41'728);
+  // An Inference setup has no step to accumulate: a smaller batch at once. Its bytes at B: the
+  // parameters 16,640, the input 256·B, the output 256·B: B = 4 needs 18,688, 5 19,200.
+  using Infer = sn::Inference<sn::Input<sn::f32, 64>, sn::Batch<16>>;
+  constexpr sn::Fit i = sn::fit<Square, Infer>(budget(19'000));
+  static_assert(i.remedy == sn::Remedy::smaller_batch);
+  static_assert(i.setup.batch == 4);
+  static_assert(i.required.count == 18'688);
+}
+
+TEST_CASE("fit: nothing fits below the smallest batch's bytes") {
+  constexpr sn::Fit f = sn::fit<Square, Whole>(budget(34'559));
+  static_assert(!f.found());
+  static_assert(f.setup.batch == 1);
+  static_assert(f.required.count == 34'560);
+  static_assert(sn::fit<Square, Whole>(budget(34'560)).setup.batch == 1);
+}
+
+TEST_CASE("fit: fit_t is the chosen setup as a type, to plan and train") {
+  constexpr sn::Device device = budget(44'000);
+  using Fitted = sn::fit_t<Square, Whole, device>;
+  static_assert(sn::plan<Square, Fitted>().micro_batches() == 4);
+  static_assert(sn::plan<Square, Fitted>().footprint.total().count == 43'776);
+  static_assert(sn::fits<Square, Fitted>(device));
+  static_assert(!sn::fits<Square, Whole>(device));
+  static_assert(sn::assert_fits<Square, Fitted, device>());
+}
