@@ -7,7 +7,8 @@
 //   1. Accumulate<K>: the same batch as K micro-batches (budget.hpp's note on what it keeps
 //      whole), each K that divides the batch from the smallest up: the same arithmetic, and a
 //      step that differs only where a BatchNorm normalises per micro-batch;
-//   2. a smaller batch: the largest that fits (max_batch), which changes the training.
+//   2. a smaller batch: the largest below the setup's that a bisection finds fits, which changes
+//      the training.
 // Mixed precision and checkpointing come before both once the CUDA trainer renders the one and
 // the plan the other (issues 38 and 39).
 //
@@ -24,7 +25,7 @@ namespace staticnet {
 enum class Remedy : std::uint8_t {
   none,           // the setup fits as it is
   accumulate,     // as micro-batches: setup.micro_batches
-  smaller_batch,  // at setup.batch, the largest that fits
+  smaller_batch,  // at setup.batch, below the setup's own
   nothing,        // nothing fits; setup.batch is the smallest batch, required its bytes
 };
 
@@ -52,12 +53,22 @@ struct Fit {
 };
 
 namespace detail {
+// The fewest samples a micro-batch may have: one, or two where a BatchNorm needs two
+// (max_batch_for's `smallest`).
+template <class Layers>
+constexpr std::int64_t smallest_micro_batch(const Layers& layers, SetupDesc s) {
+  s.batch = s.micro_batches;
+  return lower(layers, s).error.ok() ? 1 : 2;
+}
+
 // The setups that fit d, cheapest first, each passed to visit(const Fit&), which returns false
-// to stop: the setup as it is; else each accumulation that fits, then the largest batch that fits
-// (as max_batch finds it). Returns whether visit was called. Bytes are counted as max_batch counts
-// them: on a microcontroller, the SRAM with the weights in flash (a flash that is too small leaves
-// nothing to try); on a device that shares host memory, with the trainer's host bytes; and a host
-// budget must hold those bytes.
+// to stop: the setup as it is; else each accumulation that fits, then the largest smaller batch
+// that fits, found by bisection between the smallest batch and the setup's. (Bisection assumes the
+// bytes grow with the batch; placement's 256-byte rounding can make them dip, so a batch a little
+// larger may fit too: max_batch scans for it, at the price of 32 more plans.) Returns whether visit
+// was called. Bytes are counted as max_batch counts them: on a microcontroller, the SRAM with the
+// weights in flash (a flash that is too small leaves nothing to try); on a device that shares host
+// memory, with the trainer's host bytes; and a host budget must hold those bytes.
 template <class Layers, class Visit>
 constexpr bool for_each_fitting(const Layers& layers, const SetupDesc& setup, const Device& d,
                                 Visit visit) {
@@ -90,13 +101,24 @@ constexpr bool for_each_fitting(const Layers& layers, const SetupDesc& setup, co
       }
     }
   }
+  // A smaller batch: bisection over the micro-batch's samples, from the smallest that plans (which
+  // must fit) to the setup's own (which does not).
+  const std::int64_t k = setup.micro_batches;
   SetupDesc s = setup;
-  s.batch = max_batch_for(layers, setup, d.available(), d);
-  if (s.batch > 0) {
-    visit(fitting(Remedy::smaller_batch, s));
-    any = true;
+  auto fits_at = [&](std::int64_t b) {
+    s.batch = k * b;
+    return fitting(Remedy::smaller_batch, s).found();
+  };
+  std::int64_t fits = smallest_micro_batch(layers, setup), too_big = setup.batch / k;
+  if (fits >= too_big || !fits_at(fits))
+    return any;
+  while (too_big - fits > 1) {
+    const std::int64_t mid = fits + (too_big - fits) / 2;
+    (fits_at(mid) ? fits : too_big) = mid;
   }
-  return any;
+  s.batch = k * fits;
+  visit(fitting(Remedy::smaller_batch, s));
+  return true;
 }
 
 // fit() over values: the first setup for_each_fitting finds, or Remedy::nothing with the smallest
@@ -111,21 +133,141 @@ constexpr Fit fit_for(const Layers& layers, const SetupDesc& setup, const Device
       }))
     return first;
   SetupDesc s = setup;
-  s.batch = setup.micro_batches;
-  if (total_for_batch(layers, s, s.batch, d) < 0)
-    s.batch = 2 * setup.micro_batches;
-  const std::int64_t smallest = total_for_batch(layers, s, s.batch, d);
-  return Fit{Remedy::nothing, s, Bytes{smallest} + d.overhead};
+  s.batch = setup.micro_batches * smallest_micro_batch(layers, setup);
+  return Fit{Remedy::nothing, s, Bytes{total_for_batch(layers, s, s.batch, d)} + d.overhead};
 }
 }  // namespace detail
 
 // The cheapest remedy with which Model, trained (or run) as Setup says, fits device d; Remedy::
-// none when it fits as it is.
+// none when it fits as it is. It plans its candidates in one constant evaluation, as max_batch
+// does: a dozen plans of a ResNet-50 exceed g++'s default limit there (bench/RESULTS.md, "Compile
+// cost of fit"). fit_v, below, gives the same answer for a device known at compile time, each
+// plan an evaluation of its own.
 template <Model M, Setup S>
 constexpr Fit fit(const Device& d) {
   (void)lower<M, S>();  // a wrong model fails here with its own error
   return detail::fit_for(flatten<M>(), S::desc(), d);
 }
+
+namespace detail {
+// fit() spread over constant evaluations, one per candidate plan (each with the compilers' whole
+// budget, as plan_v's stages are), in fit_for's order and with its answers.
+
+// The bytes of the setup at Batch as MicroBatches micro-batches on D, as total_for_batch counts
+// them (-1: it does not plan, or the host budget does not hold it).
+template <Model M, Setup S, Device D, std::int64_t Batch, std::int64_t MicroBatches>
+inline constexpr std::int64_t candidate_total_v = [] {
+  SetupDesc s = S::desc();
+  s.micro_batches = MicroBatches;
+  return total_for_batch(flatten<M>(), s, Batch, D);
+}();
+template <Model M, Setup S, Device D, std::int64_t Batch, std::int64_t MicroBatches>
+inline constexpr bool candidate_fits_v = candidate_total_v<M, S, D, Batch, MicroBatches> >= 0 &&
+                                         candidate_total_v<M, S, D, Batch, MicroBatches> <=
+                                             D.available().count;
+
+// The micro-batch counts for_each_fitting tries: the multiples of the setup's own K that divide
+// its batch, fewest first (a batch with more than 256 of them tries the first 256).
+struct Accumulations {
+  std::int64_t k[256]{};
+  int count = 0;
+};
+constexpr Accumulations accumulations(const SetupDesc& s) {
+  Accumulations a;
+  if (s.mode != Mode::training)
+    return a;
+  for (std::int64_t k = 2 * s.micro_batches; k <= s.batch && a.count < 256; k += s.micro_batches)
+    if (s.batch % k == 0)
+      a.k[a.count++] = k;
+  return a;
+}
+template <Model M, Setup S, Device D, int I = 0>
+constexpr std::int64_t first_fitting_accumulation() {
+  constexpr Accumulations a = accumulations(S::desc());
+  if constexpr (I >= a.count)
+    return 0;
+  else if constexpr (candidate_fits_v<M, S, D, S::desc().batch, a.k[I]>)
+    return a.k[I];
+  else
+    return first_fitting_accumulation<M, S, D, I + 1>();
+}
+
+// for_each_fitting's bisection for a smaller batch, its batches counted in micro-batches of B
+// samples.
+template <Model M, Setup S, Device D, std::int64_t B>
+inline constexpr bool micro_fits_v =
+    candidate_fits_v<M, S, D, S::desc().micro_batches * B, S::desc().micro_batches>;
+template <Model M, Setup S, Device D, std::int64_t Fits, std::int64_t TooBig>
+constexpr std::int64_t bisect() {
+  if constexpr (TooBig - Fits <= 1) {
+    return Fits;
+  } else {
+    constexpr std::int64_t mid = Fits + (TooBig - Fits) / 2;
+    if constexpr (micro_fits_v<M, S, D, mid>)
+      return bisect<M, S, D, mid, TooBig>();
+    else
+      return bisect<M, S, D, Fits, mid>();
+  }
+}
+template <Model M, Setup S>
+inline constexpr std::int64_t smallest_micro_batch_v = smallest_micro_batch(flatten<M>(),
+                                                                            S::desc());
+template <Model M, Setup S, Device D>
+constexpr std::int64_t smaller_batch() {
+  constexpr std::int64_t smallest = smallest_micro_batch_v<M, S>;
+  constexpr std::int64_t own = S::desc().batch / S::desc().micro_batches;
+  if constexpr (smallest >= own)
+    return 0;
+  else if constexpr (!micro_fits_v<M, S, D, smallest>)
+    return 0;
+  else
+    return S::desc().micro_batches * bisect<M, S, D, smallest, own>();
+}
+
+template <Model M, Setup S, Device D>
+constexpr bool flash_holds() {
+  if constexpr (!D.has_flash()) {
+    return true;
+  } else {
+    constexpr Footprint f = plan_v<M, S>.footprint;
+    return flash_part(f, S::desc(), D) + D.flash_overhead <= D.flash;
+  }
+}
+
+template <Model M, Setup S, Device D>
+constexpr Fit staged_fit() {
+  constexpr SetupDesc setup = S::desc();
+  SetupDesc s = setup;
+  if constexpr (!flash_holds<M, S, D>()) {
+    return Fit{Remedy::nothing, s, Bytes{}};
+  } else if constexpr (candidate_fits_v<M, S, D, setup.batch, setup.micro_batches>) {
+    return Fit{Remedy::none, s,
+               Bytes{candidate_total_v<M, S, D, setup.batch, setup.micro_batches>} + D.overhead};
+  } else if constexpr (constexpr std::int64_t k = first_fitting_accumulation<M, S, D>(); k > 0) {
+    s.micro_batches = k;
+    return Fit{Remedy::accumulate, s,
+               Bytes{candidate_total_v<M, S, D, setup.batch, k>} + D.overhead};
+  } else if constexpr (constexpr std::int64_t b = smaller_batch<M, S, D>(); b > 0) {
+    s.batch = b;
+    return Fit{Remedy::smaller_batch, s,
+               Bytes{candidate_total_v<M, S, D, b, setup.micro_batches>} + D.overhead};
+  } else {
+    constexpr std::int64_t smallest = setup.micro_batches * smallest_micro_batch_v<M, S>;
+    s.batch = smallest;
+    return Fit{Remedy::nothing, s,
+               Bytes{candidate_total_v<M, S, D, smallest, setup.micro_batches>} + D.overhead};
+  }
+}
+}  // namespace detail
+
+// fit<M, S>(D) for a device known at compile time, each candidate planned in a constant
+// evaluation of its own: what assert_fits and fit_t use, so that a model too large for fit()'s one
+// evaluation still hears its remedy.
+template <Model M, Setup S, Device D>
+inline constexpr Fit fit_v = [] {
+  (void)lower<M, S>();
+  return detail::staged_fit<M, S, D>();
+}();
 
 // A Setup type for a SetupDesc: what fit_t names.
 template <SetupDesc D>
@@ -133,10 +275,10 @@ struct FittedSetup {
   static constexpr SetupDesc desc() { return D; }
 };
 
-// The setup fit() chooses for D, as a type to plan and train: the setup itself when it fits,
-// else the remedy's (a build where nothing fits fails in assert_fits).
+// The setup fit chooses for D, as a type to plan and train: the setup itself when it fits, else
+// the remedy's (a build where nothing fits fails in assert_fits).
 template <Model M, Setup S, Device D>
-using fit_t = FittedSetup<fit<M, S>(D).setup>;
+using fit_t = FittedSetup<fit_v<M, S, D>.setup>;
 
 namespace detail {
 // fit()'s answer as the last argument of does_not_fit and does_not_fit_host.
@@ -153,8 +295,6 @@ template <std::int64_t MicroBatches, std::int64_t Batch, std::int64_t Needs>
 struct remedy_named<Remedy::smaller_batch, MicroBatches, Batch, Needs> {
   using type = error::fits_with_smaller_batch<error::batch<Batch>, error::needs_bytes<Needs>>;
 };
-template <Model M, Setup S, Device D>
-constexpr Fit fit_v = fit<M, S>(D);
 template <Model M, Setup S, Device D>
 using remedy_for =
     typename remedy_named<fit_v<M, S, D>.remedy, fit_v<M, S, D>.setup.micro_batches,

@@ -85,3 +85,35 @@ TEST_CASE("fit: fit_t is the chosen setup as a type, to plan and train") {
   static_assert(!sn::fits<Square, Whole>(device));
   static_assert(sn::assert_fits<Square, Fitted, device>());
 }
+
+// fit_v, for a device known at compile time, plans each candidate in an evaluation of its own
+// (what assert_fits uses); it must answer as fit() does, on every path above.
+namespace {
+template <class M, class S, sn::Device D>
+constexpr bool same_answer() {
+  constexpr sn::Fit one = sn::fit<M, S>(D);
+  constexpr sn::Fit staged = sn::fit_v<M, S, D>;
+  return one.remedy == staged.remedy && one.setup.batch == staged.setup.batch &&
+         one.setup.micro_batches == staged.setup.micro_batches && one.required == staged.required;
+}
+// A BatchNorm1d after a Linear: a micro-batch of one sample does not plan (test_accumulate.cpp),
+// so the smallest batch either search starts from is two.
+using Normalised = sn::Sequential<sn::Linear<64>, sn::BatchNorm1d<>, sn::ReLU, sn::Linear<10>>;
+using NormalisedSetup = sn::Training<sn::Input<sn::f32, 64>, sn::Batch<16>>;
+}  // namespace
+
+TEST_CASE("fit: fit_v, one evaluation per candidate, answers as fit() does") {
+  static_assert(same_answer<Square, Whole, budget(49'920)>());
+  static_assert(same_answer<Square, Whole, budget(44'000)>());
+  static_assert(same_answer<Square, Whole, budget(45'000, 1'000)>());
+  static_assert(same_answer<Square, InFour, budget(43'000)>());
+  static_assert(same_answer<Square, Whole, budget(42'000)>());
+  static_assert(same_answer<Square, Whole, budget(34'559)>());
+  static_assert(sn::fit_v<Square, Whole, budget(44'000)>.setup.micro_batches == 4);
+  constexpr std::int64_t pair = sn::fit<Normalised, NormalisedSetup>(budget(1)).setup.batch;
+  static_assert(pair == 2);  // nothing fits a byte; the smallest batch is two samples
+  static_assert(same_answer<Normalised, NormalisedSetup, budget(1)>());
+  constexpr std::int64_t at_two = sn::fit<Normalised, NormalisedSetup>(budget(1)).required.count;
+  static_assert(same_answer<Normalised, NormalisedSetup, budget(at_two + 2'000)>());
+  static_assert(sn::fit_v<Normalised, NormalisedSetup, budget(at_two + 2'000)>.found());
+}

@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""Compile cost of sn::fit<...>(device) (include/staticnet/fit.hpp) beside the plan alone.
+
+For ResNet-50 (run.py's, Batch<32>, Adam) and run.py's chain of N Linear+ReLU pairs, compiles:
+  plan         the plan and its static_asserts (run.py's TU);
+  fit()/2      the same, and a static_assert on sn::fit for a device of the plan's bytes less a
+               third of its activations: the setup as it is, then Accumulate<2> (two plans
+               more), in one evaluation;
+  fit_v/2      the same through sn::fit_v, each plan an evaluation of its own;
+  fit()/none   the plan at batch 1 too, and sn::fit for a device 256 B above that batch's
+               bytes: every Accumulate<K> (K = 2, 4, ..., 32) fails (it holds the whole batch's
+               input), then max_batch's search (about 40 plans), the most fit ever plans;
+  fit_v/none   the same through sn::fit_v;
+each RUNS times with g++ at its default constexpr limits, and prints a Markdown table of medians
+(wall seconds, peak RSS MiB), or the compiler's reason where it fails.
+
+Usage: bench/compile_cost/fit.py [--sizes resnet50,300] [--runs 3] [--cxx g++]
+Not a test: run it by hand on a quiet machine.
+"""
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import run  # noqa: E402  (run.py's sources and timing)
+
+KINDS = ["plan", "fit()/2", "fit_v/2", "fit()/none", "fit_v/none"]
+
+
+def with_fit(base, kind):
+    lines = base.rstrip("\n").split("\n")
+    main = lines.pop()  # "int main() ..."
+    one = "using One = sn::Training<" + base.split("sn::Training<", 1)[1].split(">;", 1)[0] + ">;"
+    one = one.replace("sn::Batch<32>", "sn::Batch<1>")
+    staged = kind.startswith("fit_v")
+    ask = (lambda device: f"sn::fit_v<Model, Setup, {device}>") if staged else \
+        (lambda device: f"sn::fit<Model, Setup>({device})")
+    if kind.endswith("/2"):
+        lines += ["inline constexpr sn::Device half{p.footprint.total() - "
+                  "sn::Bytes{p.footprint.activations.count / 3}, sn::Bytes{0}};",
+                  f"static_assert({ask('half')}.remedy == sn::Remedy::accumulate);"]
+    else:
+        lines += [one,
+                  "inline constexpr sn::Device tight{sn::plan<Model, One>().footprint.total() + "
+                  "sn::Bytes{256}, sn::Bytes{0}};",
+                  f"static_assert({ask('tight')}.remedy == sn::Remedy::smaller_batch);"]
+    return "\n".join(lines + [main]) + "\n"
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--sizes", default="resnet50,300")
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--cxx", default="g++")
+    args = parser.parse_args()
+    print(f"load average before: {run.loadavg()}; {run.version(args.cxx)}")
+    print("| model | TU | wall s | peak RSS MiB |")
+    print("|---|---|---:|---:|")
+    with tempfile.TemporaryDirectory() as work:
+        for size in args.sizes.split(","):
+            n = size if size == "resnet50" else int(size)
+            name = "ResNet-50" if n == "resnet50" else f"chain of {run.layers(n)} layers"
+            base = run.source(n, with_plan=True)
+            for kind in KINDS:
+                text = base if kind == "plan" else with_fit(base, kind)
+                path = os.path.join(work, "tu.cpp")
+                with open(path, "w") as f:
+                    f.write(text)
+                walls, rss = [], []
+                try:
+                    for _ in range(args.runs):
+                        wall, mib, _, _ = run.compile_once(args.cxx, path,
+                                                           os.path.join(work, "tu.o"),
+                                                           keep_going=True)
+                        walls.append(wall)
+                        rss.append(mib)
+                except run.CompileFailed as failed:
+                    print(f"| {name} | {kind} | fails: {failed} | |", flush=True)
+                    continue
+                print(f"| {name} | {kind} | {statistics.median(walls):.2f} | "
+                      f"{statistics.median(rss):.0f} |", flush=True)
+    print(f"load average after: {run.loadavg()}")
+
+
+if __name__ == "__main__":
+    main()
