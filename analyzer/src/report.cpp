@@ -109,8 +109,9 @@ std::vector<std::string> over_budget_sentences(const ModelReport& m) {
   std::vector<std::string> sentences;
   for (const FitMenu& menu : m.fit_menus)
     if (menu.options.empty())
-      sentences.push_back(title(m.model) + ": nothing fits " + menu.budget.name +
-                          ", not as micro-batches, not a smaller batch");
+      sentences.push_back(title(m.model) + ": nothing fits " + menu.budget.name + ", not " +
+                          (m.model.plan.training() ? "as micro-batches, not " : "") +
+                          "a smaller batch");
   const std::int64_t footprint = m.model.plan.footprint.total;
   for (const BudgetCheck& c : m.checks) {
     if (c.fits)
@@ -222,11 +223,6 @@ std::string buffer_name(const PlanDump& plan, const BufferRow& b) {
 
 bool ModelReport::fits_all() const {
   return std::all_of(checks.begin(), checks.end(), [](const BudgetCheck& c) { return c.fits; });
-}
-
-bool ModelReport::finds_a_fit() const {
-  return std::all_of(fit_menus.begin(), fit_menus.end(),
-                     [](const FitMenu& m) { return !m.options.empty(); });
 }
 
 ModelReport build_report(ModelDump model, const std::vector<Budget>& budgets,

@@ -342,6 +342,15 @@ std::string fit_heading(const FitMenu& menu) {
          ", cheapest first";
 }
 
+namespace {
+// A BatchNorm in training normalises what one pass sees: under Accumulate<K>, a micro-batch.
+bool normalises_per_micro_batch(const PlanDump& p) {
+  return p.training() && std::ranges::any_of(p.layers, [](const LayerRow& l) {
+           return l.kind.starts_with("BatchNorm");
+         });
+}
+}  // namespace
+
 Table fit_table(const ModelReport& m, const FitMenu& menu) {
   const PlanDump& p = m.model.plan;
   Table t({Align::left, Align::right, Align::right, Align::left});
@@ -357,7 +366,8 @@ Table fit_table(const ModelReport& m, const FitMenu& menu) {
       setup = "Accumulate<" + std::to_string(o.micro_batches) + ">: batch " +
               grouped_count(o.batch) + " as " + grouped_count(o.micro_batches) +
               " micro-batches of " + grouped_count(o.batch / o.micro_batches);
-      extra = "none (the same arithmetic)";
+      extra = normalises_per_micro_batch(p) ? "none (each BatchNorm normalises a micro-batch)"
+                                            : "none (the same arithmetic)";
     } else {
       setup =
           "Batch<" + std::to_string(o.batch) + ">" +
@@ -371,10 +381,12 @@ Table fit_table(const ModelReport& m, const FitMenu& menu) {
 }
 
 std::string nothing_fits_line(const ModelReport& m, const FitMenu& menu) {
+  const bool training = m.model.plan.training();
   return "Nothing fits " + menu.budget.name + ": not the batch of " +
-         grouped_count(m.model.plan.batch) +
-         " as it is, not as micro-batches, not a smaller batch (the weights, gradients and "
-         "optimizer state do not shrink with it).";
+         grouped_count(m.model.plan.batch) + " as it is, " +
+         (training ? "not as micro-batches, " : "") + "not a smaller batch (" +
+         (training ? "the weights, gradients and optimizer state" : "the weights") +
+         " do not shrink with the batch).";
 }
 
 bool sweeps_precision(const ModelReport& m) {

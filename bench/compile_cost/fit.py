@@ -9,7 +9,7 @@ For ResNet-50 (run.py's, Batch<32>, Adam) and run.py's chain of N Linear+ReLU pa
   fit_v/2      the same through sn::fit_v, each plan an evaluation of its own;
   fit()/none   the plan at batch 1 too, and sn::fit for a device 256 B above that batch's
                bytes: every Accumulate<K> (K = 2, 4, ..., 32) fails (it holds the whole batch's
-               input), then max_batch's search (about 40 plans), the most fit ever plans;
+               input), then the bisection for a smaller batch: about a dozen plans, the most fit makes;
   fit_v/none   the same through sn::fit_v;
 each RUNS times with g++ at its default constexpr limits, and prints a Markdown table of medians
 (wall seconds, peak RSS MiB), or the compiler's reason where it fails.

@@ -4,9 +4,9 @@
 // not fit with one error naming the bytes and that remedy.
 //
 // The remedies, in the order fit() tries them:
-//   1. Accumulate<K>: the same batch as K micro-batches (budget.hpp's note on what it keeps
-//      whole), each K that divides the batch from the smallest up: the same arithmetic, and a
-//      step that differs only where a BatchNorm normalises per micro-batch;
+//   1. Accumulate<K> (a training setup's only): the same batch as K micro-batches, each multiple
+//      of the setup's own K that divides the batch, fewest first: the same arithmetic, and a step
+//      that differs only where a BatchNorm normalises per micro-batch;
 //   2. a smaller batch: the largest below the setup's that a bisection finds fits, which changes
 //      the training.
 // Mixed precision and checkpointing come before both once the CUDA trainer renders the one and
@@ -26,7 +26,8 @@ enum class Remedy : std::uint8_t {
   none,           // the setup fits as it is
   accumulate,     // as micro-batches: setup.micro_batches
   smaller_batch,  // at setup.batch, below the setup's own
-  nothing,        // nothing fits; setup.batch is the smallest batch, required its bytes
+  nothing,        // nothing fits; setup.batch is the smallest batch, required its bytes (with
+                  // no host budget; 0 where the weights do not fit a microcontroller's flash)
 };
 
 // "accumulate": the remedy's name in the analyzer's JSON.
@@ -61,6 +62,28 @@ constexpr std::int64_t smallest_micro_batch(const Layers& layers, SetupDesc s) {
   return lower(layers, s).error.ok() ? 1 : 2;
 }
 
+// The micro-batch counts for_each_fitting tries: the multiples of the setup's own K that divide
+// its batch, fewest first (a batch with more than 256 of them tries the first 256).
+struct Accumulations {
+  std::int64_t k[256]{};
+  int count = 0;
+};
+constexpr Accumulations accumulations(const SetupDesc& s) {
+  Accumulations a;
+  if (s.mode != Mode::training)
+    return a;
+  for (std::int64_t k = 2 * s.micro_batches; k <= s.batch && a.count < 256; k += s.micro_batches)
+    if (s.batch % k == 0)
+      a.k[a.count++] = k;
+  return a;
+}
+// The device as the bytes of a setup that fits nowhere are counted: without its host budget,
+// which a setup's bytes may exceed at every batch (total_for_batch then gives none).
+constexpr Device without_host_budget(Device d) {
+  d.host_memory = Bytes{};
+  return d;
+}
+
 // The setups that fit d, cheapest first, each passed to visit(const Fit&), which returns false
 // to stop: the setup as it is; else each accumulation that fits, then the largest smaller batch
 // that fits, found by bisection between the smallest batch and the setup's. (Bisection assumes the
@@ -87,18 +110,14 @@ constexpr bool for_each_fitting(const Layers& layers, const SetupDesc& setup, co
     return true;
   }
   bool any = false;
-  if (setup.mode == Mode::training) {
-    // The multiples of the setup's own K that divide the batch, smallest first.
-    for (std::int64_t k = 2 * setup.micro_batches; k <= setup.batch; k += setup.micro_batches) {
-      if (setup.batch % k != 0)
-        continue;
-      SetupDesc s = setup;
-      s.micro_batches = k;
-      if (const Fit f = fitting(Remedy::accumulate, s); f.found()) {
-        any = true;
-        if (!visit(f))
-          return true;
-      }
+  const Accumulations a = accumulations(setup);
+  for (int i = 0; i < a.count; ++i) {
+    SetupDesc s = setup;
+    s.micro_batches = a.k[i];
+    if (const Fit f = fitting(Remedy::accumulate, s); f.found()) {
+      any = true;
+      if (!visit(f))
+        return true;
     }
   }
   // A smaller batch: bisection over the micro-batch's samples, from the smallest that plans (which
@@ -126,6 +145,11 @@ constexpr bool for_each_fitting(const Layers& layers, const SetupDesc& setup, co
 // its bytes.
 template <class Layers>
 constexpr Fit fit_for(const Layers& layers, const SetupDesc& setup, const Device& d) {
+  if (d.has_flash()) {  // a flash too small: no batch helps, and the bytes mean nothing
+    const Footprint f = plan(lower(layers, setup)).footprint;
+    if (flash_part(f, setup, d) + d.flash_overhead > d.flash)
+      return Fit{Remedy::nothing, setup, Bytes{}};
+  }
   Fit first;
   if (for_each_fitting(layers, setup, d, [&](const Fit& f) {
         first = f;
@@ -134,15 +158,16 @@ constexpr Fit fit_for(const Layers& layers, const SetupDesc& setup, const Device
     return first;
   SetupDesc s = setup;
   s.batch = setup.micro_batches * smallest_micro_batch(layers, setup);
-  return Fit{Remedy::nothing, s, Bytes{total_for_batch(layers, s, s.batch, d)} + d.overhead};
+  const std::int64_t smallest = total_for_batch(layers, s, s.batch, without_host_budget(d));
+  return Fit{Remedy::nothing, s, Bytes{smallest} + d.overhead};
 }
 }  // namespace detail
 
 // The cheapest remedy with which Model, trained (or run) as Setup says, fits device d; Remedy::
 // none when it fits as it is. It plans its candidates in one constant evaluation, as max_batch
-// does: a dozen plans of a ResNet-50 exceed g++'s default limit there (bench/RESULTS.md, "Compile
-// cost of fit"). fit_v, below, gives the same answer for a device known at compile time, each
-// plan an evaluation of its own.
+// does: the dozen plans of a 2001-layer chain that needs a smaller batch exceed g++'s default
+// limit there (bench/RESULTS.md, "Compile cost of fit"). fit_v, below, gives the same answer for a
+// device known at compile time, each plan an evaluation of its own.
 template <Model M, Setup S>
 constexpr Fit fit(const Device& d) {
   (void)lower<M, S>();  // a wrong model fails here with its own error
@@ -166,21 +191,6 @@ inline constexpr bool candidate_fits_v = candidate_total_v<M, S, D, Batch, Micro
                                          candidate_total_v<M, S, D, Batch, MicroBatches> <=
                                              D.available().count;
 
-// The micro-batch counts for_each_fitting tries: the multiples of the setup's own K that divide
-// its batch, fewest first (a batch with more than 256 of them tries the first 256).
-struct Accumulations {
-  std::int64_t k[256]{};
-  int count = 0;
-};
-constexpr Accumulations accumulations(const SetupDesc& s) {
-  Accumulations a;
-  if (s.mode != Mode::training)
-    return a;
-  for (std::int64_t k = 2 * s.micro_batches; k <= s.batch && a.count < 256; k += s.micro_batches)
-    if (s.batch % k == 0)
-      a.k[a.count++] = k;
-  return a;
-}
 template <Model M, Setup S, Device D, int I = 0>
 constexpr std::int64_t first_fitting_accumulation() {
   constexpr Accumulations a = accumulations(S::desc());
@@ -254,8 +264,10 @@ constexpr Fit staged_fit() {
   } else {
     constexpr std::int64_t smallest = setup.micro_batches * smallest_micro_batch_v<M, S>;
     s.batch = smallest;
-    return Fit{Remedy::nothing, s,
-               Bytes{candidate_total_v<M, S, D, smallest, setup.micro_batches>} + D.overhead};
+    constexpr Device unbounded = without_host_budget(D);
+    return Fit{
+        Remedy::nothing, s,
+        Bytes{candidate_total_v<M, S, unbounded, smallest, setup.micro_batches>} + D.overhead};
   }
 }
 }  // namespace detail

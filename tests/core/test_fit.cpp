@@ -117,3 +117,35 @@ TEST_CASE("fit: fit_v, one evaluation per candidate, answers as fit() does") {
   static_assert(same_answer<Normalised, NormalisedSetup, budget(at_two + 2'000)>());
   static_assert(sn::fit_v<Normalised, NormalisedSetup, budget(at_two + 2'000)>.found());
 }
+
+// The two budgets fit() checks beside the device's memory. A host budget that even the smallest
+// batch exceeds (the trainer's state copy alone is 4 · 4,160 · 1 = 16,640 B under SGD): nothing
+// fits, and the bytes given are the smallest batch's on the device, 34,560, not a sentinel. A
+// microcontroller whose flash is too small for an Int8 model's 4,096 weights (int8) and its
+// channel numbers: nothing fits, whatever the SRAM, and no bytes are given.
+namespace {
+constexpr sn::Device roomy_but_host(std::int64_t host) {
+  sn::Device d = budget(1'000'000);
+  d.host_memory = sn::Bytes{host};
+  return d;
+}
+constexpr sn::Device flash_of(std::int64_t flash) {
+  return sn::Device{.memory = sn::MiB(1), .overhead = sn::Bytes{0}, .flash = sn::Bytes{flash}};
+}
+using SquareInt8 = sn::Inference<sn::Input<sn::f32, 64>, sn::Precision<sn::Int8>>;
+}  // namespace
+
+TEST_CASE("fit: a host budget and a microcontroller's flash") {
+  constexpr sn::Fit host = sn::fit<Square, Whole>(roomy_but_host(1'000));
+  static_assert(!host.found());
+  static_assert(host.setup.batch == 1);
+  static_assert(host.required.count == 34'560);
+  static_assert(same_answer<Square, Whole, roomy_but_host(1'000)>());
+  static_assert(sn::fit<Square, Whole>(roomy_but_host(1'000'000)).remedy == sn::Remedy::none);
+  constexpr sn::Fit flash = sn::fit<Square, SquareInt8>(flash_of(1'000));
+  static_assert(!flash.found());
+  static_assert(flash.required.count == 0);
+  static_assert(same_answer<Square, SquareInt8, flash_of(1'000)>());
+  static_assert(sn::fit<Square, SquareInt8>(flash_of(1'000'000)).remedy == sn::Remedy::none);
+  static_assert(same_answer<Square, SquareInt8, flash_of(1'000'000)>());
+}

@@ -4,6 +4,7 @@
 // run of the same cases (cortex_m/paired_main.cpp) is what compares it with the silicon's.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 
@@ -37,11 +38,20 @@ TEST_CASE("int8: the DSP instructions' arithmetic, written out") {
 TEST_CASE("int8: the paired convolutions and Linear layers write the portable kernels' bytes") {
   auto buffers = std::make_unique<paired_cases::Buffers>();
   paired_cases::Random random;
+  paired_cases::Paths paths;
   int convolutions = 0, linears = 0;
   for (int i = 0; i < 3000; ++i)
-    convolutions += paired_cases::conv_case(random, *buffers) ? 1 : 0;
+    convolutions += paired_cases::conv_case(random, *buffers, paths) ? 1 : 0;
   for (int i = 0; i < 1000; ++i)
     linears += paired_cases::fully_connected_case(random, *buffers) ? 1 : 0;
   CHECK(convolutions == 3000);
   CHECK(linears == 1000);
+  // Every path of the paired convolution was taken, by dozens of cases at least.
+  CAPTURE(paths.stride_1);
+  CAPTURE(paths.stride_2);
+  CAPTURE(paths.odd_channel);
+  CAPTURE(paths.planes_as_rows);
+  CAPTURE(paths.portable);
+  CHECK(std::min({paths.stride_1, paths.stride_2, paths.odd_channel, paths.planes_as_rows,
+                  paths.portable}) >= 30);
 }

@@ -30,9 +30,10 @@ void report(const char* name, int agreed, int cases) {
 extern "C" int main() {
   paired_cases::Random random;
   constexpr int conv_cases = 3000, linear_cases = 1000;
+  paired_cases::Paths paths;
   int convolutions = 0, linears = 0;
   for (int i = 0; i < conv_cases; ++i)
-    convolutions += paired_cases::conv_case(random, buffers) ? 1 : 0;
+    convolutions += paired_cases::conv_case(random, buffers, paths) ? 1 : 0;
   for (int i = 0; i < linear_cases; ++i)
     linears += paired_cases::fully_connected_case(random, buffers) ? 1 : 0;
   report("convolutions", convolutions, conv_cases);

@@ -126,8 +126,6 @@ struct ModelReport {
   std::vector<FitMenu> fit_menus;  // per --fit budget, in order
 
   bool fits_all() const;
-  // Something fits every --fit budget (always true without one).
-  bool finds_a_fit() const;
 };
 
 struct Report {

@@ -8,17 +8,21 @@
 //   join_low(a, b)          PKHBT a, b, LSL #16: (a.lo, b.lo)
 //   join_high(a, b)         PKHTB b, a, ASR #16: (a.hi, b.hi)
 //
-// Where the compiler targets a core that has them (__ARM_FEATURE_DSP: Cortex-M4, M7, M33 with
-// the DSP extension) they are those instructions, through the ACLE intrinsics and the two
-// patterns GCC and Clang turn into PKHBT and PKHTB. Elsewhere the same arithmetic is written out,
-// so that the host's tests run the paired kernels' every loop and remainder against the portable
-// ones (tests/int8/test_paired_kernels.cpp); on the Cortex-M7 the firmware tests compare the
-// instructions themselves with them (tests/int8/cortex_m/paired_main.cpp).
+// Where the compiler targets a core that has them (__ARM_FEATURE_DSP and __ARM_FEATURE_SIMD32:
+// Cortex-M4, M7, M33 with the DSP extension) they are those instructions, through the ACLE
+// intrinsics and the two patterns GCC and Clang turn into PKHBT and PKHTB. Elsewhere the same
+// arithmetic is written out, so that the host's tests run the paired kernels' every loop and
+// remainder against the portable ones (tests/int8/test_paired_kernels.cpp); on the Cortex-M7 the
+// firmware tests compare the instructions themselves with them
+// (tests/int8/cortex_m/paired_main.cpp).
 //
 // Freestanding, C++17: no library beyond the compiler's own headers.
 #include <cstdint>
 
-#if defined(__ARM_FEATURE_DSP) && __ARM_FEATURE_DSP
+// (SXTAB16, SMLAD and PKH are the SIMD32 part of the DSP extension: an ARMv5TE core has the DSP
+// feature without it.)
+#if defined(__ARM_FEATURE_DSP) && __ARM_FEATURE_DSP && defined(__ARM_FEATURE_SIMD32) && \
+    __ARM_FEATURE_SIMD32
 #include <arm_acle.h>
 #define STATICNET_INT8_HAS_DSP 1
 #else

@@ -100,10 +100,11 @@ inline FourSums four_columns(const ConvShape& s, const std::int8_t* input,
   return FourSums{{s0, s1, s2, s3}};
 }
 
-// A 1x1 convolution at stride 1 without padding, as one whose planes are single rows.
+// A 1x1 convolution at stride 1 without padding (its output as large as its input), as one whose
+// planes are single rows.
 inline ConvShape with_planes_as_rows(const ConvShape& s) {
   if (s.kernel_h != 1 || s.kernel_w != 1 || s.stride_h != 1 || s.stride_w != 1 || s.pad_top != 0 ||
-      s.pad_left != 0)
+      s.pad_left != 0 || s.out_height != s.in_height || s.out_width != s.in_width)
     return s;
   ConvShape rows = s;
   rows.in_width = rows.out_width = s.in_height * s.in_width;
