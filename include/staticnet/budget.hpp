@@ -68,6 +68,22 @@ constexpr std::int64_t total_for_batch(const Layers& layers, SetupDesc setup, st
   const Footprint& f = p.footprint;
   return (f.total() - flash_part(f, setup, device) + shared_host_part(p.host, device)).count;
 }
+// The fewest samples a micro-batch may have: one, or two where a BatchNorm has no positions to
+// count (one value per channel does not plan: the one error a larger batch can mend).
+template <class Layers>
+constexpr std::int64_t smallest_micro_batch(const Layers& layers, SetupDesc s) {
+  s.batch = s.micro_batches;
+  return lower(layers, s).error.ok() ? 1 : 2;
+}
+// On a microcontroller (a device with flash), whether the weights it keeps in flash, with the
+// firmware's code, exceed the flash: then no batch helps. False on any other device.
+template <class Layers>
+constexpr bool outgrows_flash(const Layers& layers, const SetupDesc& setup, const Device& d) {
+  if (!d.has_flash())
+    return false;
+  const Footprint f = plan(lower(layers, setup)).footprint;
+  return flash_part(f, setup, d) + d.flash_overhead > d.flash;
+}
 // max_batch over values (the search itself; see max_batch below). Under Accumulate<K> the
 // candidates are the batches K divides: the search is over the micro-batch, b samples each, and
 // the answer K · b.
@@ -79,11 +95,7 @@ constexpr std::int64_t max_batch_for(const Layers& layers, const SetupDesc& setu
     const std::int64_t total = total_for_batch(layers, setup, k * b, device);
     return total >= 0 && total <= budget.count;
   };
-  // A micro-batch of one sample plans only without a BatchNorm (one value per channel), the one
-  // error a larger batch can mend: then the search starts at two.
-  SetupDesc one_sample = setup;
-  one_sample.batch = k;
-  const std::int64_t smallest = lower(layers, one_sample).error.ok() ? 1 : 2;
+  const std::int64_t smallest = smallest_micro_batch(layers, setup);
   if (!fits_at(smallest))
     return 0;
   const std::int64_t ceiling =
@@ -128,11 +140,8 @@ constexpr std::int64_t max_batch(Bytes budget) {
 template <Model M, Setup S>
 constexpr std::int64_t max_batch(const Device& d) {
   (void)lower<M, S>();
-  if (d.has_flash()) {  // planned here only for a microcontroller: the flash does not grow with b
-    const Footprint f = plan(lower(flatten<M>(), S::desc())).footprint;
-    if (flash_part(f, S::desc(), d) + d.flash_overhead > d.flash)
-      return 0;
-  }
+  if (detail::outgrows_flash(flatten<M>(), S::desc(), d))  // the flash does not grow with b
+    return 0;
   return detail::max_batch_for(flatten<M>(), S::desc(), d.available(), d);
 }
 

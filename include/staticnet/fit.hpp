@@ -54,13 +54,6 @@ struct Fit {
 };
 
 namespace detail {
-// The fewest samples a micro-batch may have: one, or two where a BatchNorm needs two
-// (max_batch_for's `smallest`).
-template <class Layers>
-constexpr std::int64_t smallest_micro_batch(const Layers& layers, SetupDesc s) {
-  s.batch = s.micro_batches;
-  return lower(layers, s).error.ok() ? 1 : 2;
-}
 
 // The micro-batch counts for_each_fitting tries: the multiples of the setup's own K that divide
 // its batch, fewest first (a batch with more than 256 of them tries the first 256).
@@ -90,8 +83,8 @@ constexpr Device without_host_budget(Device d) {
 // bytes grow with the batch; placement's 256-byte rounding can make them dip, so a batch a little
 // larger may fit too: max_batch scans for it, at the price of 32 more plans.) Returns whether visit
 // was called. Bytes are counted as max_batch counts them: on a microcontroller, the SRAM with the
-// weights in flash (a flash that is too small leaves nothing to try); on a device that shares host
-// memory, with the trainer's host bytes; and a host budget must hold those bytes.
+// weights in flash (whose own check, outgrows_flash, is the caller's: fit_for's); on a device that
+// shares host memory, with the trainer's host bytes; and a host budget must hold those bytes.
 template <class Layers, class Visit>
 constexpr bool for_each_fitting(const Layers& layers, const SetupDesc& setup, const Device& d,
                                 Visit visit) {
@@ -100,11 +93,6 @@ constexpr bool for_each_fitting(const Layers& layers, const SetupDesc& setup, co
     return total >= 0 && total <= d.available().count ? Fit{r, s, Bytes{total} + d.overhead}
                                                       : Fit{};
   };
-  if (d.has_flash()) {
-    const Footprint f = plan(lower(layers, setup)).footprint;
-    if (flash_part(f, setup, d) + d.flash_overhead > d.flash)
-      return false;
-  }
   if (const Fit f = fitting(Remedy::none, setup); f.found()) {
     visit(f);
     return true;
@@ -145,11 +133,8 @@ constexpr bool for_each_fitting(const Layers& layers, const SetupDesc& setup, co
 // its bytes.
 template <class Layers>
 constexpr Fit fit_for(const Layers& layers, const SetupDesc& setup, const Device& d) {
-  if (d.has_flash()) {  // a flash too small: no batch helps, and the bytes mean nothing
-    const Footprint f = plan(lower(layers, setup)).footprint;
-    if (flash_part(f, setup, d) + d.flash_overhead > d.flash)
-      return Fit{Remedy::nothing, setup, Bytes{}};
-  }
+  if (outgrows_flash(layers, setup, d))  // no batch helps, and the bytes mean nothing
+    return Fit{Remedy::nothing, setup, Bytes{}};
   Fit first;
   if (for_each_fitting(layers, setup, d, [&](const Fit& f) {
         first = f;
