@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "staticnet/checkpointing.hpp"
 #include "staticnet/graph.hpp"
 #include "staticnet/lower.hpp"
 #include "staticnet/placement.hpp"
@@ -287,8 +288,10 @@ constexpr PlanState<L> plan_forward(const Graph<L>& g) {
   // needed_by_backward[b]: some layer's backward reads buffer b, so nothing may overwrite it.
   // last_read[b]: the last forward step that reads a tensor held in b (views and in-place
   // layers put several tensors in one buffer), so nothing overwrites b before then.
+  // (Under checkpointing, a segment's input counts as needed: its recompute reads it.)
   bool needed_by_backward[PlanState<L>::buffer_capacity]{};
   std::int64_t last_read[PlanState<L>::buffer_capacity]{};
+  const Segments<L> segments = checkpoint_segments(g.setup, nodes);
   if (precision.quantized)
     last_read[input] = input_last_reader;
   for (std::int64_t i = 0; i < layers; ++i) {
@@ -335,6 +338,8 @@ constexpr PlanState<L> plan_forward(const Graph<L>& g) {
       build.write(lp.output_buffer);
     }
     output_of[i] = lp.output_buffer;
+    if (segments.ends[i])
+      needed_by_backward[lp.output_buffer] = true;
     if (last_read[lp.output_buffer] < last_reader[i])
       last_read[lp.output_buffer] = last_reader[i];
 
@@ -376,6 +381,106 @@ constexpr PlanState<L> plan_forward(const Graph<L>& g) {
     for (std::size_t b = 0; b < p.buffers.size(); ++b)
       p.buffers.items[b].alignment_log2 = quantized_alignment_log2;
   return p;
+}
+
+// ---- Checkpointing -------------------------------------------------------------------------
+//
+// Under Checkpoint<P> (checkpointing.hpp cuts the model into segments) forward runs as without it,
+// except that nothing runs in place over a segment's input. What it writes for a checkpointed
+// segment's layers is dropped once forward has read it, except BatchNorm's statistics and what
+// the segment's last layer writes (with the layers it runs in place over): that layer's output is
+// the next segment's input. Before the backward of a segment's last layer, recompute steps run
+// forward again, in forward order, for the layers whose dropped buffers backward reads and for the
+// layers those read: each writes its dropped buffers' values into new buffers
+// (Buffer::recomputed_as) and reads the new buffers of the layers before it, and backward reads
+// the new buffers. They are ordinary buffers of the activation region, alive from their recompute
+// step to their last reader, placed as every other buffer is. A recomputed BatchNorm reads the
+// statistics its forward kept (and updates no running statistics), a recomputed Dropout writes the
+// mask its forward wrote (its bits are a hash of the seed, the step, the layer and the element).
+
+// Layer k's forward is dropped (computed again in backward): its segment is checkpointed and k is
+// not the segment's last layer, nor one that layer runs in place over.
+template <std::size_t L>
+constexpr bool is_dropped(const Segments<L>& segments, const PlanState<L>& p, std::int64_t k) {
+  return segments.checkpointed[k] &&
+         p.layers[k].output_buffer != p.layers[segments.end_of[k]].output_buffer;
+}
+
+// The recompute steps of the segment of layers first..last, in the stage that plans backward
+// (before last's backward step). `needed` and `recomputed` are the callers', false for this
+// segment's buffers and layers (segments do not share any).
+template <std::size_t L>
+constexpr void recompute_segment(PlanBuilder<L>& build, const Graph<L>& g,
+                                 const Segments<L>& segments, std::int64_t first, std::int64_t last,
+                                 bool* needed, bool* recomputed) {
+  PlanState<L>& p = build.p;
+  auto& buffers = p.buffers.items;
+  // A dropped buffer: what a dropped layer made (its output, window index or mask).
+  auto dropped = [&](int b) {
+    const Buffer& x = buffers[b];
+    return in_activation_region(x.role) && x.role != BufferRole::batch_statistics &&
+           x.layer >= first && x.layer <= last && is_dropped(segments, p, x.layer);
+  };
+  auto need = [&](int b) {
+    if (b != no_buffer && dropped(b))
+      needed[b] = true;
+  };
+  // From the last layer down: what each layer's backward reads is needed, and a dropped layer
+  // that writes something needed runs again, which needs its inputs.
+  for (std::int64_t k = last; k >= first; --k) {
+    const Node& n = g.nodes[k];
+    const LayerBuffers& lp = p.layers[k];
+    if (n.output_needs_gradient) {
+      if (saves_input(n.desc.kind))
+        need(lp.input_buffer);
+      else if (is_elementwise(n.desc.kind))
+        need(lp.output_buffer);
+      need(lp.window_index_buffer);
+      need(lp.mask_buffer);
+    }
+    if (!is_dropped(segments, p, k))
+      continue;
+    const int writes[] = {lp.output_buffer, lp.window_index_buffer, lp.mask_buffer};
+    for (int b : writes)
+      if (b != no_buffer && needed[b])
+        recomputed[k] = true;
+    if (recomputed[k]) {
+      need(lp.input_buffer);
+      need(lp.input2_buffer);
+    }
+  }
+  // Then forward again, in order, into new buffers.
+  auto again = [&](int b) {
+    return buffers[b].recomputed_as == no_buffer ? b : buffers[b].recomputed_as;
+  };
+  auto remake = [&](int b, std::int64_t k) {
+    const int made = build.add(buffers[b].role, k, buffers[b].dtype, buffers[b].elements());
+    build.write(made);
+    buffers[b].recomputed_as = made;
+  };
+  for (std::int64_t k = first; k <= last; ++k) {
+    if (!recomputed[k])
+      continue;
+    const LayerBuffers& lp = p.layers[k];
+    build.step(StepKind::recompute, k);
+    // (A view, a Flatten, writes nothing: its step reads what its readers will, as forward's does.)
+    if (g.nodes[k].desc.kind == LayerKind::Flatten)
+      build.read(again(lp.input_buffer));
+    else if (lp.in_place)
+      build.update(again(lp.input_buffer));
+    else
+      build.read(again(lp.input_buffer));
+    if (lp.input2_buffer != no_buffer)
+      build.read(again(lp.input2_buffer));
+    if (lp.statistics_buffer != no_buffer)
+      build.read(lp.statistics_buffer);
+    if (!lp.in_place)
+      remake(lp.output_buffer, k);
+    if (lp.window_index_buffer != no_buffer)
+      remake(lp.window_index_buffer, k);
+    if (lp.mask_buffer != no_buffer)
+      remake(lp.mask_buffer, k);
+  }
 }
 
 // The second stage of plan(): in training, the loss's buffers and backward's gradient buffers.
@@ -427,9 +532,25 @@ constexpr PlanState<L> plan_backward(const Graph<L>& g, const PlanState<L>& forw
                                  g.output.elements());
   build.write(gradient_of[L - 1]);
   unread[gradient_of[L - 1]] = 1;
+  // Checkpointing: a checkpointed segment's recompute steps come before its last layer's
+  // backward, and backward reads what they wrote (again()).
+  const Segments<L> segments = checkpoint_segments(g.setup, nodes);
+  bool needed[PlanState<L>::buffer_capacity]{};
+  bool recomputed[L]{};
+  auto again = [&](int b) {
+    return b == no_buffer || p.buffers.items[b].recomputed_as == no_buffer
+               ? b
+               : p.buffers.items[b].recomputed_as;
+  };
   for (std::int64_t i = layers - 1; i >= 0; --i) {
     const Node& n = nodes[i];
     LayerBuffers& lp = layers_out[i];
+    if (segments.ends[i]) {
+      std::int64_t first = i;
+      while (first > 0 && segments.end_of[first - 1] == i)
+        --first;
+      recompute_segment(build, g, segments, first, i, needed, recomputed);
+    }
     build.step(StepKind::backward, i);
     // A layer whose output reaches no loss (possible only in hand-made node lists) gets no dy.
     if (!n.output_needs_gradient || gradient_of[i] == no_buffer)
@@ -444,19 +565,19 @@ constexpr PlanState<L> plan_backward(const Graph<L>& g, const PlanState<L>& forw
                          readers[t0] == 1 && unread[dy] == 0;
     if (!over_dy)
       build.read(dy);
-    // What forward kept for it.
+    // What forward kept for it (or a recompute step wrote again).
     if (saves_input(n.desc.kind))
-      build.read(lp.input_buffer);
+      build.read(again(lp.input_buffer));
     else if (is_elementwise(n.desc.kind))
-      build.read(lp.output_buffer);
+      build.read(again(lp.output_buffer));
     if (lp.statistics_buffer != no_buffer && g.setup.micro_batches > 1)
       build.update(lp.statistics_buffer);  // its second half: this micro-batch's sums
     else if (lp.statistics_buffer != no_buffer)
       build.read(lp.statistics_buffer);
     else if (lp.window_index_buffer != no_buffer)
-      build.read(lp.window_index_buffer);
+      build.read(again(lp.window_index_buffer));
     else if (lp.mask_buffer != no_buffer)
-      build.read(lp.mask_buffer);
+      build.read(again(lp.mask_buffer));
     for (int k = 0; k < n.input_count(); ++k) {
       const std::int32_t t = n.inputs[k];
       if (!g.needs_gradient(t))
@@ -662,6 +783,16 @@ constexpr Plan<L> assemble(const Graph<L>& g, const PlanState<L>& s,
   p.schedule = scheduled.steps;
   p.access_codes = scheduled.access_codes;
   describe_layers(g, s, p);
+  // Checkpointing's price: each recompute step's forward once more (a BatchNorm's normalisation
+  // only: it reads the statistics its forward kept), every micro-batch.
+  for (const Step& step : scheduled.steps) {
+    if (step.kind != StepKind::recompute)
+      continue;
+    const Node& n = g.nodes[step.layer];
+    const std::int64_t flops =
+        is_batch_norm(n.desc.kind) ? 2 * n.output.elements() : n.forward_flops;
+    p.layers[static_cast<std::size_t>(step.layer)].recompute_flops = flops * g.setup.micro_batches;
+  }
   p.buffers = s.buffers;
   for (std::size_t r = 0; r < p.region_offset.size(); ++r)
     p.region_offset[r] = s.region_offset[r];

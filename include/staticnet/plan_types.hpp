@@ -227,6 +227,10 @@ struct Buffer {
   // larger; but clang's constant evaluator keeps every field of every buffer, and this one costs
   // the 10,001-layer chain 14 MiB (bench/RESULTS.md): one alignment per plan would not.
   std::uint8_t alignment_log2 = 8;
+  // Checkpointing: the buffer a recompute step writes this one's values into again, which
+  // backward reads instead of this one (dropped after its last forward reader), or no_buffer.
+  // Four bytes, in what would be the padding before `layer`.
+  std::int32_t recomputed_as = -1;
   std::int64_t layer = -1;      // the layer it belongs to (its output or a gradient), or -1
   std::int64_t size = 0;        // bytes_of(dtype, its elements); it occupies occupied()
   std::int64_t offset = 0;      // from the start of the arena, a multiple of the alignment
@@ -246,7 +250,9 @@ struct Buffer {
   }
 };
 
-enum class StepKind : std::uint8_t { forward, loss, backward, update };
+// A recompute step runs a layer's forward again during backward, under checkpointing
+// (plan.hpp, "Checkpointing"), writing the buffers Buffer::recomputed_as names.
+enum class StepKind : std::uint8_t { forward, loss, backward, update, recompute };
 
 inline constexpr int no_buffer = -1;
 
@@ -403,6 +409,9 @@ struct LayerPlan : LayerBuffers {
   std::int64_t statistics_offset = 0;  // element offset of its running mean in that vector
   std::int64_t forward_flops = 0;
   std::int64_t backward_flops = 0;
+  // Checkpointing: the FLOPs of running its forward again during backward (a BatchNorm's only
+  // normalises, by the kept statistics), 0 where it is not recomputed.
+  std::int64_t recompute_flops = 0;
   bool runs_backward = false;  // has parameters, or reads a tensor that depends on parameters
   // Inference: a BatchNorm folded into the convolution or Linear before it (plan.hpp,
   // folded_batch_norm), in place over that layer's output and with no kernel of its own.
@@ -414,14 +423,15 @@ struct LayerPlan : LayerBuffers {
 template <std::size_t L>
 struct Plan {
   // Per layer at most an output, a saved buffer (window index, statistics or mask) and two
-  // input gradients; at most 9 persistent buffers; the loss, the predictions and the loss's
-  // gradient.
-  static constexpr std::size_t buffer_capacity = 4 * L + 12;
-  static constexpr std::size_t step_capacity = 2 * L + 2;
+  // input gradients, and under checkpointing the output and saved buffer it recomputes; at most
+  // 9 persistent buffers; the loss, the predictions and the loss's gradient.
+  static constexpr std::size_t buffer_capacity = 6 * L + 12;
+  static constexpr std::size_t step_capacity = 3 * L + 2;
   // A layer's forward reads at most two inputs and writes its output and a saved buffer (4);
-  // its backward reads dy and at most two saved buffers and writes two input gradients (5). The
-  // loss uses at most 5.
-  static constexpr std::size_t access_capacity = 9 * L + 5;
+  // its backward reads dy and at most two saved buffers and writes two input gradients (5); its
+  // recompute reads at most two inputs and the kept statistics and writes its output and a saved
+  // buffer (5). The loss uses at most 5.
+  static constexpr std::size_t access_capacity = 14 * L + 5;
 
   Mode mode = Mode::training;
   SetupDesc setup;
@@ -449,6 +459,31 @@ struct Plan {
     return schedule.items[s].kind == StepKind::update ? 1 : micro_batches();
   }
   constexpr std::int64_t step_count() const { return static_cast<std::int64_t>(schedule.size()); }
+  // The FLOPs of one training step (every micro-batch's): forward, backward, and what
+  // checkpointing computes again (its price).
+  constexpr std::int64_t forward_flops() const {
+    std::int64_t sum = 0;
+    for (const LayerPlan& l : layers)
+      sum += l.forward_flops;
+    return sum;
+  }
+  constexpr std::int64_t backward_flops() const {
+    std::int64_t sum = 0;
+    for (const LayerPlan& l : layers)
+      sum += l.backward_flops;
+    return sum;
+  }
+  constexpr std::int64_t recompute_flops() const {
+    std::int64_t sum = 0;
+    for (const LayerPlan& l : layers)
+      sum += l.recompute_flops;
+    return sum;
+  }
+  // The buffer backward reads for b: the one a recompute step wrote b's values into again, or b.
+  constexpr int as_backward_reads(int b) const {
+    return b == no_buffer || buffers.items[b].recomputed_as < 0 ? b
+                                                                : buffers.items[b].recomputed_as;
+  }
   constexpr std::size_t layer_count() const { return L; }
   // The reads and writes of step s are access(a) for a in [first_access(s), end_access(s)), in
   // the order the step makes them.

@@ -212,6 +212,7 @@ enum class SetupOption : std::uint8_t {
   prefetch,
   accumulate,
   batch_slots,
+  checkpoint,
   count_
 };
 
@@ -235,8 +236,26 @@ constexpr const char* name_of(SetupOption k) {
       return "Accumulate";
     case SetupOption::batch_slots:
       return "BatchSlots";
+    case SetupOption::checkpoint:
+      return "Checkpoint";
     case SetupOption::count_:
       break;
+  }
+  return "?";
+}
+
+// Gradient checkpointing (Checkpoint<P>, below): which activations forward keeps for backward and
+// which backward computes again.
+enum class CheckpointKind : std::uint8_t { none, every, sqrt };
+
+constexpr const char* name_of(CheckpointKind k) {
+  switch (k) {
+    case CheckpointKind::none:
+      return "None";
+    case CheckpointKind::every:
+      return "Every";
+    case CheckpointKind::sqrt:
+      return "Sqrt";
   }
   return "?";
 }
@@ -257,6 +276,8 @@ struct SetupDesc {
   bool prefetch = false;           // Prefetch given: the arena holds a second batch, the next one
   std::int64_t micro_batches = 1;  // Accumulate<K>: K; the step runs micro-batches of batch / K
   std::int64_t batch_slots = 2;    // BatchSlots<N>: the trainer's loader fills N batches ahead
+  CheckpointKind checkpoint = CheckpointKind::none;  // Checkpoint<P>
+  std::int64_t checkpoint_every = 0;                 // Checkpoint<Every<K>>: K
   SetupProblem problem = SetupProblem::none;
   SetupOption problem_option = SetupOption::count_;
   int input_rank_written = 0;  // to report Input with too many dimensions
@@ -352,6 +373,46 @@ struct BatchSlots {
   static constexpr SetupOption option = SetupOption::batch_slots;
   static constexpr void apply(SetupDesc& s) { s.batch_slots = N; }
 };
+
+namespace detail {
+// Training only: gradient checkpointing (Chen et al. 2016, "Training Deep Nets with Sublinear
+// Memory Cost"). The model is cut into segments at tensors every path from the input to the loss
+// crosses (in a residual network, between blocks; never before an activation, which stays with
+// the layer it follows); forward keeps each segment's input and its last layer's output and what
+// that layer's backward reads, and drops the rest once read; backward computes a segment's
+// dropped tensors again, from its input, just before it needs them (plan.hpp, "Checkpointing").
+// The last segment keeps everything (it would be recomputed at once). A recomputed Dropout draws
+// the mask it drew the first time (its bits are a hash of the seed, the step, the layer and the
+// element); a recomputed BatchNorm normalises by the statistics of the first pass, which are kept,
+// and does not update its running statistics again.
+//   Checkpoint<None>      everything kept (the default)
+//   Checkpoint<Every<K>>  segments of K cut-to-cut units
+//   Checkpoint<Sqrt>      segments of ⌈√n⌉ units, n the units (about √n segments)
+// Not public yet: only the CPU backend renders it, and a setup that `staticnet analyze` accepts
+// must build on every backend (as detail::Mixed).
+struct None {
+  static constexpr CheckpointKind kind = CheckpointKind::none;
+  static constexpr std::int64_t every = 0;
+};
+template <std::int64_t K>
+struct Every {
+  static_assert(K >= 1, "staticnet: Checkpoint<Every<K>> needs K >= 1 units per segment");
+  static constexpr CheckpointKind kind = CheckpointKind::every;
+  static constexpr std::int64_t every = K;
+};
+struct Sqrt {
+  static constexpr CheckpointKind kind = CheckpointKind::sqrt;
+  static constexpr std::int64_t every = 0;
+};
+template <class P>
+struct Checkpoint {
+  static constexpr SetupOption option = SetupOption::checkpoint;
+  static constexpr void apply(SetupDesc& s) {
+    s.checkpoint = P::kind;
+    s.checkpoint_every = P::every;
+  }
+};
+}  // namespace detail
 
 template <class T>
 concept SetupOptionType = requires(SetupDesc& s) {

@@ -56,6 +56,8 @@ class Simulation {
         loss(layers);
       else if (s.kind == staticnet::StepKind::backward)
         backward(s.layer);
+      else if (s.kind == staticnet::StepKind::recompute)
+        forward(s.layer, true);
     }
     if (problem_.empty() && p_.mode == staticnet::Mode::training) {
       step_ = p_.step_count() - 1;  // the host reads these after the step
@@ -121,8 +123,11 @@ class Simulation {
     held_[b] = std::move(values);
   }
 
-  void forward(int64_t i) {
-    const staticnet::LayerPlan& l = p_.layers[i];
+  // A layer's forward, or under checkpointing its recompute (`again`): the same reads and writes
+  // in the buffers the recompute steps write (Plan::as_backward_reads), and the statistics of the
+  // first pass read, not written.
+  void forward(int64_t i, bool again = false) {
+    const staticnet::LayerPlan& l = mapped(p_.layers[i], again);
     const auto me = static_cast<int32_t>(i);
     read(l.input_buffer, {What::output, l.inputs[0], 0}, "forward input", i);
     if (l.input_count() == 2)
@@ -140,7 +145,9 @@ class Simulation {
     } else {
       write(l.output_buffer, {{What::output, me, 0}}, "forward output", i);
     }
-    if (l.statistics_buffer != staticnet::no_buffer)
+    if (l.statistics_buffer != staticnet::no_buffer && again)
+      read(l.statistics_buffer, {What::statistics, me, 0}, "the first pass's statistics", i);
+    else if (l.statistics_buffer != staticnet::no_buffer)
       write(l.statistics_buffer, {{What::statistics, me, 0}}, "batch statistics", i);
     if (l.mask_buffer != staticnet::no_buffer)
       write(l.mask_buffer, {{What::mask, me, 0}}, "dropout mask", i);
@@ -167,8 +174,20 @@ class Simulation {
         write(static_cast<int>(b), {{What::gradient, last, 1}}, "d(output)", last);
   }
 
+  // Layer l as backward and the recompute steps see it: every buffer through
+  // Plan::as_backward_reads (gradients are never recomputed, and map to themselves).
+  staticnet::LayerPlan mapped(const staticnet::LayerPlan& l, bool again = true) const {
+    staticnet::LayerPlan m = l;
+    if (!again)
+      return m;
+    for (int* b : {&m.input_buffer, &m.input2_buffer, &m.output_buffer, &m.window_index_buffer,
+                   &m.mask_buffer, &m.statistics_buffer})
+      *b = p_.as_backward_reads(*b);
+    return m;
+  }
+
   void backward(int64_t i) {
-    const staticnet::LayerPlan& l = p_.layers[i];
+    const staticnet::LayerPlan l = mapped(p_.layers[i]);
     const auto me = static_cast<int32_t>(i);
     const bool needs_any = std::any_of(l.inputs, l.inputs + l.input_count(), [&](int32_t t) {
       return t >= 0 && p_.layers[t].runs_backward;

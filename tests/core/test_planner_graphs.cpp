@@ -200,6 +200,7 @@ bool random_case(Rng& rng, Case<N>& c) {
 
 struct Tally {
   int models = 0, plans = 0, residuals = 0, sums = 0, int8_plans = 0;
+  int checkpointed_plans = 0, recompute_steps = 0;
 };
 
 template <std::size_t N>
@@ -232,6 +233,32 @@ void check_random(Rng& rng, int count, Tally& t) {
       CHECK_MESSAGE(run.empty(), run);
       if (!layout.empty() || !run.empty())
         return;
+    }
+    // Under checkpointing too: segments of one and two units and of about √n, each recomputed
+    // into buffers of its own before its backward (the simulation runs the recompute steps as the
+    // forward they repeat, and fails a backward that reads a value the recompute did not remake).
+    if (c.setup.mode == sn::Mode::training) {
+      const struct {
+        sn::CheckpointKind kind;
+        int64_t every;
+      } policies[] = {{sn::CheckpointKind::every, 1},
+                      {sn::CheckpointKind::every, 2},
+                      {sn::CheckpointKind::sqrt, 0}};
+      for (const auto& policy : policies) {
+        sn::SetupDesc s = c.setup;
+        s.checkpoint = policy.kind;
+        s.checkpoint_every = policy.every;
+        const auto p = sn::plan(sn::lower(c.nodes, s));
+        ++t.checkpointed_plans;
+        for (const sn::Step& step : p.schedule)
+          t.recompute_steps += step.kind == sn::StepKind::recompute;
+        const std::string layout = check_layout(p);
+        const std::string run = simulate(p);
+        CHECK_MESSAGE(layout.empty(), "checkpointed: " << layout);
+        CHECK_MESSAGE(run.empty(), "checkpointed: " << run);
+        if (!layout.empty() || !run.empty())
+          return;
+      }
     }
     // Inference in Int8 too, where every BatchNorm folds: the input is then a tensor of the shared
     // region, which a layer may overwrite in place only after the input's last reader (a block's
@@ -388,4 +415,7 @@ TEST_CASE("planner properties hold on random graphs") {
   CHECK(t.residuals > 1000);
   CHECK(t.int8_plans > 100);
   CHECK(t.sums > 300);
+  MESSAGE("checkpointed: ", t.checkpointed_plans, " plans, ", t.recompute_steps,
+          " recompute steps");
+  CHECK(t.recompute_steps > 1000);
 }

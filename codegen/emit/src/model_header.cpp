@@ -119,6 +119,9 @@ std::string step_name(const ModelView& model, std::size_t s) {
              name_of(model.layers[static_cast<std::size_t>(step.layer)].kind);
     case StepKind::update:
       return std::string("update (") + name_of(model.setup.optimizer) + ")";
+    case StepKind::recompute:
+      return "recompute " + std::to_string(step.layer) + " " +
+             name_of(model.layers[static_cast<std::size_t>(step.layer)].kind);
   }
   return "";
 }

@@ -163,6 +163,8 @@ inline const char* step_name(StepKind k) {
       return "backward";
     case StepKind::update:
       return "update";
+    case StepKind::recompute:
+      return "recompute";
   }
   return "?";
 }

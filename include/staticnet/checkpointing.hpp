@@ -1,0 +1,90 @@
+#pragma once
+// Gradient checkpointing's segments (detail::Checkpoint<P>, setup.hpp): where the model may be
+// cut, and where the setup's policy cuts it. plan.hpp's stages read the result: plan_forward keeps
+// each segment's input, and plan_backward computes the segment's dropped tensors again before its
+// backward (plan.hpp, "Checkpointing").
+//
+// A cut after layer i is allowed where tensor i is one every path from the input to the loss
+// crosses: no later layer reads a tensor made before it (in a residual network, between blocks).
+// Recomputing a segment then needs its input and nothing else. Nor is a layer cut from an
+// elementwise activation after it, which runs in place over its output and fuses with it.
+//
+// The cuts split the layers into units, from one allowed cut to the next; a segment is a run of
+// whole units. Every<K> makes segments of K units, Sqrt of ⌈√n⌉ of the n units.
+#include <cstddef>
+#include <cstdint>
+
+#include "staticnet/node.hpp"
+#include "staticnet/setup.hpp"
+
+namespace staticnet::detail {
+
+// Where each layer stands under the setup's checkpointing.
+template <std::size_t L>
+struct Segments {
+  // A checkpointed segment ends at this layer: its output is the next segment's input, kept
+  // from forward to backward. The last segment (from the last cut on) keeps everything.
+  bool ends[L]{};
+  // The segment this layer is in is checkpointed (it ends at or before the last cut).
+  bool checkpointed[L]{};
+  // The last layer of the segment each checkpointed layer is in.
+  std::int64_t end_of[L]{};
+  std::int64_t cuts = 0;  // how many segments are checkpointed
+};
+
+// True where a cut after layer i is allowed (above). The last layer is never cut after.
+template <std::size_t L>
+constexpr void allowed_cuts(const Node (&nodes)[L], bool (&allowed)[L]) {
+  // earliest[i]: the earliest tensor a layer after i reads (model_input, -1, the earliest).
+  std::int64_t earliest = static_cast<std::int64_t>(L);
+  for (std::size_t j = L; j-- > 0;) {
+    allowed[j] = j + 1 < L && earliest >= static_cast<std::int64_t>(j) &&
+                 !is_elementwise(nodes[j + 1].desc.kind);
+    for (int k = 0; k < nodes[j].input_count(); ++k)
+      if (nodes[j].inputs[k] < earliest)
+        earliest = nodes[j].inputs[k];
+  }
+}
+
+// The smallest K with K·K >= n.
+constexpr std::int64_t ceil_sqrt(std::int64_t n) {
+  std::int64_t k = 0;
+  while (k * k < n)
+    ++k;
+  return k;
+}
+
+// The segments the setup's policy makes. Under Checkpoint<None> (and in inference) there are
+// none: nothing is checkpointed.
+template <std::size_t L>
+constexpr Segments<L> checkpoint_segments(const SetupDesc& setup, const Node (&nodes)[L]) {
+  Segments<L> s;
+  if (setup.mode != Mode::training || setup.checkpoint == CheckpointKind::none)
+    return s;
+  bool allowed[L]{};
+  allowed_cuts(nodes, allowed);
+  std::int64_t units = 1;
+  for (bool a : allowed)
+    units += a ? 1 : 0;
+  const std::int64_t per_segment =
+      setup.checkpoint == CheckpointKind::sqrt ? ceil_sqrt(units) : setup.checkpoint_every;
+  // Cut after every per_segment-th allowed cut.
+  std::int64_t seen = 0;
+  for (std::size_t i = 0; i < L; ++i) {
+    if (allowed[i] && ++seen % per_segment == 0) {
+      s.ends[i] = true;
+      ++s.cuts;
+    }
+  }
+  // Each layer up to the last cut is in a checkpointed segment: the one ending at the next cut.
+  std::int64_t end = -1;
+  for (std::size_t i = L; i-- > 0;) {
+    if (s.ends[i])
+      end = static_cast<std::int64_t>(i);
+    s.checkpointed[i] = end >= 0;
+    s.end_of[i] = end;
+  }
+  return s;
+}
+
+}  // namespace staticnet::detail
