@@ -164,7 +164,8 @@ std::string step_label(const PlanDump& plan, std::int64_t step) {
   const StepRow& s = plan.schedule.at(step);
   if (s.kind == "loss" || s.kind == "update")
     return s.kind;
-  return (s.kind == "forward" ? "F" : "B") + std::to_string(s.layer) + " " +
+  const char* letter = s.kind == "forward" ? "F" : s.kind == "recompute" ? "R" : "B";
+  return letter + std::to_string(s.layer) + " " +
          plan.layers.at(s.layer).kind;
 }
 

@@ -124,10 +124,23 @@ constexpr int readers_of(const P& plan, std::int64_t i) {
   return count;
 }
 
-// Layer `next` reads layer `i`'s output, and nothing else reads it: it may join i's group.
+// Checkpointing: whether layer i runs again in backward (a recompute step), or -1 where it
+// does not, the recompute step.
+template <class P>
+constexpr std::int64_t recompute_step(const P& plan, std::int64_t i) {
+  for (std::size_t s = 0; s < plan.schedule.size(); ++s)
+    if (plan.schedule[s].kind == StepKind::recompute && plan.schedule[s].layer == i)
+      return static_cast<std::int64_t>(s);
+  return -1;
+}
+
+// Layer `next` reads layer `i`'s output, and nothing else reads it: it may join i's group, if
+// both run again in backward or neither does (a group is recomputed whole).
 template <class P>
 constexpr bool only_reader(const P& plan, std::int64_t i, std::int64_t next) {
   if (next >= static_cast<std::int64_t>(plan.layers.size()))
+    return false;
+  if ((recompute_step(plan, i) < 0) != (recompute_step(plan, next) < 0))
     return false;
   const LayerPlan& n = plan.layers[static_cast<std::size_t>(next)];
   return n.input_count() == 1 && n.inputs[0] == i && readers_of(plan, i) == 1;
@@ -163,6 +176,16 @@ constexpr bool can_fuse_pool(const P& plan, std::int64_t product, std::int64_t b
   if (!early_write_safe(plan, pool.output_buffer, forward) ||
       !early_write_safe(plan, pool.window_index_buffer, forward))
     return false;
+  // Recomputed, the fused passes write the pool's recomputed buffers at the product's recompute
+  // step.
+  if (const std::int64_t again = recompute_step(plan, product); again >= 0) {
+    auto recomputed = [&](int b) {
+      return b == no_buffer ? b : plan.buffers[static_cast<std::size_t>(b)].recomputed_as;
+    };
+    if (!early_write_safe(plan, recomputed(pool.output_buffer), again) ||
+        !early_write_safe(plan, recomputed(pool.window_index_buffer), again))
+      return false;
+  }
   if (!pool.runs_backward)
     return true;
   return early_write_safe(plan,

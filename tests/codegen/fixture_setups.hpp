@@ -90,6 +90,13 @@ using LeNet5MixedF16Sgd = LeNet5MixedF16With<sn::SGD>;
 using MlpMixedF16Sgd = MlpMixedF16With<sn::SGD>;
 using MlpMixedF16Adam = MlpMixedF16With<sn::Adam>;
 
+// Gradient checkpointing (detail::Checkpoint<P>): the same batches, the same step (a recompute
+// runs the same kernels on the same values), so make_fixtures.py's fixtures check it
+// (test_checkpoint_fixtures.cpp). SimpleCNN's units are {Conv2d, ReLU, MaxPool2d} and the rest.
+using SimpleCNNCheckpointSqrtAdam =
+    sn::Training<sn::Input<sn::f32, 3, 32, 32>, sn::Batch<128>, sn::Loss<sn::CrossEntropy>,
+                 sn::Optimizer<sn::Adam>, sn::detail::Checkpoint<sn::detail::Sqrt>>;
+
 // Gradient accumulation (sn::Accumulate<K>) on the same batches: these models have no BatchNorm,
 // and a Dropout draws the whole batch's masks, so K micro-batches give the whole batch's step, and
 // make_fixtures.py's fixtures check them (test_accumulate_fixtures.cpp).

@@ -103,7 +103,8 @@ std::string ArenaText::accessor_definitions() const {
 }
 
 GroupOrder group_order(const ModelView& model, const std::vector<FusedGroup>& groups) {
-  // A group runs forward at its first layer's step and backward at its last layer's.
+  // A group runs forward at its first layer's step and backward at its last layer's; recomputed,
+  // at its first layer's recompute step (fuse() groups no layer recomputed with one that is not).
   auto group_of = [&](std::int64_t layer_index) -> const FusedGroup& {
     for (const FusedGroup& g : groups)
       if (g.first <= layer_index && layer_index <= g.last)
@@ -121,7 +122,11 @@ GroupOrder group_order(const ModelView& model, const std::vector<FusedGroup>& gr
       if (s.layer != g.last)
         continue;
       if (has_backward(model, g))
-        order.backward.push_back(&g);
+        order.backward.push_back({&g, false});
+    } else if (s.kind == StepKind::recompute) {
+      const FusedGroup& g = group_of(s.layer);
+      if (s.layer == g.first && g.view < 0)  // a view runs no code
+        order.backward.push_back({&g, true});
     }
   }
   return order;

@@ -21,7 +21,7 @@ namespace staticnet::codegen {
 class BackendEmitter {
  protected:
   BackendEmitter(const ModelView& model, Target target)
-      : m_(model), groups_(fuse(model, target)), a_(model) {
+      : m_(model), groups_(fuse(model, target)), a_(model), back_(as_backward_sees(model)) {
     require_parameters(model);
   }
 
@@ -45,6 +45,9 @@ class BackendEmitter {
   const ModelView& m_;
   std::vector<FusedGroup> groups_;
   ArenaText a_;  // buffer names, and the accessors the emitted code uses
+  // The model as backward and the recompute steps see it (checkpointing): a group's backward and
+  // its recompute are described from this, its forward from m_. Without checkpointing, m_'s copy.
+  ModelView back_;
 };
 
 }  // namespace staticnet::codegen

@@ -9,4 +9,34 @@ const Buffer* ModelView::find(BufferRole role) const {
   return nullptr;
 }
 
+bool ModelView::recomputes_any() const {
+  for (const Step& s : schedule)
+    if (s.kind == StepKind::recompute)
+      return true;
+  return false;
+}
+
+bool ModelView::recomputed(std::int64_t layer) const {
+  for (const Step& s : schedule)
+    if (s.kind == StepKind::recompute && s.layer == layer)
+      return true;
+  return false;
+}
+
+ModelView as_backward_sees(const ModelView& model) {
+  ModelView view = model;
+  auto again = [&](int& b) {
+    if (b != no_buffer && model.buffer(b).recomputed_as != no_buffer)
+      b = model.buffer(b).recomputed_as;
+  };
+  for (LayerPlan& l : view.layers) {
+    again(l.input_buffer);
+    again(l.input2_buffer);
+    again(l.output_buffer);
+    again(l.window_index_buffer);
+    again(l.mask_buffer);
+  }
+  return view;
+}
+
 }  // namespace staticnet::codegen

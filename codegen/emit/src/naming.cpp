@@ -8,6 +8,10 @@
 namespace staticnet::codegen {
 
 std::string buffer_name(const ModelView& model, int index) {
+  // Checkpointing: a recompute step's buffer is named for the one whose values it holds again.
+  if (static_cast<std::size_t>(index) < model.recomputes.size() &&
+      model.recomputes[static_cast<std::size_t>(index)] != no_buffer)
+    return buffer_name(model, model.recomputes[static_cast<std::size_t>(index)]) + "_recomputed";
   const Buffer& b = model.buffer(index);
   const std::string layer = std::to_string(b.layer);
   switch (b.role) {

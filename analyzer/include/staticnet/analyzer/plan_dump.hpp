@@ -82,7 +82,7 @@ struct AccessRow {
 };
 
 struct StepRow {
-  std::string kind;  // "forward", "loss", "backward", "update"
+  std::string kind;  // "forward", "loss", "backward", "update", "recompute"
   std::int64_t layer = -1;
   std::int64_t live_activation_bytes = 0;
   std::vector<AccessRow> accesses;

@@ -39,10 +39,21 @@ class CpuKernelEmitter : BackendEmitter {
     std::string type, name;
     bool used;
   };
+  // The parameters after the tensors of the function over them (own), and of the overload on the
+  // plan's buffers (plan), and what the second passes on (arguments): write_function_pair's.
+  struct Signature {
+    std::string own, plan, arguments;
+  };
+  static Signature signature(const std::vector<Trailing>& trailing, const Direction& d);
   // void name(<d's tensors>, <trailing>) running d, and the overload that calls it on the plan's
   // buffers, void name(std::byte* arena, <trailing>).
   void emit_function(const std::string& name, const std::vector<Trailing>& trailing,
                      const Direction& d);
+  // Checkpointing: recompute_<group>, what a recompute step of group g runs: `back`'s own
+  // recompute direction (a BatchNorm's), or forward_<group> over the buffers back's forward names.
+  // `trailing`: forward's.
+  void emit_recompute(const FusedGroup& g, const std::vector<Trailing>& trailing,
+                      const GroupPasses& back);
   // The same with the statements `body` (a product's: its passes, then its GEMMs).
   void emit_function(const std::string& name, const std::vector<Trailing>& trailing,
                      const Direction& d, const std::string& body);

@@ -63,26 +63,51 @@ void CpuKernelEmitter::emit_function(const std::string& name, const std::vector<
   emit_function(name, trailing, d, host_statements(d, false));
 }
 
-void CpuKernelEmitter::emit_function(const std::string& name, const std::vector<Trailing>& trailing,
-                                     const Direction& d, const std::string& body) {
-  std::string own, plan, arguments;
+CpuKernelEmitter::Signature CpuKernelEmitter::signature(const std::vector<Trailing>& trailing,
+                                                        const Direction& d) {
+  Signature s;
   for (const Trailing& t : trailing) {
-    const std::string separator = own.empty() ? "" : ", ";
-    own += separator + t.type + (t.used ? " " + t.name : "");
-    plan += separator + t.type + " " + t.name;
-    arguments += separator + t.name;
+    const std::string separator = s.own.empty() ? "" : ", ";
+    s.own += separator + t.type + (t.used ? " " + t.name : "");
+    s.plan += separator + t.type + " " + t.name;
+    s.arguments += separator + t.name;
   }
   if (d.dropout_slice_elements > 0) {  // its masks are the micro-batch's (host_key)
-    own += ", index_t micro";
-    arguments += ", micro";
+    s.own += ", index_t micro";
+    s.arguments += ", micro";
   }
-  write_function_pair(body_, a_, name, d, body, own, plan, arguments);
+  return s;
+}
+
+void CpuKernelEmitter::emit_function(const std::string& name, const std::vector<Trailing>& trailing,
+                                     const Direction& d, const std::string& body) {
+  const Signature s = signature(trailing, d);
+  write_function_pair(body_, a_, name, d, body, s.own, s.plan, s.arguments);
+}
+
+void CpuKernelEmitter::emit_recompute(const FusedGroup& g, const std::vector<Trailing>& trailing,
+                                      const GroupPasses& back) {
+  const std::string name = group_name(g);
+  if (back.recompute) {
+    // Its own passes; it takes what forward takes, so that the step calls both alike.
+    std::vector<Trailing> own = trailing;
+    for (Trailing& t : own)
+      t.used = t.name == "pool";
+    emit_function("recompute_" + name, own, *back.recompute);
+    return;
+  }
+  const Signature s = signature(trailing, *back.forward);
+  write_plan_overload(body_, a_, "recompute_" + name, "forward_" + name, *back.forward, s.plan,
+                      s.arguments);
 }
 
 void CpuKernelEmitter::emit_described(const FusedGroup& g) {
   const GroupPasses d = describe_group(m_, g, a_);
   if (!write_preamble(body_, d))
     return;
+  // Backward and a recompute read the buffers backward sees (checkpointing); forward the plan's.
+  const bool checkpointed = m_.recomputes_any();
+  const GroupPasses back = checkpointed ? describe_group(back_, g, a_) : GroupPasses{};
   // A direction that differs in evaluation reads the forward pass's flags; one that only copies
   // uses no thread.
   if (const std::optional<Direction>& f = d.forward) {
@@ -90,15 +115,17 @@ void CpuKernelEmitter::emit_described(const FusedGroup& g) {
     if (f->differs_in_evaluation())
       trailing.push_back({"const Pass&", "pass", true});
     emit_function("forward_" + group_name(g), trailing, *f);
+    if (m_.recomputed(g.first))
+      emit_recompute(g, trailing, back);
   }
-  if (d.backward)
-    emit_function("backward_" + group_name(g), {{"c::ThreadPool&", "pool", true}}, *d.backward);
+  if (const std::optional<Direction>& b = checkpointed ? back.backward : d.backward)
+    emit_function("backward_" + group_name(g), {{"c::ThreadPool&", "pool", true}}, *b);
 }
 
 void CpuKernelEmitter::emit_view(const FusedGroup& g) {
   body_.line(view_comment(m_, g));
   body_.blank();
-  if (const std::optional<Direction> d = describe_view_backward(m_, g, a_))
+  if (const std::optional<Direction> d = describe_view_backward(back_, g, a_))
     emit_function("backward_" + group_name(g), {{"c::ThreadPool&", "pool", true}}, *d);
 }
 

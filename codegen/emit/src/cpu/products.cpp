@@ -141,16 +141,23 @@ void CpuKernelEmitter::emit_product(const FusedGroup& g) {
                    : "c::linear_forward<" + f.geometry + ">(pool, x, weight, z, " + callback + ");";
   }
   emit_function("forward_" + name, pool, d.forward.direction, forward);
-  if (!d.backward)
+  // Backward and a recompute read the buffers backward sees (checkpointing).
+  const ProductPasses back = m_.recomputes_any() ? describe_product(back_, g, a_, col) : d;
+  if (m_.recomputed(g.product)) {
+    const Signature s = signature(pool, back.forward.direction);
+    write_plan_overload(body_, a_, "recompute_" + name, "forward_" + name, back.forward.direction,
+                        s.plan, s.arguments);
+  }
+  if (!back.backward)
     return;
 
-  const ProductCall& b = d.backward->call;
+  const ProductCall& b = back.backward->call;
   const std::string has_bias = b.bias ? "true" : "false";
   const std::string dbias = b.bias ? "dbias" : "nullptr";
   const std::string accumulate = b.accumulates ? ", true" : "";
-  std::string backward = d.backward->direction.passes.empty()
+  std::string backward = back.backward->direction.passes.empty()
                              ? ""
-                             : host_statements(d.backward->direction, false) + "\n";
+                             : host_statements(back.backward->direction, false) + "\n";
   if (mixed) {
     backward += conv ? mixed_conv_backward(b) : mixed_linear_backward(b);
   } else if (conv) {
@@ -166,7 +173,7 @@ void CpuKernelEmitter::emit_product(const FusedGroup& g) {
                     : "c::linear_backward<" + b.geometry + ", " + has_bias +
                           ">(pool, x, dz, nullptr, dweight, " + dbias + ", nullptr);";
   }
-  emit_function("backward_" + name, pool, d.backward->direction, backward);
+  emit_function("backward_" + name, pool, back.backward->direction, backward);
 }
 
 }  // namespace staticnet::codegen

@@ -58,8 +58,16 @@ void CpuKernelEmitter::emit_entry_points() {
                                          (differs_in_evaluation(*g) ? ", pass" : "") +
                                          micro(function, "pass.micro") + ");");
   }
-  for (const FusedGroup* g : order.backward) {
-    const std::string function = "backward_" + group_name(*g);
+  // Under checkpointing a recompute runs forward again on the step's training pass.
+  for (const BackwardRun& run : order.backward) {
+    const FusedGroup& g = *run.group;
+    if (run.recompute) {
+      const std::string function = "recompute_" + group_name(g);
+      backward.push_back(function + "(arena, pool" + (differs_in_evaluation(g) ? ", pass" : "") +
+                         micro(function, "micro") + ");");
+      continue;
+    }
+    const std::string function = "backward_" + group_name(g);
     backward.push_back(function + "(arena, pool" + micro(function, "micro") + ");");
   }
   const int grads = a_.index(BufferRole::gradients);
@@ -98,6 +106,12 @@ void CpuKernelEmitter::emit_entry_points() {
                   "  update(arena, constants, pool);\n"
                   "k::update_loss_scale(scaler, k::LossScaleSettings{});";
   }
+  // The training pass: named under checkpointing, where the recomputes run on it too.
+  const std::string fields = std::string(".training = true, .seed = constants.seed, ") +
+                             ".step = constants.step" + (accumulates ? ", .micro = micro" : "");
+  v["training_pass"] = m_.recomputes_any()
+                           ? "const Pass pass{" + fields + "};\nforward(arena, pool, pass);"
+                           : "forward(arena, pool, Pass{" + fields + "});";
   body_.emit(v, R"(
     // ==== The step, in the plan's schedule ====================================================
     void forward(std::byte* arena, c::ThreadPool& pool, [[maybe_unused]] const Pass& pass) {
@@ -122,8 +136,7 @@ void CpuKernelEmitter::emit_entry_points() {
       void train_step(std::byte* arena, const k::OptimizerConstants& constants, c::ThreadPool& pool) {
         c::zero(pool, $grads$, $count$);  // gradients: backward accumulates into them
         $working_copy$for (index_t micro = 0; micro < $micro_batches$; ++micro) {
-          forward(arena, pool,
-                  Pass{.training = true, .seed = constants.seed, .step = constants.step, .micro = micro});
+          $training_pass$
           $loss$
           $backward$
         }
@@ -142,7 +155,7 @@ void CpuKernelEmitter::emit_entry_points() {
   body_.emit(v, R"(
     void train_step(std::byte* arena, const k::OptimizerConstants& constants, c::ThreadPool& pool) {
       c::zero(pool, $grads$, $count$);  // gradients: backward accumulates into them
-      forward(arena, pool, Pass{.training = true, .seed = constants.seed, .step = constants.step});
+      $training_pass$
       $loss$
       $backward$
       $update$

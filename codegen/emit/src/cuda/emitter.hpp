@@ -58,6 +58,10 @@ class CudaKernelEmitter : BackendEmitter {
   // training]): the sections take the libraries, the loss and the update do not.
   void emit_function(const std::string& name, bool takes_libraries, bool takes_training,
                      const Direction& d);
+  // Checkpointing: recompute_<group>, what a recompute step of group g runs: `back`'s own
+  // recompute direction (a BatchNorm's), or forward_<group> over the buffers back's forward names.
+  // It takes what forward does (`takes_training`), so that the step calls both alike.
+  void emit_recompute(const FusedGroup& g, bool takes_training, const GroupPasses& back);
   void emit_loss();
   void emit_update();
   void emit_entry_points();

@@ -100,21 +100,49 @@ void CudaKernelEmitter::emit_function(const std::string& name, bool takes_librar
       /*restrict_qualified=*/true);
 }
 
+void CudaKernelEmitter::emit_recompute(const FusedGroup& g, bool takes_training,
+                                       const GroupPasses& back) {
+  const std::string name = group_name(g);
+  const std::string training = takes_training ? ", bool training" : "";
+  if (back.recompute) {
+    const Direction& d = *back.recompute;
+    write_function_pair(kernels_, a_, "recompute_" + name, d,
+                        device_statements(d, "recompute_" + name, false),
+                        "cudaStream_t stream" + std::string(takes_training ? ", bool" : ""),
+                        "const Libraries&, cudaStream_t stream" + training,
+                        takes_training ? "stream, training" : "stream",
+                        /*restrict_qualified=*/true);
+    return;
+  }
+  const Direction& d = *back.forward;
+  const bool micro = d.dropout_slice_elements > 0;
+  write_plan_overload(kernels_, a_, "recompute_" + name, "forward_" + name, d,
+                      "const Libraries&, cudaStream_t stream" + training,
+                      std::string(takes_training ? "stream, training" : "stream") +
+                          (micro ? ", micro" : ""));
+}
+
 void CudaKernelEmitter::emit_described(const FusedGroup& g) {
   const GroupPasses d = describe_group(m_, g, a_);
   if (!write_preamble(kernels_, d))
     return;
+  // Backward and a recompute read the buffers backward sees (checkpointing); forward the plan's.
+  const bool checkpointed = m_.recomputes_any();
+  const GroupPasses back = checkpointed ? describe_group(back_, g, a_) : GroupPasses{};
   // A direction that differs between training and evaluation takes the flag.
-  if (const std::optional<Direction>& f = d.forward)
+  if (const std::optional<Direction>& f = d.forward) {
     emit_function("forward_" + group_name(g), true, f->differs_in_evaluation(), *f);
-  if (d.backward)
-    emit_function("backward_" + group_name(g), true, false, *d.backward);
+    if (m_.recomputed(g.first))
+      emit_recompute(g, f->differs_in_evaluation(), back);
+  }
+  if (const std::optional<Direction>& b = checkpointed ? back.backward : d.backward)
+    emit_function("backward_" + group_name(g), true, false, *b);
 }
 
 void CudaKernelEmitter::emit_view(const FusedGroup& g) {
   kernels_.line(view_comment(m_, g));
   kernels_.blank();
-  if (const std::optional<Direction> d = describe_view_backward(m_, g, a_))
+  if (const std::optional<Direction> d = describe_view_backward(back_, g, a_))
     emit_function("backward_" + group_name(g), true, false, *d);
 }
 

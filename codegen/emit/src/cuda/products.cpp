@@ -128,6 +128,10 @@ int CudaKernelEmitter::product_alignment(const FusedGroup& g, bool bias_bound) c
     offsets.push_back(a_.offset(l.input_gradient_buffer));
   if (const Buffer* w = m_.find(BufferRole::workspace))
     offsets.push_back(w->offset);
+  // Under checkpointing, backward and a recompute bind the buffers a recompute wrote.
+  const LayerPlan& again = back_.layers.at(static_cast<std::size_t>(g.product));
+  offsets.push_back(a_.offset(again.input_buffer));
+  offsets.push_back(a_.offset(again.output_buffer));
   // Under Accumulate<K> the input may be a micro-batch's slice of the batch: its offset moves by a
   // slice's bytes from one micro-batch to the next.
   if (a_.sliced(l.input_buffer))
@@ -184,11 +188,17 @@ void CudaKernelEmitter::emit_product_functions(const FusedGroup& g, bool library
                       "const Libraries& lib, " + stream,
                       "const Libraries& lib, cudaStream_t stream", "lib, stream",
                       /*restrict_qualified=*/true);
-  if (!d.backward)
+  // Backward and a recompute read the buffers backward sees (checkpointing).
+  const ProductPasses back = m_.recomputes_any() ? describe_product(back_, g, a_, workspace) : d;
+  if (m_.recomputed(g.product))
+    write_plan_overload(kernels_, a_, "recompute_" + name, "forward_" + name,
+                        back.forward.direction, "const Libraries& lib, cudaStream_t stream",
+                        "lib, stream");
+  if (!back.backward)
     return;
 
-  const ProductCall& b = d.backward->call;
-  const Direction& passes = d.backward->direction;
+  const ProductCall& b = back.backward->call;
+  const Direction& passes = back.backward->direction;
   std::string backward =
       passes.passes.empty() ? "" : device_statements(passes, "backward_" + name, false) + "\n";
   backward += "lib." + b.geometry + ".backward_weights(x, dz, dweight, " +

@@ -99,8 +99,17 @@ void CudaKernelEmitter::emit_entry_points() {
                                     (differs_in_evaluation(*g) ? ", training" : "") +
                                     micro(function) + ");");
   }
-  for (const FusedGroup* g : order.backward) {
-    const std::string function = "backward_" + group_name(*g);
+  // Under checkpointing a recompute runs forward again, training.
+  for (const BackwardRun& run : order.backward) {
+    const FusedGroup& g = *run.group;
+    if (run.recompute) {
+      const std::string function = "recompute_" + group_name(g);
+      add(backward, function + "(arena, lib, stream" +
+                        (differs_in_evaluation(g) ? ", /*training=*/true" : "") + micro(function) +
+                        ");");
+      continue;
+    }
+    const std::string function = "backward_" + group_name(g);
     add(backward, function + "(arena, lib, stream" + micro(function) + ");");
   }
   const bool accumulates = m_.micro_batches() > 1;

@@ -117,6 +117,14 @@ GroupPasses describe_batch_norm(const ModelView& model, const FusedGroup& g, Are
       s.each_element("Each element: normalised by its channel's batch statistics" + then + ".",
                      "batch_norm_forward", act, "x, stats, gamma, beta, y")};
   forward.evaluation = {with_running_statistics};
+  // Recomputed (checkpointing): normalised by the statistics its forward kept, as PyTorch's
+  // checkpoint does not (it normalises again by new ones and updates the running statistics a
+  // second time).
+  Direction& again = d.recompute.emplace();
+  again.tensors = {reads("x", l.input_buffer), forward.tensors[1], forward.tensors[2],
+                   {"stats", "float", false, arena.at(l.statistics_buffer), stats_note},
+                   buffer_tensor(arena, "y", y_buffer, true)};
+  again.passes = {forward.passes[1]};
   if (!l.runs_backward)
     return d;
 

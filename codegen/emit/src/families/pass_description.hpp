@@ -124,6 +124,10 @@ struct Direction {
 struct GroupPasses {
   std::string preamble;  // C++ the functions use, before them: "using dropout_7 = ...;"
   std::optional<Direction> forward, backward;
+  // Where set, what a recompute step (checkpointing) runs instead of forward: a BatchNorm's
+  // normalisation by the statistics its forward kept, which updates no running statistics. Where
+  // not, a recompute runs forward's function over the buffers it recomputes.
+  std::optional<Direction> recompute;
   std::string no_code;  // where neither direction runs code, the comment that says why
 };
 
@@ -275,6 +279,14 @@ void write_function_pair(Printer& out, ArenaText& arena, const std::string& name
                          const Direction& d, const std::string& body, const std::string& own,
                          const std::string& plan, const std::string& arguments,
                          bool restrict_qualified = false);
+// Checkpointing: the overload on the plan's buffers alone, `name`, that calls the function over
+// the tensors `function` (written by write_function_pair) with d's pointers, the buffers a
+// recompute step writes:
+//   void name(std::byte* arena, <plan>) { function(<d's pointers>, <arguments>); }
+// d must have the tensors, in order, of the direction `function` was written for.
+void write_plan_overload(Printer& out, ArenaText& arena, const std::string& name,
+                         const std::string& function, const Direction& d, const std::string& plan,
+                         const std::string& arguments);
 // "// Expects y to be x ...\n": the lines above the function over the tensors, or "" where it
 // expects nothing.
 std::string expectations_comment(const Direction& d);

@@ -70,10 +70,18 @@ class ArenaText {
   std::set<std::string> micro_functions_;
 };
 
+// What runs of a group during backward: its backward, or under checkpointing its forward again
+// (a recompute step's).
+struct BackwardRun {
+  const FusedGroup* group = nullptr;
+  bool recompute = false;
+};
+
 // The fused groups in the order the step runs them: forward (views included, at their place)
-// and backward (only the groups that run one).
+// and backward (only the groups that run one, and those recomputed, each at its place).
 struct GroupOrder {
-  std::vector<const FusedGroup*> forward, backward;
+  std::vector<const FusedGroup*> forward;
+  std::vector<BackwardRun> backward;
 };
 GroupOrder group_order(const ModelView& model, const std::vector<FusedGroup>& groups);
 

@@ -35,6 +35,9 @@ struct ModelView {
   std::vector<Buffer> buffers;
   std::vector<Step> schedule;
   std::int64_t loss_step = -1;  // the loss's step in the schedule; -1 under Inference
+  // Checkpointing: for each buffer, the buffer whose values a recompute step writes into it
+  // again (Buffer::recomputed_as, read backwards), or no_buffer.
+  std::vector<int> recomputes;
 
   std::int64_t batch() const { return setup.batch; }
   // Accumulate<K>: the step runs K micro-batches of micro_batch() samples (else 1, of batch()).
@@ -44,7 +47,15 @@ struct ModelView {
   // The first buffer with this role, or nullptr (parameters, gradients, input, loss, ...).
   const Buffer* find(BufferRole role) const;
   const Buffer& buffer(int index) const { return buffers.at(static_cast<std::size_t>(index)); }
+  // Checkpointing: some layer's forward runs again in backward (a recompute step).
+  bool recomputes_any() const;
+  bool recomputed(std::int64_t layer) const;
 };
+
+// The model as backward and the recompute steps see it: every buffer a layer reads or writes in
+// forward replaced by the one its recompute writes (Buffer::recomputed_as), where there is one.
+// Without checkpointing, the model itself.
+ModelView as_backward_sees(const ModelView& model);
 
 template <std::size_t L>
 ModelView describe(const Plan<L>& plan, ModelNames names) {
@@ -64,6 +75,11 @@ ModelView describe(const Plan<L>& plan, ModelNames names) {
   for (std::size_t s = 0; s < plan.schedule.size(); ++s)
     if (plan.schedule[s].kind == StepKind::loss)
       view.loss_step = static_cast<std::int64_t>(s);
+  view.recomputes.assign(view.buffers.size(), no_buffer);
+  for (std::size_t b = 0; b < view.buffers.size(); ++b)
+    if (view.buffers[b].recomputed_as != no_buffer)
+      view.recomputes.at(static_cast<std::size_t>(view.buffers[b].recomputed_as)) =
+          static_cast<int>(b);
   return view;
 }
 

@@ -1,0 +1,52 @@
+// Gradient checkpointing (detail::Checkpoint<P>) on the generated CPU step, against PyTorch.
+//
+// A recompute runs forward's own kernels on the values forward had, so the checkpointed step is
+// the unremedied one, and the unremedied step's fixtures check it at their tolerances: SimpleCNN
+// against make_fixtures.py's, the MLPerf Tiny models against make_mlperf_fixtures.py's and, under
+// Accumulate<2>, make_accumulate_fixtures.py's. What this catches: a backward that reads a buffer
+// no recompute wrote (or one a later buffer overwrote), a recompute that reads the wrong input, a
+// recomputed Dropout that draws a new mask, and a recomputed BatchNorm that normalises by new
+// statistics or updates its running statistics a second time, as torch.utils.checkpoint does
+// (its running statistics after three steps would be off by a third step's update: the fixtures
+// compare them).
+#include <doctest/doctest.h>
+
+#include <staticnet/runtime/trainer/cpu_backend.hpp>
+
+#include "fx_simple_cnn_checkpoint_sqrt_adam_kernels_cpu.h"
+#include "fx_simple_cnn_checkpoint_sqrt_adam_trainer.h"
+#include "mlperf_ds_cnn_checkpoint_every1_kernels_cpu.h"
+#include "mlperf_ds_cnn_checkpoint_every1_trainer.h"
+#include "mlperf_ds_cnn_checkpoint_sqrt_accumulate2_kernels_cpu.h"
+#include "mlperf_ds_cnn_checkpoint_sqrt_accumulate2_trainer.h"
+#include "mlperf_fc_autoencoder_checkpoint_sqrt_kernels_cpu.h"
+#include "mlperf_fc_autoencoder_checkpoint_sqrt_trainer.h"
+#include "mlperf_fixture_check.hpp"
+#include "mlperf_resnet8_checkpoint_sqrt_accumulate2_kernels_cpu.h"
+#include "mlperf_resnet8_checkpoint_sqrt_accumulate2_trainer.h"
+#include "mlperf_resnet8_checkpoint_sqrt_kernels_cpu.h"
+#include "mlperf_resnet8_checkpoint_sqrt_trainer.h"
+#include "pytorch_fixture_check.hpp"
+
+namespace rt = staticnet::runtime;
+
+TEST_CASE("pytorch: simple_cnn under Checkpoint<Sqrt> with adam is the unremedied step") {
+  namespace generated = fx_simple_cnn_checkpoint_sqrt_adam;
+  const rt::ModelInfo& info = generated::model_info();
+  rt::CpuBackend backend(info, {&generated::cpu::train_step, &generated::cpu::evaluate}, 2);
+  pytorch_fixture::check_against_pytorch("simple_cnn", "adam", info, backend);
+}
+
+#define STATICNET_MLPERF_CHECKPOINT_CASE(model, policy, fixture)                                 \
+  TEST_CASE("pytorch: MLPerf Tiny " #model " under Checkpoint<" #policy "> is " #fixture "'s") { \
+    namespace generated = mlperf_##model;                                                        \
+    const rt::ModelInfo& info = generated::model_info();                                         \
+    rt::CpuBackend backend(info, {&generated::cpu::train_step, &generated::cpu::evaluate}, 2);   \
+    mlperf_fixture::check_mlperf(#fixture, info, backend);                                       \
+  }
+
+STATICNET_MLPERF_CHECKPOINT_CASE(resnet8_checkpoint_sqrt, Sqrt, resnet8)
+STATICNET_MLPERF_CHECKPOINT_CASE(ds_cnn_checkpoint_every1, Every<1>, ds_cnn)
+STATICNET_MLPERF_CHECKPOINT_CASE(fc_autoencoder_checkpoint_sqrt, Sqrt, fc_autoencoder)
+STATICNET_MLPERF_CHECKPOINT_CASE(resnet8_checkpoint_sqrt_accumulate2, Sqrt, resnet8_accumulate2)
+STATICNET_MLPERF_CHECKPOINT_CASE(ds_cnn_checkpoint_sqrt_accumulate2, Sqrt, ds_cnn_accumulate2)
