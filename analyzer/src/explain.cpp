@@ -84,7 +84,9 @@ std::string option_spelling(const std::string& e) {
                                                            {"precision", "Precision"},
                                                            {"target", "Target"},
                                                            {"prefetch", "Prefetch"},
-                                                           {"accumulate", "Accumulate"}};
+                                                           {"accumulate", "Accumulate"},
+                                                           {"batch_slots", "BatchSlots"},
+                                                           {"checkpoint", "Checkpoint"}};
   const auto it = names.find(e);
   return it == names.end() ? e : it->second;
 }

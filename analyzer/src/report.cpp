@@ -165,8 +165,7 @@ std::string step_label(const PlanDump& plan, std::int64_t step) {
   if (s.kind == "loss" || s.kind == "update")
     return s.kind;
   const char* letter = s.kind == "forward" ? "F" : s.kind == "recompute" ? "R" : "B";
-  return letter + std::to_string(s.layer) + " " +
-         plan.layers.at(s.layer).kind;
+  return letter + std::to_string(s.layer) + " " + plan.layers.at(s.layer).kind;
 }
 
 std::string buffer_name(const PlanDump& plan, const BufferRow& b) {

@@ -110,6 +110,65 @@ TEST_CASE("checkpoint: a segment that ends in place over all it holds drops noth
   CHECK(count(every_unit, sn::StepKind::recompute) == 0);
 }
 
+// ---- a 50-layer MLP (issue 39 item 8): 25 pairs of Linear(64) and ReLU, a batch of 16, MSE, SGD.
+// Cuts are allowed after each pair but the last: 25 units. Every activation is 16·64·4 = 4,096 B,
+// the losses 256 (16 f32, rounded up). The parameters, gradients and inputs are those of any
+// policy; the activation region is derived here.
+using Mlp50 =
+    sn::Sequential<sn::Linear<64>, sn::ReLU, sn::Linear<64>, sn::ReLU, sn::Linear<64>, sn::ReLU,
+                   sn::Linear<64>, sn::ReLU, sn::Linear<64>, sn::ReLU, sn::Linear<64>, sn::ReLU,
+                   sn::Linear<64>, sn::ReLU, sn::Linear<64>, sn::ReLU, sn::Linear<64>, sn::ReLU,
+                   sn::Linear<64>, sn::ReLU, sn::Linear<64>, sn::ReLU, sn::Linear<64>, sn::ReLU,
+                   sn::Linear<64>, sn::ReLU, sn::Linear<64>, sn::ReLU, sn::Linear<64>, sn::ReLU,
+                   sn::Linear<64>, sn::ReLU, sn::Linear<64>, sn::ReLU, sn::Linear<64>, sn::ReLU,
+                   sn::Linear<64>, sn::ReLU, sn::Linear<64>, sn::ReLU, sn::Linear<64>, sn::ReLU,
+                   sn::Linear<64>, sn::ReLU, sn::Linear<64>, sn::ReLU, sn::Linear<64>, sn::ReLU,
+                   sn::Linear<64>, sn::ReLU>;
+template <class... Options>
+using Mlp50Setup =
+    sn::Training<sn::Input<sn::f32, 64>, sn::Batch<16>, sn::Loss<sn::MSE>, Options...>;
+constexpr auto& mlp_kept = sn::plan<Mlp50, Mlp50Setup<>>();
+constexpr auto& mlp_every5 =
+    sn::plan<Mlp50, Mlp50Setup<sn::detail::Checkpoint<sn::detail::Every<5>>>>();
+constexpr auto& mlp_sqrt = sn::plan<Mlp50, Mlp50Setup<sn::detail::Checkpoint<sn::detail::Sqrt>>>();
+constexpr auto& mlp_every2 =
+    sn::plan<Mlp50, Mlp50Setup<sn::detail::Checkpoint<sn::detail::Every<2>>>>();
+
+// Kept (no checkpointing): each pair's buffer X_k (the ReLU in place over the Linear's output) is
+// read by backward (the ReLU reads its output, the next Linear its input), so all 25 live until
+// backward. At the loss step: 25 of them, d(output) and the losses: 26 · 4,096 + 256 = 106,752.
+//
+// Sqrt: ⌈√25⌉ = 5 pairs a segment, as Every<5>: segments end at layers 9, 19, 29 and 39 and keep
+// their last pair's buffer (X_4, X_9, X_14, X_19); the last segment, layers 40-49, keeps all five.
+// At the loss step: 4 + 5 buffers, d(output), the losses: 10 · 4,096 + 256 = 41,216. Each
+// checkpointed segment recomputes its first four pairs (backward of its last Linear reads the
+// fourth's output, which reads the third's ...) into four buffers, then runs backward with them:
+// at most the earlier checkpoints, the four, d(its output) and the next gradient, 9 · 4,096 + 256.
+// Recomputed: 4 segments × 4 pairs × (132,096 + 1,024) = 2,129,920 FLOPs, of forward's
+// 25 × 133,120 = 3,328,000 (64 %).
+//
+// Every<2>: segments end at layers 3, 7, ..., 47 (12 of them), each recomputing its first pair.
+// At the loss step: 12 checkpoints, the last pair's buffer, d(output), the losses:
+// 14 · 4,096 + 256 = 57,600. Recomputed: 12 × 133,120 = 1,597,440.
+TEST_CASE("checkpoint: a 50-layer MLP under Every<5>, Sqrt and Every<2>, derived by hand") {
+  static_assert(mlp_kept.footprint.activations.count == 106'752);
+  static_assert(mlp_sqrt.footprint.activations.count == 41'216);
+  static_assert(mlp_every5.footprint.activations.count == 41'216);
+  static_assert(mlp_every2.footprint.activations.count == 57'600);
+  static_assert(mlp_kept.recompute_flops() == 0);
+  static_assert(mlp_sqrt.recompute_flops() == 2'129'920);
+  static_assert(mlp_every5.recompute_flops() == 2'129'920);
+  static_assert(mlp_every2.recompute_flops() == 1'597'440);
+  static_assert(mlp_sqrt.forward_flops() == 3'328'000);
+  // Everything else is the same arena.
+  static_assert(mlp_sqrt.footprint.total().count - mlp_sqrt.footprint.activations.count ==
+                mlp_kept.footprint.total().count - mlp_kept.footprint.activations.count);
+  CHECK(count(mlp_sqrt, sn::StepKind::recompute) == 4 * 8);
+  CHECK(count(mlp_every2, sn::StepKind::recompute) == 12 * 2);
+  CHECK(sn::testing::simulate(mlp_sqrt).empty());
+  CHECK(sn::testing::simulate(mlp_every2).empty());
+}
+
 // The samples run under every policy: the tag simulation checks that each backward finds what it
 // reads, recomputed or kept, and that no buffer is overwritten while a reader waits.
 template <class Model, class... Options>

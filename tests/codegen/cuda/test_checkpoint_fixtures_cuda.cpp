@@ -30,13 +30,13 @@ TEST_CASE("pytorch on the GPU: simple_cnn under Checkpoint<Sqrt> with adam") {
   pytorch_fixture::check_against_pytorch("simple_cnn", "adam", info, backend);
 }
 
-#define STATICNET_MLPERF_CUDA_CHECKPOINT_CASE(model, policy, fixture)                    \
+#define STATICNET_MLPERF_CUDA_CHECKPOINT_CASE(model, policy, fixture)                     \
   TEST_CASE("pytorch on the GPU: MLPerf Tiny " #model " under Checkpoint<" #policy ">") { \
-    namespace generated = mlperf_##model;                                                \
-    const rt::ModelInfo& info = generated::model_info();                                 \
-    rt::CudaBackend backend(info, &generated::cuda::make_step);                          \
-    MESSAGE(backend.details());                                                          \
-    mlperf_fixture::check_mlperf(#fixture, info, backend);                               \
+    namespace generated = mlperf_##model;                                                 \
+    const rt::ModelInfo& info = generated::model_info();                                  \
+    rt::CudaBackend backend(info, &generated::cuda::make_step);                           \
+    MESSAGE(backend.details());                                                           \
+    mlperf_fixture::check_mlperf(#fixture, info, backend);                                \
   }
 
 STATICNET_MLPERF_CUDA_CHECKPOINT_CASE(resnet8_checkpoint_sqrt, Sqrt, resnet8)

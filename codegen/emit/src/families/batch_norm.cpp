@@ -121,7 +121,9 @@ GroupPasses describe_batch_norm(const ModelView& model, const FusedGroup& g, Are
   // checkpoint does not (it normalises again by new ones and updates the running statistics a
   // second time).
   Direction& again = d.recompute.emplace();
-  again.tensors = {reads("x", l.input_buffer), forward.tensors[1], forward.tensors[2],
+  again.tensors = {reads("x", l.input_buffer),
+                   forward.tensors[1],
+                   forward.tensors[2],
                    {"stats", "float", false, arena.at(l.statistics_buffer), stats_note},
                    buffer_tensor(arena, "y", y_buffer, true)};
   again.passes = {forward.passes[1]};
