@@ -5,8 +5,10 @@
 //
 //   staticnet_bench_cpu_step simple_cnn|lenet5_adam|lenet_relu|resnet8|ds_cnn|mobilenet_v1|
 //                            fc_autoencoder|simple_cnn_mixed|lenet5_mixed|resnet8_mixed|
-//                            ds_cnn_mixed [--threads N] [--steps N] [--repeats N]
-// (the _mixed ones: the same setups in Mixed<bf16>, mixed_setups.hpp)
+//                            ds_cnn_mixed|simple_cnn_checkpoint_sqrt|mlp50|mlp50_checkpoint_sqrt
+//                            [--threads N] [--steps N] [--repeats N]
+// (the _mixed ones: the same setups in Mixed<bf16>, mixed_setups.hpp; the checkpoint ones and the
+// 50-layer MLP: checkpoint_setups.hpp)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -37,6 +39,12 @@
 #include "resnet8_mixed_trainer.h"
 #include "resnet8_trainer.h"
 #include "simple_cnn_kernels_cpu.h"
+#include "mlp50_checkpoint_sqrt_kernels_cpu.h"
+#include "mlp50_checkpoint_sqrt_trainer.h"
+#include "mlp50_kernels_cpu.h"
+#include "mlp50_trainer.h"
+#include "simple_cnn_checkpoint_sqrt_kernels_cpu.h"
+#include "simple_cnn_checkpoint_sqrt_trainer.h"
 #include "simple_cnn_mixed_kernels_cpu.h"
 #include "simple_cnn_mixed_trainer.h"
 #include "simple_cnn_trainer.h"
@@ -64,7 +72,8 @@ const Sample samples[] = {
     STATICNET_BENCH_SAMPLE(ds_cnn),         STATICNET_BENCH_SAMPLE(mobilenet_v1),
     STATICNET_BENCH_SAMPLE(fc_autoencoder), STATICNET_BENCH_SAMPLE(simple_cnn_mixed),
     STATICNET_BENCH_SAMPLE(lenet5_mixed),   STATICNET_BENCH_SAMPLE(resnet8_mixed),
-    STATICNET_BENCH_SAMPLE(ds_cnn_mixed),
+    STATICNET_BENCH_SAMPLE(ds_cnn_mixed),   STATICNET_BENCH_SAMPLE(simple_cnn_checkpoint_sqrt),
+    STATICNET_BENCH_SAMPLE(mlp50),          STATICNET_BENCH_SAMPLE(mlp50_checkpoint_sqrt),
 };
 #undef STATICNET_BENCH_SAMPLE
 

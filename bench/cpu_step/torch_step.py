@@ -3,8 +3,8 @@
 count as staticnet_bench_cpu_step, timed the same way (warm-up, then repeats of N steps, median
 milliseconds per step). A step is zero_grad, forward, loss, backward, optimizer.step().
 
-usage: torch_step.py simple_cnn|lenet5|lenet_relu|resnet8|ds_cnn|mobilenet_v1|fc_autoencoder
-                     [--threads N] [--steps N] [--repeats N] [--compile]
+usage: torch_step.py simple_cnn|lenet5|lenet_relu|mlp50|resnet8|ds_cnn|mobilenet_v1|fc_autoencoder
+                     [--threads N] [--steps N] [--repeats N] [--compile] [--checkpoint]
 
 The MLPerf Tiny models (mlperf_models.py) train with Adam at their reference batches, in training
 mode (batch statistics, Dropout on), as the generated trainers do.
@@ -37,10 +37,35 @@ def model_and_batch(name):
     return model, (64, 1, 28, 28), torch.optim.Adam(model.parameters(), lr=1e-3)
 
 
+def mlp50():
+    """bench/cpu_step/checkpoint_setups.hpp's: 25 pairs of Linear(256) and ReLU, batch 256, MSE,
+    Adam."""
+    nn = torch.nn
+    layers = []
+    for _ in range(25):
+        layers += [nn.Linear(256, 256), nn.ReLU()]
+    model = nn.Sequential(*layers)
+    return model, (256, 256), torch.optim.Adam(model.parameters(), lr=1e-3)
+
+
+def checkpointed(name, model):
+    """The same segments as staticnet's Checkpoint<Sqrt> (checkpointing.hpp), through
+    torch.utils.checkpoint (use_reentrant=False): SimpleCNN's Conv2d, ReLU and MaxPool2d as one
+    segment, the rest as it is; the MLP's 50 layers as five segments of 10, the last kept
+    (checkpoint_sequential keeps its last segment, as staticnet does)."""
+    from torch.utils.checkpoint import checkpoint, checkpoint_sequential
+    if name == "mlp50":
+        return lambda x: checkpoint_sequential(model, 5, x, use_reentrant=False)
+    head, tail = model[:3], model[3:]
+    return lambda x: tail(checkpoint(head, x, use_reentrant=False))
+
+
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("model", choices=["simple_cnn", "lenet5", "lenet_relu"] +
+    p.add_argument("model", choices=["simple_cnn", "lenet5", "lenet_relu", "mlp50"] +
                    list(mlperf_models.MODELS))
+    p.add_argument("--checkpoint", action="store_true",
+                   help="simple_cnn, mlp50: under torch.utils.checkpoint, as Checkpoint<Sqrt>")
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--steps", type=int, default=50)
     p.add_argument("--repeats", type=int, default=5)
@@ -54,12 +79,19 @@ def main():
         model = mlperf_models.build(args.model).train()
         optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
         x, y, loss_fn = mlperf_models.batch(args.model)
+    elif args.model == "mlp50":
+        model, shape, optimizer = mlp50()
+        x = torch.randn(shape)
+        y = torch.randn(shape)
+        loss_fn = torch.nn.MSELoss()
     else:
         model, shape, optimizer = model_and_batch(args.model)
         x = torch.randn(shape)
         y = torch.randint(0, 10, (shape[0],))
         loss_fn = torch.nn.CrossEntropyLoss()
     forward = torch.compile(model) if args.compile else model
+    if args.checkpoint:
+        forward = checkpointed(args.model, model)
 
     def step():
         optimizer.zero_grad()
@@ -76,7 +108,7 @@ def main():
             step()
         times.append((time.perf_counter() - start) * 1000.0 / args.steps)
     print(f"model={args.model} threads={args.threads} torch={torch.__version__} "
-          f"compile={args.compile} ms_per_step={statistics.median(times):.3f} "
+          f"compile={args.compile} checkpoint={args.checkpoint} ms_per_step={statistics.median(times):.3f} "
           f"min={min(times):.3f} max={max(times):.3f}")
 
 

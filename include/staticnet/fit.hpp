@@ -9,8 +9,9 @@
 //      that differs only where a BatchNorm normalises per micro-batch;
 //   2. a smaller batch: the largest below the setup's that a bisection finds fits, which changes
 //      the training.
-// Mixed precision and checkpointing come before both once the CUDA trainer renders the one and
-// the plan the other (issues 38 and 39).
+// Mixed precision comes before both once the CUDA trainer renders it (issue 38), checkpointing
+// between them once Checkpoint<Auto> finds the least recomputation that fits (issue 39; the plan
+// and both trainers run detail::Checkpoint<Every<K>> and <Sqrt> already).
 //
 // The candidates are values, not types: each is the setup's SetupDesc with one field changed,
 // planned by the same constant evaluation as any setup (budget.hpp's total_for_batch), so the
