@@ -15,7 +15,7 @@ namespace {
 using nlohmann::json;
 
 // The probe of this staticnet writes exactly this version.
-constexpr int expected_probe_format = 12;
+constexpr int expected_probe_format = 13;
 
 FootprintBytes footprint_of(const json& j) {
   FootprintBytes f;
@@ -47,6 +47,7 @@ LayerRow layer_of(const json& j) {
   l.saved_bytes = j.at("saved_bytes").get<std::int64_t>();
   l.forward_flops = j.at("forward_flops").get<std::int64_t>();
   l.backward_flops = j.at("backward_flops").get<std::int64_t>();
+  l.recompute_flops = j.at("recompute_flops").get<std::int64_t>();
   l.workspace_bytes = j.at("workspace_bytes").get<std::int64_t>();
   l.runs_backward = j.at("runs_backward").get<bool>();
   l.in_place = j.at("in_place").get<bool>();

@@ -70,6 +70,8 @@ ordered_json model_json(const ModelReport& m) {
                       {"in_place", l.in_place},
                       {"folded", l.folded},
                       {"pass", {{"cpu", l.pass_cpu}, {"cuda", l.pass_cuda}}}});
+    if (m.total_recompute_flops > 0)  // checkpointing: each layer's, 0 where not recomputed
+      layers.back()["recompute_flops"] = l.recompute_flops;
   }
   j["layers"] = layers;
   j["layer_totals"] = {{"parameters", p.parameter_count},
@@ -77,6 +79,8 @@ ordered_json model_json(const ModelReport& m) {
                        {"saved_bytes", m.total_saved_bytes},
                        {"forward_flops", m.total_forward_flops},
                        {"backward_flops", m.total_backward_flops}};
+  if (m.total_recompute_flops > 0)
+    j["layer_totals"]["recompute_flops"] = m.total_recompute_flops;
   j["footprint"] = footprint_json(p.footprint);
   if (p.mode == "training")
     j["host"] = {{"batch_slots", p.host.batch_slots},

@@ -242,6 +242,7 @@ ModelReport build_report(ModelDump model, const std::vector<Budget>& budgets,
     r.total_saved_bytes += l.saved_bytes;
     r.total_forward_flops += l.forward_flops;
     r.total_backward_flops += l.backward_flops;
+    r.total_recompute_flops += l.recompute_flops;
   }
 
   // The timeline: regions other than activations hold their bytes for the whole step.

@@ -122,6 +122,12 @@ Table layer_table(const ModelReport& m) {
   head.push_back("forward FLOPs");
   if (training)
     head.push_back("backward FLOPs");
+  // Checkpointing's price, where some layer's forward runs again in backward.
+  const bool recomputes = m.total_recompute_flops > 0;
+  if (recomputes) {
+    align.push_back(Align::right);
+    head.push_back("recompute FLOPs");
+  }
   // Which layers run as one pass (the planner's fusion stage), where any do.
   const bool passes = std::ranges::any_of(p.layers, [](const LayerRow& l) {
     return l.pass_cpu[1] > l.pass_cpu[0] || l.pass_cuda[1] > l.pass_cuda[0];
@@ -133,7 +139,8 @@ Table layer_table(const ModelReport& m) {
   Table t(align);
   t.add(head);
   auto row = [&](std::vector<std::string> cells, std::int64_t non_trainable, std::int64_t saved,
-                 std::int64_t forward, std::int64_t backward, std::string pass) {
+                 std::int64_t forward, std::int64_t backward, std::int64_t recompute,
+                 std::string pass) {
     if (statistics)
       cells.push_back(grouped_count(non_trainable));
     if (training)
@@ -141,6 +148,8 @@ Table layer_table(const ModelReport& m) {
     cells.push_back(si(forward));
     if (training)
       cells.push_back(si(backward));
+    if (recomputes)
+      cells.push_back(recompute > 0 ? si(recompute) : "");
     if (passes)
       cells.push_back(std::move(pass));
     t.add(cells);
@@ -149,10 +158,12 @@ Table layer_table(const ModelReport& m) {
     const LayerRow& l = p.layers[i];
     row({std::to_string(i), layer_text(l, static_cast<std::int64_t>(i)), shape_text(l.input_shape),
          shape_text(l.output_shape), grouped_count(l.parameters)},
-        l.non_trainable, l.saved_bytes, l.forward_flops, l.backward_flops, pass_text(l));
+        l.non_trainable, l.saved_bytes, l.forward_flops, l.backward_flops, l.recompute_flops,
+        pass_text(l));
   }
   row({"", "total", "", "", grouped_count(p.parameter_count)}, p.non_trainable_count,
-      m.total_saved_bytes, m.total_forward_flops, m.total_backward_flops, "");
+      m.total_saved_bytes, m.total_forward_flops, m.total_backward_flops, m.total_recompute_flops,
+      "");
   return t;
 }
 
@@ -177,6 +188,17 @@ std::string flop_conventions(const PlanDump& plan) {
     s += " One pass: the layers the generated kernels run as one pass over memory (a product "
          "with its bias, activation and pool; a BatchNorm or a residual sum with its "
          "activation), where the backends differ, CUDA's after the CPU's.";
+  std::int64_t recompute = 0, step = 0;
+  for (const LayerRow& l : plan.layers) {
+    recompute += l.recompute_flops;
+    step += l.forward_flops + l.backward_flops;
+  }
+  if (recompute > 0)
+    s += " Recompute FLOPs (checkpointing): a layer's forward run again during backward, as the "
+         "plan's recompute steps run it (a BatchNorm only normalises, by its first pass's "
+         "statistics): " +
+         si(recompute) + " more, " + percent(recompute, step) +
+         " of the step's forward and backward.";
   if (!plan.training() &&
       std::ranges::any_of(plan.layers, [](const LayerRow& l) { return l.folded; }))
     s += " A BatchNorm folded into the layer it reads runs no pass of its own: the layer's "

@@ -13,35 +13,19 @@ using SimpleCNNCheckpointSqrt =
     sn::Training<sn::Input<sn::f32, 3, 32, 32>, sn::Batch<128>, sn::Loss<sn::CrossEntropy>,
                  sn::Optimizer<sn::Adam>, CheckpointSqrt>;
 
-using Mlp50 = sn::Sequential<
-    sn::Linear<256>, sn::ReLU,
-    sn::Linear<256>, sn::ReLU,
-    sn::Linear<256>, sn::ReLU,
-    sn::Linear<256>, sn::ReLU,
-    sn::Linear<256>, sn::ReLU,
-    sn::Linear<256>, sn::ReLU,
-    sn::Linear<256>, sn::ReLU,
-    sn::Linear<256>, sn::ReLU,
-    sn::Linear<256>, sn::ReLU,
-    sn::Linear<256>, sn::ReLU,
-    sn::Linear<256>, sn::ReLU,
-    sn::Linear<256>, sn::ReLU,
-    sn::Linear<256>, sn::ReLU,
-    sn::Linear<256>, sn::ReLU,
-    sn::Linear<256>, sn::ReLU,
-    sn::Linear<256>, sn::ReLU,
-    sn::Linear<256>, sn::ReLU,
-    sn::Linear<256>, sn::ReLU,
-    sn::Linear<256>, sn::ReLU,
-    sn::Linear<256>, sn::ReLU,
-    sn::Linear<256>, sn::ReLU,
-    sn::Linear<256>, sn::ReLU,
-    sn::Linear<256>, sn::ReLU,
-    sn::Linear<256>, sn::ReLU,
-    sn::Linear<256>, sn::ReLU>;
+using Mlp50 =
+    sn::Sequential<sn::Linear<256>, sn::ReLU, sn::Linear<256>, sn::ReLU, sn::Linear<256>, sn::ReLU,
+                   sn::Linear<256>, sn::ReLU, sn::Linear<256>, sn::ReLU, sn::Linear<256>, sn::ReLU,
+                   sn::Linear<256>, sn::ReLU, sn::Linear<256>, sn::ReLU, sn::Linear<256>, sn::ReLU,
+                   sn::Linear<256>, sn::ReLU, sn::Linear<256>, sn::ReLU, sn::Linear<256>, sn::ReLU,
+                   sn::Linear<256>, sn::ReLU, sn::Linear<256>, sn::ReLU, sn::Linear<256>, sn::ReLU,
+                   sn::Linear<256>, sn::ReLU, sn::Linear<256>, sn::ReLU, sn::Linear<256>, sn::ReLU,
+                   sn::Linear<256>, sn::ReLU, sn::Linear<256>, sn::ReLU, sn::Linear<256>, sn::ReLU,
+                   sn::Linear<256>, sn::ReLU, sn::Linear<256>, sn::ReLU, sn::Linear<256>, sn::ReLU,
+                   sn::Linear<256>, sn::ReLU>;
 using Mlp50Training = sn::Training<sn::Input<sn::f32, 256>, sn::Batch<256>, sn::Loss<sn::MSE>,
                                    sn::Optimizer<sn::Adam>>;
-using Mlp50CheckpointSqrt = sn::Training<sn::Input<sn::f32, 256>, sn::Batch<256>,
-                                         sn::Loss<sn::MSE>, sn::Optimizer<sn::Adam>, CheckpointSqrt>;
+using Mlp50CheckpointSqrt = sn::Training<sn::Input<sn::f32, 256>, sn::Batch<256>, sn::Loss<sn::MSE>,
+                                         sn::Optimizer<sn::Adam>, CheckpointSqrt>;
 
 }  // namespace bench

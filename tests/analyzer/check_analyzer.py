@@ -347,6 +347,30 @@ def check_hand_numbers(args):
     check_accumulate_numbers(args)
     check_batch_norm_sweep(args)
     check_fit_numbers(args)
+    check_checkpoint_numbers(args)
+
+
+def check_checkpoint_numbers(args):
+    # data/mlp50_checkpoint.hpp, derived in tests/core/test_checkpoint.cpp: four checkpointed
+    # segments of five pairs each recompute their first four pairs, 4 * 4 * (132,096 + 1,024)
+    # FLOPs; the activations at the peak (the loss step) are 10 * 4,096 + 256 = 41,216 B.
+    header = "tests/analyzer/data/mlp50_checkpoint.hpp"
+    report = json.loads(analyze(args, header, "--format", "json", expect=0).stdout)["models"][0]
+    check(report["layer_totals"]["recompute_flops"] == 2129920,
+          f"checkpoint: recompute FLOPs {report['layer_totals']}")
+    recomputed = [layer["index"] for layer in report["layers"] if layer["recompute_flops"] > 0]
+    want = [i for segment in range(4) for i in range(10 * segment, 10 * segment + 8)]
+    check(recomputed == want, f"checkpoint: recomputed layers {recomputed}, by hand {want}")
+    check(report["footprint"]["activations"] == 41216,
+          f"checkpoint: activations {report['footprint']}")
+    text = " ".join(analyze(args, header, expect=0).stdout.split())
+    check("recompute FLOPs" in text and "Recompute FLOPs (checkpointing)" in text,
+          f"checkpoint: the text report prices the recomputation:\n{text}")
+    # Without checkpointing nothing is said of it (the column and the field are absent).
+    plain = json.loads(analyze(args, SQUARE, "--format", "json", expect=0).stdout)["models"][0]
+    check("recompute_flops" not in plain["layer_totals"] and
+          all("recompute_flops" not in layer for layer in plain["layers"]),
+          "checkpoint: no recompute_flops without checkpointing")
 
 
 def check_batch_norm_sweep(args):

@@ -40,7 +40,7 @@
 
 namespace staticnet::analysis {
 
-inline constexpr int probe_format = 12;  // 2: layers' inputs and padding_end; 3: folded;
+inline constexpr int probe_format = 13;  // 2: layers' inputs and padding_end; 3: folded;
                                          // 4: prefetch; 5: layers' non_trainable; 6: buffers'
                                          // dtype and elements, steps' accesses, passes; 7: buffers
                                          // as the buffer table's columns (buffer_table.hpp);
@@ -48,6 +48,7 @@ inline constexpr int probe_format = 12;  // 2: layers' inputs and padding_end; 3
                                          // micro_batches and the plan's (each where > 1), the
                                          // sweep's "applicable"; 10: a point's "reason" where not
                                          // applicable; 11: the plan's and each point's "host"
+                                         // 12: --fit; 13: layers' recompute_flops
 
 struct Request {
   std::string only;  // report only the model registered under this name
@@ -215,6 +216,7 @@ void write_plan(JsonOut& out, const Plan<L>& p) {
     out.field("saved_bytes", l.saved_bytes);
     out.field("forward_flops", l.forward_flops);
     out.field("backward_flops", l.backward_flops);
+    out.field("recompute_flops", l.recompute_flops);  // checkpointing's
     out.field("workspace_bytes", l.workspace_bytes);
     out.field("runs_backward", l.runs_backward);
     out.field("in_place", l.in_place);

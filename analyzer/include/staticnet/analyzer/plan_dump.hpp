@@ -52,6 +52,7 @@ struct LayerRow {
   std::int64_t saved_bytes = 0;
   std::int64_t forward_flops = 0;
   std::int64_t backward_flops = 0;
+  std::int64_t recompute_flops = 0;  // checkpointing: its forward run again in backward
   std::int64_t workspace_bytes = 0;
   bool runs_backward = false;
   bool in_place = false;

@@ -115,6 +115,7 @@ struct ModelReport {
   std::int64_t total_saved_bytes = 0;
   std::int64_t total_forward_flops = 0;
   std::int64_t total_backward_flops = 0;
+  std::int64_t total_recompute_flops = 0;  // checkpointing's price (0 without it)
   std::vector<StepUsage> timeline;
   std::int64_t peak_step = 0;  // the first step at the peak
   std::int64_t peak_bytes = 0;
