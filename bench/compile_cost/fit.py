@@ -19,9 +19,7 @@ Not a test: run it by hand on a quiet machine.
 """
 import argparse
 import os
-import statistics
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import run  # noqa: E402  (run.py's sources and timing)
@@ -55,33 +53,8 @@ def main():
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--cxx", default="g++")
     args = parser.parse_args()
-    print(f"load average before: {run.loadavg()}; {run.version(args.cxx)}")
-    print("| model | TU | wall s | peak RSS MiB |")
-    print("|---|---|---:|---:|")
-    with tempfile.TemporaryDirectory() as work:
-        for size in args.sizes.split(","):
-            n = size if size == "resnet50" else int(size)
-            name = "ResNet-50" if n == "resnet50" else f"chain of {run.layers(n)} layers"
-            base = run.source(n, with_plan=True)
-            for kind in KINDS:
-                text = base if kind == "plan" else with_fit(base, kind)
-                path = os.path.join(work, "tu.cpp")
-                with open(path, "w") as f:
-                    f.write(text)
-                walls, rss = [], []
-                try:
-                    for _ in range(args.runs):
-                        wall, mib, _, _ = run.compile_once(args.cxx, path,
-                                                           os.path.join(work, "tu.o"),
-                                                           keep_going=True)
-                        walls.append(wall)
-                        rss.append(mib)
-                except run.CompileFailed as failed:
-                    print(f"| {name} | {kind} | fails: {failed} | |", flush=True)
-                    continue
-                print(f"| {name} | {kind} | {statistics.median(walls):.2f} | "
-                      f"{statistics.median(rss):.0f} |", flush=True)
-    print(f"load average after: {run.loadavg()}")
+    run.print_table(args, [(kind, (lambda base, kind=kind: base if kind == "plan"
+                                   else with_fit(base, kind))) for kind in KINDS], "TU")
 
 
 if __name__ == "__main__":

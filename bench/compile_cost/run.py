@@ -131,6 +131,38 @@ def compile_once(cxx, path, obj, keep_going=False, clang_steps=None):
     return float(wall), int(kib) / 1024.0, " ".join(cmd[3:]), float(user) + float(system)
 
 
+def print_table(args, variants, column):
+    """For each of args.sizes ("resnet50" or a chain's pair count), compiles each variant (label,
+    make(base source) -> source) args.runs times with args.cxx and prints a Markdown row of medians
+    (wall seconds, peak RSS MiB), or the compiler's reason where it fails; `column` heads the
+    labels."""
+    print(f"load average before: {loadavg()}; {version(args.cxx)}")
+    print(f"| model | {column} | wall s | peak RSS MiB |")
+    print("|---|---|---:|---:|")
+    with tempfile.TemporaryDirectory() as work:
+        for size in args.sizes.split(","):
+            n = size if size == "resnet50" else int(size)
+            name = "ResNet-50" if n == "resnet50" else f"chain of {layers(n)} layers"
+            base = source(n, with_plan=True)
+            for label, make in variants:
+                path = os.path.join(work, "tu.cpp")
+                with open(path, "w") as f:
+                    f.write(make(base))
+                walls, rss = [], []
+                try:
+                    for _ in range(args.runs):
+                        wall, mib, _, _ = compile_once(args.cxx, path, os.path.join(work, "tu.o"),
+                                                       keep_going=True)
+                        walls.append(wall)
+                        rss.append(mib)
+                except CompileFailed as failed:
+                    print(f"| {name} | {label} | fails: {failed} | |", flush=True)
+                    continue
+                print(f"| {name} | {label} | {statistics.median(walls):.2f} | "
+                      f"{statistics.median(rss):.0f} |", flush=True)
+    print(f"load average after: {loadavg()}")
+
+
 def version(cxx):
     return subprocess.run([cxx, "--version"], capture_output=True, text=True).stdout.splitlines()[0]
 

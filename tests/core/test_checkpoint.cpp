@@ -12,6 +12,7 @@
 #include "plan_simulation.hpp"
 #include "samples/mlperf_tiny/resnet8.hpp"
 #include "samples/simple_cnn.hpp"
+#include "tests/analyzer/data/mlp50_checkpoint.hpp"
 
 namespace sn = staticnet;
 
@@ -114,16 +115,7 @@ TEST_CASE("checkpoint: a segment that ends in place over all it holds drops noth
 // Cuts are allowed after each pair but the last: 25 units. Every activation is 16·64·4 = 4,096 B,
 // the losses 256 (16 f32, rounded up). The parameters, gradients and inputs are those of any
 // policy; the activation region is derived here.
-using Mlp50 =
-    sn::Sequential<sn::Linear<64>, sn::ReLU, sn::Linear<64>, sn::ReLU, sn::Linear<64>, sn::ReLU,
-                   sn::Linear<64>, sn::ReLU, sn::Linear<64>, sn::ReLU, sn::Linear<64>, sn::ReLU,
-                   sn::Linear<64>, sn::ReLU, sn::Linear<64>, sn::ReLU, sn::Linear<64>, sn::ReLU,
-                   sn::Linear<64>, sn::ReLU, sn::Linear<64>, sn::ReLU, sn::Linear<64>, sn::ReLU,
-                   sn::Linear<64>, sn::ReLU, sn::Linear<64>, sn::ReLU, sn::Linear<64>, sn::ReLU,
-                   sn::Linear<64>, sn::ReLU, sn::Linear<64>, sn::ReLU, sn::Linear<64>, sn::ReLU,
-                   sn::Linear<64>, sn::ReLU, sn::Linear<64>, sn::ReLU, sn::Linear<64>, sn::ReLU,
-                   sn::Linear<64>, sn::ReLU, sn::Linear<64>, sn::ReLU, sn::Linear<64>, sn::ReLU,
-                   sn::Linear<64>, sn::ReLU>;
+using Mlp50 = mlp50::Net;  // tests/analyzer/data/mlp50_checkpoint.hpp: the analyzer checks it too
 template <class... Options>
 using Mlp50Setup =
     sn::Training<sn::Input<sn::f32, 64>, sn::Batch<16>, sn::Loss<sn::MSE>, Options...>;
