@@ -168,7 +168,9 @@ std::string step_label(const PlanDump& plan, std::int64_t step) {
   return letter + std::to_string(s.layer) + " " + plan.layers.at(s.layer).kind;
 }
 
-std::string buffer_name(const PlanDump& plan, const BufferRow& b) {
+namespace {
+// What a buffer of this role holds (buffer_name, less checkpointing's "recomputed").
+std::string role_name(const PlanDump& plan, const BufferRow& b) {
   const std::string& r = b.role;
   if (r == "parameters")
     return "parameters (weights and biases)";
@@ -219,6 +221,13 @@ std::string buffer_name(const PlanDump& plan, const BufferRow& b) {
            layer_ref(plan, b.layer);
   }
   return r;
+}
+}  // namespace
+
+std::string buffer_name(const PlanDump& plan, const BufferRow& b) {
+  // Checkpointing: a buffer a recompute step makes holds a dropped one's values again.
+  const bool recomputed = plan.schedule.at(b.first_step).kind == "recompute";
+  return (recomputed ? "recomputed " : "") + role_name(plan, b);
 }
 
 bool ModelReport::fits_all() const {

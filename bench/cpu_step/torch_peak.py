@@ -75,6 +75,8 @@ from torch.profiler._memory_profiler import _CATEGORY_TO_INDEX
 REFERENCE = pathlib.Path(__file__).resolve().parents[2] / "tests" / "reference"
 sys.path.insert(0, str(REFERENCE))
 import make_fixtures  # noqa: E402
+
+import checkpointed  # noqa: E402  (bench/cpu_step/checkpointed.py)
 import make_mlperf_fixtures as mlperf  # noqa: E402
 
 
@@ -89,22 +91,15 @@ class Model:
 
 
 class Checkpointed(torch.nn.Module):
-    """A Sequential run through torch.utils.checkpoint (use_reentrant=False) over the segments
-    staticnet's Checkpoint<Sqrt> makes of it (bench/cpu_step/checkpoint_setups.hpp): SimpleCNN's
-    first `segments` = 3 layers (Conv2d, ReLU, MaxPool2d) as one segment and the rest as they are;
-    the MLP's 50 layers as 5 segments, the last kept (checkpoint_sequential keeps it, as staticnet
-    does)."""
+    """A model's forward over staticnet's Checkpoint<Sqrt> segments (checkpointed.py)."""
 
-    def __init__(self, model, segments):
+    def __init__(self, name, model):
         super().__init__()
-        self.model, self.segments = model, segments
+        self.model = model
+        self.forward_ = checkpointed.checkpointed_forward(name, model)
 
     def forward(self, x):
-        from torch.utils.checkpoint import checkpoint, checkpoint_sequential
-        if len(self.model) == 50:
-            return checkpoint_sequential(self.model, self.segments, x, use_reentrant=False)
-        head, tail = self.model[:self.segments], self.model[self.segments:]
-        return tail(checkpoint(head, x, use_reentrant=False))
+        return self.forward_(x)
 
 
 def reference_models():
@@ -118,21 +113,15 @@ def reference_models():
         _, _, loss, outputs, _ = mlperf.MODELS[build.__name__]
         return Model(build, batch, build().input_shape, loss, outputs, "adam")
 
-    def mlp50():  # bench/cpu_step/checkpoint_setups.hpp's 50-layer MLP
-        layers = []
-        for _ in range(25):
-            layers += [torch.nn.Linear(256, 256), torch.nn.ReLU()]
-        return torch.nn.Sequential(*layers)
-
     simple_cnn = fixtures["simple_cnn"][0]
     return {
         "simple_cnn": sample("simple_cnn", "adam"),
         # Under torch.utils.checkpoint over staticnet's Checkpoint<Sqrt> segments (Checkpointed).
-        "simple_cnn_checkpoint": Model(lambda: Checkpointed(simple_cnn(), 3), 128, (3, 32, 32),
-                                       "cross_entropy", 10, "adam"),
-        "mlp50": Model(mlp50, 256, (256,), "mse", 256, "adam"),
-        "mlp50_checkpoint": Model(lambda: Checkpointed(mlp50(), 5), 256, (256,), "mse", 256,
-                                  "adam"),
+        "simple_cnn_checkpoint": Model(lambda: Checkpointed("simple_cnn", simple_cnn()), 128,
+                                       (3, 32, 32), "cross_entropy", 10, "adam"),
+        "mlp50": Model(checkpointed.mlp50, 256, (256,), "mse", 256, "adam"),
+        "mlp50_checkpoint": Model(lambda: Checkpointed("mlp50", checkpointed.mlp50()), 256, (256,),
+                                  "mse", 256, "adam"),
         "lenet5": sample("lenet5", "sgd_momentum"),
         "resnet8": tiny(mlperf.resnet8, 32),
         "ds_cnn": tiny(mlperf.ds_cnn, 100),

@@ -15,6 +15,7 @@ import time
 
 import torch
 
+import checkpointed
 import mlperf_models
 
 
@@ -37,29 +38,6 @@ def model_and_batch(name):
     return model, (64, 1, 28, 28), torch.optim.Adam(model.parameters(), lr=1e-3)
 
 
-def mlp50():
-    """bench/cpu_step/checkpoint_setups.hpp's: 25 pairs of Linear(256) and ReLU, batch 256, MSE,
-    Adam."""
-    nn = torch.nn
-    layers = []
-    for _ in range(25):
-        layers += [nn.Linear(256, 256), nn.ReLU()]
-    model = nn.Sequential(*layers)
-    return model, (256, 256), torch.optim.Adam(model.parameters(), lr=1e-3)
-
-
-def checkpointed(name, model):
-    """The same segments as staticnet's Checkpoint<Sqrt> (checkpointing.hpp), through
-    torch.utils.checkpoint (use_reentrant=False): SimpleCNN's Conv2d, ReLU and MaxPool2d as one
-    segment, the rest as it is; the MLP's 50 layers as five segments of 10, the last kept
-    (checkpoint_sequential keeps its last segment, as staticnet does)."""
-    from torch.utils.checkpoint import checkpoint, checkpoint_sequential
-    if name == "mlp50":
-        return lambda x: checkpoint_sequential(model, 5, x, use_reentrant=False)
-    head, tail = model[:3], model[3:]
-    return lambda x: tail(checkpoint(head, x, use_reentrant=False))
-
-
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("model", choices=["simple_cnn", "lenet5", "lenet_relu", "mlp50"] +
@@ -71,6 +49,8 @@ def main():
     p.add_argument("--repeats", type=int, default=5)
     p.add_argument("--compile", action="store_true", help="time torch.compile'd forward")
     args = p.parse_args()
+    if args.checkpoint and (args.compile or args.model not in checkpointed.MODELS):
+        p.error(f"--checkpoint times {' or '.join(checkpointed.MODELS)} in eager mode only")
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
     # Random normal inputs and random labels, as bench_step.cpp uses (the same distribution, not
@@ -79,10 +59,11 @@ def main():
         model = mlperf_models.build(args.model).train()
         optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
         x, y, loss_fn = mlperf_models.batch(args.model)
-    elif args.model == "mlp50":
-        model, shape, optimizer = mlp50()
-        x = torch.randn(shape)
-        y = torch.randn(shape)
+    elif args.model == "mlp50":  # checkpoint_setups.hpp: batch 256, MSE, Adam
+        model = checkpointed.mlp50()
+        optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+        x = torch.randn(256, 256)
+        y = torch.randn(256, 256)
         loss_fn = torch.nn.MSELoss()
     else:
         model, shape, optimizer = model_and_batch(args.model)
@@ -91,7 +72,7 @@ def main():
         loss_fn = torch.nn.CrossEntropyLoss()
     forward = torch.compile(model) if args.compile else model
     if args.checkpoint:
-        forward = checkpointed(args.model, model)
+        forward = checkpointed.checkpointed_forward(args.model, model)
 
     def step():
         optimizer.zero_grad()

@@ -25,11 +25,13 @@ struct Segments {
   // A checkpointed segment ends at this layer: its output is the next segment's input, kept
   // from forward to backward. The last segment (from the last cut on) keeps everything.
   bool ends[L]{};
-  // The segment this layer is in is checkpointed (it ends at or before the last cut).
-  bool checkpointed[L]{};
-  // The last layer of the segment each checkpointed layer is in.
-  std::int64_t end_of[L]{};
-  std::int64_t cuts = 0;  // how many segments are checkpointed
+  // One past the last layer of the checkpointed segment each layer is in, or 0 where its segment
+  // is the last, kept whole (so that the zeros every plan starts with mean "not checkpointed").
+  std::int64_t end_after[L]{};
+
+  constexpr bool checkpointed(std::int64_t layer) const { return end_after[layer] > 0; }
+  // The last layer of layer's segment (a checkpointed one's).
+  constexpr std::int64_t end_of(std::int64_t layer) const { return end_after[layer] - 1; }
 };
 
 // True where a cut after layer i is allowed (above). The last layer is never cut after.
@@ -66,23 +68,20 @@ constexpr Segments<L> checkpoint_segments(const SetupDesc& setup, const Node (&n
   std::int64_t units = 1;
   for (bool a : allowed)
     units += a ? 1 : 0;
-  const std::int64_t per_segment =
-      setup.checkpoint == CheckpointKind::sqrt ? ceil_sqrt(units) : setup.checkpoint_every;
+  // (Every<K> asserts K >= 1; a SetupDesc made by hand with 0 gets segments of one unit.)
+  const std::int64_t per_segment = setup.checkpoint == CheckpointKind::sqrt ? ceil_sqrt(units)
+                                   : setup.checkpoint_every > 1             ? setup.checkpoint_every
+                                                                            : 1;
   // Cut after every per_segment-th allowed cut.
   std::int64_t seen = 0;
-  for (std::size_t i = 0; i < L; ++i) {
-    if (allowed[i] && ++seen % per_segment == 0) {
-      s.ends[i] = true;
-      ++s.cuts;
-    }
-  }
+  for (std::size_t i = 0; i < L; ++i)
+    s.ends[i] = allowed[i] && ++seen % per_segment == 0;
   // Each layer up to the last cut is in a checkpointed segment: the one ending at the next cut.
-  std::int64_t end = -1;
+  std::int64_t end_after = 0;
   for (std::size_t i = L; i-- > 0;) {
     if (s.ends[i])
-      end = static_cast<std::int64_t>(i);
-    s.checkpointed[i] = end >= 0;
-    s.end_of[i] = end;
+      end_after = static_cast<std::int64_t>(i) + 1;
+    s.end_after[i] = end_after;
   }
   return s;
 }

@@ -124,8 +124,7 @@ constexpr int readers_of(const P& plan, std::int64_t i) {
   return count;
 }
 
-// Checkpointing: whether layer i runs again in backward (a recompute step), or -1 where it
-// does not, the recompute step.
+// Checkpointing: the step at which layer i runs again in backward (a recompute step), or -1.
 template <class P>
 constexpr std::int64_t recompute_step(const P& plan, std::int64_t i) {
   for (std::size_t s = 0; s < plan.schedule.size(); ++s)

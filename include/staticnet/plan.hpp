@@ -402,8 +402,8 @@ constexpr PlanState<L> plan_forward(const Graph<L>& g) {
 // not the segment's last layer, nor one that layer runs in place over.
 template <std::size_t L>
 constexpr bool is_dropped(const Segments<L>& segments, const PlanState<L>& p, std::int64_t k) {
-  return segments.checkpointed[k] &&
-         p.layers[k].output_buffer != p.layers[segments.end_of[k]].output_buffer;
+  return segments.checkpointed(k) &&
+         p.layers[k].output_buffer != p.layers[segments.end_of(k)].output_buffer;
 }
 
 // The recompute steps of the segment of layers first..last, in the stage that plans backward
@@ -450,9 +450,7 @@ constexpr void recompute_segment(PlanBuilder<L>& build, const Graph<L>& g,
     }
   }
   // Then forward again, in order, into new buffers.
-  auto again = [&](int b) {
-    return buffers[b].recomputed_as == no_buffer ? b : buffers[b].recomputed_as;
-  };
+  auto again = [&](int b) { return recomputed_or_same(buffers, b); };
   auto remake = [&](int b, std::int64_t k) {
     const int made = build.add(buffers[b].role, k, buffers[b].dtype, buffers[b].elements());
     build.write(made);
@@ -537,17 +535,13 @@ constexpr PlanState<L> plan_backward(const Graph<L>& g, const PlanState<L>& forw
   const Segments<L> segments = checkpoint_segments(g.setup, nodes);
   bool needed[PlanState<L>::buffer_capacity]{};
   bool recomputed[L]{};
-  auto again = [&](int b) {
-    return b == no_buffer || p.buffers.items[b].recomputed_as == no_buffer
-               ? b
-               : p.buffers.items[b].recomputed_as;
-  };
+  auto again = [&](int b) { return recomputed_or_same(p.buffers.items, b); };
   for (std::int64_t i = layers - 1; i >= 0; --i) {
     const Node& n = nodes[i];
     LayerBuffers& lp = layers_out[i];
     if (segments.ends[i]) {
       std::int64_t first = i;
-      while (first > 0 && segments.end_of[first - 1] == i)
+      while (first > 0 && segments.end_of(first - 1) == i)
         --first;
       recompute_segment(build, g, segments, first, i, needed, recomputed);
     }

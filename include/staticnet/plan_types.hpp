@@ -256,6 +256,13 @@ enum class StepKind : std::uint8_t { forward, loss, backward, update, recompute 
 
 inline constexpr int no_buffer = -1;
 
+// Checkpointing: the buffer backward reads for buffer b of `buffers` (any array of Buffer): the one
+// a recompute step wrote b's values into again (Buffer::recomputed_as), or b itself.
+template <class Buffers>
+constexpr int recomputed_or_same(const Buffers& buffers, int b) {
+  return b == no_buffer || buffers[b].recomputed_as == no_buffer ? b : buffers[b].recomputed_as;
+}
+
 // How a step uses a buffer: reads a version of it, writes its next version (over whatever the
 // bytes held), or updates it (reads a version and writes the next: a layer in place over its
 // input, a gradient a second reader adds to, the optimizer's update of the parameters).
@@ -480,10 +487,7 @@ struct Plan {
     return sum;
   }
   // The buffer backward reads for b: the one a recompute step wrote b's values into again, or b.
-  constexpr int as_backward_reads(int b) const {
-    return b == no_buffer || buffers.items[b].recomputed_as < 0 ? b
-                                                                : buffers.items[b].recomputed_as;
-  }
+  constexpr int as_backward_reads(int b) const { return recomputed_or_same(buffers.items, b); }
   constexpr std::size_t layer_count() const { return L; }
   // The reads and writes of step s are access(a) for a in [first_access(s), end_access(s)), in
   // the order the step makes them.

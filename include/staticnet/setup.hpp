@@ -378,18 +378,20 @@ namespace detail {
 // Training only: gradient checkpointing (Chen et al. 2016, "Training Deep Nets with Sublinear
 // Memory Cost"). The model is cut into segments at tensors every path from the input to the loss
 // crosses (in a residual network, between blocks; never before an activation, which stays with
-// the layer it follows); forward keeps each segment's input and its last layer's output and what
-// that layer's backward reads, and drops the rest once read; backward computes a segment's
-// dropped tensors again, from its input, just before it needs them (plan.hpp, "Checkpointing").
-// The last segment keeps everything (it would be recomputed at once). A recomputed Dropout draws
+// the layer it follows); forward keeps each segment's input, what its last layer writes (with the
+// layers that layer runs in place over) and BatchNorm's statistics, and drops the rest once read;
+// before the backward of a segment's last layer, backward computes again, from the segment's
+// input, the dropped tensors it reads (plan.hpp, "Checkpointing"). The last segment keeps
+// everything (it would be recomputed at once). A recomputed Dropout draws
 // the mask it drew the first time (its bits are a hash of the seed, the step, the layer and the
 // element); a recomputed BatchNorm normalises by the statistics of the first pass, which are kept,
 // and does not update its running statistics again.
 //   Checkpoint<None>      everything kept (the default)
 //   Checkpoint<Every<K>>  segments of K cut-to-cut units
 //   Checkpoint<Sqrt>      segments of ⌈√n⌉ units, n the units (about √n segments)
-// Not public yet: only the CPU backend renders it, and a setup that `staticnet analyze` accepts
-// must build on every backend (as detail::Mixed).
+// Not public yet: both backends render these, but Checkpoint<Auto> (the least recomputation that
+// fits a budget), fit's checkpointing candidates and the analyzer's --checkpoint axis are still
+// to come (issue 39); the public name comes with them.
 struct None {
   static constexpr CheckpointKind kind = CheckpointKind::none;
   static constexpr std::int64_t every = 0;

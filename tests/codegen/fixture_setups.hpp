@@ -92,7 +92,9 @@ using MlpMixedF16Adam = MlpMixedF16With<sn::Adam>;
 
 // Gradient checkpointing (detail::Checkpoint<P>): the same batches, the same step (a recompute
 // runs the same kernels on the same values), so make_fixtures.py's fixtures check it
-// (test_checkpoint_fixtures.cpp). SimpleCNN's units are {Conv2d, ReLU, MaxPool2d} and the rest.
+// (test_checkpoint_fixtures.cpp). SimpleCNN's units are {Conv2d, ReLU}, {MaxPool2d}, {Flatten} and
+// {Linear}; Sqrt (two units a segment) checkpoints {Conv2d, ReLU, MaxPool2d} and recomputes the
+// first two.
 using SimpleCNNCheckpointSqrtAdam =
     sn::Training<sn::Input<sn::f32, 3, 32, 32>, sn::Batch<128>, sn::Loss<sn::CrossEntropy>,
                  sn::Optimizer<sn::Adam>, sn::detail::Checkpoint<sn::detail::Sqrt>>;

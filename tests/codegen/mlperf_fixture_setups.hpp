@@ -49,9 +49,15 @@ using FCAutoencoderAccumulate2 =
 using ResNet8CheckpointSqrt =
     sn::Training<sn::Input<sn::f32, 3, 32, 32>, sn::Batch<4>, sn::Loss<sn::CrossEntropy>,
                  sn::Optimizer<sn::SGDMomentum>, sn::detail::Checkpoint<sn::detail::Sqrt>>;
-using DSCNNCheckpointEvery1 =
+// ResNet-8 under Every<2>: block 1's Add is recomputed, from a kept shortcut and a recomputed body.
+using ResNet8CheckpointEvery2 =
+    sn::Training<sn::Input<sn::f32, 3, 32, 32>, sn::Batch<4>, sn::Loss<sn::CrossEntropy>,
+                 sn::Optimizer<sn::SGDMomentum>, sn::detail::Checkpoint<sn::detail::Every<2>>>;
+// The DS-CNN under Sqrt recomputes its Dropout (and a segment's last Conv2d reads a recomputed
+// input).
+using DSCNNCheckpointSqrt =
     sn::Training<sn::Input<sn::f32, 1, 49, 10>, sn::Batch<4>, sn::Loss<sn::CrossEntropy>,
-                 sn::Optimizer<sn::SGDMomentum>, sn::detail::Checkpoint<sn::detail::Every<1>>>;
+                 sn::Optimizer<sn::SGDMomentum>, sn::detail::Checkpoint<sn::detail::Sqrt>>;
 using FCAutoencoderCheckpointSqrt =
     sn::Training<sn::Input<sn::f32, 640>, sn::Batch<16>, sn::Loss<sn::MSE>,
                  sn::Optimizer<sn::SGDMomentum>, sn::detail::Checkpoint<sn::detail::Sqrt>>;

@@ -176,6 +176,8 @@ TEST_CASE("checkpoint: SimpleCNN and ResNet-8 plan and run on tags under each po
   using sn::detail::Checkpoint;
   using sn::detail::Every;
   using sn::detail::Sqrt;
+  // (Under Every<1> each of SimpleCNN's segments is one unit, {Conv2d, ReLU} whose ReLU runs in
+  // place over all it holds, then {MaxPool2d} ...: nothing is dropped, nothing recomputed.)
   check_samples_under<sn::samples::SimpleCNN, Checkpoint<Every<1>>>("SimpleCNN, Every<1>");
   check_samples_under<sn::samples::SimpleCNN, Checkpoint<Sqrt>>("SimpleCNN, Sqrt");
   check_samples_under<sn::samples::ResNet8, Checkpoint<Every<1>>>("ResNet-8, Every<1>");

@@ -136,19 +136,21 @@ DType input_dtype(const ModelView& model) {
 
 void emit_step_constants(Printer& p, const ModelView& model) {
   const bool classes = model.setup.loss == LossKind::CrossEntropy;
-  p.emit({{"batch", literal(model.batch())},
-          {"input", dims_list(model.input_shape.sample())},
-          {"input_type", name_of(input_dtype(model))},
-          {"output", dims_list(model.output_shape.sample())},
-          {"parameters", literal(model.parameter_count)},
-          {"layers", std::to_string(model.layers.size())},
-          {"steps", std::to_string(model.schedule.size())},
-          {"schedule", !model.training() ? "forward per layer (Inference)"
-                       : model.micro_batches() > 1
-                           ? "per micro-batch: forward per layer, loss, backward per layer; then "
-                             "update"
-                           : "forward per layer, loss, backward per layer, update"}},
-         R"(
+  p.emit(
+      {{"batch", literal(model.batch())},
+       {"input", dims_list(model.input_shape.sample())},
+       {"input_type", name_of(input_dtype(model))},
+       {"output", dims_list(model.output_shape.sample())},
+       {"parameters", literal(model.parameter_count)},
+       {"layers", std::to_string(model.layers.size())},
+       {"steps", std::to_string(model.schedule.size())},
+       {"schedule", !model.training() ? "forward per layer (Inference)"
+                    : model.micro_batches() > 1
+                        ? "per micro-batch: forward per layer, loss, backward per layer (and any "
+                          "recompute steps before a segment's backward); then "
+                          "update"
+                        : "forward per layer, loss, backward per layer, update"}},
+      R"(
     // ---- The step ----------------------------------------------------------------------------
     inline constexpr std::int64_t batch = $batch$;
     inline constexpr std::int64_t input_sample[] = {$input$};  // one sample, $input_type$

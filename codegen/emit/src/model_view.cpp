@@ -25,10 +25,7 @@ bool ModelView::recomputed(std::int64_t layer) const {
 
 ModelView as_backward_sees(const ModelView& model) {
   ModelView view = model;
-  auto again = [&](int& b) {
-    if (b != no_buffer && model.buffer(b).recomputed_as != no_buffer)
-      b = model.buffer(b).recomputed_as;
-  };
+  auto again = [&](int& b) { b = recomputed_or_same(model.buffers, b); };
   for (LayerPlan& l : view.layers) {
     again(l.input_buffer);
     again(l.input2_buffer);

@@ -97,8 +97,8 @@ void CpuKernelEmitter::emit_recompute(const FusedGroup& g, const std::vector<Tra
     return;
   }
   const Signature s = signature(trailing, *back.forward);
-  write_plan_overload(body_, a_, "recompute_" + name, "forward_" + name, *back.forward, s.plan,
-                      s.arguments);
+  write_recompute_overload(body_, a_, "recompute_" + name, "forward_" + name, *back.forward, s.plan,
+                           s.arguments);
 }
 
 void CpuKernelEmitter::emit_described(const FusedGroup& g) {

@@ -145,8 +145,8 @@ void CpuKernelEmitter::emit_product(const FusedGroup& g) {
   const ProductPasses back = m_.recomputes_any() ? describe_product(back_, g, a_, col) : d;
   if (m_.recomputed(g.product)) {
     const Signature s = signature(pool, back.forward.direction);
-    write_plan_overload(body_, a_, "recompute_" + name, "forward_" + name, back.forward.direction,
-                        s.plan, s.arguments);
+    write_recompute_overload(body_, a_, "recompute_" + name, "forward_" + name,
+                             back.forward.direction, s.plan, s.arguments);
   }
   if (!back.backward)
     return;

@@ -116,7 +116,7 @@ void CudaKernelEmitter::emit_recompute(const FusedGroup& g, bool takes_training,
   }
   const Direction& d = *back.forward;
   const bool micro = d.dropout_slice_elements > 0;
-  write_plan_overload(
+  write_recompute_overload(
       kernels_, a_, "recompute_" + name, "forward_" + name, d,
       "const Libraries&, cudaStream_t stream" + training,
       std::string(takes_training ? "stream, training" : "stream") + (micro ? ", micro" : ""));

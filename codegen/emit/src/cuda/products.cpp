@@ -191,9 +191,9 @@ void CudaKernelEmitter::emit_product_functions(const FusedGroup& g, bool library
   // Backward and a recompute read the buffers backward sees (checkpointing).
   const ProductPasses back = m_.recomputes_any() ? describe_product(back_, g, a_, workspace) : d;
   if (m_.recomputed(g.product))
-    write_plan_overload(kernels_, a_, "recompute_" + name, "forward_" + name,
-                        back.forward.direction, "const Libraries& lib, cudaStream_t stream",
-                        "lib, stream");
+    write_recompute_overload(kernels_, a_, "recompute_" + name, "forward_" + name,
+                             back.forward.direction, "const Libraries& lib, cudaStream_t stream",
+                             "lib, stream");
   if (!back.backward)
     return;
 

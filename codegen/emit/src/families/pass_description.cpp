@@ -151,9 +151,9 @@ void write_function_pair(Printer& out, ArenaText& arena, const std::string& name
   )");
 }
 
-void write_plan_overload(Printer& out, ArenaText& arena, const std::string& name,
-                         const std::string& function, const Direction& d, const std::string& plan,
-                         const std::string& arguments) {
+void write_recompute_overload(Printer& out, ArenaText& arena, const std::string& name,
+                              const std::string& function, const Direction& d,
+                              const std::string& plan, const std::string& arguments) {
   const bool micro = d.slices_batch() || d.dropout_slice_elements > 0;
   if (micro)
     arena.note_takes_micro_batch(name);

@@ -284,9 +284,9 @@ void write_function_pair(Printer& out, ArenaText& arena, const std::string& name
 // recompute step writes:
 //   void name(std::byte* arena, <plan>) { function(<d's pointers>, <arguments>); }
 // d must have the tensors, in order, of the direction `function` was written for.
-void write_plan_overload(Printer& out, ArenaText& arena, const std::string& name,
-                         const std::string& function, const Direction& d, const std::string& plan,
-                         const std::string& arguments);
+void write_recompute_overload(Printer& out, ArenaText& arena, const std::string& name,
+                              const std::string& function, const Direction& d,
+                              const std::string& plan, const std::string& arguments);
 // "// Expects y to be x ...\n": the lines above the function over the tensors, or "" where it
 // expects nothing.
 std::string expectations_comment(const Direction& d);
