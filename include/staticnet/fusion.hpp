@@ -124,7 +124,8 @@ constexpr int readers_of(const P& plan, std::int64_t i) {
   return count;
 }
 
-// Checkpointing: the step at which layer i runs again in backward (a recompute step), or -1.
+// Checkpointing: the step at which layer i runs again in backward (a recompute step), or -1
+// (LayerPlan::recomputed says whether there is one).
 template <class P>
 constexpr std::int64_t recompute_step(const P& plan, std::int64_t i) {
   for (std::size_t s = 0; s < plan.schedule.size(); ++s)
@@ -139,7 +140,8 @@ template <class P>
 constexpr bool only_reader(const P& plan, std::int64_t i, std::int64_t next) {
   if (next >= static_cast<std::int64_t>(plan.layers.size()))
     return false;
-  if ((recompute_step(plan, i) < 0) != (recompute_step(plan, next) < 0))
+  if (plan.layers[static_cast<std::size_t>(i)].recomputed !=
+      plan.layers[static_cast<std::size_t>(next)].recomputed)
     return false;
   const LayerPlan& n = plan.layers[static_cast<std::size_t>(next)];
   return n.input_count() == 1 && n.inputs[0] == i && readers_of(plan, i) == 1;
@@ -177,12 +179,10 @@ constexpr bool can_fuse_pool(const P& plan, std::int64_t product, std::int64_t b
     return false;
   // Recomputed, the fused passes write the pool's recomputed buffers at the product's recompute
   // step.
-  if (const std::int64_t again = recompute_step(plan, product); again >= 0) {
-    auto recomputed = [&](int b) {
-      return b == no_buffer ? b : plan.buffers[static_cast<std::size_t>(b)].recomputed_as;
-    };
-    if (!early_write_safe(plan, recomputed(pool.output_buffer), again) ||
-        !early_write_safe(plan, recomputed(pool.window_index_buffer), again))
+  if (plan.layers[static_cast<std::size_t>(product)].recomputed) {
+    const std::int64_t again = recompute_step(plan, product);
+    if (!early_write_safe(plan, recomputed_or_same(plan.buffers, pool.output_buffer), again) ||
+        !early_write_safe(plan, recomputed_or_same(plan.buffers, pool.window_index_buffer), again))
       return false;
   }
   if (!pool.runs_backward)

@@ -785,7 +785,9 @@ constexpr Plan<L> assemble(const Graph<L>& g, const PlanState<L>& s,
     const Node& n = g.nodes[step.layer];
     const std::int64_t flops =
         is_batch_norm(n.desc.kind) ? 2 * n.output.elements() : n.forward_flops;
-    p.layers[static_cast<std::size_t>(step.layer)].recompute_flops = flops * g.setup.micro_batches;
+    LayerPlan& l = p.layers[static_cast<std::size_t>(step.layer)];
+    l.recomputed = true;
+    l.recompute_flops = flops * g.setup.micro_batches;
   }
   p.buffers = s.buffers;
   for (std::size_t r = 0; r < p.region_offset.size(); ++r)

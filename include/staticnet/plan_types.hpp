@@ -423,6 +423,8 @@ struct LayerPlan : LayerBuffers {
   // Inference: a BatchNorm folded into the convolution or Linear before it (plan.hpp,
   // folded_batch_norm), in place over that layer's output and with no kernel of its own.
   bool folded = false;
+  // Checkpointing: a recompute step runs its forward again in backward (recompute_flops prices it).
+  bool recomputed = false;
 
   constexpr int input_count() const { return inputs[1] == no_input ? 1 : 2; }
 };

@@ -21,7 +21,11 @@ namespace staticnet::codegen {
 class BackendEmitter {
  protected:
   BackendEmitter(const ModelView& model, Target target)
-      : m_(model), groups_(fuse(model, target)), a_(model), back_(as_backward_sees(model)) {
+      : m_(model),
+        groups_(fuse(model, target)),
+        a_(model),
+        back_(as_backward_sees(model)),
+        checkpointed_(model.recomputes_any()) {
     require_parameters(model);
   }
 
@@ -48,6 +52,7 @@ class BackendEmitter {
   // The model as backward and the recompute steps see it (checkpointing): a group's backward and
   // its recompute are described from this, its forward from m_. Without checkpointing, m_'s copy.
   ModelView back_;
+  const bool checkpointed_;  // some group is recomputed (m_.recomputes_any(), asked once)
 };
 
 }  // namespace staticnet::codegen

@@ -10,15 +10,8 @@ const Buffer* ModelView::find(BufferRole role) const {
 }
 
 bool ModelView::recomputes_any() const {
-  for (const Step& s : schedule)
-    if (s.kind == StepKind::recompute)
-      return true;
-  return false;
-}
-
-bool ModelView::recomputed(std::int64_t layer) const {
-  for (const Step& s : schedule)
-    if (s.kind == StepKind::recompute && s.layer == layer)
+  for (const LayerPlan& l : layers)
+    if (l.recomputed)
       return true;
   return false;
 }

@@ -106,8 +106,7 @@ void CpuKernelEmitter::emit_described(const FusedGroup& g) {
   if (!write_preamble(body_, d))
     return;
   // Backward and a recompute read the buffers backward sees (checkpointing); forward the plan's.
-  const bool checkpointed = m_.recomputes_any();
-  const GroupPasses back = checkpointed ? describe_group(back_, g, a_) : GroupPasses{};
+  const GroupPasses back = checkpointed_ ? describe_group(back_, g, a_) : GroupPasses{};
   // A direction that differs in evaluation reads the forward pass's flags; one that only copies
   // uses no thread.
   if (const std::optional<Direction>& f = d.forward) {
@@ -115,10 +114,10 @@ void CpuKernelEmitter::emit_described(const FusedGroup& g) {
     if (f->differs_in_evaluation())
       trailing.push_back({"const Pass&", "pass", true});
     emit_function("forward_" + group_name(g), trailing, *f);
-    if (m_.recomputed(g.first))
+    if (layer(g.first).recomputed)
       emit_recompute(g, trailing, back);
   }
-  if (const std::optional<Direction>& b = checkpointed ? back.backward : d.backward)
+  if (const std::optional<Direction>& b = checkpointed_ ? back.backward : d.backward)
     emit_function("backward_" + group_name(g), {{"c::ThreadPool&", "pool", true}}, *b);
 }
 

@@ -142,8 +142,8 @@ void CpuKernelEmitter::emit_product(const FusedGroup& g) {
   }
   emit_function("forward_" + name, pool, d.forward.direction, forward);
   // Backward and a recompute read the buffers backward sees (checkpointing).
-  const ProductPasses back = m_.recomputes_any() ? describe_product(back_, g, a_, col) : d;
-  if (m_.recomputed(g.product)) {
+  const ProductPasses back = checkpointed_ ? describe_product(back_, g, a_, col) : d;
+  if (layer(g.product).recomputed) {
     const Signature s = signature(pool, back.forward.direction);
     write_recompute_overload(body_, a_, "recompute_" + name, "forward_" + name,
                              back.forward.direction, s.plan, s.arguments);

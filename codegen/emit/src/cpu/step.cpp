@@ -109,7 +109,7 @@ void CpuKernelEmitter::emit_entry_points() {
   // The training pass: named under checkpointing, where the recomputes run on it too.
   const std::string fields = std::string(".training = true, .seed = constants.seed, ") +
                              ".step = constants.step" + (accumulates ? ", .micro = micro" : "");
-  v["training_pass"] = m_.recomputes_any()
+  v["training_pass"] = checkpointed_
                            ? "const Pass pass{" + fields + "};\nforward(arena, pool, pass);"
                            : "forward(arena, pool, Pass{" + fields + "});";
   body_.emit(v, R"(

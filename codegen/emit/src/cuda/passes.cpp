@@ -127,15 +127,14 @@ void CudaKernelEmitter::emit_described(const FusedGroup& g) {
   if (!write_preamble(kernels_, d))
     return;
   // Backward and a recompute read the buffers backward sees (checkpointing); forward the plan's.
-  const bool checkpointed = m_.recomputes_any();
-  const GroupPasses back = checkpointed ? describe_group(back_, g, a_) : GroupPasses{};
+  const GroupPasses back = checkpointed_ ? describe_group(back_, g, a_) : GroupPasses{};
   // A direction that differs between training and evaluation takes the flag.
   if (const std::optional<Direction>& f = d.forward) {
     emit_function("forward_" + group_name(g), true, f->differs_in_evaluation(), *f);
-    if (m_.recomputed(g.first))
+    if (layer(g.first).recomputed)
       emit_recompute(g, f->differs_in_evaluation(), back);
   }
-  if (const std::optional<Direction>& b = checkpointed ? back.backward : d.backward)
+  if (const std::optional<Direction>& b = checkpointed_ ? back.backward : d.backward)
     emit_function("backward_" + group_name(g), true, false, *b);
 }
 

@@ -189,8 +189,8 @@ void CudaKernelEmitter::emit_product_functions(const FusedGroup& g, bool library
                       "const Libraries& lib, cudaStream_t stream", "lib, stream",
                       /*restrict_qualified=*/true);
   // Backward and a recompute read the buffers backward sees (checkpointing).
-  const ProductPasses back = m_.recomputes_any() ? describe_product(back_, g, a_, workspace) : d;
-  if (m_.recomputed(g.product))
+  const ProductPasses back = checkpointed_ ? describe_product(back_, g, a_, workspace) : d;
+  if (layer(g.product).recomputed)
     write_recompute_overload(kernels_, a_, "recompute_" + name, "forward_" + name,
                              back.forward.direction, "const Libraries& lib, cudaStream_t stream",
                              "lib, stream");

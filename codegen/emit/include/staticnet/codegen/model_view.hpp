@@ -47,9 +47,8 @@ struct ModelView {
   // The first buffer with this role, or nullptr (parameters, gradients, input, loss, ...).
   const Buffer* find(BufferRole role) const;
   const Buffer& buffer(int index) const { return buffers.at(static_cast<std::size_t>(index)); }
-  // Checkpointing: some layer's forward runs again in backward (a recompute step).
+  // Checkpointing: some layer's forward runs again in backward (LayerPlan::recomputed).
   bool recomputes_any() const;
-  bool recomputed(std::int64_t layer) const;
 };
 
 // The model as backward and the recompute steps see it: every buffer a layer reads or writes in
