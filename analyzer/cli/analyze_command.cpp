@@ -225,7 +225,8 @@ void add_analyze_commands(CLI::App& app, Runner& run) {
   cmd->add_option("--fit", a->options.fits,
                   "List the setups that fit a device profile or a budget (e.g. jetson_nano, "
                   "2GiB), cheapest first: the setup as it is, as micro-batches "
-                  "(Accumulate<K>), then the largest batch (sn::fit)")
+                  "(Accumulate<K>), checkpointed (Checkpoint<Sqrt>), then the largest batch "
+                  "(sn::fit)")
       ->delimiter(',');
   cmd->add_option("--batch", a->batches, "What-if: footprints at these batches, e.g. 32,64,128")
       ->delimiter(',');
@@ -240,6 +241,10 @@ void add_analyze_commands(CLI::App& app, Runner& run) {
                   "What-if: each step as K micro-batches of batch/K (gradient accumulation, "
                   "Accumulate<K>), e.g. 1,4; training setups only. A batch that K does not "
                   "divide is left out of the table, with a note")
+      ->delimiter(',');
+  cmd->add_option("--checkpoint", a->options.checkpoints,
+                  "What-if: under these checkpointing policies (None, Sqrt, Every<K>; "
+                  "Checkpoint<P>), with the FLOPs each recomputes; training setups only")
       ->delimiter(',');
   cmd->add_option("--format", a->format, "text (default), json, markdown or svg")
       ->check(CLI::IsMember({"text", "json", "markdown", "svg"}));

@@ -397,6 +397,13 @@ AnalyzeResult analyze(const AnalyzeOptions& o) {
     if (k < 1)
       throw UsageError("--accumulate takes the micro-batches of a step, at least 1, got " +
                        std::to_string(k));
+  for (const std::string& policy : o.checkpoints) {
+    CheckpointKind kind{};
+    std::int64_t every = 0;
+    if (!parse_checkpoint(policy, kind, every))
+      throw UsageError("unknown checkpointing policy '" + policy +
+                       "'; the policies are None, Sqrt and Every<K> with K at least 1");
+  }
   const std::vector<Budget> budgets = budgets_of(o);
   const std::vector<Budget> fit_budgets = fit_budgets_of(o);
 
@@ -433,6 +440,8 @@ AnalyzeResult analyze(const AnalyzeOptions& o) {
       run.insert(run.end(), {"--precision", precision});
     for (std::int64_t k : o.accumulations)
       run.insert(run.end(), {"--accumulate", std::to_string(k)});
+    for (const std::string& policy : o.checkpoints)
+      run.insert(run.end(), {"--checkpoint", policy});
     for (std::size_t i = 0; i < search_bytes.size(); ++i) {  // 1 byte where none fits: no batch
       const std::int64_t b = search_bytes[i];
       run.insert(run.end(), {budgets[i].shares_host_memory ? "--shared-budget" : "--budget",

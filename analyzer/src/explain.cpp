@@ -169,10 +169,14 @@ class Facts {
       } else if (arg.name == "precision") {
         precision_ = enumerator(arg.inner);  // "Int8"
       } else if (arg.name.starts_with("fits_with_")) {
-        // does_not_fit's remedy (fit.hpp): its numbers, which name no others.
+        // does_not_fit's remedy (fit.hpp): its numbers, which name no others, and under
+        // fits_with_checkpoint the policy first (staticnet::Sqrt).
         for (const std::string& part : split_top_level(arg.inner)) {
           const Argument n = argument_of(part);
-          numbers_[n.name] = number(n.inner);
+          if (n.inner.empty() && n.name.starts_with("staticnet::"))
+            policy_ = n.name.substr(std::string_view("staticnet::").size());
+          else
+            numbers_[n.name] = number(n.inner);
         }
       } else if (arg.name == "shape") {
         std::vector<std::int64_t> dims;
@@ -199,6 +203,7 @@ class Facts {
   const std::string& precision() const { return precision_; }
   const std::string& kind() const { return kind_; }
   const std::string& option() const { return option_; }
+  const std::string& policy() const { return policy_; }  // "Sqrt": fits_with_checkpoint's
   std::int64_t operator[](const std::string& name) const {
     const auto it = numbers_.find(name);
     if (it == numbers_.end())
@@ -210,7 +215,7 @@ class Facts {
   std::size_t shape_count() const { return shapes_.size(); }
 
  private:
-  std::string layer_, kind_, option_, dtype_, precision_, place_;
+  std::string layer_, kind_, option_, dtype_, precision_, place_, policy_;
   std::vector<NestingStep> steps_;
   std::int64_t index_ = -1;
   std::map<std::string, std::int64_t> numbers_;
@@ -227,6 +232,11 @@ std::string bytes(std::int64_t v) {
 
 // The remedy does_not_fit and does_not_fit_host end in (fit.hpp): the first that fits.
 std::string remedy(const Facts& f) {
+  if (f.has("extra_compute_percent"))
+    return ". It fits with checkpointing: sn::Checkpoint<sn::" + f.policy() + ">" +
+           (f["micro_batches"] > 1 ? " as " + n(f["micro_batches"]) + " micro-batches" : "") +
+           " needs " + bytes(f["needs_bytes"]) + " and recomputes what it drops in backward, " +
+           n(f["extra_compute_percent"]) + " % more arithmetic than the step's";
   if (f.has("micro_batches"))
     return ". It fits as micro-batches: sn::Accumulate<" + n(f["micro_batches"]) +
            "> trains the same batch in " + n(f["micro_batches"]) + " micro-batches and needs " +

@@ -15,7 +15,7 @@ namespace {
 using nlohmann::json;
 
 // The probe of this staticnet writes exactly this version.
-constexpr int expected_probe_format = 13;
+constexpr int expected_probe_format = 14;
 
 FootprintBytes footprint_of(const json& j) {
   FootprintBytes f;
@@ -113,6 +113,7 @@ PlanDump plan_of(const json& j) {
   p.mode = j.at("mode").get<std::string>();
   p.batch = j.at("batch").get<std::int64_t>();
   p.micro_batches = micro_batches_of(j);
+  p.checkpoint = j.value("checkpoint", std::string("None"));
   p.input_dtype = j.at("input_dtype").get<std::string>();
   p.loss = j.at("loss").get<std::string>();
   p.optimizer = j.at("optimizer").get<std::string>();
@@ -221,25 +222,31 @@ std::vector<ModelDump> parse_probe_output(std::string_view text) {
                          s.at("precision").get<std::string>(),
                          {},
                          micro_batches_of(s),
-                         applicable ? std::string() : s.at("reason").get<std::string>()};
+                         applicable ? std::string() : s.at("reason").get<std::string>(),
+                         s.at("checkpoint").get<std::string>()};
         if (!applicable) {
           d.not_applicable.push_back(std::move(point));
           continue;
         }
         point.footprint = footprint_of(s.at("footprint"));
         point.footprint.host = host_of(s.at("host")).total;
+        point.step_flops = s.at("step_flops").get<std::int64_t>();
+        point.recompute_flops = s.at("recompute_flops").get<std::int64_t>();
         d.sweep.push_back(std::move(point));
       }
       for (const json& b : m.at("max_batch"))
-        d.max_batch.push_back(
-            {b.at("optimizer").get<std::string>(), b.at("precision").get<std::string>(),
-             b.at("by_budget").get<std::vector<std::int64_t>>(), micro_batches_of(b)});
+        d.max_batch.push_back({b.at("optimizer").get<std::string>(),
+                               b.at("precision").get<std::string>(),
+                               b.at("by_budget").get<std::vector<std::int64_t>>(),
+                               micro_batches_of(b), b.at("checkpoint").get<std::string>()});
       for (const json& menu : m.at("fit")) {
         std::vector<FitOption>& options = d.fit.emplace_back();
         for (const json& o : menu)
-          options.push_back({o.at("remedy").get<std::string>(), o.at("batch").get<std::int64_t>(),
-                             o.at("micro_batches").get<std::int64_t>(),
-                             o.at("required").get<std::int64_t>()});
+          options.push_back(
+              {o.at("remedy").get<std::string>(), o.at("batch").get<std::int64_t>(),
+               o.at("micro_batches").get<std::int64_t>(), o.at("checkpoint").get<std::string>(),
+               o.at("required").get<std::int64_t>(), o.at("step_flops").get<std::int64_t>(),
+               o.at("recompute_flops").get<std::int64_t>()});
       }
       models.push_back(std::move(d));
     }

@@ -42,6 +42,7 @@ ordered_json model_json(const ModelReport& m) {
   // run once per micro-batch (1 without Accumulate: the whole batch at once).
   j["micro_batches"] = p.micro_batches;
   j["micro_batch"] = p.micro_batch();
+  j["checkpoint"] = p.checkpoint;  // Checkpoint<P>'s P: "None", "Sqrt" or "Every<K>"
   j["optimizer"] = p.training() ? ordered_json(p.optimizer) : ordered_json(nullptr);
   j["loss"] = p.training() ? ordered_json(p.loss) : ordered_json(nullptr);
   j["precision"] = p.precision;
@@ -132,6 +133,9 @@ ordered_json model_json(const ModelReport& m) {
                       {"optimizer", c.optimizer},
                       {"precision", c.precision},
                       {"micro_batches", c.micro_batches},
+                      {"checkpoint", c.checkpoint},
+                      {"step_flops", c.step_flops},
+                      {"recompute_flops", c.recompute_flops},
                       {"footprint", footprint_json(c.footprint)},
                       {"fits", c.fits}});
   ordered_json max_batch = ordered_json::array();
@@ -139,6 +143,7 @@ ordered_json model_json(const ModelReport& m) {
     max_batch.push_back({{"optimizer", s.optimizer},
                          {"precision", s.precision},
                          {"micro_batches", s.micro_batches},
+                         {"checkpoint", s.checkpoint},
                          {"by_budget", s.by_budget}});
   // Points the sweep asked for that do not plan: K micro-batches that do not divide the batch, or
   // a BatchNorm given one sample.
@@ -148,6 +153,7 @@ ordered_json model_json(const ModelReport& m) {
                               {"optimizer", point.optimizer},
                               {"precision", point.precision},
                               {"micro_batches", point.micro_batches},
+                              {"checkpoint", point.checkpoint},
                               {"reason", point.reason}});
   j["sweep"] = {{"points", points}, {"max_batch", max_batch}, {"not_applicable", not_applicable}};
   // --fit: per budget, the setups that fit, cheapest first (empty: nothing fits). Only when asked,
@@ -160,8 +166,11 @@ ordered_json model_json(const ModelReport& m) {
         options.push_back({{"remedy", o.remedy},
                            {"batch", o.batch},
                            {"micro_batches", o.micro_batches},
+                           {"checkpoint", o.checkpoint},
                            {"required", o.required},
-                           {"margin", menu.budget.memory - o.required}});
+                           {"margin", menu.budget.memory - o.required},
+                           {"step_flops", o.step_flops},
+                           {"recompute_flops", o.recompute_flops}});
       fit.push_back({{"id", menu.budget.id},
                      {"name", menu.budget.name},
                      {"memory", menu.budget.memory},

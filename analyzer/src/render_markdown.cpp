@@ -45,6 +45,8 @@ void render_model(std::string& out, const ModelReport& m) {
       out += line + "\n\n";
     for (const std::string& line : accumulation_lines(m))
       out += line + "\n\n";
+    for (const std::string& line : checkpoint_lines(m))
+      out += line + "\n\n";
     for (const std::string& line : not_applicable_lines(m))
       out += line + "\n\n";
     if (!m.checks.empty())

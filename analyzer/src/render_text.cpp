@@ -117,12 +117,15 @@ void render_model(Writer& w, const ModelReport& m) {
                               ? " and optimizer"
                               : "") +
               (sweeps_precision(m) ? " and precision" : "") +
-              (sweeps_accumulation(m) ? " and micro-batches" : ""));
+              (sweeps_accumulation(m) ? " and micro-batches" : "") +
+              (sweeps_checkpoint(m) ? " and checkpointing" : ""));
     if (!m.sweep.empty())
       w.table(sweep_table(m), 4);
     for (const std::string& line : precision_lines(m))
       w.line("    " + line);
     for (const std::string& line : accumulation_lines(m))
+      w.line("    " + line);
+    for (const std::string& line : checkpoint_lines(m))
       w.line("    " + line);
     for (const std::string& line : not_applicable_lines(m))
       w.line("    " + line);

@@ -299,14 +299,16 @@ ModelReport build_report(ModelDump model, const std::vector<Budget>& budgets,
     r.checks.push_back(c);
   }
   for (const SweepPoint& p : model.sweep) {
-    SweepColumn col{p.batch, p.optimizer, p.precision, p.footprint, {}, p.micro_batches};
+    SweepColumn col{p.batch,         p.optimizer,  p.precision,  p.footprint,      {},
+                    p.micro_batches, p.checkpoint, p.step_flops, p.recompute_flops};
     for (const Budget& b : budgets)
       col.fits.push_back(b.fits(p.footprint, p.precision));
     r.sweep.push_back(std::move(col));
   }
   if (!model.sweep.empty() || !model.not_applicable.empty())
     for (const MaxBatches& m : model.max_batch)
-      r.sweep_max_batch.push_back({m.optimizer, m.precision, m.by_budget, m.micro_batches});
+      r.sweep_max_batch.push_back(
+          {m.optimizer, m.precision, m.by_budget, m.micro_batches, m.checkpoint});
   r.model = std::move(model);
   return r;
 }

@@ -86,6 +86,7 @@ std::string setup_line(const PlanDump& plan) {
   return "training step: " + batch_text(plan.batch, plan.micro_batches, accumulates) +
          (accumulates ? " (Accumulate<" + std::to_string(plan.micro_batches) + ">)" : "") + ", " +
          plan.optimizer + ", " + plan.loss + ", " + plan.precision +
+         (plan.checkpoint != "None" ? ", Checkpoint<" + plan.checkpoint + ">" : "") +
          (plan.prefetch ? ", Prefetch (the next batch arrives during the step)" : "");
 }
 
@@ -371,6 +372,18 @@ bool normalises_per_micro_batch(const PlanDump& p) {
            return l.kind.starts_with("BatchNorm");
          });
 }
+
+// |flops| in percent of a step's, to the nearest, as fit.hpp's Fit::extra_compute_percent.
+std::int64_t percent_of(std::int64_t flops, std::int64_t step_flops) {
+  const std::int64_t magnitude = flops < 0 ? -flops : flops;
+  return step_flops > 0 ? (200 * magnitude + step_flops) / (2 * step_flops) : 0;
+}
+
+// What a setup's checkpointing adds to its step: "+22 % (2,129,920 FLOPs recomputed)".
+std::string recompute_text(const FitOption& o) {
+  return "+" + std::to_string(percent_of(o.recompute_flops, o.step_flops)) + " % (" +
+         grouped_count(o.recompute_flops) + " FLOPs recomputed)";
+}
 }  // namespace
 
 Table fit_table(const ModelReport& m, const FitMenu& menu) {
@@ -390,6 +403,11 @@ Table fit_table(const ModelReport& m, const FitMenu& menu) {
               " micro-batches of " + grouped_count(o.batch / o.micro_batches);
       extra = normalises_per_micro_batch(p) ? "none (each BatchNorm normalises a micro-batch)"
                                             : "none (the same arithmetic)";
+    } else if (o.remedy == "checkpoint") {
+      setup =
+          "Checkpoint<" + o.checkpoint + ">: batch " + grouped_count(o.batch) +
+          (o.micro_batches > 1 ? " as " + grouped_count(o.micro_batches) + " micro-batches" : "");
+      extra = recompute_text(o);
     } else {
       setup =
           "Batch<" + std::to_string(o.batch) + ">" +
@@ -397,6 +415,8 @@ Table fit_table(const ModelReport& m, const FitMenu& menu) {
       extra =
           "none, but " + grouped_count(o.batch) + " samples a step, not " + grouped_count(p.batch);
     }
+    if (o.remedy != "checkpoint" && o.recompute_flops > 0)  // the setup checkpoints already
+      extra += "; its checkpointing " + recompute_text(o);
     t.add({setup, human_bytes(o.required), human_bytes(menu.budget.memory - o.required), extra});
   }
   return t;
@@ -406,7 +426,7 @@ std::string nothing_fits_line(const ModelReport& m, const FitMenu& menu) {
   const bool training = m.model.plan.training();
   return "Nothing fits " + menu.budget.name + ": not the batch of " +
          grouped_count(m.model.plan.batch) + " as it is, " +
-         (training ? "not as micro-batches, " : "") + "not a smaller batch (" +
+         (training ? "not as micro-batches, not checkpointed, " : "") + "not a smaller batch (" +
          (training ? "the weights, gradients and optimizer state" : "the weights") +
          " do not shrink with the batch).";
 }
@@ -432,6 +452,17 @@ bool sweeps_accumulation(const ModelReport& m) {
 
 bool shows_micro_batches(const ModelReport& m) {
   return m.model.plan.micro_batches > 1 || sweeps_accumulation(m);
+}
+
+bool sweeps_checkpoint(const ModelReport& m) {
+  const std::string& own = m.model.plan.checkpoint;
+  return std::ranges::any_of(m.sweep, [&](const SweepColumn& c) { return c.checkpoint != own; }) ||
+         std::ranges::any_of(m.model.not_applicable,
+                             [&](const SweepPoint& p) { return p.checkpoint != own; });
+}
+
+bool shows_checkpoint(const ModelReport& m) {
+  return m.model.plan.checkpoint != "None" || sweeps_checkpoint(m);
 }
 
 namespace {
@@ -540,6 +571,56 @@ std::vector<std::string> accumulation_lines(const ModelReport& m) {
   return lines;
 }
 
+std::vector<std::string> checkpoint_lines(const ModelReport& m) {
+  if (!sweeps_checkpoint(m))
+    return {};
+  std::vector<std::string> lines;
+  const std::string& own = m.model.plan.checkpoint;
+  const bool precisions = sweeps_precision(m);
+  const bool say_micro_batches = shows_micro_batches(m);
+  // One line per (batch, optimizer, precision, micro-batches) swept under more than one policy,
+  // in the sweep's order: each other policy against the setup's (else the first swept).
+  auto same = [](const SweepColumn& a, const SweepColumn& b) {
+    return a.batch == b.batch && a.optimizer == b.optimizer && a.precision == b.precision &&
+           a.micro_batches == b.micro_batches;
+  };
+  for_each_group(m.sweep, same, [&](const SweepColumn& point, auto same_point) {
+    const SweepColumn* reference = &point;
+    for (const SweepColumn& o : m.sweep)
+      if (same_point(o) && o.checkpoint == own)
+        reference = &o;
+    std::string line;
+    for (const SweepColumn& o : m.sweep) {
+      if (!same_point(o) || &o == reference)
+        continue;
+      const std::int64_t a = o.footprint.total, b = reference->footprint.total;
+      const std::int64_t flops = o.recompute_flops - reference->recompute_flops;
+      const std::int64_t percent = percent_of(flops, o.step_flops);
+      line +=
+          std::string(line.empty() ? "" : "; ") + o.checkpoint + " " + human_bytes(a) + ", " +
+          (a == b ? std::string("the same bytes")
+                  : human_bytes(a < b ? b - a : a - b) + (a < b ? " less" : " more")) +
+          ", " +
+          (flops == 0 ? std::string("the same compute")
+                      : std::to_string(percent) + (flops < 0 ? " % less" : " % more") + " compute");
+    }
+    if (line.empty())
+      return;  // this point was swept under one policy only
+    lines.push_back(batch_text(point.batch, point.micro_batches, say_micro_batches) + ", " +
+                    point.optimizer + (precisions ? ", " + point.precision : "") + ", against " +
+                    reference->checkpoint + (reference->checkpoint == own ? " (the setup's)" : "") +
+                    ": " + line);
+  });
+  lines.push_back(
+      "Checkpoint<P> keeps each segment's input and what backward reads of its last layer, drops "
+      "the rest and computes it again before the segment's backward: Every<K> makes segments of "
+      "K units (a unit runs between two tensors every path crosses), Sqrt of about the square "
+      "root of their number. The compute is the FLOPs recomputed against the step's forward and "
+      "backward; where a model's peak is in a segment recomputed whole, checkpointing saves "
+      "nothing.");
+  return lines;
+}
+
 std::vector<std::string> not_applicable_lines(const ModelReport& m) {
   // Per reason and K, in the order swept, the batches left out (each once, whatever the optimizer
   // and precision).
@@ -596,6 +677,11 @@ Table sweep_table(const ModelReport& m) {
     align.push_back(Align::left);
     head.push_back("micro-batches");
   }
+  const bool checkpoints = shows_checkpoint(m);
+  if (checkpoints) {
+    align.push_back(Align::left);
+    head.push_back("checkpoint");
+  }
   std::vector<Category> shown_categories;
   for (Category cat : categories) {
     if (!shown(cat, m.model.plan.footprint))
@@ -606,6 +692,10 @@ Table sweep_table(const ModelReport& m) {
   }
   align.push_back(Align::right);
   head.push_back("total");
+  if (checkpoints) {
+    align.push_back(Align::right);
+    head.push_back("recomputed");
+  }
   if (!m.checks.empty()) {
     align.push_back(Align::left);
     head.push_back("fits");
@@ -618,9 +708,13 @@ Table sweep_table(const ModelReport& m) {
       row.push_back(c.precision);
     if (micro_batches)
       row.push_back(grouped_count(c.micro_batches) + " × " + grouped_count(c.micro_batch()));
+    if (checkpoints)
+      row.push_back(c.checkpoint);
     for (Category cat : shown_categories)
       row.push_back(human_bytes(c.footprint[cat]));
     row.push_back(human_bytes(c.footprint.total));
+    if (checkpoints)
+      row.push_back(c.recompute_flops > 0 ? grouped_count(c.recompute_flops) + " FLOPs" : "none");
     if (!m.checks.empty()) {
       std::string missed;
       for (std::size_t b = 0; b < m.checks.size(); ++b) {
@@ -656,7 +750,8 @@ Table sweep_max_batch_table(const ModelReport& m) {
         "with " + s.optimizer + (sweeps_precision(m) ? ", " + s.precision : "") +
         (micro_batches ? ", " + grouped_count(s.micro_batches) +
                              (s.micro_batches == 1 ? " micro-batch" : " micro-batches")
-                       : "")};
+                       : "") +
+        (shows_checkpoint(m) ? ", Checkpoint<" + s.checkpoint + ">" : "")};
     for (std::int64_t b : s.by_budget)
       row.push_back(grouped_count(b));
     t.add(row);

@@ -54,6 +54,14 @@ bool sweeps_accumulation(const ModelReport& m);
 // Whether the sweep's rows say their micro-batches: under --accumulate, or a setup with
 // Accumulate<K>.
 bool shows_micro_batches(const ModelReport& m);
+// Whether the sweep spans other checkpointing policies than the setup's (--checkpoint).
+bool sweeps_checkpoint(const ModelReport& m);
+// Whether the sweep's rows say their policy: under --checkpoint, or a setup with Checkpoint<P>.
+bool shows_checkpoint(const ModelReport& m);
+// Under --checkpoint, a line per batch, optimizer, precision and micro-batches with more than one
+// policy: what each saves or costs against the setup's (else the first swept), and the compute
+// it adds; then what checkpointing does. Empty without.
+std::vector<std::string> checkpoint_lines(const ModelReport& m);
 // Under --accumulate, a line per batch, optimizer and precision with more than one K: what each
 // saves or costs against the setup's micro-batches (else the first swept), then what changes
 // with K; empty without.

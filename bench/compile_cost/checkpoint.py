@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Compile cost of gradient checkpointing (detail::Checkpoint<P>, include/staticnet/checkpointing.hpp).
+"""Compile cost of gradient checkpointing (Checkpoint<P>, include/staticnet/checkpointing.hpp).
 
 For ResNet-50 (run.py's, Batch<32>, Adam) and run.py's chain of N Linear+ReLU pairs, compiles the
 plan and its static_asserts (run.py's TU) with the setup as it is, and with Checkpoint<Every<2>>
@@ -27,7 +27,7 @@ def with_policy(base, policy):
     setup = "sn::Optimizer<sn::Adam>>;"
     assert setup in base
     text = base.replace(
-        setup, f"sn::Optimizer<sn::Adam>, sn::detail::Checkpoint<sn::detail::{policy}>>;", 1)
+        setup, f"sn::Optimizer<sn::Adam>, sn::Checkpoint<sn::detail::{policy}>>;", 1)
     # The TU's bounds on the activations are the unremedied plan's; a checkpointed plan asserts
     # that it recomputes something.
     lines = [line for line in text.rstrip("\n").split("\n") if "footprint.activations" not in line]

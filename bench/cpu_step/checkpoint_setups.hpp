@@ -7,7 +7,7 @@
 namespace bench {
 
 namespace sn = staticnet;
-using CheckpointSqrt = sn::detail::Checkpoint<sn::detail::Sqrt>;
+using CheckpointSqrt = sn::Checkpoint<sn::Sqrt>;
 
 using SimpleCNNCheckpointSqrt =
     sn::Training<sn::Input<sn::f32, 3, 32, 32>, sn::Batch<128>, sn::Loss<sn::CrossEntropy>,

@@ -54,19 +54,31 @@ inline constexpr std::int64_t max_batch_scan = 32;
 
 namespace detail {
 // `Layers`: the model's flattened nodes (std::array<NodeDesc, L>), or a chain of LayerDescs.
-// The bytes a batch needs in the memory `budget` counts: all of them, or on a microcontroller
-// (`device` with flash) all but what stays in its flash; on a device that shares host memory,
-// with the trainer's host bytes. Negative when the batch does not plan, or when the trainer's
-// host bytes exceed the host budget the device names: no budget admits it.
+// What a batch costs: the bytes it needs in the memory `budget` counts (all of them, or on a
+// microcontroller, `device` with flash, all but what stays in its flash; on a device that shares
+// host memory, with the trainer's host bytes), and its arithmetic. `total` is negative when the
+// batch does not plan, or when the trainer's host bytes exceed the host budget the device names:
+// no budget admits it.
+struct Priced {
+  std::int64_t total = -1;
+  std::int64_t step_flops = 0;       // forward and backward, as without checkpointing
+  std::int64_t recompute_flops = 0;  // what checkpointing adds to them
+};
 template <class Layers>
-constexpr std::int64_t total_for_batch(const Layers& layers, SetupDesc setup, std::int64_t batch,
-                                       const Device& device = {}) {
+constexpr Priced price_for_batch(const Layers& layers, SetupDesc setup, std::int64_t batch,
+                                 const Device& device = {}) {
   setup.batch = batch;
   const auto p = plan(lower(layers, setup));
   if (!p.error.ok() || !host_fits(p.host, device))
-    return -1;
+    return {};
   const Footprint& f = p.footprint;
-  return (f.total() - flash_part(f, setup, device) + shared_host_part(p.host, device)).count;
+  return {(f.total() - flash_part(f, setup, device) + shared_host_part(p.host, device)).count,
+          p.forward_flops() + p.backward_flops(), p.recompute_flops()};
+}
+template <class Layers>
+constexpr std::int64_t total_for_batch(const Layers& layers, SetupDesc setup, std::int64_t batch,
+                                       const Device& device = {}) {
+  return price_for_batch(layers, setup, batch, device).total;
 }
 // The fewest samples a micro-batch may have: one, or two where a BatchNorm has no positions to
 // count (one value per channel does not plan: the one error a larger batch can mend).

@@ -1,5 +1,5 @@
 #pragma once
-// Gradient checkpointing's segments (detail::Checkpoint<P>, setup.hpp): where the model may be
+// Gradient checkpointing's segments (Checkpoint<P>, setup.hpp): where the model may be
 // cut, and where the setup's policy cuts it. plan.hpp's stages read the result: plan_forward keeps
 // each segment's input, and plan_backward computes the segment's dropped tensors again before its
 // backward (plan.hpp, "Checkpointing").

@@ -75,6 +75,7 @@ STATICNET_NUMBER(kernel)
 STATICNET_NUMBER(required_bytes)
 STATICNET_NUMBER(budget_bytes)
 STATICNET_NUMBER(needs_bytes)
+STATICNET_NUMBER(extra_compute_percent)
 STATICNET_NUMBER(smallest_batch)
 STATICNET_NUMBER(weights)
 STATICNET_NUMBER(gradients)
@@ -104,9 +105,12 @@ STATICNET_NUMBER(values_per_channel)
 
 // The last argument of does_not_fit and does_not_fit_host: the first remedy fit() finds
 // (fit.hpp), with the bytes it needs on the device: the same batch as K micro-batches, the
+// same batch (as K micro-batches) under a checkpointing policy with the compute it adds, the
 // largest batch that fits, or nothing (the smallest batch's bytes).
 template <class MicroBatches, class Needs>
 struct fits_with_accumulate {};
+template <class Policy, class MicroBatches, class Needs, class ExtraComputePercent>
+struct fits_with_checkpoint {};
 template <class Batch, class Needs>
 struct fits_with_smaller_batch {};
 template <class SmallestBatch, class Needs>

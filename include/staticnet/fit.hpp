@@ -7,11 +7,13 @@
 //   1. Accumulate<K> (a training setup's only): the same batch as K micro-batches, each multiple
 //      of the setup's own K that divides the batch, fewest first: the same arithmetic, and a step
 //      that differs only where a BatchNorm normalises per micro-batch;
-//   2. a smaller batch: the largest below the setup's that a bisection finds fits, which changes
+//   2. Checkpoint<Sqrt> (a training setup's that does not checkpoint already): at the setup's own
+//      micro-batches, then at each accumulation's: the same arithmetic and more of it, the
+//      recomputation its plan counts (Fit::recompute_flops);
+//   3. a smaller batch: the largest below the setup's that a bisection finds fits, which changes
 //      the training.
-// Mixed precision comes before both once the CUDA trainer renders it (issue 38), checkpointing
-// between them once Checkpoint<Auto> finds the least recomputation that fits (issue 39; the plan
-// and both trainers run detail::Checkpoint<Every<K>> and <Sqrt> already).
+// Mixed precision comes first once the CUDA trainer renders it (issue 38), and Checkpoint<Auto>
+// (the least recomputation that fits) takes Sqrt's place once it lands (issue 39).
 //
 // The candidates are values, not types: each is the setup's SetupDesc with one field changed,
 // planned by the same constant evaluation as any setup (budget.hpp's total_for_batch), so the
@@ -26,6 +28,7 @@ namespace staticnet {
 enum class Remedy : std::uint8_t {
   none,           // the setup fits as it is
   accumulate,     // as micro-batches: setup.micro_batches
+  checkpoint,     // under setup.checkpoint (Sqrt), as setup.micro_batches micro-batches
   smaller_batch,  // at setup.batch, below the setup's own
   nothing,        // nothing fits; setup.batch is the smallest batch, required its bytes (with
                   // no host budget; 0 where the weights do not fit a microcontroller's flash)
@@ -38,6 +41,8 @@ constexpr const char* name_of(Remedy r) {
       return "none";
     case Remedy::accumulate:
       return "accumulate";
+    case Remedy::checkpoint:
+      return "checkpoint";
     case Remedy::smaller_batch:
       return "smaller_batch";
     case Remedy::nothing:
@@ -50,8 +55,14 @@ struct Fit {
   Remedy remedy = Remedy::nothing;
   SetupDesc setup;  // the setup that fits, or under Remedy::nothing the smallest one tried
   Bytes required;   // what it needs of the device's memory, as fits() counts it
+  std::int64_t step_flops = 0;       // its step's forward and backward FLOPs
+  std::int64_t recompute_flops = 0;  // what its checkpointing adds to them
 
   constexpr bool found() const { return remedy != Remedy::nothing; }
+  // The compute checkpointing adds, in percent of the step's, to the nearest.
+  constexpr std::int64_t extra_compute_percent() const {
+    return step_flops > 0 ? (200 * recompute_flops + step_flops) / (2 * step_flops) : 0;
+  }
 };
 
 namespace detail {
@@ -71,6 +82,25 @@ constexpr Accumulations accumulations(const SetupDesc& s) {
       a.k[a.count++] = k;
   return a;
 }
+// Whether fit tries checkpointing: in training, where the setup does not checkpoint already.
+constexpr bool tries_checkpoint(const SetupDesc& s) {
+  return s.mode == Mode::training && s.checkpoint == CheckpointKind::none;
+}
+// The setup under fit's checkpointing candidate (where tries_checkpoint).
+constexpr SetupDesc checkpointed(SetupDesc s) {
+  if (tries_checkpoint(s))
+    s.checkpoint = CheckpointKind::sqrt;
+  return s;
+}
+// A candidate's Fit where its bytes fit d, else none. A checkpointing candidate that recomputes
+// nothing is the setup itself (a model with no tensor to cut at, or whose segments end in place
+// over all they hold): none.
+constexpr Fit fit_if(Remedy r, const SetupDesc& s, const Priced& price, const Device& d) {
+  const bool remedies = r != Remedy::checkpoint || price.recompute_flops > 0;
+  return remedies && price.total >= 0 && price.total <= d.available().count
+             ? Fit{r, s, Bytes{price.total} + d.overhead, price.step_flops, price.recompute_flops}
+             : Fit{};
+}
 // The device as the bytes of a setup that fits nowhere are counted: without its host budget,
 // which a setup's bytes may exceed at every batch (total_for_batch then gives none).
 constexpr Device without_host_budget(Device d) {
@@ -79,20 +109,20 @@ constexpr Device without_host_budget(Device d) {
 }
 
 // The setups that fit d, cheapest first, each passed to visit(const Fit&), which returns false
-// to stop: the setup as it is; else each accumulation that fits, then the largest smaller batch
-// that fits, found by bisection between the smallest batch and the setup's. (Bisection assumes the
-// bytes grow with the batch; placement's 256-byte rounding can make them dip, so a batch a little
-// larger may fit too: max_batch scans for it, at the price of 32 more plans.) Returns whether visit
-// was called. Bytes are counted as max_batch counts them: on a microcontroller, the SRAM with the
-// weights in flash (whose own check, outgrows_flash, is the caller's: fit_for's); on a device that
-// shares host memory, with the trainer's host bytes; and a host budget must hold those bytes.
+// to stop: the setup as it is; else each accumulation that fits, then Sqrt at the setup's own
+// micro-batches and at each accumulation's that did not fit where it fits (and recomputes
+// something), then the largest smaller batch that fits, found by bisection between the smallest
+// batch and the setup's. (Bisection assumes the bytes grow with the batch; placement's 256-byte
+// rounding can make them dip, so a batch a little larger may fit too: max_batch scans for it, at
+// the price of 32 more plans.) Returns whether visit was called. Bytes are counted as max_batch
+// counts them: on a microcontroller, the SRAM with the weights in flash (whose own check,
+// outgrows_flash, is the caller's: fit_for's); on a device that shares host memory, with the
+// trainer's host bytes; and a host budget must hold those bytes.
 template <class Layers, class Visit>
 constexpr bool for_each_fitting(const Layers& layers, const SetupDesc& setup, const Device& d,
                                 Visit visit) {
   auto fitting = [&](Remedy r, const SetupDesc& s) {
-    const std::int64_t total = total_for_batch(layers, s, s.batch, d);
-    return total >= 0 && total <= d.available().count ? Fit{r, s, Bytes{total} + d.overhead}
-                                                      : Fit{};
+    return fit_if(r, s, price_for_batch(layers, s, s.batch, d), d);
   };
   if (const Fit f = fitting(Remedy::none, setup); f.found()) {
     visit(f);
@@ -100,13 +130,29 @@ constexpr bool for_each_fitting(const Layers& layers, const SetupDesc& setup, co
   }
   bool any = false;
   const Accumulations a = accumulations(setup);
+  bool accumulated[256]{};  // whether a.k[i] micro-batches fit without checkpointing
   for (int i = 0; i < a.count; ++i) {
     SetupDesc s = setup;
     s.micro_batches = a.k[i];
     if (const Fit f = fitting(Remedy::accumulate, s); f.found()) {
-      any = true;
+      any = accumulated[i] = true;
       if (!visit(f))
         return true;
+    }
+  }
+  // Checkpointing where those micro-batches do not fit without it (where they do, it only adds
+  // compute).
+  if (tries_checkpoint(setup)) {
+    SetupDesc s = checkpointed(setup);
+    for (int i = -1; i < a.count; ++i) {  // -1: the setup's own micro-batches, which do not fit
+      if (i >= 0 && accumulated[i])
+        continue;
+      s.micro_batches = i < 0 ? setup.micro_batches : a.k[i];
+      if (const Fit f = fitting(Remedy::checkpoint, s); f.found()) {
+        any = true;
+        if (!visit(f))
+          return true;
+      }
     }
   }
   // A smaller batch: bisection over the micro-batch's samples, from the smallest that plans (which
@@ -164,19 +210,33 @@ namespace detail {
 // fit() spread over constant evaluations, one per candidate plan (each with the compilers' whole
 // budget, as plan_v's stages are), in fit_for's order and with its answers.
 
-// The bytes of the setup at Batch as MicroBatches micro-batches on D, as total_for_batch counts
-// them (-1: it does not plan, or the host budget does not hold it).
-template <Model M, Setup S, Device D, std::int64_t Batch, std::int64_t MicroBatches>
-inline constexpr std::int64_t candidate_total_v = [] {
-  SetupDesc s = S::desc();
+// The setup at Batch as MicroBatches micro-batches (under fit's checkpointing where
+// Checkpointed) on D, priced as price_for_batch prices it (total -1: it does not plan, or the host
+// budget does not hold it).
+template <Setup S, std::int64_t Batch, std::int64_t MicroBatches, bool Checkpointed>
+inline constexpr SetupDesc candidate_setup_v = [] {
+  SetupDesc s = Checkpointed ? checkpointed(S::desc()) : S::desc();
+  s.batch = Batch;
   s.micro_batches = MicroBatches;
-  return total_for_batch(flatten<M>(), s, Batch, D);
+  return s;
 }();
-template <Model M, Setup S, Device D, std::int64_t Batch, std::int64_t MicroBatches>
-inline constexpr bool candidate_fits_v = candidate_total_v<M, S, D, Batch, MicroBatches> >= 0 &&
-                                         candidate_total_v<M, S, D, Batch, MicroBatches> <=
-                                             D.available().count;
+template <Model M, Setup S, Device D, std::int64_t Batch, std::int64_t MicroBatches,
+          bool Checkpointed = false>
+inline constexpr Priced candidate_v = price_for_batch(
+    flatten<M>(), candidate_setup_v<S, Batch, MicroBatches, Checkpointed>, Batch, D);
+// Its Fit under remedy r (none where it does not fit).
+template <Model M, Setup S, Device D, std::int64_t Batch, std::int64_t MicroBatches,
+          bool Checkpointed = false>
+constexpr Fit candidate_fit(Remedy r) {
+  return fit_if(r, candidate_setup_v<S, Batch, MicroBatches, Checkpointed>,
+                candidate_v<M, S, D, Batch, MicroBatches, Checkpointed>, D);
+}
+template <Model M, Setup S, Device D, std::int64_t Batch, std::int64_t MicroBatches,
+          bool Checkpointed = false>
+inline constexpr bool candidate_fits_v =
+    candidate_fit<M, S, D, Batch, MicroBatches, Checkpointed>(Remedy::none).found();
 
+// The micro-batches of the first accumulation that fits, or 0.
 template <Model M, Setup S, Device D, int I = 0>
 constexpr std::int64_t first_fitting_accumulation() {
   constexpr Accumulations a = accumulations(S::desc());
@@ -186,6 +246,19 @@ constexpr std::int64_t first_fitting_accumulation() {
     return a.k[I];
   else
     return first_fitting_accumulation<M, S, D, I + 1>();
+}
+// The micro-batches at which fit's checkpointing first fits (I = -1: the setup's own; then each
+// accumulation's), or 0.
+template <Model M, Setup S, Device D, int I = -1>
+constexpr std::int64_t first_fitting_checkpoint() {
+  constexpr Accumulations a = accumulations(S::desc());
+  if constexpr (!tries_checkpoint(S::desc()) || I >= a.count)
+    return 0;
+  else if constexpr (candidate_fits_v<M, S, D, S::desc().batch,
+                                      (I < 0 ? S::desc().micro_batches : a.k[I]), true>)
+    return I < 0 ? S::desc().micro_batches : a.k[I];
+  else
+    return first_fitting_checkpoint<M, S, D, I + 1>();
 }
 
 // for_each_fitting's bisection for a smaller batch, its batches counted in micro-batches of B
@@ -237,23 +310,20 @@ constexpr Fit staged_fit() {
   if constexpr (!flash_holds<M, S, D>()) {
     return Fit{Remedy::nothing, s, Bytes{}};
   } else if constexpr (candidate_fits_v<M, S, D, setup.batch, setup.micro_batches>) {
-    return Fit{Remedy::none, s,
-               Bytes{candidate_total_v<M, S, D, setup.batch, setup.micro_batches>} + D.overhead};
+    return candidate_fit<M, S, D, setup.batch, setup.micro_batches>(Remedy::none);
   } else if constexpr (constexpr std::int64_t k = first_fitting_accumulation<M, S, D>(); k > 0) {
-    s.micro_batches = k;
-    return Fit{Remedy::accumulate, s,
-               Bytes{candidate_total_v<M, S, D, setup.batch, k>} + D.overhead};
+    return candidate_fit<M, S, D, setup.batch, k>(Remedy::accumulate);
+  } else if constexpr (constexpr std::int64_t c = first_fitting_checkpoint<M, S, D>(); c > 0) {
+    return candidate_fit<M, S, D, setup.batch, c, true>(Remedy::checkpoint);
   } else if constexpr (constexpr std::int64_t b = smaller_batch<M, S, D>(); b > 0) {
-    s.batch = b;
-    return Fit{Remedy::smaller_batch, s,
-               Bytes{candidate_total_v<M, S, D, b, setup.micro_batches>} + D.overhead};
+    return candidate_fit<M, S, D, b, setup.micro_batches>(Remedy::smaller_batch);
   } else {
     constexpr std::int64_t smallest = setup.micro_batches * smallest_micro_batch_v<M, S>;
     s.batch = smallest;
     constexpr Device unbounded = without_host_budget(D);
     return Fit{
         Remedy::nothing, s,
-        Bytes{candidate_total_v<M, S, unbounded, smallest, setup.micro_batches>} + D.overhead};
+        Bytes{candidate_v<M, S, unbounded, smallest, setup.micro_batches>.total} + D.overhead};
   }
 }
 }  // namespace detail
@@ -280,23 +350,33 @@ using fit_t = FittedSetup<fit_v<M, S, D>.setup>;
 
 namespace detail {
 // fit()'s answer as the last argument of does_not_fit and does_not_fit_host.
-template <Remedy R, std::int64_t MicroBatches, std::int64_t Batch, std::int64_t Needs>
+template <Remedy R, std::int64_t MicroBatches, std::int64_t Batch, std::int64_t Needs,
+          std::int64_t ExtraPercent>
 struct remedy_named {
   using type = error::fits_with_nothing<error::smallest_batch<Batch>, error::needs_bytes<Needs>>;
 };
-template <std::int64_t MicroBatches, std::int64_t Batch, std::int64_t Needs>
-struct remedy_named<Remedy::accumulate, MicroBatches, Batch, Needs> {
+template <std::int64_t MicroBatches, std::int64_t Batch, std::int64_t Needs,
+          std::int64_t ExtraPercent>
+struct remedy_named<Remedy::accumulate, MicroBatches, Batch, Needs, ExtraPercent> {
   using type =
       error::fits_with_accumulate<error::micro_batches<MicroBatches>, error::needs_bytes<Needs>>;
 };
-template <std::int64_t MicroBatches, std::int64_t Batch, std::int64_t Needs>
-struct remedy_named<Remedy::smaller_batch, MicroBatches, Batch, Needs> {
+template <std::int64_t MicroBatches, std::int64_t Batch, std::int64_t Needs,
+          std::int64_t ExtraPercent>
+struct remedy_named<Remedy::checkpoint, MicroBatches, Batch, Needs, ExtraPercent> {
+  using type = error::fits_with_checkpoint<Sqrt, error::micro_batches<MicroBatches>,
+                                           error::needs_bytes<Needs>,
+                                           error::extra_compute_percent<ExtraPercent>>;
+};
+template <std::int64_t MicroBatches, std::int64_t Batch, std::int64_t Needs,
+          std::int64_t ExtraPercent>
+struct remedy_named<Remedy::smaller_batch, MicroBatches, Batch, Needs, ExtraPercent> {
   using type = error::fits_with_smaller_batch<error::batch<Batch>, error::needs_bytes<Needs>>;
 };
 template <Model M, Setup S, Device D>
-using remedy_for =
-    typename remedy_named<fit_v<M, S, D>.remedy, fit_v<M, S, D>.setup.micro_batches,
-                          fit_v<M, S, D>.setup.batch, fit_v<M, S, D>.required.count>::type;
+using remedy_for = typename remedy_named<fit_v<M, S, D>.remedy, fit_v<M, S, D>.setup.micro_batches,
+                                         fit_v<M, S, D>.setup.batch, fit_v<M, S, D>.required.count,
+                                         fit_v<M, S, D>.extra_compute_percent()>::type;
 }  // namespace detail
 
 // Fails the build when the plan does not fit D, naming required and budget bytes and the
@@ -305,6 +385,7 @@ using remedy_for =
 // own error (does_not_fit_sram, does_not_fit_flash), so a build over both budgets names both.
 // A device that names a host budget (Device::host_memory) has the trainer's host bytes checked
 // against it apart too (does_not_fit_host). Both end in what fit() finds (fits_with_accumulate,
+// fits_with_checkpoint,
 // fits_with_smaller_batch or fits_with_nothing), so the one error says what would fit.
 template <Model M, Setup S, Device D>
 constexpr bool assert_fits() {

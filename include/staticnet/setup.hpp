@@ -260,6 +260,41 @@ constexpr const char* name_of(CheckpointKind k) {
   return "?";
 }
 
+// A checkpointing policy as Checkpoint<P> spells P: "None", "Sqrt" or "Every<K>" with K >= 1,
+// the name in any case (`staticnet analyze --checkpoint none,sqrt,every<4>`); false for any other
+// text. `every` is K, or 0.
+constexpr bool parse_checkpoint(std::string_view text, CheckpointKind& kind, std::int64_t& every) {
+  auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
+  auto starts = [&](std::string_view word) {
+    if (text.size() < word.size())
+      return false;
+    for (std::size_t i = 0; i < word.size(); ++i)
+      if (lower(text[i]) != word[i])
+        return false;
+    return true;
+  };
+  every = 0;
+  if (text.size() == 4 && starts("none")) {
+    kind = CheckpointKind::none;
+    return true;
+  }
+  if (text.size() == 4 && starts("sqrt")) {
+    kind = CheckpointKind::sqrt;
+    return true;
+  }
+  if (!starts("every<") || text.size() < 8 || text.back() != '>')
+    return false;
+  std::int64_t k = 0;
+  for (char c : text.substr(6, text.size() - 7)) {
+    if (c < '0' || c > '9' || k > (std::int64_t{1} << 40))
+      return false;
+    k = 10 * k + (c - '0');
+  }
+  kind = CheckpointKind::every;
+  every = k;
+  return k >= 1;
+}
+
 enum class SetupProblem : std::uint8_t { none, missing_input, given_twice, not_accepted };
 
 struct SetupDesc {
@@ -374,7 +409,6 @@ struct BatchSlots {
   static constexpr void apply(SetupDesc& s) { s.batch_slots = N; }
 };
 
-namespace detail {
 // Training only: gradient checkpointing (Chen et al. 2016, "Training Deep Nets with Sublinear
 // Memory Cost"). The model is cut into segments at tensors every path from the input to the loss
 // crosses (in a residual network, between blocks; never before an activation, which stays with
@@ -389,9 +423,8 @@ namespace detail {
 //   Checkpoint<None>      everything kept (the default)
 //   Checkpoint<Every<K>>  segments of K cut-to-cut units
 //   Checkpoint<Sqrt>      segments of ⌈√n⌉ units, n the units (about √n segments)
-// Not public yet: both backends render these, but Checkpoint<Auto> (the least recomputation that
-// fits a budget), fit's checkpointing candidates and the analyzer's --checkpoint axis are still
-// to come (issue 39); the public name comes with them.
+// Checkpoint<Auto> (the least recomputation that fits a budget) is still to come (issue 39); fit
+// tries Sqrt (fit.hpp), and `staticnet analyze --checkpoint` prices each policy.
 struct None {
   static constexpr CheckpointKind kind = CheckpointKind::none;
   static constexpr std::int64_t every = 0;
@@ -414,7 +447,6 @@ struct Checkpoint {
     s.checkpoint_every = P::every;
   }
 };
-}  // namespace detail
 
 template <class T>
 concept SetupOptionType = requires(SetupDesc& s) {

@@ -366,6 +366,43 @@ def check_checkpoint_numbers(args):
     text = " ".join(analyze(args, header, expect=0).stdout.split())
     check("recompute FLOPs" in text and "Recompute FLOPs (checkpointing)" in text,
           f"checkpoint: the text report prices the recomputation:\n{text}")
+    # --checkpoint sweeps the policies, each with its bytes and recompute FLOPs (by hand in
+    # tests/core/test_checkpoint.cpp; the step's 9,801,728 FLOPs in tests/core/test_fit.cpp).
+    report = json.loads(analyze(args, header, "--format", "json", "--checkpoint",
+                                "none,sqrt,every<2>", expect=0).stdout)["models"][0]
+    got = [(p["checkpoint"], p["footprint"]["activations"], p["recompute_flops"], p["step_flops"])
+           for p in report["sweep"]["points"]]
+    want = [("None", 106752, 0, 9801728), ("Sqrt", 41216, 2129920, 9801728),
+            ("Every<2>", 57600, 1597440, 9801728)]
+    check(got == want, f"checkpoint sweep: {got}, by hand {want}")
+    check(report["checkpoint"] == "Sqrt", f"checkpoint: the setup's policy {report['checkpoint']}")
+    text = " ".join(analyze(args, header, "--checkpoint", "none,sqrt,every<2>",
+                            expect=0).stdout.split())
+    # 106,752 - 41,216 = 65,536 B = 64 KiB; 2,129,920 / 9,801,728 = 21.7 %, (2,129,920 -
+    # 1,597,440) / 9,801,728 = 5.4 %.
+    line = ("batch 16, SGD, against Sqrt (the setup's): None 924.75 KiB, 64.00 KiB more, 22 % less "
+            "compute; Every<2> 876.75 KiB, 16.00 KiB more, 5 % less compute")
+    check(line in text, f"checkpoint sweep: the text says '{line}':\n{text}")
+    result = analyze(args, header, "--checkpoint", "every<0>", expect=2)
+    check("unknown checkpointing policy 'every<0>'" in result.stderr,
+          f"checkpoint: a bad policy: {result.stderr}")
+    # --fit offers checkpointing after accumulation (tests/core/test_fit.cpp derives the bytes):
+    # the same MLP unremedied, in sixteen micro-batches of one sample (847,104 B), does not fit
+    # 845,000 B; under Sqrt it needs 843,008 and recomputes 2,129,920 of the step's 9,801,728
+    # FLOPs (22 %). No smaller batch is left: a micro-batch of one is the smallest.
+    in_sixteen = ("staticnet::Training<staticnet::Input<staticnet::f32, 64>, staticnet::Batch<16>, "
+                  "staticnet::Loss<staticnet::MSE>, staticnet::Accumulate<16>>")
+    flags = ("--model", "mlp50::Net", "--setup", in_sixteen, "--fit", "845000")
+    fits = json.loads(analyze(args, header, "--format", "json", *flags,
+                              expect=0).stdout)["models"][0]["fit"][0]["options"]
+    got = [(o["remedy"], o["checkpoint"], o["batch"], o["micro_batches"], o["required"],
+            o["step_flops"], o["recompute_flops"]) for o in fits]
+    want = [("checkpoint", "Sqrt", 16, 16, 843008, 9801728, 2129920)]
+    check(got == want, f"fit with checkpointing: {got}, by hand {want}")
+    text = " ".join(analyze(args, header, *flags, expect=0).stdout.split())
+    for cell in ("Checkpoint<Sqrt>: batch 16 as 16 micro-batches",
+                 "+22 % (2,129,920 FLOPs recomputed)"):
+        check(cell in text, f"fit with checkpointing: the text report says '{cell}':\n{text}")
     # Without checkpointing nothing is said of it (the column and the field are absent).
     plain = json.loads(analyze(args, SQUARE, "--format", "json", expect=0).stdout)["models"][0]
     check("recompute_flops" not in plain["layer_totals"] and
@@ -495,7 +532,7 @@ def check_accumulate_numbers(args):
     check(points[(32, 1)]["total"] - points[(32, 4)]["total"] == activations(B) - activations(m_)
           == 1039104, "accumulate: 4 micro-batches save the activations' difference only")
     check(m["sweep"]["not_applicable"] == [{"batch": 30, "optimizer": "Adam", "precision": "FP32",
-                                            "micro_batches": 4,
+                                            "micro_batches": 4, "checkpoint": "None",
                                             "reason": "micro_batches_do_not_divide"}],
           f"accumulate: not applicable {m['sweep']['not_applicable']}")
     # The largest batch in 2 MiB under Accumulate<4> is a multiple of 4 that fits, the next

@@ -90,14 +90,14 @@ using LeNet5MixedF16Sgd = LeNet5MixedF16With<sn::SGD>;
 using MlpMixedF16Sgd = MlpMixedF16With<sn::SGD>;
 using MlpMixedF16Adam = MlpMixedF16With<sn::Adam>;
 
-// Gradient checkpointing (detail::Checkpoint<P>): the same batches, the same step (a recompute
+// Gradient checkpointing (Checkpoint<P>): the same batches, the same step (a recompute
 // runs the same kernels on the same values), so make_fixtures.py's fixtures check it
 // (test_checkpoint_fixtures.cpp). SimpleCNN's units are {Conv2d, ReLU}, {MaxPool2d}, {Flatten} and
 // {Linear}; Sqrt (two units a segment) checkpoints {Conv2d, ReLU, MaxPool2d} and recomputes the
 // first two.
 using SimpleCNNCheckpointSqrtAdam =
     sn::Training<sn::Input<sn::f32, 3, 32, 32>, sn::Batch<128>, sn::Loss<sn::CrossEntropy>,
-                 sn::Optimizer<sn::Adam>, sn::detail::Checkpoint<sn::detail::Sqrt>>;
+                 sn::Optimizer<sn::Adam>, sn::Checkpoint<sn::Sqrt>>;
 
 // Gradient accumulation (sn::Accumulate<K>) on the same batches: these models have no BatchNorm,
 // and a Dropout draws the whole batch's masks, so K micro-batches give the whole batch's step, and

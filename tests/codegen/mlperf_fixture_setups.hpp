@@ -42,34 +42,32 @@ using FCAutoencoderAccumulate2 =
     sn::Training<sn::Input<sn::f32, 640>, sn::Batch<16>, sn::Loss<sn::MSE>,
                  sn::Optimizer<sn::SGDMomentum>, sn::Accumulate<2>>;
 
-// Gradient checkpointing (detail::Checkpoint<P>) on the same batches, against the same fixtures
+// Gradient checkpointing (Checkpoint<P>) on the same batches, against the same fixtures
 // (test_checkpoint_fixtures.cpp): a recompute runs the same kernels on the same values, a
 // BatchNorm recomputed normalises by its first pass's statistics and updates the running ones
 // once, a Dropout recomputed draws the same mask.
 using ResNet8CheckpointSqrt =
     sn::Training<sn::Input<sn::f32, 3, 32, 32>, sn::Batch<4>, sn::Loss<sn::CrossEntropy>,
-                 sn::Optimizer<sn::SGDMomentum>, sn::detail::Checkpoint<sn::detail::Sqrt>>;
+                 sn::Optimizer<sn::SGDMomentum>, sn::Checkpoint<sn::Sqrt>>;
 // ResNet-8 under Every<2>: block 1's Add is recomputed, from a kept shortcut and a recomputed body.
 using ResNet8CheckpointEvery2 =
     sn::Training<sn::Input<sn::f32, 3, 32, 32>, sn::Batch<4>, sn::Loss<sn::CrossEntropy>,
-                 sn::Optimizer<sn::SGDMomentum>, sn::detail::Checkpoint<sn::detail::Every<2>>>;
+                 sn::Optimizer<sn::SGDMomentum>, sn::Checkpoint<sn::Every<2>>>;
 // The DS-CNN under Sqrt recomputes its Dropout (and a segment's last Conv2d reads a recomputed
 // input).
 using DSCNNCheckpointSqrt =
     sn::Training<sn::Input<sn::f32, 1, 49, 10>, sn::Batch<4>, sn::Loss<sn::CrossEntropy>,
-                 sn::Optimizer<sn::SGDMomentum>, sn::detail::Checkpoint<sn::detail::Sqrt>>;
+                 sn::Optimizer<sn::SGDMomentum>, sn::Checkpoint<sn::Sqrt>>;
 using FCAutoencoderCheckpointSqrt =
     sn::Training<sn::Input<sn::f32, 640>, sn::Batch<16>, sn::Loss<sn::MSE>,
-                 sn::Optimizer<sn::SGDMomentum>, sn::detail::Checkpoint<sn::detail::Sqrt>>;
+                 sn::Optimizer<sn::SGDMomentum>, sn::Checkpoint<sn::Sqrt>>;
 // With Accumulate<2>: every micro-batch recomputes, against PyTorch's accumulation loop.
 using ResNet8CheckpointSqrtAccumulate2 =
     sn::Training<sn::Input<sn::f32, 3, 32, 32>, sn::Batch<4>, sn::Loss<sn::CrossEntropy>,
-                 sn::Optimizer<sn::SGDMomentum>, sn::detail::Checkpoint<sn::detail::Sqrt>,
-                 sn::Accumulate<2>>;
+                 sn::Optimizer<sn::SGDMomentum>, sn::Checkpoint<sn::Sqrt>, sn::Accumulate<2>>;
 using DSCNNCheckpointSqrtAccumulate2 =
     sn::Training<sn::Input<sn::f32, 1, 49, 10>, sn::Batch<4>, sn::Loss<sn::CrossEntropy>,
-                 sn::Optimizer<sn::SGDMomentum>, sn::detail::Checkpoint<sn::detail::Sqrt>,
-                 sn::Accumulate<2>>;
+                 sn::Optimizer<sn::SGDMomentum>, sn::Checkpoint<sn::Sqrt>, sn::Accumulate<2>>;
 
 // The same models and batches under Inference: the generated forward pass with the BatchNorms
 // folded, checked against the fixtures' evaluation loss (test_inference.cpp).

@@ -1,4 +1,4 @@
-// Gradient checkpointing (detail::Checkpoint<P>) on the generated CPU step, against PyTorch.
+// Gradient checkpointing (Checkpoint<P>) on the generated CPU step, against PyTorch.
 //
 // A recompute runs forward's own kernels on the values forward had, so the checkpointed step is
 // the unremedied one, and the unremedied step's fixtures check it at their tolerances: SimpleCNN

@@ -1,4 +1,4 @@
-// Gradient checkpointing in the plan (detail::Checkpoint<P>, issue 39 item 1): where the model is
+// Gradient checkpointing in the plan (Checkpoint<P>, issue 39 item 1): where the model is
 // cut, which layers backward computes again, the recompute steps' place in the schedule, and the
 // bytes and FLOPs that costs. Every expected number is derived by hand in the comment beside it; a
 // buffer's bytes are rounded up to 256.
@@ -28,13 +28,12 @@ using ChainSetup =
 
 constexpr auto& kept = sn::plan<Chain, ChainSetup<>>();
 // √3 rounds up to 2 units a segment: one checkpointed segment, layers 0-3, and the last, layer 4.
-constexpr auto& sqrt_cut = sn::plan<Chain, ChainSetup<sn::detail::Checkpoint<sn::detail::Sqrt>>>();
+constexpr auto& sqrt_cut = sn::plan<Chain, ChainSetup<sn::Checkpoint<sn::Sqrt>>>();
 // One unit a segment: segments {0, 1} and {2, 3} end in a ReLU that runs in place over the Linear
 // before it, so each keeps its Linear's output as its own: nothing is dropped.
-constexpr auto& every_unit =
-    sn::plan<Chain, ChainSetup<sn::detail::Checkpoint<sn::detail::Every<1>>>>();
+constexpr auto& every_unit = sn::plan<Chain, ChainSetup<sn::Checkpoint<sn::Every<1>>>>();
 constexpr auto& sqrt_in_two =
-    sn::plan<Chain, ChainSetup<sn::detail::Checkpoint<sn::detail::Sqrt>, sn::Accumulate<2>>>();
+    sn::plan<Chain, ChainSetup<sn::Checkpoint<sn::Sqrt>, sn::Accumulate<2>>>();
 
 template <std::size_t L>
 int count(const sn::Plan<L>& p, sn::StepKind kind) {
@@ -120,11 +119,9 @@ template <class... Options>
 using Mlp50Setup =
     sn::Training<sn::Input<sn::f32, 64>, sn::Batch<16>, sn::Loss<sn::MSE>, Options...>;
 constexpr auto& mlp_kept = sn::plan<Mlp50, Mlp50Setup<>>();
-constexpr auto& mlp_every5 =
-    sn::plan<Mlp50, Mlp50Setup<sn::detail::Checkpoint<sn::detail::Every<5>>>>();
-constexpr auto& mlp_sqrt = sn::plan<Mlp50, Mlp50Setup<sn::detail::Checkpoint<sn::detail::Sqrt>>>();
-constexpr auto& mlp_every2 =
-    sn::plan<Mlp50, Mlp50Setup<sn::detail::Checkpoint<sn::detail::Every<2>>>>();
+constexpr auto& mlp_every5 = sn::plan<Mlp50, Mlp50Setup<sn::Checkpoint<sn::Every<5>>>>();
+constexpr auto& mlp_sqrt = sn::plan<Mlp50, Mlp50Setup<sn::Checkpoint<sn::Sqrt>>>();
+constexpr auto& mlp_every2 = sn::plan<Mlp50, Mlp50Setup<sn::Checkpoint<sn::Every<2>>>>();
 
 // Kept (no checkpointing): each pair's buffer X_k (the ReLU in place over the Linear's output) is
 // read by backward (the ReLU reads its output, the next Linear its input), so all 25 live until
@@ -173,9 +170,9 @@ void check_samples_under(const char* what) {
 }
 
 TEST_CASE("checkpoint: SimpleCNN and ResNet-8 plan and run on tags under each policy") {
-  using sn::detail::Checkpoint;
-  using sn::detail::Every;
-  using sn::detail::Sqrt;
+  using sn::Checkpoint;
+  using sn::Every;
+  using sn::Sqrt;
   // (Under Every<1> each of SimpleCNN's segments is one unit, {Conv2d, ReLU} whose ReLU runs in
   // place over all it holds, then {MaxPool2d} ...: nothing is dropped, nothing recomputed.)
   check_samples_under<sn::samples::SimpleCNN, Checkpoint<Every<1>>>("SimpleCNN, Every<1>");

@@ -11,6 +11,8 @@
 
 #include <staticnet/staticnet.hpp>
 
+#include "tests/analyzer/data/mlp50_checkpoint.hpp"
+
 namespace sn = staticnet;
 
 namespace {
@@ -148,4 +150,83 @@ TEST_CASE("fit: a host budget and a microcontroller's flash") {
   static_assert(same_answer<Square, SquareInt8, flash_of(1'000)>());
   static_assert(sn::fit<Square, SquareInt8>(flash_of(1'000'000)).remedy == sn::Remedy::none);
   static_assert(same_answer<Square, SquareInt8, flash_of(1'000'000)>());
+}
+
+// Checkpointing, after accumulation: test_checkpoint.cpp's 50-layer MLP (25 pairs of Linear(64)
+// and ReLU, a batch of 16, MSE, SGD). Its bytes, from that file's derivation (each activation
+// buffer 256 B a sample, 10 of them live at the peak under Sqrt and 26 without, the losses' slot
+// 256): parameters and gradients 2 · 25 · 16,640 = 832,000; the whole batch's input and targets
+// 8,192; so as K micro-batches of m = 16/K,
+//   kept:  840,192 + 26 · 256 · m + 256   (m = 16: 946,944; 4: 867,072; 1: 847,104)
+//   Sqrt:  840,192 + 10 · 256 · m + 256   (m = 16: 881,408; 1: 843,008).
+// Sqrt recomputes 2,129,920 FLOPs whatever m (test_checkpoint.cpp). The step's FLOPs: forward
+// 25 · 133,120 = 3,328,000; backward, a Linear's 2 · 16 · 64 · 64 = 131,072 for dW, 1,024 for
+// the bias and 131,072 for dx (not the first's), a ReLU's 1,024: 24 · 263,168 + 132,096 +
+// 25 · 1,024 = 6,473,728; together 9,801,728, of which 2,129,920 is 21.7 %: 22.
+namespace {
+using Mlp50 = mlp50::Net;
+using Mlp50Whole = sn::Training<sn::Input<sn::f32, 64>, sn::Batch<16>, sn::Loss<sn::MSE>>;
+using Mlp50InSixteen =
+    sn::Training<sn::Input<sn::f32, 64>, sn::Batch<16>, sn::Loss<sn::MSE>, sn::Accumulate<16>>;
+using Mlp50Sqrt = sn::Training<sn::Input<sn::f32, 64>, sn::Batch<16>, sn::Loss<sn::MSE>,
+                               sn::Checkpoint<sn::Sqrt>>;
+}  // namespace
+
+TEST_CASE("fit: checkpointing when no accumulation fits, with the compute it adds") {
+  // In sixteen micro-batches of one sample already: 847,104 B, no more micro-batches to try; under
+  // Sqrt 843,008.
+  constexpr sn::Fit f = sn::fit<Mlp50, Mlp50InSixteen>(budget(845'000));
+  static_assert(f.remedy == sn::Remedy::checkpoint);
+  static_assert(f.setup.checkpoint == sn::CheckpointKind::sqrt);
+  static_assert(f.setup.batch == 16 && f.setup.micro_batches == 16);
+  static_assert(f.required.count == 843'008);
+  static_assert(f.recompute_flops == 2'129'920);
+  static_assert(f.step_flops == 9'801'728);
+  static_assert(f.extra_compute_percent() == 22);
+  static_assert(same_answer<Mlp50, Mlp50InSixteen, budget(845'000)>());
+  // fit_t trains it: the chosen setup's plan is the one counted.
+  using Fitted = sn::fit_t<Mlp50, Mlp50InSixteen, budget(845'000)>;
+  static_assert(sn::plan<Mlp50, Fitted>().footprint.total().count == 843'008);
+  static_assert(sn::plan<Mlp50, Fitted>().recompute_flops() == 2'129'920);
+  // A byte less and nothing fits: a batch of 16 in micro-batches of one is the smallest.
+  static_assert(!sn::fit<Mlp50, Mlp50InSixteen>(budget(843'007)).found());
+}
+
+TEST_CASE("fit: accumulation comes before checkpointing, which adds compute") {
+  // 890,000 B: the whole batch does not fit, Sqrt would (881,408), but four micro-batches do
+  // first (two need 893,696).
+  constexpr sn::Fit f = sn::fit<Mlp50, Mlp50Whole>(budget(890'000));
+  static_assert(f.remedy == sn::Remedy::accumulate);
+  static_assert(f.setup.micro_batches == 4 && f.required.count == 867'072);
+  static_assert(f.setup.checkpoint == sn::CheckpointKind::none);
+  static_assert(f.recompute_flops == 0 && f.extra_compute_percent() == 0);
+  static_assert(same_answer<Mlp50, Mlp50Whole, budget(890'000)>());
+  // Every candidate, cheapest first, as the analyzer's --fit lists them.
+  constexpr int count = [] {
+    int n = 0;
+    sn::detail::for_each_fitting(
+        sn::flatten<Mlp50>(), Mlp50Whole::desc(), budget(890'000), [&](const sn::Fit& c) {
+          const std::int64_t m = 16 / c.setup.micro_batches;
+          const std::int64_t live = c.remedy == sn::Remedy::checkpoint ? 10 : 26;
+          const bool by_hand = c.remedy == sn::Remedy::smaller_batch
+                                   ? c.setup.batch == 8 && c.required.count == 889'600
+                                   : c.required.count == 840'192 + live * 256 * m + 256;
+          n += by_hand ? 1 : 1000;
+          return true;
+        });
+    return n;
+  }();
+  // Accumulate<4, 8, 16>; Sqrt where no accumulation fits, at the setup's 1 and at 2 (860,928)
+  // micro-batches; a batch of 8 (889,600).
+  static_assert(count == 3 + 2 + 1);
+  // A setup that checkpoints already is not offered Sqrt again. Under Sqrt, sixteen micro-batches
+  // of one need 843,008; a batch B not accumulated 832,256 + B · (512 + 2,560) (the input and
+  // targets, and ten live buffers): B = 3 841,472, 4 844,544.
+  constexpr sn::Fit again = sn::fit<Mlp50, Mlp50Sqrt>(budget(842'000));
+  static_assert(again.remedy == sn::Remedy::smaller_batch);
+  static_assert(again.setup.checkpoint == sn::CheckpointKind::sqrt);
+  static_assert(again.setup.batch == 3);
+  static_assert(again.required.count == 841'472);
+  static_assert(again.recompute_flops > 0);
+  static_assert(same_answer<Mlp50, Mlp50Sqrt, budget(842'000)>());
 }

@@ -10,13 +10,16 @@
 //
 //   probe [--only NAME] [--batch N]... [--optimizer SGD|SGDMomentum|Adam|AdamW]...
 //         [--precision FP32|Mixed<bf16>|Mixed<f16>|Pure<bf16>]... [--accumulate K]...
+//         [--checkpoint None|Sqrt|Every<K>]...
 //         [--budget BYTES | --shared-budget BYTES]... [--fit BYTES | --fit-shared BYTES]...
 //
-// --batch, --optimizer, --precision and --accumulate span a sweep (their product; an empty axis
-// keeps the setup's value; a training setup's only, for --optimizer and --accumulate); a point
+// --batch, --optimizer, --precision, --accumulate and --checkpoint span a sweep (their product; an
+// empty axis keeps the setup's value; a training setup's only, for --optimizer, --accumulate and
+// --checkpoint); a point
 // whose K does not divide its batch is written as not applicable, without a footprint. --budget
-// asks for the largest batch whose step fits in BYTES, for the setup's optimizer, precision and
-// micro-batches and each swept one (under Accumulate<K>, the largest multiple of K);
+// asks for the largest batch whose step fits in BYTES, for the setup's optimizer, precision,
+// micro-batches and checkpointing and each swept one (under Accumulate<K>, the largest multiple of
+// K);
 // --shared-budget the same on a device whose host shares its memory, where the trainer's host
 // bytes (plan.host) count against BYTES too. --fit lists the setups that fit BYTES, cheapest
 // first, as fit.hpp's for_each_fitting finds them (--fit-shared: on such a device). The output's
@@ -40,7 +43,7 @@
 
 namespace staticnet::analysis {
 
-inline constexpr int probe_format = 13;  // 2: layers' inputs and padding_end; 3: folded;
+inline constexpr int probe_format = 14;  // 2: layers' inputs and padding_end; 3: folded;
                                          // 4: prefetch; 5: layers' non_trainable; 6: buffers'
                                          // dtype and elements, steps' accesses, passes; 7: buffers
                                          // as the buffer table's columns (buffer_table.hpp);
@@ -48,7 +51,10 @@ inline constexpr int probe_format = 13;  // 2: layers' inputs and padding_end; 3
                                          // micro_batches and the plan's (each where > 1), the
                                          // sweep's "applicable"; 10: a point's "reason" where not
                                          // applicable; 11: the plan's and each point's "host"
-                                         // 12: --fit; 13: layers' recompute_flops
+                                         // 12: --fit; 13: layers' recompute_flops; 14: fit's
+                                         // checkpoint, step_flops and recompute_flops, the
+                                         // sweep's checkpoint and recompute_flops, the plan's
+                                         // checkpoint (where not None)
 
 struct Request {
   std::string only;  // report only the model registered under this name
@@ -56,6 +62,12 @@ struct Request {
   std::vector<OptimizerKind> optimizers;
   std::vector<PrecisionKind> precisions;
   std::vector<std::int64_t> accumulations;  // K of Accumulate<K>: the micro-batches of a step
+  struct Policy {                           // P of Checkpoint<P>
+    CheckpointKind kind = CheckpointKind::none;
+    std::int64_t every = 0;
+    bool operator==(const Policy&) const = default;
+  };
+  std::vector<Policy> checkpoints;
   // Bytes the model may use (the device's overhead is off), in the order given, each with
   // whether the trainer's host bytes count against them too (--shared-budget).
   struct SearchBudget {
@@ -143,6 +155,12 @@ inline void write_footprint(JsonOut& out, const Footprint& f) {
   out.close('}');
 }
 
+// A setup's checkpointing policy as Checkpoint<P> spells P: "None", "Every<K>" or "Sqrt".
+inline std::string checkpoint_policy(const SetupDesc& s) {
+  return s.checkpoint == CheckpointKind::every ? "Every<" + std::to_string(s.checkpoint_every) + ">"
+                                               : std::string(name_of(s.checkpoint));
+}
+
 // The trainer's host memory beside the arena (plan.host).
 inline void write_host(JsonOut& out, const HostFootprint& h) {
   out.key("host");
@@ -178,6 +196,8 @@ void write_plan(JsonOut& out, const Plan<L>& p) {
   out.field("batch", p.batch());
   if (p.micro_batches() > 1)  // Accumulate<K>; absent: 1, the whole batch at once
     out.field("micro_batches", p.micro_batches());
+  if (p.setup.checkpoint != CheckpointKind::none)  // Checkpoint<P>; absent: None
+    out.field("checkpoint", checkpoint_policy(p.setup).c_str());
   out.field("input_dtype", name_of(p.setup.input_dtype));
   out.field("loss", name_of(p.setup.loss));
   out.field("optimizer", name_of(p.setup.optimizer));
@@ -278,6 +298,37 @@ void write_plan(JsonOut& out, const Plan<L>& p) {
   out.close('}');
 }
 
+// One point of the sweep: the setup s, its footprint and host bytes and what its checkpointing
+// recomputes, or why it does not plan.
+template <class Layers>
+void write_point(JsonOut& out, const Layers& layers, const SetupDesc& s) {
+  out.open('{');
+  out.field("batch", s.batch);
+  out.field("optimizer", name_of(s.optimizer));
+  out.field("precision", name_of(s.precision));
+  if (s.micro_batches > 1)
+    out.field("micro_batches", s.micro_batches);
+  out.field("checkpoint", checkpoint_policy(s).c_str());
+  // A point that does not plan: K equal micro-batches that do not make the batch, or (the one
+  // error lowering finds by the batch) a BatchNorm given one sample.
+  if (s.batch % s.micro_batches != 0) {
+    out.field("applicable", false);
+    out.field("reason", "micro_batches_do_not_divide");
+  } else if (const auto g = lower(layers, s); !g.error.ok()) {
+    out.field("applicable", false);
+    out.field("reason", g.error.code == ErrorCode::batch_norm_one_value_per_channel
+                            ? "batch_norm_one_value_per_channel"
+                            : "error");
+  } else {
+    const auto point = plan(g);
+    write_footprint(out, point.footprint);
+    write_host(out, point.host);
+    out.field("step_flops", point.forward_flops() + point.backward_flops());
+    out.field("recompute_flops", point.recompute_flops());
+  }
+  out.close('}');
+}
+
 // One registered model: its plan, the sweep and the largest batches.
 template <Model M, Setup S>
 void write_model(JsonOut& out, const Request& r) {
@@ -291,6 +342,8 @@ void write_model(JsonOut& out, const Request& r) {
   std::vector<OptimizerKind> optimizers = r.optimizers;
   std::vector<PrecisionKind> precisions = r.precisions;
   std::vector<std::int64_t> accumulations = r.accumulations;
+  using Policy = Request::Policy;
+  std::vector<Policy> policies = r.checkpoints;
   if (batches.empty())
     batches.push_back(base.batch);
   if (optimizers.empty() || !training)
@@ -299,42 +352,30 @@ void write_model(JsonOut& out, const Request& r) {
     precisions = {base.precision};
   if (accumulations.empty() || !training)  // Accumulate is a training option
     accumulations = {base.micro_batches};
+  if (policies.empty() || !training)  // and so is Checkpoint
+    policies = {{base.checkpoint, base.checkpoint_every}};
+  auto apply = [](SetupDesc& s, const Policy& c) {
+    s.checkpoint = c.kind;
+    s.checkpoint_every = c.every;
+  };
 
   out.key("sweep");
   out.open('[');
   if (!r.batches.empty() || !r.optimizers.empty() || !r.precisions.empty() ||
-      !r.accumulations.empty()) {
+      !r.accumulations.empty() || !r.checkpoints.empty()) {
     for (PrecisionKind k : precisions) {
       for (OptimizerKind o : optimizers) {
         for (std::int64_t micro_batches : accumulations) {
-          for (std::int64_t b : batches) {
-            out.open('{');
-            out.field("batch", b);
-            out.field("optimizer", name_of(o));
-            out.field("precision", name_of(k));
-            if (micro_batches > 1)
-              out.field("micro_batches", micro_batches);
-            SetupDesc s = base;
-            s.batch = b;
-            s.optimizer = o;
-            s.precision = k;
-            s.micro_batches = micro_batches;
-            // A point that does not plan: K equal micro-batches that do not make the batch, or
-            // (the one error lowering finds by the batch) a BatchNorm given one sample.
-            if (b % micro_batches != 0) {
-              out.field("applicable", false);
-              out.field("reason", "micro_batches_do_not_divide");
-            } else if (const auto g = lower(layers, s); !g.error.ok()) {
-              out.field("applicable", false);
-              out.field("reason", g.error.code == ErrorCode::batch_norm_one_value_per_channel
-                                      ? "batch_norm_one_value_per_channel"
-                                      : "error");
-            } else {
-              const auto point = plan(g);
-              write_footprint(out, point.footprint);
-              write_host(out, point.host);
+          for (const Policy& c : policies) {
+            for (std::int64_t b : batches) {
+              SetupDesc s = base;
+              s.batch = b;
+              s.optimizer = o;
+              s.precision = k;
+              s.micro_batches = micro_batches;
+              apply(s, c);
+              write_point(out, layers, s);
             }
-            out.close('}');
           }
         }
       }
@@ -342,8 +383,8 @@ void write_model(JsonOut& out, const Request& r) {
   }
   out.close(']');
 
-  // The largest batch under each budget, for the setup's optimizer, precision and micro-batches
-  // and each swept one (the setup's first).
+  // The largest batch under each budget, for the setup's optimizer, precision, micro-batches and
+  // checkpointing and each swept one (the setup's first).
   auto with_base_first = [](auto base_value, const auto& swept) {
     std::vector<decltype(base_value)> values = {base_value};
     for (auto v : swept)
@@ -356,24 +397,30 @@ void write_model(JsonOut& out, const Request& r) {
   for (PrecisionKind k : with_base_first(base.precision, precisions)) {
     for (OptimizerKind o : with_base_first(base.optimizer, optimizers)) {
       for (std::int64_t micro_batches : with_base_first(base.micro_batches, accumulations)) {
-        SetupDesc s = base;
-        s.optimizer = o;
-        s.precision = k;
-        s.micro_batches = micro_batches;
-        out.open('{');
-        out.field("optimizer", name_of(o));
-        out.field("precision", name_of(k));
-        if (micro_batches > 1)
-          out.field("micro_batches", micro_batches);
-        out.key("by_budget");
-        out.open('[');
-        for (const Request::SearchBudget& budget : r.budgets) {
-          Device shared;
-          shared.shares_host_memory = budget.shares_host_memory;
-          out.value(detail::max_batch_for(layers, s, Bytes{budget.bytes}, shared));  // K divides it
+        for (const Policy& c :
+             with_base_first(Policy{base.checkpoint, base.checkpoint_every}, policies)) {
+          SetupDesc s = base;
+          s.optimizer = o;
+          s.precision = k;
+          s.micro_batches = micro_batches;
+          apply(s, c);
+          out.open('{');
+          out.field("optimizer", name_of(o));
+          out.field("precision", name_of(k));
+          if (micro_batches > 1)
+            out.field("micro_batches", micro_batches);
+          out.field("checkpoint", checkpoint_policy(s).c_str());
+          out.key("by_budget");
+          out.open('[');
+          for (const Request::SearchBudget& budget : r.budgets) {
+            Device shared;
+            shared.shares_host_memory = budget.shares_host_memory;
+            out.value(
+                detail::max_batch_for(layers, s, Bytes{budget.bytes}, shared));  // K divides it
+          }
+          out.close(']');
+          out.close('}');
         }
-        out.close(']');
-        out.close('}');
       }
     }
   }
@@ -392,7 +439,10 @@ void write_model(JsonOut& out, const Request& r) {
       out.field("remedy", name_of(f.remedy));
       out.field("batch", f.setup.batch);
       out.field("micro_batches", f.setup.micro_batches);
+      out.field("checkpoint", checkpoint_policy(f.setup).c_str());
       out.field("required", f.required.count);
+      out.field("step_flops", f.step_flops);
+      out.field("recompute_flops", f.recompute_flops);
       out.close('}');
       return true;
     });
@@ -454,6 +504,10 @@ inline int probe_main(int argc, char** argv) {
       std::int64_t k = 0;
       ok = parse_count(next, k);
       r.accumulations.push_back(k);
+    } else if (ok && std::strcmp(arg, "--checkpoint") == 0) {
+      Request::Policy c;
+      ok = parse_checkpoint(next, c.kind, c.every);
+      r.checkpoints.push_back(c);
     } else if (ok &&
                (std::strcmp(arg, "--budget") == 0 || std::strcmp(arg, "--shared-budget") == 0)) {
       std::int64_t b = 0;

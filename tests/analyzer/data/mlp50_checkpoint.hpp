@@ -16,6 +16,6 @@ using Net =
                    sn::Linear<64>, sn::ReLU, sn::Linear<64>, sn::ReLU, sn::Linear<64>, sn::ReLU,
                    sn::Linear<64>, sn::ReLU>;
 using Sqrt = sn::Training<sn::Input<sn::f32, 64>, sn::Batch<16>, sn::Loss<sn::MSE>,
-                          sn::detail::Checkpoint<sn::detail::Sqrt>>;
+                          sn::Checkpoint<sn::Sqrt>>;
 STATICNET_MODEL(mlp50_sqrt, Net, Sqrt);
 }  // namespace mlp50

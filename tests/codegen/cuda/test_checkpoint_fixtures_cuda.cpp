@@ -1,4 +1,4 @@
-// Gradient checkpointing (detail::Checkpoint<P>) on the generated CUDA step, against the
+// Gradient checkpointing (Checkpoint<P>) on the generated CUDA step, against the
 // unremedied step's fixtures, as on the CPU (../test_checkpoint_fixtures.cpp says why those
 // apply): the recompute steps inside the one captured graph, a recomputed Dropout's masks drawn
 // from the step's constants on the device, a recomputed BatchNorm by its kept statistics.

@@ -7,8 +7,7 @@
 namespace sn = staticnet;
 
 using Model = sn::Sequential<sn::Linear<32>, sn::ReLU, sn::Linear<10>>;
-using Setup =
-    sn::Inference<sn::Input<sn::f32, 64>, sn::Batch<64>, sn::detail::Checkpoint<sn::detail::Sqrt>>;
+using Setup = sn::Inference<sn::Input<sn::f32, 64>, sn::Batch<64>, sn::Checkpoint<sn::Sqrt>>;
 
 constexpr auto& p = sn::plan<Model, Setup>();
 

@@ -34,6 +34,8 @@ struct AnalyzeOptions {
   // --accumulate sweep: K micro-batches per step (Accumulate<K>); a point whose K does not divide
   // its batch is not planned (ModelDump::not_applicable)
   std::vector<std::int64_t> accumulations;
+  // --checkpoint sweep: policies as Checkpoint<P> spells P ("None", "Sqrt", "Every<4>"; any case)
+  std::vector<std::string> checkpoints;
   std::string compiler;  // empty: $CXX, else c++ (split at spaces, so "ccache g++" works)
   // Runs the probe when `compiler` builds for another machine (CMake's
   // CMAKE_CROSSCOMPILING_EMULATOR, e.g. "qemu-aarch64 -L /"); split at spaces. Empty: the probe

@@ -100,6 +100,7 @@ struct PlanDump {
   // Accumulate<K>: a step runs K micro-batches of batch / K samples, the steps before the update
   // once each (the layers' shapes and the activations are one micro-batch's); else 1.
   std::int64_t micro_batches = 1;
+  std::string checkpoint = "None";  // P of Checkpoint<P>: "None", "Sqrt", "Every<K>"
   std::string input_dtype, loss, optimizer, precision;
   bool prefetch = false;  // Prefetch: the arena holds the next batch too
   Dims input_shape, output_shape;
@@ -127,6 +128,9 @@ struct SweepPoint {
   // Why a point the sweep asked for does not plan (ModelDump::not_applicable), as the probe names
   // it: "micro_batches_do_not_divide" or "batch_norm_one_value_per_channel".
   std::string reason;
+  std::string checkpoint = "None";   // --checkpoint: P of Checkpoint<P>
+  std::int64_t step_flops = 0;       // forward and backward
+  std::int64_t recompute_flops = 0;  // what its checkpointing adds to them
 
   std::int64_t micro_batch() const { return batch / micro_batches; }
 };
@@ -137,15 +141,19 @@ struct MaxBatches {
   std::string precision;
   std::vector<std::int64_t> by_budget;  // under Accumulate<K>, multiples of K
   std::int64_t micro_batches = 1;
+  std::string checkpoint = "None";
 };
 
 // A setup that fits a --fit budget (fit.hpp's for_each_fitting): the setup's own, or one
 // remedy applied to it.
 struct FitOption {
-  std::string remedy;  // "none", "accumulate" or "smaller_batch"
+  std::string remedy;  // "none", "accumulate", "checkpoint" or "smaller_batch"
   std::int64_t batch = 0;
   std::int64_t micro_batches = 1;
-  std::int64_t required = 0;  // bytes, without the device's runtime overhead
+  std::string checkpoint = "None";  // the policy: "None", "Every<K>" or "Sqrt"
+  std::int64_t required = 0;        // bytes, without the device's runtime overhead
+  std::int64_t step_flops = 0;      // forward and backward
+  std::int64_t recompute_flops = 0;
 };
 
 struct ModelDump {

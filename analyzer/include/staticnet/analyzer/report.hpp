@@ -90,8 +90,11 @@ struct SweepColumn {
   std::string optimizer;
   std::string precision;
   FootprintBytes footprint;
-  std::vector<bool> fits;          // per budget check, in order
-  std::int64_t micro_batches = 1;  // Accumulate<K>'s K
+  std::vector<bool> fits;            // per budget check, in order
+  std::int64_t micro_batches = 1;    // Accumulate<K>'s K
+  std::string checkpoint = "None";   // Checkpoint<P>'s P
+  std::int64_t step_flops = 0;       // forward and backward
+  std::int64_t recompute_flops = 0;  // what its checkpointing adds to them
 
   std::int64_t micro_batch() const { return batch / micro_batches; }
 };
@@ -101,6 +104,7 @@ struct SweepMaxBatch {
   std::string precision;
   std::vector<std::int64_t> by_budget;  // per budget check, in order; multiples of micro_batches
   std::int64_t micro_batches = 1;
+  std::string checkpoint = "None";
 };
 
 // The setups that fit one --fit budget, cheapest first (fit.hpp), each option's `required` with
