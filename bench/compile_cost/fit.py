@@ -7,10 +7,11 @@ For ResNet-50 (run.py's, Batch<32>, Adam) and run.py's chain of N Linear+ReLU pa
                third of its activations: the setup as it is, then Accumulate<2> (two plans
                more), in one evaluation;
   fit_v/2      the same through sn::fit_v, each plan an evaluation of its own;
-  fit()/none   the plan at batch 1 too, and sn::fit for a device 256 B above that batch's
+  fit()/ckpt   the plan at batch 1 too, and sn::fit for a device 256 B above that batch's
                bytes: every Accumulate<K> (K = 2, 4, ..., 32) fails (it holds the whole batch's
-               input), then the bisection for a smaller batch: about a dozen plans, the most fit makes;
-  fit_v/none   the same through sn::fit_v;
+               input), then Checkpoint<Sqrt> at the setup's micro-batches and at each K, until one
+               fits: the checkpointed plans, the costliest fit makes;
+  fit_v/ckpt   the same through sn::fit_v;
 each RUNS times with g++ at its default constexpr limits, and prints a Markdown table of medians
 (wall seconds, peak RSS MiB), or the compiler's reason where it fails.
 
@@ -24,7 +25,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import run  # noqa: E402  (run.py's sources and timing)
 
-KINDS = ["plan", "fit()/2", "fit_v/2", "fit()/none", "fit_v/none"]
+KINDS = ["plan", "fit()/2", "fit_v/2", "fit()/ckpt", "fit_v/ckpt"]
 
 
 def with_fit(base, kind):
@@ -43,7 +44,7 @@ def with_fit(base, kind):
         lines += [one,
                   "inline constexpr sn::Device tight{sn::plan<Model, One>().footprint.total() + "
                   "sn::Bytes{256}, sn::Bytes{0}};",
-                  f"static_assert({ask('tight')}.remedy == sn::Remedy::smaller_batch);"]
+                  f"static_assert({ask('tight')}.remedy == sn::Remedy::checkpoint);"]
     return "\n".join(lines + [main]) + "\n"
 
 

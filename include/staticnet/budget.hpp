@@ -61,6 +61,7 @@ namespace detail {
 // no budget admits it.
 struct Priced {
   std::int64_t total = -1;
+  std::int64_t activations = 0;      // of total: the one region checkpointing changes
   std::int64_t step_flops = 0;       // forward and backward, as without checkpointing
   std::int64_t recompute_flops = 0;  // what checkpointing adds to them
 };
@@ -73,7 +74,7 @@ constexpr Priced price_for_batch(const Layers& layers, SetupDesc setup, std::int
     return {};
   const Footprint& f = p.footprint;
   return {(f.total() - flash_part(f, setup, device) + shared_host_part(p.host, device)).count,
-          p.forward_flops() + p.backward_flops(), p.recompute_flops()};
+          f.activations.count, p.forward_flops() + p.backward_flops(), p.recompute_flops()};
 }
 template <class Layers>
 constexpr std::int64_t total_for_batch(const Layers& layers, SetupDesc setup, std::int64_t batch,

@@ -92,6 +92,12 @@ constexpr SetupDesc checkpointed(SetupDesc s) {
     s.checkpoint = CheckpointKind::sqrt;
   return s;
 }
+// Whether checkpointing could make a setup priced `as_is` fit d: it changes the activations and
+// nothing else, so the rest must fit already. (Spares the checkpointed plans, the costliest fit
+// makes, where they cannot help: when the inputs alone are too large, say.)
+constexpr bool checkpoint_may_fit(const Priced& as_is, const Device& d) {
+  return as_is.total >= 0 && as_is.total - as_is.activations <= d.available().count;
+}
 // A candidate's Fit where its bytes fit d, else none. A checkpointing candidate that recomputes
 // nothing is the setup itself (a model with no tensor to cut at, or whose segments end in place
 // over all they hold): none.
@@ -121,34 +127,36 @@ constexpr Device without_host_budget(Device d) {
 template <class Layers, class Visit>
 constexpr bool for_each_fitting(const Layers& layers, const SetupDesc& setup, const Device& d,
                                 Visit visit) {
-  auto fitting = [&](Remedy r, const SetupDesc& s) {
-    return fit_if(r, s, price_for_batch(layers, s, s.batch, d), d);
-  };
-  if (const Fit f = fitting(Remedy::none, setup); f.found()) {
+  auto price = [&](const SetupDesc& s) { return price_for_batch(layers, s, s.batch, d); };
+  const Priced as_is = price(setup);
+  if (const Fit f = fit_if(Remedy::none, setup, as_is, d); f.found()) {
     visit(f);
     return true;
   }
   bool any = false;
   const Accumulations a = accumulations(setup);
-  bool accumulated[256]{};  // whether a.k[i] micro-batches fit without checkpointing
+  // Per micro-batch count (0: the setup's own, i + 1: a.k[i]), whether checkpointing may make it
+  // fit: where it does not fit without it, but all else than its activations does.
+  bool may_checkpoint[257]{checkpoint_may_fit(as_is, d)};
   for (int i = 0; i < a.count; ++i) {
     SetupDesc s = setup;
     s.micro_batches = a.k[i];
-    if (const Fit f = fitting(Remedy::accumulate, s); f.found()) {
-      any = accumulated[i] = true;
+    const Priced accumulated = price(s);
+    if (const Fit f = fit_if(Remedy::accumulate, s, accumulated, d); f.found()) {
+      any = true;
       if (!visit(f))
         return true;
+    } else {
+      may_checkpoint[i + 1] = checkpoint_may_fit(accumulated, d);
     }
   }
-  // Checkpointing where those micro-batches do not fit without it (where they do, it only adds
-  // compute).
   if (tries_checkpoint(setup)) {
     SetupDesc s = checkpointed(setup);
-    for (int i = -1; i < a.count; ++i) {  // -1: the setup's own micro-batches, which do not fit
-      if (i >= 0 && accumulated[i])
+    for (int i = -1; i < a.count; ++i) {  // -1: the setup's own micro-batches
+      if (!may_checkpoint[i + 1])
         continue;
       s.micro_batches = i < 0 ? setup.micro_batches : a.k[i];
-      if (const Fit f = fitting(Remedy::checkpoint, s); f.found()) {
+      if (const Fit f = fit_if(Remedy::checkpoint, s, price(s), d); f.found()) {
         any = true;
         if (!visit(f))
           return true;
@@ -161,7 +169,7 @@ constexpr bool for_each_fitting(const Layers& layers, const SetupDesc& setup, co
   SetupDesc s = setup;
   auto fits_at = [&](std::int64_t b) {
     s.batch = k * b;
-    return fitting(Remedy::smaller_batch, s).found();
+    return fit_if(Remedy::smaller_batch, s, price(s), d).found();
   };
   std::int64_t fits = smallest_micro_batch(layers, setup), too_big = setup.batch / k;
   if (fits >= too_big || !fits_at(fits))
@@ -171,7 +179,7 @@ constexpr bool for_each_fitting(const Layers& layers, const SetupDesc& setup, co
     (fits_at(mid) ? fits : too_big) = mid;
   }
   s.batch = k * fits;
-  visit(fitting(Remedy::smaller_batch, s));
+  visit(fit_if(Remedy::smaller_batch, s, price(s), d));
   return true;
 }
 
@@ -249,16 +257,22 @@ constexpr std::int64_t first_fitting_accumulation() {
 }
 // The micro-batches at which fit's checkpointing first fits (I = -1: the setup's own; then each
 // accumulation's), or 0.
+// (Called where no accumulation fits; each candidate's checkpointed plan is made only where
+// checkpoint_may_fit says it may.)
 template <Model M, Setup S, Device D, int I = -1>
 constexpr std::int64_t first_fitting_checkpoint() {
   constexpr Accumulations a = accumulations(S::desc());
-  if constexpr (!tries_checkpoint(S::desc()) || I >= a.count)
+  if constexpr (!tries_checkpoint(S::desc()) || I >= a.count) {
     return 0;
-  else if constexpr (candidate_fits_v<M, S, D, S::desc().batch,
-                                      (I < 0 ? S::desc().micro_batches : a.k[I]), true>)
-    return I < 0 ? S::desc().micro_batches : a.k[I];
-  else
-    return first_fitting_checkpoint<M, S, D, I + 1>();
+  } else {
+    constexpr std::int64_t k = I < 0 ? S::desc().micro_batches : a.k[I];
+    if constexpr (!checkpoint_may_fit(candidate_v<M, S, D, S::desc().batch, k>, D))
+      return first_fitting_checkpoint<M, S, D, I + 1>();
+    else if constexpr (candidate_fits_v<M, S, D, S::desc().batch, k, true>)
+      return k;
+    else
+      return first_fitting_checkpoint<M, S, D, I + 1>();
+  }
 }
 
 // for_each_fitting's bisection for a smaller batch, its batches counted in micro-batches of B
