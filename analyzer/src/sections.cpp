@@ -424,9 +424,12 @@ Table fit_table(const ModelReport& m, const FitMenu& menu) {
 
 std::string nothing_fits_line(const ModelReport& m, const FitMenu& menu) {
   const bool training = m.model.plan.training();
+  // (fit tries Checkpoint<Sqrt> only where the setup does not checkpoint already.)
+  const bool tried_checkpoint = training && m.model.plan.checkpoint == "None";
   return "Nothing fits " + menu.budget.name + ": not the batch of " +
          grouped_count(m.model.plan.batch) + " as it is, " +
-         (training ? "not as micro-batches, not checkpointed, " : "") + "not a smaller batch (" +
+         (training ? "not as micro-batches, " : "") +
+         (tried_checkpoint ? "not checkpointed, " : "") + "not a smaller batch (" +
          (training ? "the weights, gradients and optimizer state" : "the weights") +
          " do not shrink with the batch).";
 }
@@ -493,7 +496,8 @@ std::vector<std::string> precision_lines(const ModelReport& m) {
   // precision, and against the setup's precision where the sweep has it, what each other saves
   // or costs.
   auto same = [](const SweepColumn& a, const SweepColumn& b) {
-    return a.batch == b.batch && a.optimizer == b.optimizer && a.micro_batches == b.micro_batches;
+    return a.batch == b.batch && a.optimizer == b.optimizer && a.micro_batches == b.micro_batches &&
+           a.checkpoint == b.checkpoint;
   };
   for_each_group(m.sweep, same, [&](const SweepColumn& point, auto same_point) {
     const SweepColumn *smallest = &point, *setups = nullptr;
@@ -505,8 +509,9 @@ std::vector<std::string> precision_lines(const ModelReport& m) {
       if (o.precision == own)
         setups = &o;
     }
-    std::string line = batch_text(point.batch, point.micro_batches, say_micro_batches) + ", " +
-                       point.optimizer + ": ";
+    std::string line =
+        batch_text(point.batch, point.micro_batches, say_micro_batches) + ", " + point.optimizer +
+        (sweeps_checkpoint(m) ? ", Checkpoint<" + point.checkpoint + ">" : "") + ": ";
     if (smallest == setups)
       line += own + " (the setup's) is the smallest, " + human_bytes(smallest->footprint.total);
     else
@@ -538,7 +543,8 @@ std::vector<std::string> accumulation_lines(const ModelReport& m) {
   // One line per (batch, optimizer, precision) swept at more than one K, in the sweep's order:
   // each other K against the setup's (else the first swept).
   auto same = [](const SweepColumn& a, const SweepColumn& b) {
-    return a.batch == b.batch && a.optimizer == b.optimizer && a.precision == b.precision;
+    return a.batch == b.batch && a.optimizer == b.optimizer && a.precision == b.precision &&
+           a.checkpoint == b.checkpoint;
   };
   for_each_group(m.sweep, same, [&](const SweepColumn& point, auto same_point) {
     const SweepColumn* reference = &point;
@@ -560,8 +566,9 @@ std::vector<std::string> accumulation_lines(const ModelReport& m) {
     if (line.empty())
       return;  // this point was swept at one K only
     lines.push_back("batch " + grouped_count(point.batch) + ", " + point.optimizer +
-                    (precisions ? ", " + point.precision : "") + ": " + line +
-                    (reference->micro_batches == own ? " (the setup's)" : ""));
+                    (precisions ? ", " + point.precision : "") +
+                    (sweeps_checkpoint(m) ? ", Checkpoint<" + point.checkpoint + ">" : "") + ": " +
+                    line + (reference->micro_batches == own ? " (the setup's)" : ""));
   });
   lines.push_back(
       "Accumulate<K> runs a step as K micro-batches of batch / K samples, one after another, "

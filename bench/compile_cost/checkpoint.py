@@ -27,7 +27,7 @@ def with_policy(base, policy):
     setup = "sn::Optimizer<sn::Adam>>;"
     assert setup in base
     text = base.replace(
-        setup, f"sn::Optimizer<sn::Adam>, sn::Checkpoint<sn::detail::{policy}>>;", 1)
+        setup, f"sn::Optimizer<sn::Adam>, sn::Checkpoint<sn::{policy}>>;", 1)
     # The TU's bounds on the activations are the unremedied plan's; a checkpointed plan asserts
     # that it recomputes something.
     lines = [line for line in text.rstrip("\n").split("\n") if "footprint.activations" not in line]

@@ -16,7 +16,7 @@
 // (the least recomputation that fits) takes Sqrt's place once it lands (issue 39).
 //
 // The candidates are values, not types: each is the setup's SetupDesc with one field changed,
-// planned by the same constant evaluation as any setup (budget.hpp's total_for_batch), so the
+// planned by the same constant evaluation as any setup (budget.hpp's price_for_batch), so the
 // search is an ordinary loop and needs no list of types. fit_t makes the answer a Setup type again.
 #include <cstdint>
 
@@ -268,7 +268,7 @@ constexpr std::int64_t first_fitting_checkpoint() {
     constexpr std::int64_t k = I < 0 ? S::desc().micro_batches : a.k[I];
     if constexpr (!checkpoint_may_fit(candidate_v<M, S, D, S::desc().batch, k>, D))
       return first_fitting_checkpoint<M, S, D, I + 1>();
-    else if constexpr (candidate_fits_v<M, S, D, S::desc().batch, k, true>)
+    else if constexpr (candidate_fit<M, S, D, S::desc().batch, k, true>(Remedy::checkpoint).found())
       return k;
     else
       return first_fitting_checkpoint<M, S, D, I + 1>();

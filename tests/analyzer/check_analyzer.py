@@ -383,6 +383,17 @@ def check_checkpoint_numbers(args):
     line = ("batch 16, SGD, against Sqrt (the setup's): None 924.75 KiB, 64.00 KiB more, 22 % less "
             "compute; Every<2> 876.75 KiB, 16.00 KiB more, 5 % less compute")
     check(line in text, f"checkpoint sweep: the text says '{line}':\n{text}")
+    # With --accumulate too, the micro-batch lines compare points under one policy each, and say
+    # which: as 4 micro-batches of 4 the activations are a quarter's, 26 * 1,024 + 256 = 26,880
+    # unremedied (79,872 B less than 106,752) and 10 * 1,024 + 256 = 10,496 under Sqrt (30,720
+    # less than 41,216).
+    text = " ".join(analyze(args, header, "--checkpoint", "none,sqrt", "--accumulate", "1,4",
+                            expect=0).stdout.split())
+    for line in ("batch 16, SGD, Checkpoint<None>: as 4 micro-batches of 4, 846.75 KiB, 78.00 KiB "
+                 "less than as 1 micro-batch of 16 (the setup's)",
+                 "batch 16, SGD, Checkpoint<Sqrt>: as 4 micro-batches of 4, 830.75 KiB, 30.00 KiB "
+                 "less than as 1 micro-batch of 16 (the setup's)"):
+        check(line in text, f"checkpoint and accumulate: the text says '{line}':\n{text}")
     result = analyze(args, header, "--checkpoint", "every<0>", expect=2)
     check("unknown checkpointing policy 'every<0>'" in result.stderr,
           f"checkpoint: a bad policy: {result.stderr}")

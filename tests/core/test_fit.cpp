@@ -96,7 +96,9 @@ constexpr bool same_answer() {
   constexpr sn::Fit one = sn::fit<M, S>(D);
   constexpr sn::Fit staged = sn::fit_v<M, S, D>;
   return one.remedy == staged.remedy && one.setup.batch == staged.setup.batch &&
-         one.setup.micro_batches == staged.setup.micro_batches && one.required == staged.required;
+         one.setup.micro_batches == staged.setup.micro_batches &&
+         one.setup.checkpoint == staged.setup.checkpoint && one.required == staged.required &&
+         one.step_flops == staged.step_flops && one.recompute_flops == staged.recompute_flops;
 }
 // A BatchNorm1d after a Linear: a micro-batch of one sample does not plan (test_accumulate.cpp),
 // so the smallest batch either search starts from is two.
