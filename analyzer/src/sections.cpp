@@ -484,6 +484,27 @@ void for_each_group(const std::vector<SweepColumn>& sweep, Same same, Each each)
   }
 }
 
+// The comparisons along one axis: per group of points that `same` puts together, its reference
+// (the last member `is_reference` accepts, else the group's first) and `describe(o, reference)`
+// of each other member, joined by "; ". Calls `emit(point, reference, text)` for each group of
+// more than one point.
+template <class Same, class IsReference, class Describe, class Emit>
+void compare_within_groups(const std::vector<SweepColumn>& sweep, Same same,
+                           IsReference is_reference, Describe describe, Emit emit) {
+  for_each_group(sweep, same, [&](const SweepColumn& point, auto same_point) {
+    const SweepColumn* reference = &point;
+    for (const SweepColumn& o : sweep)
+      if (same_point(o) && is_reference(o))
+        reference = &o;
+    std::string text;
+    for (const SweepColumn& o : sweep)
+      if (same_point(o) && &o != reference)
+        text += (text.empty() ? "" : "; ") + describe(o, *reference);
+    if (!text.empty())  // else this point was swept at one value of the axis only
+      emit(point, *reference, text);
+  });
+}
+
 }  // namespace
 
 std::vector<std::string> precision_lines(const ModelReport& m) {
@@ -546,30 +567,21 @@ std::vector<std::string> accumulation_lines(const ModelReport& m) {
     return a.batch == b.batch && a.optimizer == b.optimizer && a.precision == b.precision &&
            a.checkpoint == b.checkpoint;
   };
-  for_each_group(m.sweep, same, [&](const SweepColumn& point, auto same_point) {
-    const SweepColumn* reference = &point;
-    for (const SweepColumn& o : m.sweep)
-      if (same_point(o) && o.micro_batches == own)
-        reference = &o;
-    std::string line;
-    for (const SweepColumn& o : m.sweep) {
-      if (!same_point(o) || &o == reference)
-        continue;
-      const std::int64_t a = o.footprint.total, b = reference->footprint.total;
-      line +=
-          std::string(line.empty() ? "" : "; ") + "as " +
-          micro_batch_text(o.batch, o.micro_batches) + ", " + human_bytes(a) + ", " +
-          (a == b ? std::string("the same as")
-                  : human_bytes(a < b ? b - a : a - b) + (a < b ? " less than" : " more than")) +
-          " as " + micro_batch_text(reference->batch, reference->micro_batches);
-    }
-    if (line.empty())
-      return;  // this point was swept at one K only
-    lines.push_back("batch " + grouped_count(point.batch) + ", " + point.optimizer +
-                    (precisions ? ", " + point.precision : "") +
-                    (sweeps_checkpoint(m) ? ", Checkpoint<" + point.checkpoint + ">" : "") + ": " +
-                    line + (reference->micro_batches == own ? " (the setup's)" : ""));
-  });
+  auto describe = [](const SweepColumn& o, const SweepColumn& reference) {
+    const std::int64_t a = o.footprint.total, b = reference.footprint.total;
+    return "as " + micro_batch_text(o.batch, o.micro_batches) + ", " + human_bytes(a) + ", " +
+           (a == b ? std::string("the same as")
+                   : human_bytes(a < b ? b - a : a - b) + (a < b ? " less than" : " more than")) +
+           " as " + micro_batch_text(reference.batch, reference.micro_batches);
+  };
+  compare_within_groups(
+      m.sweep, same, [&](const SweepColumn& o) { return o.micro_batches == own; }, describe,
+      [&](const SweepColumn& point, const SweepColumn& reference, const std::string& text) {
+        lines.push_back("batch " + grouped_count(point.batch) + ", " + point.optimizer +
+                        (precisions ? ", " + point.precision : "") +
+                        (sweeps_checkpoint(m) ? ", Checkpoint<" + point.checkpoint + ">" : "") +
+                        ": " + text + (reference.micro_batches == own ? " (the setup's)" : ""));
+      });
   lines.push_back(
       "Accumulate<K> runs a step as K micro-batches of batch / K samples, one after another, "
       "adding up their gradients: the activations (what backward saves among them) are one "
@@ -591,33 +603,25 @@ std::vector<std::string> checkpoint_lines(const ModelReport& m) {
     return a.batch == b.batch && a.optimizer == b.optimizer && a.precision == b.precision &&
            a.micro_batches == b.micro_batches;
   };
-  for_each_group(m.sweep, same, [&](const SweepColumn& point, auto same_point) {
-    const SweepColumn* reference = &point;
-    for (const SweepColumn& o : m.sweep)
-      if (same_point(o) && o.checkpoint == own)
-        reference = &o;
-    std::string line;
-    for (const SweepColumn& o : m.sweep) {
-      if (!same_point(o) || &o == reference)
-        continue;
-      const std::int64_t a = o.footprint.total, b = reference->footprint.total;
-      const std::int64_t flops = o.recompute_flops - reference->recompute_flops;
-      const std::int64_t percent = percent_of(flops, o.step_flops);
-      line +=
-          std::string(line.empty() ? "" : "; ") + o.checkpoint + " " + human_bytes(a) + ", " +
-          (a == b ? std::string("the same bytes")
-                  : human_bytes(a < b ? b - a : a - b) + (a < b ? " less" : " more")) +
-          ", " +
-          (flops == 0 ? std::string("the same compute")
-                      : std::to_string(percent) + (flops < 0 ? " % less" : " % more") + " compute");
-    }
-    if (line.empty())
-      return;  // this point was swept under one policy only
-    lines.push_back(batch_text(point.batch, point.micro_batches, say_micro_batches) + ", " +
-                    point.optimizer + (precisions ? ", " + point.precision : "") + ", against " +
-                    reference->checkpoint + (reference->checkpoint == own ? " (the setup's)" : "") +
-                    ": " + line);
-  });
+  auto describe = [](const SweepColumn& o, const SweepColumn& reference) {
+    const std::int64_t a = o.footprint.total, b = reference.footprint.total;
+    const std::int64_t flops = o.recompute_flops - reference.recompute_flops;
+    return o.checkpoint + " " + human_bytes(a) + ", " +
+           (a == b ? std::string("the same bytes")
+                   : human_bytes(a < b ? b - a : a - b) + (a < b ? " less" : " more")) +
+           ", " +
+           (flops == 0 ? std::string("the same compute")
+                       : std::to_string(percent_of(flops, o.step_flops)) +
+                             (flops < 0 ? " % less" : " % more") + " compute");
+  };
+  compare_within_groups(
+      m.sweep, same, [&](const SweepColumn& o) { return o.checkpoint == own; }, describe,
+      [&](const SweepColumn& point, const SweepColumn& reference, const std::string& text) {
+        lines.push_back(batch_text(point.batch, point.micro_batches, say_micro_batches) + ", " +
+                        point.optimizer + (precisions ? ", " + point.precision : "") +
+                        ", against " + reference.checkpoint +
+                        (reference.checkpoint == own ? " (the setup's)" : "") + ": " + text);
+      });
   lines.push_back(
       "Checkpoint<P> keeps each segment's input and what backward reads of its last layer, drops "
       "the rest and computes it again before the segment's backward: Every<K> makes segments of "
