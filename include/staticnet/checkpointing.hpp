@@ -10,7 +10,8 @@
 // elementwise activation after it, which runs in place over its output and fuses with it.
 //
 // The cuts split the layers into units, from one allowed cut to the next; a segment is a run of
-// whole units. Every<K> makes segments of K units, Sqrt of ⌈√n⌉ of the n units.
+// whole units. Every<K> makes segments of K units, Sqrt of ⌈√n⌉ of the n units; under
+// CheckpointKind::cuts, SetupDesc::checkpoint_cuts names the cuts (bit i: the i-th allowed one).
 #include <cstddef>
 #include <cstdint>
 
@@ -72,10 +73,16 @@ constexpr Segments<L> checkpoint_segments(const SetupDesc& setup, const Node (&n
   const std::int64_t per_segment = setup.checkpoint == CheckpointKind::sqrt ? ceil_sqrt(units)
                                    : setup.checkpoint_every > 1             ? setup.checkpoint_every
                                                                             : 1;
-  // Cut after every per_segment-th allowed cut.
+  // Cut after every per_segment-th allowed cut, or where the mask says.
+  const bool masked = setup.checkpoint == CheckpointKind::cuts;
   std::int64_t seen = 0;
-  for (std::size_t i = 0; i < L; ++i)
-    s.ends[i] = allowed[i] && ++seen % per_segment == 0;
+  for (std::size_t i = 0; i < L; ++i) {
+    if (!allowed[i])
+      continue;
+    s.ends[i] = masked ? seen < 64 && ((setup.checkpoint_cuts >> seen) & 1) != 0
+                       : (seen + 1) % per_segment == 0;
+    ++seen;
+  }
   // Each layer up to the last cut is in a checkpointed segment: the one ending at the next cut.
   std::int64_t end_after = 0;
   for (std::size_t i = L; i-- > 0;) {

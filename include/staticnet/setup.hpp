@@ -245,8 +245,9 @@ constexpr const char* name_of(SetupOption k) {
 }
 
 // Gradient checkpointing (Checkpoint<P>, below): which activations forward keeps for backward and
-// which backward computes again.
-enum class CheckpointKind : std::uint8_t { none, every, sqrt };
+// which backward computes again. `cuts`: the segments SetupDesc::checkpoint_cuts names, one by
+// one; no public policy makes it (the planner's tests do, to plan every segmentation of a model).
+enum class CheckpointKind : std::uint8_t { none, every, sqrt, cuts };
 
 constexpr const char* name_of(CheckpointKind k) {
   switch (k) {
@@ -256,6 +257,8 @@ constexpr const char* name_of(CheckpointKind k) {
       return "Every";
     case CheckpointKind::sqrt:
       return "Sqrt";
+    case CheckpointKind::cuts:
+      return "Cuts";
   }
   return "?";
 }
@@ -313,6 +316,7 @@ struct SetupDesc {
   std::int64_t batch_slots = 2;    // BatchSlots<N>: the trainer's loader fills N batches ahead
   CheckpointKind checkpoint = CheckpointKind::none;  // Checkpoint<P>
   std::int64_t checkpoint_every = 0;                 // Checkpoint<Every<K>>: K
+  std::uint64_t checkpoint_cuts = 0;  // CheckpointKind::cuts: bit i cuts at the i-th allowed cut
   SetupProblem problem = SetupProblem::none;
   SetupOption problem_option = SetupOption::count_;
   int input_rank_written = 0;  // to report Input with too many dimensions

@@ -281,6 +281,63 @@ void check_random(Rng& rng, int count, Tally& t) {
   }
 }
 
+// Every segmentation, not only Every<K>'s and Sqrt's: Checkpoint<Auto> is to choose among all the
+// ways to cut a model (issue 39), so each must plan correctly. For random training models with at
+// most `most_cuts` allowed cuts, each of the 2^n cut sets (CheckpointKind::cuts) plans, its layout
+// holds and the tag simulation runs it; cutting everywhere is Every<1>'s plan. Also counted: how
+// many plans place their activations above their busiest step's live bytes (the gap a search on
+// live bytes must check its answer against).
+struct SegmentationTally {
+  int models = 0, plans = 0, above_live_peak = 0, recomputing = 0;
+};
+
+template <std::size_t N>
+void check_every_segmentation(Rng& rng, int count, int most_cuts, SegmentationTally& t) {
+  for (int made = 0; made < count;) {
+    Case<N> c;
+    if (!random_case(rng, c) || c.setup.mode != sn::Mode::training)
+      continue;
+    if (sn::lower(c.nodes, c.setup).error.code == sn::ErrorCode::batch_norm_one_value_per_channel)
+      c.setup.batch = 2;
+    const auto g = sn::lower(c.nodes, c.setup);
+    REQUIRE(g.error.ok());
+    bool allowed[N]{};
+    sn::detail::allowed_cuts(g.nodes, allowed);
+    const int cuts = static_cast<int>(std::count(allowed, allowed + N, true));
+    if (cuts == 0 || cuts > most_cuts)
+      continue;
+    ++made;
+    ++t.models;
+    for (std::uint64_t mask = 0; mask < (std::uint64_t{1} << cuts); ++mask) {
+      sn::SetupDesc s = c.setup;
+      s.checkpoint = sn::CheckpointKind::cuts;
+      s.checkpoint_cuts = mask;
+      const auto p = sn::plan(sn::lower(c.nodes, s));
+      ++t.plans;
+      t.recomputing += p.recompute_flops() > 0;
+      std::int64_t live = 0;
+      for (std::int64_t step = 0; step < p.step_count(); ++step)
+        live = std::max(live, p.live_activation_bytes(step));
+      t.above_live_peak += p.footprint.activations.count > live;
+      const std::string layout = check_layout(p);
+      const std::string run = simulate(p);
+      CHECK_MESSAGE(layout.empty(), "cut set " << mask << ": " << layout);
+      CHECK_MESSAGE(run.empty(), "cut set " << mask << ": " << run);
+      if (!layout.empty() || !run.empty())
+        return;
+      if (mask + 1 == std::uint64_t{1} << cuts) {  // every cut: Every<1>
+        sn::SetupDesc every = c.setup;
+        every.checkpoint = sn::CheckpointKind::every;
+        every.checkpoint_every = 1;
+        const auto q = sn::plan(sn::lower(c.nodes, every));
+        CHECK(q.footprint.total() == p.footprint.total());
+        CHECK(q.recompute_flops() == p.recompute_flops());
+        CHECK(q.schedule.size() == p.schedule.size());
+      }
+    }
+  }
+}
+
 // ---- hand-derived example -------------------------------------------------------------------
 
 // x -> Linear<8> (0) -> Residual< Linear<8> (1), ReLU (2) ; Identity > (Add 3) -> ReLU (4)
@@ -418,4 +475,15 @@ TEST_CASE("planner properties hold on random graphs") {
   MESSAGE("checkpointed: ", t.checkpointed_plans, " plans, ", t.recompute_steps,
           " recompute steps");
   CHECK(t.recompute_steps > 1000);
+}
+
+TEST_CASE("every segmentation of a random model plans and runs") {
+  Rng rng{20261129};
+  SegmentationTally t;
+  check_every_segmentation<16>(rng, 150, 7, t);
+  check_every_segmentation<32>(rng, 60, 7, t);
+  MESSAGE("segmentations: ", t.models, " models, ", t.plans, " plans, ", t.recomputing,
+          " recomputing, ", t.above_live_peak, " placed above their live peak");
+  CHECK(t.plans > 5000);
+  CHECK(t.recomputing > 2500);
 }
