@@ -472,7 +472,8 @@ namespace {
 
 // Calls `each(point, same_group)` once per group of the sweep's points that `same` puts together,
 // in the sweep's order, with the group's first point and a test for its members: the lines that
-// compare the sweep along one axis (precision, micro-batches) at each point of the others.
+// compare the sweep along one axis (precision, micro-batches, checkpointing) at each point of the
+// others.
 template <class Same, class Each>
 void for_each_group(const std::vector<SweepColumn>& sweep, Same same, Each each) {
   for (std::size_t first = 0; first < sweep.size(); ++first) {

@@ -447,6 +447,9 @@ template <class P>
 struct Checkpoint {
   static constexpr SetupOption option = SetupOption::checkpoint;
   static constexpr void apply(SetupDesc& s) {
+    static_assert(P::kind != CheckpointKind::cuts,
+                  "staticnet: Checkpoint<P> takes None, Every<K> or Sqrt; CheckpointKind::cuts is "
+                  "the planner's own (SetupDesc::checkpoint_cuts)");
     s.checkpoint = P::kind;
     s.checkpoint_every = P::every;
   }

@@ -284,7 +284,8 @@ void check_random(Rng& rng, int count, Tally& t) {
 // Every segmentation, not only Every<K>'s and Sqrt's: Checkpoint<Auto> is to choose among all the
 // ways to cut a model (issue 39), so each must plan correctly. For random training models with at
 // most `most_cuts` allowed cuts, each of the 2^n cut sets (CheckpointKind::cuts) plans, its layout
-// holds and the tag simulation runs it; cutting everywhere is Every<1>'s plan. Also counted: how
+// holds and the tag simulation runs it; cutting everywhere plans as Every<1> does (the same
+// bytes, recompute FLOPs and number of steps). Also counted: how
 // many plans place their activations above their busiest step's live bytes (the gap a search on
 // live bytes must check its answer against).
 struct SegmentationTally {
