@@ -105,13 +105,19 @@ std::string title(const ModelDump& m) {
   return m.name == m.model ? types : m.name + ": " + types;
 }
 
+std::string remedies_tried(const PlanDump& plan) {
+  const bool training = plan.training();
+  return std::string(training ? "not as micro-batches, " : "") +
+         (training && plan.checkpoint == "None" ? "not checkpointed, " : "") +
+         "not a smaller batch";
+}
+
 std::vector<std::string> over_budget_sentences(const ModelReport& m) {
   std::vector<std::string> sentences;
   for (const FitMenu& menu : m.fit_menus)
     if (menu.options.empty())
-      sentences.push_back(title(m.model) + ": nothing fits " + menu.budget.name + ", not " +
-                          (m.model.plan.training() ? "as micro-batches, not " : "") +
-                          "a smaller batch");
+      sentences.push_back(title(m.model) + ": nothing fits " + menu.budget.name + ", " +
+                          remedies_tried(m.model.plan));
   const std::int64_t footprint = m.model.plan.footprint.total;
   for (const BudgetCheck& c : m.checks) {
     if (c.fits)

@@ -424,12 +424,8 @@ Table fit_table(const ModelReport& m, const FitMenu& menu) {
 
 std::string nothing_fits_line(const ModelReport& m, const FitMenu& menu) {
   const bool training = m.model.plan.training();
-  // (fit tries Checkpoint<Sqrt> only where the setup does not checkpoint already.)
-  const bool tried_checkpoint = training && m.model.plan.checkpoint == "None";
   return "Nothing fits " + menu.budget.name + ": not the batch of " +
-         grouped_count(m.model.plan.batch) + " as it is, " +
-         (training ? "not as micro-batches, " : "") +
-         (tried_checkpoint ? "not checkpointed, " : "") + "not a smaller batch (" +
+         grouped_count(m.model.plan.batch) + " as it is, " + remedies_tried(m.model.plan) + " (" +
          (training ? "the weights, gradients and optimizer state" : "the weights") +
          " do not shrink with the batch).";
 }

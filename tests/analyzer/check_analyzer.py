@@ -480,6 +480,12 @@ def check_fit_numbers(args):
     fits, result = menu("--fit", "34559", expect=1)
     check(fits[0]["options"] == [], f"fit 34,559 B: {fits[0]['options']}")
     check("nothing fits budget" in result.stderr, f"fit: stderr {result.stderr}")
+    # The stderr sentence and the report's line name the same remedies tried, in fit's order.
+    tried = "not as micro-batches, not checkpointed, not a smaller batch"
+    check(tried in result.stderr, f"fit: stderr names what was tried: {result.stderr}")
+    text = " ".join(analyze(args, SQUARE, "--fit", "34559", expect=1).stdout.split())
+    check(f"Nothing fits budget 33.75 KiB: not the batch of 16 as it is, {tried} (" in text,
+          f"fit: the report names what was tried:\n{text}")
     # A device: its runtime overhead is taken off first and counted in what each option requires.
     fits, _ = menu("--fit", "jetson_nano", expect=0)
     nano = fits[0]

@@ -148,6 +148,10 @@ ModelReport build_report(ModelDump model, const std::vector<Budget>& budgets,
 // A sentence for each budget the model exceeds, for stderr: the last lines of a failed CI log,
 // where a "NO" in the report's table above is easy to miss. Empty when it fits them all.
 std::vector<std::string> over_budget_sentences(const ModelReport& m);
+// What fit tried before nothing fitted, in its order (fit.hpp): "not as micro-batches, not
+// checkpointed, not a smaller batch". Micro-batches and checkpointing in training only, and
+// checkpointing where the setup does not checkpoint already.
+std::string remedies_tried(const PlanDump& plan);
 
 // "simple_cnn: SimpleCNN as SimpleCNNTraining"; a model named on the command line has no name
 // of its own: "ns::Net as ns::Training".
