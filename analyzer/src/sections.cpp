@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <utility>
 
+#include <staticnet/fit.hpp>
+
 namespace staticnet::analyzer {
 
 namespace {
@@ -373,10 +375,9 @@ bool normalises_per_micro_batch(const PlanDump& p) {
          });
 }
 
-// |flops| in percent of a step's, to the nearest, as fit.hpp's Fit::extra_compute_percent.
+// |flops| in percent of a step's, rounded as assert_fits rounds it (fit.hpp).
 std::int64_t percent_of(std::int64_t flops, std::int64_t step_flops) {
-  const std::int64_t magnitude = flops < 0 ? -flops : flops;
-  return step_flops > 0 ? (200 * magnitude + step_flops) / (2 * step_flops) : 0;
+  return extra_compute_percent(flops < 0 ? -flops : flops, step_flops);
 }
 
 // What a setup's checkpointing adds to its step: "+22 % (2,129,920 FLOPs recomputed)".

@@ -51,6 +51,13 @@ constexpr const char* name_of(Remedy r) {
   return "?";
 }
 
+// Recomputed FLOPs in percent of a step's forward and backward FLOPs, to the nearest (0 for a
+// step of none): what assert_fits' extra_compute_percent<P> and the analyzer say.
+constexpr std::int64_t extra_compute_percent(std::int64_t recompute_flops,
+                                             std::int64_t step_flops) {
+  return step_flops > 0 ? (200 * recompute_flops + step_flops) / (2 * step_flops) : 0;
+}
+
 struct Fit {
   Remedy remedy = Remedy::nothing;
   SetupDesc setup;  // the setup that fits, or under Remedy::nothing the smallest one tried
@@ -61,7 +68,7 @@ struct Fit {
   constexpr bool found() const { return remedy != Remedy::nothing; }
   // The compute checkpointing adds, in percent of the step's, to the nearest.
   constexpr std::int64_t extra_compute_percent() const {
-    return step_flops > 0 ? (200 * recompute_flops + step_flops) / (2 * step_flops) : 0;
+    return staticnet::extra_compute_percent(recompute_flops, step_flops);
   }
 };
 
