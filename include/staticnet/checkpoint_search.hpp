@@ -1,0 +1,142 @@
+#pragma once
+// The search Checkpoint<Auto> is built on (issue 39): among all the ways to cut a model into
+// checkpointed segments, the one that recomputes the fewest FLOPs while its busiest step's live
+// bytes stay within a budget. Exact, not a heuristic: a dynamic program over the segments, whose
+// answer the tests compare with exhaustive search.
+//
+// The model. A model is n units (checkpointing.hpp: from one allowed cut to the next), numbered
+// 0..n-1. A cut set c_1 < ... < c_m (a cut after unit c) makes checkpointed segments
+// S_1 = 0..c_1, S_2 = c_1+1..c_2, ..., S_m, and the tail c_m+1..n-1, kept whole (no cut: the
+// whole model is the tail, as without checkpointing). Forward keeps, of a checkpointed segment,
+// only what its backward cannot compute again (its last tensor, a BatchNorm's statistics):
+// `kept(i, j)` bytes for the segment of units i..j. While a segment's own steps run (its forward,
+// then its recompute and its backward), every segment before it still holds what it kept, and
+// nothing of a segment after it but what the segment's own phases account for; so its busiest
+// step holds
+//     K_{j-1} + local(i, j),   K_{j-1} = kept(S_1) + ... + kept(S_{j-1}),
+// and the tail's busiest step K_m + tail(c_m + 1). The step's live peak is the largest of these,
+// and its recomputation the sum of recompute(i, j) over the checkpointed segments.
+//
+// `Costs` gives those four functions of units (i <= j, both inclusive) and `units()`. The planner
+// derives them from the plan (a later stage); the tests give arbitrary ones, for which the search
+// must still be exact.
+//
+// The search. A state is a prefix of segments, ending at a unit: what its segments keep (K), what
+// they recompute, and their busiest bytes so far. One state dominates another ending at the same
+// unit when it is no worse in all three: every way to go on from the second goes on as well from
+// the first (a smaller K leaves every later segment more room). So each unit keeps only states
+// nobody dominates (a Pareto front), and each is extended by every next segment that fits, or
+// finished with the tail. Of the finished ones, the answer recomputes least, and, among those,
+// peaks lowest (the first found of equal ones: the answer is deterministic).
+#include <cstddef>
+#include <cstdint>
+
+namespace staticnet::detail {
+
+// What the search answers: whether any cut set fits, and the best one.
+template <std::size_t MaxUnits>
+struct CutChoice {
+  bool fits = false;
+  // More fronts' states than the search's capacity: no answer (never a wrong one).
+  bool out_of_states = false;
+  std::int64_t recompute = 0;  // FLOPs
+  std::int64_t peak = 0;       // the busiest step's live bytes, by the Costs' model
+  std::int64_t segments = 0;   // checkpointed ones (the cuts)
+  bool cut_after[MaxUnits]{};  // cut after unit u
+};
+
+// A prefix of checkpointed segments whose last ends at unit `end` (-1: none yet).
+struct CutState {
+  std::int64_t kept = 0;
+  std::int64_t recompute = 0;
+  std::int64_t peak = 0;
+  std::int32_t end = -1;
+  std::int32_t previous = -1;   // the state this one extends (-1: the start)
+  std::int32_t next_same = -1;  // the next state ending at the same unit
+  bool dominated = false;
+};
+
+constexpr bool no_worse(const CutState& a, const CutState& b) {
+  return a.kept <= b.kept && a.recompute <= b.recompute && a.peak <= b.peak;
+}
+
+// The cut set with the least recomputation whose live peak is at most `budget` bytes, by the
+// model above. MaxUnits bounds costs.units(); Capacity bounds the states held at once.
+template <std::size_t MaxUnits, std::size_t Capacity, class Costs>
+constexpr CutChoice<MaxUnits> least_recompute_cuts(const Costs& costs, std::int64_t budget) {
+  CutChoice<MaxUnits> best;
+  const auto n = static_cast<std::int32_t>(costs.units());
+  if (n <= 0 || static_cast<std::size_t>(n) > MaxUnits)
+    return best;
+  CutState states[Capacity]{};
+  std::int32_t count = 1;  // states[0]: the start, no segment yet
+  // first_at[u + 1]: the first state ending at unit u (-1: none; u = -1 is the start's).
+  std::int32_t first_at[MaxUnits + 1]{};
+  for (std::size_t u = 0; u <= MaxUnits; ++u)
+    first_at[u] = -1;
+  first_at[0] = 0;
+  std::int32_t best_state = -1;
+
+  // Adds `s` to its unit's front unless a state there is no worse; drops those it is better than.
+  auto insert = [&](const CutState& s) {
+    std::int32_t* link = &first_at[s.end + 1];
+    for (std::int32_t k = *link; k != -1; k = states[k].next_same) {
+      if (states[k].dominated)
+        continue;
+      if (no_worse(states[k], s))
+        return true;
+      if (no_worse(s, states[k]))
+        states[k].dominated = true;
+    }
+    if (static_cast<std::size_t>(count) == Capacity)
+      return false;
+    states[count] = s;
+    states[count].next_same = *link;
+    *link = count++;
+    return true;
+  };
+
+  // Units in order: every state ending at c was made while the units before c were extended.
+  for (std::int32_t c = -1; c < n - 1; ++c) {
+    for (std::int32_t k = first_at[c + 1]; k != -1; k = states[k].next_same) {
+      if (states[k].dominated)
+        continue;
+      const CutState s = states[k];
+      // Finish: the tail from c + 1 on.
+      const std::int64_t tail_peak = s.kept + costs.tail(c + 1);
+      const std::int64_t peak = tail_peak > s.peak ? tail_peak : s.peak;
+      if (peak <= budget && (best_state == -1 || s.recompute < best.recompute ||
+                             (s.recompute == best.recompute && peak < best.peak))) {
+        best_state = k;
+        best.recompute = s.recompute;
+        best.peak = peak;
+      }
+      // Extend: a checkpointed segment c + 1..d, which needs a cut after d (so d < n - 1).
+      for (std::int32_t d = c + 1; d < n - 1; ++d) {
+        const std::int64_t busiest = s.kept + costs.local(c + 1, d);
+        if (busiest > budget)
+          continue;
+        CutState next;
+        next.kept = s.kept + costs.kept(c + 1, d);
+        next.recompute = s.recompute + costs.recompute(c + 1, d);
+        next.peak = busiest > s.peak ? busiest : s.peak;
+        next.end = d;
+        next.previous = k;
+        if (!insert(next)) {
+          best.out_of_states = true;
+          return best;
+        }
+      }
+    }
+  }
+  if (best_state == -1)
+    return best;
+  best.fits = true;
+  for (std::int32_t k = best_state; k > 0; k = states[k].previous) {
+    best.cut_after[states[k].end] = true;
+    ++best.segments;
+  }
+  return best;
+}
+
+}  // namespace staticnet::detail
