@@ -17,9 +17,12 @@
 // and the tail's busiest step K_m + tail(c_m + 1). The step's live peak is the largest of these,
 // and its recomputation the sum of recompute(i, j) over the checkpointed segments.
 //
-// `Costs` gives those four functions of units (i <= j, both inclusive) and `units()`. The planner
-// derives them from the plan (a later stage); the tests give arbitrary ones, for which the search
-// must still be exact.
+// `Costs` gives those four functions of units (i <= j, both inclusive), `units()`, and
+// `local_floor(i, j)`: at most local(i, j), and never less for a larger j, where the search stops
+// growing a segment (0 is always right, and stops nothing). checkpoint_costs.hpp derives them from
+// the plan; the tests give arbitrary ones, for which the search must still be exact. The search
+// asks for a segment's costs a row at a time: every segment from unit i on, in order, before
+// those from i + 1.
 //
 // The search. A state is a prefix of segments, ending at a unit: what its segments keep (K), what
 // they recompute, and their busiest bytes so far. One state dominates another ending at the same
@@ -63,7 +66,7 @@ constexpr bool no_worse(const CutState& a, const CutState& b) {
 // The cut set with the least recomputation whose live peak is at most `budget` bytes, by the
 // model above. MaxUnits bounds costs.units(); Capacity bounds the states held at once.
 template <std::size_t MaxUnits, std::size_t Capacity, class Costs>
-constexpr CutChoice<MaxUnits> least_recompute_cuts(const Costs& costs, std::int64_t budget) {
+constexpr CutChoice<MaxUnits> least_recompute_cuts(Costs& costs, std::int64_t budget) {
   CutChoice<MaxUnits> best;
   const auto n = static_cast<std::int32_t>(costs.units());
   if (n <= 0 || static_cast<std::size_t>(n) > MaxUnits)
@@ -112,7 +115,8 @@ constexpr CutChoice<MaxUnits> least_recompute_cuts(const Costs& costs, std::int6
         best.peak = peak;
       }
       // Extend: a checkpointed segment c + 1..d, which needs a cut after d (so d < n - 1).
-      for (std::int32_t d = c + 1; d < n - 1; ++d) {
+      for (std::int32_t d = c + 1; d < n - 1 && s.kept + costs.local_floor(c + 1, d) <= budget;
+           ++d) {
         const std::int64_t busiest = s.kept + costs.local(c + 1, d);
         if (busiest > budget)
           continue;

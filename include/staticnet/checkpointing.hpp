@@ -6,8 +6,12 @@
 //
 // A cut after layer i is allowed where tensor i is one every path from the input to the loss
 // crosses: no later layer reads a tensor made before it (in a residual network, between blocks).
-// Recomputing a segment then needs its input and nothing else. Nor is a layer cut from an
-// elementwise activation after it, which runs in place over its output and fuses with it.
+// Recomputing a segment then needs its input and nothing else. Nor is a layer cut from one that
+// writes its output into its input's buffer (an elementwise activation, a Dropout or an Add that
+// may run in place over it, a Flatten that views it): forward keeps a segment's input, so a cut
+// there would change what runs in place, and a segment's first tensor would be its input's. So
+// forward's buffers are the same under every cut set, and one plan prices them all
+// (checkpoint_costs.hpp).
 //
 // The cuts split the layers into units, from one allowed cut to the next; a segment is a run of
 // whole units. Every<K> makes segments of K units, Sqrt of ⌈√n⌉ of the n units; under
@@ -38,11 +42,23 @@ struct Segments {
 // True where a cut after layer i is allowed (above). The last layer is never cut after.
 template <std::size_t L>
 constexpr void allowed_cuts(const Node (&nodes)[L], bool (&allowed)[L]) {
-  // earliest[i]: the earliest tensor a layer after i reads (model_input, -1, the earliest).
+  // shared[t]: a layer reading tensor t may write its output into t's buffer: over it in place
+  // (plan_forward's rule, in training: an elementwise layer, a Dropout, an Add that takes t first),
+  // or as a view of it (a Flatten).
+  bool shared[L]{};
+  for (std::size_t r = 0; r < L; ++r) {
+    const LayerKind kind = nodes[r].desc.kind;
+    for (int k = 0; k < nodes[r].input_count(); ++k) {
+      const std::int32_t t = nodes[r].inputs[k];
+      if (t != model_input && (is_elementwise(kind) || kind == LayerKind::Dropout ||
+                               kind == LayerKind::Flatten || (kind == LayerKind::Add && k == 0)))
+        shared[t] = true;
+    }
+  }
+  // earliest: the earliest tensor a layer after j reads (model_input, -1, the earliest).
   std::int64_t earliest = static_cast<std::int64_t>(L);
   for (std::size_t j = L; j-- > 0;) {
-    allowed[j] = j + 1 < L && earliest >= static_cast<std::int64_t>(j) &&
-                 !is_elementwise(nodes[j + 1].desc.kind);
+    allowed[j] = j + 1 < L && earliest >= static_cast<std::int64_t>(j) && !shared[j];
     for (int k = 0; k < nodes[j].input_count(); ++k)
       if (nodes[j].inputs[k] < earliest)
         earliest = nodes[j].inputs[k];

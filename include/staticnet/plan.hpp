@@ -406,27 +406,27 @@ constexpr bool is_dropped(const Segments<L>& segments, const PlanState<L>& p, st
          p.layers[k].output_buffer != p.layers[segments.end_of(k)].output_buffer;
 }
 
-// The recompute steps of the segment of layers first..last, in the stage that plans backward
-// (before last's backward step). `needed` and `recomputed` are the callers', false for this
-// segment's buffers and layers (segments do not share any).
-template <std::size_t L>
-constexpr void recompute_segment(PlanBuilder<L>& build, const Graph<L>& g,
-                                 const Segments<L>& segments, std::int64_t first, std::int64_t last,
-                                 bool* needed, bool* recomputed) {
-  PlanState<L>& p = build.p;
-  auto& buffers = p.buffers.items;
+// Which layers of the checkpointed segment first..last run again before its backward, and which
+// of its dropped buffers are needed again: from the last layer down, what each layer's backward
+// reads is needed, and a dropped layer (dropped_layer(k), is_dropped's answer) that writes
+// something needed runs again, which needs its inputs. `needed` (by buffer) and `recomputed` (by
+// layer) are the caller's, false for this segment's buffers and layers. Also what
+// checkpoint_costs.hpp prices a segment with.
+template <std::size_t L, class DroppedLayer>
+constexpr void mark_recomputed(const Graph<L>& g, const PlanState<L>& p, std::int64_t first,
+                               std::int64_t last, const DroppedLayer& dropped_layer, bool* needed,
+                               bool* recomputed) {
+  const auto& buffers = p.buffers.items;
   // A dropped buffer: what a dropped layer made (its output, window index or mask).
   auto dropped = [&](int b) {
     const Buffer& x = buffers[b];
     return in_activation_region(x.role) && x.role != BufferRole::batch_statistics &&
-           x.layer >= first && x.layer <= last && is_dropped(segments, p, x.layer);
+           x.layer >= first && x.layer <= last && dropped_layer(x.layer);
   };
   auto need = [&](int b) {
     if (b != no_buffer && dropped(b))
       needed[b] = true;
   };
-  // From the last layer down: what each layer's backward reads is needed, and a dropped layer
-  // that writes something needed runs again, which needs its inputs.
   for (std::int64_t k = last; k >= first; --k) {
     const Node& n = g.nodes[k];
     const LayerBuffers& lp = p.layers[k];
@@ -438,7 +438,7 @@ constexpr void recompute_segment(PlanBuilder<L>& build, const Graph<L>& g,
       need(lp.window_index_buffer);
       need(lp.mask_buffer);
     }
-    if (!is_dropped(segments, p, k))
+    if (!dropped_layer(k))
       continue;
     const int writes[] = {lp.output_buffer, lp.window_index_buffer, lp.mask_buffer};
     for (int b : writes)
@@ -449,6 +449,27 @@ constexpr void recompute_segment(PlanBuilder<L>& build, const Graph<L>& g,
       need(lp.input2_buffer);
     }
   }
+}
+
+// What running a layer's forward again costs, every micro-batch: its forward, or a BatchNorm's
+// normalisation only (it reads the statistics its forward kept).
+constexpr std::int64_t recompute_flops_of(const Node& n, std::int64_t micro_batches) {
+  const std::int64_t flops = is_batch_norm(n.desc.kind) ? 2 * n.output.elements() : n.forward_flops;
+  return flops * micro_batches;
+}
+
+// The recompute steps of the segment of layers first..last, in the stage that plans backward
+// (before last's backward step). `needed` and `recomputed` are the callers', false for this
+// segment's buffers and layers (segments do not share any).
+template <std::size_t L>
+constexpr void recompute_segment(PlanBuilder<L>& build, const Graph<L>& g,
+                                 const Segments<L>& segments, std::int64_t first, std::int64_t last,
+                                 bool* needed, bool* recomputed) {
+  PlanState<L>& p = build.p;
+  auto& buffers = p.buffers.items;
+  mark_recomputed(
+      g, p, first, last, [&](std::int64_t k) { return is_dropped(segments, p, k); }, needed,
+      recomputed);
   // Then forward again, in order, into new buffers.
   auto again = [&](int b) { return recomputed_or_same(buffers, b); };
   auto remake = [&](int b, std::int64_t k) {
@@ -782,12 +803,9 @@ constexpr Plan<L> assemble(const Graph<L>& g, const PlanState<L>& s,
   for (const Step& step : scheduled.steps) {
     if (step.kind != StepKind::recompute)
       continue;
-    const Node& n = g.nodes[step.layer];
-    const std::int64_t flops =
-        is_batch_norm(n.desc.kind) ? 2 * n.output.elements() : n.forward_flops;
     LayerPlan& l = p.layers[static_cast<std::size_t>(step.layer)];
     l.recomputed = true;
-    l.recompute_flops = flops * g.setup.micro_batches;
+    l.recompute_flops = recompute_flops_of(g.nodes[step.layer], g.setup.micro_batches);
   }
   p.buffers = s.buffers;
   for (std::size_t r = 0; r < p.region_offset.size(); ++r)

@@ -27,6 +27,7 @@ struct TableCosts {
   std::int64_t kept_[most_units][most_units]{};
   std::int64_t recompute_[most_units][most_units]{};
   std::int64_t tail_[most_units]{};
+  std::int64_t floor_[most_units][most_units]{};  // local_floor: 0, or what chain_costs knows
   constexpr std::int64_t units() const { return n; }
   constexpr std::int64_t local(std::int64_t i, std::int64_t j) const { return local_[i][j]; }
   constexpr std::int64_t kept(std::int64_t i, std::int64_t j) const { return kept_[i][j]; }
@@ -34,6 +35,7 @@ struct TableCosts {
     return recompute_[i][j];
   }
   constexpr std::int64_t tail(std::int64_t i) const { return tail_[i]; }
+  constexpr std::int64_t local_floor(std::int64_t i, std::int64_t j) const { return floor_[i][j]; }
 };
 
 // Arbitrary non-negative costs below `most` (10 or so makes many ties, which the order among
@@ -74,6 +76,7 @@ TableCosts chain_costs(Rng& rng, std::int64_t n) {
     for (std::int64_t j = i; j < n; ++j) {
       saved += save[j];
       c.local_[i][j] = saved + out[j];  // and the gradient arriving at its end
+      c.floor_[i][j] = saved;           // grows with j: the search stops there
       c.kept_[i][j] = out[j];
       c.recompute_[i][j] = recompute;  // units i..j-1
       recompute += flops[j];

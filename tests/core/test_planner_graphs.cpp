@@ -17,9 +17,11 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "staticnet/checkpoint_costs.hpp"
 #include "staticnet/staticnet.hpp"
 #include "tests/core/plan_simulation.hpp"
 #include "tests/core/test_support.hpp"
@@ -281,16 +283,37 @@ void check_random(Rng& rng, int count, Tally& t) {
   }
 }
 
-// Every segmentation, not only Every<K>'s and Sqrt's: Checkpoint<Auto> is to choose among all the
-// ways to cut a model (issue 39), so each must plan correctly. For random training models with at
-// most `most_cuts` allowed cuts, each of the 2^n cut sets (CheckpointKind::cuts) plans, its layout
+// Every segmentation, not only Every<K>'s and Sqrt's: Checkpoint<Auto> chooses among all the ways
+// to cut a model (issue 39), so each must plan correctly, and be priced as it plans. For random
+// training models (FP32, Mixed<bf16> and Pure<bf16>, some in two micro-batches) with 2 to
+// `most_cuts` allowed cuts, each of the 2^n cut sets (CheckpointKind::cuts) plans, its layout
 // holds and the tag simulation runs it; cutting everywhere plans as Every<1> does (the same
-// bytes, recompute FLOPs and number of steps). Also counted: how
-// many plans place their activations above their busiest step's live bytes (the gap a search on
-// live bytes must check its answer against).
+// bytes, recompute FLOPs and number of steps); checkpoint_costs.hpp's prices, from the plan
+// without checkpointing, give its live peak and recomputation exactly. Then the search, at each
+// cut set's live peak as the budget, finds what exhaustive search finds (the least recomputation,
+// then the lowest peak), and nothing below the lowest peak. Also counted: how many plans place
+// their activations above their busiest step's live bytes (the gap Auto checks its answer
+// against).
 struct SegmentationTally {
-  int models = 0, plans = 0, above_live_peak = 0, recomputing = 0;
+  int models = 0, plans = 0, above_live_peak = 0, recomputing = 0, budgets = 0;
 };
+
+// The live peak and recomputation checkpoint_costs.hpp's prices give a cut set (bit u: a cut after
+// unit u), by checkpoint_search.hpp's model: K_{j-1} + local for each checkpointed segment,
+// K_m + tail for the tail.
+template <std::size_t N>
+std::pair<int64_t, int64_t> priced(sn::detail::CheckpointPricer<N>& pricer, std::uint64_t cuts) {
+  int64_t kept = 0, peak = 0, recompute = 0, start = 0;
+  for (int64_t u = 0; u + 1 < pricer.units(); ++u) {
+    if (((cuts >> u) & 1) == 0)
+      continue;
+    peak = std::max(peak, kept + pricer.local(start, u));
+    recompute += pricer.recompute(start, u);
+    kept += pricer.kept(start, u);
+    start = u + 1;
+  }
+  return {std::max(peak, kept + pricer.tail(start)), recompute};
+}
 
 template <std::size_t N>
 void check_every_segmentation(Rng& rng, int count, int most_cuts, SegmentationTally& t) {
@@ -298,17 +321,31 @@ void check_every_segmentation(Rng& rng, int count, int most_cuts, SegmentationTa
     Case<N> c;
     if (!random_case(rng, c) || c.setup.mode != sn::Mode::training)
       continue;
+    // Accumulate<2> and the low-precision setups too: the losses live through the whole step
+    // under the one, activations have other dtypes under the others.
+    if (rng.percent(25)) {
+      c.setup.micro_batches = 2;
+      c.setup.batch *= 2;
+    }
+    if (rng.percent(30))
+      c.setup.precision =
+          rng.percent(50) ? sn::PrecisionKind::MixedBF16 : sn::PrecisionKind::PureBF16;
     if (sn::lower(c.nodes, c.setup).error.code == sn::ErrorCode::batch_norm_one_value_per_channel)
-      c.setup.batch = 2;
+      c.setup.batch = 2 * c.setup.micro_batches;
     const auto g = sn::lower(c.nodes, c.setup);
     REQUIRE(g.error.ok());
     bool allowed[N]{};
     sn::detail::allowed_cuts(g.nodes, allowed);
     const int cuts = static_cast<int>(std::count(allowed, allowed + N, true));
-    if (cuts == 0 || cuts > most_cuts)
+    if (cuts < 2 || cuts > most_cuts)
       continue;
     ++made;
     ++t.models;
+    // Checkpoint<Auto>'s prices, from the plan without checkpointing.
+    const auto plain = sn::detail::plan_backward(g, sn::detail::plan_forward(g));
+    auto pricer = std::make_unique<sn::detail::CheckpointPricer<N>>(g, plain);
+    REQUIRE(pricer->units() == cuts + 1);
+    std::vector<std::pair<int64_t, int64_t>> live_and_recompute;
     for (std::uint64_t mask = 0; mask < (std::uint64_t{1} << cuts); ++mask) {
       sn::SetupDesc s = c.setup;
       s.checkpoint = sn::CheckpointKind::cuts;
@@ -320,6 +357,13 @@ void check_every_segmentation(Rng& rng, int count, int most_cuts, SegmentationTa
       for (std::int64_t step = 0; step < p.step_count(); ++step)
         live = std::max(live, p.live_activation_bytes(step));
       t.above_live_peak += p.footprint.activations.count > live;
+      live_and_recompute.emplace_back(live, p.recompute_flops());
+      const auto [priced_live, priced_recompute] = priced(*pricer, mask);
+      CHECK_MESSAGE(priced_live == live, "cut set " << mask << ": priced " << priced_live
+                                                    << " B, planned " << live << " B live");
+      CHECK_MESSAGE(priced_recompute == p.recompute_flops(), "cut set " << mask);
+      if (priced_live != live || priced_recompute != p.recompute_flops())
+        return;
       const std::string layout = check_layout(p);
       const std::string run = simulate(p);
       CHECK_MESSAGE(layout.empty(), "cut set " << mask << ": " << layout);
@@ -336,6 +380,30 @@ void check_every_segmentation(Rng& rng, int count, int most_cuts, SegmentationTa
         CHECK(q.schedule.size() == p.schedule.size());
       }
     }
+    // The search against every cut set, at each budget that changes the answer.
+    for (const auto& [budget, unused] : live_and_recompute) {
+      ++t.budgets;
+      std::int64_t least = -1, lowest = 0;
+      for (const auto& [live, recompute] : live_and_recompute)
+        if (live <= budget &&
+            (least < 0 || recompute < least || (recompute == least && live < lowest))) {
+          least = recompute;
+          lowest = live;
+        }
+      const auto got = sn::detail::least_recompute_cuts<N, 4096>(*pricer, budget);
+      REQUIRE(got.fits);
+      CHECK(got.recompute == least);
+      CHECK(got.peak == lowest);
+      std::uint64_t chosen = 0;
+      for (int u = 0; u < cuts; ++u)
+        chosen |= got.cut_after[u] ? std::uint64_t{1} << u : 0;
+      CHECK(live_and_recompute[chosen].first == got.peak);
+      CHECK(live_and_recompute[chosen].second == got.recompute);
+    }
+    std::int64_t smallest = live_and_recompute[0].first;
+    for (const auto& [live, unused] : live_and_recompute)
+      smallest = std::min(smallest, live);
+    CHECK_FALSE(sn::detail::least_recompute_cuts<N, 4096>(*pricer, smallest - 1).fits);
   }
 }
 
@@ -481,10 +549,11 @@ TEST_CASE("planner properties hold on random graphs") {
 TEST_CASE("every segmentation of a random model plans and runs") {
   Rng rng{20261129};
   SegmentationTally t;
-  check_every_segmentation<16>(rng, 150, 7, t);
-  check_every_segmentation<32>(rng, 60, 7, t);
+  check_every_segmentation<16>(rng, 1500, 8, t);
+  check_every_segmentation<32>(rng, 600, 9, t);
   MESSAGE("segmentations: ", t.models, " models, ", t.plans, " plans, ", t.recomputing,
-          " recomputing, ", t.above_live_peak, " placed above their live peak");
+          " recomputing, ", t.above_live_peak, " placed above their live peak; ", t.budgets,
+          " budgets searched");
   CHECK(t.plans > 5000);
   CHECK(t.recomputing > 2500);
 }
