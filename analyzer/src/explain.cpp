@@ -289,6 +289,27 @@ const std::map<std::string, Decoder>& decoders() {
                 "> into micro-batches of equal size, but " + n(f["micro_batches"]) +
                 " does not divide " + n(f["batch"]);
        }},
+      {"checkpoint_budget_too_small",
+       [](const Facts& f) {
+         return "Checkpoint<Auto> found no way of checkpointing that fits the step into " +
+                bytes(f["budget_bytes"]) + ": the least any needs is " + bytes(f["needs_bytes"]) +
+                ". Give a larger budget, or make the step smaller: Accumulate<K>, a smaller "
+                "batch, or a lower precision";
+       }},
+      {"checkpoint_placement_over_budget",
+       [](const Facts& f) {
+         return "Checkpoint<Auto> found ways of checkpointing whose live bytes fit " +
+                bytes(f["budget_bytes"]) +
+                ", but not once the arena lays them out: the last it tried needs " +
+                bytes(f["needs_bytes"]) +
+                ". Give a little more budget, or use Checkpoint<Sqrt> or Every<K>";
+       }},
+      {"checkpoint_search_too_large",
+       [](const Facts& f) {
+         return "Checkpoint<Auto>'s search ran out of room on a model of " + n(f["units"]) +
+                " units (pieces between the places it may cut); use Checkpoint<Sqrt> or "
+                "Every<K>, and please report the model";
+       }},
       {"precision_needs_inference",
        [](const Facts& f) {
          return "Precision<" + f.precision() +

@@ -78,16 +78,28 @@ class CheckpointPricer {
           min_backward_[b] = static_cast<std::int32_t>(step.layer);
       }
     }
-    // The floor: the bytes forward makes that a backward reads, by the layer whose backward
-    // reads them last.
+    // The floor (local_floor): the plan's live activation bytes at each backward step, the bytes
+    // forward makes that a backward reads, by maker, and the losses and predictions.
+    std::int64_t change[PlanState<L>::step_capacity + 1]{};
     for (std::size_t b = 0; b < p_.buffers.size(); ++b) {
       const Buffer& x = p_.buffers.items[b];
-      if (in_activation_region(x.role) && made_by(static_cast<int>(b)).kind == StepKind::forward &&
-          min_backward_[b] != never)
-        read_back_[min_backward_[b] + 1] += x.occupied();
+      if (!in_activation_region(x.role))
+        continue;
+      change[x.first_step] += x.occupied();
+      change[x.last_step + 1] -= x.occupied();
+      if (made_by(static_cast<int>(b)).kind == StepKind::forward && min_backward_[b] != never)
+        read_back_before_[x.layer + 1] += x.occupied();
+      if (x.role == BufferRole::loss || x.role == BufferRole::predictions)
+        results_ += x.occupied();
+    }
+    std::int64_t live = 0;
+    for (std::size_t s = 0; s < p_.steps.size(); ++s) {
+      live += change[s];
+      if (p_.steps.items[s].kind == StepKind::backward)
+        live_at_backward_[p_.steps.items[s].layer] = live;
     }
     for (std::size_t i = 0; i < L; ++i)
-      read_back_[i + 1] += read_back_[i];
+      read_back_before_[i + 1] += read_back_before_[i];
   }
 
   // checkpoint_search.hpp's Costs.
@@ -102,20 +114,17 @@ class CheckpointPricer {
     }
     return tail_[i];
   }
-  // At most local(i, j), and never less for a larger j: what backward reads of what forward made
-  // in the segment, all alive at its first backward step. The search stops growing a segment
-  // there.
-  constexpr std::int64_t local_floor(std::int64_t i, std::int64_t j) const {
-    const std::int64_t a = unit_first_[i], z = unit_last_[j];
-    std::int64_t floor = read_back_[z + 1] - read_back_[a];
-    if (a > 0) {  // less the segment's input: the segments before it hold that
-      const int input = p_.layers[a - 1].output_buffer;
-      if (min_backward_[input] >= a && min_backward_[input] <= z)
-        floor -= p_.buffers.items[input].occupied();
-    }
-    return floor;
+  // At most local(i, j), and never less for a larger j: the busiest of the segment's backward
+  // steps. Checkpointing leaves them as they are without it, but for what the layers before the
+  // segment keep: there, what forward made before it that a backward reads, less its input
+  // (which the segment's own steps count), and here, the losses and predictions (which the plan
+  // without checkpointing drops after the loss step, before extend_lifetimes keeps them). The
+  // search stops growing a segment there.
+  constexpr std::int64_t local_floor(std::int64_t i, std::int64_t j) {
+    start_row(i);
+    floor_row(i, j);
+    return row_floor_[j];
   }
-
   // The layers of a unit.
   constexpr std::int64_t first_layer(std::int64_t unit) const { return unit_first_[unit]; }
   constexpr std::int64_t last_layer(std::int64_t unit) const { return unit_last_[unit]; }
@@ -240,15 +249,36 @@ class CheckpointPricer {
   constexpr const Step& made_by(int b) const {
     return p_.steps.items[p_.buffers.items[b].first_step];
   }
-  // The prices of units i..j checkpointed, from the row of unit i (computed up to j).
+  // The prices of units i..j checkpointed, from the row of unit i (computed up to j), and its
+  // floors (the same).
+  constexpr void start_row(std::int64_t i) {
+    if (row_ == i)
+      return;
+    row_ = i;
+    row_known_ = i - 1;
+    row_floored_ = i - 1;
+    busiest_backward_ = 0;
+  }
   constexpr const SegmentPrice& row(std::int64_t i, std::int64_t j) {
-    if (row_ != i) {
-      row_ = i;
-      row_known_ = i - 1;
-    }
+    start_row(i);
     for (; row_known_ < j; ++row_known_)
       row_prices_[row_known_ + 1] = price(unit_first_[i], unit_last_[row_known_ + 1], true);
     return row_prices_[j];
+  }
+  constexpr void floor_row(std::int64_t i, std::int64_t j) {
+    const std::int64_t a = unit_first_[i];
+    std::int64_t before = read_back_before_[a];
+    if (a > 0) {  // the segment's input is its own steps' to count
+      const int input = p_.layers[a - 1].output_buffer;
+      if (min_backward_[input] != never)
+        before -= p_.buffers.items[input].occupied();
+    }
+    for (; row_floored_ < j; ++row_floored_) {
+      const std::int64_t u = row_floored_ + 1;
+      for (std::int64_t l = unit_first_[u]; l <= unit_last_[u]; ++l)
+        busiest_backward_ = max_of(busiest_backward_, live_at_backward_[l]);
+      row_floor_[u] = busiest_backward_ - before + results_;
+    }
   }
 
   const Graph<L>& g_;
@@ -261,7 +291,11 @@ class CheckpointPricer {
   std::int32_t loss_step_ = 0;
   std::int32_t last_forward_[buffer_capacity]{};  // the last layer whose forward touches it
   std::int32_t min_backward_[buffer_capacity]{};  // the last layer whose backward does (never)
-  std::int64_t read_back_[L + 1]{};               // local_floor's prefix sums
+  // local_floor's: the plan's live bytes at each layer's backward step; by maker, the prefix sums
+  // of the bytes forward makes that a backward reads; the losses' and predictions' bytes.
+  std::int64_t live_at_backward_[L]{};
+  std::int64_t read_back_before_[L + 1]{};
+  std::int64_t results_ = 0;
   // Scratch for price(), left as it was found.
   bool seen_[buffer_capacity]{};
   bool needed_[buffer_capacity]{};
@@ -273,6 +307,9 @@ class CheckpointPricer {
   std::int64_t row_ = -1;
   std::int64_t row_known_ = -1;
   SegmentPrice row_prices_[L]{};
+  std::int64_t row_floored_ = -1;
+  std::int64_t busiest_backward_ = 0;
+  std::int64_t row_floor_[L]{};
   std::int64_t tail_[L]{};
   bool tail_known_[L]{};
 };

@@ -30,7 +30,8 @@
 // the first (a smaller K leaves every later segment more room). So each unit keeps only states
 // nobody dominates (a Pareto front), and each is extended by every next segment that fits, or
 // finished with the tail. Of the finished ones, the answer recomputes least, and, among those,
-// peaks lowest (the first found of equal ones: the answer is deterministic).
+// peaks lowest (the first found of equal ones: the answer is deterministic). A state already
+// worse than an answer found is not extended: recomputation and peak only grow.
 #include <cstddef>
 #include <cstdint>
 
@@ -55,8 +56,7 @@ struct CutState {
   std::int64_t peak = 0;
   std::int32_t end = -1;
   std::int32_t previous = -1;   // the state this one extends (-1: the start)
-  std::int32_t next_same = -1;  // the next state ending at the same unit
-  bool dominated = false;
+  std::int32_t next_same = -1;  // the next state ending at the same unit (or a free slot)
 };
 
 constexpr bool no_worse(const CutState& a, const CutState& b) {
@@ -78,33 +78,52 @@ constexpr CutChoice<MaxUnits> least_recompute_cuts(Costs& costs, std::int64_t bu
   for (std::size_t u = 0; u <= MaxUnits; ++u)
     first_at[u] = -1;
   first_at[0] = 0;
+  // States a better one replaced before their unit came, whose slots new states take first.
+  std::int32_t free_list = -1;
   std::int32_t best_state = -1;
+  // No state that recomputes more than the best answer so far, or as much with a peak as high,
+  // can lead to a better one (both only grow).
+  auto beaten = [&](const CutState& s) {
+    return best_state != -1 &&
+           (s.recompute > best.recompute || (s.recompute == best.recompute && s.peak >= best.peak));
+  };
 
-  // Adds `s` to its unit's front unless a state there is no worse; drops those it is better than.
+  // Adds `s` to its unit's front unless a state there is no worse; unlinks those it is better
+  // than (their unit is still to come, so no state extends them yet).
   auto insert = [&](const CutState& s) {
     std::int32_t* link = &first_at[s.end + 1];
-    for (std::int32_t k = *link; k != -1; k = states[k].next_same) {
-      if (states[k].dominated)
-        continue;
+    for (std::int32_t k = *link; k != -1;) {
       if (no_worse(states[k], s))
         return true;
-      if (no_worse(s, states[k]))
-        states[k].dominated = true;
+      const std::int32_t next = states[k].next_same;
+      if (no_worse(s, states[k])) {
+        *link = next;
+        states[k].next_same = free_list;
+        free_list = k;
+      } else {
+        link = &states[k].next_same;
+      }
+      k = next;
     }
-    if (static_cast<std::size_t>(count) == Capacity)
+    std::int32_t slot = free_list;
+    if (slot != -1)
+      free_list = states[slot].next_same;
+    else if (static_cast<std::size_t>(count) < Capacity)
+      slot = count++;
+    else
       return false;
-    states[count] = s;
-    states[count].next_same = *link;
-    *link = count++;
+    states[slot] = s;
+    states[slot].next_same = first_at[s.end + 1];
+    first_at[s.end + 1] = slot;
     return true;
   };
 
   // Units in order: every state ending at c was made while the units before c were extended.
   for (std::int32_t c = -1; c < n - 1; ++c) {
     for (std::int32_t k = first_at[c + 1]; k != -1; k = states[k].next_same) {
-      if (states[k].dominated)
-        continue;
       const CutState s = states[k];
+      if (beaten(s))
+        continue;
       // Finish: the tail from c + 1 on.
       const std::int64_t tail_peak = s.kept + costs.tail(c + 1);
       const std::int64_t peak = tail_peak > s.peak ? tail_peak : s.peak;
@@ -126,6 +145,8 @@ constexpr CutChoice<MaxUnits> least_recompute_cuts(Costs& costs, std::int64_t bu
         next.peak = busiest > s.peak ? busiest : s.peak;
         next.end = d;
         next.previous = k;
+        if (beaten(next))
+          continue;
         if (!insert(next)) {
           best.out_of_states = true;
           return best;

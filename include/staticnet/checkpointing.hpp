@@ -15,7 +15,8 @@
 //
 // The cuts split the layers into units, from one allowed cut to the next; a segment is a run of
 // whole units. Every<K> makes segments of K units, Sqrt of ⌈√n⌉ of the n units; under
-// CheckpointKind::cuts, SetupDesc::checkpoint_cuts names the cuts (bit i: the i-th allowed one).
+// CheckpointKind::cuts, SetupDesc::checkpoint_cuts names the cuts (bit i: the i-th allowed one),
+// and under Auto the Graph does (checkpoint_auto.hpp).
 #include <cstddef>
 #include <cstdint>
 
@@ -73,10 +74,12 @@ constexpr std::int64_t ceil_sqrt(std::int64_t n) {
   return k;
 }
 
-// The segments the setup's policy makes. Under Checkpoint<None> (and in inference) there are
-// none: nothing is checkpointed.
+// The segments the setup's policy makes, for a graph's nodes and, under Checkpoint<Auto>, the
+// cut set it chose (Graph::checkpoint_cut_words). Under Checkpoint<None> (and in inference)
+// there are none: nothing is checkpointed.
 template <std::size_t L>
-constexpr Segments<L> checkpoint_segments(const SetupDesc& setup, const Node (&nodes)[L]) {
+constexpr Segments<L> checkpoint_segments(const SetupDesc& setup, const Node (&nodes)[L],
+                                          const std::uint64_t* chosen_cuts) {
   Segments<L> s;
   if (setup.mode != Mode::training || setup.checkpoint == CheckpointKind::none)
     return s;
@@ -89,14 +92,21 @@ constexpr Segments<L> checkpoint_segments(const SetupDesc& setup, const Node (&n
   const std::int64_t per_segment = setup.checkpoint == CheckpointKind::sqrt ? ceil_sqrt(units)
                                    : setup.checkpoint_every > 1             ? setup.checkpoint_every
                                                                             : 1;
-  // Cut after every per_segment-th allowed cut, or where the mask says.
-  const bool masked = setup.checkpoint == CheckpointKind::cuts;
+  // Cut after every per_segment-th allowed cut, or where the cut set says.
   std::int64_t seen = 0;
   for (std::size_t i = 0; i < L; ++i) {
     if (!allowed[i])
       continue;
-    s.ends[i] = masked ? seen < 64 && ((setup.checkpoint_cuts >> seen) & 1) != 0
-                       : (seen + 1) % per_segment == 0;
+    switch (setup.checkpoint) {
+      case CheckpointKind::cuts:
+        s.ends[i] = seen < 64 && ((setup.checkpoint_cuts >> seen) & 1) != 0;
+        break;
+      case CheckpointKind::least:
+        s.ends[i] = ((chosen_cuts[seen / 64] >> (seen % 64)) & 1) != 0;
+        break;
+      default:
+        s.ends[i] = (seen + 1) % per_segment == 0;
+    }
     ++seen;
   }
   // Each layer up to the last cut is in a checkpointed segment: the one ending at the next cut.

@@ -21,7 +21,13 @@ enum class ErrorCode : std::uint8_t {
   nonpositive_batch,            // a: batch
   nonpositive_micro_batches,    // a: the K of Accumulate<K>
   micro_batches_do_not_divide,  // a: batch, b: K
-  precision_needs_inference,    // setup_option: precision; a: the PrecisionKind (Int8)
+  checkpoint_budget_too_small,  // Checkpoint<Auto>: a: the budget's memory, b: the least any cut
+                                // set needs (counted as required_memory counts)
+  checkpoint_search_too_large,  // Checkpoint<Auto>: a: the model's units (cut-to-cut pieces)
+  checkpoint_placement_over_budget,  // Checkpoint<Auto>: cut sets fit by their live bytes, but
+                                     // not once placed; a: the budget's memory, b: what the last
+                                     // tried needs
+  precision_needs_inference,         // setup_option: precision; a: the PrecisionKind (Int8)
   // a layer (layer, kind set)
   option_given_twice,   // option
   option_not_accepted,  // option

@@ -98,6 +98,7 @@ STATICNET_NUMBER(block_starts_at_layer)
 STATICNET_NUMBER(shortcut_ends_at_layer)
 STATICNET_NUMBER(reads_layer)
 STATICNET_NUMBER(readers_of_that_layer)
+STATICNET_NUMBER(units)
 STATICNET_NUMBER(code_overhead)
 STATICNET_NUMBER(samples)
 STATICNET_NUMBER(values_per_channel)
@@ -161,6 +162,28 @@ struct micro_batches_do_not_divide {
   static_assert(always_false<micro_batches_do_not_divide>,
                 "staticnet: Accumulate<K> splits Batch<B> into K micro-batches of B/K samples: K "
                 "must divide B");
+};
+template <class BudgetBytes, class NeedsBytes>
+struct checkpoint_budget_too_small {
+  static_assert(always_false<checkpoint_budget_too_small>,
+                "staticnet: no way of checkpointing fits the step into Checkpoint<Auto<Budget>>'s "
+                "budget; needs_bytes is the least any cut set needs. Give a larger budget, or "
+                "make the step smaller: Accumulate<K>, a smaller batch, or a lower precision");
+};
+template <class BudgetBytes, class NeedsBytes>
+struct checkpoint_placement_over_budget {
+  static_assert(always_false<checkpoint_placement_over_budget>,
+                "staticnet: Checkpoint<Auto<Budget>> found cut sets whose live bytes fit the "
+                "budget, but the arena lays them out with gaps that do not; needs_bytes is what "
+                "the last one tried needs. Give a little more budget, or use Checkpoint<Sqrt> or "
+                "Every<K> and check them with fits()");
+};
+template <class Units>
+struct checkpoint_search_too_large {
+  static_assert(always_false<checkpoint_search_too_large>,
+                "staticnet: Checkpoint<Auto>'s search held more partial cut sets than it has room "
+                "for on a model of this many units; use Checkpoint<Sqrt> or Every<K>, and please "
+                "report the model");
 };
 template <class Precision>
 struct precision_needs_inference {
@@ -378,6 +401,12 @@ constexpr void report() {
     (void)sizeof(nonpositive_micro_batches<micro_batches<D.a>>);
   } else if constexpr (code == ErrorCode::micro_batches_do_not_divide) {
     (void)sizeof(micro_batches_do_not_divide<batch<D.a>, micro_batches<D.b>>);
+  } else if constexpr (code == ErrorCode::checkpoint_budget_too_small) {
+    (void)sizeof(checkpoint_budget_too_small<budget_bytes<D.a>, needs_bytes<D.b>>);
+  } else if constexpr (code == ErrorCode::checkpoint_placement_over_budget) {
+    (void)sizeof(checkpoint_placement_over_budget<budget_bytes<D.a>, needs_bytes<D.b>>);
+  } else if constexpr (code == ErrorCode::checkpoint_search_too_large) {
+    (void)sizeof(checkpoint_search_too_large<units<D.a>>);
   } else if constexpr (code == ErrorCode::precision_needs_inference) {
     (void)sizeof(precision_needs_inference<precision<static_cast<PrecisionKind>(D.a)>>);
   } else if constexpr (code == ErrorCode::option_given_twice) {

@@ -29,6 +29,11 @@ struct Graph {
   std::int64_t parameter_count = 0;      // trainable
   std::int64_t non_trainable_count = 0;  // BatchNorm running statistics
   Diagnostic error;
+  // Under Checkpoint<Auto>: the cut set checkpoint_auto.hpp chose (bit i % 64 of word i / 64: a
+  // cut at the i-th allowed cut), once `checkpoint_chosen`.
+  bool checkpoint_chosen = false;
+  std::uint64_t checkpoint_cut_words[(N + 63) / 64]{};
+  std::int64_t checkpoint_live_peak = 0;  // that cut set's busiest step's live activation bytes
 
   // The shape of tensor `id`: a node's output, or the model's input.
   constexpr const Shape& shape_of(std::int32_t id) const {

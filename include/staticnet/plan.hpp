@@ -291,7 +291,7 @@ constexpr PlanState<L> plan_forward(const Graph<L>& g) {
   // (Under checkpointing, a segment's input counts as needed: its recompute reads it.)
   bool needed_by_backward[PlanState<L>::buffer_capacity]{};
   std::int64_t last_read[PlanState<L>::buffer_capacity]{};
-  const Segments<L> segments = checkpoint_segments(g.setup, nodes);
+  const Segments<L> segments = checkpoint_segments(g.setup, nodes, g.checkpoint_cut_words);
   if (precision.quantized)
     last_read[input] = input_last_reader;
   for (std::int64_t i = 0; i < layers; ++i) {
@@ -553,7 +553,7 @@ constexpr PlanState<L> plan_backward(const Graph<L>& g, const PlanState<L>& forw
   unread[gradient_of[L - 1]] = 1;
   // Checkpointing: a checkpointed segment's recompute steps come before its last layer's
   // backward, and backward reads what they wrote (again()).
-  const Segments<L> segments = checkpoint_segments(g.setup, nodes);
+  const Segments<L> segments = checkpoint_segments(g.setup, nodes, g.checkpoint_cut_words);
   bool needed[PlanState<L>::buffer_capacity]{};
   bool recomputed[L]{};
   auto again = [&](int b) { return recomputed_or_same(p.buffers.items, b); };
@@ -824,33 +824,120 @@ constexpr Plan<L> assemble(const Graph<L>& g, const PlanState<L>& s,
 
 }  // namespace detail
 
+namespace detail {
+// Under Checkpoint<Auto>, the stage before plan_forward: the graph with its cut set chosen
+// (checkpoint_auto.hpp, included at the end of this header: it plans).
+template <std::size_t L>
+constexpr Graph<L> with_least_recompute(const Graph<L>& g);
+}  // namespace detail
+
 // Plans a lowered graph. A graph that carries an error gives an empty plan with that error.
 template <std::size_t L>
 constexpr Plan<L> plan(const Graph<L>& g) {
+  if (g.setup.checkpoint == CheckpointKind::least && !g.checkpoint_chosen)
+    return plan(detail::with_least_recompute(g));
   const detail::PlanState<L> scheduled = detail::plan_backward(g, detail::plan_forward(g));
   return detail::assemble(g, detail::place(scheduled), scheduled);
 }
+
+}  // namespace staticnet
+
+// The stage plan() declares above, Checkpoint<Auto>'s choice of cuts; here, since it plans with
+// the stages above, and the type-level entry points below run it.
+#include "staticnet/checkpoint_auto.hpp"
+
+namespace staticnet {
 
 // ---- the type-level entry points -------------------------------------------------------------
 //
 // Each stage is a constant of its own, so each is its own constant evaluation with its own
 // budget under the compilers' limits (g++'s -fconstexpr-ops-limit, clang's -fconstexpr-steps):
-// lowering, forward's buffers and steps, backward's, their placement, the Plan. A model of ten
+// lowering, (under Checkpoint<Auto>) the cut set, forward's buffers and steps, backward's, their
+// placement, the Plan. A model of ten
 // thousand layers plans within the default limits of both (bench/RESULTS.md, "Compile cost of
 // planning").
 
 namespace detail {
+// Under Checkpoint<Auto> (checkpoint_auto.hpp), more stages come first: the plan without
+// checkpointing (forward, backward), which prices every cut set; then each try at choosing them,
+// and the activations its plan places, until one fits.
 template <Model M, Setup S>
-inline constexpr auto forward_v = plan_forward(lower<M, S>());
+inline constexpr auto unsegmented_graph_v = without_checkpointing(lower<M, S>());
 template <Model M, Setup S>
-inline constexpr auto backward_v = plan_backward(lower<M, S>(), forward_v<M, S>);
+inline constexpr auto unsegmented_forward_v = plan_forward(unsegmented_graph_v<M, S>);
+template <Model M, Setup S>
+inline constexpr auto unsegmented_backward_v = plan_backward(unsegmented_graph_v<M, S>,
+                                                             unsegmented_forward_v<M, S>);
+template <Model M, Setup S>
+inline constexpr std::int64_t first_share_v = activation_share(unsegmented_graph_v<M, S>,
+                                                               unsegmented_backward_v<M, S>);
+template <Model M, Setup S, int T>
+constexpr std::int64_t try_share();
+template <Model M, Setup S, int T>
+inline constexpr auto try_graph_v = choose_cuts(lower<M, S>(), unsegmented_backward_v<M, S>,
+                                                try_share<M, S, T>(), first_share_v<M, S>);
+template <Model M, Setup S, int T>
+inline constexpr std::int64_t try_placed_v = placed_activations(try_graph_v<M, S, T>);
+template <Model M, Setup S, int T>
+constexpr std::int64_t try_share() {
+  if constexpr (T == 0)
+    return first_share_v<M, S>;
+  else
+    return next_share(try_share<M, S, T - 1>(), try_graph_v<M, S, T - 1>.checkpoint_live_peak,
+                      try_placed_v<M, S, T - 1>, first_share_v<M, S>);
+}
+// The first try that fits, or fails with its error, or the last.
+template <Model M, Setup S, int T = 0>
+constexpr const auto& auto_graph() {
+  constexpr const auto& graph = try_graph_v<M, S, T>;
+  if constexpr (!graph.error.ok() || try_placed_v<M, S, T> <= first_share_v<M, S> ||
+                T + 1 == auto_tries)
+    return graph;
+  else
+    return auto_graph<M, S, T + 1>();
+}
+template <Model M, Setup S>
+inline constexpr auto over_budget_v = [] {
+  auto graph = auto_graph<M, S>();
+  graph.error.code = ErrorCode::checkpoint_placement_over_budget;
+  graph.error.a = graph.setup.checkpoint_budget.memory.count;
+  graph.error.b = graph.error.a - first_share_v<M, S> + try_placed_v<M, S, auto_tries - 1>;
+  return graph;
+}();
+// The graph the stages plan: lower()'s, or under Checkpoint<Auto> the one with its cuts chosen,
+// whose error, when no cut set fits, fails here.
+template <Model M, Setup S>
+constexpr const auto& planned_graph() {
+  if constexpr (S::desc().checkpoint == CheckpointKind::least) {
+    constexpr const auto& chosen = auto_graph<M, S>();
+    constexpr bool over = chosen.error.ok() && try_placed_v < M, S,
+                   auto_tries - 1 >> first_share_v<M, S> &&
+                       &chosen == &try_graph_v<M, S, auto_tries - 1>;
+    constexpr const auto& graph = [&]() -> const auto& {
+      if constexpr (over)
+        return over_budget_v<M, S>;
+      else
+        return chosen;
+    }
+    ();
+    if constexpr (!graph.error.ok())
+      (void)sizeof(error::reporter<graph.error, nesting_of_t<M, graph.error.layer>>);
+    return graph;
+  } else {
+    return lower<M, S>();
+  }
+}
+template <Model M, Setup S>
+inline constexpr auto forward_v = plan_forward(planned_graph<M, S>());
+template <Model M, Setup S>
+inline constexpr auto backward_v = plan_backward(planned_graph<M, S>(), forward_v<M, S>);
 template <Model M, Setup S>
 inline constexpr auto placed_v = place(backward_v<M, S>);
 }  // namespace detail
 
 template <Model M, Setup S>
-inline constexpr auto plan_v = detail::assemble(lower<M, S>(), detail::placed_v<M, S>,
-                                                detail::backward_v<M, S>);
+inline constexpr auto plan_v = detail::assemble(detail::planned_graph<M, S>(),
+                                                detail::placed_v<M, S>, detail::backward_v<M, S>);
 
 // The plan of Model trained (or run) as Setup says. Evaluated once per program, at compile time.
 template <Model M, Setup S>

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "staticnet/device.hpp"
 #include "staticnet/dtype.hpp"
 #include "staticnet/shape.hpp"
 
@@ -247,7 +248,9 @@ constexpr const char* name_of(SetupOption k) {
 // Gradient checkpointing (Checkpoint<P>, below): which activations forward keeps for backward and
 // which backward computes again. `cuts`: the segments SetupDesc::checkpoint_cuts names, one by
 // one; no public policy makes it (the planner's tests do, to plan every segmentation of a model).
-enum class CheckpointKind : std::uint8_t { none, every, sqrt, cuts };
+// `least`: Checkpoint<Auto<Budget>>, the cut set with the least recomputation that fits the
+// budget (checkpoint_auto.hpp chooses it, and the Graph carries it).
+enum class CheckpointKind : std::uint8_t { none, every, sqrt, cuts, least };
 
 constexpr const char* name_of(CheckpointKind k) {
   switch (k) {
@@ -259,6 +262,8 @@ constexpr const char* name_of(CheckpointKind k) {
       return "Sqrt";
     case CheckpointKind::cuts:
       return "Cuts";
+    case CheckpointKind::least:
+      return "Auto";
   }
   return "?";
 }
@@ -317,6 +322,9 @@ struct SetupDesc {
   CheckpointKind checkpoint = CheckpointKind::none;  // Checkpoint<P>
   std::int64_t checkpoint_every = 0;                 // Checkpoint<Every<K>>: K
   std::uint64_t checkpoint_cuts = 0;  // CheckpointKind::cuts: bit i cuts at the i-th allowed cut
+  // Checkpoint<Auto<Budget>>: what the step must fit, as a device (a budget in bytes is a device
+  // of that memory and no overhead).
+  Device checkpoint_budget{};
   SetupProblem problem = SetupProblem::none;
   SetupOption problem_option = SetupOption::count_;
   int input_rank_written = 0;  // to report Input with too many dimensions
@@ -427,8 +435,13 @@ struct BatchSlots {
 //   Checkpoint<None>      everything kept (the default)
 //   Checkpoint<Every<K>>  segments of K cut-to-cut units
 //   Checkpoint<Sqrt>      segments of ⌈√n⌉ units, n the units (about √n segments)
-// Checkpoint<Auto> (the least recomputation that fits a budget) is still to come (issue 39); fit
-// tries Sqrt (fit.hpp), and `staticnet analyze --checkpoint` prices each policy.
+//   Checkpoint<Auto<Budget>>  the cuts with the least recomputation, in FLOPs, whose whole step
+//                         fits Budget: a device (sn::jetson_nano) or bytes (sn::MiB(512),
+//                         sn::Bytes{889'600}), counted as fits() counts them. Exact: a dynamic
+//                         program over the segments, priced from the plan
+//                         (checkpoint_auto.hpp). A budget nothing fits fails the build with the
+//                         least any cut set needs.
+// fit tries Sqrt (fit.hpp), and `staticnet analyze --checkpoint` prices each policy.
 struct None {
   static constexpr CheckpointKind kind = CheckpointKind::none;
   static constexpr std::int64_t every = 0;
@@ -443,15 +456,35 @@ struct Sqrt {
   static constexpr CheckpointKind kind = CheckpointKind::sqrt;
   static constexpr std::int64_t every = 0;
 };
+namespace detail {
+constexpr Device budget_device(Bytes b) {
+  return Device{b, Bytes{}, "a budget"};
+}
+constexpr Device budget_device(const Device& d) {
+  return d;
+}
+}  // namespace detail
+template <auto Budget>
+struct Auto {
+  static_assert(
+      requires { detail::budget_device(Budget); },
+      "staticnet: Checkpoint<Auto<Budget>> takes a device (sn::jetson_nano) or bytes "
+      "(sn::MiB(512))");
+  static constexpr CheckpointKind kind = CheckpointKind::least;
+  static constexpr std::int64_t every = 0;
+  static constexpr Device budget = detail::budget_device(Budget);
+};
 template <class P>
 struct Checkpoint {
   static constexpr SetupOption option = SetupOption::checkpoint;
   static constexpr void apply(SetupDesc& s) {
     static_assert(P::kind != CheckpointKind::cuts,
-                  "staticnet: Checkpoint<P> takes None, Every<K> or Sqrt; CheckpointKind::cuts is "
-                  "the planner's own (SetupDesc::checkpoint_cuts)");
+                  "staticnet: Checkpoint<P> takes None, Every<K>, Sqrt or Auto<Budget>; "
+                  "CheckpointKind::cuts is the planner's own (SetupDesc::checkpoint_cuts)");
     s.checkpoint = P::kind;
     s.checkpoint_every = P::every;
+    if constexpr (P::kind == CheckpointKind::least)
+      s.checkpoint_budget = P::budget;
   }
 };
 

@@ -61,6 +61,13 @@ using DSCNNCheckpointSqrt =
 using FCAutoencoderCheckpointSqrt =
     sn::Training<sn::Input<sn::f32, 640>, sn::Batch<16>, sn::Loss<sn::MSE>,
                  sn::Optimizer<sn::SGDMomentum>, sn::Checkpoint<sn::Sqrt>>;
+// Checkpoint<Auto> with Sqrt's whole step as its budget: the cut set with the least recomputation
+// that fits it (which Sqrt's does), trained as any other.
+using ResNet8CheckpointAuto =
+    sn::Training<sn::Input<sn::f32, 3, 32, 32>, sn::Batch<4>, sn::Loss<sn::CrossEntropy>,
+                 sn::Optimizer<sn::SGDMomentum>,
+                 sn::Checkpoint<sn::Auto<
+                     sn::plan<sn::samples::ResNet8, ResNet8CheckpointSqrt>().footprint.total()>>>;
 // With Accumulate<2>: every micro-batch recomputes, against PyTorch's accumulation loop.
 using ResNet8CheckpointSqrtAccumulate2 =
     sn::Training<sn::Input<sn::f32, 3, 32, 32>, sn::Batch<4>, sn::Loss<sn::CrossEntropy>,

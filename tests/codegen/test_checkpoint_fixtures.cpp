@@ -25,6 +25,8 @@
 #include "mlperf_fc_autoencoder_checkpoint_sqrt_trainer.h"
 #include "mlperf_fixture_check.hpp"
 #include "mlperf_fixture_setups.hpp"
+#include "mlperf_resnet8_checkpoint_auto_kernels_cpu.h"
+#include "mlperf_resnet8_checkpoint_auto_trainer.h"
 #include "mlperf_resnet8_checkpoint_every2_kernels_cpu.h"
 #include "mlperf_resnet8_checkpoint_every2_trainer.h"
 #include "mlperf_resnet8_checkpoint_sqrt_accumulate2_kernels_cpu.h"
@@ -45,6 +47,12 @@ namespace m = mlperf_fixture_setups;
 static_assert(recomputes<sn::samples::SimpleCNN, fixture_setups::SimpleCNNCheckpointSqrtAdam>());
 static_assert(recomputes<sn::samples::ResNet8, m::ResNet8CheckpointSqrt>());
 static_assert(recomputes<sn::samples::ResNet8, m::ResNet8CheckpointEvery2>());
+static_assert(recomputes<sn::samples::ResNet8, m::ResNet8CheckpointAuto>());
+// Auto within Sqrt's step, recomputing no more than Sqrt.
+static_assert(sn::plan<sn::samples::ResNet8, m::ResNet8CheckpointAuto>().footprint.total() <=
+              sn::plan<sn::samples::ResNet8, m::ResNet8CheckpointSqrt>().footprint.total());
+static_assert(sn::plan<sn::samples::ResNet8, m::ResNet8CheckpointAuto>().recompute_flops() <=
+              sn::plan<sn::samples::ResNet8, m::ResNet8CheckpointSqrt>().recompute_flops());
 static_assert(recomputes<sn::samples::DSCNN, m::DSCNNCheckpointSqrt>());
 static_assert(recomputes<sn::samples::FCAutoencoder, m::FCAutoencoderCheckpointSqrt>());
 static_assert(recomputes<sn::samples::ResNet8, m::ResNet8CheckpointSqrtAccumulate2>());
@@ -81,6 +89,7 @@ TEST_CASE("pytorch: simple_cnn under Checkpoint<Sqrt> with adam is the unremedie
 STATICNET_MLPERF_CHECKPOINT_CASE(resnet8_checkpoint_sqrt, Sqrt, resnet8)
 STATICNET_MLPERF_CHECKPOINT_CASE(ds_cnn_checkpoint_sqrt, Sqrt, ds_cnn)
 STATICNET_MLPERF_CHECKPOINT_CASE(resnet8_checkpoint_every2, Every<2>, resnet8)
+STATICNET_MLPERF_CHECKPOINT_CASE(resnet8_checkpoint_auto, Auto, resnet8)
 STATICNET_MLPERF_CHECKPOINT_CASE(fc_autoencoder_checkpoint_sqrt, Sqrt, fc_autoencoder)
 STATICNET_MLPERF_CHECKPOINT_CASE(resnet8_checkpoint_sqrt_accumulate2, Sqrt, resnet8_accumulate2)
 STATICNET_MLPERF_CHECKPOINT_CASE(ds_cnn_checkpoint_sqrt_accumulate2, Sqrt, ds_cnn_accumulate2)

@@ -98,3 +98,61 @@ TEST_CASE("Checkpoint<Auto>'s prices are the planner's live peak on the sample m
   check_prices<s::ResNet8, AccumulatedResNet8>("ResNet-8 in 4 micro-batches", compared);
   MESSAGE(compared, " cut sets compared");
 }
+
+// ---- Checkpoint<Auto<Budget>> on the 50-layer MLP, derived by hand --------------------------
+//
+// mlp50::Net is 25 units u = 0..24 of Linear(64) and a ReLU that runs in place over it: one
+// buffer X_u of 16·64·4 = 4,096 B each. A Linear's backward reads its input X_{u-1}, a ReLU's its
+// output X_u. Without checkpointing the busiest step holds X_0..X_24, the loss's gradient and the
+// losses (64 B → 256): 26 · 4,096 + 256 = 106,752. The rest of the step is 840,192 B: weights and
+// gradients 2 · 25 · (64·64 + 64) · 4 = 832,000, input and targets 2 · 4,096.
+//
+// Cuts after units c_1 < ... < c_m make segments S_1 = 0..c_1, S_s = c_{s-1}+1..c_s, and the tail
+// c_m+1..24; let len_s be S_s's units and T the tail's. Each segment but the first keeps its
+// input (its first Linear's backward reads it). At its busiest (the start of its backward) a
+// checkpointed segment holds its input, its dropped units recomputed (len - 1), its last X, the
+// gradient arriving at it and the losses: S_1 len_1 + 1 buffers, S_s (the s - 2 inputs the
+// segments before it keep) + len_s + 2 = s + len_s. The tail holds the m - 1 kept inputs, its own
+// input, its T buffers, the gradient and the losses: m + 1 + T. Each buffer is 4,096 B, plus 256.
+// A segment recomputes all its units but its last, 133,120 FLOPs each (a Linear's 2·16·64·64 +
+// 16·64 for the bias, and its ReLU's 16·64): c_m + 1 - m units in all.
+//
+// A budget of B buffers needs len_1 <= B - 1, len_s <= B - s and T <= B - m - 1 with the lengths
+// summing to 25, and recomputes c_m + 1 - m = 25 - T - m units, at least 25 - (B - 1) = 26 - B.
+//   B = 12 (49,408 B; the step 889,600): m = 1 gives 11 + 10 < 25 units; m = 2 fits (11 + 10 + 9)
+//     with T = 9: 14 units, 1,863,680 FLOPs, the least: 26 - 12.
+//   B = 10 (41,216 B; 881,408, Sqrt's own step): 16 units, 2,129,920, as Sqrt (m = 3, T = 6).
+//   B = 8 (33,024 B; 873,216): m = 4 fits exactly (7 + 6 + 5 + 4 + T = 3), and m = 5 and 6 too:
+//     each 18 units, 2,396,160 FLOPs. B = 7: at most 6 + 5 + 4 + 3 + 2 + 1 + 0 units, and T >= 1:
+//     nothing fits, so 873,216 B is the least any cut set needs (the compile-fail test
+//     checkpoint_auto_too_small).
+namespace {
+template <std::int64_t Bytes>
+using Mlp50Auto = sn::Training<sn::Input<sn::f32, 64>, sn::Batch<16>, sn::Loss<sn::MSE>,
+                               sn::Checkpoint<sn::Auto<sn::Bytes{Bytes}>>>;
+constexpr std::int64_t unit_flops = 133'120;
+}  // namespace
+
+TEST_CASE("Checkpoint<Auto> on the 50-layer MLP: the least recomputation for each budget") {
+  constexpr auto& ample = sn::plan<mlp50::Net, Mlp50Auto<1'000'000>>();
+  static_assert(ample.recompute_flops() == 0);
+  static_assert(ample.footprint.activations.count == 106'752);
+
+  constexpr auto& twelve = sn::plan<mlp50::Net, Mlp50Auto<889'600>>();
+  static_assert(twelve.footprint.activations.count == 49'408);
+  static_assert(twelve.footprint.total().count == 889'600);
+  static_assert(twelve.recompute_flops() == 14 * unit_flops);
+
+  constexpr auto& as_sqrt = sn::plan<mlp50::Net, Mlp50Auto<881'408>>();
+  constexpr auto& sqrt = sn::plan<mlp50::Net, mlp50::Sqrt>();
+  static_assert(sqrt.footprint.total().count == 881'408);
+  static_assert(as_sqrt.footprint.total().count == 881'408);
+  static_assert(as_sqrt.recompute_flops() == sqrt.recompute_flops());
+  static_assert(as_sqrt.recompute_flops() == 16 * unit_flops);
+
+  constexpr auto& least = sn::plan<mlp50::Net, Mlp50Auto<873'216>>();
+  static_assert(least.footprint.activations.count == 33'024);
+  static_assert(least.recompute_flops() == 18 * unit_flops);
+  CHECK(least.footprint.total().count == 873'216);
+  CHECK(sn::fits<mlp50::Net, Mlp50Auto<873'216>>(sn::Device{sn::Bytes{873'216}, sn::Bytes{}}));
+}

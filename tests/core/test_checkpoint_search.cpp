@@ -235,8 +235,9 @@ TEST_CASE("checkpoint search: three units by hand") {
 
 TEST_CASE("checkpoint search: a full front says so rather than answer") {
   Rng rng{7};
-  const TableCosts c = arbitrary_costs(rng, 10);
-  const auto got = sn::detail::least_recompute_cuts<most_units, 2>(c, 1'000'000);
+  TableCosts c = arbitrary_costs(rng, 10);
+  c.tail_[0] = 1'000'000;  // no answer without cuts: the search has to hold many
+  const auto got = sn::detail::least_recompute_cuts<most_units, 2>(c, 1'000);
   CHECK(got.out_of_states);
   CHECK_FALSE(got.fits);
 }

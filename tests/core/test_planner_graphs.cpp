@@ -380,6 +380,14 @@ void check_every_segmentation(Rng& rng, int count, int most_cuts, SegmentationTa
         CHECK(q.schedule.size() == p.schedule.size());
       }
     }
+    // The floor the search stops at never exceeds what it bounds, and never falls as a segment
+    // grows.
+    for (int64_t i = 0; i + 1 < pricer->units(); ++i)
+      for (int64_t j = i; j + 1 < pricer->units(); ++j) {
+        CHECK(pricer->local_floor(i, j) <= pricer->local(i, j));
+        if (j > i)
+          CHECK(pricer->local_floor(i, j - 1) <= pricer->local_floor(i, j));
+      }
     // The search against every cut set, at each budget that changes the answer.
     for (const auto& [budget, unused] : live_and_recompute) {
       ++t.budgets;

@@ -16,6 +16,8 @@
 #include "mlperf_ds_cnn_checkpoint_sqrt_trainer.h"
 #include "mlperf_fc_autoencoder_checkpoint_sqrt_kernels_cuda.h"
 #include "mlperf_fc_autoencoder_checkpoint_sqrt_trainer.h"
+#include "mlperf_resnet8_checkpoint_auto_kernels_cuda.h"
+#include "mlperf_resnet8_checkpoint_auto_trainer.h"
 #include "mlperf_resnet8_checkpoint_every2_kernels_cuda.h"
 #include "mlperf_resnet8_checkpoint_every2_trainer.h"
 #include "mlperf_resnet8_checkpoint_sqrt_accumulate2_kernels_cuda.h"
@@ -44,6 +46,7 @@ TEST_CASE("pytorch on the GPU: simple_cnn under Checkpoint<Sqrt> with adam") {
 STATICNET_MLPERF_CUDA_CHECKPOINT_CASE(resnet8_checkpoint_sqrt, Sqrt, resnet8)
 STATICNET_MLPERF_CUDA_CHECKPOINT_CASE(ds_cnn_checkpoint_sqrt, Sqrt, ds_cnn)
 STATICNET_MLPERF_CUDA_CHECKPOINT_CASE(resnet8_checkpoint_every2, Every<2>, resnet8)
+STATICNET_MLPERF_CUDA_CHECKPOINT_CASE(resnet8_checkpoint_auto, Auto, resnet8)
 STATICNET_MLPERF_CUDA_CHECKPOINT_CASE(fc_autoencoder_checkpoint_sqrt, Sqrt, fc_autoencoder)
 STATICNET_MLPERF_CUDA_CHECKPOINT_CASE(resnet8_checkpoint_sqrt_accumulate2, Sqrt,
                                       resnet8_accumulate2)

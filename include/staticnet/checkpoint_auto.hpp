@@ -1,0 +1,188 @@
+#pragma once
+// Checkpoint<Auto<Budget>>: the cut set with the least recomputation whose whole step fits the
+// budget, counted as fits() counts it (device_memory.hpp). The planning stage before plan_forward
+// under Auto: it returns the graph with the cuts chosen (Graph::checkpoint_cut_words), or with
+// the error that says no cut set fits.
+//
+// How. Checkpointing changes the activation region and nothing else, so the other regions, the
+// trainer's host bytes where they count and the device's overhead are what they are without it:
+// the budget less those is what the activations may take. checkpoint_costs.hpp prices every
+// segment from the plan without checkpointing, and checkpoint_search.hpp finds the least
+// recomputation whose busiest step's live bytes fit that (exactly: the tests compare it with
+// exhaustive search over every cut set). Placement may then lay those live bytes out in a larger
+// region (a gap between buffers: 5.8 % of the random models' plans have one); so the chosen cut
+// set is planned in full, and if its step exceeds the budget the search runs again with the
+// activations' share lowered by the excess (and below that cut set's live bytes), at most eight
+// times. An answer found so is the least
+// recomputation at that lowered budget: optimal among the cut sets that fit it, which all fit the
+// budget, but not always among all those that fit the budget (test_planner_graphs.cpp counts how
+// often that happens on random models).
+//
+// plan.hpp includes this header at its end (plan() and the type-level stages call the stage
+// below, which plans), so both see each other.
+#include <cstddef>
+#include <cstdint>
+
+#include "staticnet/checkpoint_costs.hpp"
+#include "staticnet/checkpoint_search.hpp"
+#include "staticnet/device_memory.hpp"
+#include "staticnet/plan.hpp"
+
+namespace staticnet::detail {
+
+// checkpoint_costs.hpp's, declared here too: a program that includes checkpoint_costs.hpp first
+// comes here through plan.hpp before its definition (both are complete where anything plans).
+template <std::size_t L>
+class CheckpointPricer;
+
+// What the search holds at once, at most: ample for the chains and residual networks measured
+// (bench/compile_cost/checkpoint.py); more makes the error checkpoint_search_too_large.
+template <std::size_t L>
+inline constexpr std::size_t auto_search_states = 16 * L + 1024;
+
+// The step's bytes other than its activations, as required_memory() counts them on device d:
+// the other regions, the host's part where it shares the device's memory, the overhead.
+template <std::size_t L>
+constexpr std::int64_t bytes_besides_activations(const Graph<L>& g, const PlanState<L>& s,
+                                                 const Device& d) {
+  Footprint f;  // the regions place() would give, but the activations (0)
+  for (std::size_t b = 0; b < s.buffers.size(); ++b) {
+    const Buffer& x = s.buffers.items[b];
+    if (in_activation_region(x.role))
+      continue;
+    const Region r = x.region();
+    Bytes* part = r == Region::weights           ? &f.weights
+                  : r == Region::gradients       ? &f.gradients
+                  : r == Region::optimizer_state ? &f.optimizer_state
+                  : r == Region::workspace       ? &f.workspace
+                  : r == Region::inputs          ? &f.inputs
+                                                 : &f.non_trainable;
+    *part += Bytes{x.occupied()};
+  }
+  return (f.total() - flash_part(f, g.setup, d) + shared_host_part(host_footprint(g, s, f), d) +
+          d.overhead)
+      .count;
+}
+
+// A search's Costs with every recomputation free: it then finds the lowest peak.
+template <class Costs>
+struct PeakOnly {
+  Costs& costs;
+  constexpr std::int64_t units() const { return costs.units(); }
+  constexpr std::int64_t local(std::int64_t i, std::int64_t j) { return costs.local(i, j); }
+  constexpr std::int64_t kept(std::int64_t i, std::int64_t j) { return costs.kept(i, j); }
+  constexpr std::int64_t recompute(std::int64_t, std::int64_t) const { return 0; }
+  constexpr std::int64_t tail(std::int64_t i) { return costs.tail(i); }
+  constexpr std::int64_t local_floor(std::int64_t i, std::int64_t j) const {
+    return costs.local_floor(i, j);
+  }
+};
+
+template <std::size_t L>
+constexpr void set_cuts(Graph<L>& g, const CutChoice<L>& choice) {
+  for (std::uint64_t& word : g.checkpoint_cut_words)
+    word = 0;
+  for (std::size_t u = 0; u < L; ++u)
+    if (choice.cut_after[u])
+      g.checkpoint_cut_words[u / 64] |= std::uint64_t{1} << (u % 64);
+}
+
+// The graph as it plans without checkpointing, which Auto prices from.
+template <std::size_t L>
+constexpr Graph<L> without_checkpointing(const Graph<L>& g) {
+  Graph<L> plain = g;
+  plain.setup.checkpoint = CheckpointKind::none;
+  return plain;
+}
+
+// What the activations may take of the budget: all that the rest of the step leaves.
+template <std::size_t L>
+constexpr std::int64_t activation_share(const Graph<L>& plain, const PlanState<L>& unsegmented) {
+  const Device& d = plain.setup.checkpoint_budget;
+  return d.memory.count - bytes_besides_activations(plain, unsegmented, d);
+}
+
+// One try: `g` with the cut set that recomputes least among those whose live peak is at most
+// `share` bytes (Graph::checkpoint_live_peak: that peak), priced from `unsegmented`, the plan
+// without checkpointing; or with the error that none is. `first_share` is what the whole budget
+// leaves the activations (activation_share()): the least need an error reports is counted
+// against it.
+template <std::size_t L>
+constexpr Graph<L> choose_cuts(const Graph<L>& g, const PlanState<L>& unsegmented,
+                               std::int64_t share, std::int64_t first_share) {
+  Graph<L> chosen = g;
+  if (!g.error.ok())
+    return chosen;
+  chosen.checkpoint_chosen = true;
+  const Graph<L> plain = without_checkpointing(g);
+  CheckpointPricer<L> prices(plain, unsegmented);
+  const auto choice = least_recompute_cuts<L, auto_search_states<L>>(prices, share);
+  if (choice.out_of_states) {
+    chosen.error.code = ErrorCode::checkpoint_search_too_large;
+    chosen.error.a = prices.units();
+  } else if (!choice.fits) {
+    // The least any cut set needs, by its live bytes: the search with recomputation free,
+    // within what no cut needs.
+    PeakOnly<CheckpointPricer<L>> peak_only{prices};
+    const std::int64_t least =
+        least_recompute_cuts<L, auto_search_states<L>>(peak_only, prices.tail(0)).peak;
+    const std::int64_t memory = g.setup.checkpoint_budget.memory.count;
+    chosen.error.code = least <= first_share ? ErrorCode::checkpoint_placement_over_budget
+                                             : ErrorCode::checkpoint_budget_too_small;
+    chosen.error.a = memory;
+    chosen.error.b = memory - first_share + least;
+  } else {
+    set_cuts(chosen, choice);
+    chosen.checkpoint_live_peak = choice.peak;
+  }
+  return chosen;
+}
+
+// Whether a try's activations, once placed (`placed` bytes), fit the first share; if not, the
+// share for the next try: lowered by the excess, and below the tried cut set's live peak, so the
+// next try is another.
+constexpr std::int64_t next_share(std::int64_t share, std::int64_t live_peak, std::int64_t placed,
+                                  std::int64_t first_share) {
+  const std::int64_t lowered = share - (placed - first_share);
+  return lowered < live_peak - 1 ? lowered : live_peak - 1;
+}
+inline constexpr int auto_tries = 8;
+
+// The activation region a graph's plan places (one constant evaluation: the whole plan but the
+// Plan itself).
+template <std::size_t L>
+constexpr std::int64_t placed_activations(const Graph<L>& g) {
+  return place(plan_backward(g, plan_forward(g)))
+      .region_size[static_cast<int>(Region::activations)];
+}
+
+// The stage, in one evaluation (plan() calls it; the type-level entry points run each try as
+// constants of their own, plan.hpp): under Checkpoint<Auto>, the graph with its cut set chosen;
+// any other graph as it is.
+template <std::size_t L>
+constexpr Graph<L> with_least_recompute(const Graph<L>& g) {
+  if (!g.error.ok() || g.setup.mode != Mode::training ||
+      g.setup.checkpoint != CheckpointKind::least || g.checkpoint_chosen)
+    return g;
+  const Graph<L> plain = without_checkpointing(g);
+  const PlanState<L> unsegmented = plan_backward(plain, plan_forward(plain));
+  const std::int64_t first = activation_share(plain, unsegmented);
+  std::int64_t share = first;
+  for (int t = 0;; ++t) {
+    Graph<L> chosen = choose_cuts(g, unsegmented, share, first);
+    if (!chosen.error.ok())
+      return chosen;
+    const std::int64_t placed = placed_activations(chosen);
+    if (placed <= first)
+      return chosen;
+    if (t + 1 == auto_tries) {
+      chosen.error.code = ErrorCode::checkpoint_placement_over_budget;
+      chosen.error.a = g.setup.checkpoint_budget.memory.count;
+      chosen.error.b = chosen.error.a - first + placed;
+      return chosen;
+    }
+    share = next_share(share, chosen.checkpoint_live_peak, placed, first);
+  }
+}
+
+}  // namespace staticnet::detail
