@@ -243,7 +243,8 @@ void add_analyze_commands(CLI::App& app, Runner& run) {
                   "divide is left out of the table, with a note")
       ->delimiter(',');
   cmd->add_option("--checkpoint", a->options.checkpoints,
-                  "What-if: under these checkpointing policies (None, Sqrt, Every<K>; "
+                  "What-if: under these checkpointing policies (None, Sqrt, Every<K>, and Auto, "
+                  "the least recomputation that fits the first --device or --budget; "
                   "Checkpoint<P>), with the FLOPs each recomputes; training setups only")
       ->delimiter(',');
   cmd->add_option("--format", a->format, "text (default), json, markdown or svg")

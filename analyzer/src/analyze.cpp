@@ -397,14 +397,20 @@ AnalyzeResult analyze(const AnalyzeOptions& o) {
     if (k < 1)
       throw UsageError("--accumulate takes the micro-batches of a step, at least 1, got " +
                        std::to_string(k));
+  bool sweeps_auto = false;
   for (const std::string& policy : o.checkpoints) {
     CheckpointKind kind{};
     std::int64_t every = 0;
     if (!parse_checkpoint(policy, kind, every))
       throw UsageError("unknown checkpointing policy '" + policy +
-                       "'; the policies are None, Sqrt and Every<K> with K at least 1");
+                       "'; the policies are None, Sqrt, Every<K> with K at least 1, and Auto");
+    sweeps_auto = sweeps_auto || kind == CheckpointKind::least;
   }
   const std::vector<Budget> budgets = budgets_of(o);
+  if (sweeps_auto && budgets.empty())
+    throw UsageError(
+        "--checkpoint auto checkpoints to fit a budget: give one with --device or "
+        "--budget (Auto fits the first)");
   const std::vector<Budget> fit_budgets = fit_budgets_of(o);
 
   AnalyzeResult result;
@@ -442,6 +448,10 @@ AnalyzeResult analyze(const AnalyzeOptions& o) {
       run.insert(run.end(), {"--accumulate", std::to_string(k)});
     for (const std::string& policy : o.checkpoints)
       run.insert(run.end(), {"--checkpoint", policy});
+    if (sweeps_auto)  // what the model may use of the first budget (its overhead is off)
+      run.insert(run.end(),
+                 {budgets.front().shares_host_memory ? "--auto-shared-budget" : "--auto-budget",
+                  std::to_string(std::max<std::int64_t>(budgets.front().available(), 1))});
     for (std::size_t i = 0; i < search_bytes.size(); ++i) {  // 1 byte where none fits: no batch
       const std::int64_t b = search_bytes[i];
       run.insert(run.end(), {budgets[i].shares_host_memory ? "--shared-budget" : "--budget",

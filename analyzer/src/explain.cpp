@@ -306,9 +306,11 @@ const std::map<std::string, Decoder>& decoders() {
        }},
       {"checkpoint_search_too_large",
        [](const Facts& f) {
-         return "Checkpoint<Auto>'s search ran out of room on a model of " + n(f["units"]) +
-                " units (pieces between the places it may cut); use Checkpoint<Sqrt> or "
-                "Every<K>, and please report the model";
+         return "Checkpoint<Auto> prices every way of cutting the model at compile time, and "
+                "a model of " +
+                n(f["units"]) +
+                " units (pieces between the places it may cut) is beyond what it prices within "
+                "the compiler's limits for now; use Checkpoint<Sqrt> or Every<K>";
        }},
       {"precision_needs_inference",
        [](const Facts& f) {

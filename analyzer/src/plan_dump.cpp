@@ -15,7 +15,7 @@ namespace {
 using nlohmann::json;
 
 // The probe of this staticnet writes exactly this version.
-constexpr int expected_probe_format = 14;
+constexpr int expected_probe_format = 15;
 
 FootprintBytes footprint_of(const json& j) {
   FootprintBytes f;
@@ -225,6 +225,7 @@ std::vector<ModelDump> parse_probe_output(std::string_view text) {
                          applicable ? std::string() : s.at("reason").get<std::string>(),
                          s.at("checkpoint").get<std::string>()};
         if (!applicable) {
+          point.needs = s.value("needs", std::int64_t{0});
           d.not_applicable.push_back(std::move(point));
           continue;
         }

@@ -148,13 +148,16 @@ ordered_json model_json(const ModelReport& m) {
   // Points the sweep asked for that do not plan: K micro-batches that do not divide the batch, or
   // a BatchNorm given one sample.
   ordered_json not_applicable = ordered_json::array();
-  for (const SweepPoint& point : d.not_applicable)
+  for (const SweepPoint& point : d.not_applicable) {
     not_applicable.push_back({{"batch", point.batch},
                               {"optimizer", point.optimizer},
                               {"precision", point.precision},
                               {"micro_batches", point.micro_batches},
                               {"checkpoint", point.checkpoint},
                               {"reason", point.reason}});
+    if (point.needs > 0)
+      not_applicable.back()["needs"] = point.needs;
+  }
   j["sweep"] = {{"points", points}, {"max_batch", max_batch}, {"not_applicable", not_applicable}};
   // --fit: per budget, the setups that fit, cheapest first (empty: nothing fits). Only when asked,
   // so that reports without it keep their shape.

@@ -639,7 +639,15 @@ std::vector<std::string> not_applicable_lines(const ModelReport& m) {
     std::vector<std::int64_t> batches;
   };
   std::vector<Group> groups;
+  std::vector<std::string> lines;
   for (const SweepPoint& p : m.model.not_applicable) {
+    if (p.reason == "checkpoint_budget_too_small") {  // its own line: its own bytes
+      lines.push_back("Not applicable, left out: batch " + grouped_count(p.batch) +
+                      " under Auto (" + "no cut set fits the budget; the least needs " +
+                      exact_bytes(p.needs) + " (" + human_bytes(p.needs) + ")" +
+                      ": checkpoint_budget_too_small).");
+      continue;
+    }
     auto it = std::ranges::find_if(
         groups, [&](const Group& g) { return g.reason == p.reason && g.k == p.micro_batches; });
     if (it == groups.end())
@@ -647,7 +655,6 @@ std::vector<std::string> not_applicable_lines(const ModelReport& m) {
     if (std::ranges::find(it->batches, p.batch) == it->batches.end())
       it->batches.push_back(p.batch);
   }
-  std::vector<std::string> lines;
   for (const auto& [reason, k, batches] : groups) {
     std::string list;
     for (std::size_t i = 0; i < batches.size(); ++i)

@@ -35,6 +35,15 @@ namespace staticnet::detail {
 template <std::size_t L>
 class CheckpointPricer;
 
+// The most pricing Auto takes on: the layers CheckpointPricer::price() lays out, summed over the
+// segments the search asks for (each is laid out anew), before it stops with
+// checkpoint_search_too_large. g++ charges constant evaluation for every value written, so
+// pricing much past this runs into the compiler's limits (-fconstexpr-ops-limit) and its memory.
+// At Sqrt's budget (bench/RESULTS.md, "Compile cost of checkpointing"): ResNet-50 lays out 3,467
+// layers (5.6 s), the 50-layer MLP 2,016; MobileNetV1 would lay out over 8,000 and a chain of
+// 101 layers about 70,000, both past g++'s limit, and so stop here.
+inline constexpr std::int64_t auto_pricing_limit = 4'000;
+
 // What the search holds at once, at most: ample for the chains and residual networks measured
 // (bench/compile_cost/checkpoint.py); more makes the error checkpoint_search_too_large.
 template <std::size_t L>
@@ -103,10 +112,10 @@ constexpr std::int64_t activation_share(const Graph<L>& plain, const PlanState<L
 }
 
 // One try: `g` with the cut set that recomputes least among those whose live peak is at most
-// `share` bytes (Graph::checkpoint_live_peak: that peak), priced from `unsegmented`, the plan
-// without checkpointing; or with the error that none is. `first_share` is what the whole budget
-// leaves the activations (activation_share()): the least need an error reports is counted
-// against it.
+// `share` bytes (Graph::checkpoint_live_peak: that peak; no cut at all where the step fits
+// without one), priced from `unsegmented`, the plan without checkpointing; or with the error
+// that none is. `first_share` is what the whole budget leaves the activations
+// (activation_share()): the least need an error reports is counted against it.
 template <std::size_t L>
 constexpr Graph<L> choose_cuts(const Graph<L>& g, const PlanState<L>& unsegmented,
                                std::int64_t share, std::int64_t first_share) {
@@ -116,16 +125,35 @@ constexpr Graph<L> choose_cuts(const Graph<L>& g, const PlanState<L>& unsegmente
   chosen.checkpoint_chosen = true;
   const Graph<L> plain = without_checkpointing(g);
   CheckpointPricer<L> prices(plain, unsegmented);
+  prices.stop_after(auto_pricing_limit);
+  if (prices.tail(0) <= share) {  // it fits as it is: nothing to recompute, no search
+    chosen.checkpoint_live_peak = prices.tail(0);
+    return chosen;
+  }
   const auto choice = least_recompute_cuts<L, auto_search_states<L>>(prices, share);
-  if (choice.out_of_states) {
+  if (choice.out_of_states || prices.stopped()) {
     chosen.error.code = ErrorCode::checkpoint_search_too_large;
     chosen.error.a = prices.units();
   } else if (!choice.fits) {
-    // The least any cut set needs, by its live bytes: the search with recomputation free,
-    // within what no cut needs.
+    // The least any cut set needs, by its live bytes: the search with recomputation free, within
+    // budgets that widen from the share on (a wide one prices long segments that a narrow one
+    // never asks for), each with its own pricing allowance.
     PeakOnly<CheckpointPricer<L>> peak_only{prices};
-    const std::int64_t least =
-        least_recompute_cuts<L, auto_search_states<L>>(peak_only, prices.tail(0)).peak;
+    std::int64_t least = 0;
+    for (std::int64_t gap = share / 16 + 4096;; gap *= 4) {
+      const std::int64_t within = share + gap < prices.tail(0) ? share + gap : prices.tail(0);
+      prices.stop_after(prices.layers_priced() + auto_pricing_limit);
+      const auto lowest = least_recompute_cuts<L, auto_search_states<L>>(peak_only, within);
+      if (prices.stopped() || lowest.out_of_states) {
+        chosen.error.code = ErrorCode::checkpoint_search_too_large;
+        chosen.error.a = prices.units();
+        return chosen;
+      }
+      if (lowest.fits) {  // as it must within tail(0): no cut fits that
+        least = lowest.peak;
+        break;
+      }
+    }
     const std::int64_t memory = g.setup.checkpoint_budget.memory.count;
     chosen.error.code = least <= first_share ? ErrorCode::checkpoint_placement_over_budget
                                              : ErrorCode::checkpoint_budget_too_small;

@@ -125,6 +125,13 @@ class CheckpointPricer {
     floor_row(i, j);
     return row_floor_[j];
   }
+  // The layers price() has laid out so far, summed over its calls, and whether they passed
+  // `limit`: from then on, price() gives every segment more bytes than any budget has (so a
+  // search ends), and the caller reports that it stopped (checkpoint_auto.hpp).
+  constexpr std::int64_t layers_priced() const { return layers_priced_; }
+  constexpr void stop_after(std::int64_t limit) { limit_ = limit; }
+  constexpr bool stopped() const { return layers_priced_ > limit_; }
+
   // The layers of a unit.
   constexpr std::int64_t first_layer(std::int64_t unit) const { return unit_first_[unit]; }
   constexpr std::int64_t last_layer(std::int64_t unit) const { return unit_last_[unit]; }
@@ -132,6 +139,9 @@ class CheckpointPricer {
   // The prices of layers a..z, checkpointed or (the tail) kept whole.
   constexpr SegmentPrice price(std::int64_t a, std::int64_t z, bool checkpointed) {
     const std::int64_t length = z - a + 1;
+    layers_priced_ += length;
+    if (stopped())
+      return {.local = std::int64_t{1} << 62};
     std::int64_t recomputes = 0;
     SegmentPrice price;
     const int end_output = p_.layers[z].output_buffer;
@@ -243,7 +253,8 @@ class CheckpointPricer {
   }
   template <class F>
   constexpr void for_each_access(std::int32_t step, const F& f) const {
-    for (std::int64_t a = p_.steps.items[step].first_access; a < end_of_step(step); ++a)
+    const auto s = static_cast<std::size_t>(step);
+    for (std::int64_t a = p_.steps.items[s].first_access; a < end_of_step(s); ++a)
       f(Access::decode(p_.access_codes.items[a]).buffer);
   }
   constexpr const Step& made_by(int b) const {
@@ -284,6 +295,8 @@ class CheckpointPricer {
   const Graph<L>& g_;
   const PlanState<L>& p_;
   std::int64_t units_ = 0;
+  std::int64_t layers_priced_ = 0;
+  std::int64_t limit_ = std::int64_t{1} << 62;
   std::int32_t unit_first_[L]{};
   std::int32_t unit_last_[L]{};
   std::int32_t forward_step_[L]{};

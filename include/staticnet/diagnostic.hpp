@@ -23,7 +23,8 @@ enum class ErrorCode : std::uint8_t {
   micro_batches_do_not_divide,  // a: batch, b: K
   checkpoint_budget_too_small,  // Checkpoint<Auto>: a: the budget's memory, b: the least any cut
                                 // set needs (counted as required_memory counts)
-  checkpoint_search_too_large,  // Checkpoint<Auto>: a: the model's units (cut-to-cut pieces)
+  checkpoint_search_too_large,  // Checkpoint<Auto>: a model beyond what it prices (or a search
+                                // beyond its room); a: the model's units (cut-to-cut pieces)
   checkpoint_placement_over_budget,  // Checkpoint<Auto>: cut sets fit by their live bytes, but
                                      // not once placed; a: the budget's memory, b: what the last
                                      // tried needs

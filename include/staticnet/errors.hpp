@@ -181,9 +181,10 @@ struct checkpoint_placement_over_budget {
 template <class Units>
 struct checkpoint_search_too_large {
   static_assert(always_false<checkpoint_search_too_large>,
-                "staticnet: Checkpoint<Auto>'s search held more partial cut sets than it has room "
-                "for on a model of this many units; use Checkpoint<Sqrt> or Every<K>, and please "
-                "report the model");
+                "staticnet: Checkpoint<Auto> prices every way of cutting a model at compile "
+                "time, and a model of this many units (the pieces between the places it may cut) "
+                "is beyond what it prices within the compiler's limits for now; use "
+                "Checkpoint<Sqrt> or Every<K>, and fits() to check them");
 };
 template <class Precision>
 struct precision_needs_inference {

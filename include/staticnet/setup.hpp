@@ -268,9 +268,9 @@ constexpr const char* name_of(CheckpointKind k) {
   return "?";
 }
 
-// A checkpointing policy as Checkpoint<P> spells P: "None", "Sqrt" or "Every<K>" with K >= 1,
-// the name in any case (`staticnet analyze --checkpoint none,sqrt,every<4>`); false for any other
-// text. `every` is K, or 0.
+// A checkpointing policy as Checkpoint<P> spells P: "None", "Sqrt", "Every<K>" with K >= 1, or
+// "Auto" (whose budget comes apart), the name in any case (`staticnet analyze --checkpoint
+// none,sqrt,every<4>,auto`); false for any other text. `every` is K, or 0.
 constexpr bool parse_checkpoint(std::string_view text, CheckpointKind& kind, std::int64_t& every) {
   auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
   auto starts = [&](std::string_view word) {
@@ -288,6 +288,10 @@ constexpr bool parse_checkpoint(std::string_view text, CheckpointKind& kind, std
   }
   if (text.size() == 4 && starts("sqrt")) {
     kind = CheckpointKind::sqrt;
+    return true;
+  }
+  if (text.size() == 4 && starts("auto")) {  // its budget given apart (the analyzer's --device)
+    kind = CheckpointKind::least;
     return true;
   }
   if (!starts("every<") || text.size() < 8 || text.back() != '>')

@@ -397,6 +397,29 @@ def check_checkpoint_numbers(args):
     result = analyze(args, header, "--checkpoint", "every<0>", expect=2)
     check("unknown checkpointing policy 'every<0>'" in result.stderr,
           f"checkpoint: a bad policy: {result.stderr}")
+    # --checkpoint auto fits the first budget (tests/core/test_checkpoint_auto.cpp derives it by
+    # hand): in 889,600 B it recomputes 14 of the 25 pairs, 14 * 133,120 FLOPs, and holds 12
+    # activations of 4,096 B and the losses' 256 at its peak; in 873,215 B nothing fits, and the
+    # least any cut set needs is 873,216 B.
+    report = json.loads(analyze(args, header, "--format", "json", "--checkpoint", "sqrt,auto",
+                                "--budget", "889600", expect=0).stdout)["models"][0]
+    got = [(p["checkpoint"], p["footprint"]["activations"], p["recompute_flops"])
+           for p in report["sweep"]["points"]]
+    want = [("Sqrt", 41216, 2129920), ("Auto", 49408, 1863680)]
+    check(got == want, f"checkpoint auto: {got}, by hand {want}")
+    # (The setup itself, under Sqrt, needs 881,408 B: over that budget, exit 1.)
+    report = json.loads(analyze(args, header, "--format", "json", "--checkpoint", "auto",
+                                "--budget", "873215", expect=1).stdout)["models"][0]
+    got = [(p["checkpoint"], p["reason"], p["needs"]) for p in report["sweep"]["not_applicable"]]
+    want = [("Auto", "checkpoint_budget_too_small", 873216)]
+    check(got == want, f"checkpoint auto, nothing fits: {got}, by hand {want}")
+    text = " ".join(analyze(args, header, "--checkpoint", "auto", "--budget", "873215",
+                            expect=1).stdout.split())
+    line = "the least needs 873,216 B (852.75 KiB): checkpoint_budget_too_small"
+    check(line in text, f"checkpoint auto, nothing fits: the text says '{line}':\n{text}")
+    result = analyze(args, header, "--checkpoint", "auto", expect=2)
+    check("--checkpoint auto checkpoints to fit a budget" in result.stderr,
+          f"checkpoint auto without a budget: {result.stderr}")
     # --fit offers checkpointing after accumulation (tests/core/test_fit.cpp derives the bytes):
     # the same MLP unremedied, in sixteen micro-batches of one sample (847,104 B), does not fit
     # 845,000 B; under Sqrt it needs 843,008 and recomputes 2,129,920 of the step's 9,801,728

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -155,4 +156,25 @@ TEST_CASE("Checkpoint<Auto> on the 50-layer MLP: the least recomputation for eac
   static_assert(least.recompute_flops() == 18 * unit_flops);
   CHECK(least.footprint.total().count == 873'216);
   CHECK(sn::fits<mlp50::Net, Mlp50Auto<873'216>>(sn::Device{sn::Bytes{873'216}, sn::Bytes{}}));
+}
+
+// Auto stops pricing past auto_pricing_limit layers laid out, with checkpoint_search_too_large,
+// rather than run the compiler past its limits: a chain of 50 units of Linear(64) and ReLU, at a
+// budget between its least and its unremedied step, asks for far more (every segment of up to
+// dozens of units, each laid out anew).
+TEST_CASE("Checkpoint<Auto> stops on a model it would price past its limit") {
+  std::array<sn::NodeDesc, 100> chain{};
+  for (std::size_t i = 0; i < chain.size(); ++i) {
+    chain[i].layer = i % 2 == 0 ? sn::LayerDesc::of(sn::LayerKind::Linear, 64)
+                                : sn::LayerDesc::of(sn::LayerKind::ReLU);
+    chain[i].inputs[0] = static_cast<std::int32_t>(i) - 1;
+  }
+  sn::SetupDesc setup = mlp50::Sqrt::desc();
+  const auto sqrt = sn::plan(sn::lower(chain, setup));
+  REQUIRE(sqrt.error.ok());
+  setup.checkpoint = sn::CheckpointKind::least;
+  setup.checkpoint_budget = sn::Device{sqrt.footprint.total(), sn::Bytes{}};
+  const auto p = sn::plan(sn::lower(chain, setup));
+  CHECK(p.error.code == sn::ErrorCode::checkpoint_search_too_large);
+  CHECK(p.error.a == 50);
 }

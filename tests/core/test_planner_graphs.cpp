@@ -296,6 +296,8 @@ void check_random(Rng& rng, int count, Tally& t) {
 // against).
 struct SegmentationTally {
   int models = 0, plans = 0, above_live_peak = 0, recomputing = 0, budgets = 0;
+  int auto_plans = 0, auto_first_try = 0, auto_over_budget = 0, auto_above_least = 0,
+      auto_above_policy = 0;
 };
 
 // The live peak and recomputation checkpoint_costs.hpp's prices give a cut set (bit u: a cut after
@@ -346,6 +348,8 @@ void check_every_segmentation(Rng& rng, int count, int most_cuts, SegmentationTa
     auto pricer = std::make_unique<sn::detail::CheckpointPricer<N>>(g, plain);
     REQUIRE(pricer->units() == cuts + 1);
     std::vector<std::pair<int64_t, int64_t>> live_and_recompute;
+    std::vector<std::pair<int64_t, int64_t>> total_and_recompute;  // placed
+    int64_t besides = 0;  // the step's bytes but its activations, the same under every cut set
     for (std::uint64_t mask = 0; mask < (std::uint64_t{1} << cuts); ++mask) {
       sn::SetupDesc s = c.setup;
       s.checkpoint = sn::CheckpointKind::cuts;
@@ -358,6 +362,8 @@ void check_every_segmentation(Rng& rng, int count, int most_cuts, SegmentationTa
         live = std::max(live, p.live_activation_bytes(step));
       t.above_live_peak += p.footprint.activations.count > live;
       live_and_recompute.emplace_back(live, p.recompute_flops());
+      total_and_recompute.emplace_back(p.footprint.total().count, p.recompute_flops());
+      besides = p.footprint.total().count - p.footprint.activations.count;
       const auto [priced_live, priced_recompute] = priced(*pricer, mask);
       CHECK_MESSAGE(priced_live == live, "cut set " << mask << ": priced " << priced_live
                                                     << " B, planned " << live << " B live");
@@ -407,6 +413,65 @@ void check_every_segmentation(Rng& rng, int count, int most_cuts, SegmentationTa
         chosen |= got.cut_after[u] ? std::uint64_t{1} << u : 0;
       CHECK(live_and_recompute[chosen].first == got.peak);
       CHECK(live_and_recompute[chosen].second == got.recompute);
+    }
+    // Checkpoint<Auto> whole, at each cut set's planned step as the budget (the tightest there
+    // are: a byte less and that cut set no longer fits). Its first try is the cut set that
+    // recomputes least of those whose live peak fits; where that one's placed step fits too, no
+    // cut set that fits recomputes less, so Auto must find exactly it. Where placement leaves
+    // gaps, Auto tries again lower (checkpoint_auto.hpp): counted, how often it then recomputes
+    // more than the least of the cut sets that fit, fails, or recomputes more than Sqrt or
+    // Every<K> for K = 1 or 2 that fit.
+    for (std::size_t k = 0; k < total_and_recompute.size(); ++k) {
+      const std::int64_t budget = total_and_recompute[k].first;
+      sn::SetupDesc s = c.setup;
+      s.checkpoint = sn::CheckpointKind::least;
+      s.checkpoint_budget = sn::Device{sn::Bytes{budget}, sn::Bytes{}};
+      const auto chosen = sn::plan(sn::lower(c.nodes, s));
+      ++t.auto_plans;
+      // The first try's cut set, by exhaustive search over the live peaks.
+      std::size_t first = 0;
+      bool found = false;
+      for (std::size_t m = 0; m < live_and_recompute.size(); ++m) {
+        const auto& [live, recompute] = live_and_recompute[m];
+        if (besides + live > budget)
+          continue;
+        const auto& [best_live, best_recompute] = live_and_recompute[first];
+        if (!found || recompute < best_recompute ||
+            (recompute == best_recompute && live < best_live))
+          first = m;
+        found = true;
+      }
+      REQUIRE(found);
+      if (total_and_recompute[first].first <= budget) {  // no gap in the way: exact
+        REQUIRE(chosen.error.ok());
+        CHECK(chosen.recompute_flops() == total_and_recompute[first].second);
+        CHECK(chosen.footprint.total().count <= budget);
+        ++t.auto_first_try;
+        continue;
+      }
+      if (!chosen.error.ok()) {
+        CHECK(chosen.error.code == sn::ErrorCode::checkpoint_placement_over_budget);
+        ++t.auto_over_budget;
+        continue;
+      }
+      CHECK(chosen.footprint.total().count <= budget);
+      std::int64_t least = -1;
+      for (const auto& [total, recompute] : total_and_recompute)
+        if (total <= budget && (least < 0 || recompute < least))
+          least = recompute;
+      CHECK(chosen.recompute_flops() >= least);
+      t.auto_above_least += chosen.recompute_flops() > least;
+      for (std::int64_t every = 1; every <= 3; ++every) {
+        sn::SetupDesc e = c.setup;
+        e.checkpoint = every == 3 ? sn::CheckpointKind::sqrt : sn::CheckpointKind::every;
+        e.checkpoint_every = every;
+        const auto other = sn::plan(sn::lower(c.nodes, e));
+        if (other.footprint.total().count <= budget &&
+            chosen.recompute_flops() > other.recompute_flops()) {
+          ++t.auto_above_policy;
+          break;
+        }
+      }
     }
     std::int64_t smallest = live_and_recompute[0].first;
     for (const auto& [live, unused] : live_and_recompute)
@@ -561,7 +626,10 @@ TEST_CASE("every segmentation of a random model plans and runs") {
   check_every_segmentation<32>(rng, 600, 9, t);
   MESSAGE("segmentations: ", t.models, " models, ", t.plans, " plans, ", t.recomputing,
           " recomputing, ", t.above_live_peak, " placed above their live peak; ", t.budgets,
-          " budgets searched");
+          " budgets searched; Auto planned at ", t.auto_plans, " budgets: ", t.auto_first_try,
+          " exact at its first try; where placement left gaps, ", t.auto_above_least,
+          " recomputing more than the least a cut set that fits needs, ", t.auto_above_policy,
+          " more than Sqrt or Every<1|2> that fit, ", t.auto_over_budget, " failing");
   CHECK(t.plans > 5000);
   CHECK(t.recomputing > 2500);
 }

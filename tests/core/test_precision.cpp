@@ -162,8 +162,9 @@ TEST_CASE("precision: an Add of bf16 and f32 is f32, and its gradient is convert
 // on the model's f32 input stays f32 under Mixed<bf16>, and after a convolution is bf16; the
 // pool's window index and BatchNorm's batch statistics keep their own dtypes (u8, f32).
 TEST_CASE("precision: layers without a product keep their input's dtype") {
-  using M = sn::Sequential<sn::BatchNorm2d<>, sn::ReLU, sn::Conv2d<4, sn::Kernel<3>>, sn::BatchNorm2d<>,
-                           sn::ReLU, sn::MaxPool2d<2>, sn::Flatten, sn::Linear<3>>;
+  using M =
+      sn::Sequential<sn::BatchNorm2d<>, sn::ReLU, sn::Conv2d<4, sn::Kernel<3>>, sn::BatchNorm2d<>,
+                     sn::ReLU, sn::MaxPool2d<2>, sn::Flatten, sn::Linear<3>>;
   using S = sn::Training<sn::Input<sn::f32, 2, 6, 6>, sn::Batch<8>, sn::Precision<Mixed16>>;
   constexpr auto& p = sn::plan<M, S>();
   constexpr sn::DType expected[] = {sn::f32,  sn::f32,  sn::bf16, sn::bf16,
@@ -207,11 +208,10 @@ TEST_CASE("precision: names, and the spellings the analyzer reads back") {
 TEST_CASE("precision: Mixed<bf16> makes seed 001's SimpleCNN fit 16 MiB") {
   using SimpleCNN = sn::Sequential<sn::Conv2d<16, sn::Kernel<3>, sn::Padding<1>>, sn::ReLU,
                                    sn::MaxPool2d<2>, sn::Flatten, sn::Linear<10>>;
-  using Fp32 = sn::Training<sn::Input<sn::f32, 3, 32, 32>, sn::Batch<128>,
-                            sn::Optimizer<sn::Adam>, sn::Loss<sn::CrossEntropy>>;
-  using Mixed = sn::Training<sn::Input<sn::f32, 3, 32, 32>, sn::Batch<128>,
-                             sn::Optimizer<sn::Adam>, sn::Loss<sn::CrossEntropy>,
-                             sn::Precision<Mixed16>>;
+  using Fp32 = sn::Training<sn::Input<sn::f32, 3, 32, 32>, sn::Batch<128>, sn::Optimizer<sn::Adam>,
+                            sn::Loss<sn::CrossEntropy>>;
+  using Mixed = sn::Training<sn::Input<sn::f32, 3, 32, 32>, sn::Batch<128>, sn::Optimizer<sn::Adam>,
+                             sn::Loss<sn::CrossEntropy>, sn::Precision<Mixed16>>;
   constexpr sn::Device device{sn::MiB(16), sn::MiB(1)};
   constexpr auto& f = sn::plan<SimpleCNN, Mixed>().footprint;
   static_assert(f.weights.count == 248'832);

@@ -10,7 +10,8 @@
 //
 //   probe [--only NAME] [--batch N]... [--optimizer SGD|SGDMomentum|Adam|AdamW]...
 //         [--precision FP32|Mixed<bf16>|Mixed<f16>|Pure<bf16>]... [--accumulate K]...
-//         [--checkpoint None|Sqrt|Every<K>]...
+//         [--checkpoint None|Sqrt|Every<K>|Auto]... [--auto-budget BYTES | --auto-shared-budget
+//         BYTES]
 //         [--budget BYTES | --shared-budget BYTES]... [--fit BYTES | --fit-shared BYTES]...
 //
 // --batch, --optimizer, --precision, --accumulate and --checkpoint span a sweep (their product; an
@@ -23,7 +24,9 @@
 // --shared-budget the same on a device whose host shares its memory, where the trainer's host
 // bytes (plan.host) count against BYTES too. --fit lists the setups that fit BYTES, cheapest
 // first, as fit.hpp's for_each_fitting finds them (--fit-shared: on such a device). The output's
-// layout is versioned (`probe_format`); analyzer/src/plan_dump.cpp reads it. Only this probe
+// layout is versioned (`probe_format`); analyzer/src/plan_dump.cpp reads it. A swept Auto
+// checkpoints to fit --auto-budget (the model's bytes; --auto-shared-budget: with the host's); a
+// point it cannot fit is not applicable, with the bytes the least cut set needs. Only this probe
 // includes this header (through register.hpp).
 #include <cinttypes>
 #include <cstdint>
@@ -43,7 +46,7 @@
 
 namespace staticnet::analysis {
 
-inline constexpr int probe_format = 14;  // 2: layers' inputs and padding_end; 3: folded;
+inline constexpr int probe_format = 15;  // 2: layers' inputs and padding_end; 3: folded;
                                          // 4: prefetch; 5: layers' non_trainable; 6: buffers'
                                          // dtype and elements, steps' accesses, passes; 7: buffers
                                          // as the buffer table's columns (buffer_table.hpp);
@@ -54,7 +57,8 @@ inline constexpr int probe_format = 14;  // 2: layers' inputs and padding_end; 3
                                          // 12: --fit; 13: layers' recompute_flops; 14: fit's
                                          // checkpoint, step_flops and recompute_flops, the
                                          // sweep's checkpoint and recompute_flops, the plan's
-                                         // checkpoint (where not None)
+                                         // checkpoint (where not None); 15: a point's "needs"
+                                         // and reason checkpoint_budget_too_small (Auto)
 
 struct Request {
   std::string only;  // report only the model registered under this name
@@ -76,6 +80,7 @@ struct Request {
   };
   std::vector<SearchBudget> budgets;
   std::vector<SearchBudget> fits;  // --fit, --fit-shared
+  SearchBudget auto_budget;        // Checkpoint<Auto>'s (--auto-budget, --auto-shared-budget)
 };
 
 // A minimal JSON writer: the probe prints identifiers and integers only, so no escaping beyond
@@ -319,8 +324,15 @@ void write_point(JsonOut& out, const Layers& layers, const SetupDesc& s) {
     out.field("reason", g.error.code == ErrorCode::batch_norm_one_value_per_channel
                             ? "batch_norm_one_value_per_channel"
                             : "error");
+  } else if (const auto point = plan(g); !point.error.ok()) {
+    // Checkpoint<Auto> fits no cut set into its budget: the least any needs.
+    out.field("applicable", false);
+    out.field("reason", point.error.code == ErrorCode::checkpoint_budget_too_small
+                            ? "checkpoint_budget_too_small"
+                            : "error");
+    if (point.error.code == ErrorCode::checkpoint_budget_too_small)
+      out.field("needs", point.error.b);
   } else {
-    const auto point = plan(g);
     write_footprint(out, point.footprint);
     write_host(out, point.host);
     out.field("step_flops", point.forward_flops() + point.backward_flops());
@@ -354,9 +366,13 @@ void write_model(JsonOut& out, const Request& r) {
     accumulations = {base.micro_batches};
   if (policies.empty() || !training)  // and so is Checkpoint
     policies = {{base.checkpoint, base.checkpoint_every}};
-  auto apply = [](SetupDesc& s, const Policy& c) {
+  auto apply = [&r](SetupDesc& s, const Policy& c) {
     s.checkpoint = c.kind;
     s.checkpoint_every = c.every;
+    if (c.kind == CheckpointKind::least) {  // a swept Auto fits the analyzer's first budget
+      s.checkpoint_budget = Device{.memory = Bytes{r.auto_budget.bytes}, .overhead = Bytes{0}};
+      s.checkpoint_budget.shares_host_memory = r.auto_budget.shares_host_memory;
+    }
   };
 
   out.key("sweep");
@@ -513,6 +529,10 @@ inline int probe_main(int argc, char** argv) {
       std::int64_t b = 0;
       ok = parse_count(next, b);
       r.budgets.push_back({b, std::strcmp(arg, "--shared-budget") == 0});
+    } else if (ok && (std::strcmp(arg, "--auto-budget") == 0 ||
+                      std::strcmp(arg, "--auto-shared-budget") == 0)) {
+      ok = parse_count(next, r.auto_budget.bytes);
+      r.auto_budget.shares_host_memory = std::strcmp(arg, "--auto-shared-budget") == 0;
     } else if (ok && (std::strcmp(arg, "--fit") == 0 || std::strcmp(arg, "--fit-shared") == 0)) {
       std::int64_t b = 0;
       ok = parse_count(next, b);

@@ -126,11 +126,15 @@ struct SweepPoint {
   FootprintBytes footprint;
   std::int64_t micro_batches = 1;  // --accumulate: K of Accumulate<K>
   // Why a point the sweep asked for does not plan (ModelDump::not_applicable), as the probe names
-  // it: "micro_batches_do_not_divide" or "batch_norm_one_value_per_channel".
+  // it: "micro_batches_do_not_divide", "batch_norm_one_value_per_channel" or (Checkpoint<Auto>)
+  // "checkpoint_budget_too_small".
   std::string reason;
-  std::string checkpoint = "None";   // --checkpoint: P of Checkpoint<P>
+  std::string checkpoint = "None";   // --checkpoint: P of Checkpoint<P> (Auto: to fit the first
+                                     // budget)
   std::int64_t step_flops = 0;       // forward and backward
   std::int64_t recompute_flops = 0;  // what its checkpointing adds to them
+  // Not applicable, "checkpoint_budget_too_small": the bytes the least cut set needs (Auto).
+  std::int64_t needs = 0;
 
   std::int64_t micro_batch() const { return batch / micro_batches; }
 };
