@@ -40,7 +40,7 @@ class CheckpointPricer;
 // checkpoint_search_too_large. g++ charges constant evaluation for every value written, so
 // pricing much past this runs into the compiler's limits (-fconstexpr-ops-limit) and its memory.
 // At Sqrt's budget (bench/RESULTS.md, "Compile cost of checkpointing"): ResNet-50 lays out 3,467
-// layers (5.6 s), the 50-layer MLP 2,016; MobileNetV1 would lay out over 8,000 and a chain of
+// layers (1.1 s), the 50-layer MLP 2,016; MobileNetV1 would lay out over 8,000 and a chain of
 // 101 layers about 70,000, both past g++'s limit, and so stop here.
 inline constexpr std::int64_t auto_pricing_limit = 4'000;
 

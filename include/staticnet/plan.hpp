@@ -886,40 +886,42 @@ constexpr std::int64_t try_share() {
     return next_share(try_share<M, S, T - 1>(), try_graph_v<M, S, T - 1>.checkpoint_live_peak,
                       try_placed_v<M, S, T - 1>, first_share_v<M, S>);
 }
-// The first try that fits, or fails with its error, or the last.
+// The first try that fits, or fails with its error, or the last. (Each condition in an
+// `if constexpr` of its own: a try's placed plan is planned only when that try is reached.)
 template <Model M, Setup S, int T = 0>
-constexpr const auto& auto_graph() {
-  constexpr const auto& graph = try_graph_v<M, S, T>;
-  if constexpr (!graph.error.ok() || try_placed_v<M, S, T> <= first_share_v<M, S> ||
-                T + 1 == auto_tries)
-    return graph;
+constexpr int chosen_try() {
+  if constexpr (!try_graph_v<M, S, T>.error.ok() || T + 1 == auto_tries)
+    return T;
+  else if constexpr (try_placed_v<M, S, T> <= first_share_v<M, S>)
+    return T;
   else
-    return auto_graph<M, S, T + 1>();
+    return chosen_try<M, S, T + 1>();
 }
+// The last try, when it too places above the budget, with the error that says so.
 template <Model M, Setup S>
 inline constexpr auto over_budget_v = [] {
-  auto graph = auto_graph<M, S>();
+  auto graph = try_graph_v<M, S, auto_tries - 1>;
   graph.error.code = ErrorCode::checkpoint_placement_over_budget;
   graph.error.a = graph.setup.checkpoint_budget.memory.count;
   graph.error.b = graph.error.a - first_share_v<M, S> + try_placed_v<M, S, auto_tries - 1>;
   return graph;
 }();
+template <Model M, Setup S>
+constexpr const auto& auto_graph() {
+  constexpr int tried = chosen_try<M, S>();
+  if constexpr (tried + 1 < auto_tries || !try_graph_v<M, S, tried>.error.ok())
+    return try_graph_v<M, S, tried>;
+  else if constexpr (try_placed_v<M, S, tried> <= first_share_v<M, S>)
+    return try_graph_v<M, S, tried>;
+  else
+    return over_budget_v<M, S>;
+}
 // The graph the stages plan: lower()'s, or under Checkpoint<Auto> the one with its cuts chosen,
 // whose error, when no cut set fits, fails here.
 template <Model M, Setup S>
 constexpr const auto& planned_graph() {
   if constexpr (S::desc().checkpoint == CheckpointKind::least) {
-    constexpr const auto& chosen = auto_graph<M, S>();
-    constexpr bool over = chosen.error.ok() && try_placed_v < M, S,
-                   auto_tries - 1 >> first_share_v<M, S> &&
-                       &chosen == &try_graph_v<M, S, auto_tries - 1>;
-    constexpr const auto& graph = [&]() -> const auto& {
-      if constexpr (over)
-        return over_budget_v<M, S>;
-      else
-        return chosen;
-    }
-    ();
+    constexpr const auto& graph = auto_graph<M, S>();
     if constexpr (!graph.error.ok())
       (void)sizeof(error::reporter<graph.error, nesting_of_t<M, graph.error.layer>>);
     return graph;
