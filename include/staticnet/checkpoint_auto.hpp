@@ -10,16 +10,15 @@
 // segment from the plan without checkpointing, and checkpoint_search.hpp finds the least
 // recomputation whose busiest step's live bytes fit that (exactly: the tests compare it with
 // exhaustive search over every cut set). Placement may then lay those live bytes out in a larger
-// region (a gap between buffers: 5.8 % of the random models' plans have one); so the chosen cut
+// region (a gap between buffers: 5.7 % of the random models' plans have one); so the chosen cut
 // set is planned in full, and if its step exceeds the budget the search runs again with the
 // activations' share lowered by the excess (and below that cut set's live bytes), at most eight
-// times. An answer found so is the least
-// recomputation at that lowered budget: optimal among the cut sets that fit it, which all fit the
-// budget, but not always among all those that fit the budget (test_planner_graphs.cpp counts how
-// often that happens on random models).
+// times. The first try's answer, where it fits, is the least recomputation of any cut set that
+// fits; a later try's is the least at its lowered budget, not always the least of all that fit
+// (test_planner_graphs.cpp counts how often that happens on random models).
 //
-// plan.hpp includes this header at its end (plan() and the type-level stages call the stage
-// below, which plans), so both see each other.
+// plan.hpp includes this header before its type-level entry points (plan() calls the stage
+// below, which plans with plan.hpp's stages, and the entry points run its tries as constants).
 #include <cstddef>
 #include <cstdint>
 
@@ -40,8 +39,8 @@ class CheckpointPricer;
 // checkpoint_search_too_large. g++ charges constant evaluation for every value written, so
 // pricing much past this runs into the compiler's limits (-fconstexpr-ops-limit) and its memory.
 // At Sqrt's budget (bench/RESULTS.md, "Compile cost of checkpointing"): ResNet-50 lays out 3,467
-// layers (1.1 s), the 50-layer MLP 2,016; MobileNetV1 would lay out over 8,000 and a chain of
-// 101 layers about 70,000, both past g++'s limit, and so stop here.
+// layers (1.1 s), a chain of 51 layers 2,016; MobileNetV1 would lay out over 8,000 and a chain
+// of 101 layers about 70,000, both past g++'s limit, and so stop here.
 inline constexpr std::int64_t auto_pricing_limit = 4'000;
 
 // What the search holds at once, at most: ample for the chains and residual networks measured
@@ -82,7 +81,7 @@ struct PeakOnly {
   constexpr std::int64_t kept(std::int64_t i, std::int64_t j) { return costs.kept(i, j); }
   constexpr std::int64_t recompute(std::int64_t, std::int64_t) const { return 0; }
   constexpr std::int64_t tail(std::int64_t i) { return costs.tail(i); }
-  constexpr std::int64_t local_floor(std::int64_t i, std::int64_t j) const {
+  constexpr std::int64_t local_floor(std::int64_t i, std::int64_t j) {
     return costs.local_floor(i, j);
   }
 };
@@ -140,8 +139,9 @@ constexpr Graph<L> choose_cuts(const Graph<L>& g, const PlanState<L>& unsegmente
     // never asks for), each with its own pricing allowance.
     PeakOnly<CheckpointPricer<L>> peak_only{prices};
     std::int64_t least = 0;
-    for (std::int64_t gap = share / 16 + 4096;; gap *= 4) {
-      const std::int64_t within = share + gap < prices.tail(0) ? share + gap : prices.tail(0);
+    const std::int64_t from = share > 0 ? share : 0;  // (the rest of the step may overrun it)
+    for (std::int64_t gap = from / 16 + 4096;; gap *= 4) {
+      const std::int64_t within = from + gap < prices.tail(0) ? from + gap : prices.tail(0);
       prices.stop_after(prices.layers_priced() + auto_pricing_limit);
       const auto lowest = least_recompute_cuts<L, auto_search_states<L>>(peak_only, within);
       if (prices.stopped() || lowest.out_of_states) {

@@ -178,3 +178,23 @@ TEST_CASE("Checkpoint<Auto> stops on a model it would price past its limit") {
   CHECK(p.error.code == sn::ErrorCode::checkpoint_search_too_large);
   CHECK(p.error.a == 50);
 }
+
+// plan() on a lowered graph (what fit, max_batch and the analyzer's probe call) chooses as the
+// type-level plan<M, S>() does; and a budget below even the step's other bytes (840,192) is
+// refused with the same least need, 873,216 B, as the budget just below it.
+TEST_CASE("Checkpoint<Auto>: plan() on a graph agrees with plan<M, S>(), down to tiny budgets") {
+  constexpr auto& typed = sn::plan<mlp50::Net, Mlp50Auto<889'600>>();
+  const auto lowered = sn::plan(sn::lower(sn::flatten<mlp50::Net>(), Mlp50Auto<889'600>::desc()));
+  REQUIRE(lowered.error.ok());
+  CHECK(lowered.footprint.total() == typed.footprint.total());
+  CHECK(lowered.recompute_flops() == typed.recompute_flops());
+  for (std::int64_t budget : {873'215, 100'000, 1}) {
+    CAPTURE(budget);
+    sn::SetupDesc s = Mlp50Auto<889'600>::desc();
+    s.checkpoint_budget = sn::Device{sn::Bytes{budget}, sn::Bytes{}};
+    const auto p = sn::plan(sn::lower(sn::flatten<mlp50::Net>(), s));
+    CHECK(p.error.code == sn::ErrorCode::checkpoint_budget_too_small);
+    CHECK(p.error.a == budget);
+    CHECK(p.error.b == 873'216);
+  }
+}
