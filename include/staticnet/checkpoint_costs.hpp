@@ -3,7 +3,7 @@
 // checkpointing: the numbers checkpoint_search.hpp's search takes (Checkpoint<Auto>).
 //
 // Why one plan is enough. Forward's buffers and accesses are the same under every cut set
-// (checkpointing.hpp allows no cut where a layer could run in place over the cut), and so are
+// (checkpointing.hpp allows no cut where a layer could write into the cut's buffer), and so are
 // backward's. Checkpointing a segment changes three things only: its dropped buffers die after
 // their last forward reader, recompute steps before its backward write copies of those backward
 // reads, and its steps come in another order (forward of every segment, then the tail's
@@ -21,9 +21,9 @@
 //          reads, and its input where a recompute step or a backward reads it (its own last
 //          tensor is the next segment's input, counted there);
 //   recompute: the FLOPs of its recompute steps.
-// The test "Checkpoint<Auto>'s prices ..." (tests/core/test_planner_graphs.cpp) checks that the
-// largest K_{j-1} + local of the segments and K_m + tail is, for every cut set of random models,
-// the live peak of the plan that cut set makes.
+// The tests check that the largest K_{j-1} + local of the segments and K_m + tail is the live
+// peak of the plan a cut set makes, for every cut set of random models ("every segmentation ...",
+// test_planner_graphs.cpp) and for cut sets of the sample models (test_checkpoint_auto.cpp).
 #include <cstddef>
 #include <cstdint>
 
