@@ -643,7 +643,7 @@ std::vector<std::string> not_applicable_lines(const ModelReport& m) {
   for (const SweepPoint& p : m.model.not_applicable) {
     if (p.reason == "checkpoint_budget_too_small") {  // its own line: its own bytes
       lines.push_back("Not applicable, left out: batch " + grouped_count(p.batch) +
-                      " under Auto (" + "no cut set fits the budget; the least needs " +
+                      " under Auto (no cut set fits the budget; the least needs " +
                       exact_bytes(p.needs) + " (" + human_bytes(p.needs) + ")" +
                       ": checkpoint_budget_too_small).");
       continue;

@@ -114,61 +114,64 @@ constexpr std::int64_t activation_share(const Graph<L>& plain, const PlanState<L
 // `share` bytes (Graph::checkpoint_live_peak: that peak; no cut at all where the step fits
 // without one), priced from `unsegmented`, the plan without checkpointing; or with the error
 // that none is. `first_share` is what the whole budget leaves the activations
-// (activation_share()): the least need an error reports is counted against it.
+// (activation_share()); a later try, at a share below it, has `placed_before`: the activations
+// the try before it placed, which a failure reports.
 template <std::size_t L>
 constexpr Graph<L> choose_cuts(const Graph<L>& g, const PlanState<L>& unsegmented,
-                               std::int64_t share, std::int64_t first_share) {
+                               std::int64_t share, std::int64_t first_share,
+                               std::int64_t placed_before = 0) {
   Graph<L> chosen = g;
   if (!g.error.ok())
     return chosen;
   chosen.checkpoint_chosen = true;
   const Graph<L> plain = without_checkpointing(g);
   CheckpointPricer<L> prices(plain, unsegmented);
-  prices.stop_after(auto_pricing_limit);
-  if (prices.tail(0) <= share) {  // it fits as it is: nothing to recompute, no search
-    chosen.checkpoint_live_peak = prices.tail(0);
+  const std::int64_t whole = prices.tail(0);  // no cut: all of it laid out once
+  if (whole <= share) {                       // it fits as it is: nothing to recompute, no search
+    chosen.checkpoint_live_peak = whole;
     return chosen;
   }
+  const std::int64_t memory = g.setup.checkpoint_budget.memory.count;
+  auto fail = [&](ErrorCode code, std::int64_t a, std::int64_t b) {
+    chosen.error.code = code;
+    chosen.error.a = a;
+    chosen.error.b = b;
+    return chosen;
+  };
+  prices.stop_after(prices.layers_priced() + auto_pricing_limit);
   const auto choice = least_recompute_cuts<L, auto_search_states<L>>(prices, share);
-  if (choice.out_of_states || prices.stopped()) {
-    chosen.error.code = ErrorCode::checkpoint_search_too_large;
-    chosen.error.a = prices.units();
-  } else if (!choice.fits) {
-    // The least any cut set needs, by its live bytes: the search with recomputation free, within
-    // budgets that widen from the share on (a wide one prices long segments that a narrow one
-    // never asks for), each with its own pricing allowance.
-    PeakOnly<CheckpointPricer<L>> peak_only{prices};
-    std::int64_t least = 0;
-    const std::int64_t from = share > 0 ? share : 0;  // (the rest of the step may overrun it)
-    for (std::int64_t gap = from / 16 + 4096;; gap *= 4) {
-      const std::int64_t within = from + gap < prices.tail(0) ? from + gap : prices.tail(0);
-      prices.stop_after(prices.layers_priced() + auto_pricing_limit);
-      const auto lowest = least_recompute_cuts<L, auto_search_states<L>>(peak_only, within);
-      if (prices.stopped() || lowest.out_of_states) {
-        chosen.error.code = ErrorCode::checkpoint_search_too_large;
-        chosen.error.a = prices.units();
-        return chosen;
-      }
-      if (lowest.fits) {  // as it must within tail(0): no cut fits that
-        least = lowest.peak;
-        break;
-      }
-    }
-    const std::int64_t memory = g.setup.checkpoint_budget.memory.count;
-    chosen.error.code = least <= first_share ? ErrorCode::checkpoint_placement_over_budget
-                                             : ErrorCode::checkpoint_budget_too_small;
-    chosen.error.a = memory;
-    chosen.error.b = memory - first_share + least;
-  } else {
+  if (choice.out_of_states || prices.stopped())
+    return fail(ErrorCode::checkpoint_search_too_large, prices.units(), 0);
+  if (choice.fits) {
     set_cuts(chosen, choice);
     chosen.checkpoint_live_peak = choice.peak;
+    return chosen;
   }
-  return chosen;
+  // Nothing fits the share. Below the first, cut sets did fit by their live bytes, but the arena
+  // laid the last one tried out past the budget: what it needed.
+  if (share < first_share)
+    return fail(ErrorCode::checkpoint_placement_over_budget, memory,
+                memory - first_share + placed_before);
+  // The least any cut set needs, by its live bytes: the search with recomputation free, within
+  // budgets that widen from the share on (a wide one prices long segments that a narrow one
+  // never asks for), all within one more pricing allowance.
+  PeakOnly<CheckpointPricer<L>> peak_only{prices};
+  prices.stop_after(prices.layers_priced() + auto_pricing_limit);
+  const std::int64_t from = share > 0 ? share : 0;  // (the rest of the step may overrun it)
+  for (std::int64_t gap = from / 16 + 4096;; gap *= 4) {
+    const std::int64_t within = from + gap < whole ? from + gap : whole;
+    const auto lowest = least_recompute_cuts<L, auto_search_states<L>>(peak_only, within);
+    if (prices.stopped() || lowest.out_of_states)
+      return fail(ErrorCode::checkpoint_search_too_large, prices.units(), 0);
+    if (lowest.fits)  // as it must within `whole`: no cut fits that
+      return fail(ErrorCode::checkpoint_budget_too_small, memory,
+                  memory - first_share + lowest.peak);
+  }
 }
 
-// Whether a try's activations, once placed (`placed` bytes), fit the first share; if not, the
-// share for the next try: lowered by the excess, and below the tried cut set's live peak, so the
-// next try is another.
+// The share of the next try, after one whose activations were placed in `placed` bytes, past the
+// first share: lowered by the excess, and below the tried cut set's live peak, so that the next
+// try is another.
 constexpr std::int64_t next_share(std::int64_t share, std::int64_t live_peak, std::int64_t placed,
                                   std::int64_t first_share) {
   const std::int64_t lowered = share - (placed - first_share);
@@ -195,12 +198,12 @@ constexpr Graph<L> with_least_recompute(const Graph<L>& g) {
   const Graph<L> plain = without_checkpointing(g);
   const PlanState<L> unsegmented = plan_backward(plain, plan_forward(plain));
   const std::int64_t first = activation_share(plain, unsegmented);
-  std::int64_t share = first;
+  std::int64_t share = first, placed = 0;
   for (int t = 0;; ++t) {
-    Graph<L> chosen = choose_cuts(g, unsegmented, share, first);
+    Graph<L> chosen = choose_cuts(g, unsegmented, share, first, placed);
     if (!chosen.error.ok())
       return chosen;
-    const std::int64_t placed = placed_activations(chosen);
+    placed = placed_activations(chosen);
     if (placed <= first)
       return chosen;
     if (t + 1 == auto_tries) {

@@ -41,8 +41,8 @@ struct SegmentPrice {
 
 // The Costs checkpoint_search.hpp's least_recompute_cuts takes, for a graph and its plan without
 // checkpointing (plan_backward's state: every step and access, lifetimes not yet extended).
-// Units are those of checkpointing.hpp. A checkpointed segment's prices are computed a row at a
-// time (every segment from one unit on, as the search asks for them) and kept for that row.
+// Units are those of checkpointing.hpp. A checkpointed segment's prices are kept a row at a time
+// (every segment from one unit on, as the search asks for them); each is laid out anew.
 template <std::size_t L>
 class CheckpointPricer {
  public:
@@ -279,9 +279,10 @@ class CheckpointPricer {
   constexpr void floor_row(std::int64_t i, std::int64_t j) {
     const std::int64_t a = unit_first_[i];
     std::int64_t before = read_back_before_[a];
-    if (a > 0) {  // the segment's input is its own steps' to count
-      const int input = p_.layers[a - 1].output_buffer;
-      if (min_backward_[input] != never)
+    if (a > 0) {  // the segment's input is its own steps' to count, where forward made it
+      const int input = p_.layers[a - 1].output_buffer;  // (a Flatten's: maybe the model's input)
+      if (in_activation_region(p_.buffers.items[input].role) &&
+          made_by(input).kind == StepKind::forward && min_backward_[input] != never)
         before -= p_.buffers.items[input].occupied();
     }
     for (; row_floored_ < j; ++row_floored_) {

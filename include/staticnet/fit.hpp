@@ -13,7 +13,8 @@
 //   3. a smaller batch: the largest below the setup's that a bisection finds fits, which changes
 //      the training.
 // Mixed precision comes first once the CUDA trainer renders it (issue 38), and Checkpoint<Auto>
-// (the least recomputation that fits) takes Sqrt's place once it lands (issue 39).
+// (the least recomputation that fits) takes Sqrt's place once it prices long models within the
+// compilers' limits (checkpoint_auto.hpp; issue 39).
 //
 // The candidates are values, not types: each is the setup's SetupDesc with one field changed,
 // planned by the same constant evaluation as any setup (budget.hpp's price_for_batch), so the

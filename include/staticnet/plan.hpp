@@ -834,7 +834,8 @@ constexpr Graph<L> with_least_recompute(const Graph<L>& g);
 // Plans a lowered graph. A graph that carries an error gives an empty plan with that error.
 template <std::size_t L>
 constexpr Plan<L> plan(const Graph<L>& g) {
-  if (g.setup.checkpoint == CheckpointKind::least && !g.checkpoint_chosen)
+  if (g.error.ok() && g.setup.mode == Mode::training &&
+      g.setup.checkpoint == CheckpointKind::least && !g.checkpoint_chosen)
     return plan(detail::with_least_recompute(g));
   const detail::PlanState<L> scheduled = detail::plan_backward(g, detail::plan_forward(g));
   return detail::assemble(g, detail::place(scheduled), scheduled);
@@ -874,10 +875,20 @@ inline constexpr std::int64_t first_share_v = activation_share(unsegmented_graph
 template <Model M, Setup S, int T>
 constexpr std::int64_t try_share();
 template <Model M, Setup S, int T>
+constexpr std::int64_t placed_before();
+template <Model M, Setup S, int T>
 inline constexpr auto try_graph_v = choose_cuts(lower<M, S>(), unsegmented_backward_v<M, S>,
-                                                try_share<M, S, T>(), first_share_v<M, S>);
+                                                try_share<M, S, T>(), first_share_v<M, S>,
+                                                placed_before<M, S, T>());
 template <Model M, Setup S, int T>
 inline constexpr std::int64_t try_placed_v = placed_activations(try_graph_v<M, S, T>);
+template <Model M, Setup S, int T>
+constexpr std::int64_t placed_before() {
+  if constexpr (T == 0)
+    return 0;
+  else
+    return try_placed_v<M, S, T - 1>;
+}
 template <Model M, Setup S, int T>
 constexpr std::int64_t try_share() {
   if constexpr (T == 0)

@@ -440,9 +440,11 @@ struct BatchSlots {
 //   Checkpoint<Every<K>>  segments of K cut-to-cut units
 //   Checkpoint<Sqrt>      segments of ⌈√n⌉ units, n the units (about √n segments)
 //   Checkpoint<Auto<Budget>>  the cuts with the least recomputation, in FLOPs, whose whole step
-//                         fits Budget: a device (sn::jetson_nano) or bytes (sn::MiB(512),
-//                         sn::Bytes{889'600}), counted as fits() counts them. Exact: a dynamic
-//                         program over the segments, priced from the plan
+//                         fits Budget: a device (sn::device::jetson_nano) or bytes
+//                         (sn::MiB(512), sn::Bytes{889'600}), counted as required_memory()
+//                         counts them. An exact search over every cut set, priced from the plan,
+//                         then checked against the placed arena; only where that lays the
+//                         chosen cut set out with gaps can the answer be a costlier one, or none
 //                         (checkpoint_auto.hpp). A budget nothing fits fails the build with the
 //                         least any cut set needs.
 // fit tries Sqrt (fit.hpp), and `staticnet analyze --checkpoint` prices each policy.
@@ -472,8 +474,8 @@ template <auto Budget>
 struct Auto {
   static_assert(
       requires { detail::budget_device(Budget); },
-      "staticnet: Checkpoint<Auto<Budget>> takes a device (sn::jetson_nano) or bytes "
-      "(sn::MiB(512))");
+      "staticnet: Checkpoint<Auto<Budget>> takes a device (sn::device::jetson_nano) or "
+      "bytes (sn::MiB(512))");
   static constexpr CheckpointKind kind = CheckpointKind::least;
   static constexpr std::int64_t every = 0;
   static constexpr Device budget = detail::budget_device(Budget);

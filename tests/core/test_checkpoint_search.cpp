@@ -190,9 +190,9 @@ TEST_CASE("checkpoint search: exact against exhaustive search on chain-shaped co
 //   no cut:          the tail holds 60; recomputes 0
 //   cut after 0:     segment 0: 10 + 1 = 11, recomputes 5 - 2 = 3; the tail 1..2 after the 1 kept:
 //                    1 + 50 = 51. (3, 51)
-//   cut after 1:     segment 0..1: 30 + 2 = 32, recomputes 12 - 3 = 9; the tail: 2 + 30 = 32. (9,
-//   32) cuts after 0, 1: 11; 1 + (20 + 2) = 23; the tail 1 + 2 + 30 = 33; recomputes 3 + (7 - 3)
-//   = 7.
+//   cut after 1:     segment 0..1: 30 + 2 = 32, recomputes 12 - 3 = 9; the tail: 2 + 30 = 32.
+//                    (9, 32)
+//   cuts after 0, 1: 11; 1 + (20 + 2) = 23; the tail 1 + 2 + 30 = 33; recomputes 3 + (7 - 3) = 7.
 //                    (7, 33)
 // So a budget of 60 or more: no cut; 51..59: the cut after 0; 33..50: both; 32: the cut after 1;
 // 31: nothing fits.

@@ -442,7 +442,13 @@ void check_every_segmentation(Rng& rng, int count, int most_cuts, SegmentationTa
         found = true;
       }
       REQUIRE(found);
-      if (total_and_recompute[first].first <= budget) {  // no gap in the way: exact
+      // (Of cut sets as cheap and as small as it, the search may take any: each must place within
+      // the budget for the first try to be sure to fit.)
+      bool ties_fit = true;
+      for (std::size_t m = 0; m < live_and_recompute.size(); ++m)
+        if (live_and_recompute[m] == live_and_recompute[first])
+          ties_fit = ties_fit && total_and_recompute[m].first <= budget;
+      if (ties_fit) {  // no gap in the way: exact
         REQUIRE(chosen.error.ok());
         CHECK(chosen.recompute_flops() == total_and_recompute[first].second);
         CHECK(chosen.footprint.total().count <= budget);
@@ -459,7 +465,6 @@ void check_every_segmentation(Rng& rng, int count, int most_cuts, SegmentationTa
       for (const auto& [total, recompute] : total_and_recompute)
         if (total <= budget && (least < 0 || recompute < least))
           least = recompute;
-      CHECK(chosen.recompute_flops() >= least);
       t.auto_above_least += chosen.recompute_flops() > least;
       for (std::int64_t every = 1; every <= 3; ++every) {
         sn::SetupDesc e = c.setup;
@@ -632,4 +637,8 @@ TEST_CASE("every segmentation of a random model plans and runs") {
           " more than Sqrt or Every<1|2> that fit, ", t.auto_over_budget, " failing");
   CHECK(t.plans > 5000);
   CHECK(t.recomputing > 2500);
+  // Placement gaps are rare: the first try decides at least 95 % of these tightest budgets (97 %
+  // when written), and Auto gives up at no more than 2.5 % (1.6 %).
+  CHECK(t.auto_first_try * 100 >= t.auto_plans * 95);
+  CHECK(t.auto_over_budget * 1000 <= t.auto_plans * 25);
 }

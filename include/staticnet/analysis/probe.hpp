@@ -329,6 +329,10 @@ void write_point(JsonOut& out, const Layers& layers, const SetupDesc& s) {
     out.field("applicable", false);
     out.field("reason", point.error.code == ErrorCode::checkpoint_budget_too_small
                             ? "checkpoint_budget_too_small"
+                        : point.error.code == ErrorCode::checkpoint_placement_over_budget
+                            ? "checkpoint_placement_over_budget"
+                        : point.error.code == ErrorCode::checkpoint_search_too_large
+                            ? "checkpoint_search_too_large"
                             : "error");
     if (point.error.code == ErrorCode::checkpoint_budget_too_small)
       out.field("needs", point.error.b);
@@ -369,7 +373,9 @@ void write_model(JsonOut& out, const Request& r) {
   auto apply = [&r](SetupDesc& s, const Policy& c) {
     s.checkpoint = c.kind;
     s.checkpoint_every = c.every;
-    if (c.kind == CheckpointKind::least) {  // a swept Auto fits the analyzer's first budget
+    // With --checkpoint auto, Auto fits the analyzer's first budget (a setup's own Auto too);
+    // without, a setup's own Auto keeps its budget.
+    if (c.kind == CheckpointKind::least && r.auto_budget.bytes > 0) {
       s.checkpoint_budget = Device{.memory = Bytes{r.auto_budget.bytes}, .overhead = Bytes{0}};
       s.checkpoint_budget.shares_host_memory = r.auto_budget.shares_host_memory;
     }
