@@ -364,7 +364,9 @@ void check_every_segmentation(Rng& rng, int count, int most_cuts, SegmentationTa
       live_and_recompute.emplace_back(live, p.recompute_flops());
       total_and_recompute.emplace_back(p.footprint.total().count, p.recompute_flops());
       besides = p.footprint.total().count - p.footprint.activations.count;
-      const auto [priced_live, priced_recompute] = priced(*pricer, mask);
+      // (Not a structured binding: clang 14 cannot capture one in CHECK_MESSAGE's lambda.)
+      const std::pair<int64_t, int64_t> by_prices = priced(*pricer, mask);
+      const int64_t priced_live = by_prices.first, priced_recompute = by_prices.second;
       CHECK_MESSAGE(priced_live == live, "cut set " << mask << ": priced " << priced_live
                                                     << " B, planned " << live << " B live");
       CHECK_MESSAGE(priced_recompute == p.recompute_flops(), "cut set " << mask);
