@@ -53,20 +53,13 @@ inline constexpr std::size_t auto_search_states = 16 * L + 1024;
 template <std::size_t L>
 constexpr std::int64_t bytes_besides_activations(const Graph<L>& g, const PlanState<L>& s,
                                                  const Device& d) {
-  Footprint f;  // the regions place() would give, but the activations (0)
+  std::int64_t region_size[region_count]{};  // as place() sums them, but the activations (0)
   for (std::size_t b = 0; b < s.buffers.size(); ++b) {
     const Buffer& x = s.buffers.items[b];
-    if (in_activation_region(x.role))
-      continue;
-    const Region r = x.region();
-    Bytes* part = r == Region::weights           ? &f.weights
-                  : r == Region::gradients       ? &f.gradients
-                  : r == Region::optimizer_state ? &f.optimizer_state
-                  : r == Region::workspace       ? &f.workspace
-                  : r == Region::inputs          ? &f.inputs
-                                                 : &f.non_trainable;
-    *part += Bytes{x.occupied()};
+    if (!in_activation_region(x.role))
+      region_size[static_cast<int>(x.region())] += x.occupied();
   }
+  const Footprint f = footprint_of(region_size);
   return (f.total() - flash_part(f, g.setup, d) + shared_host_part(host_footprint(g, s, f), d) +
           d.overhead)
       .count;
@@ -124,8 +117,7 @@ constexpr Graph<L> choose_cuts(const Graph<L>& g, const PlanState<L>& unsegmente
   if (!g.error.ok())
     return chosen;
   chosen.checkpoint_chosen = true;
-  const Graph<L> plain = without_checkpointing(g);
-  CheckpointPricer<L> prices(plain, unsegmented);
+  CheckpointPricer<L> prices(g, unsegmented);
   const std::int64_t whole = prices.tail(0);  // no cut: all of it laid out once
   if (whole <= share) {                       // it fits as it is: nothing to recompute, no search
     chosen.checkpoint_live_peak = whole;
@@ -169,6 +161,16 @@ constexpr Graph<L> choose_cuts(const Graph<L>& g, const PlanState<L>& unsegmente
   }
 }
 
+// The error after the last try, whose activations were placed in `placed` bytes, past the first
+// share: what that try needs, over the budget.
+template <std::size_t L>
+constexpr Graph<L> over_budget(Graph<L> tried, std::int64_t placed, std::int64_t first_share) {
+  tried.error.code = ErrorCode::checkpoint_placement_over_budget;
+  tried.error.a = tried.setup.checkpoint_budget.memory.count;
+  tried.error.b = tried.error.a - first_share + placed;
+  return tried;
+}
+
 // The share of the next try, after one whose activations were placed in `placed` bytes, past the
 // first share: lowered by the excess, and below the tried cut set's live peak, so that the next
 // try is another.
@@ -206,12 +208,8 @@ constexpr Graph<L> with_least_recompute(const Graph<L>& g) {
     placed = placed_activations(chosen);
     if (placed <= first)
       return chosen;
-    if (t + 1 == auto_tries) {
-      chosen.error.code = ErrorCode::checkpoint_placement_over_budget;
-      chosen.error.a = g.setup.checkpoint_budget.memory.count;
-      chosen.error.b = chosen.error.a - first + placed;
-      return chosen;
-    }
+    if (t + 1 == auto_tries)
+      return over_budget(chosen, placed, first);
     share = next_share(share, chosen.checkpoint_live_peak, placed, first);
   }
 }

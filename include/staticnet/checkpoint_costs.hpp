@@ -40,7 +40,8 @@ struct SegmentPrice {
 };
 
 // The Costs checkpoint_search.hpp's least_recompute_cuts takes, for a graph and its plan without
-// checkpointing (plan_backward's state: every step and access, lifetimes not yet extended).
+// checkpointing (plan_backward's state: every step and access, lifetimes not yet extended). Of the
+// graph it reads the nodes and the micro-batches, never its checkpointing policy.
 // Units are those of checkpointing.hpp. A checkpointed segment's prices are kept a row at a time
 // (every segment from one unit on, as the search asks for them); each is laid out anew.
 template <std::size_t L>

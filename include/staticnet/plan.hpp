@@ -751,6 +751,18 @@ constexpr void describe_layers(const Graph<L>& g, const PlanState<L>& s, Plan<L>
   }
 }
 
+// The footprint of regions of these sizes (PlanState::region_size, indexed by Region).
+constexpr Footprint footprint_of(const std::int64_t (&region_size)[region_count]) {
+  auto size = [&](Region r) { return Bytes{region_size[static_cast<int>(r)]}; };
+  return Footprint{.weights = size(Region::weights),
+                   .gradients = size(Region::gradients),
+                   .optimizer_state = size(Region::optimizer_state),
+                   .activations = size(Region::activations),
+                   .workspace = size(Region::workspace),
+                   .inputs = size(Region::inputs),
+                   .non_trainable = size(Region::non_trainable)};
+}
+
 // What the trainer holds in host memory beside the arena (HostFootprint), from the setup and the
 // placed arena: the loader's slots hold the whole batch (every micro-batch's), f32 as the loader
 // writes it whatever the arena's input dtype; the CUDA trainer's staging holds the batch as the
@@ -810,14 +822,7 @@ constexpr Plan<L> assemble(const Graph<L>& g, const PlanState<L>& s,
   p.buffers = s.buffers;
   for (std::size_t r = 0; r < p.region_offset.size(); ++r)
     p.region_offset[r] = s.region_offset[r];
-  auto size = [&](Region r) { return Bytes{s.region_size[static_cast<int>(r)]}; };
-  p.footprint = Footprint{.weights = size(Region::weights),
-                          .gradients = size(Region::gradients),
-                          .optimizer_state = size(Region::optimizer_state),
-                          .activations = size(Region::activations),
-                          .workspace = size(Region::workspace),
-                          .inputs = size(Region::inputs),
-                          .non_trainable = size(Region::non_trainable)};
+  p.footprint = footprint_of(s.region_size);
   p.host = host_footprint(g, s, p.footprint);
   return p;
 }
@@ -910,13 +915,9 @@ constexpr int chosen_try() {
 }
 // The last try, when it too places above the budget, with the error that says so.
 template <Model M, Setup S>
-inline constexpr auto over_budget_v = [] {
-  auto graph = try_graph_v<M, S, auto_tries - 1>;
-  graph.error.code = ErrorCode::checkpoint_placement_over_budget;
-  graph.error.a = graph.setup.checkpoint_budget.memory.count;
-  graph.error.b = graph.error.a - first_share_v<M, S> + try_placed_v<M, S, auto_tries - 1>;
-  return graph;
-}();
+inline constexpr auto over_budget_v = over_budget(try_graph_v<M, S, auto_tries - 1>,
+                                                  try_placed_v<M, S, auto_tries - 1>,
+                                                  first_share_v<M, S>);
 template <Model M, Setup S>
 constexpr const auto& auto_graph() {
   constexpr int tried = chosen_try<M, S>();

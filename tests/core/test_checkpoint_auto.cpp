@@ -8,10 +8,12 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include <staticnet/checkpoint_costs.hpp>
 #include <staticnet/staticnet.hpp>
 
+#include "priced_cut_set.hpp"
 #include "samples/deep_cnn.hpp"
 #include "samples/lenet5.hpp"
 #include "samples/mlperf_tiny/ds_cnn.hpp"
@@ -64,16 +66,8 @@ void check_prices(const std::string& name, int& compared) {
     s.checkpoint = sn::CheckpointKind::cuts;
     s.checkpoint_cuts = mask;
     const auto p = sn::plan(sn::lower(nodes, s));
-    std::int64_t kept = 0, peak = 0, recompute = 0, start = 0;
-    for (std::int64_t u = 0; u < cuts; ++u) {
-      if (u >= 64 || ((mask >> u) & 1) == 0)  // (a mask names the first 64 cuts)
-        continue;
-      peak = std::max(peak, kept + pricer->local(start, u));
-      recompute += pricer->recompute(start, u);
-      kept += pricer->kept(start, u);
-      start = u + 1;
-    }
-    peak = std::max(peak, kept + pricer->tail(start));
+    const std::pair<std::int64_t, std::int64_t> by_prices = sn::testing::priced(*pricer, mask);
+    const std::int64_t peak = by_prices.first, recompute = by_prices.second;
     CAPTURE(mask);
     CHECK(peak == live_peak(p));
     CHECK(recompute == p.recompute_flops());

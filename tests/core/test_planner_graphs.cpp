@@ -24,6 +24,7 @@
 #include "staticnet/checkpoint_costs.hpp"
 #include "staticnet/staticnet.hpp"
 #include "tests/core/plan_simulation.hpp"
+#include "tests/core/priced_cut_set.hpp"
 #include "tests/core/test_support.hpp"
 
 namespace {
@@ -36,6 +37,7 @@ using sn::LayerKind;
 using sn::NodeDesc;
 using sn::Region;
 using staticnet::testing::check_layout;
+using staticnet::testing::priced;
 using staticnet::testing::simulate;
 using std::int32_t;
 using std::int64_t;
@@ -299,23 +301,6 @@ struct SegmentationTally {
   int auto_plans = 0, auto_first_try = 0, auto_over_budget = 0, auto_above_least = 0,
       auto_above_policy = 0;
 };
-
-// The live peak and recomputation checkpoint_costs.hpp's prices give a cut set (bit u: a cut after
-// unit u), by checkpoint_search.hpp's model: K_{j-1} + local for each checkpointed segment,
-// K_m + tail for the tail.
-template <std::size_t N>
-std::pair<int64_t, int64_t> priced(sn::detail::CheckpointPricer<N>& pricer, std::uint64_t cuts) {
-  int64_t kept = 0, peak = 0, recompute = 0, start = 0;
-  for (int64_t u = 0; u + 1 < pricer.units(); ++u) {
-    if (((cuts >> u) & 1) == 0)
-      continue;
-    peak = std::max(peak, kept + pricer.local(start, u));
-    recompute += pricer.recompute(start, u);
-    kept += pricer.kept(start, u);
-    start = u + 1;
-  }
-  return {std::max(peak, kept + pricer.tail(start)), recompute};
-}
 
 template <std::size_t N>
 void check_every_segmentation(Rng& rng, int count, int most_cuts, SegmentationTally& t) {
