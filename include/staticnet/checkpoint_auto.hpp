@@ -34,14 +34,18 @@ namespace staticnet::detail {
 template <std::size_t L>
 class CheckpointPricer;
 
-// The most pricing Auto takes on: the layers CheckpointPricer::price() lays out, summed over the
-// segments the search asks for (each is laid out anew), before it stops with
-// checkpoint_search_too_large. g++ charges constant evaluation for every value written, so
-// pricing much past this runs into the compiler's limits (-fconstexpr-ops-limit) and its memory.
-// At Sqrt's budget (bench/RESULTS.md, "Compile cost of checkpointing"): ResNet-50 lays out 3,467
-// layers (1.1 s), a chain of 51 layers 2,016; MobileNetV1 would lay out over 8,000 and a chain
-// of 101 layers about 70,000, both past g++'s limit, and so stop here.
-inline constexpr std::int64_t auto_pricing_limit = 4'000;
+// What Auto takes on before it stops with checkpoint_search_too_large, rather than run the
+// compiler past its limits (g++'s -fconstexpr-ops-limit, about three seconds of evaluation; it
+// charges every value read and written): the layers CheckpointPricer lays out (a row's segments
+// a unit at a time: each unit's layers, and the previous unit's again), and the states the
+// search compares (each extended, and each of a front passed on the way to where a new one
+// goes), both over the whole choice, the refusal's search for the least need included. Measured
+// at Sqrt's budget (bench/RESULTS.md, "Checkpoint<Auto>"): a chain of 151 units (301 layers)
+// lays out 10,790 layers and compares 66,380 states, and plans in 3.5 s; one of 251 units needs
+// 23,930 and 196,797, past g++'s limit, and so stops here. ResNet-50 needs 920 and 446,
+// MobileNetV1 2,502 and 18,990.
+inline constexpr std::int64_t auto_pricing_limit = 12'000;
+inline constexpr std::int64_t auto_comparison_limit = 80'000;
 
 // What the search holds at once, at most: ample for the chains and residual networks measured
 // (bench/compile_cost/checkpoint.py); more makes the error checkpoint_search_too_large.
@@ -131,7 +135,8 @@ constexpr Graph<L> choose_cuts(const Graph<L>& g, const PlanState<L>& unsegmente
     return chosen;
   };
   prices.stop_after(prices.layers_priced() + auto_pricing_limit);
-  const auto choice = least_recompute_cuts<L, auto_search_states<L>>(prices, share);
+  const auto choice =
+      least_recompute_cuts<L, auto_search_states<L>>(prices, share, auto_comparison_limit);
   if (choice.out_of_states || prices.stopped())
     return fail(ErrorCode::checkpoint_search_too_large, prices.units(), 0);
   if (choice.fits) {
@@ -146,13 +151,15 @@ constexpr Graph<L> choose_cuts(const Graph<L>& g, const PlanState<L>& unsegmente
                 memory - first_share + placed_before);
   // The least any cut set needs, by its live bytes: the search with recomputation free, within
   // budgets that widen from the share on (a wide one prices long segments that a narrow one
-  // never asks for), all within one more pricing allowance.
+  // never asks for), all within what the allowances have left.
   PeakOnly<CheckpointPricer<L>> peak_only{prices};
-  prices.stop_after(prices.layers_priced() + auto_pricing_limit);
+  std::int64_t comparisons_left = auto_comparison_limit - choice.compared;
   const std::int64_t from = share > 0 ? share : 0;  // (the rest of the step may overrun it)
   for (std::int64_t gap = from / 16 + 4096;; gap *= 4) {
     const std::int64_t within = from + gap < whole ? from + gap : whole;
-    const auto lowest = least_recompute_cuts<L, auto_search_states<L>>(peak_only, within);
+    const auto lowest =
+        least_recompute_cuts<L, auto_search_states<L>>(peak_only, within, comparisons_left);
+    comparisons_left -= lowest.compared;
     if (prices.stopped() || lowest.out_of_states)
       return fail(ErrorCode::checkpoint_search_too_large, prices.units(), 0);
     if (lowest.fits)  // as it must within `whole`: no cut fits that

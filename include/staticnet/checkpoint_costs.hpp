@@ -86,21 +86,40 @@ class CheckpointPricer {
       const Buffer& x = p_.buffers.items[b];
       if (!in_activation_region(x.role))
         continue;
+      if (is_result(static_cast<int>(b))) {
+        results_ += x.occupied();
+        continue;
+      }
       change[x.first_step] += x.occupied();
       change[x.last_step + 1] -= x.occupied();
       if (made_by(static_cast<int>(b)).kind == StepKind::forward && min_backward_[b] != never)
         read_back_before_[x.layer + 1] += x.occupied();
-      if (x.role == BufferRole::loss || x.role == BufferRole::predictions)
-        results_ += x.occupied();
     }
     std::int64_t live = 0;
     for (std::size_t s = 0; s < p_.steps.size(); ++s) {
       live += change[s];
+      live_[s] = live;
       if (p_.steps.items[s].kind == StepKind::backward)
         live_at_backward_[p_.steps.items[s].layer] = live;
     }
     for (std::size_t i = 0; i < L; ++i)
       read_back_before_[i + 1] += read_back_before_[i];
+    // The tails: unit i's tail runs the plain plan's steps from its first layer's forward to
+    // that layer's backward as they are, with the losses and predictions alive from the loss step
+    // on (from the first step, in micro-batches), and without what the layers before it keep.
+    std::int64_t busiest = 0;
+    std::int64_t last_step = loss_step_;
+    const bool whole_step_results = g_.setup.micro_batches > 1;
+    for (std::int64_t i = units_ - 1; i >= 0; --i) {
+      const std::int32_t a = unit_first_[i];
+      for (std::int64_t s = forward_step_[a];
+           s < (i + 1 < units_ ? forward_step_[unit_first_[i + 1]] : loss_step_); ++s)
+        busiest = max_of(busiest, live_[s] + (whole_step_results ? results_ : 0));
+      for (; last_step <= backward_step_[a]; ++last_step)
+        busiest = max_of(busiest, live_[last_step] + results_);
+      tail_[i] = busiest - kept_before(a);
+    }
+    summarize_layers();
   }
 
   // checkpoint_search.hpp's Costs.
@@ -108,13 +127,7 @@ class CheckpointPricer {
   constexpr std::int64_t local(std::int64_t i, std::int64_t j) { return row(i, j).local; }
   constexpr std::int64_t kept(std::int64_t i, std::int64_t j) { return row(i, j).kept; }
   constexpr std::int64_t recompute(std::int64_t i, std::int64_t j) { return row(i, j).recompute; }
-  constexpr std::int64_t tail(std::int64_t i) {
-    if (!tail_known_[i]) {
-      tail_[i] = price(unit_first_[i], static_cast<std::int64_t>(L) - 1, false).local;
-      tail_known_[i] = true;
-    }
-    return tail_[i];
-  }
+  constexpr std::int64_t tail(std::int64_t i) const { return tail_[i]; }
   // At most local(i, j), and never less for a larger j: the busiest of the segment's backward
   // steps. Checkpointing leaves them as they are without it, but for what the layers before the
   // segment keep: there, what forward made before it that a backward reads, less its input
@@ -261,31 +274,327 @@ class CheckpointPricer {
   constexpr const Step& made_by(int b) const {
     return p_.steps.items[p_.buffers.items[b].first_step];
   }
+  constexpr bool is_result(int b) const {
+    const BufferRole r = p_.buffers.items[b].role;
+    return r == BufferRole::loss || r == BufferRole::predictions;
+  }
+  // Activation bytes a segment's steps count, but the losses and predictions.
+  constexpr bool counted(int b) const {
+    return in_activation_region(p_.buffers.items[b].role) && !is_result(b);
+  }
+  constexpr std::int64_t bytes(int b) const { return p_.buffers.items[b].occupied(); }
+  constexpr bool made_by_forward_of(int b, std::int64_t layer) const {
+    const Step& m = made_by(b);
+    return m.kind == StepKind::forward && m.layer == layer;
+  }
+
+  // What extend_row() reads per layer and per unit, summed once: each step's buffers without
+  // repeats; by layer, forward's bytes made, statistics made, bytes whose last forward reader it
+  // is (but statistics: backward reads them), and of those, the ones its unit keeps while it is
+  // a segment's last; by unit, what it keeps when last, and the gradients made after it that its
+  // backward or an earlier one reads.
+  constexpr void summarize_layers() {
+    for (std::size_t s = 0; s < p_.steps.size(); ++s) {
+      unique_first_[s] = unique_count_;
+      const std::int64_t first = p_.steps.items[s].first_access;
+      for (std::int64_t a = first; a < end_of_step(s); ++a) {
+        const int b = Access::decode(p_.access_codes.items[a]).buffer;
+        bool again = false;
+        for (std::int64_t e = unique_first_[s]; e < unique_count_ && !again; ++e)
+          again = unique_buffers_[e] == b;
+        if (!again)
+          unique_buffers_[unique_count_++] = b;
+      }
+    }
+    unique_first_[p_.steps.size()] = unique_count_;
+    for (std::int64_t u = 0; u < units_; ++u)
+      for (std::int64_t k = unit_first_[u]; k <= unit_last_[u]; ++k)
+        unit_of_[k] = static_cast<std::int32_t>(u);
+    std::int64_t gradients_change[L + 2]{};
+    for (std::size_t b = 0; b < buffer_capacity; ++b)
+      droppable_maker_[b] = -1;
+    for (std::size_t i = 0; i < p_.buffers.size(); ++i) {
+      const int b = static_cast<int>(i);
+      const Buffer& x = p_.buffers.items[b];
+      if (!counted(b))
+        continue;
+      const Step& m = made_by(b);
+      const bool statistics = x.role == BufferRole::batch_statistics;
+      if (statistics && min_backward_[b] == never)
+        rows_laid_out_ = true;            // (no planner makes one: backward reads them)
+      if (m.kind != StepKind::forward) {  // a gradient: made by a backward, or the loss (after all)
+        if (min_backward_[b] == never)
+          continue;
+        const std::int64_t maker = m.kind == StepKind::backward ? m.layer : std::int64_t{L};
+        gradients_change[min_backward_[b]] += bytes(b);
+        gradients_change[maker] -= bytes(b);
+        continue;
+      }
+      made_[m.layer] += bytes(b);
+      if (statistics) {
+        statistics_made_[m.layer] += bytes(b);
+        continue;
+      }
+      const std::int32_t u = unit_of_[x.layer];
+      const int end = p_.layers[unit_last_[u]].output_buffer;
+      const bool end_group = p_.layers[x.layer].output_buffer == end;
+      droppable_maker_[b] = x.layer;
+      writes_unit_end_[b] = end_group;
+      if (last_forward_[b] >= 0) {
+        frees_[last_forward_[b]] += bytes(b);
+        if (end_group && min_backward_[b] != never && unit_of_[last_forward_[b]] == u)
+          kept_if_last_[last_forward_[b]] += bytes(b);
+      }
+      if (end_group && min_backward_[b] <= unit_last_[u]) {
+        end_kept_[u] += bytes(b);
+        if (b == end)
+          end_bytes_[u] = bytes(b);
+      }
+    }
+    std::int64_t gradients = 0;
+    std::int64_t u = 0;
+    for (std::int64_t k = 0; k < static_cast<std::int64_t>(L); ++k) {
+      gradients += gradients_change[k];
+      if (u < units_ && unit_last_[u] == k)
+        gradients_after_unit_[u++] = gradients;
+    }
+  }
+  // Each buffer a step accesses, once (summarize_layers' lists).
+  template <class F>
+  constexpr void for_each_unique(std::int32_t step, const F& f) const {
+    for (std::int64_t e = unique_first_[step]; e < unique_first_[step + 1]; ++e)
+      f(unique_buffers_[e]);
+  }
+
+  // ---- A row, a unit at a time: segment a..z, extended to unit u's last layer -------------------
+  // The segment's steps run in three phases, priced apart (price() lays them out at once; the
+  // tests check that the two agree on every segment): forward of a..z, the recompute steps, and
+  // backward of z..a. What a phase holds at a step depends on z only where the text says so, so
+  // each extension prices the steps it adds and keeps the rest:
+  //   forward: a step holds what the segment made and still needs in forward (the last unit's
+  //     tensor and the buffers of the layers that write it are kept to the end of forward; a
+  //     unit that is no longer the last drops them: its steps are priced again), its statistics
+  //     and its input;
+  //   recompute: what forward kept (input, statistics, the last unit's buffers that backward
+  //     reads), the gradients that come from after z, the results, and the remade buffers alive;
+  //     a layer that joins the recompute set after the last one so far appends its steps, any
+  //     other change lays the recompute steps out again;
+  //   backward: as without checkpointing, but for what the layers before a keep: the floor.
+  // A row whose input no backward reads is laid out by price() (its lifetime then depends on
+  // the recompute steps), as are all rows of a plan with statistics no backward reads.
+  constexpr SegmentPrice extend_row(std::int64_t u) {
+    const std::int64_t a = unit_first_[row_];
+    const std::int64_t l0 = unit_first_[u], z = unit_last_[u];
+    const bool first_unit = u == row_;
+    const std::int64_t p0 = first_unit ? l0 : unit_first_[u - 1];
+    layers_priced_ += (z - l0 + 1) + (z - p0 + 1) / 2;  // (the work, about, in price()'s layers)
+    if (stopped())
+      return {.local = std::int64_t{1} << 62};
+    row_last_layer_ = z;
+    const int end = p_.layers[z].output_buffer;
+    // In the end group: a buffer of a layer that writes the segment's last tensor (not dropped).
+    // Dropped: what forward made in the segment but its statistics and the last unit's group.
+    // (Forward's buffers come from layers up to z, the only ones asked about.)
+    auto dropped = [&](int b) {
+      const std::int32_t maker = droppable_maker_[b];
+      return maker >= a && !(writes_unit_end_[b] && unit_of_[maker] == u);
+    };
+
+    // Forward. The previous last unit, its tensor now dropped after its last forward reader.
+    if (!first_unit) {
+      const auto settled = forward_of(p0, l0 - 1, forward_carry_, false);
+      forward_settled_ = max_of(forward_settled_, settled.busiest);
+      forward_carry_ = settled.after;
+    }
+    const std::int64_t forward_busiest =
+        max_of(forward_settled_, forward_of(l0, z, forward_carry_, true).busiest);
+    for (std::int64_t k = l0; k <= z; ++k)
+      statistics_ += statistics_made_[k];
+    // The recompute set (plan.hpp's mark_recomputed, from the layers whose needs changed: the
+    // new unit's, the previous last unit's, whose buffers are now dropped, and down to the
+    // makers of what they newly need).
+    std::int64_t lowest = p0;  // go down at least to here, and to `pending`
+    std::int64_t pending = p0;
+    std::int64_t first_new = static_cast<std::int64_t>(L);  // the first layer newly recomputed
+    auto need = [&](int b) {
+      if (b == no_buffer || !dropped(b) || row_needed_[b])
+        return;
+      row_needed_[b] = true;
+      if (p_.buffers.items[b].layer < pending)
+        pending = p_.buffers.items[b].layer;
+    };
+    for (std::int64_t k = z; k >= a && (k >= lowest || k >= pending); --k) {
+      const Node& n = g_.nodes[k];
+      const LayerBuffers& lp = p_.layers[k];
+      if (n.output_needs_gradient) {
+        if (saves_input(n.desc.kind))
+          need(lp.input_buffer);
+        else if (is_elementwise(n.desc.kind))
+          need(lp.output_buffer);
+        need(lp.window_index_buffer);
+        need(lp.mask_buffer);
+      }
+      if (lp.output_buffer == end || row_recomputed_[k])
+        continue;
+      const int writes[] = {lp.output_buffer, lp.window_index_buffer, lp.mask_buffer};
+      for (int b : writes)
+        if (b != no_buffer && row_needed_[b])
+          row_recomputed_[k] = true;
+      if (row_recomputed_[k]) {
+        first_new = k;
+        recompute_flops_ += recompute_flops_of(n, g_.setup.micro_batches);
+        need(lp.input_buffer);
+        need(lp.input2_buffer);
+      }
+    }
+    // The recompute steps: appended where every new one comes after the last so far, unless a
+    // new one reads a remade buffer of an old one that backward does not read (whose life it
+    // lengthens); else laid out again.
+    auto remade = [&](int b) { return dropped(b) && row_recomputed_[droppable_maker_[b]]; };
+    bool again = first_new <= last_recomputed_;
+    std::int64_t from = again ? a : last_recomputed_ + 1;
+    if (!again && first_new <= z) {
+      for (std::int64_t k = from; k <= z && !again; ++k)
+        if (row_recomputed_[k])
+          for_each_unique(forward_step_[k], [&](int b) {
+            if (remade(b) && made_by(b).layer <= last_recomputed_ && min_backward_[b] > z)
+              again = true;
+          });
+    }
+    if (again) {
+      from = a;
+      recompute_steps_ = 0;
+      remade_busiest_ = 0;
+      remade_carry_ = 0;
+    }
+    if (again || first_new <= z) {
+      const std::int64_t first_position = recompute_steps_;
+      for (std::int64_t k = from; k <= z; ++k) {
+        if (!row_recomputed_[k])
+          continue;
+        recompute_position_[k] = recompute_steps_++;
+        for_each_unique(forward_step_[k], [&](int b) {
+          if (remade(b))
+            last_reader_[b] = recompute_position_[k];
+        });
+        last_recomputed_ = k;
+      }
+      std::int64_t live = remade_carry_;
+      for (std::int64_t k = from; k <= z; ++k) {
+        if (!row_recomputed_[k] || recompute_position_[k] < first_position)
+          continue;
+        for_each_unique(forward_step_[k], [&](int b) {
+          if (remade(b) && made_by_forward_of(b, k))
+            live += bytes(b);
+        });
+        remade_busiest_ = max_of(remade_busiest_, live);
+        for_each_unique(forward_step_[k], [&](int b) {
+          if (remade(b) && last_reader_[b] == recompute_position_[k] && min_backward_[b] > z)
+            live -= bytes(b);
+        });
+      }
+      remade_carry_ = live;
+    }
+
+    floor_row(row_, u);
+    const std::int64_t during_recompute =
+        recompute_steps_ > 0 ? input_bytes_ + statistics_ + end_kept_[u] +
+                                   gradients_after_unit_[u] + results_ + remade_busiest_
+                             : 0;
+    SegmentPrice price;
+    price.local = max_of(forward_busiest, max_of(during_recompute, row_floor_[u]));
+    price.kept = input_bytes_ + statistics_ + end_kept_[u] - end_bytes_[u];
+    price.recompute = recompute_flops_;
+    return price;
+  }
+
+  struct ForwardSteps {
+    std::int64_t busiest = 0;  // the most bytes alive at one of the steps
+    std::int64_t after = 0;    // alive after the last
+  };
+  // Forward of layers l0..l1 of the row's segment, `carry` bytes alive as they start (made before
+  // l0); `last`: their unit is the segment's last, whose buffers that backward reads stay alive
+  // (else they die after their last forward reader). The input and the statistics stay:
+  // backward reads them.
+  constexpr ForwardSteps forward_of(std::int64_t l0, std::int64_t l1, std::int64_t carry,
+                                    bool last) const {
+    ForwardSteps f{.after = carry};
+    for (std::int64_t k = l0; k <= l1; ++k) {
+      f.after += made_[k];
+      f.busiest = max_of(f.busiest, f.after);
+      f.after -= frees_[k] - (last ? kept_if_last_[k] : 0);
+      if (row_input_ != no_buffer && last_forward_[row_input_] == k)
+        f.after += bytes(row_input_);
+    }
+    return f;
+  }
+
+  // Leaves the row's scratch as it was found.
+  constexpr void forget_row() {
+    if (row_ < 0)
+      return;
+    for (std::int64_t k = unit_first_[row_]; k <= row_last_layer_; ++k) {
+      auto forget = [&](int b) { row_needed_[b] = false; };
+      for_each_access(forward_step_[k], forget);
+      for_each_access(backward_step_[k], forget);
+      row_recomputed_[k] = false;
+    }
+    row_last_layer_ = -1;
+  }
+
   // The prices of units i..j checkpointed, from the row of unit i (computed up to j), and its
   // floors (the same).
   constexpr void start_row(std::int64_t i) {
     if (row_ == i)
       return;
+    forget_row();
     row_ = i;
     row_known_ = i - 1;
     row_floored_ = i - 1;
     busiest_backward_ = 0;
+    const std::int64_t a = unit_first_[i];
+    const int input = input_of(a);
+    row_input_ = input;
+    row_slow_ = rows_laid_out_ || (input != no_buffer && min_backward_[input] == never);
+    input_bytes_ = input != no_buffer ? p_.buffers.items[input].occupied() : 0;
+    statistics_ = 0;
+    forward_settled_ = 0;
+    forward_carry_ = input_bytes_ + (g_.setup.micro_batches > 1 ? results_ : 0);
+    recompute_flops_ = 0;
+    recompute_steps_ = 0;
+    last_recomputed_ = -1;
+    remade_busiest_ = 0;
+    remade_carry_ = 0;
   }
   constexpr const SegmentPrice& row(std::int64_t i, std::int64_t j) {
     start_row(i);
-    for (; row_known_ < j; ++row_known_)
-      row_prices_[row_known_ + 1] = price(unit_first_[i], unit_last_[row_known_ + 1], true);
+    for (; row_known_ < j; ++row_known_) {
+      const std::int64_t u = row_known_ + 1;
+      row_prices_[u] = row_slow_ ? price(unit_first_[i], unit_last_[u], true) : extend_row(u);
+    }
     return row_prices_[j];
   }
+  // The segment's input (from layer a on), where its steps count it: what forward made before
+  // layer a that the activation region holds (a Flatten's view may be of the model's input).
+  constexpr int input_of(std::int64_t a) const {
+    if (a == 0)
+      return no_buffer;
+    const int input = p_.layers[a - 1].output_buffer;
+    return in_activation_region(p_.buffers.items[input].role) &&
+                   made_by(input).kind == StepKind::forward
+               ? input
+               : no_buffer;
+  }
+  // What the plain plan holds, from layer a's forward to its backward, that the layers before a
+  // made and keep: forward's bytes that a backward reads, but the segment's input.
+  constexpr std::int64_t kept_before(std::int64_t a) const {
+    const int input = input_of(a);
+    return read_back_before_[a] - (input != no_buffer && min_backward_[input] != never
+                                       ? p_.buffers.items[input].occupied()
+                                       : 0);
+  }
   constexpr void floor_row(std::int64_t i, std::int64_t j) {
-    const std::int64_t a = unit_first_[i];
-    std::int64_t before = read_back_before_[a];
-    if (a > 0) {  // the segment's input is its own steps' to count, where forward made it
-      const int input = p_.layers[a - 1].output_buffer;  // (a Flatten's: maybe the model's input)
-      if (in_activation_region(p_.buffers.items[input].role) &&
-          made_by(input).kind == StepKind::forward && min_backward_[input] != never)
-        before -= p_.buffers.items[input].occupied();
-    }
+    const std::int64_t before = kept_before(unit_first_[i]);
     for (; row_floored_ < j; ++row_floored_) {
       const std::int64_t u = row_floored_ + 1;
       for (std::int64_t l = unit_first_[u]; l <= unit_last_[u]; ++l)
@@ -326,7 +635,41 @@ class CheckpointPricer {
   std::int64_t busiest_backward_ = 0;
   std::int64_t row_floor_[L]{};
   std::int64_t tail_[L]{};
-  bool tail_known_[L]{};
+  std::int64_t live_[PlanState<L>::step_capacity]{};  // the plain plan's, without the results
+  bool rows_laid_out_ = false;                        // every segment laid out anew by price()
+  // summarize_layers()'s.
+  std::int32_t unique_first_[PlanState<L>::step_capacity + 1]{};
+  std::int32_t unique_count_ = 0;
+  std::int32_t unique_buffers_[Plan<L>::access_capacity]{};
+  std::int32_t unit_of_[L]{};
+  // A buffer forward makes that a segment may drop (not statistics): its layer (else -1), and
+  // whether that layer writes its unit's last tensor (the group a last unit keeps).
+  std::int32_t droppable_maker_[buffer_capacity]{};
+  bool writes_unit_end_[buffer_capacity]{};
+  std::int64_t made_[L]{};
+  std::int64_t statistics_made_[L]{};
+  std::int64_t frees_[L]{};
+  std::int64_t kept_if_last_[L]{};
+  std::int64_t end_kept_[L]{};
+  std::int64_t end_bytes_[L]{};
+  std::int64_t gradients_after_unit_[L]{};
+  // The row's segment a..z, extended a unit at a time (extend_row).
+  bool row_slow_ = false;  // this row's segments laid out anew by price()
+  std::int64_t row_last_layer_ = -1;
+  std::int64_t input_bytes_ = 0;      // the segment's input, kept to its backward
+  std::int64_t statistics_ = 0;       // BatchNorm statistics made so far, kept
+  std::int64_t forward_settled_ = 0;  // the busiest forward step before the last unit's
+  std::int64_t forward_carry_ = 0;    // bytes alive as the last unit's forward starts
+  int row_input_ = no_buffer;
+  bool row_needed_[buffer_capacity]{};
+  bool row_recomputed_[L]{};
+  std::int64_t recompute_flops_ = 0;
+  std::int64_t recompute_steps_ = 0;
+  std::int64_t last_recomputed_ = -1;  // the last layer recomputed
+  std::int64_t recompute_position_[L]{};
+  std::int64_t last_reader_[buffer_capacity]{};  // a remade buffer's last recompute reader
+  std::int64_t remade_busiest_ = 0;              // the most remade bytes alive at a recompute step
+  std::int64_t remade_carry_ = 0;                // remade bytes alive after the recompute steps
 };
 
 }  // namespace staticnet::detail

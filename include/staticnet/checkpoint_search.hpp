@@ -25,10 +25,14 @@
 // those from i + 1.
 //
 // The search. A state is a prefix of segments, ending at a unit: what its segments keep (K), what
-// they recompute, and their busiest bytes so far. One state dominates another ending at the same
-// unit when it is no worse in all three: every way to go on from the second goes on as well from
-// the first (a smaller K leaves every later segment more room). So each unit keeps only states
-// nobody dominates (a Pareto front), and each is extended by every next segment that fits, or
+// they recompute, and their busiest bytes so far. One state beats another ending at the same
+// unit when it keeps no more and is no worse in (recompute, peak), in that order: every way to
+// go on from the second goes on as well from the first (a smaller K leaves every later segment
+// more room), and ends recomputing less, or as much and peaking no higher. (Only the order, not
+// each of the three, matters: a state that recomputes more than one keeping no less can never
+// lead to the answer, whatever its peak. On models whose segments differ, such as MobileNetV1,
+// that keeps a tenth of the states three-way dominance would.) So each unit keeps only states
+// nobody beats, in order of K, and each is extended by every next segment that fits, or
 // finished with the tail. Of the finished ones, the answer recomputes least, and, among those,
 // peaks lowest (the first found of equal ones: the answer is deterministic). A state already
 // worse than an answer found is not extended: recomputation and peak only grow.
@@ -41,8 +45,10 @@ namespace staticnet::detail {
 template <std::size_t MaxUnits>
 struct CutChoice {
   bool fits = false;
-  // More fronts' states than the search's capacity: no answer (never a wrong one).
+  // More fronts' states than the search's capacity, or more comparisons than its allowance: no
+  // answer (never a wrong one).
   bool out_of_states = false;
+  std::int64_t compared = 0;   // states compared: extended, and against a front's
   std::int64_t recompute = 0;  // FLOPs
   std::int64_t peak = 0;       // the busiest step's live bytes, by the Costs' model
   std::int64_t segments = 0;   // checkpointed ones (the cuts)
@@ -59,14 +65,20 @@ struct CutState {
   std::int32_t next_same = -1;  // the next state ending at the same unit (or a free slot)
 };
 
-constexpr bool no_worse(const CutState& a, const CutState& b) {
-  return a.kept <= b.kept && a.recompute <= b.recompute && a.peak <= b.peak;
+// Whether a's (recompute, peak) is no worse than b's: less recomputation, or as much and a peak
+// as low.
+constexpr bool cheaper_or_as_cheap(const CutState& a, const CutState& b) {
+  return a.recompute < b.recompute || (a.recompute == b.recompute && a.peak <= b.peak);
 }
 
 // The cut set with the least recomputation whose live peak is at most `budget` bytes, by the
-// model above. MaxUnits bounds costs.units(); Capacity bounds the states held at once.
+// model above. MaxUnits bounds costs.units(); Capacity bounds the states held at once, and
+// `max_compared` the comparisons (what a search costs: each state extended, and each state of a
+// front compared with a new one).
 template <std::size_t MaxUnits, std::size_t Capacity, class Costs>
-constexpr CutChoice<MaxUnits> least_recompute_cuts(Costs& costs, std::int64_t budget) {
+constexpr CutChoice<MaxUnits> least_recompute_cuts(Costs& costs, std::int64_t budget,
+                                                   std::int64_t max_compared = std::int64_t{1}
+                                                                               << 62) {
   CutChoice<MaxUnits> best;
   const auto n = static_cast<std::int32_t>(costs.units());
   if (n <= 0 || static_cast<std::size_t>(n) > MaxUnits)
@@ -88,22 +100,36 @@ constexpr CutChoice<MaxUnits> least_recompute_cuts(Costs& costs, std::int64_t bu
            (s.recompute > best.recompute || (s.recompute == best.recompute && s.peak >= best.peak));
   };
 
-  // Adds `s` to its unit's front unless a state there is no worse; unlinks those it is better
-  // than (their unit is still to come, so no state extends them yet).
-  auto insert = [&](const CutState& s) {
-    std::int32_t* link = &first_at[s.end + 1];
-    for (std::int32_t k = *link; k != -1;) {
-      if (no_worse(states[k], s))
-        return true;
-      const std::int32_t next = states[k].next_same;
-      if (no_worse(s, states[k])) {
-        *link = next;
-        states[k].next_same = free_list;
-        free_list = k;
-      } else {
-        link = &states[k].next_same;
-      }
-      k = next;
+  // Adds `s` to its unit's front unless a state there beats it; unlinks those it beats (their
+  // unit is still to come, so no state extends them yet). A front is kept in order of kept
+  // bytes, ascending, and so of (recompute, peak), descending: of the states that keep less than
+  // `s`, only the last can beat it, and those `s` beats follow where it goes. The states of one
+  // unit, extended by one segment, arrive in that order too: each insert goes on from where the
+  // one before it stopped (`at`; a new front starts at its first state). False: no room for it,
+  // or the allowance of comparisons spent.
+  struct Place {
+    std::int32_t* link;       // where in the front the search stopped: the link to the next state
+    std::int32_t keeps_less;  // the state before it (-1: none)
+  };
+  auto insert = [&](const CutState& s, Place& at) {
+    for (; *at.link != -1 && states[*at.link].kept < s.kept;
+         at.link = &states[*at.link].next_same) {
+      if (++best.compared > max_compared)
+        return false;
+      at.keeps_less = *at.link;
+    }
+    if (at.keeps_less != -1 && cheaper_or_as_cheap(states[at.keeps_less], s))
+      return true;
+    if (*at.link != -1 && states[*at.link].kept == s.kept &&
+        cheaper_or_as_cheap(states[*at.link], s))
+      return true;
+    while (*at.link != -1 && cheaper_or_as_cheap(s, states[*at.link])) {
+      if (++best.compared > max_compared)
+        return false;
+      const std::int32_t beaten_state = *at.link;
+      *at.link = states[beaten_state].next_same;
+      states[beaten_state].next_same = free_list;
+      free_list = beaten_state;
     }
     std::int32_t slot = free_list;
     if (slot != -1)
@@ -113,18 +139,19 @@ constexpr CutChoice<MaxUnits> least_recompute_cuts(Costs& costs, std::int64_t bu
     else
       return false;
     states[slot] = s;
-    states[slot].next_same = first_at[s.end + 1];
-    first_at[s.end + 1] = slot;
+    states[slot].next_same = *at.link;
+    *at.link = slot;
     return true;
   };
 
   // Units in order: every state ending at c was made while the units before c were extended.
   for (std::int32_t c = -1; c < n - 1; ++c) {
+    // Finish: the tail from c + 1 on. (Also the least kept of the states going on.)
+    std::int64_t least_kept = -1;
     for (std::int32_t k = first_at[c + 1]; k != -1; k = states[k].next_same) {
-      const CutState s = states[k];
+      const CutState& s = states[k];
       if (beaten(s))
         continue;
-      // Finish: the tail from c + 1 on.
       const std::int64_t tail_peak = s.kept + costs.tail(c + 1);
       const std::int64_t peak = tail_peak > s.peak ? tail_peak : s.peak;
       if (peak <= budget && (best_state == -1 || s.recompute < best.recompute ||
@@ -133,21 +160,37 @@ constexpr CutChoice<MaxUnits> least_recompute_cuts(Costs& costs, std::int64_t bu
         best.recompute = s.recompute;
         best.peak = peak;
       }
-      // Extend: a checkpointed segment c + 1..d, which needs a cut after d (so d < n - 1).
-      for (std::int32_t d = c + 1; d < n - 1 && s.kept + costs.local_floor(c + 1, d) <= budget;
-           ++d) {
-        const std::int64_t busiest = s.kept + costs.local(c + 1, d);
-        if (busiest > budget)
+      if (least_kept == -1 || s.kept < least_kept)
+        least_kept = s.kept;
+    }
+    if (least_kept == -1)
+      continue;
+    // Extend: a checkpointed segment c + 1..d, which needs a cut after d (so d < n - 1), its
+    // costs asked for once for every state ending at c.
+    for (std::int32_t d = c + 1; d < n - 1 && least_kept + costs.local_floor(c + 1, d) <= budget;
+         ++d) {
+      const std::int64_t local = costs.local(c + 1, d);
+      const std::int64_t kept = costs.kept(c + 1, d);
+      const std::int64_t recompute = costs.recompute(c + 1, d);
+      Place at{&first_at[d + 1], -1};
+      for (std::int32_t k = first_at[c + 1]; k != -1; k = states[k].next_same) {
+        const CutState& s = states[k];
+        const std::int64_t busiest = s.kept + local;
+        if (busiest > budget || beaten(s))
           continue;
+        if (++best.compared > max_compared) {
+          best.out_of_states = true;
+          return best;
+        }
         CutState next;
-        next.kept = s.kept + costs.kept(c + 1, d);
-        next.recompute = s.recompute + costs.recompute(c + 1, d);
+        next.kept = s.kept + kept;
+        next.recompute = s.recompute + recompute;
         next.peak = busiest > s.peak ? busiest : s.peak;
         next.end = d;
         next.previous = k;
         if (beaten(next))
           continue;
-        if (!insert(next)) {
+        if (!insert(next, at)) {
           best.out_of_states = true;
           return best;
         }

@@ -241,3 +241,20 @@ TEST_CASE("checkpoint search: a full front says so rather than answer") {
   CHECK(got.out_of_states);
   CHECK_FALSE(got.fits);
 }
+
+TEST_CASE("checkpoint search: past its comparisons it says so rather than answer") {
+  Rng rng{7};
+  TableCosts c = arbitrary_costs(rng, 10);
+  c.tail_[0] = 1'000'000;
+  const auto whole = sn::detail::least_recompute_cuts<most_units, 4096>(c, 1'000);
+  REQUIRE(whole.fits);
+  REQUIRE(whole.compared > 10);
+  // Its own count as the allowance answers as before; one less gives up.
+  const auto enough = sn::detail::least_recompute_cuts<most_units, 4096>(c, 1'000, whole.compared);
+  CHECK(enough.fits);
+  CHECK(enough.recompute == whole.recompute);
+  const auto short_by_one =
+      sn::detail::least_recompute_cuts<most_units, 4096>(c, 1'000, whole.compared - 1);
+  CHECK(short_by_one.out_of_states);
+  CHECK_FALSE(short_by_one.fits);
+}

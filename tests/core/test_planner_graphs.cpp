@@ -332,6 +332,17 @@ void check_every_segmentation(Rng& rng, int count, int most_cuts, SegmentationTa
     const auto plain = sn::detail::plan_backward(g, sn::detail::plan_forward(g));
     auto pricer = std::make_unique<sn::detail::CheckpointPricer<N>>(g, plain);
     REQUIRE(pricer->units() == cuts + 1);
+    // The rows, priced a unit at a time, agree with each segment laid out whole.
+    auto whole = std::make_unique<sn::detail::CheckpointPricer<N>>(g, plain);
+    for (int64_t i = 0; i < pricer->units(); ++i)
+      CHECK(pricer->tail(i) == whole->price(pricer->first_layer(i), N - 1, false).local);
+    for (int64_t i = 0; i + 1 < pricer->units(); ++i)
+      for (int64_t j = i; j + 1 < pricer->units(); ++j) {
+        const auto laid_out = whole->price(pricer->first_layer(i), pricer->last_layer(j), true);
+        CHECK_MESSAGE(pricer->local(i, j) == laid_out.local, "units " << i << ".." << j);
+        CHECK(pricer->kept(i, j) == laid_out.kept);
+        CHECK(pricer->recompute(i, j) == laid_out.recompute);
+      }
     std::vector<std::pair<int64_t, int64_t>> live_and_recompute;
     std::vector<std::pair<int64_t, int64_t>> total_and_recompute;  // placed
     int64_t besides = 0;  // the step's bytes but its activations, the same under every cut set
