@@ -43,7 +43,10 @@ struct SegmentPrice {
 // checkpointing (plan_backward's state: every step and access, lifetimes not yet extended). Of the
 // graph it reads the nodes and the micro-batches, never its checkpointing policy.
 // Units are those of checkpointing.hpp. A checkpointed segment's prices are kept a row at a time
-// (every segment from one unit on, as the search asks for them); each is laid out anew.
+// (every segment from one unit on, as the search asks for them), each priced from the one before
+// it a unit shorter (extend_row); price() lays one segment out whole, for the rare row that
+// cannot be extended so, and for the tests, which check that the two agree on every segment of
+// 2,100 random models. The tails come from the plain plan's live bytes at each step.
 template <std::size_t L>
 class CheckpointPricer {
  public:
@@ -283,10 +286,6 @@ class CheckpointPricer {
     return in_activation_region(p_.buffers.items[b].role) && !is_result(b);
   }
   constexpr std::int64_t bytes(int b) const { return p_.buffers.items[b].occupied(); }
-  constexpr bool made_by_forward_of(int b, std::int64_t layer) const {
-    const Step& m = made_by(b);
-    return m.kind == StepKind::forward && m.layer == layer;
-  }
 
   // What extend_row() reads per layer and per unit, summed once: each step's buffers without
   // repeats; by layer, forward's bytes made, statistics made, bytes whose last forward reader it
@@ -383,7 +382,6 @@ class CheckpointPricer {
   // A row whose input no backward reads is laid out by price() (its lifetime then depends on
   // the recompute steps), as are all rows of a plan with statistics no backward reads.
   constexpr SegmentPrice extend_row(std::int64_t u) {
-    const std::int64_t a = unit_first_[row_];
     const std::int64_t l0 = unit_first_[u], z = unit_last_[u];
     const bool first_unit = u == row_;
     const std::int64_t p0 = first_unit ? l0 : unit_first_[u - 1];
@@ -391,14 +389,6 @@ class CheckpointPricer {
     if (stopped())
       return {.local = std::int64_t{1} << 62};
     row_last_layer_ = z;
-    const int end = p_.layers[z].output_buffer;
-    // In the end group: a buffer of a layer that writes the segment's last tensor (not dropped).
-    // Dropped: what forward made in the segment but its statistics and the last unit's group.
-    // (Forward's buffers come from layers up to z, the only ones asked about.)
-    auto dropped = [&](int b) {
-      const std::int32_t maker = droppable_maker_[b];
-      return maker >= a && !(writes_unit_end_[b] && unit_of_[maker] == u);
-    };
 
     // Forward. The previous last unit, its tensor now dropped after its last forward reader.
     if (!first_unit) {
@@ -410,20 +400,51 @@ class CheckpointPricer {
         max_of(forward_settled_, forward_of(l0, z, forward_carry_, true).busiest);
     for (std::int64_t k = l0; k <= z; ++k)
       statistics_ += statistics_made_[k];
-    // The recompute set (plan.hpp's mark_recomputed, from the layers whose needs changed: the
-    // new unit's, the previous last unit's, whose buffers are now dropped, and down to the
-    // makers of what they newly need).
-    std::int64_t lowest = p0;  // go down at least to here, and to `pending`
-    std::int64_t pending = p0;
-    std::int64_t first_new = static_cast<std::int64_t>(L);  // the first layer newly recomputed
+    // Recompute.
+    const std::int64_t first_new = extend_recompute_set(u, p0);
+    if (first_new <= z)
+      lay_out_recompute_steps(u, first_new);
+    const std::int64_t during_recompute =
+        recompute_steps_ > 0 ? input_bytes_ + statistics_ + end_kept_[u] +
+                                   gradients_after_unit_[u] + results_ + remade_busiest_
+                             : 0;
+    // Backward.
+    floor_row(row_, u);
+
+    SegmentPrice price;
+    price.local = max_of(forward_busiest, max_of(during_recompute, row_floor_[u]));
+    price.kept = input_bytes_ + statistics_ + end_kept_[u] - end_bytes_[u];
+    price.recompute = recompute_flops_;
+    return price;
+  }
+
+  // Whether the row's segment, ending with unit u, drops buffer b (of a layer up to its end):
+  // what forward made in it but its statistics and the last unit's group.
+  constexpr bool dropped(int b, std::int64_t u) const {
+    const std::int32_t maker = droppable_maker_[b];
+    return maker >= unit_first_[row_] && !(writes_unit_end_[b] && unit_of_[maker] == u);
+  }
+  constexpr bool remade(int b, std::int64_t u) const {
+    return dropped(b, u) && row_recomputed_[droppable_maker_[b]];
+  }
+
+  // The recompute set of the segment extended to unit u (plan.hpp's mark_recomputed), from the
+  // layers whose needs changed: the new unit's, the previous last unit's (from p0; its buffers
+  // are now dropped), and down to the makers of what they newly need. Returns the first layer
+  // newly recomputed (L: none).
+  constexpr std::int64_t extend_recompute_set(std::int64_t u, std::int64_t p0) {
+    const std::int64_t a = unit_first_[row_], z = unit_last_[u];
+    const int end = p_.layers[z].output_buffer;
+    std::int64_t down_to = p0;
+    std::int64_t first_new = static_cast<std::int64_t>(L);
     auto need = [&](int b) {
-      if (b == no_buffer || !dropped(b) || row_needed_[b])
+      if (b == no_buffer || !dropped(b, u) || row_needed_[b])
         return;
       row_needed_[b] = true;
-      if (p_.buffers.items[b].layer < pending)
-        pending = p_.buffers.items[b].layer;
+      if (p_.buffers.items[b].layer < down_to)
+        down_to = p_.buffers.items[b].layer;
     };
-    for (std::int64_t k = z; k >= a && (k >= lowest || k >= pending); --k) {
+    for (std::int64_t k = z; k >= a && k >= down_to; --k) {
       const Node& n = g_.nodes[k];
       const LayerBuffers& lp = p_.layers[k];
       if (n.output_needs_gradient) {
@@ -447,65 +468,53 @@ class CheckpointPricer {
         need(lp.input2_buffer);
       }
     }
-    // The recompute steps: appended where every new one comes after the last so far, unless a
-    // new one reads a remade buffer of an old one that backward does not read (whose life it
-    // lengthens); else laid out again.
-    auto remade = [&](int b) { return dropped(b) && row_recomputed_[droppable_maker_[b]]; };
+    return first_new;
+  }
+
+  // The recompute steps, after layers from first_new on joined them: appended where every new
+  // one comes after the last so far, unless a new one reads a remade buffer of an old one that
+  // backward does not read (whose life it lengthens); else laid out again from the segment's
+  // first layer. Keeps the most remade bytes alive at one of them, and those alive after.
+  constexpr void lay_out_recompute_steps(std::int64_t u, std::int64_t first_new) {
+    const std::int64_t a = unit_first_[row_], z = unit_last_[u];
     bool again = first_new <= last_recomputed_;
-    std::int64_t from = again ? a : last_recomputed_ + 1;
-    if (!again && first_new <= z) {
-      for (std::int64_t k = from; k <= z && !again; ++k)
-        if (row_recomputed_[k])
-          for_each_unique(forward_step_[k], [&](int b) {
-            if (remade(b) && made_by(b).layer <= last_recomputed_ && min_backward_[b] > z)
-              again = true;
-          });
-    }
+    for (std::int64_t k = last_recomputed_ + 1; k <= z && !again; ++k)
+      if (row_recomputed_[k])
+        for_each_unique(forward_step_[k], [&](int b) {
+          if (remade(b, u) && droppable_maker_[b] <= last_recomputed_ && min_backward_[b] > z)
+            again = true;
+        });
+    const std::int64_t from = again ? a : last_recomputed_ + 1;
     if (again) {
-      from = a;
       recompute_steps_ = 0;
       remade_busiest_ = 0;
       remade_carry_ = 0;
     }
-    if (again || first_new <= z) {
-      const std::int64_t first_position = recompute_steps_;
-      for (std::int64_t k = from; k <= z; ++k) {
-        if (!row_recomputed_[k])
-          continue;
-        recompute_position_[k] = recompute_steps_++;
-        for_each_unique(forward_step_[k], [&](int b) {
-          if (remade(b))
-            last_reader_[b] = recompute_position_[k];
-        });
-        last_recomputed_ = k;
-      }
-      std::int64_t live = remade_carry_;
-      for (std::int64_t k = from; k <= z; ++k) {
-        if (!row_recomputed_[k] || recompute_position_[k] < first_position)
-          continue;
-        for_each_unique(forward_step_[k], [&](int b) {
-          if (remade(b) && made_by_forward_of(b, k))
-            live += bytes(b);
-        });
-        remade_busiest_ = max_of(remade_busiest_, live);
-        for_each_unique(forward_step_[k], [&](int b) {
-          if (remade(b) && last_reader_[b] == recompute_position_[k] && min_backward_[b] > z)
-            live -= bytes(b);
-        });
-      }
-      remade_carry_ = live;
+    for (std::int64_t k = from; k <= z; ++k) {
+      if (!row_recomputed_[k])
+        continue;
+      recompute_position_[k] = recompute_steps_++;
+      for_each_unique(forward_step_[k], [&](int b) {
+        if (remade(b, u))
+          last_reader_[b] = recompute_position_[k];
+      });
+      last_recomputed_ = k;
     }
-
-    floor_row(row_, u);
-    const std::int64_t during_recompute =
-        recompute_steps_ > 0 ? input_bytes_ + statistics_ + end_kept_[u] +
-                                   gradients_after_unit_[u] + results_ + remade_busiest_
-                             : 0;
-    SegmentPrice price;
-    price.local = max_of(forward_busiest, max_of(during_recompute, row_floor_[u]));
-    price.kept = input_bytes_ + statistics_ + end_kept_[u] - end_bytes_[u];
-    price.recompute = recompute_flops_;
-    return price;
+    std::int64_t live = remade_carry_;
+    for (std::int64_t k = from; k <= z; ++k) {
+      if (!row_recomputed_[k])
+        continue;
+      for_each_unique(forward_step_[k], [&](int b) {
+        if (remade(b, u) && droppable_maker_[b] == k)
+          live += bytes(b);
+      });
+      remade_busiest_ = max_of(remade_busiest_, live);
+      for_each_unique(forward_step_[k], [&](int b) {
+        if (remade(b, u) && last_reader_[b] == recompute_position_[k] && min_backward_[b] > z)
+          live -= bytes(b);
+      });
+    }
+    remade_carry_ = live;
   }
 
   struct ForwardSteps {
