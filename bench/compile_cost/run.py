@@ -75,9 +75,33 @@ def resnet50_source(with_plan):
     return "\n".join(lines) + "\n"
 
 
+def mobilenet_v1_source(with_plan):
+    # samples/mlperf_tiny/mobilenet_v1.hpp's model at its reference setup (83 layers).
+    lines = [
+        "#include <staticnet/staticnet.hpp>",
+        '#include "samples/mlperf_tiny/mobilenet_v1.hpp"',
+        "namespace sn = staticnet;",
+        "using Model = sn::samples::MobileNetV1;",
+        "using Setup = sn::Training<sn::Input<sn::f32, 3, 96, 96>, sn::Batch<32>, "
+        "sn::Loss<sn::CrossEntropy>, sn::Optimizer<sn::Adam>>;",
+    ]
+    if with_plan:
+        lines += [
+            PLAN_DECLARATION,
+            "static_assert(p.error.ok());",
+            "static_assert(p.layer_count() == 83);",
+            "static_assert(p.output_shape == sn::Shape{32, 2});",
+        ]
+    lines.append("int main() { return 0; }")
+    return "\n".join(lines) + "\n"
+
+
+NAMED = {"resnet50": resnet50_source, "mobilenet_v1": mobilenet_v1_source}
+
+
 def source(n, with_plan):
-    if n == "resnet50":
-        return resnet50_source(with_plan)
+    if n in NAMED:
+        return NAMED[n](with_plan)
     params = n * (64 * 64 + 64) + 64 * 10 + 10
     chain = ",\n".join(["    sn::Linear<64>, sn::ReLU"] * n)
     lines = [
@@ -106,7 +130,7 @@ def source(n, with_plan):
 
 
 def layers(n):
-    return 174 if n == "resnet50" else 2 * n + 1
+    return {"resnet50": 174, "mobilenet_v1": 83}[n] if n in NAMED else 2 * n + 1
 
 
 class CompileFailed(Exception):
@@ -115,7 +139,7 @@ class CompileFailed(Exception):
 
 def compile_once(cxx, path, obj, keep_going=False, clang_steps=None):
     cmd = ["/usr/bin/time", "-f", "%e %M %U %S", cxx, "-std=c++20", "-I", os.path.join(ROOT, "include"),
-           "-c", path, "-o", obj]
+           "-I", ROOT, "-c", path, "-o", obj]
     if "clang" in cxx and clang_steps:
         cmd.insert(4, f"-fconstexpr-steps={clang_steps}")
     r = subprocess.run(cmd, capture_output=True, text=True)
@@ -141,8 +165,9 @@ def print_table(args, variants, column):
     print("|---|---|---:|---:|")
     with tempfile.TemporaryDirectory() as work:
         for size in args.sizes.split(","):
-            n = size if size == "resnet50" else int(size)
-            name = "ResNet-50" if n == "resnet50" else f"chain of {layers(n)} layers"
+            n = size if size in NAMED else int(size)
+            name = {"resnet50": "ResNet-50", "mobilenet_v1": "MobileNetV1"}.get(
+                n, f"chain of {layers(n)} layers")
             base = source(n, with_plan=True)
             for label, make in variants:
                 path = os.path.join(work, "tu.cpp")
@@ -196,7 +221,7 @@ def main():
     print(f"load average before: {loadavg()}")
     rows = []
     for cxx in a.compilers.split(","):
-        for n in [s if s == "resnet50" else int(s) for s in a.sizes.split(",")]:
+        for n in [s if s in NAMED else int(s) for s in a.sizes.split(",")]:
             res = {}
             for kind in ("baseline", "plan"):
                 path = os.path.join(out, f"chain_{n}_{kind}.cpp")

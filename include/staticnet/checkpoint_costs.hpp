@@ -337,7 +337,7 @@ class CheckpointPricer {
       const std::int32_t u = unit_of_[x.layer];
       const int end = p_.layers[unit_last_[u]].output_buffer;
       const bool end_group = p_.layers[x.layer].output_buffer == end;
-      droppable_maker_[b] = x.layer;
+      droppable_maker_[b] = static_cast<std::int32_t>(x.layer);
       writes_unit_end_[b] = end_group;
       if (last_forward_[b] >= 0) {
         frees_[last_forward_[b]] += bytes(b);
