@@ -35,17 +35,18 @@ template <std::size_t L>
 class CheckpointPricer;
 
 // What Auto takes on before it stops with checkpoint_search_too_large, rather than run the
-// compiler past its limits (g++'s -fconstexpr-ops-limit, about three seconds of evaluation; it
-// charges every value read and written): the layers CheckpointPricer lays out (a row's segments
-// a unit at a time: each unit's layers, and the previous unit's again), and the states the
-// search compares (each extended, and each of a front passed on the way to where a new one
-// goes), both over the whole choice, the refusal's search for the least need included. Measured
-// at Sqrt's budget (bench/RESULTS.md, "Checkpoint<Auto>"): a chain of 151 units (301 layers)
-// lays out 10,790 layers and compares 66,380 states, and plans in 3.5 s; one of 251 units needs
-// 23,930 and 196,797, past g++'s limit, and so stops here. ResNet-50 needs 920 and 446,
-// MobileNetV1 2,502 and 18,990.
-inline constexpr std::int64_t auto_pricing_limit = 12'000;
-inline constexpr std::int64_t auto_comparison_limit = 80'000;
+// compiler past its limits (g++'s -fconstexpr-ops-limit, which it reaches after about three
+// seconds of evaluation: it charges every value read and written): the layers CheckpointPricer
+// lays out (a row's segments a unit at a time: each unit's layers, and half the previous unit's
+// again), and the states the search compares (each extended, and each of a front passed on the
+// way to where a new one goes), both over the whole choice, the refusal's search for the least
+// need included. Measured at Sqrt's budget (bench/RESULTS.md, "Checkpoint<Auto>"): a chain of 101
+// units (201 layers) lays out 5,872 layers and compares 29,354 states, and plans in 2.4 s; one of
+// 151 units needs 10,790 and 66,380, which at these allowances' next step up (10,000 and 60,000)
+// ran past g++'s limit, and so stops here; ResNet-50 needs 920 and 446, MobileNetV1 2,502 and
+// 18,990.
+inline constexpr std::int64_t auto_pricing_limit = 8'000;
+inline constexpr std::int64_t auto_comparison_limit = 50'000;
 
 // What the search holds at once, at most: ample for the chains and residual networks measured
 // (bench/compile_cost/checkpoint.py); more makes the error checkpoint_search_too_large.

@@ -12,9 +12,11 @@
 //      recomputation its plan counts (Fit::recompute_flops);
 //   3. a smaller batch: the largest below the setup's that a bisection finds fits, which changes
 //      the training.
-// Mixed precision comes first once the CUDA trainer renders it (issue 38), and Checkpoint<Auto>
-// (the least recomputation that fits) takes Sqrt's place once it prices long models within the
-// compilers' limits (checkpoint_auto.hpp; issue 39).
+// Mixed precision comes first once the CUDA trainer renders it (issue 38). Checkpoint<Auto> (the
+// least recomputation that fits) does not take Sqrt's place yet: fit() plans all its candidates
+// in one constant evaluation, and Auto's search may take most of one evaluation's budget by
+// itself (checkpoint_auto.hpp's allowances), so a long model's fit would stop where it answers
+// today.
 //
 // The candidates are values, not types: each is the setup's SetupDesc with one field changed,
 // planned by the same constant evaluation as any setup (budget.hpp's price_for_batch), so the
