@@ -11,6 +11,7 @@
 
 #include <staticnet/staticnet.hpp>
 
+#include "samples/deep_cnn.hpp"
 #include "tests/analyzer/data/mlp50_checkpoint.hpp"
 
 namespace sn = staticnet;
@@ -231,4 +232,50 @@ TEST_CASE("fit: accumulation comes before checkpointing, which adds compute") {
   static_assert(again.required.count == 841'472);
   static_assert(again.recompute_flops > 0);
   static_assert(same_answer<Mlp50, Mlp50Sqrt, budget(842'000)>());
+}
+
+// Seed 001's DeepCNN (samples/deep_cnn.hpp, corrected), at a batch its author warns would not fit
+// ("a sufficiently large batch size"): 2048 images of 3x64x64, Adam, on a Jetson Nano (4 GiB
+// shared by the CPU and the GPU, 1.5 GiB of it the system's and CUDA's). By hand, from the
+// sample's derivation at batch 64 (every buffer there a multiple of 256 bytes, so all of them
+// scale with the batch, and so does their placement: 87,032,320 B of activations, the live peak
+// 85,459,456 plus the placement's 1,572,864, as test_samples.cpp pins them):
+//   weights 700,928 + gradients 700,928 + Adam 1,401,856 + inputs 2048*3*64*64*4 = 100,663,296
+//   and labels 2048*4 = 8,192 + workspace (one sample's im2col, conv2) 1,179,648;
+//   the trainer's host bytes, counted on a device that shares them: two batch slots
+//   2 * 100,671,488 + pinned staging (two copies of the batch, and each sample's loss and
+//   prediction) 2 * 100,671,488 + 2048 * 8 + one f32 copy of parameters and moments
+//   3 * 175,178 * 4 = 2,102,136: 404,804,472.
+// The whole batch: activations 32 * 87,032,320 = 2,785,034,240, 4,905,106,296 B with the rest
+// and the overhead, past 4 GiB (and past it even at the live peak, 32 * 85,459,456). Two
+// micro-batches of 1024: 16 * 87,032,320 + 8,192 (the whole batch's losses and predictions are
+// kept for the step, 2 * 2048 * 4, where a micro-batch's would be half) = 1,392,525,312, and
+// 3,512,597,368 B in all: it fits, with nothing recomputed.
+TEST_CASE("fit: seed 001's DeepCNN at batch 2048 fits a Jetson Nano as two micro-batches") {
+  using Seed = sn::Training<sn::Input<sn::f32, 3, 64, 64>, sn::Batch<2048>,
+                            sn::Loss<sn::CrossEntropy>, sn::Optimizer<sn::Adam>>;
+  constexpr std::int64_t others = 700'928 + 700'928 + 1'401'856 + 100'671'488 + 1'179'648;
+  constexpr std::int64_t host = 404'804'472;
+  constexpr std::int64_t overhead = 1'610'612'736;
+  constexpr auto& whole = sn::plan<sn::samples::DeepCNN, Seed>();
+  static_assert(whole.footprint.activations.count == std::int64_t{32} * 87'032'320);
+  static_assert(whole.host.total().count == host);
+  static_assert(sn::required_memory(whole, sn::device::jetson_nano).count ==
+                others + 2'785'034'240 + host + overhead);
+  static_assert(others + std::int64_t{32} * 85'459'456 + host + overhead > 4'294'967'296);
+  static_assert(!sn::fits<sn::samples::DeepCNN, Seed>(sn::device::jetson_nano));
+
+  constexpr sn::Fit f = sn::fit<sn::samples::DeepCNN, Seed>(sn::device::jetson_nano);
+  static_assert(f.remedy == sn::Remedy::accumulate);
+  static_assert(f.setup.batch == 2048 && f.setup.micro_batches == 2);
+  static_assert(f.required.count == others + 1'392'525'312 + host + overhead);
+  static_assert(f.required.count == 3'512'597'368);
+  static_assert(f.recompute_flops == 0);
+  using Fitted = sn::fit_t<sn::samples::DeepCNN, Seed, sn::device::jetson_nano>;
+  static_assert(sn::fits<sn::samples::DeepCNN, Fitted>(sn::device::jetson_nano));
+  // The seed's own batch of 64 fits as it is.
+  static_assert(
+      sn::fit<sn::samples::DeepCNN, sn::samples::DeepCNNTraining>(sn::device::jetson_nano).remedy ==
+      sn::Remedy::none);
+  CHECK(f.extra_compute_percent() == 0);
 }
