@@ -444,30 +444,12 @@ class CheckpointPricer {
       if (p_.buffers.items[b].layer < down_to)
         down_to = p_.buffers.items[b].layer;
     };
-    for (std::int64_t k = z; k >= a && k >= down_to; --k) {
-      const Node& n = g_.nodes[k];
-      const LayerBuffers& lp = p_.layers[k];
-      if (n.output_needs_gradient) {
-        if (saves_input(n.desc.kind))
-          need(lp.input_buffer);
-        else if (is_elementwise(n.desc.kind))
-          need(lp.output_buffer);
-        need(lp.window_index_buffer);
-        need(lp.mask_buffer);
-      }
-      if (lp.output_buffer == end || row_recomputed_[k])
-        continue;
-      const int writes[] = {lp.output_buffer, lp.window_index_buffer, lp.mask_buffer};
-      for (int b : writes)
-        if (b != no_buffer && row_needed_[b])
-          row_recomputed_[k] = true;
-      if (row_recomputed_[k]) {
+    for (std::int64_t k = z; k >= a && k >= down_to; --k)
+      if (mark_recomputed_layer(g_.nodes[k], p_.layers[k], p_.layers[k].output_buffer != end,
+                                row_recomputed_[k], need, [&](int b) { return row_needed_[b]; })) {
         first_new = k;
-        recompute_flops_ += recompute_flops_of(n, g_.setup.micro_batches);
-        need(lp.input_buffer);
-        need(lp.input2_buffer);
+        recompute_flops_ += recompute_flops_of(g_.nodes[k], g_.setup.micro_batches);
       }
-    }
     return first_new;
   }
 

@@ -406,6 +406,36 @@ constexpr bool is_dropped(const Segments<L>& segments, const PlanState<L>& p, st
          p.layers[k].output_buffer != p.layers[segments.end_of(k)].output_buffer;
 }
 
+// One layer of mark_recomputed's walk (below), from the last layer down: what its backward reads is
+// needed (need(b) marks it, where dropped); and, where the layer is dropped and not yet recomputed,
+// it is recomputed if it writes something needed (is_needed(b)), which then needs its inputs.
+// Returns whether it was newly recomputed. (checkpoint_costs.hpp walks only the layers whose needs
+// changed, with the same rule.)
+template <class Need, class IsNeeded>
+constexpr bool mark_recomputed_layer(const Node& n, const LayerBuffers& lp, bool dropped,
+                                     bool& recomputed, const Need& need,
+                                     const IsNeeded& is_needed) {
+  if (n.output_needs_gradient) {
+    if (saves_input(n.desc.kind))
+      need(lp.input_buffer);
+    else if (is_elementwise(n.desc.kind))
+      need(lp.output_buffer);
+    need(lp.window_index_buffer);
+    need(lp.mask_buffer);
+  }
+  if (!dropped || recomputed)
+    return false;
+  const int writes[] = {lp.output_buffer, lp.window_index_buffer, lp.mask_buffer};
+  for (int b : writes)
+    if (b != no_buffer && is_needed(b))
+      recomputed = true;
+  if (recomputed) {
+    need(lp.input_buffer);
+    need(lp.input2_buffer);
+  }
+  return recomputed;
+}
+
 // Which layers of the checkpointed segment first..last run again before its backward, and which
 // of its dropped buffers are needed again: from the last layer down, what each layer's backward
 // reads is needed, and a dropped layer (dropped_layer(k), is_dropped's answer) that writes
@@ -427,28 +457,9 @@ constexpr void mark_recomputed(const Graph<L>& g, const PlanState<L>& p, std::in
     if (b != no_buffer && dropped(b))
       needed[b] = true;
   };
-  for (std::int64_t k = last; k >= first; --k) {
-    const Node& n = g.nodes[k];
-    const LayerBuffers& lp = p.layers[k];
-    if (n.output_needs_gradient) {
-      if (saves_input(n.desc.kind))
-        need(lp.input_buffer);
-      else if (is_elementwise(n.desc.kind))
-        need(lp.output_buffer);
-      need(lp.window_index_buffer);
-      need(lp.mask_buffer);
-    }
-    if (!dropped_layer(k))
-      continue;
-    const int writes[] = {lp.output_buffer, lp.window_index_buffer, lp.mask_buffer};
-    for (int b : writes)
-      if (b != no_buffer && needed[b])
-        recomputed[k] = true;
-    if (recomputed[k]) {
-      need(lp.input_buffer);
-      need(lp.input2_buffer);
-    }
-  }
+  for (std::int64_t k = last; k >= first; --k)
+    mark_recomputed_layer(g.nodes[k], p.layers[k], dropped_layer(k), recomputed[k], need,
+                          [&](int b) { return needed[b]; });
 }
 
 // What running a layer's forward again costs, every micro-batch: its forward, or a BatchNorm's
