@@ -102,8 +102,6 @@ class CheckpointPricer {
     for (std::size_t s = 0; s < p_.steps.size(); ++s) {
       live += change[s];
       live_[s] = live;
-      if (p_.steps.items[s].kind == StepKind::backward)
-        live_at_backward_[p_.steps.items[s].layer] = live;
     }
     for (std::size_t i = 0; i < L; ++i)
       read_back_before_[i + 1] += read_back_before_[i];
@@ -526,8 +524,8 @@ class CheckpointPricer {
       return;
     for (std::int64_t k = unit_first_[row_]; k <= row_last_layer_; ++k) {
       auto forget = [&](int b) { row_needed_[b] = false; };
-      for_each_access(forward_step_[k], forget);
-      for_each_access(backward_step_[k], forget);
+      for_each_unique(forward_step_[k], forget);
+      for_each_unique(backward_step_[k], forget);
       row_recomputed_[k] = false;
     }
     row_last_layer_ = -1;
@@ -547,7 +545,7 @@ class CheckpointPricer {
     const int input = input_of(a);
     row_input_ = input;
     row_slow_ = rows_laid_out_ || (input != no_buffer && min_backward_[input] == never);
-    input_bytes_ = input != no_buffer ? p_.buffers.items[input].occupied() : 0;
+    input_bytes_ = input != no_buffer ? bytes(input) : 0;
     statistics_ = 0;
     forward_settled_ = 0;
     forward_carry_ = input_bytes_ + (g_.setup.micro_batches > 1 ? results_ : 0);
@@ -589,7 +587,7 @@ class CheckpointPricer {
     for (; row_floored_ < j; ++row_floored_) {
       const std::int64_t u = row_floored_ + 1;
       for (std::int64_t l = unit_first_[u]; l <= unit_last_[u]; ++l)
-        busiest_backward_ = max_of(busiest_backward_, live_at_backward_[l]);
+        busiest_backward_ = max_of(busiest_backward_, live_[backward_step_[l]]);
       row_floor_[u] = busiest_backward_ - before + results_;
     }
   }
@@ -606,9 +604,9 @@ class CheckpointPricer {
   std::int32_t loss_step_ = 0;
   std::int32_t last_forward_[buffer_capacity]{};  // the last layer whose forward touches it
   std::int32_t min_backward_[buffer_capacity]{};  // the last layer whose backward does (never)
-  // local_floor's: the plan's live bytes at each layer's backward step; by maker, the prefix sums
-  // of the bytes forward makes that a backward reads; the losses' and predictions' bytes.
-  std::int64_t live_at_backward_[L]{};
+  // local_floor's and the tails': by maker, the prefix sums of the bytes forward makes that a
+  // backward reads; the losses' and predictions' bytes (live_, below: the plan's live bytes at
+  // each step, without them).
   std::int64_t read_back_before_[L + 1]{};
   std::int64_t results_ = 0;
   // Scratch for price(), left as it was found.
